@@ -1,0 +1,39 @@
+/* cli.h - the subcommand table and what the commands share. */
+#ifndef LT_CLI_H
+#define LT_CLI_H
+
+#include "lt_queries.h"
+
+/* Exit statuses, documented in README.md. */
+enum lt_exit {
+	LT_EXIT_OK = 0,      /* everything read and stored */
+	LT_EXIT_FAIL = 1,    /* something could not be done: a file, the store */
+	LT_EXIT_USAGE = 2,   /* the command line is wrong */
+	LT_EXIT_PARTIAL = 3, /* done, but some records were rejected or a file was cut short */
+};
+
+struct lt_cmd {
+	const char *name;
+	const char *usage;   /* the arguments after the name */
+	const char *summary; /* one line for `leasetrail --help` */
+	const char *help;    /* the options, one per line */
+	int (*run)(const struct lt_cmd *cmd, int argc, char **argv);
+};
+
+extern const struct lt_cmd lt_cmd_ingest;
+extern const struct lt_cmd lt_cmd_stats;
+extern const struct lt_cmd lt_cmd_show;
+
+/* Prints "leasetrail: MSG" on stderr, sanitized; returns status. */
+int cli_error(int status, const struct lt_error *err);
+
+/* Prints "leasetrail CMD: MSG" and a hint to --help; returns LT_EXIT_USAGE. */
+int cli_usage_error(const struct lt_cmd *cmd, const char *msg);
+
+/* Prints the command's usage and options on f. */
+void cli_help(const struct lt_cmd *cmd, FILE *f);
+
+/* Maps an lt_err to an exit status. */
+int cli_status(int rc);
+
+#endif

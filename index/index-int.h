@@ -1,0 +1,59 @@
+/* index-int.h - private interfaces between the store's files. */
+#ifndef LT_INDEX_INT_H
+#define LT_INDEX_INT_H
+
+#include "lt_index.h"
+
+#include <sqlite3.h>
+
+/* An in-memory cache of interned strings: text -> strs.id. */
+struct intern_slot {
+	char *s;
+	size_t len;
+	uint64_t hash;
+	int64_t id;
+};
+
+struct intern_cache {
+	struct intern_slot *slots;
+	size_t cap, used;
+};
+
+struct lt_store {
+	sqlite3 *db;
+	char *path;
+	int readonly;
+	struct intern_cache strs;
+	sqlite3_stmt *str_find, *str_add;
+};
+
+struct lt_stmt {
+	struct lt_store *st;
+	sqlite3_stmt *s;
+};
+
+/* Creates the schema in a new store, or checks that an existing one is ours. */
+int store_schema(struct lt_store *st, struct lt_error *err);
+
+/* Runs SQL with no results; fills err on failure. */
+int store_exec(struct lt_store *st, const char *sql, struct lt_error *err);
+
+/* Prepares a statement for the store's own use. */
+int store_prepare_raw(struct lt_store *st, sqlite3_stmt **out, const char *sql,
+		      struct lt_error *err);
+
+/* An LT_ERR_DB error carrying SQLite's message. */
+int store_db_error(struct lt_store *st, struct lt_error *err, const char *what);
+
+/* The id of a string in strs, added if new; *id = 0 for an absent string. */
+int intern_id(struct lt_store *st, struct lt_str s, int64_t *id, struct lt_error *err);
+
+/* Forgets cached ids (after a rollback, ids of the rolled-back strings are gone). */
+void intern_clear(struct intern_cache *c);
+void intern_release(struct intern_cache *c);
+
+/* Ingests one regular file or stdin. */
+int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
+	      struct lt_ingest_totals *totals, struct lt_error *err);
+
+#endif

@@ -1,0 +1,118 @@
+/* index-intern.c - storing each repeated string once, with an in-memory cache of ids. */
+#include "index-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Past this many cached strings the cache starts over: memory stays bounded. */
+#define INTERN_MAX 262144
+
+static uint64_t intern_hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return h | 1; /* 0 marks an empty slot */
+}
+
+void intern_clear(struct intern_cache *c)
+{
+	for (size_t i = 0; i < c->cap; i++) {
+		free(c->slots[i].s);
+		c->slots[i].s = NULL;
+		c->slots[i].hash = 0;
+	}
+	c->used = 0;
+}
+
+void intern_release(struct intern_cache *c)
+{
+	intern_clear(c);
+	free(c->slots);
+	c->slots = NULL;
+	c->cap = 0;
+}
+
+/* The slot holding s, or the empty slot where it would go. */
+static struct intern_slot *intern_slot(struct intern_cache *c, const char *s, size_t n,
+				       uint64_t h)
+{
+	size_t i = (size_t)h & (c->cap - 1);
+
+	for (;; i = (i + 1) & (c->cap - 1)) {
+		struct intern_slot *e = &c->slots[i];
+
+		if (e->hash == 0 || (e->hash == h && e->len == n && memcmp(e->s, s, n) == 0))
+			return e;
+	}
+}
+
+static void intern_grow(struct intern_cache *c)
+{
+	struct intern_slot *old = c->slots;
+	size_t old_cap = c->cap;
+
+	c->cap = old_cap ? old_cap * 2 : 1024;
+	c->slots = lt_xcalloc(c->cap, sizeof *c->slots);
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].hash != 0)
+			*intern_slot(c, old[i].s, old[i].len, old[i].hash) = old[i];
+	free(old);
+}
+
+/* Finds or adds s in the strs table. */
+static int intern_lookup_db(struct lt_store *st, struct lt_str s, int64_t *id,
+			    struct lt_error *err)
+{
+	int rc;
+
+	if (st->str_find == NULL &&
+	    (store_prepare_raw(st, &st->str_find, "SELECT id FROM strs WHERE s = ?1", err) ||
+	     store_prepare_raw(st, &st->str_add, "INSERT INTO strs(s) VALUES(?1)", err)))
+		return LT_ERR_DB;
+	sqlite3_bind_text(st->str_find, 1, s.ptr, (int)s.len, SQLITE_STATIC);
+	rc = sqlite3_step(st->str_find);
+	*id = rc == SQLITE_ROW ? sqlite3_column_int64(st->str_find, 0) : 0;
+	sqlite3_reset(st->str_find);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc != SQLITE_DONE)
+		return store_db_error(st, err, "string lookup failed");
+	sqlite3_bind_text(st->str_add, 1, s.ptr, (int)s.len, SQLITE_STATIC);
+	rc = sqlite3_step(st->str_add);
+	sqlite3_reset(st->str_add);
+	if (rc != SQLITE_DONE)
+		return store_db_error(st, err, "string insert failed");
+	*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int intern_id(struct lt_store *st, struct lt_str s, int64_t *id, struct lt_error *err)
+{
+	struct intern_cache *c = &st->strs;
+	struct intern_slot *e;
+	uint64_t h;
+
+	*id = 0;
+	if (s.ptr == NULL)
+		return 0;
+	if (c->used >= INTERN_MAX)
+		intern_clear(c);
+	if (c->used * 2 >= c->cap)
+		intern_grow(c);
+	h = intern_hash(s.ptr, s.len);
+	e = intern_slot(c, s.ptr, s.len, h);
+	if (e->hash != 0) {
+		*id = e->id;
+		return 0;
+	}
+	if (intern_lookup_db(st, s, id, err) != 0)
+		return LT_ERR_DB;
+	e->s = lt_xstrndup(s.ptr, s.len);
+	e->len = s.len;
+	e->hash = h;
+	e->id = *id;
+	c->used++;
+	return 0;
+}

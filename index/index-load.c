@@ -1,0 +1,521 @@
+/*
+ * index-load.c - streaming one input into the store.
+ *
+ * A file is loaded in batches of LOAD_BATCH records; each batch commits
+ * together with the source row's counters and resume offset, so the store
+ * is consistent after a crash at any point and a rerun goes on from the
+ * last commit.  A file whose fingerprint is already complete adds nothing;
+ * an event already stored (same auditID and stage) is counted as a
+ * duplicate and not stored again.
+ */
+#include "index-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define LOAD_BATCH 20000
+#define LOAD_MAX_REJECT_ROWS 1000
+#define LOAD_MAX_COUNT_KEYS 4096
+
+/* Events on other resources are counted per (resource, verb), not stored. */
+struct load_count {
+	char *resource, *verb;
+	uint64_t n;
+};
+
+struct load {
+	struct lt_store *st;
+	const struct lt_ingest_opts *opts;
+	struct lt_error *err;
+	struct lt_file_report rep;
+	int64_t source_id;
+	uint64_t resume_offset;    /* records before this offset are already committed */
+	uint64_t next_offset;      /* where the next batch would resume */
+	uint64_t batch;            /* records since the last commit */
+	int64_t since_id;          /* highest audit.id before the current batch */
+	struct load_count *counts; /* not yet written to resource_counts */
+	size_t ncounts;
+	sqlite3_stmt *ins_audit, *ins_raw, *ins_reject, *add_count, *save_source;
+	sqlite3_stmt *supersede_new, *supersede_old;
+};
+
+static const char load_ins_audit_sql[] =
+	"INSERT OR IGNORE INTO audit(source_id, line, offset, audit_id, stage_id, stage_rank,"
+	" level_id, verb_id, resource_id, subresource_id, namespace_id, name_id, api_group_id,"
+	" api_version_id, obj_uid, resource_version, request_uri, user_id, groups_id,"
+	" impersonated_id, source_ip_id, user_agent_id, code, status_id, reason_id, message_id,"
+	" received_us, stage_us, authz_decision_id, authz_reason_id, lease_holder_id,"
+	" lease_duration_s, lease_renew_us, lease_acquire_us, lease_transitions)"
+	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
+	" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34,"
+	" ?35)";
+
+/* A request seen at several stages counts once: lower stages yield to the highest. */
+static const char load_supersede_new_sql[] =
+	"UPDATE audit SET superseded = 1 WHERE id > ?1 AND audit_id IS NOT NULL"
+	" AND EXISTS (SELECT 1 FROM audit AS h WHERE h.audit_id = audit.audit_id"
+	" AND h.stage_rank > audit.stage_rank)";
+static const char load_supersede_old_sql[] =
+	"UPDATE audit SET superseded = 1 WHERE id <= ?1 AND superseded = 0"
+	" AND audit_id IN (SELECT audit_id FROM audit WHERE id > ?1 AND stage_rank > 0"
+	" AND audit_id IS NOT NULL)"
+	" AND stage_rank < (SELECT max(h.stage_rank) FROM audit AS h"
+	" WHERE h.audit_id = audit.audit_id)";
+
+static int load_prepare(struct load *l)
+{
+	struct lt_store *st = l->st;
+	struct lt_error *err = l->err;
+
+	return store_prepare_raw(st, &l->ins_audit, load_ins_audit_sql, err) ||
+	       store_prepare_raw(st, &l->ins_raw, "INSERT INTO audit_raw(id, json) VALUES(?1, ?2)",
+				 err) ||
+	       store_prepare_raw(st, &l->ins_reject,
+				 "INSERT INTO rejects(source_id, line, offset, reason)"
+				 " VALUES(?1, ?2, ?3, ?4)",
+				 err) ||
+	       store_prepare_raw(st, &l->add_count,
+				 "INSERT INTO resource_counts VALUES(?1, ?2, ?3, ?4)"
+				 " ON CONFLICT DO UPDATE SET count = count + excluded.count",
+				 err) ||
+	       store_prepare_raw(st, &l->save_source,
+				 "UPDATE sources SET resume_offset = ?2, bytes = ?3, records = ?4,"
+				 " stored = ?5, duplicates = ?6, skipped = ?7, rejected = ?8,"
+				 " state = ?9, note = ?10, finished_us = ?11 WHERE id = ?1",
+				 err) ||
+	       store_prepare_raw(st, &l->supersede_new, load_supersede_new_sql, err) ||
+	       store_prepare_raw(st, &l->supersede_old, load_supersede_old_sql, err);
+}
+
+static void load_release(struct load *l)
+{
+	sqlite3_finalize(l->ins_audit);
+	sqlite3_finalize(l->ins_raw);
+	sqlite3_finalize(l->ins_reject);
+	sqlite3_finalize(l->add_count);
+	sqlite3_finalize(l->save_source);
+	sqlite3_finalize(l->supersede_new);
+	sqlite3_finalize(l->supersede_old);
+	for (size_t i = 0; i < l->ncounts; i++) {
+		free(l->counts[i].resource);
+		free(l->counts[i].verb);
+	}
+	free(l->counts);
+}
+
+/* Runs a prepared write to completion. */
+static int load_step(struct load *l, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return rc == SQLITE_DONE ? 0 : store_db_error(l->st, l->err, what);
+}
+
+static void load_count(struct load *l, struct lt_str resource, struct lt_str verb)
+{
+	struct lt_str none = {"", 0}, nonresource = {"(non-resource)", 14};
+	struct load_count *c;
+
+	if (resource.ptr == NULL)
+		resource = nonresource;
+	if (verb.ptr == NULL)
+		verb = none;
+	for (size_t i = 0; i < l->ncounts; i++) {
+		c = &l->counts[i];
+		if (strlen(c->resource) == resource.len && strlen(c->verb) == verb.len &&
+		    memcmp(c->resource, resource.ptr, resource.len) == 0 &&
+		    memcmp(c->verb, verb.ptr, verb.len) == 0) {
+			c->n++;
+			return;
+		}
+	}
+	if (l->ncounts == LOAD_MAX_COUNT_KEYS)
+		resource = (struct lt_str){"(other)", 7}, verb = none;
+	l->counts = lt_xrealloc(l->counts, (l->ncounts + 1) * sizeof *l->counts);
+	c = &l->counts[l->ncounts++];
+	c->resource = lt_xstrndup(resource.ptr, strnlen(resource.ptr, resource.len));
+	c->verb = lt_xstrndup(verb.ptr, strnlen(verb.ptr, verb.len));
+	c->n = 1;
+}
+
+static int load_flush_counts(struct load *l)
+{
+	for (size_t i = 0; i < l->ncounts; i++) {
+		struct load_count *c = &l->counts[i];
+
+		sqlite3_bind_int64(l->add_count, 1, l->source_id);
+		sqlite3_bind_text(l->add_count, 2, c->resource, -1, SQLITE_STATIC);
+		sqlite3_bind_text(l->add_count, 3, c->verb, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(l->add_count, 4, (sqlite3_int64)c->n);
+		if (load_step(l, l->add_count, "cannot save resource counts") != 0)
+			return LT_ERR_DB;
+		free(c->resource);
+		free(c->verb);
+	}
+	l->ncounts = 0;
+	return 0;
+}
+
+static int64_t load_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Writes the source row's counters and state. */
+static int load_save_source(struct load *l, const char *state, const char *note)
+{
+	sqlite3_stmt *s = l->save_source;
+
+	sqlite3_bind_int64(s, 1, l->source_id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)l->next_offset);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)l->rep.bytes);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)l->rep.records);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)l->rep.stored);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)l->rep.duplicates);
+	sqlite3_bind_int64(s, 7, (sqlite3_int64)l->rep.skipped);
+	sqlite3_bind_int64(s, 8, (sqlite3_int64)l->rep.rejected);
+	sqlite3_bind_text(s, 9, state, -1, SQLITE_STATIC);
+	if (note != NULL && note[0] != '\0')
+		sqlite3_bind_text(s, 10, note, -1, SQLITE_TRANSIENT);
+	if (strcmp(state, "ingesting") != 0)
+		sqlite3_bind_int64(s, 11, load_now_us());
+	return load_step(l, s, "cannot save source progress");
+}
+
+/* Marks requests seen at several stages so each counts once. */
+static int load_supersede(struct load *l)
+{
+	sqlite3_bind_int64(l->supersede_new, 1, l->since_id);
+	if (load_step(l, l->supersede_new, "cannot link request stages") != 0)
+		return LT_ERR_DB;
+	sqlite3_bind_int64(l->supersede_old, 1, l->since_id);
+	return load_step(l, l->supersede_old, "cannot link request stages");
+}
+
+static int64_t load_max_id(struct load *l)
+{
+	sqlite3_stmt *q;
+	int64_t id = 0;
+
+	if (store_prepare_raw(l->st, &q, "SELECT coalesce(max(id), 0) FROM audit", NULL) != 0)
+		return 0;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		id = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return id;
+}
+
+/* Ends the current transaction with everything the batch did; opens the next one. */
+static int load_commit(struct load *l, const char *state, const char *note, int reopen)
+{
+	if (load_flush_counts(l) || load_supersede(l) || load_save_source(l, state, note) ||
+	    store_exec(l->st, "COMMIT", l->err))
+		return LT_ERR_DB;
+	l->batch = 0;
+	l->since_id = load_max_id(l);
+	if (reopen)
+		return store_exec(l->st, "BEGIN IMMEDIATE", l->err);
+	return 0;
+}
+
+/* One record processed: commit when the batch is full. */
+static int load_tick(struct load *l, const struct lt_where *at)
+{
+	l->rep.records++;
+	l->next_offset = at->offset + 1;
+	if (++l->batch < LOAD_BATCH)
+		return 0;
+	return load_commit(l, "ingesting", NULL, 1);
+}
+
+static int load_reject(const struct lt_where *at, const char *reason, void *ctx)
+{
+	struct load *l = ctx;
+
+	l->rep.rejected++;
+	if (l->opts->on_reject)
+		l->opts->on_reject(at, reason, l->opts->ctx);
+	if (l->rep.rejected <= LOAD_MAX_REJECT_ROWS) {
+		sqlite3_bind_int64(l->ins_reject, 1, l->source_id);
+		sqlite3_bind_int64(l->ins_reject, 2, (sqlite3_int64)at->line);
+		sqlite3_bind_int64(l->ins_reject, 3, (sqlite3_int64)at->offset);
+		sqlite3_bind_text(l->ins_reject, 4, reason, -1, SQLITE_STATIC);
+		if (load_step(l, l->ins_reject, "cannot record a rejected record") != 0)
+			return LT_ERR_DB;
+	}
+	return load_tick(l, at);
+}
+
+static void load_bind_str(sqlite3_stmt *s, int idx, struct lt_str v)
+{
+	if (v.ptr != NULL)
+		sqlite3_bind_text(s, idx, v.ptr, (int)v.len, SQLITE_STATIC);
+}
+
+static void load_bind_opt(sqlite3_stmt *s, int idx, int64_t v, int present)
+{
+	if (present)
+		sqlite3_bind_int64(s, idx, v);
+}
+
+/* Interns the event's repeated strings into ids[], in the column order of the insert. */
+static int load_intern(struct load *l, const struct lt_audit_event *ev, int64_t ids[20])
+{
+	const struct lt_str strs[20] = {
+		ev->stage,     ev->level,	  ev->verb,	       ev->resource,
+		ev->subresource, ev->namespace_,  ev->name,	       ev->api_group,
+		ev->obj_api_version, ev->username, ev->groups,	       ev->impersonated_user,
+		ev->source_ip, ev->user_agent,	  ev->status,	       ev->reason,
+		ev->message,   ev->authz_decision, ev->authz_reason,   ev->lease_holder,
+	};
+
+	for (int i = 0; i < 20; i++)
+		if (intern_id(l->st, strs[i], &ids[i], l->err) != 0)
+			return LT_ERR_DB;
+	return 0;
+}
+
+static void load_bind_ids(sqlite3_stmt *s, const int64_t ids[20])
+{
+	/* columns of the strings load_intern lists, in its order */
+	static const int cols[20] = {5, 7, 8, 9, 10, 11, 12, 13, 14, 18, 19,
+				     20, 21, 22, 24, 25, 26, 29, 30, 31};
+
+	for (int i = 0; i < 20; i++)
+		if (ids[i] != 0)
+			sqlite3_bind_int64(s, cols[i], ids[i]);
+}
+
+static void load_bind_event(struct load *l, const struct lt_audit_event *ev,
+			    const struct lt_where *at, const int64_t ids[20])
+{
+	sqlite3_stmt *s = l->ins_audit;
+
+	sqlite3_bind_int64(s, 1, l->source_id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)at->line);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)at->offset);
+	load_bind_str(s, 4, ev->audit_id);
+	sqlite3_bind_int(s, 6, lt_audit_stage_rank(ev->stage));
+	load_bind_ids(s, ids);
+	load_bind_str(s, 15, ev->obj_uid);
+	load_bind_str(s, 16, ev->resource_version);
+	load_bind_str(s, 17, ev->request_uri);
+	load_bind_opt(s, 23, ev->code, ev->code != 0);
+	sqlite3_bind_int64(s, 27, ev->received_us);
+	sqlite3_bind_int64(s, 28, ev->stage_us);
+	load_bind_opt(s, 32, ev->lease_duration_s, ev->lease_duration_s >= 0);
+	load_bind_opt(s, 33, ev->lease_renew_us, ev->lease_renew_us != 0);
+	load_bind_opt(s, 34, ev->lease_acquire_us, ev->lease_acquire_us != 0);
+	load_bind_opt(s, 35, ev->lease_transitions, ev->lease_transitions >= 0);
+}
+
+/* Stores one event and its raw JSON; a repeat of a stored request is a duplicate. */
+static int load_store_event(struct load *l, const struct lt_audit_event *ev,
+			    const struct lt_where *at)
+{
+	int64_t ids[20];
+
+	if (load_intern(l, ev, ids) != 0)
+		return LT_ERR_DB;
+	load_bind_event(l, ev, at, ids);
+	if (load_step(l, l->ins_audit, "cannot store an event") != 0)
+		return LT_ERR_DB;
+	if (sqlite3_changes(l->st->db) == 0) {
+		l->rep.duplicates++;
+		return 0;
+	}
+	sqlite3_bind_int64(l->ins_raw, 1, sqlite3_last_insert_rowid(l->st->db));
+	sqlite3_bind_text(l->ins_raw, 2, ev->raw.ptr, (int)ev->raw.len, SQLITE_STATIC);
+	if (load_step(l, l->ins_raw, "cannot store raw JSON") != 0)
+		return LT_ERR_DB;
+	l->rep.stored++;
+	return 0;
+}
+
+static int load_audit(const struct lt_audit_event *ev, const struct lt_where *at, void *ctx)
+{
+	struct load *l = ctx;
+	int wanted = l->opts->all_resources || lt_str_eq(ev->resource, "leases") ||
+		     lt_str_eq(ev->resource, "nodes");
+
+	if (!wanted) {
+		l->rep.skipped++;
+		load_count(l, ev->resource, ev->verb);
+	} else if (load_store_event(l, ev, at) != 0) {
+		return LT_ERR_DB;
+	}
+	return load_tick(l, at);
+}
+
+static void load_progress(const struct lt_input *in, void *ctx)
+{
+	struct load *l = ctx;
+	struct lt_ingest_progress p = {l->rep.path, lt_input_consumed(in), lt_input_size(in),
+				       l->rep.records};
+
+	l->rep.bytes = lt_input_consumed(in);
+	if (l->opts->on_progress)
+		l->opts->on_progress(&p, l->opts->ctx);
+}
+
+/*
+ * Finds a source with this fingerprint.  Returns 1 (complete: nothing to
+ * do), 2 (interrupted: resume it; counters restored), or 0 (new).
+ */
+static int load_find_source(struct load *l, const char *fp)
+{
+	sqlite3_stmt *q;
+	int found = 0;
+
+	if (fp == NULL ||
+	    store_prepare_raw(l->st, &q,
+			      "SELECT id, state, resume_offset, records, stored, duplicates,"
+			      " skipped, rejected FROM sources WHERE fingerprint = ?1",
+			      l->err) != 0)
+		return 0;
+	sqlite3_bind_text(q, 1, fp, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		l->source_id = sqlite3_column_int64(q, 0);
+		found = strcmp((const char *)sqlite3_column_text(q, 1), "ingesting") == 0 ? 2 : 1;
+		l->resume_offset = (uint64_t)sqlite3_column_int64(q, 2);
+		l->next_offset = l->resume_offset;
+		l->rep.records = (uint64_t)sqlite3_column_int64(q, 3);
+		l->rep.stored = (uint64_t)sqlite3_column_int64(q, 4);
+		l->rep.duplicates = (uint64_t)sqlite3_column_int64(q, 5);
+		l->rep.skipped = (uint64_t)sqlite3_column_int64(q, 6);
+		l->rep.rejected = (uint64_t)sqlite3_column_int64(q, 7);
+	}
+	sqlite3_finalize(q);
+	return found;
+}
+
+static int load_new_source(struct load *l, const char *fp, struct lt_input *in)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (store_prepare_raw(l->st, &q,
+			      "INSERT INTO sources(path, fingerprint, gzip, size, mtime, started_us)"
+			      " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+			      l->err) != 0)
+		return LT_ERR_DB;
+	sqlite3_bind_text(q, 1, l->rep.path, -1, SQLITE_STATIC);
+	if (fp != NULL)
+		sqlite3_bind_text(q, 2, fp, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 3, lt_input_is_gzip(in));
+	sqlite3_bind_int64(q, 4, (sqlite3_int64)lt_input_size(in));
+	sqlite3_bind_int64(q, 5, lt_input_mtime(in));
+	sqlite3_bind_int64(q, 6, load_now_us());
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return store_db_error(l->st, l->err, "cannot record the source");
+	l->source_id = sqlite3_last_insert_rowid(l->st->db);
+	return 0;
+}
+
+static void load_report(struct load *l, enum lt_file_status status, const char *detail,
+			struct lt_ingest_totals *t)
+{
+	l->rep.status = status;
+	l->rep.detail = detail ? detail : "";
+	l->rep.source_id = l->source_id;
+	t->files++;
+	t->files_duplicate += status == LT_FILE_DUPLICATE;
+	t->files_not_log += status == LT_FILE_NOT_LOG;
+	t->files_failed += status == LT_FILE_FAILED;
+	t->files_truncated += status == LT_FILE_TRUNCATED;
+	if (status != LT_FILE_DUPLICATE) {
+		t->bytes += l->rep.bytes;
+		t->records += l->rep.records;
+		t->stored += l->rep.stored;
+		t->duplicates += l->rep.duplicates;
+		t->skipped += l->rep.skipped;
+		t->rejected += l->rep.rejected;
+	}
+	if (l->opts->on_file)
+		l->opts->on_file(&l->rep, l->opts->ctx);
+}
+
+/* Parses the input inside transactions; returns the parse result. */
+static int load_run(struct load *l, struct lt_input *in, const char *fp, int resume,
+		    enum lt_format *fmt, struct lt_error *perr)
+{
+	struct lt_sink sink = {load_audit, load_reject, load_progress, l->resume_offset};
+	int rc;
+
+	if (store_exec(l->st, "BEGIN IMMEDIATE", l->err) != 0)
+		return LT_ERR_DB;
+	if (!resume && load_new_source(l, fp, in) != 0)
+		return LT_ERR_DB;
+	l->since_id = load_max_id(l);
+	rc = lt_parse_input(in, &sink, l, fmt, perr);
+	l->rep.bytes = lt_input_consumed(in);
+	return rc;
+}
+
+/* Commits or rolls back after the parse, and reports the file. */
+static int load_finish(struct load *l, int rc, int resume, const struct lt_error *perr,
+		       struct lt_ingest_totals *t)
+{
+	enum lt_file_status ok = resume ? LT_FILE_RESUMED : LT_FILE_INGESTED;
+
+	if (rc == LT_ERR_DB || rc == LT_ERR_FORMAT) {
+		store_exec(l->st, "ROLLBACK", NULL);
+		intern_clear(&l->st->strs);
+		if (rc == LT_ERR_DB)
+			return LT_ERR_DB;
+		l->source_id = 0;
+		load_report(l, LT_FILE_NOT_LOG, perr->msg, t);
+		return 0;
+	}
+	if (rc == 0 || rc == LT_ERR_TRUNCATED) {
+		if (load_commit(l, rc ? "truncated" : "complete", rc ? perr->msg : NULL, 0) != 0)
+			return LT_ERR_DB;
+		load_report(l, rc ? LT_FILE_TRUNCATED : ok, rc ? perr->msg : "", t);
+		return 0;
+	}
+	/* a read error: keep what was read, resumable, and say so */
+	if (load_commit(l, "ingesting", perr->msg, 0) != 0)
+		return LT_ERR_DB;
+	load_report(l, LT_FILE_FAILED, perr->msg, t);
+	return LT_ERR_IO;
+}
+
+int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
+	      struct lt_ingest_totals *totals, struct lt_error *err)
+{
+	struct load l = {.st = st, .opts = opts, .err = err, .rep = {.path = path}};
+	struct lt_error perr = {0};
+	struct lt_input *in = NULL;
+	enum lt_format fmt = LT_FMT_UNKNOWN;
+	char fp_buf[33], *fp = NULL;
+	int found = 0, rc;
+
+	if (strcmp(path, "-") != 0 && lt_fingerprint_file(fp_buf, path, &perr) == 0) {
+		fp = fp_buf;
+		found = load_find_source(&l, fp);
+	}
+	if (found == 1) {
+		load_report(&l, LT_FILE_DUPLICATE, "same content already ingested", totals);
+		return 0;
+	}
+	if (lt_input_open(&in, path, &perr) != 0) {
+		load_report(&l, LT_FILE_FAILED, perr.msg, totals);
+		return LT_ERR_IO;
+	}
+	rc = load_prepare(&l);
+	if (rc == 0)
+		rc = load_run(&l, in, fp, found == 2, &fmt, &perr);
+	rc = load_finish(&l, rc, found == 2, &perr, totals);
+	load_release(&l);
+	lt_input_free(in);
+	return rc;
+}

@@ -1,0 +1,138 @@
+/* index-schema.c - the store's tables, indexes and views. */
+#include "index-int.h"
+
+#include <string.h>
+
+#define SCHEMA_VERSION "1"
+
+/*
+ * Strings that repeat (users, agents, IPs, names, reasons) are stored once
+ * in strs and referenced by id, which keeps the event rows narrow; the
+ * events view joins them back.  Raw JSON lives in its own table so that
+ * scans of events never page it in.
+ */
+static const char schema_sql[] =
+	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS strs(id INTEGER PRIMARY KEY, s TEXT NOT NULL UNIQUE);"
+	"CREATE TABLE IF NOT EXISTS sources("
+	" id INTEGER PRIMARY KEY, path TEXT NOT NULL, fingerprint TEXT, format TEXT,"
+	" gzip INTEGER NOT NULL DEFAULT 0, size INTEGER, mtime INTEGER,"
+	" state TEXT NOT NULL DEFAULT 'ingesting', note TEXT,"
+	" resume_offset INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0,"
+	" records INTEGER NOT NULL DEFAULT 0, stored INTEGER NOT NULL DEFAULT 0,"
+	" duplicates INTEGER NOT NULL DEFAULT 0, skipped INTEGER NOT NULL DEFAULT 0,"
+	" rejected INTEGER NOT NULL DEFAULT 0, started_us INTEGER, finished_us INTEGER);"
+	"CREATE UNIQUE INDEX IF NOT EXISTS sources_fingerprint ON sources(fingerprint)"
+	" WHERE fingerprint IS NOT NULL;"
+	"CREATE TABLE IF NOT EXISTS rejects(id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL,"
+	" line INTEGER NOT NULL, offset INTEGER NOT NULL, reason TEXT NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS rejects_source ON rejects(source_id);"
+	"CREATE TABLE IF NOT EXISTS resource_counts(source_id INTEGER NOT NULL,"
+	" resource TEXT NOT NULL, verb TEXT NOT NULL, count INTEGER NOT NULL,"
+	" PRIMARY KEY(source_id, resource, verb)) WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS audit("
+	" id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL, line INTEGER NOT NULL,"
+	" offset INTEGER NOT NULL, audit_id TEXT, stage_id INTEGER,"
+	" stage_rank INTEGER NOT NULL, superseded INTEGER NOT NULL DEFAULT 0,"
+	" level_id INTEGER, verb_id INTEGER, resource_id INTEGER, subresource_id INTEGER,"
+	" namespace_id INTEGER, name_id INTEGER, api_group_id INTEGER, api_version_id INTEGER,"
+	" obj_uid TEXT, resource_version TEXT, request_uri TEXT,"
+	" user_id INTEGER, groups_id INTEGER, impersonated_id INTEGER, source_ip_id INTEGER,"
+	" user_agent_id INTEGER, code INTEGER, status_id INTEGER, reason_id INTEGER,"
+	" message_id INTEGER, received_us INTEGER, stage_us INTEGER NOT NULL,"
+	" authz_decision_id INTEGER, authz_reason_id INTEGER, lease_holder_id INTEGER,"
+	" lease_duration_s INTEGER, lease_renew_us INTEGER, lease_acquire_us INTEGER,"
+	" lease_transitions INTEGER);"
+	"CREATE UNIQUE INDEX IF NOT EXISTS audit_request ON audit(audit_id, stage_id);"
+	"CREATE TABLE IF NOT EXISTS audit_raw(id INTEGER PRIMARY KEY, json TEXT NOT NULL);"
+	"CREATE VIEW IF NOT EXISTS events AS SELECT a.id AS id,"
+	" strftime('%Y-%m-%dT%H:%M:%fZ', a.stage_us / 1e6, 'unixepoch') AS ts,"
+	" a.stage_us AS ts_us, a.received_us AS received_us,"
+	" (a.stage_us - a.received_us) AS latency_us,"
+	" a.audit_id AS audit_id, (SELECT s FROM strs WHERE id = a.stage_id) AS stage,"
+	" (SELECT s FROM strs WHERE id = a.level_id) AS level,"
+	" (SELECT s FROM strs WHERE id = a.verb_id) AS verb,"
+	" (SELECT s FROM strs WHERE id = a.resource_id) AS resource,"
+	" (SELECT s FROM strs WHERE id = a.subresource_id) AS subresource,"
+	" (SELECT s FROM strs WHERE id = a.namespace_id) AS namespace,"
+	" (SELECT s FROM strs WHERE id = a.name_id) AS name,"
+	" (SELECT s FROM strs WHERE id = a.api_group_id) AS api_group,"
+	" (SELECT s FROM strs WHERE id = a.api_version_id) AS api_version,"
+	" a.obj_uid AS uid, a.resource_version AS resource_version,"
+	" a.request_uri AS request_uri,"
+	" (SELECT s FROM strs WHERE id = a.user_id) AS user,"
+	" (SELECT s FROM strs WHERE id = a.groups_id) AS groups,"
+	" (SELECT s FROM strs WHERE id = a.impersonated_id) AS impersonated_user,"
+	" (SELECT s FROM strs WHERE id = a.source_ip_id) AS source_ip,"
+	" (SELECT s FROM strs WHERE id = a.user_agent_id) AS user_agent,"
+	" a.code AS code, (SELECT s FROM strs WHERE id = a.status_id) AS status,"
+	" (SELECT s FROM strs WHERE id = a.reason_id) AS reason,"
+	" (SELECT s FROM strs WHERE id = a.message_id) AS message,"
+	" (SELECT s FROM strs WHERE id = a.authz_decision_id) AS authz_decision,"
+	" (SELECT s FROM strs WHERE id = a.authz_reason_id) AS authz_reason,"
+	" (SELECT s FROM strs WHERE id = a.lease_holder_id) AS lease_holder,"
+	" a.lease_duration_s AS lease_duration_s, a.lease_renew_us AS lease_renew_us,"
+	" a.lease_acquire_us AS lease_acquire_us, a.lease_transitions AS lease_transitions,"
+	" a.source_id AS source_id, a.line AS line, a.offset AS offset"
+	" FROM audit AS a WHERE a.superseded = 0;";
+
+/* True when the database already has tables but is not ours. */
+static int schema_is_foreign(struct lt_store *st, struct lt_error *err)
+{
+	sqlite3_stmt *q;
+	int foreign = 0, rc;
+
+	rc = store_prepare_raw(st, &q,
+			       "SELECT (SELECT count(*) FROM sqlite_master),"
+			       " (SELECT count(*) FROM sqlite_master WHERE name = 'meta')",
+			       err);
+	if (rc != 0)
+		return -1;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		foreign = sqlite3_column_int(q, 0) > 0 && sqlite3_column_int(q, 1) == 0;
+	sqlite3_finalize(q);
+	return foreign;
+}
+
+/* Reads meta 'app' and 'schema'; 0 when they match ours. */
+static int schema_check_meta(struct lt_store *st, struct lt_error *err)
+{
+	sqlite3_stmt *q;
+	int ok = 0;
+
+	if (store_prepare_raw(st, &q, "SELECT value FROM meta WHERE key = 'schema'", err) != 0)
+		return LT_ERR_DB;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		ok = strcmp((const char *)sqlite3_column_text(q, 0), SCHEMA_VERSION) == 0;
+	sqlite3_finalize(q);
+	if (!ok)
+		return lt_error_set(err, LT_ERR_DB,
+				    "%s: a leasetrail store of another schema version; "
+				    "re-ingest into a new store",
+				    st->path);
+	return 0;
+}
+
+/* Creates the schema in a new store, or checks an existing one is ours. */
+int store_schema(struct lt_store *st, struct lt_error *err)
+{
+	int foreign = schema_is_foreign(st, err);
+
+	if (foreign < 0)
+		return lt_error_set(err, LT_ERR_DB, "%s: not a leasetrail store (%s)", st->path,
+				    err ? err->msg : "unreadable");
+	if (foreign)
+		return lt_error_set(err, LT_ERR_DB,
+				    "%s: not a leasetrail store (an SQLite file with other tables)",
+				    st->path);
+	if (!st->readonly) {
+		if (store_exec(st, schema_sql, err) != 0)
+			return LT_ERR_DB;
+		if (store_exec(st,
+			       "INSERT OR IGNORE INTO meta VALUES('app', 'leasetrail');"
+			       "INSERT OR IGNORE INTO meta VALUES('schema', '" SCHEMA_VERSION "');",
+			       err) != 0)
+			return LT_ERR_DB;
+	}
+	return schema_check_meta(st, err);
+}

@@ -1,0 +1,255 @@
+/* index-store.c - opening the store, and the statement API the queries use. */
+#include "index-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *lt_store_default_path(void)
+{
+	const char *env = getenv("LEASETRAIL_DB");
+
+	return env != NULL && env[0] != '\0' ? env : "leasetrail.db";
+}
+
+const char *lt_store_path(const struct lt_store *st)
+{
+	return st->path;
+}
+
+int store_db_error(struct lt_store *st, struct lt_error *err, const char *what)
+{
+	return lt_error_set(err, LT_ERR_DB, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+}
+
+int store_exec(struct lt_store *st, const char *sql, struct lt_error *err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	lt_error_set(err, LT_ERR_DB, "%s: %s", st->path, msg ? msg : "statement failed");
+	sqlite3_free(msg);
+	return LT_ERR_DB;
+}
+
+int store_prepare_raw(struct lt_store *st, sqlite3_stmt **out, const char *sql,
+		      struct lt_error *err)
+{
+	if (sqlite3_prepare_v2(st->db, sql, -1, out, NULL) == SQLITE_OK)
+		return 0;
+	*out = NULL;
+	return store_db_error(st, err, "cannot prepare statement");
+}
+
+/*
+ * Settings for a bounded footprint: a 16 MiB page cache whatever the store's
+ * size, WAL so readers never block the loader, NORMAL sync (consistent after
+ * a crash; the last batch may be redone on resume).
+ */
+static int store_configure(struct lt_store *st, struct lt_error *err)
+{
+	sqlite3_busy_timeout(st->db, 10000);
+	if (store_exec(st, "PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;", err) != 0)
+		return LT_ERR_DB;
+	if (st->readonly)
+		return 0;
+	return store_exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", err);
+}
+
+static int store_check_exists(const char *path, int flags, struct lt_error *err)
+{
+	struct stat sb;
+
+	if (!(flags & LT_STORE_READONLY) || stat(path, &sb) == 0)
+		return 0;
+	return lt_error_set(err, LT_ERR_NOTFOUND,
+			    "%s: no store here (run `leasetrail ingest --db %s PATH...` first)", path,
+			    path);
+}
+
+int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_error *err)
+{
+	struct lt_store *st;
+	int mode = (flags & LT_STORE_READONLY) ? SQLITE_OPEN_READONLY
+					       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	int rc;
+
+	*out = NULL;
+	if ((rc = store_check_exists(path, flags, err)) != 0)
+		return rc;
+	st = lt_xcalloc(1, sizeof *st);
+	st->path = lt_xstrdup(path);
+	st->readonly = (flags & LT_STORE_READONLY) != 0;
+	if (sqlite3_open_v2(path, &st->db, mode | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		rc = store_db_error(st, err, "cannot open store");
+		lt_store_free(st);
+		return rc;
+	}
+	rc = store_configure(st, err);
+	if (rc != 0)
+		lt_error_set(err, LT_ERR_DB, "%s: not a leasetrail store (%s)", path,
+			     sqlite3_errmsg(st->db));
+	if (rc == 0)
+		rc = store_schema(st, err);
+	if (rc != 0) {
+		lt_store_free(st);
+		return rc;
+	}
+	*out = st;
+	return 0;
+}
+
+void lt_store_free(struct lt_store *st)
+{
+	if (st == NULL)
+		return;
+	sqlite3_finalize(st->str_find);
+	sqlite3_finalize(st->str_add);
+	intern_release(&st->strs);
+	sqlite3_close(st->db);
+	free(st->path);
+	free(st);
+}
+
+int lt_store_prepare(struct lt_store *st, struct lt_stmt **out, const char *sql,
+		     struct lt_error *err)
+{
+	sqlite3_stmt *s;
+	int rc = store_prepare_raw(st, &s, sql, err);
+
+	*out = NULL;
+	if (rc != 0)
+		return rc;
+	*out = lt_xcalloc(1, sizeof **out);
+	(*out)->st = st;
+	(*out)->s = s;
+	return 0;
+}
+
+void lt_stmt_free(struct lt_stmt *s)
+{
+	if (s == NULL)
+		return;
+	sqlite3_finalize(s->s);
+	free(s);
+}
+
+int lt_stmt_bind_text(struct lt_stmt *s, int idx, const char *v, size_t len)
+{
+	int n = len == (size_t)-1 ? -1 : (int)len;
+
+	return sqlite3_bind_text(s->s, idx, v, n, SQLITE_TRANSIENT) == SQLITE_OK ? 0 : LT_ERR_DB;
+}
+
+int lt_stmt_bind_int(struct lt_stmt *s, int idx, int64_t v)
+{
+	return sqlite3_bind_int64(s->s, idx, v) == SQLITE_OK ? 0 : LT_ERR_DB;
+}
+
+int lt_stmt_bind_null(struct lt_stmt *s, int idx)
+{
+	return sqlite3_bind_null(s->s, idx) == SQLITE_OK ? 0 : LT_ERR_DB;
+}
+
+int lt_stmt_step(struct lt_stmt *s, struct lt_error *err)
+{
+	int rc = sqlite3_step(s->s);
+
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return store_db_error(s->st, err, "query failed");
+}
+
+int lt_stmt_reset(struct lt_stmt *s)
+{
+	sqlite3_reset(s->s);
+	return sqlite3_clear_bindings(s->s) == SQLITE_OK ? 0 : LT_ERR_DB;
+}
+
+int lt_stmt_readonly(const struct lt_stmt *s)
+{
+	return sqlite3_stmt_readonly(s->s);
+}
+
+int lt_stmt_columns(const struct lt_stmt *s)
+{
+	return sqlite3_column_count(s->s);
+}
+
+const char *lt_stmt_name(const struct lt_stmt *s, int col)
+{
+	const char *n = sqlite3_column_name(s->s, col);
+
+	return n ? n : "";
+}
+
+enum lt_col_type lt_stmt_type(const struct lt_stmt *s, int col)
+{
+	switch (sqlite3_column_type(s->s, col)) {
+	case SQLITE_INTEGER:
+		return LT_COL_INT;
+	case SQLITE_FLOAT:
+		return LT_COL_REAL;
+	case SQLITE_TEXT:
+		return LT_COL_TEXT;
+	case SQLITE_BLOB:
+		return LT_COL_BLOB;
+	default:
+		return LT_COL_NULL;
+	}
+}
+
+int64_t lt_stmt_int(const struct lt_stmt *s, int col)
+{
+	return sqlite3_column_int64(s->s, col);
+}
+
+double lt_stmt_real(const struct lt_stmt *s, int col)
+{
+	return sqlite3_column_double(s->s, col);
+}
+
+const char *lt_stmt_text(const struct lt_stmt *s, int col, size_t *len)
+{
+	const unsigned char *t = sqlite3_column_text(s->s, col);
+
+	if (len)
+		*len = t ? (size_t)sqlite3_column_bytes(s->s, col) : 0;
+	return t ? (const char *)t : "";
+}
+
+int lt_store_event_origin(struct lt_store *st, int64_t id, struct lt_event_origin *out,
+			  struct lt_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	rc = store_prepare_raw(st, &q,
+			       "SELECT r.json, s.path, a.line, a.offset FROM audit AS a"
+			       " JOIN audit_raw AS r ON r.id = a.id"
+			       " JOIN sources AS s ON s.id = a.source_id WHERE a.id = ?1",
+			       err);
+	if (rc != 0)
+		return rc;
+	sqlite3_bind_int64(q, 1, id);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		lt_buf_append(&out->raw, sqlite3_column_text(q, 0),
+			      (size_t)sqlite3_column_bytes(q, 0));
+		lt_buf_append(&out->file, sqlite3_column_text(q, 1),
+			      (size_t)sqlite3_column_bytes(q, 1));
+		out->line = (uint64_t)sqlite3_column_int64(q, 2);
+		out->offset = (uint64_t)sqlite3_column_int64(q, 3);
+		rc = 0;
+	} else if (rc == SQLITE_DONE) {
+		rc = lt_error_set(err, LT_ERR_NOTFOUND, "no event with id %lld in %s",
+				  (long long)id, st->path);
+	} else {
+		rc = store_db_error(st, err, "lookup failed");
+	}
+	sqlite3_finalize(q);
+	return rc;
+}

@@ -1,0 +1,131 @@
+/*
+ * lt_index.h - the SQLite store: schema, bulk loading, provenance.
+ *
+ * SQLite lives behind this header alone.  Ingestion streams records from
+ * the parser into the store in bounded batches; each batch commits with the
+ * source's progress, so a killed ingest leaves a consistent store and the
+ * next run resumes where the last commit ended.  Reads go through the small
+ * statement API below.
+ */
+#ifndef LT_INDEX_H
+#define LT_INDEX_H
+
+#include "lt_parser.h"
+
+struct lt_store;
+struct lt_stmt;
+
+enum lt_store_flags {
+	LT_STORE_READONLY = 1, /* open an existing store for reading only */
+};
+
+/*
+ * Opens (creating it unless LT_STORE_READONLY) the store at path, in WAL
+ * mode so that queries can run while an ingest runs.  A file that exists
+ * but is not a leasetrail store is an LT_ERR_DB error, never a crash.
+ */
+int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_error *err);
+void lt_store_free(struct lt_store *st);
+
+/* The path the store was opened with. */
+const char *lt_store_path(const struct lt_store *st);
+
+/* The default store path: $LEASETRAIL_DB, else ./leasetrail.db. */
+const char *lt_store_default_path(void);
+
+/* ---- ingestion ---------------------------------------------------------- */
+
+/* What happened to one input file. */
+enum lt_file_status {
+	LT_FILE_INGESTED,  /* read to its end */
+	LT_FILE_RESUMED,   /* an interrupted ingest of it was finished */
+	LT_FILE_DUPLICATE, /* the same content was ingested before: nothing added */
+	LT_FILE_TRUNCATED, /* a compressed stream ended early; what decoded is stored */
+	LT_FILE_NOT_LOG,   /* not a format leasetrail reads: skipped */
+	LT_FILE_FAILED,    /* could not be read */
+};
+
+struct lt_file_report {
+	const char *path;
+	enum lt_file_status status;
+	const char *detail; /* a one-line explanation, "" when none */
+	int64_t source_id;  /* 0 when nothing was recorded */
+	uint64_t bytes;     /* on-disk bytes read */
+	uint64_t records, stored, duplicates, skipped, rejected;
+};
+
+struct lt_ingest_progress {
+	const char *path;
+	uint64_t file_done, file_size; /* on-disk bytes of the current file */
+	uint64_t records;              /* records of the current file so far */
+};
+
+struct lt_ingest_opts {
+	int all_resources; /* store events of every resource, not only leases and nodes */
+	/* Each rejected record as it is found (reason already sanitized); may be NULL. */
+	void (*on_reject)(const struct lt_where *at, const char *reason, void *ctx);
+	/* Each file when it is done or skipped; may be NULL. */
+	void (*on_file)(const struct lt_file_report *r, void *ctx);
+	/* Now and then while a file is read; may be NULL. */
+	void (*on_progress)(const struct lt_ingest_progress *p, void *ctx);
+	void *ctx;
+};
+
+struct lt_ingest_totals {
+	uint64_t files, files_duplicate, files_not_log, files_failed, files_truncated;
+	uint64_t bytes, records, stored, duplicates, skipped, rejected;
+};
+
+/*
+ * Ingests path: a file, "-" for stdin, or a directory walked recursively
+ * (in name order; files that are not logs are reported and skipped).
+ * Adds to *totals.  Returns 0 when every file was read (rejected records
+ * and skipped files included), LT_ERR_IO when a file could not be read
+ * (the others are still ingested), or LT_ERR_DB when the store failed.
+ */
+int lt_store_ingest(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
+		    struct lt_ingest_totals *totals, struct lt_error *err);
+
+/* ---- reading ------------------------------------------------------------ */
+
+enum lt_col_type { LT_COL_NULL, LT_COL_INT, LT_COL_REAL, LT_COL_TEXT, LT_COL_BLOB };
+
+/* Prepares one SQL statement; every value goes in through a bind, never into sql. */
+int lt_store_prepare(struct lt_store *st, struct lt_stmt **out, const char *sql,
+		     struct lt_error *err);
+void lt_stmt_free(struct lt_stmt *s);
+
+/* Binds are 1-based like SQLite's; len (size_t)-1 means strlen(v). */
+int lt_stmt_bind_text(struct lt_stmt *s, int idx, const char *v, size_t len);
+int lt_stmt_bind_int(struct lt_stmt *s, int idx, int64_t v);
+int lt_stmt_bind_null(struct lt_stmt *s, int idx);
+
+/* 1 when a row is ready, 0 when done, negative on error (err filled). */
+int lt_stmt_step(struct lt_stmt *s, struct lt_error *err);
+int lt_stmt_reset(struct lt_stmt *s);
+
+/* True when the statement cannot write (the `sql` command refuses others). */
+int lt_stmt_readonly(const struct lt_stmt *s);
+
+int lt_stmt_columns(const struct lt_stmt *s);
+const char *lt_stmt_name(const struct lt_stmt *s, int col);
+enum lt_col_type lt_stmt_type(const struct lt_stmt *s, int col);
+int64_t lt_stmt_int(const struct lt_stmt *s, int col);
+double lt_stmt_real(const struct lt_stmt *s, int col);
+/* Borrowed until the next step; never NULL ("" for NULL); *len may be NULL. */
+const char *lt_stmt_text(const struct lt_stmt *s, int col, size_t *len);
+
+/*
+ * Looks up one stored event by id: its raw JSON and where it came from.
+ * Returns LT_ERR_NOTFOUND when there is no such event.  The strings are
+ * copied into the caller's buffers.
+ */
+struct lt_event_origin {
+	struct lt_buf raw;
+	struct lt_buf file;
+	uint64_t line, offset;
+};
+int lt_store_event_origin(struct lt_store *st, int64_t id, struct lt_event_origin *out,
+			  struct lt_error *err);
+
+#endif

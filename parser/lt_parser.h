@@ -1,0 +1,224 @@
+/*
+ * lt_parser.h - input decoding, format sniffing and streaming parsers.
+ *
+ * The lowest module of leasetrail: it turns bytes (plain, gzip, stdin) into
+ * normalized records and hands each one to a caller-provided sink.  It never
+ * holds a whole file or a whole document tree in memory: input is read in
+ * fixed-size chunks, cut into records by a string-aware framer, and each
+ * record is decoded by yajl's callback parser.
+ *
+ * Conventions (see STYLE.md): fallible functions return 0 or a negative
+ * enum lt_err and fill an optional struct lt_error; the out-parameter comes
+ * first; _free(NULL) is a no-op; strings handed to callbacks are borrowed.
+ */
+#ifndef LT_PARSER_H
+#define LT_PARSER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- errors and memory ------------------------------------------------ */
+
+enum lt_err {
+	LT_OK = 0,
+	LT_ERR_IO = -1,        /* open/read/write failed */
+	LT_ERR_FORMAT = -2,    /* input is not in a format we read */
+	LT_ERR_TRUNCATED = -3, /* compressed stream ended early */
+	LT_ERR_DB = -4,        /* the store refused an operation */
+	LT_ERR_USAGE = -5,     /* bad arguments */
+	LT_ERR_ABORT = -6,     /* a callback asked to stop */
+	LT_ERR_NOTFOUND = -7,  /* the thing asked for does not exist */
+};
+
+/* Where and why something failed; every field optional for the reader. */
+struct lt_error {
+	int code;        /* enum lt_err */
+	char file[512];  /* input path, "" when not about a file */
+	uint64_t line;   /* 1-based line, 0 when unknown */
+	uint64_t offset; /* byte offset in the decoded stream */
+	char msg[512];   /* one line, no trailing newline */
+};
+
+/* Fills err (if not NULL) and returns code, so callers can `return lt_error_set(...)`. */
+int lt_error_set(struct lt_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+
+/* Same, naming the file (and line/offset when known) the error is about. */
+int lt_error_at(struct lt_error *err, int code, const char *file, uint64_t line, uint64_t offset,
+		const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 6, 7)))
+#endif
+	;
+
+/* Allocation that aborts with a message on exhaustion: out of memory is not recoverable here. */
+void *lt_xmalloc(size_t n);
+void *lt_xcalloc(size_t count, size_t n);
+void *lt_xrealloc(void *p, size_t n);
+char *lt_xstrdup(const char *s);
+char *lt_xstrndup(const char *s, size_t n);
+
+/* ---- growable byte buffer (owned, always NUL-terminated) ------------- */
+
+struct lt_buf {
+	char *ptr; /* NULL until the first append; then ptr[len] == '\0' */
+	size_t len;
+	size_t cap;
+};
+
+void lt_buf_init(struct lt_buf *b);
+void lt_buf_release(struct lt_buf *b);
+void lt_buf_reset(struct lt_buf *b); /* len = 0, keeps the memory */
+void lt_buf_append(struct lt_buf *b, const void *data, size_t n);
+void lt_buf_putc(struct lt_buf *b, char c);
+void lt_buf_printf(struct lt_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+/* ---- borrowed string slices ------------------------------------------- */
+
+/* A string that may hold NUL bytes; ptr == NULL means "absent". */
+struct lt_str {
+	const char *ptr;
+	size_t len;
+};
+
+/* True when s is present and equal to the C string lit. */
+int lt_str_eq(struct lt_str s, const char *lit);
+
+/* ---- time ------------------------------------------------------------- */
+
+/*
+ * Parses an RFC 3339 timestamp ("2024-04-05T05:58:52.744075Z", an offset
+ * instead of Z, a space instead of T, any number of fraction digits) into
+ * microseconds since the Unix epoch, UTC.  Digits past microseconds are
+ * truncated.  Returns 0, or LT_ERR_FORMAT when s is not such a timestamp.
+ */
+int lt_time_parse(int64_t *out, const char *s, size_t len);
+
+/* Days since 1970-01-01 of a proleptic Gregorian date. */
+int64_t lt_time_days_from_civil(int64_t y, unsigned m, unsigned d);
+
+/* Formats microseconds since the epoch as "YYYY-MM-DDTHH:MM:SS.uuuuuuZ"; buf >= 32 bytes. */
+void lt_time_format(char *buf, size_t size, int64_t us);
+
+/* ---- terminal-safe text ----------------------------------------------- */
+
+/*
+ * Appends s to b with everything a terminal could act on made visible:
+ * control characters and DEL as \xNN (\n \t \r as themselves escaped),
+ * invalid UTF-8 bytes as \xNN, and the C1 controls and bidi overrides as
+ * \u{NNNN}.  Log text is hostile; nothing from a log reaches a terminal
+ * without passing through here.
+ */
+void lt_sanitize(struct lt_buf *b, const char *s, size_t len);
+
+/* ---- input ------------------------------------------------------------ */
+
+struct lt_input;
+
+/*
+ * Opens path for streaming ("-" is stdin).  gzip (one or more members) is
+ * recognized by its magic bytes, not by the file name.
+ */
+int lt_input_open(struct lt_input **out, const char *path, struct lt_error *err);
+
+/*
+ * Reads up to cap decoded bytes into buf; *got == 0 means end of input.
+ * A gzip stream cut short returns LT_ERR_TRUNCATED after the last bytes
+ * that decoded have been delivered.
+ */
+int lt_input_read(struct lt_input *in, char *buf, size_t cap, size_t *got, struct lt_error *err);
+
+const char *lt_input_path(const struct lt_input *in);
+int lt_input_is_gzip(const struct lt_input *in);
+uint64_t lt_input_size(const struct lt_input *in);     /* on-disk size, 0 if unknown */
+uint64_t lt_input_consumed(const struct lt_input *in); /* on-disk bytes read so far */
+int64_t lt_input_mtime(const struct lt_input *in);     /* seconds, 0 if unknown */
+void lt_input_free(struct lt_input *in);
+
+/*
+ * A content fingerprint of a regular file: its size and a hash of its first
+ * and last MiB, as 32 hex digits (+ NUL) in out.  Cheap enough to run
+ * before ingesting; identical files get identical fingerprints.
+ */
+int lt_fingerprint_file(char out[33], const char *path, struct lt_error *err);
+
+/* ---- records ------------------------------------------------------------ */
+
+/* Where a record came from: enough to find it again in the input. */
+struct lt_where {
+	const char *file; /* the path as given */
+	uint64_t line;    /* 1-based line of the record's first byte */
+	uint64_t offset;  /* byte offset of that byte in the decoded stream */
+	uint64_t index;   /* 0-based record number in the file */
+};
+
+/* One kube-apiserver audit Event, normalized.  Absent fields have ptr == NULL. */
+struct lt_audit_event {
+	struct lt_str raw; /* the record's JSON text, exactly as read */
+	struct lt_str api_version, level, audit_id, stage, request_uri, verb;
+	struct lt_str username, groups; /* groups joined with ',' */
+	struct lt_str impersonated_user, source_ip, user_agent;
+	struct lt_str resource, subresource, namespace_, name, api_group, obj_api_version;
+	struct lt_str obj_uid, resource_version;
+	int code; /* HTTP status, 0 if absent */
+	struct lt_str status, reason, message;
+	int64_t received_us, stage_us; /* µs since epoch; legacy `timestamp` fills both */
+	struct lt_str authz_decision, authz_reason;
+	/* Lease spec from responseObject (preferred) or requestObject, when the level carries it. */
+	int has_lease;
+	struct lt_str lease_holder;
+	int64_t lease_duration_s, lease_transitions; /* -1 when absent */
+	int64_t lease_renew_us, lease_acquire_us;     /* 0 when absent */
+};
+
+/* The stream's ordering rank of an audit stage: RequestReceived 0, ResponseStarted 1, others 2. */
+int lt_audit_stage_rank(struct lt_str stage);
+
+/*
+ * What the parser hands out.  Each callback returns 0 to go on, or a
+ * negative enum lt_err to stop the parse (which then returns that code).
+ * Everything passed in is borrowed for the duration of the call.
+ */
+struct lt_sink {
+	int (*audit)(const struct lt_audit_event *ev, const struct lt_where *at, void *ctx);
+	/* A record that could not be used: reason is one line, already sanitized. */
+	int (*reject)(const struct lt_where *at, const char *reason, void *ctx);
+	/* Optional: periodic progress (decoded bytes so far); may be NULL. */
+	void (*progress)(const struct lt_input *in, void *ctx);
+	/* Optional: records before this decoded offset are skipped (resume). */
+	uint64_t resume_offset;
+};
+
+/* The formats the sniffer knows. */
+enum lt_format {
+	LT_FMT_UNKNOWN = 0, /* text, but nothing we read */
+	LT_FMT_BINARY,      /* not text at all */
+	LT_FMT_EMPTY,       /* no bytes, or only whitespace */
+	LT_FMT_JSON,        /* JSON values: audit events, lists of them */
+};
+
+const char *lt_format_name(enum lt_format f);
+
+/* Decides the format of an input from its first decoded bytes. */
+enum lt_format lt_sniff(const char *buf, size_t len);
+
+/*
+ * Reads all of in, sniffing its format, and feeds every record to sink.
+ * Bad records go to sink->reject and do not stop the parse.  Returns 0,
+ * LT_ERR_FORMAT (with *format_out telling why) when the input is not a log
+ * we read, LT_ERR_TRUNCATED when a compressed stream ended early (every
+ * record before the cut was delivered), or the first error of a callback
+ * or of I/O.
+ */
+int lt_parse_input(struct lt_input *in, const struct lt_sink *sink, void *ctx,
+		   enum lt_format *format_out, struct lt_error *err);
+
+#endif

@@ -1,0 +1,425 @@
+/*
+ * parser-frame.c - cutting a byte stream into JSON records.
+ *
+ * A small state machine that knows just enough JSON (strings, escapes,
+ * nesting) to find where each top-level value ends, without parsing it.
+ * It accepts JSON lines, pretty-printed values spread over lines and
+ * concatenated, a top-level array of records, and an envelope object whose
+ * "items" array holds the records (the audit webhook's EventList).
+ *
+ * Damage is contained: a line that does not start a JSON value is rejected
+ * up to its end; a record still open when a new line starts with '{' in
+ * column 0 was cut off, so it is rejected and the new record begins there;
+ * a record over the size cap is tracked but not buffered.
+ */
+#include "parser-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum frame_mode {
+	FRAME_SEEK,     /* between records, at depth 0 */
+	FRAME_RECORD,   /* buffering a record */
+	FRAME_OVERSIZE, /* inside a record too large to buffer */
+	FRAME_ENVELOPE, /* inside a top-level container whose list holds the records */
+	FRAME_GARBAGE,  /* skipping the rest of a line that is not JSON */
+	FRAME_BOM,      /* inside a UTF-8 byte order mark at the very start */
+};
+
+/* Keys of a top-level object whose array value holds the records. */
+static const char *const frame_list_keys[] = {"items"};
+
+struct lt_frame {
+	const struct lt_frame_ops *ops;
+	void *ctx;
+	size_t max_record;
+	struct lt_buf rec;
+	enum frame_mode mode;
+	uint64_t line, offset; /* position of the byte being looked at */
+	int depth;
+	int in_string, escape;
+	int at_line_start;
+	int rec_base;   /* depth outside the record being read */
+	int list_depth; /* depth inside the records' list, 0 when none */
+	int elem_junk;  /* a non-object list element was reported */
+	uint64_t rec_line, rec_offset;
+	/* finding a list key at depth 1 of a top-level object */
+	size_t key_start;
+	int key_is_list, after_list_key;
+	int bom_left;     /* bytes of a byte order mark still to skip */
+	const char *keep; /* during a feed: first byte of the record not yet buffered */
+};
+
+struct lt_frame *lt_frame_new(const struct lt_frame_ops *ops, void *ctx, size_t max_record)
+{
+	struct lt_frame *f = lt_xcalloc(1, sizeof *f);
+
+	f->ops = ops;
+	f->ctx = ctx;
+	f->max_record = max_record ? max_record : LT_MAX_RECORD;
+	f->line = 1;
+	f->at_line_start = 1;
+	lt_buf_init(&f->rec);
+	return f;
+}
+
+void lt_frame_free(struct lt_frame *f)
+{
+	if (f == NULL)
+		return;
+	lt_buf_release(&f->rec);
+	free(f);
+}
+
+uint64_t lt_frame_line(const struct lt_frame *f)
+{
+	return f->line;
+}
+
+static int frame_reject(struct lt_frame *f, uint64_t line, uint64_t offset, const char *reason)
+{
+	return f->ops->reject(line, offset, reason, f->ctx);
+}
+
+/* Begins a record whose first byte is the current one. */
+static void frame_begin(struct lt_frame *f, int base, const char *p)
+{
+	f->keep = p;
+	f->mode = FRAME_RECORD;
+	f->rec_base = base;
+	f->rec_line = f->line;
+	f->rec_offset = f->offset;
+	f->key_is_list = 0;
+	f->after_list_key = 0;
+	lt_buf_reset(&f->rec);
+}
+
+/* The record just closed: hand it out and go back to where records are found. */
+static int frame_end(struct lt_frame *f)
+{
+	int rc = 0;
+	char reason[96];
+
+	if (f->mode == FRAME_RECORD) {
+		rc = f->ops->record(f->rec.ptr, f->rec.len, f->rec_line, f->rec_offset, f->ctx);
+	} else {
+		snprintf(reason, sizeof reason, "record larger than %zu bytes, skipped",
+			 f->max_record);
+		rc = frame_reject(f, f->rec_line, f->rec_offset, reason);
+	}
+	lt_buf_reset(&f->rec);
+	f->mode = f->list_depth ? FRAME_ENVELOPE : FRAME_SEEK;
+	return rc;
+}
+
+/* A record still open when its line broke off: reject it, start over at depth 0. */
+static int frame_cut(struct lt_frame *f)
+{
+	int rc = 0;
+	char reason[128];
+
+	if (f->mode == FRAME_RECORD || f->mode == FRAME_OVERSIZE) {
+		snprintf(reason, sizeof reason,
+			 "record cut off: line %llu starts a new record before it ended",
+			 (unsigned long long)f->line);
+		rc = frame_reject(f, f->rec_line, f->rec_offset, reason);
+	} else if (f->mode == FRAME_ENVELOPE) {
+		rc = frame_reject(f, f->line, f->offset, "list cut off before its end");
+	}
+	lt_buf_reset(&f->rec);
+	f->mode = FRAME_SEEK;
+	f->depth = 0;
+	f->list_depth = 0;
+	f->in_string = 0;
+	f->escape = 0;
+	return rc;
+}
+
+/* A byte that cannot start a record at depth 0: reject the rest of its line. */
+static int frame_garbage(struct lt_frame *f, unsigned char c)
+{
+	char reason[96];
+
+	if (c >= 0x20 && c < 0x7f)
+		snprintf(reason, sizeof reason, "not a JSON object: line starts with '%c'", c);
+	else
+		snprintf(reason, sizeof reason, "not a JSON object: line starts with byte 0x%02x",
+			 c);
+	f->mode = FRAME_GARBAGE;
+	return frame_reject(f, f->line, f->offset, reason);
+}
+
+/* A UTF-8 byte order mark (EF BB BF) may open a file: skip it. */
+static int frame_bom(struct lt_frame *f)
+{
+	f->mode = FRAME_BOM;
+	f->bom_left = 2;
+	return 0;
+}
+
+static int frame_bom_byte(struct lt_frame *f, unsigned char c)
+{
+	static const unsigned char rest[] = {0xbb, 0xbf};
+
+	if (c != rest[2 - f->bom_left]) {
+		f->mode = FRAME_GARBAGE;
+		return frame_reject(f, f->line, 0, "not a JSON object: line starts with byte 0xef");
+	}
+	if (--f->bom_left == 0)
+		f->mode = FRAME_SEEK;
+	return 0;
+}
+
+/* True when the key that just closed at depth 1 names the records' list. */
+static int frame_key_is_list(const struct lt_frame *f)
+{
+	const char *k = f->rec.ptr + f->key_start;
+	size_t n = f->rec.len - f->key_start;
+
+	for (size_t i = 0; i < sizeof frame_list_keys / sizeof *frame_list_keys; i++)
+		if (strlen(frame_list_keys[i]) == n && memcmp(k, frame_list_keys[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Appends the record's bytes from f->keep up to upto; switches to oversize past the cap. */
+static void frame_flush(struct lt_frame *f, const char *upto)
+{
+	size_t n = (size_t)(upto - f->keep);
+
+	if (f->mode == FRAME_RECORD && upto > f->keep) {
+		if (f->rec.len + n > f->max_record) {
+			f->mode = FRAME_OVERSIZE;
+			lt_buf_reset(&f->rec);
+		} else {
+			lt_buf_append(&f->rec, f->keep, n);
+		}
+	}
+	f->keep = upto;
+}
+
+/* True while reading the keys of a top-level object (where "items" may appear). */
+static int frame_at_top_keys(const struct lt_frame *f)
+{
+	return f->mode == FRAME_RECORD && f->rec_base == 0 && f->depth == 1;
+}
+
+/* Outside strings in a top-level object: spots `"items": [` and turns into an envelope. */
+static int frame_watch_key(struct lt_frame *f, unsigned char c)
+{
+	if (!frame_at_top_keys(f))
+		return 0;
+	if (c == ':') {
+		f->after_list_key = f->key_is_list;
+		return 0;
+	}
+	if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+		return 0;
+	if (c == '[' && f->after_list_key) {
+		lt_buf_reset(&f->rec);
+		f->mode = FRAME_ENVELOPE;
+		f->depth = 2;
+		f->list_depth = 2;
+		f->elem_junk = 0;
+		return 1;
+	}
+	f->after_list_key = 0;
+	f->key_is_list = 0;
+	return 0;
+}
+
+/* One byte outside any string, inside a record; emits the record when it closes. */
+static int frame_structure(struct lt_frame *f, const char *p)
+{
+	unsigned char c = (unsigned char)*p;
+
+	if (frame_watch_key(f, c))
+		return 0;
+	if (c == '"') {
+		f->in_string = 1;
+		if (frame_at_top_keys(f)) {
+			frame_flush(f, p + 1);
+			f->key_start = f->rec.len;
+		}
+	} else if (c == '{' || c == '[') {
+		f->depth++;
+	} else if (c == '}' || c == ']') {
+		if (--f->depth == f->rec_base) {
+			frame_flush(f, p + 1);
+			return frame_end(f);
+		}
+	}
+	return 0;
+}
+
+/* True for the bytes that may sit between list elements. */
+static int frame_is_separator(unsigned char c)
+{
+	return c == ',' || c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+/* A byte inside an envelope, outside any record: starts elements, closes lists. */
+static int frame_envelope(struct lt_frame *f, const char *p)
+{
+	unsigned char c = (unsigned char)*p;
+	int at_list = f->list_depth != 0 && f->depth == f->list_depth;
+
+	if (at_list && c == '{') {
+		frame_begin(f, f->list_depth, p);
+		f->depth++;
+		return 0;
+	}
+	if (at_list && c != ']' && !frame_is_separator(c) && !f->elem_junk) {
+		f->elem_junk = 1;
+		if (frame_reject(f, f->line, f->offset, "list element is not an object") != 0)
+			return LT_ERR_ABORT;
+	}
+	if (c == '"') {
+		f->in_string = 1;
+	} else if (c == '{' || c == '[') {
+		f->depth++;
+	} else if (c == '}' || c == ']') {
+		if (at_list)
+			f->list_depth = 0;
+		if (--f->depth == 0)
+			f->mode = FRAME_SEEK;
+	}
+	return 0;
+}
+
+/* A byte between records at depth 0. */
+static int frame_seek(struct lt_frame *f, const char *p)
+{
+	unsigned char c = (unsigned char)*p;
+
+	if (frame_is_separator(c))
+		return 0;
+	if (c == '{') {
+		frame_begin(f, 0, p);
+		f->depth = 1;
+		return 0;
+	}
+	if (c == '[') {
+		f->mode = FRAME_ENVELOPE;
+		f->depth = 1;
+		f->list_depth = 1;
+		f->elem_junk = 0;
+		return 0;
+	}
+	if (f->offset == 0 && c == 0xef)
+		return frame_bom(f);
+	return frame_garbage(f, c);
+}
+
+/* Skips string content quickly; returns the closing quote, a newline, or end. */
+static const char *frame_scan_string(struct lt_frame *f, const char *p, const char *end)
+{
+	for (; p < end; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (f->escape) {
+			f->escape = 0;
+		} else if (c == '\\') {
+			f->escape = 1;
+		} else if (c == '"') {
+			f->in_string = 0;
+			return p;
+		} else if (c == '\n') {
+			return p;
+		}
+	}
+	return p;
+}
+
+/* Handles one byte that is not inside a string. */
+static int frame_byte(struct lt_frame *f, const char *p)
+{
+	switch (f->mode) {
+	case FRAME_SEEK:
+		return frame_seek(f, p);
+	case FRAME_GARBAGE:
+		if (*p == '\n')
+			f->mode = FRAME_SEEK;
+		return 0;
+	case FRAME_ENVELOPE:
+		return frame_envelope(f, p);
+	case FRAME_RECORD:
+	case FRAME_OVERSIZE:
+		return frame_structure(f, p);
+	case FRAME_BOM:
+		return frame_bom_byte(f, (unsigned char)*p);
+	}
+	return 0;
+}
+
+/* A '{' in column 0 while something is open means that something was cut off. */
+static int frame_is_cut(const struct lt_frame *f, unsigned char c)
+{
+	return f->at_line_start && c == '{' && f->mode != FRAME_SEEK && f->mode != FRAME_GARBAGE &&
+	       f->mode != FRAME_BOM;
+}
+
+/* Handles the string content starting at p; returns where to go on. */
+static const char *frame_string(struct lt_frame *f, const char *p, const char *end)
+{
+	const char *q = frame_scan_string(f, p, end);
+
+	f->offset += (uint64_t)(q - p);
+	if (q < end && *q == '"' && frame_at_top_keys(f)) {
+		frame_flush(f, q);
+		f->key_is_list = frame_key_is_list(f);
+	}
+	return q;
+}
+
+int lt_frame_feed(struct lt_frame *f, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	int rc = 0;
+
+	f->keep = buf;
+	while (p < end && rc == 0) {
+		if (frame_is_cut(f, (unsigned char)*p)) {
+			frame_flush(f, p);
+			if ((rc = frame_cut(f)) != 0)
+				break;
+		}
+		f->at_line_start = 0;
+		if (f->in_string) {
+			p = frame_string(f, p, end);
+			if (p == end)
+				break;
+		} else {
+			rc = frame_byte(f, p);
+		}
+		if (*p == '\n') {
+			f->line++;
+			f->at_line_start = 1;
+		}
+		f->offset++;
+		p++;
+		if (f->mode != FRAME_RECORD)
+			f->keep = p;
+	}
+	frame_flush(f, p);
+	f->keep = NULL;
+	return rc;
+}
+
+int lt_frame_finish(struct lt_frame *f)
+{
+	int rc = 0;
+
+	if (f->mode == FRAME_RECORD || f->mode == FRAME_OVERSIZE)
+		rc = frame_reject(f, f->rec_line, f->rec_offset,
+				  "record cut off at end of input (truncated)");
+	else if (f->mode == FRAME_ENVELOPE)
+		rc = frame_reject(f, f->line, f->offset, "list cut off at end of input (truncated)");
+	lt_buf_reset(&f->rec);
+	f->mode = FRAME_SEEK;
+	f->depth = 0;
+	f->list_depth = 0;
+	f->in_string = 0;
+	f->escape = 0;
+	return rc;
+}

@@ -1,0 +1,272 @@
+/* parser-input.c - streaming reads of plain or gzip files and stdin, and file fingerprints. */
+#include "lt_parser.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define INPUT_RAW_SIZE (256 * 1024)
+
+struct lt_input {
+	char *path;
+	int fd;
+	int is_gzip;
+	int raw_eof;     /* read(2) returned 0 */
+	int gz_ended;    /* the last gzip member ended cleanly */
+	uint64_t size;   /* st_size of a regular file, else 0 */
+	uint64_t consumed;
+	int64_t mtime;
+	z_stream zs;
+	unsigned char *raw; /* undecoded bytes: raw[raw_pos..raw_len) */
+	size_t raw_pos, raw_len;
+};
+
+/* Refills in->raw from the file descriptor; 0 on success (also at EOF). */
+static int input_fill(struct lt_input *in, struct lt_error *err)
+{
+	ssize_t n;
+
+	if (in->raw_pos < in->raw_len || in->raw_eof)
+		return 0;
+	do
+		n = read(in->fd, in->raw, INPUT_RAW_SIZE);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return lt_error_at(err, LT_ERR_IO, in->path, 0, in->consumed, "%s: read failed: %s",
+				   in->path, strerror(errno));
+	in->raw_pos = 0;
+	in->raw_len = (size_t)n;
+	in->consumed += (uint64_t)n;
+	in->raw_eof = n == 0;
+	return 0;
+}
+
+static int input_open_fd(struct lt_input *in, const char *path, struct lt_error *err)
+{
+	struct stat st;
+
+	if (strcmp(path, "-") == 0) {
+		in->fd = STDIN_FILENO;
+		return 0;
+	}
+	in->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0)
+		return lt_error_at(err, LT_ERR_IO, path, 0, 0, "%s: cannot open: %s", path,
+				   strerror(errno));
+	if (fstat(in->fd, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return lt_error_at(err, LT_ERR_IO, path, 0, 0, "%s: is a directory", path);
+		if (S_ISREG(st.st_mode))
+			in->size = (uint64_t)st.st_size;
+		in->mtime = (int64_t)st.st_mtime;
+	}
+	return 0;
+}
+
+int lt_input_open(struct lt_input **out, const char *path, struct lt_error *err)
+{
+	struct lt_input *in = lt_xcalloc(1, sizeof *in);
+	int rc;
+
+	*out = NULL;
+	in->path = lt_xstrdup(path);
+	in->fd = -1;
+	in->raw = lt_xmalloc(INPUT_RAW_SIZE);
+	rc = input_open_fd(in, path, err);
+	if (rc == 0)
+		rc = input_fill(in, err);
+	if (rc != 0) {
+		lt_input_free(in);
+		return rc;
+	}
+	/* gzip is known by its magic bytes, whatever the file is called */
+	if (in->raw_len >= 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b) {
+		in->is_gzip = 1;
+		if (inflateInit2(&in->zs, 16 + MAX_WBITS) != Z_OK) {
+			lt_input_free(in);
+			return lt_error_at(err, LT_ERR_IO, path, 0, 0, "%s: zlib init failed", path);
+		}
+	}
+	*out = in;
+	return 0;
+}
+
+/* True when only zero padding is left after a gzip member (tar and dd leave it). */
+static int input_rest_is_padding(const struct lt_input *in)
+{
+	for (size_t i = in->raw_pos; i < in->raw_len; i++)
+		if (in->raw[i] != 0)
+			return 0;
+	return 1;
+}
+
+/* Inflates once into buf; handles member ends; sets *got. */
+static int input_inflate_step(struct lt_input *in, char *buf, size_t cap, size_t *got,
+			      struct lt_error *err)
+{
+	int zr;
+
+	in->zs.next_in = in->raw + in->raw_pos;
+	in->zs.avail_in = (uInt)(in->raw_len - in->raw_pos);
+	in->zs.next_out = (unsigned char *)buf;
+	in->zs.avail_out = (uInt)cap;
+	zr = inflate(&in->zs, Z_NO_FLUSH);
+	in->raw_pos = in->raw_len - in->zs.avail_in;
+	*got = cap - in->zs.avail_out;
+	if (zr == Z_STREAM_END) {
+		in->gz_ended = 1;
+		inflateReset(&in->zs);
+		return 0;
+	}
+	if (zr == Z_OK || zr == Z_BUF_ERROR)
+		return 0;
+	return lt_error_at(err, LT_ERR_TRUNCATED, in->path, 0, in->consumed,
+			   "%s: gzip data corrupt after %llu compressed bytes: %s", in->path,
+			   (unsigned long long)(in->consumed - (in->raw_len - in->raw_pos)),
+			   in->zs.msg ? in->zs.msg : "bad data");
+}
+
+static int input_read_gzip(struct lt_input *in, char *buf, size_t cap, size_t *got,
+			   struct lt_error *err)
+{
+	int rc;
+
+	for (;;) {
+		if ((rc = input_fill(in, err)) != 0)
+			return rc;
+		if (in->raw_pos == in->raw_len) {
+			if (in->gz_ended)
+				return 0;
+			return lt_error_at(err, LT_ERR_TRUNCATED, in->path, 0, in->consumed,
+					   "%s: gzip stream truncated after %llu compressed bytes",
+					   in->path, (unsigned long long)in->consumed);
+		}
+		if (in->gz_ended && input_rest_is_padding(in)) {
+			in->raw_pos = in->raw_len;
+			continue;
+		}
+		in->gz_ended = 0;
+		if ((rc = input_inflate_step(in, buf, cap, got, err)) != 0 || *got > 0)
+			return rc;
+	}
+}
+
+int lt_input_read(struct lt_input *in, char *buf, size_t cap, size_t *got, struct lt_error *err)
+{
+	size_t n;
+	int rc;
+
+	*got = 0;
+	if (in->is_gzip)
+		return input_read_gzip(in, buf, cap, got, err);
+	if ((rc = input_fill(in, err)) != 0)
+		return rc;
+	n = in->raw_len - in->raw_pos;
+	if (n > cap)
+		n = cap;
+	memcpy(buf, in->raw + in->raw_pos, n);
+	in->raw_pos += n;
+	*got = n;
+	return 0;
+}
+
+const char *lt_input_path(const struct lt_input *in)
+{
+	return in->path;
+}
+
+int lt_input_is_gzip(const struct lt_input *in)
+{
+	return in->is_gzip;
+}
+
+uint64_t lt_input_size(const struct lt_input *in)
+{
+	return in->size;
+}
+
+uint64_t lt_input_consumed(const struct lt_input *in)
+{
+	return in->consumed - (in->raw_len - in->raw_pos);
+}
+
+int64_t lt_input_mtime(const struct lt_input *in)
+{
+	return in->mtime;
+}
+
+void lt_input_free(struct lt_input *in)
+{
+	if (in == NULL)
+		return;
+	if (in->is_gzip)
+		inflateEnd(&in->zs);
+	if (in->fd > STDIN_FILENO)
+		close(in->fd);
+	free(in->raw);
+	free(in->path);
+	free(in);
+}
+
+/* Two independent 64-bit FNV-1a style hashes, so the fingerprint is 128 bits. */
+static void fp_mix(uint64_t h[2], const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h[0] = (h[0] ^ p[i]) * 0x100000001b3ULL;
+		h[1] = (h[1] ^ p[i]) * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
+	}
+}
+
+/* Hashes up to len bytes of fd at off; 0 on success. */
+static int fp_mix_range(uint64_t h[2], int fd, uint64_t off, uint64_t len, unsigned char *buf)
+{
+	while (len > 0) {
+		size_t want = len > 65536 ? 65536 : (size_t)len;
+		ssize_t n = pread(fd, buf, want, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : 0;
+		fp_mix(h, buf, (size_t)n);
+		off += (uint64_t)n;
+		len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+int lt_fingerprint_file(char out[33], const char *path, struct lt_error *err)
+{
+	const uint64_t mib = 1024 * 1024;
+	uint64_t h[2] = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL};
+	unsigned char *buf;
+	struct stat st;
+	uint64_t size, tail;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return lt_error_at(err, LT_ERR_IO, path, 0, 0, "%s: cannot open: %s", path,
+				   strerror(errno));
+	}
+	size = (uint64_t)st.st_size;
+	fp_mix(h, (const unsigned char *)&size, sizeof size);
+	buf = lt_xmalloc(65536);
+	tail = size > 2 * mib ? size - mib : mib;
+	rc = fp_mix_range(h, fd, 0, mib, buf);
+	if (rc == 0 && size > mib)
+		rc = fp_mix_range(h, fd, tail, mib, buf);
+	free(buf);
+	close(fd);
+	if (rc != 0)
+		return lt_error_at(err, LT_ERR_IO, path, 0, 0, "%s: read failed: %s", path,
+				   strerror(errno));
+	snprintf(out, 33, "%016llx%016llx", (unsigned long long)h[0], (unsigned long long)h[1]);
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* queries-show.c - `leasetrail show ID`: one stored event exactly as it was read. */
+#include "lt_queries.h"
+
+#include <unistd.h>
+
+int lt_query_show(struct lt_store *st, int64_t id, int verbose, FILE *out, struct lt_error *err)
+{
+	struct lt_event_origin o = {0};
+	int tty = isatty(fileno(out));
+	int rc;
+
+	lt_buf_init(&o.raw);
+	lt_buf_init(&o.file);
+	rc = lt_store_event_origin(st, id, &o, err);
+	if (rc == 0) {
+		if (verbose) {
+			fputs("# ", out);
+			lt_print_safe(out, o.file.ptr, o.file.len, 0);
+			fprintf(out, ":%llu (byte %llu)\n", (unsigned long long)o.line,
+				(unsigned long long)o.offset);
+		}
+		/* exact bytes for a pipe (jq), made safe for a terminal */
+		if (tty)
+			lt_print_safe(out, o.raw.ptr, o.raw.len, 1);
+		else
+			fwrite(o.raw.ptr, 1, o.raw.len, out);
+		fputc('\n', out);
+	}
+	lt_buf_release(&o.raw);
+	lt_buf_release(&o.file);
+	return rc;
+}

@@ -1,0 +1,199 @@
+/* queries-stats.c - `leasetrail stats`: what the store holds, and where it came from. */
+#include "lt_queries.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define STATS_MAX_NODES 20
+#define STATS_MAX_REJECTS 10
+
+/* Node names: node leases in kube-node-lease and node objects, with their activity. */
+static const char stats_nodes_sql[] =
+	"WITH n AS (SELECT a.name_id AS name_id, a.stage_us AS ts FROM audit AS a"
+	"  WHERE a.superseded = 0 AND a.name_id IS NOT NULL AND ("
+	"   (a.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
+	"    AND a.namespace_id = (SELECT id FROM strs WHERE s = 'kube-node-lease'))"
+	"   OR a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')))"
+	" SELECT (SELECT s FROM strs WHERE id = n.name_id), min(ts), max(ts), count(*),"
+	"  count(*) OVER () FROM n GROUP BY n.name_id ORDER BY 1 LIMIT ?1";
+
+/* Runs sql and prints its rows as a table with the given headers; cols are formatted by kind. */
+struct stats_col {
+	const char *name;
+	char kind; /* 't' text, 'n' number, 'T' time in µs */
+};
+
+static void stats_cell(const struct lt_stmt *q, int i, char kind, char *buf, size_t size,
+		       const char **out)
+{
+	if (lt_stmt_type(q, i) == LT_COL_NULL) {
+		*out = kind == 't' ? "" : "-";
+		return;
+	}
+	if (kind == 'T') {
+		lt_time_format(buf, size, lt_stmt_int(q, i));
+		*out = buf;
+	} else if (kind == 'n') {
+		snprintf(buf, size, "%lld", (long long)lt_stmt_int(q, i));
+		*out = buf;
+	} else {
+		*out = lt_stmt_text(q, i, NULL);
+	}
+}
+
+static int stats_table(struct lt_store *st, FILE *out, const char *title, const char *sql,
+		       const struct stats_col *cols, int ncols, int64_t limit, struct lt_error *err)
+{
+	const char *names[16], *vals[16];
+	char bufs[16][40];
+	struct lt_stmt *q;
+	struct lt_table *t = NULL;
+	int rc;
+
+	if ((rc = lt_store_prepare(st, &q, sql, err)) != 0)
+		return rc;
+	if (limit > 0)
+		lt_stmt_bind_int(q, 1, limit);
+	for (int i = 0; i < ncols; i++)
+		names[i] = cols[i].name;
+	while ((rc = lt_stmt_step(q, err)) == 1) {
+		if (t == NULL) {
+			fprintf(out, "\n%s%s", title, title[0] ? "\n" : "");
+			t = lt_table_new(LT_OUT_TABLE, out, ncols, names);
+		}
+		for (int i = 0; i < ncols; i++)
+			stats_cell(q, i, cols[i].kind, bufs[i], sizeof bufs[i], &vals[i]);
+		lt_table_row(t, vals);
+	}
+	if (t == NULL && title[0])
+		fprintf(out, "\n%s none\n", title);
+	lt_table_finish(t);
+	lt_stmt_free(q);
+	return rc < 0 ? rc : 0;
+}
+
+/* The first line: the time range and how many requests it holds. */
+static int stats_summary(struct lt_store *st, FILE *out, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	char a[40], b[40], d[32];
+	int rc;
+
+	rc = lt_store_prepare(st, &q,
+			      "SELECT min(stage_us), max(stage_us), count(*),"
+			      " (SELECT count(*) FROM audit), (SELECT count(*) FROM sources)"
+			      " FROM audit WHERE superseded = 0",
+			      err);
+	if (rc != 0)
+		return rc;
+	if ((rc = lt_stmt_step(q, err)) == 1) {
+		fputs("Store:       ", out);
+		lt_print_safe(out, lt_store_path(st), strlen(lt_store_path(st)), 0);
+		fputc('\n', out);
+		if (lt_stmt_int(q, 2) > 0) {
+			lt_time_format(a, sizeof a, lt_stmt_int(q, 0));
+			lt_time_format(b, sizeof b, lt_stmt_int(q, 1));
+			lt_format_duration(d, sizeof d, lt_stmt_int(q, 1) - lt_stmt_int(q, 0));
+			fprintf(out, "Time range:  %s .. %s (%s)\n", a, b, d);
+		} else {
+			fputs("Time range:  (no events)\n", out);
+		}
+		fprintf(out, "Requests:    %lld (%lld stored event rows), from %lld sources\n",
+			(long long)lt_stmt_int(q, 2), (long long)lt_stmt_int(q, 3),
+			(long long)lt_stmt_int(q, 4));
+	}
+	lt_stmt_free(q);
+	return rc < 0 ? rc : 0;
+}
+
+static int stats_nodes(struct lt_store *st, FILE *out, struct lt_error *err)
+{
+	static const struct stats_col cols[] = {
+		{"node", 't'}, {"first seen", 'T'}, {"last seen", 'T'}, {"requests", 'n'}};
+	struct lt_stmt *q;
+	int64_t total = 0;
+	int rc;
+
+	if ((rc = lt_store_prepare(st, &q, stats_nodes_sql, err)) != 0)
+		return rc;
+	lt_stmt_bind_int(q, 1, 1);
+	if ((rc = lt_stmt_step(q, err)) == 1)
+		total = lt_stmt_int(q, 4);
+	lt_stmt_free(q);
+	if (rc < 0)
+		return rc;
+	fprintf(out, "\nNodes seen:  %lld", (long long)total);
+	if (total > STATS_MAX_NODES)
+		fprintf(out, " (the first %d by name)", STATS_MAX_NODES);
+	if (total == 0) {
+		fputc('\n', out);
+		return 0;
+	}
+	return stats_table(st, out, "", stats_nodes_sql, cols, 4, STATS_MAX_NODES, err);
+}
+
+static int stats_requests(struct lt_store *st, FILE *out, struct lt_error *err)
+{
+	static const struct stats_col cols[] = {
+		{"resource", 't'}, {"subresource", 't'}, {"verb", 't'}, {"code", 'n'},
+		{"count", 'n'}};
+
+	return stats_table(st, out, "Lease and node requests:",
+			   "SELECT (SELECT s FROM strs WHERE id = resource_id),"
+			   " (SELECT s FROM strs WHERE id = subresource_id),"
+			   " (SELECT s FROM strs WHERE id = verb_id), code, count(*)"
+			   " FROM audit WHERE superseded = 0"
+			   " GROUP BY resource_id, subresource_id, verb_id, code ORDER BY 1, 2, 3, 4",
+			   cols, 5, 0, err);
+}
+
+static int stats_others(struct lt_store *st, FILE *out, struct lt_error *err)
+{
+	static const struct stats_col cols[] = {{"resource", 't'}, {"verb", 't'}, {"count", 'n'}};
+
+	return stats_table(st, out, "Other resources (counted, not stored; --all-resources keeps them):",
+			   "SELECT resource, verb, sum(count) FROM resource_counts"
+			   " GROUP BY resource, verb ORDER BY 3 DESC, 1, 2",
+			   cols, 3, 0, err);
+}
+
+static int stats_sources(struct lt_store *st, FILE *out, struct lt_error *err)
+{
+	static const struct stats_col cols[] = {
+		{"id", 'n'},	      {"path", 't'},	    {"state", 't'},   {"records", 'n'},
+		{"stored", 'n'},      {"duplicates", 'n'}, {"skipped", 'n'}, {"rejected", 'n'},
+		{"note", 't'}};
+
+	return stats_table(st, out, "Sources:",
+			   "SELECT id, path, state, records, stored, duplicates, skipped,"
+			   " rejected, note FROM sources ORDER BY id",
+			   cols, 9, 0, err);
+}
+
+static int stats_rejects(struct lt_store *st, FILE *out, struct lt_error *err)
+{
+	static const struct stats_col cols[] = {
+		{"source", 'n'}, {"line", 'n'}, {"offset", 'n'}, {"reason", 't'}};
+
+	return stats_table(st, out, "Rejected records (the first ones):",
+			   "SELECT source_id, line, offset, reason FROM rejects"
+			   " ORDER BY source_id, line LIMIT ?1",
+			   cols, 4, STATS_MAX_REJECTS, err);
+}
+
+int lt_query_stats(struct lt_store *st, FILE *out, struct lt_error *err)
+{
+	int rc = stats_summary(st, out, err);
+
+	if (rc == 0)
+		rc = stats_nodes(st, out, err);
+	if (rc == 0)
+		rc = stats_requests(st, out, err);
+	if (rc == 0)
+		rc = stats_others(st, out, err);
+	if (rc == 0)
+		rc = stats_sources(st, out, err);
+	if (rc == 0)
+		rc = stats_rejects(st, out, err);
+	return rc;
+}

@@ -1,0 +1,267 @@
+/* test-parser.c - unit tests of the parser module: framing, decoding, time, input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "parser-int.h"
+
+/* ---- a framer + decoder harness that records what it saw ---------------- */
+
+#define MAX_SEEN 64
+
+struct seen {
+	int nrec, nrej;
+	char name[MAX_SEEN][128];
+	char verb[MAX_SEEN][32];
+	char agent[MAX_SEEN][128];
+	int code[MAX_SEEN];
+	int64_t stage_us[MAX_SEEN];
+	uint64_t line[MAX_SEEN];
+	char reason[MAX_SEEN][160];
+	uint64_t rej_line[MAX_SEEN];
+	struct lt_audit_decoder *dec;
+};
+
+static void copy_str(char *dst, size_t size, struct lt_str s)
+{
+	snprintf(dst, size, "%.*s", (int)s.len, s.ptr ? s.ptr : "");
+}
+
+static int on_record(const char *text, size_t len, uint64_t line, uint64_t offset, void *ctx)
+{
+	struct seen *s = ctx;
+	struct lt_audit_event ev;
+	char reason[160];
+
+	(void)offset;
+	if (lt_audit_decode(s->dec, &ev, text, len, reason, sizeof reason) != 0) {
+		snprintf(s->reason[s->nrej], sizeof s->reason[0], "%s", reason);
+		s->rej_line[s->nrej++] = line;
+		return 0;
+	}
+	copy_str(s->name[s->nrec], sizeof s->name[0], ev.name);
+	copy_str(s->verb[s->nrec], sizeof s->verb[0], ev.verb);
+	copy_str(s->agent[s->nrec], sizeof s->agent[0], ev.user_agent);
+	s->code[s->nrec] = ev.code;
+	s->stage_us[s->nrec] = ev.stage_us;
+	s->line[s->nrec++] = line;
+	return 0;
+}
+
+static int on_reject(uint64_t line, uint64_t offset, const char *reason, void *ctx)
+{
+	struct seen *s = ctx;
+
+	(void)offset;
+	snprintf(s->reason[s->nrej], sizeof s->reason[0], "%s", reason);
+	s->rej_line[s->nrej++] = line;
+	return 0;
+}
+
+static const struct lt_frame_ops ops = {on_record, on_reject};
+
+/* Frames text fed in pieces of chunk bytes (0: all at once). */
+static void frame_text(struct seen *s, const char *text, size_t chunk)
+{
+	struct lt_frame *f = lt_frame_new(&ops, s, 4096);
+	size_t len = strlen(text);
+
+	memset(s, 0, sizeof *s);
+	s->dec = lt_audit_decoder_new();
+	if (chunk == 0)
+		chunk = len ? len : 1;
+	for (size_t i = 0; i < len; i += chunk)
+		assert_int_equal(lt_frame_feed(f, text + i, len - i < chunk ? len - i : chunk), 0);
+	assert_int_equal(lt_frame_finish(f), 0);
+	lt_frame_free(f);
+	lt_audit_decoder_free(s->dec);
+	s->dec = NULL;
+}
+
+#define EV(name, extra)                                                                        \
+	"{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"Metadata\","     \
+	"\"auditID\":\"id-" name "\",\"stage\":\"ResponseComplete\",\"verb\":\"update\","    \
+	"\"objectRef\":{\"resource\":\"leases\",\"namespace\":\"kube-node-lease\","            \
+	"\"name\":\"" name "\"},\"responseStatus\":{\"code\":200},"                            \
+	"\"stageTimestamp\":\"2024-04-05T06:04:14.668822Z\"" extra "}"
+
+/* ---- tests ------------------------------------------------------------- */
+
+static void test_time_parse(void **state)
+{
+	int64_t us;
+
+	(void)state;
+	assert_int_equal(lt_time_parse(&us, "1970-01-01T00:00:00Z", 20), 0);
+	assert_int_equal(us, 0);
+	assert_int_equal(lt_time_parse(&us, "2024-04-05T06:04:14.668822Z", 27), 0);
+	assert_int_equal(us, 1712297054668822LL);
+	/* nanoseconds are truncated, offsets applied, a space may replace T */
+	assert_int_equal(lt_time_parse(&us, "2024-04-05T08:04:14.668822999+02:00", 35), 0);
+	assert_int_equal(us, 1712297054668822LL);
+	assert_int_equal(lt_time_parse(&us, "2024-04-05 06:04:14.6Z", 22), 0);
+	assert_int_equal(us, 1712297054600000LL);
+	assert_int_equal(lt_time_parse(&us, "2024-02-30T00:00:00Z", 20), LT_ERR_FORMAT);
+	assert_int_equal(lt_time_parse(&us, "2024-04-05T06:04:14", 19), LT_ERR_FORMAT);
+	assert_int_equal(lt_time_parse(&us, "2024-04-05T06:04:14.5", 21), LT_ERR_FORMAT);
+}
+
+static void test_time_format_roundtrip(void **state)
+{
+	char buf[40];
+	int64_t us;
+
+	(void)state;
+	lt_time_format(buf, sizeof buf, 1712297054668822LL);
+	assert_string_equal(buf, "2024-04-05T06:04:14.668822Z");
+	assert_int_equal(lt_time_parse(&us, buf, strlen(buf)), 0);
+	assert_int_equal(us, 1712297054668822LL);
+	lt_time_format(buf, sizeof buf, 951782400000000LL); /* a leap day */
+	assert_string_equal(buf, "2000-02-29T00:00:00.000000Z");
+}
+
+/* The same input gives the same records whatever the chunk size. */
+static void test_frame_chunk_sizes(void **state)
+{
+	const char *text = EV("a", "") "\n" EV("b", ",\"userAgent\":\"x}{\\\"]\"") "\n"
+					       "{\"kind\":\"EventList\",\"items\":[" EV("c", "") ","
+					       EV("d", "") "]}\n[" EV("e", "") "]\n";
+	struct seen s;
+
+	(void)state;
+	for (size_t chunk = 1; chunk <= strlen(text) + 1; chunk++) {
+		frame_text(&s, text, chunk);
+		assert_int_equal(s.nrej, 0);
+		assert_int_equal(s.nrec, 5);
+		assert_string_equal(s.name[0], "a");
+		assert_string_equal(s.agent[1], "x}{\"]");
+		assert_string_equal(s.name[2], "c");
+		assert_string_equal(s.name[3], "d");
+		assert_string_equal(s.name[4], "e");
+		assert_int_equal(s.line[4], 4);
+	}
+}
+
+static void test_frame_pretty_concatenated(void **state)
+{
+	const char *text = "{\n  \"kind\": \"Event\",\n  \"verb\": \"get\",\n"
+			   "  \"objectRef\": {\n    \"resource\": \"leases\",\n    \"name\": \"n1\"\n  },\n"
+			   "  \"stageTimestamp\": \"2024-04-05T06:04:14Z\"\n}\n"
+			   "{\n  \"verb\": \"create\",\n  \"objectRef\": {\"name\": \"n2\"},\n"
+			   "  \"timestamp\": \"2017-09-11T19:55:05Z\"\n}";
+	struct seen s;
+
+	(void)state;
+	frame_text(&s, text, 7);
+	assert_int_equal(s.nrej, 0);
+	assert_int_equal(s.nrec, 2);
+	assert_int_equal(s.line[0], 1);
+	assert_int_equal(s.line[1], 10);
+	assert_string_equal(s.verb[1], "create");
+	assert_int_equal(s.stage_us[1], 1505159705000000LL);
+}
+
+/* Each kind of damage is one reject with its line; good records around it survive. */
+static void test_frame_damage(void **state)
+{
+	const char *text = EV("a", "") "\n"
+				       "{\"kind\":\"Event\",\"verb\":\"get\",\"stageTi\n" EV("b", "") "\n"
+				       "\x01\x02 garbage\n"
+				       "42\n"
+				       "{\"kind\":\"Pod\"}\n"
+				       "{\"kind\": 0}\n"
+				       "{\"kind\":\"Event\" \"verb\":1}\n" EV("c", "") "\n"
+				       "{\"kind\":\"Event\",\"verb\":\"get\"";
+	struct seen s;
+
+	(void)state;
+	frame_text(&s, text, 0);
+	assert_int_equal(s.nrec, 3);
+	assert_int_equal(s.nrej, 7);
+	assert_string_equal(s.reason[0], "record cut off: line 3 starts a new record before it ended");
+	assert_int_equal(s.rej_line[0], 2);
+	assert_string_equal(s.reason[1], "not a JSON object: line starts with byte 0x01");
+	assert_string_equal(s.reason[2], "not a JSON object: line starts with '4'");
+	assert_string_equal(s.reason[3], "not an audit event: kind is \"Pod\"");
+	assert_string_equal(s.reason[4], "not an audit event: \"kind\" is not a string");
+	assert_non_null(strstr(s.reason[5], "invalid JSON"));
+	assert_int_equal(s.rej_line[5], 8);
+	assert_string_equal(s.reason[6], "record cut off at end of input (truncated)");
+	assert_int_equal(s.rej_line[6], 10);
+}
+
+static void test_frame_oversize(void **state)
+{
+	char *text = malloc(20000);
+	struct seen s;
+
+	(void)state;
+	snprintf(text, 20000, "%s\n{\"kind\":\"Event\",\"x\":\"%0*d\"}\n%s\n", EV("a", ""), 8000, 0,
+		 EV("b", ""));
+	frame_text(&s, text, 100);
+	assert_int_equal(s.nrec, 2);
+	assert_int_equal(s.nrej, 1);
+	assert_string_equal(s.reason[0], "record larger than 4096 bytes, skipped");
+	assert_int_equal(s.rej_line[0], 2);
+	free(text);
+}
+
+/* \u escapes, surrogate pairs, and fields in any order with odd whitespace. */
+static void test_decode_escapes_and_order(void **state)
+{
+	const char *text = "{ \"stageTimestamp\" : \"2024-04-05T06:04:14Z\" ,\n\t\"userAgent\":"
+			   "\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\" \\/\",\"verb\":\"get\","
+			   "\"unknownField\":{\"nested\":[1,2,{\"objectRef\":{\"name\":\"wrong\"}}]},"
+			   "\"objectRef\":{\"name\":\"n\\u0031\"},\"kind\":\"Event\"}";
+	struct seen s;
+
+	(void)state;
+	frame_text(&s, text, 3);
+	assert_int_equal(s.nrej, 0);
+	assert_int_equal(s.nrec, 1);
+	assert_string_equal(s.agent[0], "caf\xc3\xa9 \xf0\x9f\x98\x80 \"q\" /");
+	assert_string_equal(s.name[0], "n1");
+}
+
+static void test_sanitize(void **state)
+{
+	static const char hostile[] = "ok \x1b]0;title\x07 \xff caf\xc3\xa9 \xe2\x80\xae!\n";
+	struct lt_buf b;
+
+	(void)state;
+	lt_buf_init(&b);
+	lt_sanitize(&b, hostile, sizeof hostile - 1);
+	assert_string_equal(b.ptr, "ok \\x1b]0;title\\x07 \\xff caf\xc3\xa9 \\u{202e}!\\n");
+	lt_buf_release(&b);
+}
+
+static void test_sniff(void **state)
+{
+	(void)state;
+	assert_int_equal(lt_sniff("  \n{\"a\":1}", 10), LT_FMT_JSON);
+	assert_int_equal(lt_sniff("\xef\xbb\xbf[", 4), LT_FMT_JSON);
+	assert_int_equal(lt_sniff(" \n\t", 3), LT_FMT_EMPTY);
+	assert_int_equal(lt_sniff("\x7f" "ELF\x02\x01\x01\0\0\0", 10), LT_FMT_BINARY);
+	assert_int_equal(lt_sniff("# a README\n", 11), LT_FMT_UNKNOWN);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_time_parse),
+		cmocka_unit_test(test_time_format_roundtrip),
+		cmocka_unit_test(test_frame_chunk_sizes),
+		cmocka_unit_test(test_frame_pretty_concatenated),
+		cmocka_unit_test(test_frame_damage),
+		cmocka_unit_test(test_frame_oversize),
+		cmocka_unit_test(test_decode_escapes_and_order),
+		cmocka_unit_test(test_sanitize),
+		cmocka_unit_test(test_sniff),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
