@@ -6,7 +6,7 @@
 
 /* Exit statuses, documented in README.md. */
 enum lt_exit {
-	LT_EXIT_OK = 0,      /* everything read and stored */
+	LT_EXIT_OK = 0,	     /* everything read and stored */
 	LT_EXIT_FAIL = 1,    /* something could not be done: a file, the store */
 	LT_EXIT_USAGE = 2,   /* the command line is wrong */
 	LT_EXIT_PARTIAL = 3, /* done, but some records were rejected or a file was cut short */

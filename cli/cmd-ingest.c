@@ -93,7 +93,7 @@ static void ingest_on_progress(const struct lt_ingest_progress *p, void *ctx)
 
 static const char *ingest_status_name(enum lt_file_status s)
 {
-	static const char *const names[] = {"ingested", "resumed", "duplicate",
+	static const char *const names[] = {"ingested",	 "resumed",   "duplicate",
 					    "truncated", "not a log", "failed"};
 
 	return names[s];
@@ -117,7 +117,8 @@ static void ingest_on_file(const struct lt_file_report *f, void *ctx)
 	lt_print_safe(stdout, f->path, strlen(f->path), 0);
 	fprintf(stdout, ": %s", ingest_status_name(f->status));
 	if (f->status != LT_FILE_NOT_LOG && f->status != LT_FILE_FAILED)
-		fprintf(stdout, ", %llu records, %llu stored, %llu duplicates, %llu skipped, %llu rejected",
+		fprintf(stdout,
+			", %llu records, %llu stored, %llu duplicates, %llu skipped, %llu rejected",
 			(unsigned long long)f->records, (unsigned long long)f->stored,
 			(unsigned long long)f->duplicates, (unsigned long long)f->skipped,
 			(unsigned long long)f->rejected);
@@ -219,18 +220,18 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 }
 
 const struct lt_cmd lt_cmd_ingest = {
-	"ingest",
-	"[--db FILE] [--all-resources] [-q] PATH...",
-	"Read audit logs (files, gzip, directories, - for stdin) into the store.",
-	"Options:\n"
-	"  --db FILE          the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
-	"  --all-resources    store events of every resource, not only leases and nodes\n"
-	"  -q, --quiet        no line per file; only problems and the summary\n"
-	"  -h, --help         this help\n\n"
-	"Formats are recognized by content: audit Event JSON lines, pretty-printed and\n"
-	"concatenated Events, EventList batches, JSON arrays, any of them gzip-compressed.\n"
-	"Re-ingesting a file adds nothing; an interrupted ingest resumes where it stopped.\n\n"
-	"Exit status: 0 all stored; 3 stored, but some records were rejected or a gzip\n"
-	"was cut short; 1 a path could not be read or the store failed; 2 usage error.\n",
-	ingest_run,
+    "ingest",
+    "[--db FILE] [--all-resources] [-q] PATH...",
+    "Read audit logs (files, gzip, directories, - for stdin) into the store.",
+    "Options:\n"
+    "  --db FILE          the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
+    "  --all-resources    store events of every resource, not only leases and nodes\n"
+    "  -q, --quiet        no line per file; only problems and the summary\n"
+    "  -h, --help         this help\n\n"
+    "Formats are recognized by content: audit Event JSON lines, pretty-printed and\n"
+    "concatenated Events, EventList batches, JSON arrays, any of them gzip-compressed.\n"
+    "Re-ingesting a file adds nothing; an interrupted ingest resumes where it stopped.\n\n"
+    "Exit status: 0 all stored; 3 stored, but some records were rejected or a gzip\n"
+    "was cut short; 1 a path could not be read or the store failed; 2 usage error.\n",
+    ingest_run,
 };

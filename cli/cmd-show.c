@@ -43,12 +43,12 @@ static int show_run(const struct lt_cmd *cmd, int argc, char **argv)
 }
 
 const struct lt_cmd lt_cmd_show = {
-	"show",
-	"[--db FILE] [-v] ID",
-	"Print a stored event's raw JSON exactly as read (-v: its file and line first).",
-	"Options:\n"
-	"  --db FILE       the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
-	"  -v, --verbose   print '# FILE:LINE (byte OFFSET)' before the JSON\n"
-	"  -h, --help      this help\n",
-	show_run,
+    "show",
+    "[--db FILE] [-v] ID",
+    "Print a stored event's raw JSON exactly as read (-v: its file and line first).",
+    "Options:\n"
+    "  --db FILE       the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
+    "  -v, --verbose   print '# FILE:LINE (byte OFFSET)' before the JSON\n"
+    "  -h, --help      this help\n",
+    show_run,
 };

@@ -32,11 +32,11 @@ static int stats_run(const struct lt_cmd *cmd, int argc, char **argv)
 }
 
 const struct lt_cmd lt_cmd_stats = {
-	"stats",
-	"[--db FILE]",
-	"Show the time range, request counts, nodes seen, and each source with its rejects.",
-	"Options:\n"
-	"  --db FILE    the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
-	"  -h, --help   this help\n",
-	stats_run,
+    "stats",
+    "[--db FILE]",
+    "Show the time range, request counts, nodes seen, and each source with its rejects.",
+    "Options:\n"
+    "  --db FILE    the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
+    "  -h, --help   this help\n",
+    stats_run,
 };

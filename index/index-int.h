@@ -52,6 +52,13 @@ int intern_id(struct lt_store *st, struct lt_str s, int64_t *id, struct lt_error
 void intern_clear(struct intern_cache *c);
 void intern_release(struct intern_cache *c);
 
+/*
+ * lt_parse_input() with the parsing on a worker thread: the sink's
+ * callbacks still run on the calling thread, in input order.
+ */
+int pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
+	       enum lt_format *format_out, struct lt_error *err);
+
 /* Ingests one regular file or stdin. */
 int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
 	      struct lt_ingest_totals *totals, struct lt_error *err);

@@ -35,8 +35,7 @@ void intern_release(struct intern_cache *c)
 }
 
 /* The slot holding s, or the empty slot where it would go. */
-static struct intern_slot *intern_slot(struct intern_cache *c, const char *s, size_t n,
-				       uint64_t h)
+static struct intern_slot *intern_slot(struct intern_cache *c, const char *s, size_t n, uint64_t h)
 {
 	size_t i = (size_t)h & (c->cap - 1);
 
@@ -62,8 +61,7 @@ static void intern_grow(struct intern_cache *c)
 }
 
 /* Finds or adds s in the strs table. */
-static int intern_lookup_db(struct lt_store *st, struct lt_str s, int64_t *id,
-			    struct lt_error *err)
+static int intern_lookup_db(struct lt_store *st, struct lt_str s, int64_t *id, struct lt_error *err)
 {
 	int rc;
 

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define LOAD_BATCH 20000
+#define LOAD_BATCH	     20000
 #define LOAD_MAX_REJECT_ROWS 1000
-#define LOAD_MAX_COUNT_KEYS 4096
+#define LOAD_MAX_COUNT_KEYS  4096
 
 /* Events on other resources are counted per (resource, verb), not stored. */
 struct load_count {
@@ -31,62 +31,73 @@ struct load {
 	struct lt_error *err;
 	struct lt_file_report rep;
 	int64_t source_id;
-	uint64_t resume_offset;    /* records before this offset are already committed */
-	uint64_t next_offset;      /* where the next batch would resume */
-	uint64_t batch;            /* records since the last commit */
-	int64_t since_id;          /* highest audit.id before the current batch */
+	uint64_t resume_offset;	   /* records before this offset are already committed */
+	uint64_t next_offset;	   /* where the next batch would resume */
+	uint64_t batch;		   /* records since the last commit */
+	int64_t since_id;	   /* highest audit.id before the current batch */
 	struct load_count *counts; /* not yet written to resource_counts */
 	size_t ncounts;
 	sqlite3_stmt *ins_audit, *ins_raw, *ins_reject, *add_count, *save_source;
-	sqlite3_stmt *supersede_new, *supersede_old;
+	sqlite3_stmt *supersede_new, *supersede_old, *find_key;
+	int partial_stages; /* the store holds a request stage below the final one */
 };
 
 static const char load_ins_audit_sql[] =
-	"INSERT OR IGNORE INTO audit(source_id, line, offset, audit_id, stage_id, stage_rank,"
-	" level_id, verb_id, resource_id, subresource_id, namespace_id, name_id, api_group_id,"
-	" api_version_id, obj_uid, resource_version, request_uri, user_id, groups_id,"
-	" impersonated_id, source_ip_id, user_agent_id, code, status_id, reason_id, message_id,"
-	" received_us, stage_us, authz_decision_id, authz_reason_id, lease_holder_id,"
-	" lease_duration_s, lease_renew_us, lease_acquire_us, lease_transitions)"
-	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
-	" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34,"
-	" ?35)";
+    "INSERT OR IGNORE INTO audit(source_id, line, offset, audit_id, stage_id, stage_rank,"
+    " level_id, verb_id, resource_id, subresource_id, namespace_id, name_id, api_group_id,"
+    " api_version_id, obj_uid, resource_version, request_uri, user_id, groups_id,"
+    " impersonated_id, source_ip_id, user_agent_id, code, status_id, reason_id, message_id,"
+    " received_us, stage_us, authz_decision_id, authz_reason_id, lease_holder_id,"
+    " lease_duration_s, lease_renew_us, lease_acquire_us, lease_transitions)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
+    " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34,"
+    " ?35)";
 
-/* A request seen at several stages counts once: lower stages yield to the highest. */
+/*
+ * A request seen at several stages counts once: lower stages yield to the
+ * highest.  All stages of a request share akey >> 3, so each probe is a
+ * short range of the akey index; audit_id is compared to stay exact.
+ */
 static const char load_supersede_new_sql[] =
-	"UPDATE audit SET superseded = 1 WHERE id > ?1 AND audit_id IS NOT NULL"
-	" AND EXISTS (SELECT 1 FROM audit AS h WHERE h.audit_id = audit.audit_id"
-	" AND h.stage_rank > audit.stage_rank)";
+    "UPDATE audit SET superseded = 1 WHERE id > ?1 AND akey IS NOT NULL"
+    " AND EXISTS (SELECT 1 FROM audit AS h"
+    "  WHERE h.akey BETWEEN (audit.akey >> 3) << 3 AND ((audit.akey >> 3) << 3) + 7"
+    "  AND h.audit_id = audit.audit_id AND h.stage_rank > audit.stage_rank)";
 static const char load_supersede_old_sql[] =
-	"UPDATE audit SET superseded = 1 WHERE id <= ?1 AND superseded = 0"
-	" AND audit_id IN (SELECT audit_id FROM audit WHERE id > ?1 AND stage_rank > 0"
-	" AND audit_id IS NOT NULL)"
-	" AND stage_rank < (SELECT max(h.stage_rank) FROM audit AS h"
-	" WHERE h.audit_id = audit.audit_id)";
+    "UPDATE audit SET superseded = 1 WHERE id IN (SELECT o.id FROM audit AS n"
+    " JOIN audit AS o ON o.akey BETWEEN (n.akey >> 3) << 3 AND ((n.akey >> 3) << 3) + 7"
+    " WHERE n.id > ?1 AND n.stage_rank > 0 AND n.akey IS NOT NULL AND o.id <= ?1"
+    " AND o.superseded = 0 AND o.audit_id = n.audit_id AND o.stage_rank < n.stage_rank)";
 
 static int load_prepare(struct load *l)
 {
 	struct lt_store *st = l->st;
 	struct lt_error *err = l->err;
 
-	return store_prepare_raw(st, &l->ins_audit, load_ins_audit_sql, err) ||
-	       store_prepare_raw(st, &l->ins_raw, "INSERT INTO audit_raw(id, json) VALUES(?1, ?2)",
-				 err) ||
-	       store_prepare_raw(st, &l->ins_reject,
-				 "INSERT INTO rejects(source_id, line, offset, reason)"
-				 " VALUES(?1, ?2, ?3, ?4)",
-				 err) ||
-	       store_prepare_raw(st, &l->add_count,
-				 "INSERT INTO resource_counts VALUES(?1, ?2, ?3, ?4)"
-				 " ON CONFLICT DO UPDATE SET count = count + excluded.count",
-				 err) ||
-	       store_prepare_raw(st, &l->save_source,
-				 "UPDATE sources SET resume_offset = ?2, bytes = ?3, records = ?4,"
-				 " stored = ?5, duplicates = ?6, skipped = ?7, rejected = ?8,"
-				 " state = ?9, note = ?10, finished_us = ?11 WHERE id = ?1",
-				 err) ||
-	       store_prepare_raw(st, &l->supersede_new, load_supersede_new_sql, err) ||
-	       store_prepare_raw(st, &l->supersede_old, load_supersede_old_sql, err);
+	int failed =
+	    store_prepare_raw(st, &l->ins_audit, load_ins_audit_sql, err) ||
+	    store_prepare_raw(st, &l->ins_raw, "INSERT INTO audit_raw(id, json) VALUES(?1, ?2)",
+			      err) ||
+	    store_prepare_raw(st, &l->ins_reject,
+			      "INSERT INTO rejects(source_id, line, offset, reason)"
+			      " VALUES(?1, ?2, ?3, ?4)",
+			      err) ||
+	    store_prepare_raw(st, &l->add_count,
+			      "INSERT INTO resource_counts VALUES(?1, ?2, ?3, ?4)"
+			      " ON CONFLICT DO UPDATE SET count = count + excluded.count",
+			      err) ||
+	    store_prepare_raw(st, &l->save_source,
+			      "UPDATE sources SET resume_offset = ?2, bytes = ?3, records = ?4,"
+			      " stored = ?5, duplicates = ?6, skipped = ?7, rejected = ?8,"
+			      " state = ?9, note = ?10, finished_us = ?11 WHERE id = ?1",
+			      err) ||
+	    store_prepare_raw(st, &l->supersede_new, load_supersede_new_sql, err) ||
+	    store_prepare_raw(st, &l->supersede_old, load_supersede_old_sql, err) ||
+	    store_prepare_raw(st, &l->find_key,
+			      "SELECT audit_id IS ?2 AND stage_id IS ?3 FROM audit WHERE akey = ?1",
+			      err);
+
+	return failed ? LT_ERR_DB : 0;
 }
 
 static void load_release(struct load *l)
@@ -98,6 +109,7 @@ static void load_release(struct load *l)
 	sqlite3_finalize(l->save_source);
 	sqlite3_finalize(l->supersede_new);
 	sqlite3_finalize(l->supersede_old);
+	sqlite3_finalize(l->find_key);
 	for (size_t i = 0; i < l->ncounts; i++) {
 		free(l->counts[i].resource);
 		free(l->counts[i].verb);
@@ -189,9 +201,11 @@ static int load_save_source(struct load *l, const char *state, const char *note)
 	return load_step(l, s, "cannot save source progress");
 }
 
-/* Marks requests seen at several stages so each counts once. */
+/* Marks requests seen at several stages so each counts once; free when none ever were. */
 static int load_supersede(struct load *l)
 {
+	if (!l->partial_stages)
+		return 0;
 	sqlite3_bind_int64(l->supersede_new, 1, l->since_id);
 	if (load_step(l, l->supersede_new, "cannot link request stages") != 0)
 		return LT_ERR_DB;
@@ -212,9 +226,27 @@ static int64_t load_max_id(struct load *l)
 	return id;
 }
 
+/* True when the store already holds a RequestReceived or ResponseStarted row. */
+static int load_has_partial_stages(struct load *l)
+{
+	sqlite3_stmt *q;
+	int yes = 0;
+
+	if (store_prepare_raw(l->st, &q,
+			      "SELECT 1 FROM meta WHERE key = 'partial_stages' AND value = '1'",
+			      NULL) != 0)
+		return 1;
+	yes = sqlite3_step(q) == SQLITE_ROW;
+	sqlite3_finalize(q);
+	return yes;
+}
+
 /* Ends the current transaction with everything the batch did; opens the next one. */
 static int load_commit(struct load *l, const char *state, const char *note, int reopen)
 {
+	if (l->partial_stages &&
+	    store_exec(l->st, "INSERT OR REPLACE INTO meta VALUES('partial_stages', '1')", l->err))
+		return LT_ERR_DB;
 	if (load_flush_counts(l) || load_supersede(l) || load_save_source(l, state, note) ||
 	    store_exec(l->st, "COMMIT", l->err))
 		return LT_ERR_DB;
@@ -269,11 +301,11 @@ static void load_bind_opt(sqlite3_stmt *s, int idx, int64_t v, int present)
 static int load_intern(struct load *l, const struct lt_audit_event *ev, int64_t ids[20])
 {
 	const struct lt_str strs[20] = {
-		ev->stage,     ev->level,	  ev->verb,	       ev->resource,
-		ev->subresource, ev->namespace_,  ev->name,	       ev->api_group,
-		ev->obj_api_version, ev->username, ev->groups,	       ev->impersonated_user,
-		ev->source_ip, ev->user_agent,	  ev->status,	       ev->reason,
-		ev->message,   ev->authz_decision, ev->authz_reason,   ev->lease_holder,
+	    ev->stage,		 ev->level,	     ev->verb,	       ev->resource,
+	    ev->subresource,	 ev->namespace_,     ev->name,	       ev->api_group,
+	    ev->obj_api_version, ev->username,	     ev->groups,       ev->impersonated_user,
+	    ev->source_ip,	 ev->user_agent,     ev->status,       ev->reason,
+	    ev->message,	 ev->authz_decision, ev->authz_reason, ev->lease_holder,
 	};
 
 	for (int i = 0; i < 20; i++)
@@ -285,8 +317,8 @@ static int load_intern(struct load *l, const struct lt_audit_event *ev, int64_t 
 static void load_bind_ids(sqlite3_stmt *s, const int64_t ids[20])
 {
 	/* columns of the strings load_intern lists, in its order */
-	static const int cols[20] = {5, 7, 8, 9, 10, 11, 12, 13, 14, 18, 19,
-				     20, 21, 22, 24, 25, 26, 29, 30, 31};
+	static const int cols[20] = {5,	 7,  8,	 9,  10, 11, 12, 13, 14, 18,
+				     19, 20, 21, 22, 24, 25, 26, 29, 30, 31};
 
 	for (int i = 0; i < 20; i++)
 		if (ids[i] != 0)
@@ -316,21 +348,78 @@ static void load_bind_event(struct load *l, const struct lt_audit_event *ev,
 	load_bind_opt(s, 35, ev->lease_transitions, ev->lease_transitions >= 0);
 }
 
+/* The request's dedupe key: 60 bits of a hash of the auditID, then 3 bits of stage. */
+static int64_t load_akey(const struct lt_audit_event *ev)
+{
+	static const char *const stages[] = {"RequestReceived", "ResponseStarted",
+					     "ResponseComplete", "Panic"};
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int code = ev->stage.ptr ? 5 : 4;
+
+	for (size_t i = 0; i < ev->audit_id.len; i++)
+		h = (h ^ (unsigned char)ev->audit_id.ptr[i]) * 0x100000001b3ULL;
+	h ^= h >> 29;
+	for (int i = 0; i < 4; i++)
+		if (lt_str_eq(ev->stage, stages[i]))
+			code = i;
+	return (int64_t)(((h & ((1ULL << 60) - 1)) << 3) | (uint64_t)code);
+}
+
+/* After an insert was ignored: 1 when the row holding akey is this request and stage. */
+static int load_is_duplicate(struct load *l, int64_t akey, const struct lt_audit_event *ev,
+			     int64_t stage_id)
+{
+	int same = 0;
+
+	sqlite3_bind_int64(l->find_key, 1, akey);
+	sqlite3_bind_text(l->find_key, 2, ev->audit_id.ptr, (int)ev->audit_id.len, SQLITE_STATIC);
+	if (stage_id != 0)
+		sqlite3_bind_int64(l->find_key, 3, stage_id);
+	if (sqlite3_step(l->find_key) == SQLITE_ROW)
+		same = sqlite3_column_int(l->find_key, 0);
+	sqlite3_reset(l->find_key);
+	sqlite3_clear_bindings(l->find_key);
+	return same;
+}
+
+/* Inserts the bound event; on an akey clash with another request, stores it without a key. */
+static int load_insert(struct load *l, const struct lt_audit_event *ev, const struct lt_where *at,
+		       const int64_t ids[20], int *stored)
+{
+	int64_t akey = ev->audit_id.ptr ? load_akey(ev) : 0;
+
+	*stored = 1;
+	load_bind_event(l, ev, at, ids);
+	if (akey != 0)
+		sqlite3_bind_int64(l->ins_audit, 36, akey);
+	if (load_step(l, l->ins_audit, "cannot store an event") != 0)
+		return LT_ERR_DB;
+	if (sqlite3_changes(l->st->db) > 0)
+		return 0;
+	if (load_is_duplicate(l, akey, ev, ids[0])) {
+		*stored = 0;
+		return 0;
+	}
+	/* a true 60-bit hash collision: keep the event, undeduplicated */
+	load_bind_event(l, ev, at, ids);
+	return load_step(l, l->ins_audit, "cannot store an event");
+}
+
 /* Stores one event and its raw JSON; a repeat of a stored request is a duplicate. */
 static int load_store_event(struct load *l, const struct lt_audit_event *ev,
 			    const struct lt_where *at)
 {
 	int64_t ids[20];
+	int stored;
 
-	if (load_intern(l, ev, ids) != 0)
+	if (load_intern(l, ev, ids) != 0 || load_insert(l, ev, at, ids, &stored) != 0)
 		return LT_ERR_DB;
-	load_bind_event(l, ev, at, ids);
-	if (load_step(l, l->ins_audit, "cannot store an event") != 0)
-		return LT_ERR_DB;
-	if (sqlite3_changes(l->st->db) == 0) {
+	if (!stored) {
 		l->rep.duplicates++;
 		return 0;
 	}
+	if (lt_audit_stage_rank(ev->stage) < 2 && ev->audit_id.ptr != NULL)
+		l->partial_stages = 1;
 	sqlite3_bind_int64(l->ins_raw, 1, sqlite3_last_insert_rowid(l->st->db));
 	sqlite3_bind_text(l->ins_raw, 2, ev->raw.ptr, (int)ev->raw.len, SQLITE_STATIC);
 	if (load_step(l, l->ins_raw, "cannot store raw JSON") != 0)
@@ -354,13 +443,12 @@ static int load_audit(const struct lt_audit_event *ev, const struct lt_where *at
 	return load_tick(l, at);
 }
 
-static void load_progress(const struct lt_input *in, void *ctx)
+static void load_progress(uint64_t done, uint64_t size, void *ctx)
 {
 	struct load *l = ctx;
-	struct lt_ingest_progress p = {l->rep.path, lt_input_consumed(in), lt_input_size(in),
-				       l->rep.records};
+	struct lt_ingest_progress p = {l->rep.path, done, size, l->rep.records};
 
-	l->rep.bytes = lt_input_consumed(in);
+	l->rep.bytes = done;
 	if (l->opts->on_progress)
 		l->opts->on_progress(&p, l->opts->ctx);
 }
@@ -401,10 +489,11 @@ static int load_new_source(struct load *l, const char *fp, struct lt_input *in)
 	sqlite3_stmt *q;
 	int rc;
 
-	if (store_prepare_raw(l->st, &q,
-			      "INSERT INTO sources(path, fingerprint, gzip, size, mtime, started_us)"
-			      " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-			      l->err) != 0)
+	if (store_prepare_raw(
+		l->st, &q,
+		"INSERT INTO sources(path, fingerprint, gzip, size, mtime, started_us)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+		l->err) != 0)
 		return LT_ERR_DB;
 	sqlite3_bind_text(q, 1, l->rep.path, -1, SQLITE_STATIC);
 	if (fp != NULL)
@@ -456,7 +545,8 @@ static int load_run(struct load *l, struct lt_input *in, const char *fp, int res
 	if (!resume && load_new_source(l, fp, in) != 0)
 		return LT_ERR_DB;
 	l->since_id = load_max_id(l);
-	rc = lt_parse_input(in, &sink, l, fmt, perr);
+	l->partial_stages = load_has_partial_stages(l);
+	rc = pipe_parse(in, &sink, l, fmt, perr);
 	l->rep.bytes = lt_input_consumed(in);
 	return rc;
 }

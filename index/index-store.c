@@ -50,7 +50,10 @@ int store_prepare_raw(struct lt_store *st, sqlite3_stmt **out, const char *sql,
 static int store_configure(struct lt_store *st, struct lt_error *err)
 {
 	sqlite3_busy_timeout(st->db, 10000);
-	if (store_exec(st, "PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;", err) != 0)
+	if (store_exec(
+		st,
+		"PRAGMA page_size = 32768; PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;",
+		err) != 0)
 		return LT_ERR_DB;
 	if (st->readonly)
 		return 0;
@@ -64,8 +67,8 @@ static int store_check_exists(const char *path, int flags, struct lt_error *err)
 	if (!(flags & LT_STORE_READONLY) || stat(path, &sb) == 0)
 		return 0;
 	return lt_error_set(err, LT_ERR_NOTFOUND,
-			    "%s: no store here (run `leasetrail ingest --db %s PATH...` first)", path,
-			    path);
+			    "%s: no store here (run `leasetrail ingest --db %s PATH...` first)",
+			    path, path);
 }
 
 int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_error *err)

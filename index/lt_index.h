@@ -42,7 +42,7 @@ enum lt_file_status {
 	LT_FILE_DUPLICATE, /* the same content was ingested before: nothing added */
 	LT_FILE_TRUNCATED, /* a compressed stream ended early; what decoded is stored */
 	LT_FILE_NOT_LOG,   /* not a format leasetrail reads: skipped */
-	LT_FILE_FAILED,    /* could not be read */
+	LT_FILE_FAILED,	   /* could not be read */
 };
 
 struct lt_file_report {
@@ -50,14 +50,14 @@ struct lt_file_report {
 	enum lt_file_status status;
 	const char *detail; /* a one-line explanation, "" when none */
 	int64_t source_id;  /* 0 when nothing was recorded */
-	uint64_t bytes;     /* on-disk bytes read */
+	uint64_t bytes;	    /* on-disk bytes read */
 	uint64_t records, stored, duplicates, skipped, rejected;
 };
 
 struct lt_ingest_progress {
 	const char *path;
 	uint64_t file_done, file_size; /* on-disk bytes of the current file */
-	uint64_t records;              /* records of the current file so far */
+	uint64_t records;	       /* records of the current file so far */
 };
 
 struct lt_ingest_opts {

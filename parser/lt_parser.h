@@ -22,10 +22,10 @@
 
 enum lt_err {
 	LT_OK = 0,
-	LT_ERR_IO = -1,        /* open/read/write failed */
+	LT_ERR_IO = -1,	       /* open/read/write failed */
 	LT_ERR_FORMAT = -2,    /* input is not in a format we read */
 	LT_ERR_TRUNCATED = -3, /* compressed stream ended early */
-	LT_ERR_DB = -4,        /* the store refused an operation */
+	LT_ERR_DB = -4,	       /* the store refused an operation */
 	LT_ERR_USAGE = -5,     /* bad arguments */
 	LT_ERR_ABORT = -6,     /* a callback asked to stop */
 	LT_ERR_NOTFOUND = -7,  /* the thing asked for does not exist */
@@ -33,27 +33,27 @@ enum lt_err {
 
 /* Where and why something failed; every field optional for the reader. */
 struct lt_error {
-	int code;        /* enum lt_err */
-	char file[512];  /* input path, "" when not about a file */
-	uint64_t line;   /* 1-based line, 0 when unknown */
+	int code;	 /* enum lt_err */
+	char file[512];	 /* input path, "" when not about a file */
+	uint64_t line;	 /* 1-based line, 0 when unknown */
 	uint64_t offset; /* byte offset in the decoded stream */
-	char msg[512];   /* one line, no trailing newline */
+	char msg[512];	 /* one line, no trailing newline */
 };
 
 /* Fills err (if not NULL) and returns code, so callers can `return lt_error_set(...)`. */
 int lt_error_set(struct lt_error *err, int code, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 3, 4)))
 #endif
-	;
+    ;
 
 /* Same, naming the file (and line/offset when known) the error is about. */
 int lt_error_at(struct lt_error *err, int code, const char *file, uint64_t line, uint64_t offset,
 		const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 6, 7)))
+    __attribute__((format(printf, 6, 7)))
 #endif
-	;
+    ;
 
 /* Allocation that aborts with a message on exhaustion: out of memory is not recoverable here. */
 void *lt_xmalloc(size_t n);
@@ -77,9 +77,9 @@ void lt_buf_append(struct lt_buf *b, const void *data, size_t n);
 void lt_buf_putc(struct lt_buf *b, char c);
 void lt_buf_printf(struct lt_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 2, 3)))
 #endif
-	;
+    ;
 
 /* ---- borrowed string slices ------------------------------------------- */
 
@@ -155,9 +155,9 @@ int lt_fingerprint_file(char out[33], const char *path, struct lt_error *err);
 /* Where a record came from: enough to find it again in the input. */
 struct lt_where {
 	const char *file; /* the path as given */
-	uint64_t line;    /* 1-based line of the record's first byte */
+	uint64_t line;	  /* 1-based line of the record's first byte */
 	uint64_t offset;  /* byte offset of that byte in the decoded stream */
-	uint64_t index;   /* 0-based record number in the file */
+	uint64_t index;	  /* 0-based record number in the file */
 };
 
 /* One kube-apiserver audit Event, normalized.  Absent fields have ptr == NULL. */
@@ -172,11 +172,12 @@ struct lt_audit_event {
 	struct lt_str status, reason, message;
 	int64_t received_us, stage_us; /* µs since epoch; legacy `timestamp` fills both */
 	struct lt_str authz_decision, authz_reason;
-	/* Lease spec from responseObject (preferred) or requestObject, when the level carries it. */
+	/* Lease spec from responseObject (preferred) or requestObject, when the level carries it.
+	 */
 	int has_lease;
 	struct lt_str lease_holder;
 	int64_t lease_duration_s, lease_transitions; /* -1 when absent */
-	int64_t lease_renew_us, lease_acquire_us;     /* 0 when absent */
+	int64_t lease_renew_us, lease_acquire_us;    /* 0 when absent */
 };
 
 /* The stream's ordering rank of an audit stage: RequestReceived 0, ResponseStarted 1, others 2. */
@@ -191,8 +192,8 @@ struct lt_sink {
 	int (*audit)(const struct lt_audit_event *ev, const struct lt_where *at, void *ctx);
 	/* A record that could not be used: reason is one line, already sanitized. */
 	int (*reject)(const struct lt_where *at, const char *reason, void *ctx);
-	/* Optional: periodic progress (decoded bytes so far); may be NULL. */
-	void (*progress)(const struct lt_input *in, void *ctx);
+	/* Optional: now and then, on-disk bytes read so far of size (0 if unknown). */
+	void (*progress)(uint64_t done, uint64_t size, void *ctx);
 	/* Optional: records before this decoded offset are skipped (resume). */
 	uint64_t resume_offset;
 };
@@ -200,9 +201,9 @@ struct lt_sink {
 /* The formats the sniffer knows. */
 enum lt_format {
 	LT_FMT_UNKNOWN = 0, /* text, but nothing we read */
-	LT_FMT_BINARY,      /* not text at all */
-	LT_FMT_EMPTY,       /* no bytes, or only whitespace */
-	LT_FMT_JSON,        /* JSON values: audit events, lists of them */
+	LT_FMT_BINARY,	    /* not text at all */
+	LT_FMT_EMPTY,	    /* no bytes, or only whitespace */
+	LT_FMT_JSON,	    /* JSON values: audit events, lists of them */
 };
 
 const char *lt_format_name(enum lt_format f);

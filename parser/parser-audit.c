@@ -15,7 +15,7 @@
 #include <yajl/yajl_parse.h>
 
 #define AUDIT_MAX_DEPTH 64
-#define AUDIT_MAX_KEY 64
+#define AUDIT_MAX_KEY	64
 
 enum audit_ctx {
 	AC_OTHER, /* a subtree we ignore */
@@ -86,44 +86,44 @@ struct audit_key {
 };
 
 static const struct audit_key audit_keys[] = {
-	{AC_ROOT, "kind", F_KIND, -1},
-	{AC_ROOT, "apiVersion", F_API_VERSION, -1},
-	{AC_ROOT, "level", F_LEVEL, -1},
-	{AC_ROOT, "auditID", F_AUDIT_ID, -1},
-	{AC_ROOT, "stage", F_STAGE, -1},
-	{AC_ROOT, "requestURI", F_REQUEST_URI, -1},
-	{AC_ROOT, "verb", F_VERB, -1},
-	{AC_ROOT, "userAgent", F_USER_AGENT, -1},
-	{AC_ROOT, "requestReceivedTimestamp", F_RECEIVED_TS, -1},
-	{AC_ROOT, "stageTimestamp", F_STAGE_TS, -1},
-	{AC_ROOT, "timestamp", F_TIMESTAMP, -1},
-	{AC_METADATA, "creationTimestamp", F_CREATION_TS, -1},
-	{AC_USER, "username", F_USERNAME, -1},
-	{AC_IMPERSONATED, "username", F_IMPERSONATED, -1},
-	{AC_OBJREF, "resource", F_RESOURCE, -1},
-	{AC_OBJREF, "subresource", F_SUBRESOURCE, -1},
-	{AC_OBJREF, "namespace", F_NAMESPACE, -1},
-	{AC_OBJREF, "name", F_NAME, -1},
-	{AC_OBJREF, "apiGroup", F_API_GROUP, -1},
-	{AC_OBJREF, "apiVersion", F_OBJ_API_VERSION, -1},
-	{AC_OBJREF, "uid", F_OBJ_UID, -1},
-	{AC_OBJREF, "resourceVersion", F_RESOURCE_VERSION, -1},
-	{AC_STATUS, "status", F_STATUS, -1},
-	{AC_STATUS, "reason", F_REASON, -1},
-	{AC_STATUS, "message", F_MESSAGE, -1},
-	{AC_STATUS, "code", -1, N_CODE},
-	{AC_ANNOTATIONS, "authorization.k8s.io/decision", F_AUTHZ_DECISION, -1},
-	{AC_ANNOTATIONS, "authorization.k8s.io/reason", F_AUTHZ_REASON, -1},
-	{AC_REQ_SPEC, "holderIdentity", F_REQ_HOLDER, -1},
-	{AC_RESP_SPEC, "holderIdentity", F_RESP_HOLDER, -1},
-	{AC_REQ_SPEC, "renewTime", F_REQ_RENEW, -1},
-	{AC_RESP_SPEC, "renewTime", F_RESP_RENEW, -1},
-	{AC_REQ_SPEC, "acquireTime", F_REQ_ACQUIRE, -1},
-	{AC_RESP_SPEC, "acquireTime", F_RESP_ACQUIRE, -1},
-	{AC_REQ_SPEC, "leaseDurationSeconds", -1, N_REQ_DURATION},
-	{AC_RESP_SPEC, "leaseDurationSeconds", -1, N_RESP_DURATION},
-	{AC_REQ_SPEC, "leaseTransitions", -1, N_REQ_TRANS},
-	{AC_RESP_SPEC, "leaseTransitions", -1, N_RESP_TRANS},
+    {AC_ROOT, "kind", F_KIND, -1},
+    {AC_ROOT, "apiVersion", F_API_VERSION, -1},
+    {AC_ROOT, "level", F_LEVEL, -1},
+    {AC_ROOT, "auditID", F_AUDIT_ID, -1},
+    {AC_ROOT, "stage", F_STAGE, -1},
+    {AC_ROOT, "requestURI", F_REQUEST_URI, -1},
+    {AC_ROOT, "verb", F_VERB, -1},
+    {AC_ROOT, "userAgent", F_USER_AGENT, -1},
+    {AC_ROOT, "requestReceivedTimestamp", F_RECEIVED_TS, -1},
+    {AC_ROOT, "stageTimestamp", F_STAGE_TS, -1},
+    {AC_ROOT, "timestamp", F_TIMESTAMP, -1},
+    {AC_METADATA, "creationTimestamp", F_CREATION_TS, -1},
+    {AC_USER, "username", F_USERNAME, -1},
+    {AC_IMPERSONATED, "username", F_IMPERSONATED, -1},
+    {AC_OBJREF, "resource", F_RESOURCE, -1},
+    {AC_OBJREF, "subresource", F_SUBRESOURCE, -1},
+    {AC_OBJREF, "namespace", F_NAMESPACE, -1},
+    {AC_OBJREF, "name", F_NAME, -1},
+    {AC_OBJREF, "apiGroup", F_API_GROUP, -1},
+    {AC_OBJREF, "apiVersion", F_OBJ_API_VERSION, -1},
+    {AC_OBJREF, "uid", F_OBJ_UID, -1},
+    {AC_OBJREF, "resourceVersion", F_RESOURCE_VERSION, -1},
+    {AC_STATUS, "status", F_STATUS, -1},
+    {AC_STATUS, "reason", F_REASON, -1},
+    {AC_STATUS, "message", F_MESSAGE, -1},
+    {AC_STATUS, "code", -1, N_CODE},
+    {AC_ANNOTATIONS, "authorization.k8s.io/decision", F_AUTHZ_DECISION, -1},
+    {AC_ANNOTATIONS, "authorization.k8s.io/reason", F_AUTHZ_REASON, -1},
+    {AC_REQ_SPEC, "holderIdentity", F_REQ_HOLDER, -1},
+    {AC_RESP_SPEC, "holderIdentity", F_RESP_HOLDER, -1},
+    {AC_REQ_SPEC, "renewTime", F_REQ_RENEW, -1},
+    {AC_RESP_SPEC, "renewTime", F_RESP_RENEW, -1},
+    {AC_REQ_SPEC, "acquireTime", F_REQ_ACQUIRE, -1},
+    {AC_RESP_SPEC, "acquireTime", F_RESP_ACQUIRE, -1},
+    {AC_REQ_SPEC, "leaseDurationSeconds", -1, N_REQ_DURATION},
+    {AC_RESP_SPEC, "leaseDurationSeconds", -1, N_RESP_DURATION},
+    {AC_REQ_SPEC, "leaseTransitions", -1, N_REQ_TRANS},
+    {AC_RESP_SPEC, "leaseTransitions", -1, N_RESP_TRANS},
 };
 
 /* Which (parent, key) opens which context. */
@@ -134,18 +134,18 @@ struct audit_child {
 };
 
 static const struct audit_child audit_children[] = {
-	{AC_ROOT, "user", AC_USER},
-	{AC_USER, "groups", AC_GROUPS},
-	{AC_ROOT, "impersonatedUser", AC_IMPERSONATED},
-	{AC_ROOT, "sourceIPs", AC_SOURCE_IPS},
-	{AC_ROOT, "objectRef", AC_OBJREF},
-	{AC_ROOT, "responseStatus", AC_STATUS},
-	{AC_ROOT, "annotations", AC_ANNOTATIONS},
-	{AC_ROOT, "metadata", AC_METADATA},
-	{AC_ROOT, "requestObject", AC_REQ_OBJ},
-	{AC_ROOT, "responseObject", AC_RESP_OBJ},
-	{AC_REQ_OBJ, "spec", AC_REQ_SPEC},
-	{AC_RESP_OBJ, "spec", AC_RESP_SPEC},
+    {AC_ROOT, "user", AC_USER},
+    {AC_USER, "groups", AC_GROUPS},
+    {AC_ROOT, "impersonatedUser", AC_IMPERSONATED},
+    {AC_ROOT, "sourceIPs", AC_SOURCE_IPS},
+    {AC_ROOT, "objectRef", AC_OBJREF},
+    {AC_ROOT, "responseStatus", AC_STATUS},
+    {AC_ROOT, "annotations", AC_ANNOTATIONS},
+    {AC_ROOT, "metadata", AC_METADATA},
+    {AC_ROOT, "requestObject", AC_REQ_OBJ},
+    {AC_ROOT, "responseObject", AC_RESP_OBJ},
+    {AC_REQ_OBJ, "spec", AC_REQ_SPEC},
+    {AC_RESP_OBJ, "spec", AC_RESP_SPEC},
 };
 
 struct lt_audit_decoder {
@@ -157,7 +157,7 @@ struct lt_audit_decoder {
 	enum audit_ctx stack[AUDIT_MAX_DEPTH];
 	int depth; /* number of open containers; may exceed the stack, then AC_OTHER */
 	char key[AUDIT_MAX_KEY + 1];
-	size_t key_len; /* AUDIT_MAX_KEY + 1 when the key was longer than any we want */
+	size_t key_len;	   /* AUDIT_MAX_KEY + 1 when the key was longer than any we want */
 	int kind_type_bad; /* "kind" was not a string */
 	int groups_open;   /* the groups array has had at least one entry */
 	int root_is_object;
@@ -367,15 +367,15 @@ static int audit_boolean(void *ctx, int b)
 }
 
 static const yajl_callbacks audit_callbacks = {
-	.yajl_null = audit_null,
-	.yajl_boolean = audit_boolean,
-	.yajl_number = audit_number,
-	.yajl_string = audit_string,
-	.yajl_start_map = audit_start_map,
-	.yajl_map_key = audit_map_key,
-	.yajl_end_map = audit_close,
-	.yajl_start_array = audit_start_array,
-	.yajl_end_array = audit_close,
+    .yajl_null = audit_null,
+    .yajl_boolean = audit_boolean,
+    .yajl_number = audit_number,
+    .yajl_string = audit_string,
+    .yajl_start_map = audit_start_map,
+    .yajl_map_key = audit_map_key,
+    .yajl_end_map = audit_close,
+    .yajl_start_array = audit_start_array,
+    .yajl_end_array = audit_close,
 };
 
 static void audit_reset(struct lt_audit_decoder *d)

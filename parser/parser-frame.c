@@ -18,12 +18,12 @@
 #include <string.h>
 
 enum frame_mode {
-	FRAME_SEEK,     /* between records, at depth 0 */
-	FRAME_RECORD,   /* buffering a record */
+	FRAME_SEEK,	/* between records, at depth 0 */
+	FRAME_RECORD,	/* buffering a record */
 	FRAME_OVERSIZE, /* inside a record too large to buffer */
 	FRAME_ENVELOPE, /* inside a top-level container whose list holds the records */
-	FRAME_GARBAGE,  /* skipping the rest of a line that is not JSON */
-	FRAME_BOM,      /* inside a UTF-8 byte order mark at the very start */
+	FRAME_GARBAGE,	/* skipping the rest of a line that is not JSON */
+	FRAME_BOM,	/* inside a UTF-8 byte order mark at the very start */
 };
 
 /* Keys of a top-level object whose array value holds the records. */
@@ -39,14 +39,14 @@ struct lt_frame {
 	int depth;
 	int in_string, escape;
 	int at_line_start;
-	int rec_base;   /* depth outside the record being read */
+	int rec_base;	/* depth outside the record being read */
 	int list_depth; /* depth inside the records' list, 0 when none */
-	int elem_junk;  /* a non-object list element was reported */
+	int elem_junk;	/* a non-object list element was reported */
 	uint64_t rec_line, rec_offset;
 	/* finding a list key at depth 1 of a top-level object */
 	size_t key_start;
 	int key_is_list, after_list_key;
-	int bom_left;     /* bytes of a byte order mark still to skip */
+	int bom_left;	  /* bytes of a byte order mark still to skip */
 	const char *keep; /* during a feed: first byte of the record not yet buffered */
 };
 
@@ -372,6 +372,27 @@ static const char *frame_string(struct lt_frame *f, const char *p, const char *e
 	return q;
 }
 
+/* Bytes the state machine must look at inside a record; all others are skipped in bulk. */
+static const unsigned char frame_special[256] = {
+    ['"'] = 1, ['\\'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['\n'] = 1, [':'] = 1,
+};
+
+/*
+ * Inside a record with no escape pending, bytes that are not special change
+ * nothing but the offset (the "items" watch resets on ':' and '"' too).
+ */
+static const char *frame_skip_plain(struct lt_frame *f, const char *p, const char *end)
+{
+	const char *q = p;
+
+	if ((f->mode != FRAME_RECORD && f->mode != FRAME_OVERSIZE) || f->escape || f->at_line_start)
+		return p;
+	while (q < end && !frame_special[(unsigned char)*q])
+		q++;
+	f->offset += (uint64_t)(q - p);
+	return q;
+}
+
 int lt_frame_feed(struct lt_frame *f, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;
@@ -379,6 +400,8 @@ int lt_frame_feed(struct lt_frame *f, const char *buf, size_t len)
 
 	f->keep = buf;
 	while (p < end && rc == 0) {
+		if ((p = frame_skip_plain(f, p, end)) == end)
+			break;
 		if (frame_is_cut(f, (unsigned char)*p)) {
 			frame_flush(f, p);
 			if ((rc = frame_cut(f)) != 0)
@@ -414,7 +437,8 @@ int lt_frame_finish(struct lt_frame *f)
 		rc = frame_reject(f, f->rec_line, f->rec_offset,
 				  "record cut off at end of input (truncated)");
 	else if (f->mode == FRAME_ENVELOPE)
-		rc = frame_reject(f, f->line, f->offset, "list cut off at end of input (truncated)");
+		rc =
+		    frame_reject(f, f->line, f->offset, "list cut off at end of input (truncated)");
 	lt_buf_reset(&f->rec);
 	f->mode = FRAME_SEEK;
 	f->depth = 0;

@@ -15,9 +15,9 @@ struct lt_input {
 	char *path;
 	int fd;
 	int is_gzip;
-	int raw_eof;     /* read(2) returned 0 */
-	int gz_ended;    /* the last gzip member ended cleanly */
-	uint64_t size;   /* st_size of a regular file, else 0 */
+	int raw_eof;   /* read(2) returned 0 */
+	int gz_ended;  /* the last gzip member ended cleanly */
+	uint64_t size; /* st_size of a regular file, else 0 */
 	uint64_t consumed;
 	int64_t mtime;
 	z_stream zs;
@@ -88,7 +88,8 @@ int lt_input_open(struct lt_input **out, const char *path, struct lt_error *err)
 		in->is_gzip = 1;
 		if (inflateInit2(&in->zs, 16 + MAX_WBITS) != Z_OK) {
 			lt_input_free(in);
-			return lt_error_at(err, LT_ERR_IO, path, 0, 0, "%s: zlib init failed", path);
+			return lt_error_at(err, LT_ERR_IO, path, 0, 0, "%s: zlib init failed",
+					   path);
 		}
 	}
 	*out = in;

@@ -108,7 +108,8 @@ static int run_json(struct run_ctx *r, char *buf, size_t got, struct lt_error *e
 		if ((rc = lt_frame_feed(f, buf, got)) != 0)
 			break;
 		if (r->sink->progress)
-			r->sink->progress(r->in, r->sink_ctx);
+			r->sink->progress(lt_input_consumed(r->in), lt_input_size(r->in),
+					  r->sink_ctx);
 		if ((rd = lt_input_read(r->in, buf, RUN_CHUNK, &got, err)) != 0)
 			break;
 	}
@@ -120,7 +121,8 @@ static int run_json(struct run_ctx *r, char *buf, size_t got, struct lt_error *e
 	return rd;
 }
 
-/* Reads at least 4 KiB (or all there is) so the sniffer sees enough; gzip may give less per call. */
+/* Reads at least 4 KiB (or all there is) so the sniffer sees enough; gzip may give less per call.
+ */
 static int run_read_head(struct lt_input *in, char *buf, size_t *got, struct lt_error *err)
 {
 	size_t n;

@@ -1,7 +1,8 @@
 /* parser-sanitize.c - making hostile log text safe to show on a terminal. */
 #include "lt_parser.h"
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one; *cp gets its code point. */
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one; *cp gets its code point.
+ */
 static size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
 {
 	size_t n;

@@ -18,8 +18,7 @@ int lt_out_format_parse(enum lt_out_format *out, const char *name);
 struct lt_table;
 
 /* A writer of rows with ncols columns to f; names are copied. */
-struct lt_table *lt_table_new(enum lt_out_format fmt, FILE *f, int ncols,
-			      const char *const *names);
+struct lt_table *lt_table_new(enum lt_out_format fmt, FILE *f, int ncols, const char *const *names);
 
 /*
  * Adds one row of ncols values (NULL for none).  A value is a string; when

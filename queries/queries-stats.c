@@ -4,18 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STATS_MAX_NODES 20
+#define STATS_MAX_NODES	  20
 #define STATS_MAX_REJECTS 10
 
 /* Node names: node leases in kube-node-lease and node objects, with their activity. */
 static const char stats_nodes_sql[] =
-	"WITH n AS (SELECT a.name_id AS name_id, a.stage_us AS ts FROM audit AS a"
-	"  WHERE a.superseded = 0 AND a.name_id IS NOT NULL AND ("
-	"   (a.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
-	"    AND a.namespace_id = (SELECT id FROM strs WHERE s = 'kube-node-lease'))"
-	"   OR a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')))"
-	" SELECT (SELECT s FROM strs WHERE id = n.name_id), min(ts), max(ts), count(*),"
-	"  count(*) OVER () FROM n GROUP BY n.name_id ORDER BY 1 LIMIT ?1";
+    "WITH n AS (SELECT a.name_id AS name_id, a.stage_us AS ts FROM audit AS a"
+    "  WHERE a.superseded = 0 AND a.name_id IS NOT NULL AND ("
+    "   (a.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
+    "    AND a.namespace_id = (SELECT id FROM strs WHERE s = 'kube-node-lease'))"
+    "   OR a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')))"
+    " SELECT (SELECT s FROM strs WHERE id = n.name_id), min(ts), max(ts), count(*),"
+    "  count(*) OVER () FROM n GROUP BY n.name_id ORDER BY 1 LIMIT ?1";
 
 /* Runs sql and prints its rows as a table with the given headers; cols are formatted by kind. */
 struct stats_col {
@@ -109,7 +109,7 @@ static int stats_summary(struct lt_store *st, FILE *out, struct lt_error *err)
 static int stats_nodes(struct lt_store *st, FILE *out, struct lt_error *err)
 {
 	static const struct stats_col cols[] = {
-		{"node", 't'}, {"first seen", 'T'}, {"last seen", 'T'}, {"requests", 'n'}};
+	    {"node", 't'}, {"first seen", 'T'}, {"last seen", 'T'}, {"requests", 'n'}};
 	struct lt_stmt *q;
 	int64_t total = 0;
 	int rc;
@@ -135,23 +135,24 @@ static int stats_nodes(struct lt_store *st, FILE *out, struct lt_error *err)
 static int stats_requests(struct lt_store *st, FILE *out, struct lt_error *err)
 {
 	static const struct stats_col cols[] = {
-		{"resource", 't'}, {"subresource", 't'}, {"verb", 't'}, {"code", 'n'},
-		{"count", 'n'}};
+	    {"resource", 't'}, {"subresource", 't'}, {"verb", 't'}, {"code", 'n'}, {"count", 'n'}};
 
-	return stats_table(st, out, "Lease and node requests:",
-			   "SELECT (SELECT s FROM strs WHERE id = resource_id),"
-			   " (SELECT s FROM strs WHERE id = subresource_id),"
-			   " (SELECT s FROM strs WHERE id = verb_id), code, count(*)"
-			   " FROM audit WHERE superseded = 0"
-			   " GROUP BY resource_id, subresource_id, verb_id, code ORDER BY 1, 2, 3, 4",
-			   cols, 5, 0, err);
+	return stats_table(
+	    st, out, "Lease and node requests:",
+	    "SELECT (SELECT s FROM strs WHERE id = resource_id),"
+	    " (SELECT s FROM strs WHERE id = subresource_id),"
+	    " (SELECT s FROM strs WHERE id = verb_id), code, count(*)"
+	    " FROM audit WHERE superseded = 0"
+	    " GROUP BY resource_id, subresource_id, verb_id, code ORDER BY 1, 2, 3, 4",
+	    cols, 5, 0, err);
 }
 
 static int stats_others(struct lt_store *st, FILE *out, struct lt_error *err)
 {
 	static const struct stats_col cols[] = {{"resource", 't'}, {"verb", 't'}, {"count", 'n'}};
 
-	return stats_table(st, out, "Other resources (counted, not stored; --all-resources keeps them):",
+	return stats_table(st, out,
+			   "Other resources (counted, not stored; --all-resources keeps them):",
 			   "SELECT resource, verb, sum(count) FROM resource_counts"
 			   " GROUP BY resource, verb ORDER BY 3 DESC, 1, 2",
 			   cols, 3, 0, err);
@@ -160,9 +161,9 @@ static int stats_others(struct lt_store *st, FILE *out, struct lt_error *err)
 static int stats_sources(struct lt_store *st, FILE *out, struct lt_error *err)
 {
 	static const struct stats_col cols[] = {
-		{"id", 'n'},	      {"path", 't'},	    {"state", 't'},   {"records", 'n'},
-		{"stored", 'n'},      {"duplicates", 'n'}, {"skipped", 'n'}, {"rejected", 'n'},
-		{"note", 't'}};
+	    {"id", 'n'},      {"path", 't'},	 {"state", 't'},
+	    {"records", 'n'}, {"stored", 'n'},	 {"duplicates", 'n'},
+	    {"skipped", 'n'}, {"rejected", 'n'}, {"note", 't'}};
 
 	return stats_table(st, out, "Sources:",
 			   "SELECT id, path, state, records, stored, duplicates, skipped,"
@@ -173,7 +174,7 @@ static int stats_sources(struct lt_store *st, FILE *out, struct lt_error *err)
 static int stats_rejects(struct lt_store *st, FILE *out, struct lt_error *err)
 {
 	static const struct stats_col cols[] = {
-		{"source", 'n'}, {"line", 'n'}, {"offset", 'n'}, {"reason", 't'}};
+	    {"source", 'n'}, {"line", 'n'}, {"offset", 'n'}, {"reason", 't'}};
 
 	return stats_table(st, out, "Rejected records (the first ones):",
 			   "SELECT source_id, line, offset, reason FROM rejects"

@@ -56,8 +56,7 @@ static size_t table_width(const char *s)
 	return w;
 }
 
-struct lt_table *lt_table_new(enum lt_out_format fmt, FILE *f, int ncols,
-			      const char *const *names)
+struct lt_table *lt_table_new(enum lt_out_format fmt, FILE *f, int ncols, const char *const *names)
 {
 	struct lt_table *t = lt_xcalloc(1, sizeof *t);
 
@@ -248,6 +247,7 @@ void lt_format_duration(char *buf, size_t size, int64_t us)
 	} else if (s < 86400) {
 		snprintf(buf, size, "%lldh%lldm", (long long)(s / 3600), (long long)(s / 60 % 60));
 	} else {
-		snprintf(buf, size, "%lldd%lldh", (long long)(s / 86400), (long long)(s / 3600 % 24));
+		snprintf(buf, size, "%lldd%lldh", (long long)(s / 86400),
+			 (long long)(s / 3600 % 24));
 	}
 }

@@ -82,11 +82,11 @@ static void frame_text(struct seen *s, const char *text, size_t chunk)
 	s->dec = NULL;
 }
 
-#define EV(name, extra)                                                                        \
-	"{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"Metadata\","     \
-	"\"auditID\":\"id-" name "\",\"stage\":\"ResponseComplete\",\"verb\":\"update\","    \
-	"\"objectRef\":{\"resource\":\"leases\",\"namespace\":\"kube-node-lease\","            \
-	"\"name\":\"" name "\"},\"responseStatus\":{\"code\":200},"                            \
+#define EV(name, extra)                                                                            \
+	"{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"Metadata\","           \
+	"\"auditID\":\"id-" name "\",\"stage\":\"ResponseComplete\",\"verb\":\"update\","          \
+	"\"objectRef\":{\"resource\":\"leases\",\"namespace\":\"kube-node-lease\","                \
+	"\"name\":\"" name "\"},\"responseStatus\":{\"code\":200},"                                \
 	"\"stageTimestamp\":\"2024-04-05T06:04:14.668822Z\"" extra "}"
 
 /* ---- tests ------------------------------------------------------------- */
@@ -127,9 +127,11 @@ static void test_time_format_roundtrip(void **state)
 /* The same input gives the same records whatever the chunk size. */
 static void test_frame_chunk_sizes(void **state)
 {
-	const char *text = EV("a", "") "\n" EV("b", ",\"userAgent\":\"x}{\\\"]\"") "\n"
-					       "{\"kind\":\"EventList\",\"items\":[" EV("c", "") ","
-					       EV("d", "") "]}\n[" EV("e", "") "]\n";
+	const char *text = EV("a", "") "\n" EV(
+	    "b", ",\"userAgent\":\"x}{\\\"]\"") "\n"
+						"{\"kind\":\"EventList\",\"items\":[" EV(
+						    "c", "") "," EV("d", "") "]}\n[" EV("e",
+											"") "]\n";
 	struct seen s;
 
 	(void)state;
@@ -148,11 +150,12 @@ static void test_frame_chunk_sizes(void **state)
 
 static void test_frame_pretty_concatenated(void **state)
 {
-	const char *text = "{\n  \"kind\": \"Event\",\n  \"verb\": \"get\",\n"
-			   "  \"objectRef\": {\n    \"resource\": \"leases\",\n    \"name\": \"n1\"\n  },\n"
-			   "  \"stageTimestamp\": \"2024-04-05T06:04:14Z\"\n}\n"
-			   "{\n  \"verb\": \"create\",\n  \"objectRef\": {\"name\": \"n2\"},\n"
-			   "  \"timestamp\": \"2017-09-11T19:55:05Z\"\n}";
+	const char *text =
+	    "{\n  \"kind\": \"Event\",\n  \"verb\": \"get\",\n"
+	    "  \"objectRef\": {\n    \"resource\": \"leases\",\n    \"name\": \"n1\"\n  },\n"
+	    "  \"stageTimestamp\": \"2024-04-05T06:04:14Z\"\n}\n"
+	    "{\n  \"verb\": \"create\",\n  \"objectRef\": {\"name\": \"n2\"},\n"
+	    "  \"timestamp\": \"2017-09-11T19:55:05Z\"\n}";
 	struct seen s;
 
 	(void)state;
@@ -168,21 +171,25 @@ static void test_frame_pretty_concatenated(void **state)
 /* Each kind of damage is one reject with its line; good records around it survive. */
 static void test_frame_damage(void **state)
 {
-	const char *text = EV("a", "") "\n"
-				       "{\"kind\":\"Event\",\"verb\":\"get\",\"stageTi\n" EV("b", "") "\n"
-				       "\x01\x02 garbage\n"
-				       "42\n"
-				       "{\"kind\":\"Pod\"}\n"
-				       "{\"kind\": 0}\n"
-				       "{\"kind\":\"Event\" \"verb\":1}\n" EV("c", "") "\n"
-				       "{\"kind\":\"Event\",\"verb\":\"get\"";
+	const char *text =
+	    EV("a", "") "\n"
+			"{\"kind\":\"Event\",\"verb\":\"get\",\"stageTi\n" EV(
+			    "b", "") "\n"
+				     "\x01\x02 garbage\n"
+				     "42\n"
+				     "{\"kind\":\"Pod\"}\n"
+				     "{\"kind\": 0}\n"
+				     "{\"kind\":\"Event\" \"verb\":1}\n" EV(
+					 "c", "") "\n"
+						  "{\"kind\":\"Event\",\"verb\":\"get\"";
 	struct seen s;
 
 	(void)state;
 	frame_text(&s, text, 0);
 	assert_int_equal(s.nrec, 3);
 	assert_int_equal(s.nrej, 7);
-	assert_string_equal(s.reason[0], "record cut off: line 3 starts a new record before it ended");
+	assert_string_equal(s.reason[0],
+			    "record cut off: line 3 starts a new record before it ended");
 	assert_int_equal(s.rej_line[0], 2);
 	assert_string_equal(s.reason[1], "not a JSON object: line starts with byte 0x01");
 	assert_string_equal(s.reason[2], "not a JSON object: line starts with '4'");
@@ -213,10 +220,11 @@ static void test_frame_oversize(void **state)
 /* \u escapes, surrogate pairs, and fields in any order with odd whitespace. */
 static void test_decode_escapes_and_order(void **state)
 {
-	const char *text = "{ \"stageTimestamp\" : \"2024-04-05T06:04:14Z\" ,\n\t\"userAgent\":"
-			   "\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\" \\/\",\"verb\":\"get\","
-			   "\"unknownField\":{\"nested\":[1,2,{\"objectRef\":{\"name\":\"wrong\"}}]},"
-			   "\"objectRef\":{\"name\":\"n\\u0031\"},\"kind\":\"Event\"}";
+	const char *text =
+	    "{ \"stageTimestamp\" : \"2024-04-05T06:04:14Z\" ,\n\t\"userAgent\":"
+	    "\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\" \\/\",\"verb\":\"get\","
+	    "\"unknownField\":{\"nested\":[1,2,{\"objectRef\":{\"name\":\"wrong\"}}]},"
+	    "\"objectRef\":{\"name\":\"n\\u0031\"},\"kind\":\"Event\"}";
 	struct seen s;
 
 	(void)state;
@@ -245,22 +253,25 @@ static void test_sniff(void **state)
 	assert_int_equal(lt_sniff("  \n{\"a\":1}", 10), LT_FMT_JSON);
 	assert_int_equal(lt_sniff("\xef\xbb\xbf[", 4), LT_FMT_JSON);
 	assert_int_equal(lt_sniff(" \n\t", 3), LT_FMT_EMPTY);
-	assert_int_equal(lt_sniff("\x7f" "ELF\x02\x01\x01\0\0\0", 10), LT_FMT_BINARY);
+	assert_int_equal(lt_sniff("\x7f"
+				  "ELF\x02\x01\x01\0\0\0",
+				  10),
+			 LT_FMT_BINARY);
 	assert_int_equal(lt_sniff("# a README\n", 11), LT_FMT_UNKNOWN);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_time_parse),
-		cmocka_unit_test(test_time_format_roundtrip),
-		cmocka_unit_test(test_frame_chunk_sizes),
-		cmocka_unit_test(test_frame_pretty_concatenated),
-		cmocka_unit_test(test_frame_damage),
-		cmocka_unit_test(test_frame_oversize),
-		cmocka_unit_test(test_decode_escapes_and_order),
-		cmocka_unit_test(test_sanitize),
-		cmocka_unit_test(test_sniff),
+	    cmocka_unit_test(test_time_parse),
+	    cmocka_unit_test(test_time_format_roundtrip),
+	    cmocka_unit_test(test_frame_chunk_sizes),
+	    cmocka_unit_test(test_frame_pretty_concatenated),
+	    cmocka_unit_test(test_frame_damage),
+	    cmocka_unit_test(test_frame_oversize),
+	    cmocka_unit_test(test_decode_escapes_and_order),
+	    cmocka_unit_test(test_sanitize),
+	    cmocka_unit_test(test_sniff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
