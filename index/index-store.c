@@ -81,6 +81,8 @@ int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_
 	*out = NULL;
 	if ((rc = store_check_exists(path, flags, err)) != 0)
 		return rc;
+	/* memory statistics take a global mutex on every allocation; nothing here reads them */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	st = lt_xcalloc(1, sizeof *st);
 	st->path = lt_xstrdup(path);
 	st->readonly = (flags & LT_STORE_READONLY) != 0;
