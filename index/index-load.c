@@ -48,10 +48,10 @@ static const char load_ins_audit_sql[] =
     " api_version_id, obj_uid, resource_version, request_uri, user_id, groups_id,"
     " impersonated_id, source_ip_id, user_agent_id, code, status_id, reason_id, message_id,"
     " received_us, stage_us, authz_decision_id, authz_reason_id, lease_holder_id,"
-    " lease_duration_s, lease_renew_us, lease_acquire_us, lease_transitions)"
+    " lease_duration_s, lease_renew_us, lease_acquire_us, lease_transitions, akey)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
     " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34,"
-    " ?35)";
+    " ?35, ?36)";
 
 /*
  * A request seen at several stages counts once: lower stages yield to the

@@ -1928,83 +1928,109 @@ static void gen_elect_init(struct gen_ctx *g, struct gen_rng *r)
 	}
 }
 
-/* Builds the identities of the stories and of the noise table. */
-static void gen_whos_init(struct gen_ctx *g, struct gen_rng *r)
+/* Random parts of the fixed identities, drawn in one fixed order. */
+struct gen_ids {
+	char key[17], pr[18], pod[6];
+	char admin_ip[16], app_ip[16];
+	char uid[8]
+		[37]; /* 1: GC, 2: apiserver, 3: RS, 4: EP, 5: aws-node pod, 6: aws-node, 7: app */
+};
+
+/* Draws the random parts of the fixed identities (the order fixes the output). */
+static void gen_ids_draw(struct gen_ids *d, struct gen_rng *r)
 {
-	static char uid[6][96], extra[2][400], ip[2][16], ua[4][160];
-	char key[17], pr[18], pod[16];
 	const char *up = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-	gen_word(key, 16, up, r);
-	gen_word(pr, 17, up, r);
-	snprintf(uid[0], sizeof uid[0], "aws-iam-authenticator:" GEN_ACCOUNT ":AIDA%s", pr);
-	snprintf(extra[0], sizeof extra[0],
+	gen_word(d->key, 16, up, r);
+	gen_word(d->pr, 17, up, r);
+	unsigned a4 = (unsigned)gen_range(r, 2, 254);
+	snprintf(d->admin_ip, sizeof d->admin_ip, "203.0.113.%u", a4);
+	for (int i = 1; i < 6; i++)
+		gen_uuid(d->uid[i], r);
+	gen_word(d->pod, 5, "bcdfghjklmnpqrstvwxz2456789", r);
+	gen_uuid(d->uid[6], r);
+	unsigned o3 = (unsigned)gen_range(r, 64, 95);
+	unsigned o4 = (unsigned)gen_range(r, 2, 254);
+	snprintf(d->app_ip, sizeof d->app_ip, "10.0.%u.%u", o3, o4);
+	gen_uuid(d->uid[7], r);
+}
+
+/* Builds the story and control-plane identities: kubectl admin, the garbage
+ * collector on each control-plane host, and system:apiserver. */
+static void gen_whos_control(struct gen_ctx *g, const struct gen_ids *d)
+{
+	char uid[96], extra[400];
+	snprintf(uid, sizeof uid, "aws-iam-authenticator:" GEN_ACCOUNT ":AIDA%s", d->pr);
+	snprintf(extra, sizeof extra,
 		 "{\"accessKeyId\":[\"AKIA%s\"],\"arn\":[\"arn:aws:iam::" GEN_ACCOUNT
 		 ":user/ops-admin\"],\"canonicalArn\":[\"arn:aws:iam::" GEN_ACCOUNT
 		 ":user/ops-admin\"],\"principalId\":[\"AIDA%s\"],\"sessionName\":[\"\"]}",
-		 key, pr);
-	snprintf(ip[0], sizeof ip[0], "203.0.113.%u", (unsigned)gen_range(r, 2, 254));
-	gen_who_init(&g->w[GEN_W_ADMIN], "kubernetes-admin", uid[0],
-		     "\"system:masters\",\"system:authenticated\"", extra[0], ip[0], GEN_KUBECTL_UA,
-		     "");
-	for (int i = 1; i < 6; i++)
-		gen_uuid(uid[i], r);
-	snprintf(ua[0], sizeof ua[0],
-		 "kube-controller-manager" GEN_K8S_UA
-		 "/system:serviceaccount:kube-system:generic-garbage-collector");
+		 d->key, d->pr);
+	gen_who_init(&g->w[GEN_W_ADMIN], "kubernetes-admin", uid,
+		     "\"system:masters\",\"system:authenticated\"", extra, d->admin_ip,
+		     GEN_KUBECTL_UA, "");
 	for (int h = 0; h < 2; h++)
-		gen_who_init(
-		    &g->w[GEN_W_GC0 + h],
-		    "system:serviceaccount:kube-system:generic-garbage-collector", uid[1],
-		    GEN_SA_GROUPS, NULL, g->hosts[h].ip, ua[0],
-		    "RBAC: allowed by ClusterRoleBinding "
-		    "\"system:controller:generic-garbage-collector\" of "
-		    "ClusterRole \"system:controller:generic-garbage-collector\" to ServiceAccount "
-		    "\"generic-garbage-collector/kube-system\"");
-	gen_who_init(&g->w[GEN_W_APISERVER], "system:apiserver", uid[2], "\"system:masters\"", NULL,
-		     "::1", "kube-apiserver" GEN_K8S_UA, "");
+		gen_who_init(&g->w[GEN_W_GC0 + h],
+			     "system:serviceaccount:kube-system:generic-garbage-collector",
+			     d->uid[1], GEN_SA_GROUPS, NULL, g->hosts[h].ip,
+			     "kube-controller-manager" GEN_K8S_UA
+			     "/system:serviceaccount:kube-system:generic-garbage-collector",
+			     "RBAC: allowed by ClusterRoleBinding "
+			     "\"system:controller:generic-garbage-collector\" of ClusterRole "
+			     "\"system:controller:generic-garbage-collector\" to ServiceAccount "
+			     "\"generic-garbage-collector/kube-system\"");
+	gen_who_init(&g->w[GEN_W_APISERVER], "system:apiserver", d->uid[2], "\"system:masters\"",
+		     NULL, "::1", "kube-apiserver" GEN_K8S_UA, "");
+}
+
+/* Builds the identities of the noise table (kubelets excepted: they are per node). */
+static void gen_whos_noise(struct gen_ctx *g, const struct gen_ids *d)
+{
+	char extra[400];
 	gen_who_init(&g->w[GEN_W_SCHED], "system:kube-scheduler", NULL, "\"system:authenticated\"",
 		     NULL, g->hosts[1].ip, "kube-scheduler" GEN_K8S_UA "/scheduler",
 		     "RBAC: allowed by ClusterRoleBinding \"system:kube-scheduler\" of ClusterRole "
 		     "\"system:kube-scheduler\" to User \"system:kube-scheduler\"");
-	snprintf(ua[1], sizeof ua[1],
-		 "kube-controller-manager" GEN_K8S_UA
-		 "/system:serviceaccount:kube-system:replicaset-controller");
 	gen_who_init(
-	    &g->w[GEN_W_RS], "system:serviceaccount:kube-system:replicaset-controller", uid[3],
-	    GEN_SA_GROUPS, NULL, g->hosts[0].ip, ua[1],
-	    "RBAC: allowed by ClusterRoleBinding \"system:controller:replicaset-controller\" of "
-	    "ClusterRole \"system:controller:replicaset-controller\" to ServiceAccount "
+	    &g->w[GEN_W_RS], "system:serviceaccount:kube-system:replicaset-controller", d->uid[3],
+	    GEN_SA_GROUPS, NULL, g->hosts[0].ip,
+	    "kube-controller-manager" GEN_K8S_UA
+	    "/system:serviceaccount:kube-system:replicaset-controller",
+	    "RBAC: allowed by ClusterRoleBinding \"system:controller:replicaset-controller\" "
+	    "of ClusterRole \"system:controller:replicaset-controller\" to ServiceAccount "
 	    "\"replicaset-controller/kube-system\"");
-	snprintf(ua[2], sizeof ua[2],
-		 "kube-controller-manager" GEN_K8S_UA
-		 "/system:serviceaccount:kube-system:endpoint-controller");
 	gen_who_init(
-	    &g->w[GEN_W_EP], "system:serviceaccount:kube-system:endpoint-controller", uid[4],
-	    GEN_SA_GROUPS, NULL, g->hosts[0].ip, ua[2],
-	    "RBAC: allowed by ClusterRoleBinding \"system:controller:endpoint-controller\" of "
-	    "ClusterRole \"system:controller:endpoint-controller\" to ServiceAccount "
+	    &g->w[GEN_W_EP], "system:serviceaccount:kube-system:endpoint-controller", d->uid[4],
+	    GEN_SA_GROUPS, NULL, g->hosts[0].ip,
+	    "kube-controller-manager" GEN_K8S_UA
+	    "/system:serviceaccount:kube-system:endpoint-controller",
+	    "RBAC: allowed by ClusterRoleBinding \"system:controller:endpoint-controller\" "
+	    "of ClusterRole \"system:controller:endpoint-controller\" to ServiceAccount "
 	    "\"endpoint-controller/kube-system\"");
-	gen_word(pod, 5, "bcdfghjklmnpqrstvwxz2456789", r);
-	snprintf(extra[1], sizeof extra[1],
+	snprintf(extra, sizeof extra,
 		 "{\"authentication.kubernetes.io/pod-name\":[\"aws-node-%s\"],"
 		 "\"authentication.kubernetes.io/pod-uid\":[\"%s\"]}",
-		 pod, uid[5]);
-	gen_uuid(uid[5], r);
+		 d->pod, d->uid[5]);
 	gen_who_init(
-	    &g->w[GEN_W_CNI], "system:serviceaccount:kube-system:aws-node", uid[5], GEN_SA_GROUPS,
-	    extra[1], g->nodes[0].ip, "aws-node/v1.18.0 (linux/amd64) kubernetes/$Format",
+	    &g->w[GEN_W_CNI], "system:serviceaccount:kube-system:aws-node", d->uid[6],
+	    GEN_SA_GROUPS, extra, g->nodes[0].ip,
+	    "aws-node/v1.18.0 (linux/amd64) kubernetes/$Format",
 	    "RBAC: allowed by ClusterRoleBinding \"aws-node\" of ClusterRole \"aws-node\" to "
 	    "ServiceAccount \"aws-node/kube-system\"");
-	unsigned o3 = (unsigned)gen_range(r, 64, 95);
-	unsigned o4 = (unsigned)gen_range(r, 2, 254);
-	snprintf(ip[1], sizeof ip[1], "10.0.%u.%u", o3, o4);
-	gen_uuid(uid[0], r);
 	gen_who_init(
-	    &g->w[GEN_W_APP], "system:serviceaccount:prod:web", uid[0],
+	    &g->w[GEN_W_APP], "system:serviceaccount:prod:web", d->uid[7],
 	    "\"system:serviceaccounts\",\"system:serviceaccounts:prod\",\"system:authenticated\"",
-	    NULL, ip[1], "web/1.4.2 (linux/amd64) kubernetes/$Format",
-	    "RBAC: allowed by RoleBinding \"web-config-reader/prod\" of Role \"config-reader\" to "
-	    "ServiceAccount \"web/prod\"");
+	    NULL, d->app_ip, "web/1.4.2 (linux/amd64) kubernetes/$Format",
+	    "RBAC: allowed by RoleBinding \"web-config-reader/prod\" of Role \"config-reader\" "
+	    "to ServiceAccount \"web/prod\"");
+}
+
+/* Builds the identities of the stories and of the noise table. */
+static void gen_whos_init(struct gen_ctx *g, struct gen_rng *r)
+{
+	struct gen_ids d;
+	gen_ids_draw(&d, r);
+	gen_whos_control(g, &d);
+	gen_whos_noise(g, &d);
 }
 
 /* Makes the pods the noise talks about, and the noise streams. */

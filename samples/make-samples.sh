@@ -1,0 +1,79 @@
+#!/bin/sh
+# make-samples.sh - regenerate samples/audit/ byte for byte from sample-gen.c.
+#
+# Usage: samples/make-samples.sh [OUTDIR [BADDIR]]  (default: samples/audit, samples/bad)
+# malformed.log goes to BADDIR so that ingesting samples/audit is clean.
+# Needs: cc (or $CC), gzip, sed, head, tr, paste; jq only for the final check.
+# Same sample-gen.c + same gzip => same bytes (gzip -n stores no name/time).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-"$here/audit"}
+bad=${2:-"$here/bad"}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+mkdir -p "$out" "$bad"
+
+${CC:-cc} -std=c11 -O2 -o "$tmp/lt-gen" "$here/sample-gen.c"
+gen="$tmp/lt-gen"
+
+# 1. Two apiservers, 3 nodes, 15 min, every story, ~2 unrelated requests/s.
+"$gen" --seed 20240405 --nodes 3 --minutes 15 --level Metadata \
+	--stories node-delete,lease-delete,leader-change --noise 2 \
+	--split 2 -o "$tmp/split"
+mv "$tmp/split.1" "$out/kube-apiserver-audit.1.log"
+mv "$tmp/split.2" "$out/kube-apiserver-audit.2.log"
+
+# 2. RequestResponse level: Lease bodies, 5 min, leader change + lease delete.
+"$gen" --seed 7 --nodes 3 --minutes 5 --level RequestResponse \
+	--stories leader-change,lease-delete --noise 0 -o "$out/lease-requestresponse.log"
+
+# 3. Webhook batch: 50 consecutive events around a lease delete, wrapped in an
+#    EventList by hand (jq would rewrite Go's \u0026 escapes).
+"$gen" --seed 11 --nodes 3 --minutes 3 --stories lease-delete --noise 1 -o "$tmp/el.log"
+first=$(grep -n '"verb":"delete"' "$tmp/el.log" | head -n 1 | cut -d: -f1)
+first=$((first > 20 ? first - 20 : 1))
+{
+	printf '{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":['
+	sed -n "${first},$((first + 49))p" "$tmp/el.log" | paste -sd, -
+	printf ']}\n'
+} >"$out/eventlist.json"
+
+# 4. gzip of a small steady-state log (2 nodes, 5 min).
+"$gen" --seed 99 --nodes 2 --minutes 5 --stories none --noise 1 -o "$tmp/gz.log"
+gzip -n -9 -c "$tmp/gz.log" >"$out/kube-apiserver-audit.gz"
+
+# 5. malformed.log: good node-lease events (G) mixed with bad records (B).
+"$gen" --seed 5 --nodes 2 --minutes 2 --stories none -o "$tmp/m.log"
+grep '"namespace":"kube-node-lease"' "$tmp/m.log" | head -n 12 >"$tmp/good"
+good() { sed -n "$1p" "$tmp/good"; }
+{
+	good 1; good 2; good 3                                       # G1-G3
+	good 4 | head -c 377; printf '\n'                            # B: cut off mid-record
+	good 5                                                       # G4
+	printf '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata",,"auditID":}\n' # B: broken JSON
+	good 6                                                       # G5
+	printf '{"kind":"Pod","apiVersion":"v1","metadata":{"name":"nginx","namespace":"default"},"spec":{"nodeName":"ip-10-0-1-17.ec2.internal"}}\n' # B: JSON, not an audit Event
+	good 7                                                       # G6
+	printf '\000\001\002\377\376garbage\303\050\200\033[31m\177\n' # B: binary garbage (NUL, invalid UTF-8)
+	good 8                                                       # G7
+	printf '42\n'                                                # B: top-level non-object
+	# G8: \u00e9 and a surrogate pair (U+1F600) in userAgent
+	good 9 | sed 's|"userAgent":"kubelet/v1.29.0 (linux/amd64) kubernetes/3034fd4"|"userAgent":"kubelet/v1.29.0 (linux/amd64) kubernetes/3034fd4 caf\\u00e9 \\ud83d\\ude00"|'
+	# V: one valid but over-long line (~1.1 MiB): a configmap create at Request level
+	printf '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Request","auditID":"5b0c6f43-2d5e-4a8e-9c1d-7f3e2a9b8c01","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/prod/configmaps?fieldManager=kubectl-client-side-apply\\u0026fieldValidation=Strict","verb":"create","user":{"username":"kubernetes-admin","groups":["system:masters","system:authenticated"]},"sourceIPs":["203.0.113.7"],"userAgent":"kubectl/v1.29.2 (darwin/arm64) kubernetes/4b8e819","objectRef":{"resource":"configmaps","namespace":"prod","name":"big-blob","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":201},"requestObject":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"big-blob","namespace":"prod"},"data":{"blob":"'
+	head -c 1153433 /dev/zero | tr '\000' 'A'
+	printf '"}},"requestReceivedTimestamp":"2024-04-05T05:50:46.200117Z","stageTimestamp":"2024-04-05T05:50:46.262593Z","annotations":{"authorization.k8s.io/decision":"allow","authorization.k8s.io/reason":""}}\n'
+	good 10; good 11                                             # G9-G10
+	good 12 | tr -d '\n'                                         # G11: last line, no newline
+} >"$bad/malformed.log"
+
+# Self-check: every line of the generated files is JSON.
+if command -v jq >/dev/null 2>&1; then
+	for f in kube-apiserver-audit.1.log kube-apiserver-audit.2.log \
+		lease-requestresponse.log eventlist.json; do
+		jq -c . "$out/$f" >/dev/null
+	done
+	gzip -dc "$out/kube-apiserver-audit.gz" | jq -c . >/dev/null
+fi
+ls -l "$out"
