@@ -21,25 +21,26 @@ cmake --build build-bench -j"$(nproc)" >/dev/null
 bin=build-bench/cli/leasetrail
 gen=build-bench/samples/lt-gen
 
-# 3000 nodes renewing every ~10 s plus noise: about 0.9 MB per minute of cluster time.
+# 3000 nodes renewing every ~10 s (~8.1 KB per node-minute) plus 40 other requests/s:
+# about 27 MB per minute of cluster time.
 log=$out/bench-audit.log
-minutes=$(( (target_mb + 17) / 18 ))
+minutes=$(( (target_mb + 26) / 27 ))
 if [ ! -s "$log" ] || [ "$(stat -c %s "$log")" -lt $((target_mb * 1000000)) ]; then
   "$gen" --nodes 3000 --minutes "$minutes" --stories none --noise 40 --seed 42 -o "$log"
 fi
 size=$(stat -c %s "$log")
 lines=$(wc -l <"$log")
 
-measure() { # measure NAME CMD... -> "seconds rss_kb"
-  local name=$1; shift
-  /usr/bin/time -f "%e %M" -o "$out/$name.time" "$@" >"$out/$name.stdout" 2>"$out/$name.stderr"
+measure() { # measure NAME STDOUT CMD... -> "seconds rss_kb"
+  local name=$1 stdout=$2; shift 2
+  /usr/bin/time -f "%e %M" -o "$out/$name.time" "$@" >"$stdout" 2>"$out/$name.stderr"
   cat "$out/$name.time"
 }
 
 sync
 rm -f "$out"/bench.db "$out"/bench.db-wal "$out"/bench.db-shm
-read -r lt_s lt_kb < <(measure leasetrail "$bin" ingest -q --db "$out/bench.db" "$log")
-read -r jq_s jq_kb < <(measure jq jq -c 'select(.objectRef.resource=="leases")' "$log")
+read -r lt_s lt_kb < <(measure leasetrail "$out/leasetrail.stdout" "$bin" ingest -q --db "$out/bench.db" "$log")
+read -r jq_s jq_kb < <(measure jq /dev/null jq -c 'select(.objectRef.resource=="leases")' "$log")
 stored=$(grep -o '[0-9]* events stored' "$out/leasetrail.stdout" | cut -d' ' -f1)
 
 awk -v size="$size" -v lines="$lines" -v stored="$stored" -v lt="$lt_s" -v jq="$jq_s" \

@@ -127,6 +127,22 @@ static int load_step(struct load *l, sqlite3_stmt *s, const char *what)
 	return rc == SQLITE_DONE ? 0 : store_db_error(l->st, l->err, what);
 }
 
+/* The pending count for (resource, verb), or NULL. */
+static struct load_count *load_count_find(struct load *l, struct lt_str resource,
+					  struct lt_str verb)
+{
+	for (size_t i = 0; i < l->ncounts; i++) {
+		struct load_count *c = &l->counts[i];
+
+		if (strlen(c->resource) == resource.len && strlen(c->verb) == verb.len &&
+		    memcmp(c->resource, resource.ptr, resource.len) == 0 &&
+		    memcmp(c->verb, verb.ptr, verb.len) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+/* Counts an event of another resource; past LOAD_MAX_COUNT_KEYS keys, as "(other)". */
 static void load_count(struct load *l, struct lt_str resource, struct lt_str verb)
 {
 	struct lt_str none = {"", 0}, nonresource = {"(non-resource)", 14};
@@ -136,22 +152,20 @@ static void load_count(struct load *l, struct lt_str resource, struct lt_str ver
 		resource = nonresource;
 	if (verb.ptr == NULL)
 		verb = none;
-	for (size_t i = 0; i < l->ncounts; i++) {
-		c = &l->counts[i];
-		if (strlen(c->resource) == resource.len && strlen(c->verb) == verb.len &&
-		    memcmp(c->resource, resource.ptr, resource.len) == 0 &&
-		    memcmp(c->verb, verb.ptr, verb.len) == 0) {
-			c->n++;
-			return;
-		}
+	c = load_count_find(l, resource, verb);
+	if (c == NULL && l->ncounts >= LOAD_MAX_COUNT_KEYS) {
+		resource = (struct lt_str){"(other)", 7};
+		verb = none;
+		c = load_count_find(l, resource, verb);
 	}
-	if (l->ncounts == LOAD_MAX_COUNT_KEYS)
-		resource = (struct lt_str){"(other)", 7}, verb = none;
-	l->counts = lt_xrealloc(l->counts, (l->ncounts + 1) * sizeof *l->counts);
-	c = &l->counts[l->ncounts++];
-	c->resource = lt_xstrndup(resource.ptr, strnlen(resource.ptr, resource.len));
-	c->verb = lt_xstrndup(verb.ptr, strnlen(verb.ptr, verb.len));
-	c->n = 1;
+	if (c == NULL) {
+		l->counts = lt_xrealloc(l->counts, (l->ncounts + 1) * sizeof *l->counts);
+		c = &l->counts[l->ncounts++];
+		c->resource = lt_xstrndup(resource.ptr, strnlen(resource.ptr, resource.len));
+		c->verb = lt_xstrndup(verb.ptr, strnlen(verb.ptr, verb.len));
+		c->n = 0;
+	}
+	c->n++;
 }
 
 static int load_flush_counts(struct load *l)

@@ -44,17 +44,23 @@ int store_prepare_raw(struct lt_store *st, sqlite3_stmt **out, const char *sql,
 
 /*
  * Settings for a bounded footprint: a 16 MiB page cache whatever the store's
- * size, WAL so readers never block the loader, NORMAL sync (consistent after
- * a crash; the last batch may be redone on resume).
+ * size, and 32 KiB pages (fewer, larger writes; set only when the file is new).
  */
 static int store_configure(struct lt_store *st, struct lt_error *err)
 {
 	sqlite3_busy_timeout(st->db, 10000);
-	if (store_exec(
-		st,
-		"PRAGMA page_size = 32768; PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;",
-		err) != 0)
-		return LT_ERR_DB;
+	return store_exec(
+	    st, "PRAGMA page_size = 32768; PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;",
+	    err);
+}
+
+/*
+ * WAL so readers never block the loader, NORMAL sync (consistent after a
+ * crash; the last batch is redone on resume).  Only once the file is known
+ * to be ours: a foreign database must be left exactly as it was.
+ */
+static int store_journal(struct lt_store *st, struct lt_error *err)
+{
 	if (st->readonly)
 		return 0;
 	return store_exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", err);
@@ -97,6 +103,8 @@ int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_
 			     sqlite3_errmsg(st->db));
 	if (rc == 0)
 		rc = store_schema(st, err);
+	if (rc == 0)
+		rc = store_journal(st, err);
 	if (rc != 0) {
 		lt_store_free(st);
 		return rc;

@@ -86,6 +86,7 @@ static int walk_path(struct lt_store *st, const char *path, int depth,
 	if (strcmp(path, "-") == 0)
 		return load_file(st, path, opts, t, err);
 	if (stat(path, &sb) != 0) {
+		t->files++;
 		t->files_failed++;
 		return lt_error_at(err, LT_ERR_IO, path, 0, 0, "%s: %s", path, strerror(errno));
 	}
@@ -111,7 +112,7 @@ int lt_store_ingest(struct lt_store *st, const char *path, const struct lt_inges
 	if (rc == 0 && totals->files_not_log > not_log) {
 		struct stat sb;
 
-		if (stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode))
+		if (strcmp(path, "-") == 0 || (stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode)))
 			rc = lt_error_at(err, LT_ERR_FORMAT, path, 0, 0,
 					 "%s: not a log leasetrail reads", path);
 	}

@@ -145,10 +145,13 @@ int lt_parse_input(struct lt_input *in, const struct lt_sink *sink, void *ctx,
 	size_t got = 0;
 	int rc;
 
+	/* a stream cut short inside the head still has records to give */
 	rc = run_read_head(in, buf, &got, err);
 	fmt = lt_sniff(buf, got);
 	if (format_out)
 		*format_out = fmt;
+	if (rc == LT_ERR_TRUNCATED && got > 0)
+		rc = 0;
 	if (rc == 0 && fmt != LT_FMT_JSON && fmt != LT_FMT_EMPTY)
 		rc = lt_error_at(err, LT_ERR_FORMAT, lt_input_path(in), 1, 0,
 				 "%s: not a log leasetrail reads (%s content)", lt_input_path(in),

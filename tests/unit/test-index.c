@@ -1,0 +1,1457 @@
+/* test-index.c - unit tests of the store: ingestion, dedupe, stages, rejects, inputs, opening. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "lt_index.h"
+
+/* Only to build a fixture the store must refuse: an SQLite file of another application. */
+#include <sqlite3.h>
+
+#define PATH_SIZE 1024
+
+/* ---- files and directories under LT_TEST_TMP ------------------------------ */
+
+static void path_join(char *out, const char *dir, const char *name)
+{
+	int n = snprintf(out, PATH_SIZE, "%s/%s", dir, name);
+
+	assert_true(n > 0 && n < PATH_SIZE);
+}
+
+/* Removes path and everything under it; missing is fine. */
+static void rm_tree(const char *path)
+{
+	struct stat sb;
+	struct dirent *e;
+	char child[PATH_SIZE];
+	DIR *d;
+
+	if (lstat(path, &sb) != 0)
+		return;
+	if (!S_ISDIR(sb.st_mode)) {
+		assert_int_equal(unlink(path), 0);
+		return;
+	}
+	d = opendir(path);
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		path_join(child, path, e->d_name);
+		rm_tree(child);
+	}
+	closedir(d);
+	assert_int_equal(rmdir(path), 0);
+}
+
+/* A new empty directory LT_TEST_TMP/name for one test. */
+static void case_dir(char *out, const char *name)
+{
+	mkdir(LT_TEST_TMP, 0755);
+	path_join(out, LT_TEST_TMP, name);
+	rm_tree(out);
+	assert_int_equal(mkdir(out, 0755), 0);
+}
+
+static void write_bytes(const char *path, const char *data, size_t len, const char *mode)
+{
+	FILE *f = fopen(path, mode);
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Writes text to dir/name and leaves the path in out. */
+static void write_file(char *out, const char *dir, const char *name, const char *text)
+{
+	path_join(out, dir, name);
+	write_bytes(out, text, strlen(text), "wb");
+}
+
+/* Writes text as one gzip member; mode "wb" starts the file, "ab" appends a member. */
+static void write_gzip(const char *path, const char *text, const char *mode)
+{
+	gzFile gz = gzopen(path, mode);
+
+	assert_non_null(gz);
+	assert_int_equal(gzwrite(gz, text, (unsigned)strlen(text)), (int)strlen(text));
+	assert_int_equal(gzclose(gz), Z_OK);
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	buf[n] = '\0';
+	*len = (size_t)n;
+	return buf;
+}
+
+/* ---- what a test holds, released by the teardown even when an assertion ends it early ---- */
+
+#define MAX_HELD 8
+
+static struct lt_store *held_stores[MAX_HELD];
+static void *held_mem[MAX_HELD];
+
+static void hold(void **slots, void *p)
+{
+	for (int i = 0; i < MAX_HELD; i++)
+		if (slots[i] == NULL) {
+			slots[i] = p;
+			return;
+		}
+	fail_msg("more than %d things held", MAX_HELD);
+}
+
+static void unhold(void **slots, const void *p)
+{
+	for (int i = 0; i < MAX_HELD; i++)
+		if (slots[i] == p)
+			slots[i] = NULL;
+}
+
+static struct lt_store *hold_store(struct lt_store *st)
+{
+	hold((void **)held_stores, st);
+	return st;
+}
+
+static void close_store(struct lt_store *st)
+{
+	unhold((void **)held_stores, st);
+	lt_store_free(st);
+}
+
+static void *hold_mem(void *p)
+{
+	hold(held_mem, p);
+	return p;
+}
+
+static void release_mem(void *p)
+{
+	unhold(held_mem, p);
+	free(p);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	for (int i = 0; i < MAX_HELD; i++) {
+		lt_store_free(held_stores[i]);
+		free(held_mem[i]);
+		held_stores[i] = NULL;
+		held_mem[i] = NULL;
+	}
+	return 0;
+}
+
+/* ---- ingesting, with every callback recorded -------------------------------- */
+
+#define MAX_FILES   16
+#define MAX_REJECTS 16
+
+struct file_seen {
+	struct lt_file_report rep; /* path and detail point into the arrays below */
+	char path[PATH_SIZE];
+	char detail[512];
+};
+
+struct reject_seen {
+	char file[PATH_SIZE];
+	uint64_t line, offset;
+	char reason[256];
+};
+
+struct seen {
+	int nfiles, nrejects, nprogress;
+	struct file_seen files[MAX_FILES];
+	struct reject_seen rejects[MAX_REJECTS];
+};
+
+static void on_file(const struct lt_file_report *r, void *ctx)
+{
+	struct seen *s = ctx;
+	struct file_seen *f;
+
+	assert_true(s->nfiles < MAX_FILES);
+	f = &s->files[s->nfiles++];
+	f->rep = *r;
+	snprintf(f->path, sizeof f->path, "%s", r->path);
+	snprintf(f->detail, sizeof f->detail, "%s", r->detail);
+	f->rep.path = f->path;
+	f->rep.detail = f->detail;
+}
+
+static void on_reject(const struct lt_where *at, const char *reason, void *ctx)
+{
+	struct seen *s = ctx;
+	struct reject_seen *r;
+
+	/* all are counted, the first MAX_REJECTS kept (an assertion here would unwind the store) */
+	if (s->nrejects++ >= MAX_REJECTS)
+		return;
+	r = &s->rejects[s->nrejects - 1];
+	snprintf(r->file, sizeof r->file, "%s", at->file);
+	r->line = at->line;
+	r->offset = at->offset;
+	snprintf(r->reason, sizeof r->reason, "%s", reason);
+}
+
+static void on_progress(const struct lt_ingest_progress *p, void *ctx)
+{
+	struct seen *s = ctx;
+
+	assert_non_null(p->path);
+	s->nprogress++;
+}
+
+/* Ingests path, recording into *s (cleared first) and adding to *t. */
+static int ingest(struct lt_store *st, const char *path, int all_resources, struct seen *s,
+		  struct lt_ingest_totals *t, struct lt_error *err)
+{
+	struct lt_ingest_opts opts = {all_resources, on_reject, on_file, on_progress, s};
+
+	memset(s, 0, sizeof *s);
+	memset(err, 0, sizeof *err);
+	return lt_store_ingest(st, path, &opts, t, err);
+}
+
+/* Ingests one file that must succeed; returns its report. */
+static const struct lt_file_report *ingest_ok(struct lt_store *st, const char *path, struct seen *s,
+					      struct lt_ingest_totals *t)
+{
+	struct lt_error err;
+
+	assert_int_equal(ingest(st, path, 0, s, t, &err), 0);
+	assert_int_equal(s->nfiles, 1);
+	assert_string_equal(s->files[0].path, path);
+	return &s->files[0].rep;
+}
+
+static void expect_counts(const struct lt_file_report *r, uint64_t records, uint64_t stored,
+			  uint64_t duplicates, uint64_t skipped, uint64_t rejected)
+{
+	if (r->records != records || r->stored != stored || r->duplicates != duplicates ||
+	    r->skipped != skipped || r->rejected != rejected)
+		fail_msg("%s: records/stored/duplicates/skipped/rejected %llu/%llu/%llu/%llu/%llu,"
+			 " want %llu/%llu/%llu/%llu/%llu",
+			 r->path, (unsigned long long)r->records, (unsigned long long)r->stored,
+			 (unsigned long long)r->duplicates, (unsigned long long)r->skipped,
+			 (unsigned long long)r->rejected, (unsigned long long)records,
+			 (unsigned long long)stored, (unsigned long long)duplicates,
+			 (unsigned long long)skipped, (unsigned long long)rejected);
+}
+
+static struct lt_store *open_store(const char *dir)
+{
+	char path[PATH_SIZE];
+	struct lt_error err = {0};
+	struct lt_store *st = NULL;
+
+	path_join(path, dir, "store.db");
+	if (lt_store_open(&st, path, 0, &err) != 0)
+		fail_msg("lt_store_open(%s): %s", path, err.msg);
+	assert_non_null(st);
+	return hold_store(st);
+}
+
+/* ---- reading the store ------------------------------------------------------ */
+
+/*
+ * Every row of sql (one optional text bind) as "col|col|...\n" lines, NULL
+ * shown as NULL; the caller frees the result.
+ */
+static char *q_rows(struct lt_store *st, const char *sql, const char *arg)
+{
+	struct lt_error err = {0};
+	struct lt_stmt *q;
+	struct lt_buf b;
+	int rc;
+
+	if (lt_store_prepare(st, &q, sql, &err) != 0)
+		fail_msg("prepare %s: %s", sql, err.msg);
+	if (arg != NULL)
+		lt_stmt_bind_text(q, 1, arg, (size_t)-1);
+	lt_buf_init(&b);
+	lt_buf_append(&b, "", 0);
+	while ((rc = lt_stmt_step(q, &err)) == 1) {
+		for (int i = 0; i < lt_stmt_columns(q); i++) {
+			if (i > 0)
+				lt_buf_putc(&b, '|');
+			if (lt_stmt_type(q, i) == LT_COL_NULL)
+				lt_buf_append(&b, "NULL", 4);
+			else
+				lt_buf_printf(&b, "%s", lt_stmt_text(q, i, NULL));
+		}
+		lt_buf_putc(&b, '\n');
+	}
+	lt_stmt_free(q);
+	if (rc < 0) {
+		lt_buf_release(&b);
+		fail_msg("step %s: %s", sql, err.msg);
+	}
+	return b.ptr;
+}
+
+static void expect_rows(struct lt_store *st, const char *sql, const char *arg, const char *want)
+{
+	char *got = q_rows(st, sql, arg);
+	int same = strcmp(got, want) == 0;
+
+	if (!same)
+		print_error("%s\n got:\n%s want:\n%s", sql, got, want);
+	free(got);
+	assert_true(same);
+}
+
+/* The single integer sql returns. */
+static int64_t q_int(struct lt_store *st, const char *sql, const char *arg)
+{
+	struct lt_error err = {0};
+	struct lt_stmt *q;
+	int64_t v;
+	int rc;
+
+	if (lt_store_prepare(st, &q, sql, &err) != 0)
+		fail_msg("prepare %s: %s", sql, err.msg);
+	if (arg != NULL)
+		lt_stmt_bind_text(q, 1, arg, (size_t)-1);
+	rc = lt_stmt_step(q, &err);
+	v = lt_stmt_int(q, 0);
+	lt_stmt_free(q);
+	if (rc != 1)
+		fail_msg("no row from %s: %s", sql, err.msg);
+	return v;
+}
+
+/* Row counts of the tables ingestion writes, for before/after comparisons. */
+struct table_counts {
+	int64_t audit, raw, sources, rejects, resource_counts, strs;
+};
+
+static struct table_counts count_tables(struct lt_store *st)
+{
+	struct table_counts c = {
+	    q_int(st, "SELECT count(*) FROM audit", NULL),
+	    q_int(st, "SELECT count(*) FROM audit_raw", NULL),
+	    q_int(st, "SELECT count(*) FROM sources", NULL),
+	    q_int(st, "SELECT count(*) FROM rejects", NULL),
+	    q_int(st, "SELECT coalesce(sum(count), 0) FROM resource_counts", NULL),
+	    q_int(st, "SELECT count(*) FROM strs", NULL),
+	};
+
+	return c;
+}
+
+static void expect_same_counts(struct table_counts a, struct table_counts b)
+{
+	assert_int_equal(a.audit, b.audit);
+	assert_int_equal(a.raw, b.raw);
+	assert_int_equal(a.sources, b.sources);
+	assert_int_equal(a.rejects, b.rejects);
+	assert_int_equal(a.resource_counts, b.resource_counts);
+	assert_int_equal(a.strs, b.strs);
+}
+
+/* One expected column of a row: 'i' integer, 't' text, 'n' NULL. */
+struct col_want {
+	const char *name;
+	char type;
+	const char *value;
+};
+
+/* Says how column col of the current row differs from want, if it does. */
+static void check_col(struct lt_buf *bad, const struct lt_stmt *q, int col,
+		      const struct col_want *want)
+{
+	static const enum lt_col_type types[] = {
+	    ['n'] = LT_COL_NULL, ['i'] = LT_COL_INT, ['t'] = LT_COL_TEXT};
+	enum lt_col_type type = col < 0 ? LT_COL_NULL : lt_stmt_type(q, col);
+	const char *got = col < 0 ? "" : lt_stmt_text(q, col, NULL);
+
+	if (col < 0)
+		lt_buf_printf(bad, "  no column %s\n", want->name);
+	else if (type != types[(unsigned char)want->type])
+		lt_buf_printf(bad, "  %s: type %d '%s', want type %c\n", want->name, (int)type, got,
+			      want->type);
+	else if (want->type != 'n' && strcmp(got, want->value) != 0)
+		lt_buf_printf(bad, "  %s: '%s', want '%s'\n", want->name, got, want->value);
+}
+
+/* The single row of the events view with this auditID has exactly these column values. */
+static void expect_event(struct lt_store *st, const char *audit_id, const struct col_want *want,
+			 size_t nwant)
+{
+	static char report[4096];
+	struct lt_error err = {0};
+	struct lt_stmt *q;
+	struct lt_buf bad;
+	int rc;
+
+	if (lt_store_prepare(st, &q, "SELECT * FROM events WHERE audit_id = ?1", &err) != 0)
+		fail_msg("%s", err.msg);
+	lt_stmt_bind_text(q, 1, audit_id, (size_t)-1);
+	lt_buf_init(&bad);
+	lt_buf_append(&bad, "", 0);
+	rc = lt_stmt_step(q, &err);
+	if (rc != 1)
+		lt_buf_printf(&bad, "  no event (%d: %s)\n", rc, err.msg);
+	for (size_t w = 0; rc == 1 && w < nwant; w++) {
+		int col = -1;
+
+		for (int i = 0; i < lt_stmt_columns(q); i++)
+			if (strcmp(lt_stmt_name(q, i), want[w].name) == 0)
+				col = i;
+		check_col(&bad, q, col, &want[w]);
+	}
+	if (rc == 1 && lt_stmt_step(q, &err) != 0)
+		lt_buf_printf(&bad, "  more than one row\n");
+	lt_stmt_free(q);
+	snprintf(report, sizeof report, "%s", bad.ptr);
+	lt_buf_release(&bad);
+	if (report[0] != '\0')
+		fail_msg("event %s:\n%s", audit_id, report);
+}
+
+/* ---- audit records ---------------------------------------------------------- */
+
+/* A compact Metadata lease update of node n1; extra goes in before the closing brace. */
+#define LEASE(id, stage, extra)                                                                    \
+	"{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"Metadata\","           \
+	"\"auditID\":\"" id "\",\"stage\":\"" stage "\",\"verb\":\"update\","                      \
+	"\"user\":{\"username\":\"system:node:n1\"},"                                              \
+	"\"objectRef\":{\"resource\":\"leases\",\"namespace\":\"kube-node-lease\","                \
+	"\"name\":\"n1\"},\"responseStatus\":{\"code\":200},"                                      \
+	"\"stageTimestamp\":\"2024-04-05T06:04:14.668822Z\"" extra "}"
+
+#define DONE "ResponseComplete"
+
+/* An event on another resource; resource "" leaves objectRef out (a non-resource request). */
+#define OTHER(id, objref, verb)                                                                    \
+	"{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"Metadata\","           \
+	"\"auditID\":\"" id "\",\"stage\":\"ResponseComplete\",\"verb\":\"" verb "\","             \
+	"\"user\":{\"username\":\"system:serviceaccount:kube-system:job\"}," objref                \
+	"\"responseStatus\":{\"code\":200},"                                                       \
+	"\"stageTimestamp\":\"2024-04-05T06:05:00.000001Z\"}"
+
+#define OBJREF(resource) "\"objectRef\":{\"resource\":\"" resource "\",\"namespace\":\"default\"},"
+
+/* Line 1: a Metadata lease update that lost a conflict, every metadata field set. */
+#define EV_META                                                                                    \
+	"{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"Metadata\","           \
+	"\"auditID\":\"6f9e0c4a-0001-4d1b-9a55-1e2f3a4b5c01\",\"stage\":\"ResponseComplete\","     \
+	"\"requestURI\":\"/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/"         \
+	"node-a?timeout=10s\",\"verb\":\"update\",\"user\":{\"username\":\"system:node:node-a\","  \
+	"\"groups\":[\"system:nodes\",\"system:authenticated\"]},"                                 \
+	"\"impersonatedUser\":{\"username\":\"system:admin\",\"groups\":[\"x\"]},"                 \
+	"\"sourceIPs\":[\"10.0.0.7\",\"192.168.1.1\"],"                                            \
+	"\"userAgent\":\"kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f\","                      \
+	"\"objectRef\":{\"resource\":\"leases\",\"namespace\":\"kube-node-lease\","                \
+	"\"name\":\"node-a\",\"uid\":\"0d9e8f7a-aaaa-bbbb-cccc-000000000001\","                    \
+	"\"apiGroup\":\"coordination.k8s.io\",\"apiVersion\":\"v1\",\"resourceVersion\":\"4242\"}" \
+	","                                                                                        \
+	"\"responseStatus\":{\"metadata\":{},\"status\":\"Failure\",\"message\":\"Operation "      \
+	"cannot be fulfilled on leases.coordination.k8s.io \\\"node-a\\\": the object has been "   \
+	"modified\",\"reason\":\"Conflict\",\"code\":409},"                                        \
+	"\"requestReceivedTimestamp\":\"2024-04-05T06:04:14.660001Z\","                            \
+	"\"stageTimestamp\":\"2024-04-05T06:04:14.668222Z\","                                      \
+	"\"annotations\":{\"authorization.k8s.io/decision\":\"allow\","                            \
+	"\"authorization.k8s.io/reason\":\"\"}}"
+
+/* Line 2: a node status patch. */
+#define EV_NODE                                                                                    \
+	"{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"Request\","            \
+	"\"auditID\":\"6f9e0c4a-0002-4d1b-9a55-1e2f3a4b5c02\",\"stage\":\"ResponseComplete\","     \
+	"\"requestURI\":\"/api/v1/nodes/node-a/status?timeout=10s\",\"verb\":\"patch\","           \
+	"\"user\":{\"username\":\"system:node:node-a\",\"groups\":[\"system:nodes\"]},"            \
+	"\"sourceIPs\":[\"10.0.0.7\"],\"userAgent\":\"kubelet/v1.29.0\","                          \
+	"\"objectRef\":{\"resource\":\"nodes\",\"name\":\"node-a\",\"apiVersion\":\"v1\","         \
+	"\"subresource\":\"status\"},\"responseStatus\":{\"metadata\":{},\"code\":200},"           \
+	"\"requestObject\":{\"status\":{\"conditions\":[{\"type\":\"Ready\"}]}},"                  \
+	"\"requestReceivedTimestamp\":\"2024-04-05T06:04:15.000000Z\","                            \
+	"\"stageTimestamp\":\"2024-04-05T06:04:15.010000Z\"}"
+
+/* Line 3: a RequestResponse lease update with the Lease in both bodies; the response wins. */
+#define EV_BODY                                                                                    \
+	"{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"RequestResponse\","    \
+	"\"auditID\":\"6f9e0c4a-0003-4d1b-9a55-1e2f3a4b5c03\",\"stage\":\"ResponseComplete\","     \
+	"\"requestURI\":\"/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/"         \
+	"node-b\",\"verb\":\"update\",\"user\":{\"username\":\"system:node:node-b\","              \
+	"\"uid\":\"u-1\",\"groups\":[\"system:nodes\",\"system:authenticated\"],"                  \
+	"\"extra\":{\"k\":[\"not-a-group\"]}},\"sourceIPs\":[\"10.0.0.8\"],"                       \
+	"\"userAgent\":\"kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f\","                      \
+	"\"objectRef\":{\"resource\":\"leases\",\"namespace\":\"kube-node-lease\","                \
+	"\"name\":\"node-b\",\"uid\":\"uid-b\",\"apiGroup\":\"coordination.k8s.io\","              \
+	"\"apiVersion\":\"v1\",\"resourceVersion\":\"5000\"},"                                     \
+	"\"responseStatus\":{\"metadata\":{},\"code\":200},"                                       \
+	"\"requestObject\":{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\","         \
+	"\"metadata\":{\"name\":\"node-b\",\"namespace\":\"kube-node-lease\","                     \
+	"\"resourceVersion\":\"5000\"},\"spec\":{\"holderIdentity\":\"node-b-request\","           \
+	"\"leaseDurationSeconds\":30,\"renewTime\":\"2024-04-05T06:04:20.000000Z\","               \
+	"\"acquireTime\":\"2024-04-01T00:00:00.000000Z\",\"leaseTransitions\":2}},"                \
+	"\"responseObject\":{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\","        \
+	"\"metadata\":{\"name\":\"node-b\",\"namespace\":\"kube-node-lease\",\"uid\":\"uid-b\","   \
+	"\"resourceVersion\":\"5001\",\"creationTimestamp\":\"2024-03-01T00:00:00Z\"},"            \
+	"\"spec\":{\"holderIdentity\":\"node-b\",\"leaseDurationSeconds\":40,"                     \
+	"\"acquireTime\":\"2024-04-01T00:00:01.250000Z\","                                         \
+	"\"renewTime\":\"2024-04-05T06:04:24.123456Z\",\"leaseTransitions\":3}},"                  \
+	"\"requestReceivedTimestamp\":\"2024-04-05T06:04:24.120000Z\","                            \
+	"\"stageTimestamp\":\"2024-04-05T06:04:24.130400Z\","                                      \
+	"\"annotations\":{\"authorization.k8s.io/decision\":\"allow\","                            \
+	"\"authorization.k8s.io/reason\":\"RBAC: allowed by ClusterRoleBinding "                   \
+	"\\\"system:node\\\" of ClusterRole \\\"system:node\\\"\"}}"
+
+/* ---- tests ------------------------------------------------------------------ */
+
+/* Every column of the events view, the raw JSON byte for byte, and provenance. */
+static void test_every_field(void **state)
+{
+	static const struct col_want meta[] = {
+	    {"id", 'i', "1"},
+	    {"ts", 't', "2024-04-05T06:04:14.668222Z"},
+	    {"ts_us", 'i', "1712297054668222"},
+	    {"received_us", 'i', "1712297054660001"},
+	    {"latency_us", 'i', "8221"},
+	    {"audit_id", 't', "6f9e0c4a-0001-4d1b-9a55-1e2f3a4b5c01"},
+	    {"stage", 't', "ResponseComplete"},
+	    {"level", 't', "Metadata"},
+	    {"verb", 't', "update"},
+	    {"resource", 't', "leases"},
+	    {"subresource", 'n', NULL},
+	    {"namespace", 't', "kube-node-lease"},
+	    {"name", 't', "node-a"},
+	    {"api_group", 't', "coordination.k8s.io"},
+	    {"api_version", 't', "v1"},
+	    {"uid", 't', "0d9e8f7a-aaaa-bbbb-cccc-000000000001"},
+	    {"resource_version", 't', "4242"},
+	    {"request_uri", 't',
+	     "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-a?timeout=10s"},
+	    {"user", 't', "system:node:node-a"},
+	    {"groups", 't', "system:nodes,system:authenticated"},
+	    {"impersonated_user", 't', "system:admin"},
+	    {"source_ip", 't', "10.0.0.7"},
+	    {"user_agent", 't', "kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f"},
+	    {"code", 'i', "409"},
+	    {"status", 't', "Failure"},
+	    {"reason", 't', "Conflict"},
+	    {"message", 't',
+	     "Operation cannot be fulfilled on leases.coordination.k8s.io \"node-a\": the object "
+	     "has been modified"},
+	    {"authz_decision", 't', "allow"},
+	    {"authz_reason", 't', ""},
+	    {"lease_holder", 'n', NULL},
+	    {"lease_duration_s", 'n', NULL},
+	    {"lease_renew_us", 'n', NULL},
+	    {"lease_acquire_us", 'n', NULL},
+	    {"lease_transitions", 'n', NULL},
+	    {"source_id", 'i', "1"},
+	    {"line", 'i', "1"},
+	    {"offset", 'i', "0"},
+	};
+	static const struct col_want node[] = {
+	    {"id", 'i', "2"},
+	    {"ts_us", 'i', "1712297055010000"},
+	    {"received_us", 'i', "1712297055000000"},
+	    {"level", 't', "Request"},
+	    {"verb", 't', "patch"},
+	    {"resource", 't', "nodes"},
+	    {"subresource", 't', "status"},
+	    {"namespace", 'n', NULL},
+	    {"name", 't', "node-a"},
+	    {"api_group", 'n', NULL},
+	    {"groups", 't', "system:nodes"},
+	    {"impersonated_user", 'n', NULL},
+	    {"code", 'i', "200"},
+	    {"status", 'n', NULL},
+	    {"authz_decision", 'n', NULL},
+	    {"lease_holder", 'n', NULL},
+	    {"lease_duration_s", 'n', NULL},
+	    {"line", 'i', "2"},
+	};
+	/* offset: the two lines before, with their newlines */
+	char body_offset[32];
+	const struct col_want body[] = {
+	    {"id", 'i', "3"},
+	    {"ts", 't', "2024-04-05T06:04:24.130400Z"},
+	    {"ts_us", 'i', "1712297064130400"},
+	    {"received_us", 'i', "1712297064120000"},
+	    {"latency_us", 'i', "10400"},
+	    {"audit_id", 't', "6f9e0c4a-0003-4d1b-9a55-1e2f3a4b5c03"},
+	    {"stage", 't', "ResponseComplete"},
+	    {"level", 't', "RequestResponse"},
+	    {"verb", 't', "update"},
+	    {"resource", 't', "leases"},
+	    {"subresource", 'n', NULL},
+	    {"namespace", 't', "kube-node-lease"},
+	    {"name", 't', "node-b"},
+	    {"api_group", 't', "coordination.k8s.io"},
+	    {"api_version", 't', "v1"},
+	    {"uid", 't', "uid-b"},
+	    {"resource_version", 't', "5000"},
+	    {"request_uri", 't',
+	     "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-b"},
+	    {"user", 't', "system:node:node-b"},
+	    {"groups", 't', "system:nodes,system:authenticated"},
+	    {"impersonated_user", 'n', NULL},
+	    {"source_ip", 't', "10.0.0.8"},
+	    {"user_agent", 't', "kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f"},
+	    {"code", 'i', "200"},
+	    {"status", 'n', NULL},
+	    {"reason", 'n', NULL},
+	    {"message", 'n', NULL},
+	    {"authz_decision", 't', "allow"},
+	    {"authz_reason", 't',
+	     "RBAC: allowed by ClusterRoleBinding \"system:node\" of ClusterRole \"system:node\""},
+	    {"lease_holder", 't', "node-b"},
+	    {"lease_duration_s", 'i', "40"},
+	    {"lease_renew_us", 'i', "1712297064123456"},
+	    {"lease_acquire_us", 'i', "1711929601250000"},
+	    {"lease_transitions", 'i', "3"},
+	    {"source_id", 'i', "1"},
+	    {"line", 'i', "3"},
+	    {"offset", 'i', body_offset},
+	};
+	char dir[PATH_SIZE], log[PATH_SIZE], want[PATH_SIZE + 64];
+	struct lt_ingest_totals t = {0};
+	struct seen s;
+	struct lt_store *st;
+	const struct lt_file_report *r;
+
+	(void)state;
+	snprintf(body_offset, sizeof body_offset, "%zu", strlen(EV_META) + strlen(EV_NODE) + 2);
+	case_dir(dir, "fields");
+	write_file(log, dir, "audit.log", EV_META "\n" EV_NODE "\n" EV_BODY "\n");
+	st = open_store(dir);
+	r = ingest_ok(st, log, &s, &t);
+	assert_int_equal(r->status, LT_FILE_INGESTED);
+	assert_string_equal(r->detail, "");
+	assert_int_equal(r->source_id, 1);
+	assert_int_equal(r->bytes, strlen(EV_META EV_NODE EV_BODY) + 3);
+	expect_counts(r, 3, 3, 0, 0, 0);
+	assert_int_equal(s.nrejects, 0);
+	assert_true(s.nprogress > 0);
+	assert_int_equal(t.files, 1);
+	assert_int_equal(t.records, 3);
+	assert_int_equal(t.stored, 3);
+	assert_int_equal(t.bytes, r->bytes);
+
+	expect_event(st, "6f9e0c4a-0001-4d1b-9a55-1e2f3a4b5c01", meta, sizeof meta / sizeof *meta);
+	expect_event(st, "6f9e0c4a-0002-4d1b-9a55-1e2f3a4b5c02", node, sizeof node / sizeof *node);
+	expect_event(st, "6f9e0c4a-0003-4d1b-9a55-1e2f3a4b5c03", body, sizeof body / sizeof *body);
+
+	/* the raw JSON of each record, byte for byte */
+	expect_rows(st, "SELECT json FROM audit_raw ORDER BY id", NULL,
+		    EV_META "\n" EV_NODE "\n" EV_BODY "\n");
+	snprintf(want, sizeof want, "%s|complete|0|%llu|3|3|0|0|0|NULL|1|1\n", log,
+		 (unsigned long long)r->bytes);
+	expect_rows(
+	    st,
+	    "SELECT path, state, gzip, size, records, stored, duplicates, skipped, rejected,"
+	    " note, resume_offset > 0, finished_us >= started_us FROM sources",
+	    NULL, want);
+	close_store(st);
+}
+
+/* Without a response body the Lease comes from the request; only leases have lease columns. */
+static void test_lease_from_request(void **state)
+{
+	static const struct col_want created[] = {
+	    {"verb", 't', "create"},
+	    {"code", 'i', "201"},
+	    {"lease_holder", 't', "node-c"},
+	    {"lease_duration_s", 'i', "40"},
+	    {"lease_renew_us", 'i', "1712297064123456"},
+	    {"lease_acquire_us", 'n', NULL},
+	    {"lease_transitions", 'i', "0"},
+	};
+	static const struct col_want node[] = {
+	    {"resource", 't', "nodes"},	      {"lease_holder", 'n', NULL},
+	    {"lease_duration_s", 'n', NULL},  {"lease_renew_us", 'n', NULL},
+	    {"lease_transitions", 'n', NULL},
+	};
+	const char *text =
+	    "{\"kind\":\"Event\",\"level\":\"Request\",\"auditID\":\"lr1\","
+	    "\"stage\":\"ResponseComplete\",\"verb\":\"create\","
+	    "\"objectRef\":{\"resource\":\"leases\",\"namespace\":\"kube-node-lease\","
+	    "\"name\":\"node-c\"},\"responseStatus\":{\"code\":201},"
+	    "\"requestObject\":{\"kind\":\"Lease\",\"spec\":{\"holderIdentity\":\"node-c\","
+	    "\"leaseDurationSeconds\":40,\"leaseTransitions\":0,"
+	    "\"renewTime\":\"2024-04-05T06:04:24.123456Z\"}},"
+	    "\"stageTimestamp\":\"2024-04-05T06:04:24.200000Z\"}\n"
+	    "{\"kind\":\"Event\",\"auditID\":\"lr2\",\"stage\":\"ResponseComplete\","
+	    "\"verb\":\"update\",\"objectRef\":{\"resource\":\"nodes\",\"name\":\"n1\"},"
+	    "\"responseObject\":{\"spec\":{\"holderIdentity\":\"nope\",\"leaseDurationSeconds\":1,"
+	    "\"renewTime\":\"2024-04-05T06:04:24Z\",\"leaseTransitions\":1}},"
+	    "\"stageTimestamp\":\"2024-04-05T06:04:14Z\"}\n";
+	char dir[PATH_SIZE], log[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "lease-request");
+	write_file(log, dir, "audit.log", text);
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, log, &s, &t), 2, 2, 0, 0, 0);
+	expect_event(st, "lr1", created, sizeof created / sizeof *created);
+	expect_event(st, "lr2", node, sizeof node / sizeof *node);
+	close_store(st);
+}
+
+/* Events on other resources are counted per resource and verb, stored only with all_resources. */
+static void test_other_resources(void **state)
+{
+	const char *text = LEASE("o1", DONE, "") "\n" OTHER("o2", OBJREF("pods"), "get") "\n" OTHER(
+	    "o3", OBJREF("pods"),
+	    "get") "\n" OTHER("o4", OBJREF("pods"),
+			      "list") "\n" OTHER("o5", OBJREF("configmaps"),
+						 "update") "\n" OTHER("o6", "",
+								      "get") "\n" OTHER("o7",
+											"\"objectRe"
+											"f\":{"
+											"\"resource"
+											"\":"
+											"\"nodes\","
+											"\"name\":"
+											"\"n1\"},",
+											"get") "\n";
+	char dir[PATH_SIZE], dir_all[PATH_SIZE], log[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct lt_error err;
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "others");
+	write_file(log, dir, "audit.log", text);
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, log, &s, &t), 7, 2, 0, 5, 0);
+	assert_int_equal(t.skipped, 5);
+	expect_rows(
+	    st, "SELECT source_id, resource, verb, count FROM resource_counts ORDER BY 2, 3", NULL,
+	    "1|(non-resource)|get|1\n1|configmaps|update|1\n1|pods|get|2\n1|pods|list|1\n");
+	expect_rows(st, "SELECT audit_id, resource FROM events ORDER BY id", NULL,
+		    "o1|leases\no7|nodes\n");
+	assert_int_equal(q_int(st, "SELECT count(*) FROM audit_raw", NULL), 2);
+	close_store(st);
+
+	/* the same file with all_resources: everything stored, nothing only counted */
+	case_dir(dir_all, "others-all");
+	st = open_store(dir_all);
+	assert_int_equal(ingest(st, log, 1, &s, &t, &err), 0);
+	expect_counts(&s.files[0].rep, 7, 7, 0, 0, 0);
+	expect_rows(st, "SELECT count(*) FROM resource_counts", NULL, "0\n");
+	expect_rows(st, "SELECT audit_id, resource, verb FROM events ORDER BY id", NULL,
+		    "o1|leases|update\no2|pods|get\no3|pods|get\no4|pods|list\n"
+		    "o5|configmaps|update\no6|NULL|get\no7|nodes|get\n");
+	expect_rows(st, "SELECT request_uri IS NULL, user FROM events WHERE audit_id = 'o6'", NULL,
+		    "1|system:serviceaccount:kube-system:job\n");
+	close_store(st);
+}
+
+/* The same file twice (or a copy of it elsewhere) adds nothing the second time. */
+static void test_reingest_is_noop(void **state)
+{
+	const char *text = LEASE("i1", DONE, "") "\n" LEASE("i2", DONE, "") "\n" OTHER(
+	    "i3", OBJREF("pods"), "get") "\n{\"kind\":\"Pod\"}\n" LEASE("i4", DONE, "") "\n";
+	char dir[PATH_SIZE], log[PATH_SIZE], copy[PATH_SIZE];
+	struct lt_ingest_totals t = {0}, before;
+	struct table_counts counts;
+	const struct lt_file_report *r;
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "reingest");
+	write_file(log, dir, "audit.log", text);
+	write_file(copy, dir, "audit.log.1", text);
+	st = open_store(dir);
+	r = ingest_ok(st, log, &s, &t);
+	assert_int_equal(r->status, LT_FILE_INGESTED);
+	expect_counts(r, 5, 3, 0, 1, 1);
+	assert_int_equal(s.nrejects, 1);
+	counts = count_tables(st);
+	assert_int_equal(counts.audit, 3);
+	assert_int_equal(counts.rejects, 1);
+	assert_int_equal(counts.resource_counts, 1);
+	before = t;
+
+	for (int round = 0; round < 2; round++) {
+		r = ingest_ok(st, round == 0 ? log : copy, &s, &t);
+		assert_int_equal(r->status, LT_FILE_DUPLICATE);
+		assert_int_equal(r->source_id, 1);
+		assert_int_equal(s.nrejects, 0);
+		assert_int_equal(t.files, before.files + 1 + (uint64_t)round);
+		assert_int_equal(t.files_duplicate, 1 + (uint64_t)round);
+		assert_int_equal(t.bytes, before.bytes);
+		assert_int_equal(t.records, before.records);
+		assert_int_equal(t.stored, before.stored);
+		assert_int_equal(t.duplicates, before.duplicates);
+		assert_int_equal(t.skipped, before.skipped);
+		assert_int_equal(t.rejected, before.rejected);
+		expect_same_counts(count_tables(st), counts);
+	}
+	expect_rows(st, "SELECT id, state, records, stored FROM sources", NULL, "1|complete|5|3\n");
+	close_store(st);
+}
+
+/* A request (auditID + stage) already stored is a duplicate, in a later file or the same one. */
+static void test_dedupe_across_files(void **state)
+{
+	char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "dedupe");
+	write_file(a, dir, "a.log",
+		   LEASE("d1", DONE, "") "\n" LEASE("d2", DONE, "") "\n" LEASE(
+		       "d3", DONE, "") "\n" LEASE("d1", DONE, ",\"userAgent\":\"again\"") "\n");
+	write_file(
+	    b, dir, "b.log",
+	    LEASE("d1", DONE, ",\"userAgent\":\"rotated\"") "\n" LEASE(
+		"d2", DONE, ",\"userAgent\":\"rotated\"") "\n" LEASE("d3", "ResponseStarted",
+								     "") "\n" LEASE("d4", DONE,
+										    "") "\n");
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, a, &s, &t), 4, 3, 1, 0, 0);
+	expect_counts(ingest_ok(st, b, &s, &t), 4, 2, 2, 0, 0);
+	assert_int_equal(s.files[0].rep.status, LT_FILE_INGESTED);
+	assert_int_equal(t.stored, 5);
+	assert_int_equal(t.duplicates, 3);
+	expect_rows(
+	    st, "SELECT audit_id, stage_rank, superseded, source_id, line FROM audit ORDER BY id",
+	    NULL, "d1|2|0|1|1\nd2|2|0|1|2\nd3|2|0|1|3\nd3|1|1|2|3\nd4|2|0|2|4\n");
+	/* the first copy is the one kept */
+	expect_rows(
+	    st, "SELECT audit_id, stage, user_agent, source_id, line FROM events ORDER BY id", NULL,
+	    "d1|ResponseComplete|NULL|1|1\nd2|ResponseComplete|NULL|1|2\n"
+	    "d3|ResponseComplete|NULL|1|3\nd4|ResponseComplete|NULL|2|4\n");
+	expect_rows(st, "SELECT id, stored, duplicates FROM sources ORDER BY id", NULL,
+		    "1|3|1\n2|2|2\n");
+	close_store(st);
+}
+
+/* The stages of one request count once: the events view holds the latest stage only. */
+static void test_stages(void **state)
+{
+	char dir[PATH_SIZE], path[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "stages");
+	st = open_store(dir);
+	/* s1: both stages in one file, in order; s2: in one file, the final stage first */
+	write_file(path, dir, "one.log",
+		   LEASE("s1", "RequestReceived", "") "\n" LEASE("s1", DONE, "") "\n" LEASE(
+		       "s2", DONE, "") "\n" LEASE("s2", "RequestReceived", "") "\n");
+	expect_counts(ingest_ok(st, path, &s, &t), 4, 4, 0, 0, 0);
+	/* s3: the final stage first, the received stage in a later file */
+	write_file(path, dir, "s3-done.log", LEASE("s3", DONE, "") "\n");
+	expect_counts(ingest_ok(st, path, &s, &t), 1, 1, 0, 0, 0);
+	write_file(path, dir, "s3-received.log", LEASE("s3", "RequestReceived", "") "\n");
+	expect_counts(ingest_ok(st, path, &s, &t), 1, 1, 0, 0, 0);
+	/* s4: received first; until the final stage comes, the received one is the request */
+	write_file(path, dir, "s4-received.log", LEASE("s4", "RequestReceived", "") "\n");
+	expect_counts(ingest_ok(st, path, &s, &t), 1, 1, 0, 0, 0);
+	expect_rows(st, "SELECT stage FROM events WHERE audit_id = 's4'", NULL,
+		    "RequestReceived\n");
+	/* ... and a separate run (the store closed and opened again) brings it */
+	close_store(st);
+	st = open_store(dir);
+	write_file(path, dir, "s4-done.log", LEASE("s4", DONE, "") "\n");
+	expect_counts(ingest_ok(st, path, &s, &t), 1, 1, 0, 0, 0);
+	/* s5: three stages over three files, in a scrambled order */
+	write_file(path, dir, "s5-started.log", LEASE("s5", "ResponseStarted", "") "\n");
+	ingest_ok(st, path, &s, &t);
+	write_file(path, dir, "s5-received.log", LEASE("s5", "RequestReceived", "") "\n");
+	ingest_ok(st, path, &s, &t);
+	write_file(path, dir, "s5-done.log", LEASE("s5", DONE, "") "\n");
+	ingest_ok(st, path, &s, &t);
+
+	expect_rows(st, "SELECT audit_id, count(*) FROM audit GROUP BY 1 ORDER BY 1", NULL,
+		    "s1|2\ns2|2\ns3|2\ns4|2\ns5|3\n");
+	expect_rows(st, "SELECT audit_id, stage FROM events ORDER BY audit_id", NULL,
+		    "s1|ResponseComplete\ns2|ResponseComplete\ns3|ResponseComplete\n"
+		    "s4|ResponseComplete\ns5|ResponseComplete\n");
+	assert_int_equal(t.stored, 11);
+	assert_int_equal(t.duplicates, 0);
+	close_store(st);
+}
+
+/* Broken records are rejected with line and reason; every good record around them is kept. */
+static void test_rejects(void **state)
+{
+	static const char broken[] = "{\"kind\":\"Event\",\"verb\":\"get\",\"stageTi";
+	static const char pod[] = "{\"kind\":\"Pod\"}";
+	static const char bad_json[] = "{\"kind\":\"Event\" \"verb\":1}";
+	static const char cut[] = "{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\","
+				  "\"verb\":\"update\",\"objectRef\":{\"resource\":\"le";
+	const char *l1 = LEASE("r1", DONE, ""), *l3 = LEASE("r2", DONE, "");
+	const char *l5 = LEASE("r3", DONE, ""), *l7 = LEASE("r4", DONE, "");
+	char text[4096], dir[PATH_SIZE], log[PATH_SIZE], want[1024];
+	uint64_t off2 = strlen(l1) + 1, off8;
+	struct lt_ingest_totals t = {0};
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	snprintf(text, sizeof text, "%s\n%s\n%s\n%s\n%s\n%s\n%s\n%s", l1, broken, l3, pod, l5,
+		 bad_json, l7, cut);
+	off8 = strlen(text) - strlen(cut);
+	case_dir(dir, "rejects");
+	write_file(log, dir, "audit.log", text);
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, log, &s, &t), 8, 4, 0, 0, 4);
+	assert_int_equal(s.files[0].rep.status, LT_FILE_INGESTED);
+	assert_int_equal(t.rejected, 4);
+
+	assert_int_equal(s.nrejects, 4);
+	assert_string_equal(s.rejects[0].file, log);
+	assert_int_equal(s.rejects[0].line, 2);
+	assert_int_equal(s.rejects[0].offset, off2);
+	assert_string_equal(s.rejects[0].reason,
+			    "record cut off: line 3 starts a new record before it ended");
+	assert_int_equal(s.rejects[1].line, 4);
+	assert_string_equal(s.rejects[1].reason, "not an audit event: kind is \"Pod\"");
+	assert_int_equal(s.rejects[2].line, 6);
+	assert_non_null(strstr(s.rejects[2].reason, "invalid JSON at byte"));
+	assert_int_equal(s.rejects[3].line, 8);
+	assert_int_equal(s.rejects[3].offset, off8);
+	assert_string_equal(s.rejects[3].reason, "record cut off at end of input (truncated)");
+
+	snprintf(want, sizeof want,
+		 "1|2|%llu|record cut off: line 3 starts a new record before it ended\n"
+		 "1|4|not an audit event: kind is \"Pod\"\n"
+		 "1|6|1\n"
+		 "1|8|%llu|record cut off at end of input (truncated)\n",
+		 (unsigned long long)off2, (unsigned long long)off8);
+	expect_rows(st,
+		    "SELECT source_id, line, CASE line WHEN 4 THEN reason WHEN 6 THEN"
+		    " reason LIKE 'invalid JSON at byte %' ELSE offset || '|' || reason END"
+		    " FROM rejects ORDER BY line",
+		    NULL, want);
+	expect_rows(st, "SELECT audit_id, line FROM events ORDER BY id", NULL,
+		    "r1|1\nr2|3\nr3|5\nr4|7\n");
+	expect_rows(st, "SELECT state, records, stored, rejected FROM sources", NULL,
+		    "complete|8|4|4\n");
+	close_store(st);
+}
+
+/* Every rejected record is counted and reported; the store keeps the first thousand. */
+static void test_reject_rows_capped(void **state)
+{
+	enum { BAD = 1003 };
+	char dir[PATH_SIZE], log[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct lt_buf b;
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "reject-cap");
+	lt_buf_init(&b);
+	lt_buf_printf(&b, "%s\n", LEASE("c1", DONE, ""));
+	for (int i = 0; i < BAD; i++)
+		lt_buf_printf(&b, "{\"kind\":\"Pod\",\"n\":%d}\n", i);
+	lt_buf_printf(&b, "%s\n", LEASE("c2", DONE, ""));
+	path_join(log, dir, "audit.log");
+	write_bytes(log, b.ptr, b.len, "wb");
+	lt_buf_release(&b);
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, log, &s, &t), BAD + 2, 2, 0, 0, BAD);
+	assert_int_equal(s.nrejects, BAD);
+	expect_rows(st, "SELECT count(*), min(line), max(line) FROM rejects", NULL,
+		    "1000|2|1001\n");
+	expect_rows(st, "SELECT rejected FROM sources", NULL, "1003\n");
+	close_store(st);
+}
+
+/* N compact lease events with auditIDs prefix-00000 ..., one per line. */
+static char *lease_lines(const char *prefix, int n)
+{
+	struct lt_buf b;
+
+	lt_buf_init(&b);
+	for (int i = 0; i < n; i++)
+		lt_buf_printf(&b,
+			      "{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\","
+			      "\"level\":\"Metadata\",\"auditID\":\"%s-%05d\","
+			      "\"stage\":\"ResponseComplete\",\"verb\":\"update\","
+			      "\"objectRef\":{\"resource\":\"leases\",\"namespace\":"
+			      "\"kube-node-lease\",\"name\":\"node-%03d\"},"
+			      "\"responseStatus\":{\"code\":200},"
+			      "\"stageTimestamp\":\"2024-04-05T06:%02d:%02d.%06dZ\"}\n",
+			      prefix, i, i % 97, i / 60 % 60, i % 60, i * 7919 % 1000000);
+	return b.ptr;
+}
+
+/* gzip is read by content: one member, several members, zero padding after the last. */
+static void test_gzip(void **state)
+{
+	char dir[PATH_SIZE], path[PATH_SIZE];
+	char *part1 = hold_mem(lease_lines("gza", 10)), *part2 = hold_mem(lease_lines("gzb", 10));
+	static const char zeros[512];
+	struct lt_ingest_totals t = {0};
+	struct seen s;
+	struct lt_store *st;
+	const struct lt_file_report *r;
+
+	(void)state;
+	case_dir(dir, "gzip");
+	st = open_store(dir);
+	path_join(path, dir, "audit.log"); /* no .gz: content decides */
+	write_gzip(path, part1, "wb");
+	write_gzip(path, part2, "ab");
+	r = ingest_ok(st, path, &s, &t);
+	assert_int_equal(r->status, LT_FILE_INGESTED);
+	expect_counts(r, 20, 20, 0, 0, 0);
+	path_join(path, dir, "padded.gz");
+	write_gzip(path, part2, "wb");
+	write_bytes(path, zeros, sizeof zeros, "ab");
+	r = ingest_ok(st, path, &s, &t);
+	assert_int_equal(r->status, LT_FILE_INGESTED);
+	expect_counts(r, 10, 0, 10, 0, 0);
+	expect_rows(st, "SELECT id, gzip, state FROM sources ORDER BY id", NULL,
+		    "1|1|complete\n2|1|complete\n");
+	expect_rows(st, "SELECT min(audit_id), max(audit_id), count(*) FROM events", NULL,
+		    "gza-00000|gzb-00009|20\n");
+	release_mem(part1);
+	release_mem(part2);
+	close_store(st);
+}
+
+/* A gzip cut short keeps every record before the cut and says where it stopped. */
+static void test_gzip_truncated(void **state)
+{
+	enum { N = 3000 };
+	char dir[PATH_SIZE], path[PATH_SIZE], want[128];
+	char *text = hold_mem(lease_lines("cut", N));
+	struct lt_ingest_totals t = {0};
+	struct lt_error err;
+	struct seen s;
+	struct lt_store *st;
+	const struct lt_file_report *r;
+	struct stat sb;
+
+	(void)state;
+	case_dir(dir, "gzip-cut");
+	path_join(path, dir, "audit.log.gz");
+	write_gzip(path, text, "wb");
+	assert_int_equal(stat(path, &sb), 0);
+	assert_true(sb.st_size > 4096);
+	assert_int_equal(truncate(path, sb.st_size / 2), 0);
+	st = open_store(dir);
+	assert_int_equal(ingest(st, path, 0, &s, &t, &err), 0);
+	assert_int_equal(s.nfiles, 1);
+	r = &s.files[0].rep;
+	assert_int_equal(r->status, LT_FILE_TRUNCATED);
+	assert_non_null(strstr(r->detail, "truncated"));
+	assert_non_null(strstr(r->detail, path));
+	assert_int_equal(t.files_truncated, 1);
+	/* a good share decoded, not all; at most the record at the cut is rejected */
+	assert_true(r->stored > N / 10 && r->stored < N);
+	assert_true(r->rejected <= 1);
+	assert_int_equal(r->records, r->stored + r->rejected);
+	assert_int_equal(s.nrejects, (int)r->rejected);
+	/* what was stored is exactly the records before the cut */
+	snprintf(want, sizeof want, "1|%llu|%llu|cut-00000|cut-%05llu\n",
+		 (unsigned long long)r->stored, (unsigned long long)r->stored,
+		 (unsigned long long)r->stored - 1);
+	expect_rows(st,
+		    "SELECT min(line), max(line), count(*), min(audit_id), max(audit_id)"
+		    " FROM events",
+		    NULL, want);
+	expect_rows(st, "SELECT state, note IS NOT NULL, gzip FROM sources", NULL,
+		    "truncated|1|1\n");
+	release_mem(text);
+	close_store(st);
+}
+
+/*
+ * A small gzip that lost only its 8-byte trailer (CRC and size): every record
+ * decoded, so every record is stored, and the file is still reported cut short.
+ */
+static void test_gzip_truncated_small(void **state)
+{
+	enum { N = 8 };
+	char dir[PATH_SIZE], path[PATH_SIZE];
+	char *text = hold_mem(lease_lines("small", N));
+	struct lt_ingest_totals t = {0};
+	struct lt_error err;
+	struct seen s;
+	struct lt_store *st;
+	const struct lt_file_report *r;
+	struct stat sb;
+
+	(void)state;
+	assert_true(strlen(text) < 4096); /* all of it fits in the first read */
+	case_dir(dir, "gzip-cut-small");
+	path_join(path, dir, "audit.log.gz");
+	write_gzip(path, text, "wb");
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(truncate(path, sb.st_size - 8), 0);
+	st = open_store(dir);
+	assert_int_equal(ingest(st, path, 0, &s, &t, &err), 0);
+	assert_int_equal(s.nfiles, 1);
+	r = &s.files[0].rep;
+	assert_int_equal(r->status, LT_FILE_TRUNCATED);
+	expect_counts(r, N, N, 0, 0, 0);
+	expect_rows(st, "SELECT count(*), min(audit_id), max(audit_id) FROM events", NULL,
+		    "8|small-00000|small-00007\n");
+	release_mem(text);
+	close_store(st);
+}
+
+/* In a directory, files that are not logs are reported and skipped; named, one is an error. */
+static void test_directory_not_logs(void **state)
+{
+	static const char binary[] = "\x7f"
+				     "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0\x01\0\0\0";
+	char dir[PATH_SIZE], logs[PATH_SIZE], sub[PATH_SIZE], path[PATH_SIZE];
+	char readme[PATH_SIZE], want[PATH_SIZE];
+	struct lt_buf slash;
+	struct lt_ingest_totals t = {0};
+	struct lt_error err;
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "walk");
+	path_join(logs, dir, "logs");
+	assert_int_equal(mkdir(logs, 0755), 0);
+	path_join(sub, logs, "sub");
+	assert_int_equal(mkdir(sub, 0755), 0);
+	write_file(readme, logs, "README.txt",
+		   "Audit logs of the prod cluster, copied on 2024-04-05.\nAsk #sre.\n");
+	write_file(path, logs, "a.log", LEASE("w1", DONE, "") "\n");
+	path_join(path, logs, "blob.bin");
+	write_bytes(path, binary, sizeof binary - 1, "wb");
+	write_file(path, sub, "b.log", LEASE("w2", DONE, "") "\n");
+	st = open_store(dir);
+
+	assert_int_equal(ingest(st, logs, 0, &s, &t, &err), 0);
+	assert_int_equal(s.nfiles, 4); /* in name order */
+	assert_string_equal(s.files[0].path, readme);
+	assert_int_equal(s.files[0].rep.status, LT_FILE_NOT_LOG);
+	assert_non_null(strstr(s.files[0].detail, "not a log"));
+	assert_int_equal(s.files[0].rep.source_id, 0);
+	path_join(want, logs, "a.log");
+	assert_string_equal(s.files[1].path, want);
+	assert_int_equal(s.files[1].rep.status, LT_FILE_INGESTED);
+	path_join(want, logs, "blob.bin");
+	assert_string_equal(s.files[2].path, want);
+	assert_int_equal(s.files[2].rep.status, LT_FILE_NOT_LOG);
+	assert_non_null(strstr(s.files[2].detail, "binary"));
+	path_join(want, sub, "b.log");
+	assert_string_equal(s.files[3].path, want);
+	assert_int_equal(s.files[3].rep.status, LT_FILE_INGESTED);
+	assert_int_equal(t.files, 4);
+	assert_int_equal(t.files_not_log, 2);
+	assert_int_equal(t.stored, 2);
+	expect_rows(st, "SELECT count(*) FROM sources", NULL, "2\n");
+	expect_rows(st, "SELECT audit_id FROM events ORDER BY id", NULL, "w1\nw2\n");
+
+	/* named on its own, a file that is not a log is an error that names it */
+	assert_int_equal(ingest(st, readme, 0, &s, &t, &err), LT_ERR_FORMAT);
+	assert_int_equal(s.nfiles, 1);
+	assert_int_equal(s.files[0].rep.status, LT_FILE_NOT_LOG);
+	assert_non_null(strstr(err.msg, readme));
+	expect_rows(st, "SELECT count(*) FROM sources", NULL, "2\n");
+
+	/* a directory named with a trailing slash: the same paths, and nothing new */
+	lt_buf_init(&slash);
+	lt_buf_printf(&slash, "%s/", logs);
+	assert_int_equal(ingest(st, slash.ptr, 0, &s, &t, &err), 0);
+	lt_buf_release(&slash);
+	assert_int_equal(s.nfiles, 4);
+	path_join(want, logs, "a.log");
+	assert_string_equal(s.files[1].path, want);
+	assert_int_equal(s.files[1].rep.status, LT_FILE_DUPLICATE);
+	path_join(want, sub, "b.log");
+	assert_string_equal(s.files[3].path, want);
+	assert_int_equal(s.files[3].rep.status, LT_FILE_DUPLICATE);
+	expect_rows(st, "SELECT count(*) FROM audit", NULL, "2\n");
+	close_store(st);
+}
+
+/* A path that cannot be read is LT_ERR_IO naming it; the store goes on working. */
+static void test_bad_paths(void **state)
+{
+	char dir[PATH_SIZE], missing[PATH_SIZE], log[PATH_SIZE], locked[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct lt_error err;
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "bad-paths");
+	path_join(missing, dir, "no-such-audit.log");
+	write_file(log, dir, "audit.log", LEASE("b1", DONE, "") "\n");
+	st = open_store(dir);
+	assert_int_equal(ingest(st, missing, 0, &s, &t, &err), LT_ERR_IO);
+	assert_int_equal(err.code, LT_ERR_IO);
+	assert_non_null(strstr(err.msg, missing));
+	assert_int_equal(t.files_failed, 1);
+	assert_int_equal(t.stored, 0);
+
+	expect_counts(ingest_ok(st, log, &s, &t), 1, 1, 0, 0, 0);
+	assert_int_equal(t.stored, 1);
+
+	/* root reads anything, so an unreadable file can only be made for others */
+	if (geteuid() != 0) {
+		write_file(locked, dir, "locked.log", LEASE("b2", DONE, "") "\n");
+		assert_int_equal(chmod(locked, 0), 0);
+		assert_int_equal(ingest(st, locked, 0, &s, &t, &err), LT_ERR_IO);
+		assert_non_null(strstr(err.msg, locked));
+		assert_int_equal(s.nfiles, 1);
+		assert_int_equal(s.files[0].rep.status, LT_FILE_FAILED);
+		chmod(locked, 0644);
+	}
+	expect_rows(st, "SELECT audit_id FROM events", NULL, "b1\n");
+	close_store(st);
+}
+
+/* lt_store_open(path, flags) must fail with want; the message is left in *err. */
+static void open_fails(const char *path, int flags, int want, struct lt_error *err)
+{
+	struct lt_store *st = NULL;
+	int rc;
+
+	memset(err, 0, sizeof *err);
+	rc = lt_store_open(&st, path, flags, err);
+	if (st != NULL)
+		hold_store(st);
+	assert_int_equal(rc, want);
+	assert_null(st);
+	assert_int_equal(err->code, want);
+}
+
+/* Files that are not our store are refused with a clear message and left as they were. */
+static void test_open_refuses_foreign(void **state)
+{
+	char dir[PATH_SIZE], text[PATH_SIZE], foreign[PATH_SIZE], missing[PATH_SIZE];
+	char *before, *after;
+	size_t before_len, after_len;
+	struct lt_error err;
+	sqlite3 *db;
+	struct stat sb;
+	struct lt_buf notes;
+	int same, mode_before, mode_after;
+
+	(void)state;
+	case_dir(dir, "open");
+	lt_buf_init(&notes);
+	for (int i = 0; i < 100; i++)
+		lt_buf_printf(&notes, "note %d: this is a text file, not a database\n", i);
+	write_file(text, dir, "notes.txt", notes.ptr);
+	for (int flags = 0; flags <= LT_STORE_READONLY; flags += LT_STORE_READONLY) {
+		open_fails(text, flags, LT_ERR_DB, &err);
+		assert_non_null(strstr(err.msg, "not a leasetrail store"));
+		assert_non_null(strstr(err.msg, text));
+	}
+	after = read_all(text, &after_len);
+	same = after_len == notes.len && memcmp(after, notes.ptr, notes.len) == 0;
+	free(after);
+	lt_buf_release(&notes);
+	assert_true(same);
+
+	path_join(foreign, dir, "browser-history.sqlite");
+	assert_int_equal(sqlite3_open(foreign, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+				      "CREATE TABLE visits(id INTEGER PRIMARY KEY, url TEXT);"
+				      "INSERT INTO visits(url) VALUES('https://example.com/');",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	before = read_all(foreign, &before_len);
+	for (int flags = LT_STORE_READONLY; flags >= 0; flags -= LT_STORE_READONLY) {
+		open_fails(foreign, flags, LT_ERR_DB, &err);
+		assert_non_null(strstr(err.msg, "not a leasetrail store"));
+		assert_non_null(strstr(err.msg, foreign));
+	}
+	/* refusing a file must leave it as it was: no schema, no switch to WAL mode */
+	after = read_all(foreign, &after_len);
+	same = after_len == before_len && memcmp(after, before, before_len) == 0;
+	mode_before = before_len > 19 ? before[18] * 10 + before[19] : -1;
+	mode_after = after_len > 19 ? after[18] * 10 + after[19] : -1;
+	free(before);
+	free(after);
+	if (!same)
+		fail_msg("refusing %s changed it (header read/write versions %d -> %d; 22 = WAL)",
+			 foreign, mode_before, mode_after);
+
+	path_join(missing, dir, "missing.db");
+	open_fails(missing, LT_STORE_READONLY, LT_ERR_NOTFOUND, &err);
+	assert_non_null(strstr(err.msg, missing));
+	assert_int_not_equal(stat(missing, &sb), 0); /* not created */
+}
+
+/* A read-only store reads, and refuses every write. */
+static void test_readonly_store(void **state)
+{
+	char dir[PATH_SIZE], log[PATH_SIZE], db[PATH_SIZE], other[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	struct lt_stmt *q;
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "readonly");
+	write_file(log, dir, "audit.log", LEASE("ro1", DONE, "") "\n");
+	write_file(other, dir, "other.log", LEASE("ro2", DONE, "") "\n");
+	st = open_store(dir);
+	ingest_ok(st, log, &s, &t);
+	close_store(st);
+
+	path_join(db, dir, "store.db");
+	assert_int_equal(lt_store_open(&st, db, LT_STORE_READONLY, &err), 0);
+	hold_store(st);
+	assert_string_equal(lt_store_path(st), db);
+	expect_rows(st, "SELECT audit_id FROM events", NULL, "ro1\n");
+
+	assert_int_equal(lt_store_prepare(st, &q, "SELECT count(*) FROM audit", &err), 0);
+	assert_true(lt_stmt_readonly(q));
+	lt_stmt_free(q);
+	assert_int_equal(lt_store_prepare(st, &q, "INSERT INTO meta VALUES('k', 'v')", &err), 0);
+	assert_false(lt_stmt_readonly(q));
+	assert_int_equal(lt_stmt_step(q, &err), LT_ERR_DB);
+	lt_stmt_free(q);
+
+	memset(&t, 0, sizeof t);
+	assert_int_equal(ingest(st, other, 0, &s, &t, &err), LT_ERR_DB);
+	assert_int_equal(t.stored, 0);
+	expect_rows(st,
+		    "SELECT (SELECT count(*) FROM audit), (SELECT count(*) FROM sources),"
+		    " (SELECT count(*) FROM meta WHERE key = 'k')",
+		    NULL, "1|1|0\n");
+	close_store(st);
+}
+
+/* An event's raw JSON and where it came from, and a clear miss for an unknown id. */
+static void test_event_origin(void **state)
+{
+	char dir[PATH_SIZE], log[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct lt_event_origin o;
+	struct lt_error err = {0};
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "origin");
+	write_file(log, dir, "audit.log", EV_META "\n" EV_NODE "\n" EV_BODY "\n");
+	st = open_store(dir);
+	ingest_ok(st, log, &s, &t);
+
+	lt_buf_init(&o.raw);
+	lt_buf_init(&o.file);
+	assert_int_equal(lt_store_event_origin(st, 3, &o, &err), 0);
+	assert_int_equal(o.raw.len, strlen(EV_BODY));
+	assert_memory_equal(o.raw.ptr, EV_BODY, o.raw.len);
+	assert_string_equal(o.file.ptr, log);
+	assert_int_equal(o.line, 3);
+	assert_int_equal(o.offset, strlen(EV_META) + strlen(EV_NODE) + 2);
+	lt_buf_release(&o.raw);
+	lt_buf_release(&o.file);
+
+	lt_buf_init(&o.raw);
+	lt_buf_init(&o.file);
+	assert_int_equal(lt_store_event_origin(st, 999, &o, &err), LT_ERR_NOTFOUND);
+	assert_non_null(strstr(err.msg, "no event with id 999"));
+	assert_int_equal(o.raw.len, 0);
+	assert_int_equal(o.file.len, 0);
+	lt_buf_release(&o.raw);
+	lt_buf_release(&o.file);
+	close_store(st);
+}
+
+/*
+ * Counting is bounded: past LOAD_MAX_COUNT_KEYS (4096) distinct resource+verb
+ * keys in a batch, further keys are counted together as "(other)".
+ */
+static void test_count_keys_capped(void **state)
+{
+	enum { KEYS = 4100, CAP = 4096 };
+	char dir[PATH_SIZE], path[PATH_SIZE], want[64];
+	struct lt_ingest_totals t = {0};
+	struct lt_buf b;
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "count-cap");
+	lt_buf_init(&b);
+	for (int i = 0; i < KEYS; i++)
+		lt_buf_printf(&b,
+			      "{\"kind\":\"Event\",\"auditID\":\"k%d\",\"verb\":\"get\","
+			      "\"objectRef\":{\"resource\":\"crd%05d\"},"
+			      "\"stageTimestamp\":\"2024-04-05T06:04:14Z\"}\n",
+			      i, i);
+	path_join(path, dir, "audit.log");
+	write_bytes(path, b.ptr, b.len, "wb");
+	lt_buf_release(&b);
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, path, &s, &t), KEYS, 0, 0, KEYS, 0);
+	snprintf(want, sizeof want, "%d|%d|%d\n", CAP + 1, KEYS, KEYS - CAP);
+	expect_rows(st,
+		    "SELECT count(*), sum(count),"
+		    " (SELECT count FROM resource_counts WHERE resource = '(other)')"
+		    " FROM resource_counts",
+		    NULL, want);
+	close_store(st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_teardown(test_every_field, teardown),
+	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
+	    cmocka_unit_test_teardown(test_other_resources, teardown),
+	    cmocka_unit_test_teardown(test_reingest_is_noop, teardown),
+	    cmocka_unit_test_teardown(test_dedupe_across_files, teardown),
+	    cmocka_unit_test_teardown(test_stages, teardown),
+	    cmocka_unit_test_teardown(test_rejects, teardown),
+	    cmocka_unit_test_teardown(test_reject_rows_capped, teardown),
+	    cmocka_unit_test_teardown(test_gzip, teardown),
+	    cmocka_unit_test_teardown(test_gzip_truncated, teardown),
+	    cmocka_unit_test_teardown(test_gzip_truncated_small, teardown),
+	    cmocka_unit_test_teardown(test_directory_not_logs, teardown),
+	    cmocka_unit_test_teardown(test_bad_paths, teardown),
+	    cmocka_unit_test_teardown(test_open_refuses_foreign, teardown),
+	    cmocka_unit_test_teardown(test_readonly_store, teardown),
+	    cmocka_unit_test_teardown(test_event_origin, teardown),
+	    cmocka_unit_test_teardown(test_count_keys_capped, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
