@@ -55,15 +55,18 @@ static int store_configure(struct lt_store *st, struct lt_error *err)
 }
 
 /*
- * WAL so readers never block the loader, NORMAL sync (consistent after a
- * crash; the last batch is redone on resume).  Only once the file is known
- * to be ours: a foreign database must be left exactly as it was.
+ * WAL so readers never block the loader.  No fsync: every commit is handed
+ * to the kernel, so a killed process leaves a consistent store and a rerun
+ * resumes; only an OS crash or power loss during an ingest can damage it,
+ * and the store is derived data, rebuilt from the logs.  Syncing made ingest
+ * run at the disk's writeback speed (about 10 s instead of 6.5 s for 1.1 GB).
+ * Only once the file is known to be ours: a foreign database stays untouched.
  */
 static int store_journal(struct lt_store *st, struct lt_error *err)
 {
 	if (st->readonly)
 		return 0;
-	return store_exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", err);
+	return store_exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF;", err);
 }
 
 static int store_check_exists(const char *path, int flags, struct lt_error *err)
