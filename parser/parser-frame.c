@@ -112,6 +112,17 @@ static int frame_end(struct lt_frame *f)
 	return rc;
 }
 
+/* Forgets any open record or list: the next byte is read as if between records. */
+static void frame_restart(struct lt_frame *f)
+{
+	lt_buf_reset(&f->rec);
+	f->mode = FRAME_SEEK;
+	f->depth = 0;
+	f->list_depth = 0;
+	f->in_string = 0;
+	f->escape = 0;
+}
+
 /* A record still open when its line broke off: reject it, start over at depth 0. */
 static int frame_cut(struct lt_frame *f)
 {
@@ -126,12 +137,7 @@ static int frame_cut(struct lt_frame *f)
 	} else if (f->mode == FRAME_ENVELOPE) {
 		rc = frame_reject(f, f->line, f->offset, "list cut off before its end");
 	}
-	lt_buf_reset(&f->rec);
-	f->mode = FRAME_SEEK;
-	f->depth = 0;
-	f->list_depth = 0;
-	f->in_string = 0;
-	f->escape = 0;
+	frame_restart(f);
 	return rc;
 }
 
@@ -439,11 +445,6 @@ int lt_frame_finish(struct lt_frame *f)
 	else if (f->mode == FRAME_ENVELOPE)
 		rc =
 		    frame_reject(f, f->line, f->offset, "list cut off at end of input (truncated)");
-	lt_buf_reset(&f->rec);
-	f->mode = FRAME_SEEK;
-	f->depth = 0;
-	f->list_depth = 0;
-	f->in_string = 0;
-	f->escape = 0;
+	frame_restart(f);
 	return rc;
 }
