@@ -23,6 +23,7 @@ struct lt_cmd {
 extern const struct lt_cmd lt_cmd_ingest;
 extern const struct lt_cmd lt_cmd_stats;
 extern const struct lt_cmd lt_cmd_show;
+extern const struct lt_cmd lt_cmd_sql;
 
 /* Prints "leasetrail: MSG" on stderr, sanitized; returns status. */
 int cli_error(int status, const struct lt_error *err);

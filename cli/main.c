@@ -3,7 +3,8 @@
 
 #include <string.h>
 
-static const struct lt_cmd *const cli_cmds[] = {&lt_cmd_ingest, &lt_cmd_stats, &lt_cmd_show};
+static const struct lt_cmd *const cli_cmds[] = {&lt_cmd_ingest, &lt_cmd_stats, &lt_cmd_show,
+						&lt_cmd_sql};
 
 #define CLI_NCMDS (sizeof cli_cmds / sizeof *cli_cmds)
 

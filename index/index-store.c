@@ -128,15 +128,30 @@ void lt_store_free(struct lt_store *st)
 	free(st);
 }
 
+/* True when only blanks and ';' are left: a single statement. */
+static int store_rest_is_empty(const char *tail)
+{
+	for (; tail != NULL && *tail; tail++)
+		if (*tail != ';' && *tail != ' ' && *tail != '\t' && *tail != '\n' && *tail != '\r')
+			return 0;
+	return 1;
+}
+
 int lt_store_prepare(struct lt_store *st, struct lt_stmt **out, const char *sql,
 		     struct lt_error *err)
 {
-	sqlite3_stmt *s;
-	int rc = store_prepare_raw(st, &s, sql, err);
+	sqlite3_stmt *s = NULL;
+	const char *tail = NULL;
 
 	*out = NULL;
-	if (rc != 0)
-		return rc;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, &tail) != SQLITE_OK)
+		return lt_error_set(err, LT_ERR_USAGE, "SQL error: %s", sqlite3_errmsg(st->db));
+	if (s == NULL)
+		return lt_error_set(err, LT_ERR_USAGE, "no SQL statement given");
+	if (!store_rest_is_empty(tail)) {
+		sqlite3_finalize(s);
+		return lt_error_set(err, LT_ERR_USAGE, "only one SQL statement at a time");
+	}
 	*out = lt_xcalloc(1, sizeof **out);
 	(*out)->st = st;
 	(*out)->s = s;

@@ -90,7 +90,11 @@ int lt_store_ingest(struct lt_store *st, const char *path, const struct lt_inges
 
 enum lt_col_type { LT_COL_NULL, LT_COL_INT, LT_COL_REAL, LT_COL_TEXT, LT_COL_BLOB };
 
-/* Prepares one SQL statement; every value goes in through a bind, never into sql. */
+/*
+ * Prepares one SQL statement; every value goes in through a bind, never
+ * into sql.  SQL that does not compile, is empty, or holds a second
+ * statement is LT_ERR_USAGE with SQLite's reason.
+ */
 int lt_store_prepare(struct lt_store *st, struct lt_stmt **out, const char *sql,
 		     struct lt_error *err);
 void lt_stmt_free(struct lt_stmt *s);
