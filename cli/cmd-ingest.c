@@ -183,6 +183,7 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 	const char *db = lt_store_default_path();
 	struct lt_error err = {0};
 	struct lt_store *st;
+	int64_t since;
 	int c, status;
 
 	optind = 0;
@@ -212,9 +213,12 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 	r.started = ingest_now();
 	for (int i = optind; i < argc && r.tty; i++)
 		r.total_size += ingest_size(argv[i], 0);
+	since = lt_store_last_event_id(st);
 	status = ingest_paths(st, argv + optind, argc - optind, &r, &opts);
 	ingest_clear_line(&r);
 	ingest_summary(&r);
+	if (lt_lifecycle_rebuild(st, since, &err) != 0)
+		status = cli_error(LT_EXIT_FAIL, &err);
 	lt_store_free(st);
 	return status;
 }

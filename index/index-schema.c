@@ -17,9 +17,9 @@
  * random 36-character UUIDs does not, and all stages of one request sit
  * next to each other in it.
  */
-static const char schema_sql[] =
-    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS strs(id INTEGER PRIMARY KEY, s TEXT NOT NULL UNIQUE);"
+static const char *const schema_sql[] = {
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS strs(id INTEGER PRIMARY KEY, s TEXT NOT NULL UNIQUE)",
     "CREATE TABLE IF NOT EXISTS sources("
     " id INTEGER PRIMARY KEY, path TEXT NOT NULL, fingerprint TEXT, format TEXT,"
     " gzip INTEGER NOT NULL DEFAULT 0, size INTEGER, mtime INTEGER,"
@@ -27,15 +27,15 @@ static const char schema_sql[] =
     " resume_offset INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0,"
     " records INTEGER NOT NULL DEFAULT 0, stored INTEGER NOT NULL DEFAULT 0,"
     " duplicates INTEGER NOT NULL DEFAULT 0, skipped INTEGER NOT NULL DEFAULT 0,"
-    " rejected INTEGER NOT NULL DEFAULT 0, started_us INTEGER, finished_us INTEGER);"
+    " rejected INTEGER NOT NULL DEFAULT 0, started_us INTEGER, finished_us INTEGER)",
     "CREATE UNIQUE INDEX IF NOT EXISTS sources_fingerprint ON sources(fingerprint)"
-    " WHERE fingerprint IS NOT NULL;"
+    " WHERE fingerprint IS NOT NULL",
     "CREATE TABLE IF NOT EXISTS rejects(id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL,"
-    " line INTEGER NOT NULL, offset INTEGER NOT NULL, reason TEXT NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS rejects_source ON rejects(source_id);"
+    " line INTEGER NOT NULL, offset INTEGER NOT NULL, reason TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS rejects_source ON rejects(source_id)",
     "CREATE TABLE IF NOT EXISTS resource_counts(source_id INTEGER NOT NULL,"
     " resource TEXT NOT NULL, verb TEXT NOT NULL, count INTEGER NOT NULL,"
-    " PRIMARY KEY(source_id, resource, verb)) WITHOUT ROWID;"
+    " PRIMARY KEY(source_id, resource, verb)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS audit("
     " id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL, line INTEGER NOT NULL,"
     " offset INTEGER NOT NULL, akey INTEGER, audit_id TEXT, stage_id INTEGER,"
@@ -48,9 +48,52 @@ static const char schema_sql[] =
     " message_id INTEGER, received_us INTEGER, stage_us INTEGER NOT NULL,"
     " authz_decision_id INTEGER, authz_reason_id INTEGER, lease_holder_id INTEGER,"
     " lease_duration_s INTEGER, lease_renew_us INTEGER, lease_acquire_us INTEGER,"
-    " lease_transitions INTEGER);"
-    "CREATE UNIQUE INDEX IF NOT EXISTS audit_key ON audit(akey);"
-    "CREATE TABLE IF NOT EXISTS audit_raw(id INTEGER PRIMARY KEY, json TEXT NOT NULL);"
+    " lease_transitions INTEGER)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS audit_key ON audit(akey)",
+    "CREATE TABLE IF NOT EXISTS audit_raw(id INTEGER PRIMARY KEY, json TEXT NOT NULL)",
+    /* every event of one object in time order: lease lifecycles, node stories, timelines */
+    "CREATE INDEX IF NOT EXISTS audit_object"
+    " ON audit(resource_id, namespace_id, name_id, stage_us)",
+    /* derived: one row per lease and its episodes, rebuilt by queries/ after each ingest */
+    "CREATE TABLE IF NOT EXISTS lt_leases("
+    " id INTEGER PRIMARY KEY, namespace_id INTEGER NOT NULL, name_id INTEGER NOT NULL,"
+    " kind TEXT NOT NULL, state TEXT NOT NULL, first_us INTEGER, last_us INTEGER,"
+    " last_renew_us INTEGER, renews INTEGER NOT NULL DEFAULT 0,"
+    " creates INTEGER NOT NULL DEFAULT 0, deletes INTEGER NOT NULL DEFAULT 0,"
+    " not_found INTEGER NOT NULL DEFAULT 0, auth_failures INTEGER NOT NULL DEFAULT 0,"
+    " conflicts INTEGER NOT NULL DEFAULT 0, slow INTEGER NOT NULL DEFAULT 0,"
+    " gaps INTEGER NOT NULL DEFAULT 0, max_gap_us INTEGER, holder TEXT,"
+    " duration_s INTEGER, gap_us INTEGER NOT NULL, UNIQUE(namespace_id, name_id))",
+    "CREATE TABLE IF NOT EXISTS lt_episodes("
+    " id INTEGER PRIMARY KEY, lease_id INTEGER NOT NULL, kind TEXT NOT NULL,"
+    " start_us INTEGER NOT NULL, end_us INTEGER NOT NULL, count INTEGER NOT NULL,"
+    " user_id INTEGER, groups_id INTEGER, source_ip_id INTEGER, user_agent_id INTEGER,"
+    " first_event INTEGER, last_event INTEGER, cause_event INTEGER,"
+    " median_us INTEGER, max_us INTEGER, old_holder TEXT, new_holder TEXT,"
+    " inferred INTEGER NOT NULL DEFAULT 0, note TEXT)",
+    "CREATE INDEX IF NOT EXISTS lt_episodes_lease ON lt_episodes(lease_id, start_us)",
+    "CREATE INDEX IF NOT EXISTS lt_episodes_kind ON lt_episodes(kind, start_us)",
+    "CREATE VIEW IF NOT EXISTS leases AS SELECT l.id AS id,"
+    " (SELECT s FROM strs WHERE id = l.namespace_id) AS namespace,"
+    " (SELECT s FROM strs WHERE id = l.name_id) AS name, l.kind AS kind, l.state AS state,"
+    " l.first_us AS first_us, l.last_us AS last_us, l.last_renew_us AS last_renew_us,"
+    " l.renews AS renews, l.creates AS creates, l.deletes AS deletes,"
+    " l.not_found AS not_found, l.auth_failures AS auth_failures, l.conflicts AS conflicts,"
+    " l.slow AS slow, l.gaps AS gaps, l.max_gap_us AS max_gap_us, l.holder AS holder,"
+    " l.duration_s AS duration_s, l.gap_us AS gap_threshold_us FROM lt_leases AS l",
+    "CREATE VIEW IF NOT EXISTS episodes AS SELECT e.id AS id, e.lease_id AS lease_id,"
+    " (SELECT s FROM strs WHERE id = l.namespace_id) AS namespace,"
+    " (SELECT s FROM strs WHERE id = l.name_id) AS name, l.kind AS lease_kind,"
+    " e.kind AS kind, e.start_us AS start_us, e.end_us AS end_us,"
+    " e.end_us - e.start_us AS duration_us, e.count AS count,"
+    " (SELECT s FROM strs WHERE id = e.user_id) AS user,"
+    " (SELECT s FROM strs WHERE id = e.groups_id) AS groups,"
+    " (SELECT s FROM strs WHERE id = e.source_ip_id) AS source_ip,"
+    " (SELECT s FROM strs WHERE id = e.user_agent_id) AS user_agent,"
+    " e.first_event AS first_event, e.last_event AS last_event,"
+    " e.cause_event AS cause_event, e.median_us AS median_us, e.max_us AS max_us,"
+    " e.old_holder AS old_holder, e.new_holder AS new_holder, e.inferred AS inferred,"
+    " e.note AS note FROM lt_episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id",
     "CREATE VIEW IF NOT EXISTS events AS SELECT a.id AS id,"
     " strftime('%Y-%m-%dT%H:%M:%S', a.stage_us / 1000000, 'unixepoch')"
     " || printf('.%06dZ', a.stage_us % 1000000) AS ts,"
@@ -81,7 +124,8 @@ static const char schema_sql[] =
     " a.lease_duration_s AS lease_duration_s, a.lease_renew_us AS lease_renew_us,"
     " a.lease_acquire_us AS lease_acquire_us, a.lease_transitions AS lease_transitions,"
     " a.source_id AS source_id, a.line AS line, a.offset AS offset"
-    " FROM audit AS a WHERE a.superseded = 0;";
+    " FROM audit AS a WHERE a.superseded = 0",
+};
 
 /* True when the database already has tables but is not ours. */
 static int schema_is_foreign(struct lt_store *st, struct lt_error *err)
@@ -133,8 +177,9 @@ int store_schema(struct lt_store *st, struct lt_error *err)
 				    "%s: not a leasetrail store (an SQLite file with other tables)",
 				    st->path);
 	if (!st->readonly) {
-		if (store_exec(st, schema_sql, err) != 0)
-			return LT_ERR_DB;
+		for (size_t i = 0; i < sizeof schema_sql / sizeof *schema_sql; i++)
+			if (store_exec(st, schema_sql[i], err) != 0)
+				return LT_ERR_DB;
 		if (store_exec(st,
 			       "INSERT OR IGNORE INTO meta VALUES('app', 'leasetrail');"
 			       "INSERT OR IGNORE INTO meta VALUES('schema', '" SCHEMA_VERSION "');",

@@ -42,6 +42,16 @@ void lt_format_duration(char *buf, size_t size, int64_t us);
  */
 int lt_query_stats(struct lt_store *st, FILE *out, struct lt_error *err);
 
+/*
+ * Recomputes the lease rows and episodes (tables lt_leases, lt_episodes) of
+ * every lease with an event whose id is above since_id; 0 rebuilds all.
+ * Runs in one transaction: the derived tables are never half updated.
+ */
+int lt_lifecycle_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err);
+
+/* The highest stored event id, 0 when the store is empty. */
+int64_t lt_store_last_event_id(struct lt_store *st);
+
 /* `leasetrail show ID`: the event's raw JSON (and, if verbose, where it came from). */
 int lt_query_show(struct lt_store *st, int64_t id, int verbose, FILE *out, struct lt_error *err);
 

@@ -1,0 +1,527 @@
+/*
+ * queries-lifecycle.c - a lease's story, told as episodes.
+ *
+ * The builder reads one lease's requests in stageTimestamp order (files of
+ * several apiservers merge here, whatever order they were ingested in) and
+ * runs a small state machine over them:
+ *
+ *   create 201          CREATED, or RE-CREATED after a delete or a 404 run
+ *   update/patch 2xx    a renew: extends RENEWING; a wait longer than the
+ *                       gap threshold closes it with a GAP; a slow request
+ *                       (latency over the slow threshold) joins a SLOW run;
+ *                       on leader leases a new holder is a HOLDER_CHANGE
+ *   delete 2xx          DELETED, with the node deletion that caused it
+ *   404                 a NOT_FOUND run (count, first, last, who asked)
+ *   401/403             an AUTH_FAILURE run (user, groups, reason)
+ *   409                 counted as a conflict (leader contention)
+ *
+ * Nothing here knows the samples: every rule is how the kubelet, client-go
+ * leader election and the apiserver behave (shared/docs/LEASES.md).
+ */
+#include "queries-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LC_SEC		1000000LL
+#define LC_NODE_GAP	(40 * LC_SEC)
+#define LC_LEADER_GAP	(15 * LC_SEC)
+#define LC_SLOW		(1 * LC_SEC)
+#define LC_CAUSE_WINDOW (600 * LC_SEC) /* a node delete this long before a lease delete */
+
+enum lc_class { EV_RENEW, EV_CREATE, EV_DELETE, EV_NOTFOUND, EV_AUTH, EV_CONFLICT, EV_OTHER };
+
+/* One request on the lease, as the builder needs it. */
+struct lc_event {
+	int64_t id, ts, latency;
+	enum lc_class cls;
+	int64_t user, groups, ip, agent, note;
+	const char *holder; /* borrowed from the statement row, NULL when unknown */
+};
+
+/* The builder's state while it walks one lease's events. */
+struct lc {
+	struct lt_store *st;
+	struct lc_result *r;
+	int64_t name_id, gap_us, slow_us;
+	struct lc_episode renewing, notfound, auth, slow;
+	int in_renewing, in_notfound, in_auth, in_slow;
+	int64_t *intervals;
+	size_t nint, capint;
+	int gone; /* deleted, or answered 404, since it was last alive */
+	int64_t gone_us, gone_event;
+	char *prev_holder;	     /* last holder seen in a Lease body */
+	int64_t prev_ip, prev_agent; /* last renewer, for leases without bodies */
+};
+
+int64_t lc_str_id(struct lt_store *st, const char *s)
+{
+	struct lt_stmt *q;
+	int64_t id = 0;
+
+	if (lt_store_prepare(st, &q, "SELECT id FROM strs WHERE s = ?1", NULL) != 0)
+		return 0;
+	lt_stmt_bind_text(q, 1, s, (size_t)-1);
+	if (lt_stmt_step(q, NULL) == 1)
+		id = lt_stmt_int(q, 0);
+	lt_stmt_free(q);
+	return id;
+}
+
+/* A string from strs by id, copied; NULL for id 0. */
+static char *lc_str(struct lt_store *st, int64_t id)
+{
+	struct lt_stmt *q;
+	char *s = NULL;
+
+	if (id == 0 || lt_store_prepare(st, &q, "SELECT s FROM strs WHERE id = ?1", NULL) != 0)
+		return NULL;
+	lt_stmt_bind_int(q, 1, id);
+	if (lt_stmt_step(q, NULL) == 1)
+		s = lt_xstrdup(lt_stmt_text(q, 0, NULL));
+	lt_stmt_free(q);
+	return s;
+}
+
+void lc_result_release(struct lc_result *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->eps[i].old_holder);
+		free(r->eps[i].new_holder);
+		free(r->eps[i].note);
+	}
+	free(r->eps);
+	free(r->sum.holder);
+	memset(r, 0, sizeof *r);
+}
+
+static enum lc_class lc_classify(const char *verb, int64_t code)
+{
+	int ok = code >= 200 && code < 300;
+
+	if (code == 404)
+		return EV_NOTFOUND;
+	if (code == 401 || code == 403)
+		return EV_AUTH;
+	if (code == 409)
+		return EV_CONFLICT;
+	if (ok && (strcmp(verb, "update") == 0 || strcmp(verb, "patch") == 0))
+		return EV_RENEW;
+	if (ok && strcmp(verb, "create") == 0)
+		return EV_CREATE;
+	if (ok && strcmp(verb, "delete") == 0)
+		return EV_DELETE;
+	return EV_OTHER;
+}
+
+/* An episode that starts with event e, its actor taken from e. */
+static struct lc_episode lc_start(const char *kind, const struct lc_event *e)
+{
+	struct lc_episode ep = {kind,  e->ts, e->ts, 1,	 e->user, e->groups, e->ip, e->agent, e->id,
+				e->id, 0,     -1,    -1, NULL,	  NULL,	     NULL,  0};
+
+	return ep;
+}
+
+static void lc_extend(struct lc_episode *ep, const struct lc_event *e)
+{
+	ep->end_us = e->ts;
+	ep->last_event = e->id;
+	ep->count++;
+}
+
+static void lc_emit(struct lc *b, const struct lc_episode *ep)
+{
+	struct lc_result *r = b->r;
+
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 16;
+		r->eps = lt_xrealloc(r->eps, r->cap * sizeof *r->eps);
+	}
+	r->eps[r->n++] = *ep;
+}
+
+static int lc_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Closes RENEWING with its renew count and the median and max interval between renews. */
+static void lc_close_renewing(struct lc *b)
+{
+	if (!b->in_renewing)
+		return;
+	if (b->nint > 0) {
+		qsort(b->intervals, b->nint, sizeof *b->intervals, lc_cmp_i64);
+		b->renewing.median_us = b->intervals[b->nint / 2];
+		b->renewing.max_us = b->intervals[b->nint - 1];
+	}
+	lc_emit(b, &b->renewing);
+	b->in_renewing = 0;
+	b->nint = 0;
+}
+
+static void lc_close_run(struct lc *b, struct lc_episode *ep, int *open)
+{
+	if (*open)
+		lc_emit(b, ep);
+	*open = 0;
+}
+
+static void lc_interval(struct lc *b, int64_t us)
+{
+	if (b->nint == b->capint) {
+		b->capint = b->capint ? b->capint * 2 : 64;
+		b->intervals = lt_xrealloc(b->intervals, b->capint * sizeof *b->intervals);
+	}
+	b->intervals[b->nint++] = us;
+}
+
+/* A renew after a wait longer than the threshold: the lease went unrenewed. */
+static void lc_gap(struct lc *b, const struct lc_event *e, int64_t wait)
+{
+	struct lc_episode gap = lc_start("GAP", e);
+	struct lc_summary *s = &b->r->sum;
+
+	gap.start_us = b->renewing.end_us;
+	gap.first_event = b->renewing.last_event;
+	gap.count = 0;
+	gap.max_us = wait;
+	lc_close_renewing(b);
+	lc_emit(b, &gap);
+	s->gaps++;
+}
+
+/* Leader leases: a new holder in the Lease body, or else a new renewer (inferred). */
+static void lc_holder(struct lc *b, const struct lc_event *e, enum lc_kind kind)
+{
+	struct lc_episode ch = lc_start("HOLDER_CHANGE", e);
+	struct lt_buf old, now;
+
+	if (e->holder != NULL) {
+		/* a leader taking over; on identity leases, an apiserver restart */
+		if (b->prev_holder != NULL && strcmp(b->prev_holder, e->holder) != 0 &&
+		    kind != LC_NODE) {
+			ch.old_holder = lt_xstrdup(b->prev_holder);
+			ch.new_holder = lt_xstrdup(e->holder);
+			lc_emit(b, &ch);
+		}
+		free(b->prev_holder);
+		b->prev_holder = lt_xstrdup(e->holder);
+	} else if (kind == LC_LEADER && b->prev_holder == NULL && b->prev_ip != 0 &&
+		   (b->prev_ip != e->ip || b->prev_agent != e->agent)) {
+		char *oip = lc_str(b->st, b->prev_ip), *nip = lc_str(b->st, e->ip);
+
+		lt_buf_init(&old);
+		lt_buf_init(&now);
+		lt_buf_printf(&old, "%s", oip ? oip : "?");
+		lt_buf_printf(&now, "%s", nip ? nip : "?");
+		ch.old_holder = old.ptr;
+		ch.new_holder = now.ptr;
+		ch.inferred = 1;
+		lc_emit(b, &ch);
+		free(oip);
+		free(nip);
+	}
+	b->prev_ip = e->ip;
+	b->prev_agent = e->agent;
+}
+
+static void lc_on_renew(struct lc *b, const struct lc_event *e, enum lc_kind kind)
+{
+	struct lc_summary *s = &b->r->sum;
+
+	if (b->in_renewing) {
+		int64_t wait = e->ts - b->renewing.end_us;
+
+		if (wait > s->max_gap_us)
+			s->max_gap_us = wait;
+		if (wait > b->gap_us)
+			lc_gap(b, e, wait);
+		else
+			lc_interval(b, wait);
+	}
+	if (!b->in_renewing) {
+		b->renewing = lc_start("RENEWING", e);
+		b->in_renewing = 1;
+	} else {
+		lc_extend(&b->renewing, e);
+	}
+	if (e->latency > b->slow_us) {
+		if (!b->in_slow)
+			b->slow = lc_start("SLOW", e), b->slow.max_us = 0, b->in_slow = 1;
+		else
+			lc_extend(&b->slow, e);
+		if (e->latency > b->slow.max_us)
+			b->slow.max_us = e->latency;
+		s->slow++;
+	} else {
+		lc_close_run(b, &b->slow, &b->in_slow);
+	}
+	lc_holder(b, e, kind);
+	s->renews++;
+	s->last_renew_us = e->ts;
+	b->gone = 0;
+}
+
+/* After a delete or 404s, a create is a re-creation: by whom and how long after. */
+static void lc_on_create(struct lc *b, const struct lc_event *e)
+{
+	struct lc_episode ep = lc_start(b->gone ? "RE-CREATED" : "CREATED", e);
+
+	lc_close_renewing(b);
+	lc_close_run(b, &b->slow, &b->in_slow);
+	if (b->gone) {
+		ep.max_us = e->ts - b->gone_us;
+		ep.cause = b->gone_event;
+	}
+	lc_emit(b, &ep);
+	b->r->sum.creates++;
+	b->gone = 0;
+	/* the create is the lease's first heartbeat: renews count from it */
+	b->renewing = lc_start("RENEWING", e);
+	b->renewing.count = 0;
+	b->in_renewing = 1;
+}
+
+/* The node deletion behind a node lease's deletion (the garbage collector's cause). */
+static void lc_link_node_delete(struct lc *b, struct lc_episode *ep)
+{
+	struct lt_stmt *q;
+	char *who;
+
+	if (lt_store_prepare(
+		b->st, &q,
+		"SELECT a.id, a.user_id, a.stage_us FROM audit AS a"
+		" WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
+		" AND a.namespace_id IS NULL AND a.name_id = ?1"
+		" AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete')"
+		" AND a.code BETWEEN 200 AND 299 AND a.superseded = 0"
+		" AND a.stage_us BETWEEN ?2 - ?3 AND ?2 ORDER BY a.stage_us DESC LIMIT 1",
+		NULL) != 0)
+		return;
+	lt_stmt_bind_int(q, 1, b->name_id);
+	lt_stmt_bind_int(q, 2, ep->start_us);
+	lt_stmt_bind_int(q, 3, LC_CAUSE_WINDOW);
+	if (lt_stmt_step(q, NULL) == 1) {
+		struct lt_buf note;
+		char d[32];
+
+		ep->cause = lt_stmt_int(q, 0);
+		who = lc_str(b->st, lt_stmt_int(q, 1));
+		lt_format_duration(d, sizeof d, ep->start_us - lt_stmt_int(q, 2));
+		lt_buf_init(&note);
+		lt_buf_printf(&note, "%s after its node was deleted by %s", d, who ? who : "?");
+		ep->note = note.ptr;
+		free(who);
+	}
+	lt_stmt_free(q);
+}
+
+static void lc_on_delete(struct lc *b, const struct lc_event *e, enum lc_kind kind)
+{
+	struct lc_episode ep = lc_start("DELETED", e);
+
+	lc_close_renewing(b);
+	lc_close_run(b, &b->slow, &b->in_slow);
+	if (kind == LC_NODE)
+		lc_link_node_delete(b, &ep);
+	lc_emit(b, &ep);
+	b->r->sum.deletes++;
+	b->gone = 1;
+	b->gone_us = e->ts;
+	b->gone_event = e->id;
+}
+
+static void lc_on_notfound(struct lc *b, const struct lc_event *e)
+{
+	lc_close_renewing(b);
+	lc_close_run(b, &b->slow, &b->in_slow);
+	if (b->in_notfound) {
+		lc_extend(&b->notfound, e);
+	} else {
+		b->notfound = lc_start("NOT_FOUND", e);
+		b->in_notfound = 1;
+	}
+	if (!b->gone) {
+		b->gone = 1;
+		b->gone_us = e->ts;
+		b->gone_event = e->id;
+	}
+	b->r->sum.not_found++;
+}
+
+static void lc_on_auth(struct lc *b, const struct lc_event *e)
+{
+	if (b->in_auth) {
+		lc_extend(&b->auth, e);
+	} else {
+		b->auth = lc_start("AUTH_FAILURE", e);
+		b->auth.note = lc_str(b->st, e->note);
+		b->in_auth = 1;
+	}
+	b->r->sum.auth_failures++;
+}
+
+/* Feeds one event to the state machine. */
+static void lc_step(struct lc *b, const struct lc_event *e, enum lc_kind kind)
+{
+	struct lc_summary *s = &b->r->sum;
+
+	if (s->first_us == 0)
+		s->first_us = e->ts;
+	s->last_us = e->ts;
+	if (e->cls != EV_NOTFOUND)
+		lc_close_run(b, &b->notfound, &b->in_notfound);
+	if (e->cls != EV_AUTH)
+		lc_close_run(b, &b->auth, &b->in_auth);
+	switch (e->cls) {
+	case EV_RENEW:
+		lc_on_renew(b, e, kind);
+		break;
+	case EV_CREATE:
+		lc_on_create(b, e);
+		break;
+	case EV_DELETE:
+		lc_on_delete(b, e, kind);
+		break;
+	case EV_NOTFOUND:
+		lc_on_notfound(b, e);
+		break;
+	case EV_AUTH:
+		lc_on_auth(b, e);
+		break;
+	case EV_CONFLICT:
+		s->conflicts++;
+		break;
+	case EV_OTHER:
+		break;
+	}
+}
+
+/* The lease's state once all its events are read. */
+static const char *lc_state(const struct lc *b)
+{
+	const struct lc_result *r = b->r;
+	int recreated = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		recreated |= strcmp(r->eps[i].kind, "RE-CREATED") == 0;
+	/* a kubelet still asking for a lease it cannot re-create: its node is gone */
+	if (b->in_notfound)
+		return r->sum.kind == LC_NODE ? "orphaned" : "not-found";
+	if (b->gone)
+		return "deleted";
+	return recreated ? "re-created" : "renewing";
+}
+
+static void lc_finish(struct lc *b)
+{
+	lc_close_renewing(b);
+	lc_close_run(b, &b->slow, &b->in_slow);
+	lc_close_run(b, &b->auth, &b->in_auth);
+	b->r->sum.state = lc_state(b);
+	lc_close_run(b, &b->notfound, &b->in_notfound);
+	b->r->sum.holder = b->prev_holder;
+	b->prev_holder = NULL;
+	free(b->intervals);
+}
+
+static enum lc_kind lc_kind_of(const char *ns, const char *name)
+{
+	if (strcmp(ns, "kube-node-lease") == 0)
+		return LC_NODE;
+	if (strncmp(name, "apiserver-", 10) == 0 || strncmp(name, "kube-apiserver-", 15) == 0)
+		return LC_IDENTITY;
+	return LC_LEADER;
+}
+
+/* The newest leaseDurationSeconds a Lease body of this lease carried, or -1. */
+static int64_t lc_duration(struct lt_store *st, int64_t ns, int64_t name)
+{
+	struct lt_stmt *q;
+	int64_t d = -1;
+
+	if (lt_store_prepare(
+		st, &q,
+		"SELECT lease_duration_s FROM audit"
+		" WHERE resource_id = (SELECT id FROM strs WHERE s = 'leases')"
+		" AND namespace_id = ?1 AND name_id = ?2 AND lease_duration_s IS NOT NULL"
+		" ORDER BY stage_us DESC LIMIT 1",
+		NULL) != 0)
+		return -1;
+	lt_stmt_bind_int(q, 1, ns);
+	lt_stmt_bind_int(q, 2, name);
+	if (lt_stmt_step(q, NULL) == 1)
+		d = lt_stmt_int(q, 0);
+	lt_stmt_free(q);
+	return d;
+}
+
+/* Sets kind, thresholds and duration in the summary and the builder. */
+static void lc_setup(struct lc *b, int64_t ns, int64_t name, int64_t gap_us, int64_t slow_us)
+{
+	struct lc_summary *s = &b->r->sum;
+	char *ns_s = lc_str(b->st, ns), *name_s = lc_str(b->st, name);
+
+	s->kind = lc_kind_of(ns_s ? ns_s : "", name_s ? name_s : "");
+	s->duration_s = lc_duration(b->st, ns, name);
+	if (gap_us <= 0)
+		gap_us = s->duration_s > 0	? s->duration_s * LC_SEC
+			 : s->kind == LC_LEADER ? LC_LEADER_GAP
+						: LC_NODE_GAP;
+	s->gap_us = gap_us;
+	b->gap_us = gap_us;
+	b->slow_us = slow_us > 0 ? slow_us : LC_SLOW;
+	b->name_id = name;
+	free(ns_s);
+	free(name_s);
+}
+
+static const char lc_events_sql[] =
+    "SELECT a.id, a.stage_us, a.stage_us - a.received_us,"
+    " (SELECT s FROM strs WHERE id = a.verb_id), a.code, a.user_id, a.groups_id,"
+    " a.source_ip_id, a.user_agent_id, (SELECT s FROM strs WHERE id = a.lease_holder_id),"
+    " coalesce(a.message_id, a.authz_reason_id)"
+    " FROM audit AS a WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
+    " AND a.namespace_id = ?1 AND a.name_id = ?2 AND a.superseded = 0"
+    " ORDER BY a.stage_us, a.id";
+
+static void lc_row(const struct lt_stmt *q, struct lc_event *e)
+{
+	e->id = lt_stmt_int(q, 0);
+	e->ts = lt_stmt_int(q, 1);
+	e->latency = lt_stmt_int(q, 2);
+	e->cls = lc_classify(lt_stmt_text(q, 3, NULL), lt_stmt_int(q, 4));
+	e->user = lt_stmt_int(q, 5);
+	e->groups = lt_stmt_int(q, 6);
+	e->ip = lt_stmt_int(q, 7);
+	e->agent = lt_stmt_int(q, 8);
+	e->holder = lt_stmt_type(q, 9) == LT_COL_NULL ? NULL : lt_stmt_text(q, 9, NULL);
+	e->note = lt_stmt_int(q, 10);
+}
+
+int lc_build(struct lt_store *st, int64_t namespace_id, int64_t name_id, int64_t gap_us,
+	     int64_t slow_us, struct lc_result *out, struct lt_error *err)
+{
+	struct lc b = {.st = st, .r = out};
+	struct lc_event e;
+	struct lt_stmt *q;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	lc_setup(&b, namespace_id, name_id, gap_us, slow_us);
+	if ((rc = lt_store_prepare(st, &q, lc_events_sql, err)) != 0)
+		return rc;
+	lt_stmt_bind_int(q, 1, namespace_id);
+	lt_stmt_bind_int(q, 2, name_id);
+	while ((rc = lt_stmt_step(q, err)) == 1) {
+		lc_row(q, &e);
+		lc_step(&b, &e, out->sum.kind);
+	}
+	lt_stmt_free(q);
+	lc_finish(&b);
+	return rc < 0 ? rc : 0;
+}

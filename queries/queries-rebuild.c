@@ -1,0 +1,215 @@
+/* queries-rebuild.c - keeping lt_leases and lt_episodes in step with the stored events. */
+#include "queries-int.h"
+
+#include <stdlib.h>
+
+static const char rebuild_lease_sql[] =
+    "INSERT INTO lt_leases(namespace_id, name_id, kind, state, first_us, last_us,"
+    " last_renew_us, renews, creates, deletes, not_found, auth_failures, conflicts, slow, gaps,"
+    " max_gap_us, holder, duration_s, gap_us)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)";
+
+static const char rebuild_episode_sql[] =
+    "INSERT INTO lt_episodes(lease_id, kind, start_us, end_us, count, user_id, groups_id,"
+    " source_ip_id, user_agent_id, first_event, last_event, cause_event, median_us, max_us,"
+    " old_holder, new_holder, inferred, note)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
+
+static const char *const rebuild_kinds[] = {"node", "leader", "apiserver-identity"};
+
+/* Runs one statement that returns nothing. */
+static int rebuild_exec(struct lt_store *st, const char *sql, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int rc = lt_store_prepare(st, &q, sql, err);
+
+	if (rc == 0)
+		rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
+	lt_stmt_free(q);
+	return rc;
+}
+
+static void rebuild_bind_opt(struct lt_stmt *q, int idx, int64_t v, int present)
+{
+	if (present)
+		lt_stmt_bind_int(q, idx, v);
+}
+
+static void rebuild_bind_text(struct lt_stmt *q, int idx, const char *s)
+{
+	if (s != NULL)
+		lt_stmt_bind_text(q, idx, s, (size_t)-1);
+}
+
+/* Replaces the lease's row; returns its new id in *id. */
+static int rebuild_lease(struct lt_store *st, int64_t ns, int64_t name, const struct lc_summary *s,
+			 int64_t *id, struct lt_error *err)
+{
+	const int64_t nums[] = {s->first_us,  s->last_us, s->last_renew_us, s->renews,
+				s->creates,   s->deletes, s->not_found,	    s->auth_failures,
+				s->conflicts, s->slow,	  s->gaps};
+	struct lt_stmt *q;
+	int rc;
+
+	if ((rc = lt_store_prepare(st, &q, rebuild_lease_sql, err)) != 0)
+		return rc;
+	lt_stmt_bind_int(q, 1, ns);
+	lt_stmt_bind_int(q, 2, name);
+	lt_stmt_bind_text(q, 3, rebuild_kinds[s->kind], (size_t)-1);
+	lt_stmt_bind_text(q, 4, s->state, (size_t)-1);
+	for (int i = 0; i < 11; i++)
+		rebuild_bind_opt(q, 5 + i, nums[i], i > 2 || nums[i] != 0);
+	rebuild_bind_opt(q, 16, s->max_gap_us, s->max_gap_us > 0);
+	rebuild_bind_text(q, 17, s->holder);
+	rebuild_bind_opt(q, 18, s->duration_s, s->duration_s >= 0);
+	lt_stmt_bind_int(q, 19, s->gap_us);
+	rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
+	lt_stmt_free(q);
+	*id = 0;
+	if (rc == 0 && (rc = lt_store_prepare(st, &q, "SELECT last_insert_rowid()", err)) == 0) {
+		if (lt_stmt_step(q, err) == 1)
+			*id = lt_stmt_int(q, 0);
+		lt_stmt_free(q);
+	}
+	return rc;
+}
+
+static void rebuild_bind_episode(struct lt_stmt *q, int64_t lease, const struct lc_episode *e)
+{
+	const int64_t ids[] = {e->user,	       e->groups,     e->ip,   e->agent,
+			       e->first_event, e->last_event, e->cause};
+
+	lt_stmt_bind_int(q, 1, lease);
+	lt_stmt_bind_text(q, 2, e->kind, (size_t)-1);
+	lt_stmt_bind_int(q, 3, e->start_us);
+	lt_stmt_bind_int(q, 4, e->end_us);
+	lt_stmt_bind_int(q, 5, e->count);
+	for (int i = 0; i < 7; i++)
+		rebuild_bind_opt(q, 6 + i, ids[i], ids[i] != 0);
+	rebuild_bind_opt(q, 13, e->median_us, e->median_us >= 0);
+	rebuild_bind_opt(q, 14, e->max_us, e->max_us >= 0);
+	rebuild_bind_text(q, 15, e->old_holder);
+	rebuild_bind_text(q, 16, e->new_holder);
+	lt_stmt_bind_int(q, 17, e->inferred);
+	rebuild_bind_text(q, 18, e->note);
+}
+
+static int rebuild_episodes(struct lt_store *st, int64_t lease, const struct lc_result *r,
+			    struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int rc;
+
+	if ((rc = lt_store_prepare(st, &q, rebuild_episode_sql, err)) != 0)
+		return rc;
+	for (size_t i = 0; i < r->n && rc == 0; i++) {
+		rebuild_bind_episode(q, lease, &r->eps[i]);
+		rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
+		lt_stmt_reset(q);
+	}
+	lt_stmt_free(q);
+	return rc;
+}
+
+/* Drops what was derived for one lease. */
+static int rebuild_forget(struct lt_store *st, int64_t ns, int64_t name, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int rc =
+	    lt_store_prepare(st, &q,
+			     "DELETE FROM lt_episodes WHERE lease_id IN (SELECT id FROM lt_leases"
+			     " WHERE namespace_id = ?1 AND name_id = ?2)",
+			     err);
+
+	for (int pass = 0; pass < 2 && rc == 0; pass++) {
+		lt_stmt_bind_int(q, 1, ns);
+		lt_stmt_bind_int(q, 2, name);
+		rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
+		lt_stmt_free(q);
+		q = NULL;
+		if (pass == 0 && rc == 0)
+			rc = lt_store_prepare(st, &q,
+					      "DELETE FROM lt_leases WHERE namespace_id = ?1"
+					      " AND name_id = ?2",
+					      err);
+	}
+	return rc;
+}
+
+static int rebuild_one(struct lt_store *st, int64_t ns, int64_t name, struct lt_error *err)
+{
+	struct lc_result r;
+	int64_t id;
+	int rc = lc_build(st, ns, name, 0, 0, &r, err);
+
+	if (rc == 0)
+		rc = rebuild_forget(st, ns, name, err);
+	if (rc == 0)
+		rc = rebuild_lease(st, ns, name, &r.sum, &id, err);
+	if (rc == 0)
+		rc = rebuild_episodes(st, id, &r, err);
+	lc_result_release(&r);
+	return rc;
+}
+
+/* The leases with events newer than since_id, as (namespace, name) id pairs. */
+static int rebuild_dirty(struct lt_store *st, int64_t since_id, int64_t **out, size_t *n,
+			 struct lt_error *err)
+{
+	struct lt_stmt *q;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	rc = lt_store_prepare(st, &q,
+			      "SELECT DISTINCT namespace_id, name_id FROM audit WHERE id > ?1"
+			      " AND resource_id = (SELECT id FROM strs WHERE s = 'leases')"
+			      " AND namespace_id IS NOT NULL AND name_id IS NOT NULL",
+			      err);
+	if (rc != 0)
+		return rc;
+	lt_stmt_bind_int(q, 1, since_id);
+	while ((rc = lt_stmt_step(q, err)) == 1) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			*out = lt_xrealloc(*out, cap * 2 * sizeof **out);
+		}
+		(*out)[2 * *n] = lt_stmt_int(q, 0);
+		(*out)[2 * *n + 1] = lt_stmt_int(q, 1);
+		(*n)++;
+	}
+	lt_stmt_free(q);
+	return rc < 0 ? rc : 0;
+}
+
+int lt_lifecycle_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err)
+{
+	int64_t *dirty;
+	size_t n;
+	int rc = rebuild_dirty(st, since_id, &dirty, &n, err);
+
+	if (rc == 0)
+		rc = rebuild_exec(st, "BEGIN IMMEDIATE", err);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = rebuild_one(st, dirty[2 * i], dirty[2 * i + 1], err);
+	if (rc == 0)
+		rc = rebuild_exec(st, "COMMIT", err);
+	else
+		rebuild_exec(st, "ROLLBACK", NULL);
+	free(dirty);
+	return rc;
+}
+
+int64_t lt_store_last_event_id(struct lt_store *st)
+{
+	struct lt_stmt *q;
+	int64_t id = 0;
+
+	if (lt_store_prepare(st, &q, "SELECT coalesce(max(id), 0) FROM audit", NULL) != 0)
+		return 0;
+	if (lt_stmt_step(q, NULL) == 1)
+		id = lt_stmt_int(q, 0);
+	lt_stmt_free(q);
+	return id;
+}
