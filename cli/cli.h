@@ -24,6 +24,31 @@ extern const struct lt_cmd lt_cmd_ingest;
 extern const struct lt_cmd lt_cmd_stats;
 extern const struct lt_cmd lt_cmd_show;
 extern const struct lt_cmd lt_cmd_sql;
+extern const struct lt_cmd lt_cmd_nodes;
+extern const struct lt_cmd lt_cmd_timeline;
+extern const struct lt_cmd lt_cmd_query;
+
+/* The options of the lifecycle commands, parsed. */
+struct cli_query {
+	const char *db, *since, *until;
+	struct lt_query_opts opts;
+	int list, help;
+	char **args; /* what is left after the options */
+	int nargs;
+};
+
+/* Parses the shared options; 0, or the exit status of a usage error. */
+int cli_query_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query *q);
+
+/* Opens the store read-only and resolves --since/--until against its end; 0 or a status. */
+int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_store **st);
+
+/* The options text the lifecycle commands share, for their --help. */
+#define CLI_QUERY_OPTIONS                                                                          \
+	"  --db FILE         the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"           \
+	"  -o, --output F    table (default), csv, json or jsonl\n"                                \
+	"  --since T         RFC 3339, or a duration back from the newest event (2h, 30m)\n"       \
+	"  --until T         likewise\n"
 
 /* Prints "leasetrail: MSG" on stderr, sanitized; returns status. */
 int cli_error(int status, const struct lt_error *err);

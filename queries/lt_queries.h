@@ -52,6 +52,67 @@ int lt_lifecycle_rebuild(struct lt_store *st, int64_t since_id, struct lt_error 
 /* The highest stored event id, 0 when the store is empty. */
 int64_t lt_store_last_event_id(struct lt_store *st);
 
+/* ---- running queries ----------------------------------------------------- */
+
+#define LT_MAX_COLS 24
+
+/* A result column: its stable name and how to print it. */
+struct lt_col {
+	const char *name;
+	char type; /* 't' text, 'n' number, 'T' time (µs since epoch), 'D' duration (µs) */
+};
+
+/*
+ * Runs sql with binds ?1..?nbinds and prints its rows in fmt: times as RFC
+ * 3339 UTC, durations human ("10.4s") in tables and as seconds in CSV/JSON.
+ */
+int lt_run_table(struct lt_store *st, const char *sql, const struct lt_col *cols, int ncols,
+		 const int64_t *binds, int nbinds, enum lt_out_format fmt, FILE *out,
+		 struct lt_error *err);
+
+/* "90s", "15m", "2h", "1d", "1h30m", "250ms" to microseconds; 0 or LT_ERR_USAGE. */
+int lt_duration_parse(int64_t *out, const char *s);
+
+/*
+ * A --since/--until argument: RFC 3339, or a duration counted back from
+ * end_us (the newest event in the store: logs are not live, so "2h" means
+ * the last two hours of the logs).  0 or LT_ERR_USAGE.
+ */
+int lt_time_arg(int64_t *out, const char *s, int64_t end_us);
+
+/* The time of the newest stored event, 0 for an empty store. */
+int64_t lt_store_end_us(struct lt_store *st);
+
+/* ---- lifecycle commands ------------------------------------------------- */
+
+struct lt_query_opts {
+	enum lt_out_format fmt;
+	int64_t since_us, until_us; /* 0: open */
+	int64_t gap_us, slow_us;    /* 0: the defaults */
+	int verbose;
+};
+
+/* `leasetrail nodes`: one row per node, in the spirit of `kubectl get nodes`. */
+int lt_query_nodes(struct lt_store *st, const struct lt_query_opts *o, FILE *out,
+		   struct lt_error *err);
+
+/* `leasetrail timeline NODE|NAMESPACE/LEASE`: episodes (and node events) in time order. */
+int lt_query_timeline(struct lt_store *st, const char *target, const struct lt_query_opts *o,
+		      FILE *out, struct lt_error *err);
+
+/* The canned troubleshooting queries. */
+struct lt_canned {
+	const char *name;
+	const char *summary;
+};
+
+/* The table of canned queries, NULL-name terminated. */
+const struct lt_canned *lt_canned_list(void);
+
+/* Runs canned query name; LT_ERR_NOTFOUND when there is no such query. */
+int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query_opts *o, FILE *out,
+		    struct lt_error *err);
+
 /* `leasetrail show ID`: the event's raw JSON (and, if verbose, where it came from). */
 int lt_query_show(struct lt_store *st, int64_t id, int verbose, FILE *out, struct lt_error *err);
 

@@ -240,8 +240,10 @@ void lt_format_duration(char *buf, size_t size, int64_t us)
 		snprintf(buf, size, "-");
 	} else if (us < 1000000) {
 		snprintf(buf, size, "%lldms", (long long)(us / 1000));
-	} else if (s < 60) {
-		snprintf(buf, size, "%lld.%llds", (long long)s, (long long)(us / 100000 % 10));
+	} else if ((us + 50000) / 1000000 < 60) {
+		/* to the nearest tenth: 8.799 s reads 8.8s */
+		snprintf(buf, size, "%lld.%llds", (long long)((us + 50000) / 1000000),
+			 (long long)((us + 50000) / 100000 % 10));
 	} else if (s < 3600) {
 		snprintf(buf, size, "%lldm%llds", (long long)(s / 60), (long long)(s % 60));
 	} else if (s < 86400) {

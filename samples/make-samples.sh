@@ -1,8 +1,10 @@
 #!/bin/sh
 # make-samples.sh - regenerate samples/audit/ byte for byte from sample-gen.c.
 #
-# Usage: samples/make-samples.sh [OUTDIR [BADDIR]]  (default: samples/audit, samples/bad)
-# malformed.log goes to BADDIR so that ingesting samples/audit is clean.
+# Usage: samples/make-samples.sh [OUTDIR [BADDIR [VARDIR]]]
+#        (default: samples/audit, samples/bad, samples/variants)
+# OUTDIR holds one cluster; VARDIR small clusters of their own, one per input
+# format (ingest each into its own store); BADDIR malformed.log.
 # Needs: cc (or $CC), gzip, sed, head, tr, paste; jq only for the final check.
 # Same sample-gen.c + same gzip => same bytes (gzip -n stores no name/time).
 set -eu
@@ -10,9 +12,10 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-"$here/audit"}
 bad=${2:-"$here/bad"}
+var=${3:-"$here/variants"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-mkdir -p "$out" "$bad"
+mkdir -p "$out" "$bad" "$var"
 
 ${CC:-cc} -std=c11 -O2 -o "$tmp/lt-gen" "$here/sample-gen.c"
 gen="$tmp/lt-gen"
@@ -26,7 +29,7 @@ mv "$tmp/split.2" "$out/kube-apiserver-audit.2.log"
 
 # 2. RequestResponse level: Lease bodies, 5 min, leader change + lease delete.
 "$gen" --seed 7 --nodes 3 --minutes 5 --level RequestResponse \
-	--stories leader-change,lease-delete --noise 0 -o "$out/lease-requestresponse.log"
+	--stories leader-change,lease-delete --noise 0 -o "$var/lease-requestresponse.log"
 
 # 3. Webhook batch: 50 consecutive events around a lease delete, wrapped in an
 #    EventList by hand (jq would rewrite Go's \u0026 escapes).
@@ -37,11 +40,11 @@ first=$((first > 20 ? first - 20 : 1))
 	printf '{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":['
 	sed -n "${first},$((first + 49))p" "$tmp/el.log" | paste -sd, -
 	printf ']}\n'
-} >"$out/eventlist.json"
+} >"$var/eventlist.json"
 
 # 4. gzip of a small steady-state log (2 nodes, 5 min).
 "$gen" --seed 99 --nodes 2 --minutes 5 --stories none --noise 1 -o "$tmp/gz.log"
-gzip -n -9 -c "$tmp/gz.log" >"$out/kube-apiserver-audit.gz"
+gzip -n -9 -c "$tmp/gz.log" >"$var/kube-apiserver-audit.gz"
 
 # 5. malformed.log: good node-lease events (G) mixed with bad records (B).
 "$gen" --seed 5 --nodes 2 --minutes 2 --stories none -o "$tmp/m.log"
@@ -70,10 +73,10 @@ good() { sed -n "$1p" "$tmp/good"; }
 
 # Self-check: every line of the generated files is JSON.
 if command -v jq >/dev/null 2>&1; then
-	for f in kube-apiserver-audit.1.log kube-apiserver-audit.2.log \
-		lease-requestresponse.log eventlist.json; do
-		jq -c . "$out/$f" >/dev/null
+	for f in "$out/kube-apiserver-audit.1.log" "$out/kube-apiserver-audit.2.log" \
+		"$var/lease-requestresponse.log" "$var/eventlist.json"; do
+		jq -c . "$f" >/dev/null
 	done
-	gzip -dc "$out/kube-apiserver-audit.gz" | jq -c . >/dev/null
+	gzip -dc "$var/kube-apiserver-audit.gz" | jq -c . >/dev/null
 fi
-ls -l "$out"
+ls -l "$out" "$var" "$bad"

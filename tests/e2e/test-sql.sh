@@ -5,7 +5,8 @@ bin=$1 samples=$3 tmp=$4
 rm -rf "$tmp" && mkdir -p "$tmp" && cd "$tmp"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 "$bin" ingest -q --db s.db "$samples/audit/kube-apiserver-audit.1.log" \
-  "$samples/audit/kube-apiserver-audit.2.log" "$samples/audit/lease-requestresponse.log" >/dev/null
+  "$samples/audit/kube-apiserver-audit.2.log" >/dev/null
+"$bin" ingest -q --db s.db "$samples/variants/lease-requestresponse.log" >/dev/null
 
 # the deleted node's lease story, counted exactly (samples/README.md)
 q="SELECT verb, code, count(*) AS n FROM events WHERE namespace = 'kube-node-lease'

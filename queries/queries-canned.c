@@ -1,0 +1,203 @@
+/*
+ * queries-canned.c - the canned troubleshooting queries.
+ *
+ * Each one is a row of a const table: a name, what it answers, its SQL and
+ * its columns.  The SQL reads the derived episodes (fast on any store size)
+ * or, for node objects, the per-object index of audit events.  ?1 and ?2 are
+ * the --since/--until bounds on the rows' start times.
+ */
+#include "queries-int.h"
+
+#include <string.h>
+
+#define CANNED_RANGE " AND e.start_us BETWEEN ?1 AND ?2"
+
+struct canned {
+	struct lt_canned head;
+	const char *sql;
+	struct lt_col cols[LT_MAX_COLS];
+	int ncols;
+};
+
+/* Node object events of one verb, through the audit_object index. */
+#define CANNED_NODE_EVENTS(verb)                                                                   \
+	" FROM events AS v WHERE v.id IN (SELECT a.id FROM audit AS a"                             \
+	" WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                           \
+	" AND a.namespace_id IS NULL AND a.stage_us BETWEEN ?1 AND ?2"                             \
+	" AND a.verb_id = (SELECT id FROM strs WHERE s = '" verb "') AND a.superseded = 0)"
+
+static const struct canned canned_queries[] = {
+    {{"renew-gaps", "leases not renewed for longer than their gap threshold, longest first"},
+     "SELECT e.namespace, e.name, e.lease_kind, e.start_us, e.end_us, e.max_us, l.gap_us,"
+     " e.user FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
+     " WHERE e.kind = 'GAP'" CANNED_RANGE " ORDER BY e.max_us DESC, e.start_us",
+     {{"namespace", 't'},
+      {"lease", 't'},
+      {"kind", 't'},
+      {"last_renew", 'T'},
+      {"next_renew", 'T'},
+      {"gap", 'D'},
+      {"threshold", 'D'},
+      {"renewer", 't'}},
+     8},
+    {{"orphaned-kubelets",
+      "kubelets still asking for their lease after their node was deleted (404 runs)"},
+     "SELECT e.name, e.start_us, e.end_us, e.count, e.user, e.source_ip,"
+     " (SELECT min(r.start_us) FROM lt_episodes AS r WHERE r.lease_id = e.lease_id"
+     "  AND r.kind = 'RE-CREATED' AND r.start_us >= e.end_us),"
+     " CASE WHEN l.state = 'orphaned' AND e.end_us = (SELECT max(x.end_us) FROM lt_episodes AS x"
+     "  WHERE x.lease_id = e.lease_id) THEN 'yes' ELSE 'no' END"
+     " FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
+     " WHERE e.kind = 'NOT_FOUND' AND e.lease_kind = 'node' AND e.end_us - e.start_us > "
+     "l.gap_us" CANNED_RANGE " ORDER BY e.start_us",
+     {{"node", 't'},
+      {"first_404", 'T'},
+      {"last_404", 'T'},
+      {"requests", 'n'},
+      {"kubelet_user", 't'},
+      {"source_ip", 't'},
+      {"re_registered", 'T'},
+      {"still_orphaned", 't'}},
+     8},
+    {{"who-deleted", "every delete of a lease or a node: actor, groups, source IP, user agent"},
+     "SELECT v.ts_us, v.resource, v.namespace, v.name, v.code, v.user, v.groups, v.source_ip,"
+     " v.user_agent, v.id" CANNED_NODE_EVENTS(
+	 "delete") " UNION ALL SELECT a.stage_us, 'leases', e.namespace, e.name, a.code, e.user, "
+		   "e.groups,"
+		   " e.source_ip, e.user_agent, e.first_event FROM episodes AS e"
+		   " JOIN audit AS a ON a.id = e.first_event WHERE e.kind = 'DELETED'" CANNED_RANGE
+		   " ORDER BY 1",
+     {{"ts", 'T'},
+      {"resource", 't'},
+      {"namespace", 't'},
+      {"name", 't'},
+      {"code", 'n'},
+      {"user", 't'},
+      {"groups", 't'},
+      {"source_ip", 't'},
+      {"user_agent", 't'},
+      {"event", 'n'}},
+     10},
+    {{"gc-deletes", "leases deleted by the garbage collector, with the node deletion behind it"},
+     "SELECT e.namespace, e.name, e.start_us, c.ts_us, c.user, c.source_ip, c.user_agent,"
+     " e.start_us - c.ts_us FROM episodes AS e LEFT JOIN events AS c ON c.id = e.cause_event"
+     " WHERE e.kind = 'DELETED'" CANNED_RANGE
+     " AND e.user = 'system:serviceaccount:kube-system:generic-garbage-collector'"
+     " ORDER BY e.start_us",
+     {{"namespace", 't'},
+      {"lease", 't'},
+      {"lease_deleted", 'T'},
+      {"node_deleted", 'T'},
+      {"node_deleted_by", 't'},
+      {"source_ip", 't'},
+      {"user_agent", 't'},
+      {"after", 'D'}},
+     8},
+    {{"recreations", "leases created again after a delete or a 404 run: by whom, how long after"},
+     "SELECT e.namespace, e.name, e.start_us, e.user, e.source_ip, e.max_us, c.verb, c.code,"
+     " c.user FROM episodes AS e LEFT JOIN events AS c ON c.id = e.cause_event"
+     " WHERE e.kind = 'RE-CREATED'" CANNED_RANGE " ORDER BY e.start_us",
+     {{"namespace", 't'},
+      {"lease", 't'},
+      {"recreated", 'T'},
+      {"by", 't'},
+      {"source_ip", 't'},
+      {"after", 'D'},
+      {"gone_by", 't'},
+      {"gone_code", 'n'},
+      {"gone_user", 't'}},
+     9},
+    {{"auth-failures", "runs of 401/403 on leases, with the reason and what to check"},
+     "SELECT e.namespace, e.name, e.start_us, e.end_us, e.count, e.user, e.groups, e.note,"
+     " 'check the ClusterRoles and (Cluster)RoleBindings of ' || coalesce(e.user, '?')"
+     " || ': kubectl auth can-i update leases -n ' || e.namespace || ' --as ' ||"
+     " coalesce(e.user, '?') FROM episodes AS e WHERE e.kind = 'AUTH_FAILURE'" CANNED_RANGE
+     " ORDER BY e.start_us",
+     {{"namespace", 't'},
+      {"lease", 't'},
+      {"first", 'T'},
+      {"last", 'T'},
+      {"requests", 'n'},
+      {"user", 't'},
+      {"groups", 't'},
+      {"reason", 't'},
+      {"hint", 't'}},
+     9},
+    {{"leader-changes",
+      "leader-election and identity lease holder changes (inferred at Metadata level)"},
+     "SELECT e.namespace, e.name, e.start_us, e.old_holder, e.new_holder,"
+     " CASE e.inferred WHEN 1 THEN 'inferred (renewer source IP)' ELSE 'lease body' END,"
+     " l.conflicts FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
+     " WHERE e.kind = 'HOLDER_CHANGE'" CANNED_RANGE " ORDER BY e.start_us",
+     {{"namespace", 't'},
+      {"lease", 't'},
+      {"ts", 'T'},
+      {"old_holder", 't'},
+      {"new_holder", 't'},
+      {"evidence", 't'},
+      {"lease_conflicts", 'n'}},
+     7},
+    {{"apiserver-identity",
+      "apiserver identity leases: holder, last renew, and whether it expired (no renew for 1h)"},
+     "SELECT l.name, l.holder, l.first_us, l.last_renew_us, l.renews,"
+     " CASE WHEN ?3 - l.last_renew_us > 3600000000 THEN 'expired' ELSE 'fresh' END,"
+     " (SELECT count(*) FROM leases AS f WHERE f.kind = 'apiserver-identity'"
+     "  AND ?3 - f.last_renew_us <= 3600000000)"
+     " FROM leases AS l WHERE l.kind = 'apiserver-identity' AND l.last_us >= ?1"
+     " AND l.first_us <= ?2 ORDER BY l.name",
+     {{"lease", 't'},
+      {"holder", 't'},
+      {"first_seen", 'T'},
+      {"last_renew", 'T'},
+      {"renews", 'n'},
+      {"status", 't'},
+      {"apiservers_fresh", 'n'}},
+     7},
+    {{"slow-renewals", "runs of lease renewals slower than the slow threshold (default 1s)"},
+     "SELECT e.namespace, e.name, e.start_us, e.end_us, e.count, e.max_us, e.user"
+     " FROM episodes AS e WHERE e.kind = 'SLOW'" CANNED_RANGE " ORDER BY e.max_us DESC",
+     {{"namespace", 't'},
+      {"lease", 't'},
+      {"first", 'T'},
+      {"last", 'T'},
+      {"requests", 'n'},
+      {"max_latency", 'D'},
+      {"user", 't'}},
+     7},
+    {{"node-registrations", "node objects created (kubelet registrations and re-registrations)"},
+     "SELECT v.ts_us, v.name, v.code, v.user, v.source_ip, v.user_agent, v.id" CANNED_NODE_EVENTS(
+	 "create") " ORDER BY v.ts_us",
+     {{"ts", 'T'},
+      {"node", 't'},
+      {"code", 'n'},
+      {"user", 't'},
+      {"source_ip", 't'},
+      {"user_agent", 't'},
+      {"event", 'n'}},
+     7},
+    {{NULL, NULL}, NULL, {{NULL, 0}}, 0},
+};
+
+const struct lt_canned *lt_canned_list(void)
+{
+	/* the head is the first member, so the table can be walked as lt_canned rows */
+	static struct lt_canned list[sizeof canned_queries / sizeof *canned_queries];
+
+	for (size_t i = 0; i < sizeof canned_queries / sizeof *canned_queries; i++)
+		list[i] = canned_queries[i].head;
+	return list;
+}
+
+int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query_opts *o, FILE *out,
+		    struct lt_error *err)
+{
+	int64_t binds[3] = {o->since_us, o->until_us ? o->until_us : INT64_MAX,
+			    lt_store_end_us(st)};
+
+	for (const struct canned *c = canned_queries; c->head.name; c++)
+		if (strcmp(c->head.name, name) == 0)
+			return lt_run_table(st, c->sql, c->cols, c->ncols, binds, 3, o->fmt, out,
+					    err);
+	return lt_error_set(err, LT_ERR_NOTFOUND,
+			    "no canned query '%s' (`leasetrail query --list` names them)", name);
+}

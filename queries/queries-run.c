@@ -1,0 +1,121 @@
+/* queries-run.c - running a query and printing its rows by column type; time arguments. */
+#include "queries-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Formats one cell: times in UTC, durations human in tables and as seconds for machines. */
+static const char *run_cell(const struct lt_stmt *q, int i, char type, enum lt_out_format fmt,
+			    char *buf, size_t size)
+{
+	int64_t v;
+
+	if (lt_stmt_type(q, i) == LT_COL_NULL)
+		return NULL;
+	if (type == 't')
+		return lt_stmt_text(q, i, NULL);
+	v = lt_stmt_int(q, i);
+	if (type == 'T')
+		lt_time_format(buf, size, v);
+	else if (type == 'D' && fmt == LT_OUT_TABLE)
+		lt_format_duration(buf, size, v);
+	else if (type == 'D')
+		snprintf(buf, size, "%lld.%06lld", (long long)(v / 1000000),
+			 (long long)llabs(v % 1000000));
+	else
+		snprintf(buf, size, "%lld", (long long)v);
+	return buf;
+}
+
+int lt_run_table(struct lt_store *st, const char *sql, const struct lt_col *cols, int ncols,
+		 const int64_t *binds, int nbinds, enum lt_out_format fmt, FILE *out,
+		 struct lt_error *err)
+{
+	const char *names[LT_MAX_COLS], *vals[LT_MAX_COLS];
+	char bufs[LT_MAX_COLS][40];
+	struct lt_table *t;
+	struct lt_stmt *q;
+	int rc;
+
+	if (ncols > LT_MAX_COLS)
+		return lt_error_set(err, LT_ERR_USAGE, "too many columns");
+	if ((rc = lt_store_prepare(st, &q, sql, err)) != 0)
+		return rc;
+	for (int i = 0; i < nbinds; i++)
+		lt_stmt_bind_int(q, i + 1, binds[i]);
+	for (int i = 0; i < ncols; i++)
+		names[i] = cols[i].name;
+	t = lt_table_new(fmt, out, ncols, names);
+	while ((rc = lt_stmt_step(q, err)) == 1) {
+		for (int i = 0; i < ncols; i++)
+			vals[i] = run_cell(q, i, cols[i].type, fmt, bufs[i], sizeof bufs[i]);
+		lt_table_row(t, vals);
+	}
+	lt_table_finish(t);
+	lt_stmt_free(q);
+	return rc < 0 ? rc : 0;
+}
+
+/* Parses "90s", "15m", "2h", "1d", "1h30m" into microseconds; 0 or LT_ERR_USAGE. */
+int lt_duration_parse(int64_t *out, const char *s)
+{
+	int64_t total = 0;
+	const char *p = s;
+
+	if (*p == '\0')
+		return LT_ERR_USAGE;
+	while (*p) {
+		char *end;
+		long long n = strtoll(p, &end, 10);
+		int64_t unit;
+
+		if (end == p || n < 0 || n > 100000000LL)
+			return LT_ERR_USAGE;
+		if (strncmp(end, "ms", 2) == 0)
+			unit = 1000, end += 2;
+		else if (*end == 's')
+			unit = 1000000, end++;
+		else if (*end == 'm')
+			unit = 60000000LL, end++;
+		else if (*end == 'h')
+			unit = 3600000000LL, end++;
+		else if (*end == 'd')
+			unit = 86400000000LL, end++;
+		else
+			return LT_ERR_USAGE;
+		total += (int64_t)n * unit;
+		p = end;
+	}
+	*out = total;
+	return 0;
+}
+
+int lt_time_arg(int64_t *out, const char *s, int64_t end_us)
+{
+	int64_t d;
+
+	if (lt_time_parse(out, s, strlen(s)) == 0)
+		return 0;
+	if (lt_duration_parse(&d, s) == 0) {
+		*out = end_us - d;
+		return 0;
+	}
+	return LT_ERR_USAGE;
+}
+
+int64_t lt_store_end_us(struct lt_store *st)
+{
+	struct lt_stmt *q;
+	int64_t end = 0;
+
+	/* lt_leases is small: its newest event stands for the store's end */
+	if (lt_store_prepare(st, &q,
+			     "SELECT coalesce((SELECT max(last_us) FROM lt_leases),"
+			     " (SELECT max(stage_us) FROM audit), 0)",
+			     NULL) != 0)
+		return 0;
+	if (lt_stmt_step(q, NULL) == 1)
+		end = lt_stmt_int(q, 0);
+	lt_stmt_free(q);
+	return end;
+}

@@ -1,0 +1,311 @@
+/*
+ * queries-timeline.c - `leasetrail timeline NODE|NAMESPACE/LEASE`.
+ *
+ * A node's timeline is its lease's episodes merged in time with what
+ * happened to the Node object itself (registrations, deletions, runs of
+ * status updates).  Episodes are built on the spot for the one lease, so
+ * --gap and --slow overrides apply; with -v each row is followed by the
+ * requests it stands for.
+ */
+#include "queries-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct tl_row {
+	int64_t start, end, count;
+	const char *kind;
+	char *detail;
+	int is_node; /* a Node object row, not a lease episode */
+	size_t seq;  /* order of arrival: qsort is not stable */
+};
+
+struct tl {
+	struct lt_store *st;
+	int64_t ns, lease, node, leases_id, nodes_id; /* strs ids, 0 = none */
+	struct tl_row *rows;
+	size_t n, cap;
+};
+
+static void tl_add(struct tl *t, const struct tl_row *r)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 32;
+		t->rows = lt_xrealloc(t->rows, t->cap * sizeof *t->rows);
+	}
+	t->rows[t->n] = *r;
+	t->rows[t->n].seq = t->n;
+	t->n++;
+}
+
+/* "USER from IP" for an episode's actor. */
+static void tl_actor(struct tl *t, struct lt_buf *b, int64_t user, int64_t ip)
+{
+	struct lt_stmt *q;
+
+	if (lt_store_prepare(t->st, &q,
+			     "SELECT (SELECT s FROM strs WHERE id = ?1),"
+			     " (SELECT s FROM strs WHERE id = ?2)",
+			     NULL) != 0)
+		return;
+	lt_stmt_bind_int(q, 1, user);
+	lt_stmt_bind_int(q, 2, ip);
+	if (lt_stmt_step(q, NULL) == 1) {
+		lt_buf_printf(b, "%s",
+			      lt_stmt_text(q, 0, NULL)[0] ? lt_stmt_text(q, 0, NULL) : "?");
+		if (lt_stmt_type(q, 1) != LT_COL_NULL)
+			lt_buf_printf(b, " from %s", lt_stmt_text(q, 1, NULL));
+	}
+	lt_stmt_free(q);
+}
+
+static void tl_dur(struct lt_buf *b, const char *before, int64_t us)
+{
+	char d[32];
+
+	lt_format_duration(d, sizeof d, us);
+	lt_buf_printf(b, "%s%s", before, d);
+}
+
+/* The one-line explanation of an episode. */
+static char *tl_detail(struct tl *t, const struct lc_episode *e, int64_t gap_us)
+{
+	struct lt_buf b;
+
+	lt_buf_init(&b);
+	if (strcmp(e->kind, "RENEWING") == 0) {
+		lt_buf_printf(&b, "%lld renews by ", (long long)e->count);
+		tl_actor(t, &b, e->user, e->ip);
+		if (e->median_us >= 0) {
+			tl_dur(&b, ", every ", e->median_us);
+			tl_dur(&b, " (max ", e->max_us);
+			lt_buf_putc(&b, ')');
+		}
+	} else if (strcmp(e->kind, "GAP") == 0) {
+		tl_dur(&b, "no renew for ", e->max_us);
+		tl_dur(&b, " (threshold ", gap_us);
+		lt_buf_putc(&b, ')');
+	} else if (strcmp(e->kind, "HOLDER_CHANGE") == 0) {
+		lt_buf_printf(&b, "%s -> %s%s", e->old_holder ? e->old_holder : "?",
+			      e->new_holder ? e->new_holder : "?",
+			      e->inferred ? " (inferred: a new renewer's source IP)" : "");
+	} else {
+		lt_buf_printf(&b, "%s",
+			      strcmp(e->kind, "NOT_FOUND") == 0	     ? "asked by "
+			      : strcmp(e->kind, "AUTH_FAILURE") == 0 ? "denied "
+			      : strcmp(e->kind, "SLOW") == 0	     ? "by "
+								     : "by ");
+		tl_actor(t, &b, e->user, e->ip);
+		if (strcmp(e->kind, "RE-CREATED") == 0)
+			tl_dur(&b, ", ", e->max_us), lt_buf_printf(&b, " after it was gone");
+		if (strcmp(e->kind, "SLOW") == 0)
+			tl_dur(&b, ", slowest ", e->max_us);
+		if (e->note)
+			lt_buf_printf(&b, ": %s", e->note);
+	}
+	return b.ptr;
+}
+
+static int tl_lease_rows(struct tl *t, const struct lt_query_opts *o, struct lt_error *err)
+{
+	struct lc_result r;
+	int rc;
+
+	if (t->ns == 0 || t->lease == 0)
+		return 0;
+	if ((rc = lc_build(t->st, t->ns, t->lease, o->gap_us, o->slow_us, &r, err)) != 0)
+		return rc;
+	for (size_t i = 0; i < r.n; i++) {
+		struct tl_row row = {r.eps[i].start_us,
+				     r.eps[i].end_us,
+				     r.eps[i].count,
+				     r.eps[i].kind,
+				     tl_detail(t, &r.eps[i], r.sum.gap_us),
+				     0,
+				     0};
+
+		tl_add(t, &row);
+	}
+	lc_result_release(&r);
+	return 0;
+}
+
+/* Node object events: registrations and deletions alone, updates as runs. */
+static const char *tl_node_kind(const char *verb, const char *sub, int64_t code)
+{
+	int ok = code >= 200 && code < 300;
+
+	if (strcmp(verb, "create") == 0)
+		return ok ? "NODE_REGISTERED" : "NODE_REGISTER_FAILED";
+	if (strcmp(verb, "delete") == 0)
+		return ok ? "NODE_DELETED" : "NODE_DELETE_FAILED";
+	if (strcmp(verb, "update") == 0 || strcmp(verb, "patch") == 0)
+		return strcmp(sub, "status") == 0 ? (ok ? "NODE_STATUS" : "NODE_STATUS_FAILED")
+						  : "NODE_UPDATED";
+	return NULL;
+}
+
+static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *run)
+{
+	const char *kind =
+	    tl_node_kind(lt_stmt_text(q, 1, NULL), lt_stmt_text(q, 2, NULL), lt_stmt_int(q, 3));
+	int64_t ts = lt_stmt_int(q, 0);
+	struct lt_buf b;
+
+	if (kind == NULL)
+		return;
+	if (run->kind != NULL && strcmp(run->kind, kind) == 0 && strstr(kind, "STATUS")) {
+		run->end = ts;
+		run->count++;
+		return;
+	}
+	if (run->kind != NULL)
+		tl_add(t, run);
+	lt_buf_init(&b);
+	lt_buf_printf(&b, "by ");
+	tl_actor(t, &b, lt_stmt_int(q, 4), lt_stmt_int(q, 5));
+	*run = (struct tl_row){ts, ts, 1, kind, b.ptr, 1, 0};
+}
+
+static int tl_node_rows(struct tl *t, struct lt_error *err)
+{
+	struct tl_row run = {0};
+	struct lt_stmt *q;
+	int rc;
+
+	if (t->node == 0 || t->nodes_id == 0)
+		return 0;
+	rc = lt_store_prepare(
+	    t->st, &q,
+	    "SELECT a.stage_us, (SELECT s FROM strs WHERE id = a.verb_id),"
+	    " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''),"
+	    " a.code, a.user_id, a.source_ip_id FROM audit AS a"
+	    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
+	    " AND a.superseded = 0 ORDER BY a.stage_us, a.id",
+	    err);
+	if (rc != 0)
+		return rc;
+	lt_stmt_bind_int(q, 1, t->nodes_id);
+	lt_stmt_bind_int(q, 2, t->node);
+	while ((rc = lt_stmt_step(q, err)) == 1)
+		tl_node_event(t, q, &run);
+	if (run.kind != NULL)
+		tl_add(t, &run);
+	lt_stmt_free(q);
+	return rc < 0 ? rc : 0;
+}
+
+static int tl_cmp(const void *a, const void *b)
+{
+	const struct tl_row *x = a, *y = b;
+
+	if (x->start != y->start)
+		return (x->start > y->start) - (x->start < y->start);
+	if (x->is_node != y->is_node)
+		return y->is_node -
+		       x->is_node; /* a node delete before the lease delete it causes */
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Finds what target names: "NS/LEASE", or a node (its kube-node-lease lease and Node). */
+static int tl_resolve(struct tl *t, const char *target, struct lt_error *err)
+{
+	const char *slash = strchr(target, '/');
+
+	t->leases_id = lc_str_id(t->st, "leases");
+	t->nodes_id = lc_str_id(t->st, "nodes");
+	if (slash != NULL) {
+		char *ns = lt_xstrndup(target, (size_t)(slash - target));
+
+		t->ns = lc_str_id(t->st, ns);
+		t->lease = lc_str_id(t->st, slash + 1);
+		free(ns);
+	} else {
+		t->ns = lc_str_id(t->st, "kube-node-lease");
+		t->lease = t->node = lc_str_id(t->st, target);
+	}
+	if (t->lease == 0 && t->node == 0)
+		return lt_error_set(err, LT_ERR_NOTFOUND, "no lease or node named '%s' in %s",
+				    target, lt_store_path(t->st));
+	return 0;
+}
+
+/* The requests behind a row inside [from, to], printed under it with -v. */
+static int tl_events(struct tl *t, const struct tl_row *r, int64_t from, int64_t to,
+		     struct lt_table *tab, struct lt_error *err)
+{
+	static const char sql[] =
+	    "SELECT e.ts_us, e.verb, e.code, e.user, e.source_ip, e.id FROM events AS e"
+	    " WHERE e.id IN (SELECT a.id FROM audit AS a WHERE a.resource_id = ?1"
+	    " AND a.namespace_id IS ?2 AND a.name_id = ?3 AND a.stage_us BETWEEN ?4 AND ?5)"
+	    " ORDER BY e.ts_us, e.id";
+	struct lt_stmt *q;
+	char ts[40], buf[512];
+	int rc;
+
+	if ((rc = lt_store_prepare(t->st, &q, sql, err)) != 0)
+		return rc;
+	lt_stmt_bind_int(q, 1, r->is_node ? t->nodes_id : t->leases_id);
+	if (!r->is_node)
+		lt_stmt_bind_int(q, 2, t->ns);
+	lt_stmt_bind_int(q, 3, r->is_node ? t->node : t->lease);
+	lt_stmt_bind_int(q, 4, r->start > from ? r->start : from);
+	lt_stmt_bind_int(q, 5, r->end < to ? r->end : to);
+	while ((rc = lt_stmt_step(q, err)) == 1) {
+		const char *vals[5] = {ts, NULL, "event", NULL, buf};
+
+		lt_time_format(ts, sizeof ts, lt_stmt_int(q, 0));
+		snprintf(buf, sizeof buf, "%s %lld %s from %s (event %lld)",
+			 lt_stmt_text(q, 1, NULL), (long long)lt_stmt_int(q, 2),
+			 lt_stmt_text(q, 3, NULL), lt_stmt_text(q, 4, NULL),
+			 (long long)lt_stmt_int(q, 5));
+		lt_table_row(tab, vals);
+	}
+	lt_stmt_free(q);
+	return rc < 0 ? rc : 0;
+}
+
+static int tl_print(struct tl *t, const struct lt_query_opts *o, FILE *out, struct lt_error *err)
+{
+	static const char *const names[] = {"start", "end", "kind", "count", "detail"};
+	struct lt_table *tab = lt_table_new(o->fmt, out, 5, names);
+	int64_t until = o->until_us ? o->until_us : INT64_MAX;
+	int rc = 0;
+
+	for (size_t i = 0; i < t->n && rc == 0; i++) {
+		const struct tl_row *r = &t->rows[i];
+		char a[40], b[40], c[24];
+		const char *vals[5] = {a, b, r->kind, c, r->detail};
+
+		if (r->end < o->since_us || r->start > until)
+			continue;
+		lt_time_format(a, sizeof a, r->start);
+		lt_time_format(b, sizeof b, r->end);
+		snprintf(c, sizeof c, "%lld", (long long)r->count);
+		lt_table_row(tab, vals);
+		if (o->verbose)
+			rc = tl_events(t, r, o->since_us, until, tab, err);
+	}
+	lt_table_finish(tab);
+	return rc;
+}
+
+int lt_query_timeline(struct lt_store *st, const char *target, const struct lt_query_opts *o,
+		      FILE *out, struct lt_error *err)
+{
+	struct tl t = {.st = st};
+	int rc = tl_resolve(&t, target, err);
+
+	if (rc == 0)
+		rc = tl_lease_rows(&t, o, err);
+	if (rc == 0)
+		rc = tl_node_rows(&t, err);
+	if (rc == 0) {
+		qsort(t.rows, t.n, sizeof *t.rows, tl_cmp);
+		rc = tl_print(&t, o, out, err);
+	}
+	for (size_t i = 0; i < t.n; i++)
+		free(t.rows[i].detail);
+	free(t.rows);
+	return rc;
+}
