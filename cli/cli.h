@@ -48,7 +48,11 @@ int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_stor
 	"  --db FILE         the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"           \
 	"  -o, --output F    table (default), csv, json or jsonl\n"                                \
 	"  --since T         RFC 3339, or a duration back from the newest event (2h, 30m)\n"       \
-	"  --until T         likewise\n"
+	"  --until T         likewise\n"                                                           \
+	"  --gap D           a GAP is a wait between renews longer than D (default: the lease's\n" \
+	"                    leaseDurationSeconds, else 40s for node and identity leases, 15s\n"   \
+	"                    for leader leases)\n"                                                 \
+	"  --slow D          a renew slower than D is SLOW (default 1s)\n"
 
 /* Prints "leasetrail: MSG" on stderr, sanitized; returns status. */
 int cli_error(int status, const struct lt_error *err);

@@ -25,7 +25,8 @@ const struct lt_cmd lt_cmd_nodes = {
     "One row per node: state, last renew, renews, max gap, 404s, deletes, anomalies.",
     "Options:\n"
     "  --db FILE         the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
-    "  -o, --output F    table (default), csv, json or jsonl\n\n"
+    "  -o, --output F    table (default), csv, json or jsonl\n"
+    "  --gap D, --slow D recompute episodes with these thresholds (see `timeline --help`)\n\n"
     "STATE is renewing, stale (no renew for longer than the lease's gap threshold before the\n"
     "newest event in the store), deleted, orphaned (its kubelet still gets 404 for the lease:\n"
     "the node was deleted under it), re-created, or no-lease. DELETES counts deletions of the\n"

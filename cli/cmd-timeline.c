@@ -23,12 +23,7 @@ const struct lt_cmd lt_cmd_timeline = {
     "timeline",
     "[OPTIONS] NODE|NAMESPACE/LEASE",
     "The episodes of a lease (and, for a node, its Node object's events) in time order.",
-    "Options:\n" CLI_QUERY_OPTIONS
-    "  --gap D           a GAP is a wait between renews longer than D (default: the lease's\n"
-    "                    leaseDurationSeconds, else 40s for node and identity leases, 15s for\n"
-    "                    leader leases)\n"
-    "  --slow D          a renew slower than D is SLOW (default 1s)\n"
-    "  -v, --verbose     list the requests under each episode\n\n"
+    "Options:\n" CLI_QUERY_OPTIONS "  -v, --verbose     list the requests under each episode\n\n"
     "Episodes: CREATED, RENEWING, GAP, NOT_FOUND, DELETED, RE-CREATED, AUTH_FAILURE, SLOW,\n"
     "HOLDER_CHANGE; node rows: NODE_REGISTERED, NODE_DELETED, NODE_STATUS, NODE_UPDATED.\n",
     timeline_run,

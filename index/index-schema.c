@@ -17,6 +17,92 @@
  * random 36-character UUIDs does not, and all stages of one request sit
  * next to each other in it.
  */
+/* The derived tables and their views, for the store (T "") and as TEMP shadows (T "TEMP "). */
+#define DERIVED_LEASES(T)                                                                          \
+	"CREATE " T "TABLE IF NOT EXISTS lt_leases("                                               \
+	" id INTEGER PRIMARY KEY, namespace_id INTEGER NOT NULL, name_id INTEGER NOT NULL,"        \
+	" kind TEXT NOT NULL, state TEXT NOT NULL, first_us INTEGER, last_us INTEGER,"             \
+	" last_renew_us INTEGER, renews INTEGER NOT NULL DEFAULT 0,"                               \
+	" creates INTEGER NOT NULL DEFAULT 0, deletes INTEGER NOT NULL DEFAULT 0,"                 \
+	" not_found INTEGER NOT NULL DEFAULT 0, auth_failures INTEGER NOT NULL DEFAULT 0,"         \
+	" conflicts INTEGER NOT NULL DEFAULT 0, slow INTEGER NOT NULL DEFAULT 0,"                  \
+	" gaps INTEGER NOT NULL DEFAULT 0, max_gap_us INTEGER, holder TEXT,"                       \
+	" duration_s INTEGER, gap_us INTEGER NOT NULL, UNIQUE(namespace_id, name_id))"
+
+#define DERIVED_EPISODES(T)                                                                        \
+	"CREATE " T "TABLE IF NOT EXISTS lt_episodes("                                             \
+	" id INTEGER PRIMARY KEY, lease_id INTEGER NOT NULL, kind TEXT NOT NULL,"                  \
+	" start_us INTEGER NOT NULL, end_us INTEGER NOT NULL, count INTEGER NOT NULL,"             \
+	" user_id INTEGER, groups_id INTEGER, source_ip_id INTEGER, user_agent_id INTEGER,"        \
+	" first_event INTEGER, last_event INTEGER, cause_event INTEGER,"                           \
+	" median_us INTEGER, max_us INTEGER, old_holder TEXT, new_holder TEXT,"                    \
+	" inferred INTEGER NOT NULL DEFAULT 0, note TEXT)"
+
+#define DERIVED_EPISODES_BY_LEASE(T)                                                               \
+	"CREATE INDEX IF NOT EXISTS lt_episodes_lease ON lt_episodes(lease_id, start_us)"
+
+#define DERIVED_EPISODES_BY_KIND(T)                                                                \
+	"CREATE INDEX IF NOT EXISTS lt_episodes_kind ON lt_episodes(kind, start_us)"
+
+#define DERIVED_LEASES_VIEW(T)                                                                     \
+	"CREATE " T "VIEW IF NOT EXISTS leases AS SELECT l.id AS id,"                              \
+	" (SELECT s FROM strs WHERE id = l.namespace_id) AS namespace,"                            \
+	" (SELECT s FROM strs WHERE id = l.name_id) AS name, l.kind AS kind, l.state AS state,"    \
+	" l.first_us AS first_us, l.last_us AS last_us, l.last_renew_us AS last_renew_us,"         \
+	" l.renews AS renews, l.creates AS creates, l.deletes AS deletes,"                         \
+	" l.not_found AS not_found, l.auth_failures AS auth_failures, l.conflicts AS conflicts,"   \
+	" l.slow AS slow, l.gaps AS gaps, l.max_gap_us AS max_gap_us, l.holder AS holder,"         \
+	" l.duration_s AS duration_s, l.gap_us AS gap_threshold_us FROM lt_leases AS l"
+
+/*
+ * Nodes are the node leases plus node objects that never had a lease.
+ * "stale" is judged here, against the newest event in the store, so a
+ * later ingest that extends the time range makes an idle lease stale
+ * without rebuilding it.
+ */
+#define DERIVED_NODES_VIEW(T)                                                                      \
+	"CREATE " T "VIEW IF NOT EXISTS nodes AS WITH n AS ("                                      \
+	" SELECT l.id AS lid, l.name_id AS name_id, l.state AS state, l.last_renew_us AS "         \
+	"last_renew,"                                                                              \
+	"  l.renews AS renews, l.max_gap_us AS max_gap, l.not_found AS nf, l.deletes AS ldel,"     \
+	"  l.gap_us AS gap_us FROM lt_leases AS l WHERE l.kind = 'node'"                           \
+	" UNION ALL"                                                                               \
+	" SELECT NULL, o.name_id, 'no-lease', NULL, 0, NULL, 0, 0, 0 FROM (SELECT DISTINCT "       \
+	"name_id"                                                                                  \
+	"  FROM audit WHERE resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                 \
+	"  AND namespace_id IS NULL AND name_id IS NOT NULL) AS o"                                 \
+	"  WHERE o.name_id NOT IN (SELECT name_id FROM lt_leases WHERE kind = 'node'))"            \
+	" SELECT (SELECT s FROM strs WHERE id = n.name_id) AS node,"                               \
+	"  CASE WHEN n.state IN ('renewing', 're-created') AND (SELECT max(last_us) FROM "         \
+	"lt_leases) - "                                                                            \
+	"n.last_renew > n.gap_us"                                                                  \
+	"   THEN 'stale' ELSE n.state END AS state,"                                               \
+	"  n.last_renew AS last_renew_us, n.renews AS renews, n.max_gap AS max_gap_us,"            \
+	"  n.nf AS not_found,"                                                                     \
+	"  n.ldel + (SELECT count(*) FROM audit AS a"                                              \
+	"   WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                         \
+	"   AND a.namespace_id IS NULL AND a.name_id = n.name_id"                                  \
+	"   AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete')"                              \
+	"   AND a.code BETWEEN 200 AND 299 AND a.superseded = 0) AS deletes,"                      \
+	"  (SELECT count(*) FROM lt_episodes AS e WHERE e.lease_id = n.lid"                        \
+	"   AND e.kind IN ('GAP', 'NOT_FOUND', 'AUTH_FAILURE', 'SLOW')) AS anomalies"              \
+	" FROM n"
+
+#define DERIVED_EPISODES_VIEW(T)                                                                   \
+	"CREATE " T "VIEW IF NOT EXISTS episodes AS SELECT e.id AS id, e.lease_id AS lease_id,"    \
+	" (SELECT s FROM strs WHERE id = l.namespace_id) AS namespace,"                            \
+	" (SELECT s FROM strs WHERE id = l.name_id) AS name, l.kind AS lease_kind,"                \
+	" e.kind AS kind, e.start_us AS start_us, e.end_us AS end_us,"                             \
+	" e.end_us - e.start_us AS duration_us, e.count AS count,"                                 \
+	" (SELECT s FROM strs WHERE id = e.user_id) AS user,"                                      \
+	" (SELECT s FROM strs WHERE id = e.groups_id) AS groups,"                                  \
+	" (SELECT s FROM strs WHERE id = e.source_ip_id) AS source_ip,"                            \
+	" (SELECT s FROM strs WHERE id = e.user_agent_id) AS user_agent,"                          \
+	" e.first_event AS first_event, e.last_event AS last_event,"                               \
+	" e.cause_event AS cause_event, e.median_us AS median_us, e.max_us AS max_us,"             \
+	" e.old_holder AS old_holder, e.new_holder AS new_holder, e.inferred AS inferred,"         \
+	" e.note AS note FROM lt_episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
+
 static const char *const schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS strs(id INTEGER PRIMARY KEY, s TEXT NOT NULL UNIQUE)",
@@ -55,45 +141,13 @@ static const char *const schema_sql[] = {
     "CREATE INDEX IF NOT EXISTS audit_object"
     " ON audit(resource_id, namespace_id, name_id, stage_us)",
     /* derived: one row per lease and its episodes, rebuilt by queries/ after each ingest */
-    "CREATE TABLE IF NOT EXISTS lt_leases("
-    " id INTEGER PRIMARY KEY, namespace_id INTEGER NOT NULL, name_id INTEGER NOT NULL,"
-    " kind TEXT NOT NULL, state TEXT NOT NULL, first_us INTEGER, last_us INTEGER,"
-    " last_renew_us INTEGER, renews INTEGER NOT NULL DEFAULT 0,"
-    " creates INTEGER NOT NULL DEFAULT 0, deletes INTEGER NOT NULL DEFAULT 0,"
-    " not_found INTEGER NOT NULL DEFAULT 0, auth_failures INTEGER NOT NULL DEFAULT 0,"
-    " conflicts INTEGER NOT NULL DEFAULT 0, slow INTEGER NOT NULL DEFAULT 0,"
-    " gaps INTEGER NOT NULL DEFAULT 0, max_gap_us INTEGER, holder TEXT,"
-    " duration_s INTEGER, gap_us INTEGER NOT NULL, UNIQUE(namespace_id, name_id))",
-    "CREATE TABLE IF NOT EXISTS lt_episodes("
-    " id INTEGER PRIMARY KEY, lease_id INTEGER NOT NULL, kind TEXT NOT NULL,"
-    " start_us INTEGER NOT NULL, end_us INTEGER NOT NULL, count INTEGER NOT NULL,"
-    " user_id INTEGER, groups_id INTEGER, source_ip_id INTEGER, user_agent_id INTEGER,"
-    " first_event INTEGER, last_event INTEGER, cause_event INTEGER,"
-    " median_us INTEGER, max_us INTEGER, old_holder TEXT, new_holder TEXT,"
-    " inferred INTEGER NOT NULL DEFAULT 0, note TEXT)",
-    "CREATE INDEX IF NOT EXISTS lt_episodes_lease ON lt_episodes(lease_id, start_us)",
-    "CREATE INDEX IF NOT EXISTS lt_episodes_kind ON lt_episodes(kind, start_us)",
-    "CREATE VIEW IF NOT EXISTS leases AS SELECT l.id AS id,"
-    " (SELECT s FROM strs WHERE id = l.namespace_id) AS namespace,"
-    " (SELECT s FROM strs WHERE id = l.name_id) AS name, l.kind AS kind, l.state AS state,"
-    " l.first_us AS first_us, l.last_us AS last_us, l.last_renew_us AS last_renew_us,"
-    " l.renews AS renews, l.creates AS creates, l.deletes AS deletes,"
-    " l.not_found AS not_found, l.auth_failures AS auth_failures, l.conflicts AS conflicts,"
-    " l.slow AS slow, l.gaps AS gaps, l.max_gap_us AS max_gap_us, l.holder AS holder,"
-    " l.duration_s AS duration_s, l.gap_us AS gap_threshold_us FROM lt_leases AS l",
-    "CREATE VIEW IF NOT EXISTS episodes AS SELECT e.id AS id, e.lease_id AS lease_id,"
-    " (SELECT s FROM strs WHERE id = l.namespace_id) AS namespace,"
-    " (SELECT s FROM strs WHERE id = l.name_id) AS name, l.kind AS lease_kind,"
-    " e.kind AS kind, e.start_us AS start_us, e.end_us AS end_us,"
-    " e.end_us - e.start_us AS duration_us, e.count AS count,"
-    " (SELECT s FROM strs WHERE id = e.user_id) AS user,"
-    " (SELECT s FROM strs WHERE id = e.groups_id) AS groups,"
-    " (SELECT s FROM strs WHERE id = e.source_ip_id) AS source_ip,"
-    " (SELECT s FROM strs WHERE id = e.user_agent_id) AS user_agent,"
-    " e.first_event AS first_event, e.last_event AS last_event,"
-    " e.cause_event AS cause_event, e.median_us AS median_us, e.max_us AS max_us,"
-    " e.old_holder AS old_holder, e.new_holder AS new_holder, e.inferred AS inferred,"
-    " e.note AS note FROM lt_episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id",
+    DERIVED_LEASES(""),
+    DERIVED_EPISODES(""),
+    DERIVED_EPISODES_BY_LEASE(""),
+    DERIVED_EPISODES_BY_KIND(""),
+    DERIVED_LEASES_VIEW(""),
+    DERIVED_NODES_VIEW(""),
+    DERIVED_EPISODES_VIEW(""),
     "CREATE VIEW IF NOT EXISTS events AS SELECT a.id AS id,"
     " strftime('%Y-%m-%dT%H:%M:%S', a.stage_us / 1000000, 'unixepoch')"
     " || printf('.%06dZ', a.stage_us % 1000000) AS ts,"
@@ -187,4 +241,18 @@ int store_schema(struct lt_store *st, struct lt_error *err)
 			return LT_ERR_DB;
 	}
 	return schema_check_meta(st, err);
+}
+
+/* What lt_store_overlay_derived() creates: the derived tables and views, as TEMP objects. */
+static const char *const overlay_sql[] = {
+    DERIVED_LEASES("TEMP "),	 DERIVED_EPISODES("TEMP "),	 DERIVED_LEASES_VIEW("TEMP "),
+    DERIVED_NODES_VIEW("TEMP "), DERIVED_EPISODES_VIEW("TEMP "),
+};
+
+int lt_store_overlay_derived(struct lt_store *st, struct lt_error *err)
+{
+	for (size_t i = 0; i < sizeof overlay_sql / sizeof *overlay_sql; i++)
+		if (store_exec(st, overlay_sql[i], err) != 0)
+			return LT_ERR_DB;
+	return 0;
 }

@@ -86,6 +86,14 @@ struct lt_ingest_totals {
 int lt_store_ingest(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
 		    struct lt_ingest_totals *totals, struct lt_error *err);
 
+/*
+ * Shadows the derived tables (lt_leases, lt_episodes) and their views with
+ * empty TEMP copies for this connection only, so that episodes can be
+ * recomputed with other thresholds on a read-only store: unqualified names
+ * resolve to the TEMP copies from then on.
+ */
+int lt_store_overlay_derived(struct lt_store *st, struct lt_error *err);
+
 /* ---- reading ------------------------------------------------------------ */
 
 enum lt_col_type { LT_COL_NULL, LT_COL_INT, LT_COL_REAL, LT_COL_TEXT, LT_COL_BLOB };

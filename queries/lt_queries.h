@@ -49,6 +49,14 @@ int lt_query_stats(struct lt_store *st, FILE *out, struct lt_error *err);
  */
 int lt_lifecycle_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err);
 
+/*
+ * Recomputes every lease's episodes with other thresholds (gap_us, slow_us;
+ * 0 keeps a default) into TEMP copies of the derived tables, visible to this
+ * connection only: the store, even a read-only one, is not written.
+ */
+int lt_lifecycle_overlay(struct lt_store *st, int64_t gap_us, int64_t slow_us,
+			 struct lt_error *err);
+
 /* The highest stored event id, 0 when the store is empty. */
 int64_t lt_store_last_event_id(struct lt_store *st);
 

@@ -193,6 +193,12 @@ int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query
 {
 	int64_t binds[3] = {o->since_us, o->until_us ? o->until_us : INT64_MAX,
 			    lt_store_end_us(st)};
+	int rc;
+
+	/* other thresholds than the stored episodes were built with: build them again */
+	if ((o->gap_us || o->slow_us) &&
+	    (rc = lt_lifecycle_overlay(st, o->gap_us, o->slow_us, err)) != 0)
+		return rc;
 
 	for (const struct canned *c = canned_queries; c->head.name; c++)
 		if (strcmp(c->head.name, name) == 0)

@@ -136,11 +136,18 @@ static int rebuild_forget(struct lt_store *st, int64_t ns, int64_t name, struct 
 	return rc;
 }
 
-static int rebuild_one(struct lt_store *st, int64_t ns, int64_t name, struct lt_error *err)
+/* Thresholds for a rebuild: 0 takes each lease's defaults. */
+struct rebuild_opts {
+	int64_t gap_us, slow_us;
+	const char *begin; /* BEGIN IMMEDIATE for the store, BEGIN for TEMP tables */
+};
+
+static int rebuild_one(struct lt_store *st, int64_t ns, int64_t name, const struct rebuild_opts *o,
+		       struct lt_error *err)
 {
 	struct lc_result r;
 	int64_t id;
-	int rc = lc_build(st, ns, name, 0, 0, &r, err);
+	int rc = lc_build(st, ns, name, o->gap_us, o->slow_us, &r, err);
 
 	if (rc == 0)
 		rc = rebuild_forget(st, ns, name, err);
@@ -183,22 +190,38 @@ static int rebuild_dirty(struct lt_store *st, int64_t since_id, int64_t **out, s
 	return rc < 0 ? rc : 0;
 }
 
-int lt_lifecycle_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err)
+static int rebuild_run(struct lt_store *st, int64_t since_id, const struct rebuild_opts *o,
+		       struct lt_error *err)
 {
 	int64_t *dirty;
 	size_t n;
 	int rc = rebuild_dirty(st, since_id, &dirty, &n, err);
 
 	if (rc == 0)
-		rc = rebuild_exec(st, "BEGIN IMMEDIATE", err);
+		rc = rebuild_exec(st, o->begin, err);
 	for (size_t i = 0; i < n && rc == 0; i++)
-		rc = rebuild_one(st, dirty[2 * i], dirty[2 * i + 1], err);
+		rc = rebuild_one(st, dirty[2 * i], dirty[2 * i + 1], o, err);
 	if (rc == 0)
 		rc = rebuild_exec(st, "COMMIT", err);
 	else
 		rebuild_exec(st, "ROLLBACK", NULL);
 	free(dirty);
 	return rc;
+}
+
+int lt_lifecycle_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err)
+{
+	const struct rebuild_opts o = {0, 0, "BEGIN IMMEDIATE"};
+
+	return rebuild_run(st, since_id, &o, err);
+}
+
+int lt_lifecycle_overlay(struct lt_store *st, int64_t gap_us, int64_t slow_us, struct lt_error *err)
+{
+	const struct rebuild_opts o = {gap_us, slow_us, "BEGIN"};
+	int rc = lt_store_overlay_derived(st, err);
+
+	return rc != 0 ? rc : rebuild_run(st, 0, &o, err);
 }
 
 int64_t lt_store_last_event_id(struct lt_store *st)

@@ -56,35 +56,55 @@ int lt_run_table(struct lt_store *st, const char *sql, const struct lt_col *cols
 	return rc < 0 ? rc : 0;
 }
 
-/* Parses "90s", "15m", "2h", "1d", "1h30m" into microseconds; 0 or LT_ERR_USAGE. */
+/* Reads "12" or "12.345" at p into µ-units (value * 1e6); returns the end or NULL. */
+static const char *run_number(const char *p, int64_t *micro)
+{
+	int64_t whole = 0, frac = 0, scale = 1000000;
+	const char *q = p;
+
+	while (*q >= '0' && *q <= '9' && whole < 100000000LL)
+		whole = whole * 10 + (*q++ - '0');
+	if (q == p || (*q >= '0' && *q <= '9'))
+		return NULL;
+	if (*q == '.') {
+		for (q++; *q >= '0' && *q <= '9'; q++)
+			if (scale > 1)
+				scale /= 10, frac += (*q - '0') * scale;
+	}
+	*micro = whole * 1000000 + frac;
+	return q;
+}
+
+/* Parses "90s", "10.5s", "15m", "2h", "1.5d", "1h30m", "250ms" into microseconds. */
 int lt_duration_parse(int64_t *out, const char *s)
 {
+	static const struct {
+		const char *suffix;
+		int64_t us;
+	} units[] = {{"ms", 1000},
+		     {"s", 1000000},
+		     {"m", 60000000LL},
+		     {"h", 3600000000LL},
+		     {"d", 86400000000LL}};
 	int64_t total = 0;
 	const char *p = s;
 
 	if (*p == '\0')
 		return LT_ERR_USAGE;
 	while (*p) {
-		char *end;
-		long long n = strtoll(p, &end, 10);
-		int64_t unit;
+		int64_t micro;
+		size_t i;
 
-		if (end == p || n < 0 || n > 100000000LL)
+		if ((p = run_number(p, &micro)) == NULL)
 			return LT_ERR_USAGE;
-		if (strncmp(end, "ms", 2) == 0)
-			unit = 1000, end += 2;
-		else if (*end == 's')
-			unit = 1000000, end++;
-		else if (*end == 'm')
-			unit = 60000000LL, end++;
-		else if (*end == 'h')
-			unit = 3600000000LL, end++;
-		else if (*end == 'd')
-			unit = 86400000000LL, end++;
-		else
+		for (i = 0; i < sizeof units / sizeof *units; i++)
+			if (strncmp(p, units[i].suffix, strlen(units[i].suffix)) == 0)
+				break;
+		if (i == sizeof units / sizeof *units)
 			return LT_ERR_USAGE;
-		total += (int64_t)n * unit;
-		p = end;
+		/* micro is value * 1e6; scale to the unit without overflow for sane inputs */
+		total += micro / 1000 * (units[i].us / 1000) + micro % 1000 * units[i].us / 1000000;
+		p += strlen(units[i].suffix);
 	}
 	*out = total;
 	return 0;
