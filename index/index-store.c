@@ -137,6 +137,27 @@ static int store_rest_is_empty(const char *tail)
 	return 1;
 }
 
+/*
+ * With LEASETRAIL_EXPLAIN set, prints SQLite's plan of each statement a
+ * command prepares on stderr: how the benchmarks check that no query scans
+ * a whole table where an index serves.
+ */
+static void store_explain(struct lt_store *st, const char *sql)
+{
+	struct lt_buf b;
+	sqlite3_stmt *q;
+
+	lt_buf_init(&b);
+	lt_buf_printf(&b, "EXPLAIN QUERY PLAN %s", sql);
+	if (sqlite3_prepare_v2(st->db, b.ptr, -1, &q, NULL) == SQLITE_OK) {
+		fprintf(stderr, "-- plan of: %.100s\n", sql);
+		while (sqlite3_step(q) == SQLITE_ROW)
+			fprintf(stderr, "--   %s\n", (const char *)sqlite3_column_text(q, 3));
+		sqlite3_finalize(q);
+	}
+	lt_buf_release(&b);
+}
+
 int lt_store_prepare(struct lt_store *st, struct lt_stmt **out, const char *sql,
 		     struct lt_error *err)
 {
@@ -152,6 +173,8 @@ int lt_store_prepare(struct lt_store *st, struct lt_stmt **out, const char *sql,
 		sqlite3_finalize(s);
 		return lt_error_set(err, LT_ERR_USAGE, "only one SQL statement at a time");
 	}
+	if (getenv("LEASETRAIL_EXPLAIN") != NULL && sqlite3_stmt_readonly(s))
+		store_explain(st, sql);
 	*out = lt_xcalloc(1, sizeof **out);
 	(*out)->st = st;
 	(*out)->s = s;

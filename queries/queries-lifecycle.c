@@ -48,7 +48,8 @@ struct lc {
 	int in_renewing, in_notfound, in_auth, in_slow;
 	int64_t *intervals;
 	size_t nint, capint;
-	int gone; /* deleted, or answered 404, since it was last alive */
+	int alive_seen; /* created or renewed at least once */
+	int gone;	/* deleted, or answered 404, since it was last alive */
 	int64_t gone_us, gone_event;
 	char *prev_holder;	     /* last holder seen in a Lease body */
 	int64_t prev_ip, prev_agent; /* last renewer, for leases without bodies */
@@ -261,6 +262,7 @@ static void lc_on_renew(struct lc *b, const struct lc_event *e, enum lc_kind kin
 		lc_close_run(b, &b->slow, &b->in_slow);
 	}
 	lc_holder(b, e, kind);
+	b->alive_seen = 1;
 	s->renews++;
 	s->last_renew_us = e->ts;
 	b->gone = 0;
@@ -280,6 +282,7 @@ static void lc_on_create(struct lc *b, const struct lc_event *e)
 	lc_emit(b, &ep);
 	b->r->sum.creates++;
 	b->gone = 0;
+	b->alive_seen = 1;
 	/* the create is the lease's first heartbeat: renews count from it */
 	b->renewing = lc_start("RENEWING", e);
 	b->renewing.count = 0;
@@ -344,8 +347,9 @@ static void lc_on_notfound(struct lc *b, const struct lc_event *e)
 	} else {
 		b->notfound = lc_start("NOT_FOUND", e);
 		b->in_notfound = 1;
-	}
-	if (!b->gone) {
+	} /* before the lease was ever alive, a 404 is the kubelet's first sync (GET, then create)
+	   */
+	if (!b->gone && b->alive_seen) {
 		b->gone = 1;
 		b->gone_us = e->ts;
 		b->gone_event = e->id;

@@ -111,28 +111,35 @@ static int rebuild_episodes(struct lt_store *st, int64_t lease, const struct lc_
 	return rc;
 }
 
-/* Drops what was derived for one lease. */
-static int rebuild_forget(struct lt_store *st, int64_t ns, int64_t name, struct lt_error *err)
+/* Runs a DELETE bound to one lease's (namespace, name). */
+static int rebuild_delete(struct lt_store *st, const char *sql, int64_t ns, int64_t name,
+			  struct lt_error *err)
 {
 	struct lt_stmt *q;
-	int rc =
-	    lt_store_prepare(st, &q,
-			     "DELETE FROM lt_episodes WHERE lease_id IN (SELECT id FROM lt_leases"
-			     " WHERE namespace_id = ?1 AND name_id = ?2)",
-			     err);
+	int rc = lt_store_prepare(st, &q, sql, err);
 
-	for (int pass = 0; pass < 2 && rc == 0; pass++) {
-		lt_stmt_bind_int(q, 1, ns);
-		lt_stmt_bind_int(q, 2, name);
-		rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
-		lt_stmt_free(q);
-		q = NULL;
-		if (pass == 0 && rc == 0)
-			rc = lt_store_prepare(st, &q,
-					      "DELETE FROM lt_leases WHERE namespace_id = ?1"
-					      " AND name_id = ?2",
-					      err);
-	}
+	if (rc != 0)
+		return rc;
+	lt_stmt_bind_int(q, 1, ns);
+	lt_stmt_bind_int(q, 2, name);
+	rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
+	lt_stmt_free(q);
+	return rc;
+}
+
+/* Drops what was derived for one lease: its episodes, then its row. */
+static int rebuild_forget(struct lt_store *st, int64_t ns, int64_t name, struct lt_error *err)
+{
+	int rc =
+	    rebuild_delete(st,
+			   "DELETE FROM lt_episodes WHERE lease_id IN (SELECT id FROM lt_leases"
+			   " WHERE namespace_id = ?1 AND name_id = ?2)",
+			   ns, name, err);
+
+	if (rc == 0)
+		rc = rebuild_delete(
+		    st, "DELETE FROM lt_leases WHERE namespace_id = ?1 AND name_id = ?2", ns, name,
+		    err);
 	return rc;
 }
 
@@ -169,11 +176,18 @@ static int rebuild_dirty(struct lt_store *st, int64_t since_id, int64_t **out, s
 
 	*out = NULL;
 	*n = 0;
-	rc = lt_store_prepare(st, &q,
-			      "SELECT DISTINCT namespace_id, name_id FROM audit WHERE id > ?1"
-			      " AND resource_id = (SELECT id FROM strs WHERE s = 'leases')"
-			      " AND namespace_id IS NOT NULL AND name_id IS NOT NULL",
-			      err);
+	rc = lt_store_prepare(
+	    st, &q,
+	    "SELECT namespace_id, name_id FROM audit WHERE id > ?1"
+	    " AND resource_id = (SELECT id FROM strs WHERE s = 'leases')"
+	    " AND namespace_id IS NOT NULL AND name_id IS NOT NULL"
+	    /* a node deletion (often in another apiserver's file) is the
+	     * cause of its lease's deletion: that lease must be rebuilt too */
+	    " UNION SELECT l.namespace_id, l.name_id FROM lt_leases AS l"
+	    " WHERE l.kind = 'node' AND l.name_id IN (SELECT name_id FROM audit"
+	    "  WHERE id > ?1 AND resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
+	    "  AND verb_id = (SELECT id FROM strs WHERE s = 'delete'))",
+	    err);
 	if (rc != 0)
 		return rc;
 	lt_stmt_bind_int(q, 1, since_id);

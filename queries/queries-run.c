@@ -75,6 +75,9 @@ static const char *run_number(const char *p, int64_t *micro)
 	return q;
 }
 
+/* Longer than any log covers: a century, well inside int64 microseconds. */
+#define RUN_MAX_DURATION (36500LL * 86400000000LL)
+
 /* Parses "90s", "10.5s", "15m", "2h", "1.5d", "1h30m", "250ms" into microseconds. */
 int lt_duration_parse(int64_t *out, const char *s)
 {
@@ -101,8 +104,10 @@ int lt_duration_parse(int64_t *out, const char *s)
 			if (strncmp(p, units[i].suffix, strlen(units[i].suffix)) == 0)
 				break;
 		if (i == sizeof units / sizeof *units)
+			return LT_ERR_USAGE; /* micro is value * 1e6: check before scaling, so
+						nothing can overflow */
+		if (micro / 1000 > (RUN_MAX_DURATION - total) / (units[i].us / 1000 + 1))
 			return LT_ERR_USAGE;
-		/* micro is value * 1e6; scale to the unit without overflow for sane inputs */
 		total += micro / 1000 * (units[i].us / 1000) + micro % 1000 * units[i].us / 1000000;
 		p += strlen(units[i].suffix);
 	}

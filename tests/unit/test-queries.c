@@ -1,0 +1,1660 @@
+/*
+ * test-queries.c - unit tests of the query layer: lease episodes (lc_build and
+ * lt_lifecycle_rebuild), incremental rebuilds, `nodes`, the canned queries, and
+ * the --since/--until argument parsers.
+ *
+ * Each scenario is a small audit log written from C under LT_TEST_TMP, ingested
+ * into a fresh store and rebuilt; the episodes are then printed one a line in a
+ * compact form (times in seconds after T0) and compared with the story
+ * LEASES.md tells.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "queries-int.h"
+
+#define PATH_SIZE 1024
+#define SEC	  1000000LL
+#define MS	  1000LL
+/* 2024-04-05T06:00:00Z: time zero of every scenario */
+#define T0 1712296800000000LL
+
+#define NODE_NS	    "kube-node-lease"
+#define ADMIN	    "kubernetes-admin"
+#define ADMIN_IP    "192.168.1.5"
+#define GC_USER	    "system:serviceaccount:kube-system:generic-garbage-collector"
+#define GC_IP	    "172.16.0.10"
+#define KUBELET_IP  "10.0.1.10"
+#define KUBECTL_UA  "kubectl/v1.29.0 (linux/amd64) kubernetes/3f7a50f"
+#define KUBELET_UA  "kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f"
+#define GC_UA	    "kube-controller-manager/v1.29.0 (linux/amd64) kubernetes/3f7a50f/" GC_USER
+#define LEADER_UA   "kube-scheduler/v1.29.0 (linux/amd64) kubernetes/3f7a50f/leader-election"
+#define NODE_GROUPS "system:nodes,system:authenticated"
+#define GC_GROUPS   "system:serviceaccounts,system:serviceaccounts:kube-system,system:authenticated"
+#define FORBIDDEN                                                                                  \
+	"leases.coordination.k8s.io \"%s\" is forbidden: User \"system:node:%s\" cannot update "   \
+	"resource \"leases\" in API group \"coordination.k8s.io\" in the namespace "               \
+	"\"kube-node-lease\""
+
+/* ---- what a test holds, released by the teardown even when an assertion ends it early ---- */
+
+#define MAX_HELD 16
+
+struct held {
+	void *p;
+	void (*release)(void *);
+};
+
+static struct held held[MAX_HELD];
+
+static void *hold(void *p, void (*release)(void *))
+{
+	for (int i = 0; i < MAX_HELD; i++)
+		if (held[i].p == NULL) {
+			held[i].p = p;
+			held[i].release = release;
+			return p;
+		}
+	fail_msg("more than %d things held", MAX_HELD);
+	return p;
+}
+
+/* Releases p now (it must have been held). */
+static void drop(void *p)
+{
+	for (int i = 0; i < MAX_HELD; i++)
+		if (held[i].p == p) {
+			held[i].release(p);
+			held[i].p = NULL;
+			return;
+		}
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	for (int i = MAX_HELD - 1; i >= 0; i--) {
+		if (held[i].p != NULL)
+			held[i].release(held[i].p);
+		held[i].p = NULL;
+	}
+	return 0;
+}
+
+static void release_store(void *p)
+{
+	lt_store_free(p);
+}
+
+static void release_mem(void *p)
+{
+	free(p);
+}
+
+/* A string the teardown frees; drop() it to free it early. */
+static char *held_str(char *s)
+{
+	return hold(s, release_mem);
+}
+
+/* ---- files under LT_TEST_TMP ---------------------------------------------------------- */
+
+static void path_join(char *out, const char *dir, const char *name)
+{
+	int n = snprintf(out, PATH_SIZE, "%s/%s", dir, name);
+
+	assert_true(n > 0 && n < PATH_SIZE);
+}
+
+/* Removes path and everything under it; missing is fine. */
+static void rm_tree(const char *path)
+{
+	struct stat sb;
+	struct dirent *e;
+	char child[PATH_SIZE];
+	DIR *d;
+
+	if (lstat(path, &sb) != 0)
+		return;
+	if (!S_ISDIR(sb.st_mode)) {
+		assert_int_equal(unlink(path), 0);
+		return;
+	}
+	d = opendir(path);
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		path_join(child, path, e->d_name);
+		rm_tree(child);
+	}
+	closedir(d);
+	assert_int_equal(rmdir(path), 0);
+}
+
+/* A new empty directory LT_TEST_TMP/name for one test. */
+static void case_dir(char *out, const char *name)
+{
+	mkdir(LT_TEST_TMP, 0755);
+	path_join(out, LT_TEST_TMP, name);
+	rm_tree(out);
+	assert_int_equal(mkdir(out, 0755), 0);
+}
+
+/* Writes text to dir/name and leaves the path in out. */
+static void write_file(char *out, const char *dir, const char *name, const char *text)
+{
+	FILE *f;
+
+	path_join(out, dir, name);
+	f = fopen(out, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+	assert_int_equal(fclose(f), 0);
+}
+
+/* ---- audit events, one JSON line each ------------------------------------------------- */
+
+/* One request as the apiserver audits it. */
+struct ev {
+	const char *verb;
+	int code; /* 0: no responseStatus (a RequestReceived stage) */
+	const char *user, *ip;
+	const char *resource; /* "leases" or "nodes" */
+	const char *ns;	      /* NULL: cluster-scoped */
+	const char *name, *id;
+	int64_t recv_us, stage_us;
+	const char *stage;   /* NULL: ResponseComplete */
+	const char *message; /* responseStatus.message, NULL: none */
+	const char *holder;  /* NULL: Metadata level; else a RequestResponse Lease body */
+	int duration_s;	     /* the body's leaseDurationSeconds */
+};
+
+/* The lines of a log in the order they were made; a scenario is built into one. */
+struct lines {
+	char **v;
+	size_t n, cap;
+};
+
+static void release_lines(void *p)
+{
+	struct lines *l = p;
+
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	free(l);
+}
+
+static struct lines *lines_new(void)
+{
+	struct lines *l = calloc(1, sizeof *l);
+
+	assert_non_null(l);
+	return hold(l, release_lines);
+}
+
+/* Appends line (taken) to l. */
+static void lines_push(struct lines *l, char *line)
+{
+	assert_non_null(line);
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		l->v = realloc(l->v, l->cap * sizeof *l->v);
+		assert_non_null(l->v);
+	}
+	l->v[l->n++] = line;
+}
+
+static void json_str(struct lt_buf *b, const char *s)
+{
+	lt_buf_putc(b, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			lt_buf_putc(b, '\\');
+		lt_buf_putc(b, *s);
+	}
+	lt_buf_putc(b, '"');
+}
+
+/* What the apiserver would record for the user's groups and user agent. */
+static const char *groups_of(const char *user)
+{
+	if (strncmp(user, "system:node:", 12) == 0)
+		return "\"system:nodes\",\"system:authenticated\"";
+	if (strcmp(user, GC_USER) == 0)
+		return "\"system:serviceaccounts\",\"system:serviceaccounts:kube-system\","
+		       "\"system:authenticated\"";
+	if (strcmp(user, ADMIN) == 0)
+		return "\"system:masters\",\"system:authenticated\"";
+	return "\"system:authenticated\"";
+}
+
+static const char *agent_of(const char *user)
+{
+	if (strncmp(user, "system:node:", 12) == 0)
+		return KUBELET_UA;
+	if (strcmp(user, GC_USER) == 0)
+		return GC_UA;
+	if (strncmp(user, "system:kube-", 12) == 0)
+		return LEADER_UA;
+	return KUBECTL_UA;
+}
+
+/* Appends e as one audit Event line (no newline) to l. */
+static void add(struct lines *l, const struct ev *e)
+{
+	char recv[40], stage[40];
+	struct lt_buf b;
+
+	lt_time_format(recv, sizeof recv, e->recv_us);
+	lt_time_format(stage, sizeof stage, e->stage_us);
+	lt_buf_init(&b);
+	lt_buf_printf(&b,
+		      "{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"%s\","
+		      "\"auditID\":\"%s\",\"stage\":\"%s\",\"verb\":\"%s\",\"user\":{\"username\":",
+		      e->holder ? "RequestResponse" : "Metadata", e->id,
+		      e->stage ? e->stage : "ResponseComplete", e->verb);
+	json_str(&b, e->user);
+	lt_buf_printf(&b,
+		      ",\"groups\":[%s]},\"sourceIPs\":[\"%s\"],\"userAgent\":", groups_of(e->user),
+		      e->ip);
+	json_str(&b, agent_of(e->user));
+	lt_buf_printf(&b, ",\"objectRef\":{\"resource\":\"%s\"", e->resource);
+	if (e->ns != NULL)
+		lt_buf_printf(&b, ",\"namespace\":\"%s\"", e->ns);
+	lt_buf_printf(&b, ",\"name\":\"%s\"", e->name);
+	if (strcmp(e->resource, "leases") == 0)
+		lt_buf_printf(&b, ",\"apiGroup\":\"coordination.k8s.io\"");
+	lt_buf_printf(&b, ",\"apiVersion\":\"v1\"}");
+	if (e->code != 0) {
+		lt_buf_printf(&b, ",\"responseStatus\":{\"metadata\":{},\"code\":%d", e->code);
+		if (e->message != NULL) {
+			lt_buf_printf(&b, ",\"status\":\"Failure\",\"message\":");
+			json_str(&b, e->message);
+		}
+		lt_buf_putc(&b, '}');
+	}
+	if (e->holder != NULL) {
+		lt_buf_printf(&b,
+			      ",\"responseObject\":{\"kind\":\"Lease\",\"apiVersion\":"
+			      "\"coordination.k8s.io/v1\",\"metadata\":{\"name\":\"%s\","
+			      "\"namespace\":\"%s\"},\"spec\":{\"holderIdentity\":",
+			      e->name, e->ns);
+		json_str(&b, e->holder);
+		lt_buf_printf(&b, ",\"leaseDurationSeconds\":%d,\"renewTime\":\"%s\"}}",
+			      e->duration_s, stage);
+	}
+	lt_buf_printf(&b, ",\"requestReceivedTimestamp\":\"%s\",\"stageTimestamp\":\"%s\"", recv,
+		      e->stage != NULL && strcmp(e->stage, "RequestReceived") == 0 ? recv : stage);
+	if (e->code >= 200 && e->code < 300)
+		lt_buf_printf(&b, ",\"annotations\":{\"authorization.k8s.io/decision\":\"allow\","
+				  "\"authorization.k8s.io/reason\":\"RBAC: allowed\"}");
+	lt_buf_putc(&b, '}');
+	lines_push(l, b.ptr);
+}
+
+/* A compact Metadata-level event on a lease. */
+static void lease_ev(struct lines *l, const char *verb, int code, const char *user, const char *ip,
+		     const char *ns, const char *name, const char *id, int64_t recv_us,
+		     int64_t stage_us)
+{
+	struct ev e = {.verb = verb,
+		       .code = code,
+		       .user = user,
+		       .ip = ip,
+		       .resource = "leases",
+		       .ns = ns,
+		       .name = name,
+		       .id = id,
+		       .recv_us = recv_us,
+		       .stage_us = stage_us};
+
+	add(l, &e);
+}
+
+/* A compact Metadata-level event on a Node object (cluster-scoped). */
+static void node_ev(struct lines *l, const char *verb, int code, const char *user, const char *ip,
+		    const char *name, const char *id, int64_t recv_us, int64_t stage_us)
+{
+	struct ev e = {.verb = verb,
+		       .code = code,
+		       .user = user,
+		       .ip = ip,
+		       .resource = "nodes",
+		       .name = name,
+		       .id = id,
+		       .recv_us = recv_us,
+		       .stage_us = stage_us};
+
+	add(l, &e);
+}
+
+/* "prefix-n" into buf. */
+static const char *idn(char *buf, size_t size, const char *prefix, int n)
+{
+	int len = snprintf(buf, size, "%s-%d", prefix, n);
+
+	assert_true(len > 0 && (size_t)len < size);
+	return buf;
+}
+
+/* A request of node's kubelet on its lease, done at T0 + t, received 5 ms before. */
+static void kubelet(struct lines *l, const char *node, const char *verb, int code, int64_t t,
+		    const char *id)
+{
+	char user[64];
+
+	snprintf(user, sizeof user, "system:node:%s", node);
+	lease_ev(l, verb, code, user, KUBELET_IP, NODE_NS, node, id, T0 + t - 5 * MS, T0 + t);
+}
+
+/* n renews of node's lease, every 10 s from T0 + t; ids prefix-0.. */
+static void renews(struct lines *l, const char *node, int64_t t, int n, const char *prefix)
+{
+	char id[64];
+
+	for (int i = 0; i < n; i++)
+		kubelet(l, node, "update", 200, t + i * 10 * SEC, idn(id, sizeof id, prefix, i));
+}
+
+/* The lines joined, one a line: every step-th from first, or all reversed when step < 0. */
+static char *lines_text(const struct lines *l, size_t first, int step)
+{
+	struct lt_buf b;
+
+	lt_buf_init(&b);
+	lt_buf_append(&b, "", 0);
+	if (step < 0) {
+		for (size_t i = l->n; i-- > 0;)
+			lt_buf_printf(&b, "%s\n", l->v[i]);
+	} else {
+		for (size_t i = first; i < l->n; i += (size_t)step)
+			lt_buf_printf(&b, "%s\n", l->v[i]);
+	}
+	return held_str(b.ptr);
+}
+
+/* Writes text to dir/name; the path goes to out. */
+static void write_log(char *out, const char *dir, const char *name, char *text)
+{
+	write_file(out, dir, name, text);
+	drop(text);
+}
+
+/* ---- stories of LEASES.md -------------------------------------------------------------- */
+
+/*
+ * Story 3, twice, from T0 + at: an admin deletes node's lease by hand 3 s after
+ * a renew; the kubelet's next renew gets 404 five times, GETs 404, CREATEs 201,
+ * all within a second, and renews on.  Renews at 0..30, deletes at 33 and
+ * 73.6, 404s at 40.0..40.5 and 80.6..81.1, creates at 40.6 and 81.2.
+ */
+static void story_recreated_twice(struct lines *l, const char *node, int64_t at)
+{
+	char id[64], pre[64];
+	int64_t last = at + 30 * SEC;
+
+	snprintf(pre, sizeof pre, "%s-r", node);
+	renews(l, node, at, 4, pre);
+	for (int round = 0; round < 2; round++) {
+		int64_t create = last + 10600 * MS;
+
+		snprintf(pre, sizeof pre, "%s-del", node);
+		lease_ev(l, "delete", 200, ADMIN, ADMIN_IP, NODE_NS, node,
+			 idn(id, sizeof id, pre, round), T0 + last + 2990 * MS,
+			 T0 + last + 3 * SEC);
+		snprintf(pre, sizeof pre, "%s-404-%d", node, round);
+		for (int k = 0; k < 5; k++)
+			kubelet(l, node, "update", 404, last + 10 * SEC + k * 100 * MS,
+				idn(id, sizeof id, pre, k));
+		kubelet(l, node, "get", 404, last + 10500 * MS, idn(id, sizeof id, pre, 5));
+		snprintf(pre, sizeof pre, "%s-create", node);
+		kubelet(l, node, "create", 201, create, idn(id, sizeof id, pre, round));
+		snprintf(pre, sizeof pre, "%s-r%d", node, round);
+		renews(l, node, create + 10 * SEC, 3 - round, pre);
+		last = create + (3 - round) * 10 * SEC;
+	}
+}
+
+/*
+ * Story 2 from T0 + at: renews at 0..30; an admin deletes nodes/node at 33.000,
+ * the garbage collector its lease at 33.030; the kubelet's next renew gets 404
+ * five times (40.0..40.4), its GET 404 (40.5), then one GET 404 every 10 s to
+ * 100.5: twelve 404s.
+ */
+static void story_node_deleted(struct lines *l, const char *node, int64_t at)
+{
+	char id[64], pre[64];
+
+	snprintf(pre, sizeof pre, "%s-r", node);
+	renews(l, node, at, 4, pre);
+	snprintf(id, sizeof id, "%s-node-del", node);
+	node_ev(l, "delete", 200, ADMIN, ADMIN_IP, node, id, T0 + at + 32990 * MS,
+		T0 + at + 33 * SEC);
+	snprintf(id, sizeof id, "%s-gc-del", node);
+	lease_ev(l, "delete", 200, GC_USER, GC_IP, NODE_NS, node, id, T0 + at + 33025 * MS,
+		 T0 + at + 33030 * MS);
+	snprintf(pre, sizeof pre, "%s-404", node);
+	for (int k = 0; k < 5; k++)
+		kubelet(l, node, "update", 404, at + 40 * SEC + k * 100 * MS,
+			idn(id, sizeof id, pre, k));
+	for (int k = 0; k < 7; k++)
+		kubelet(l, node, "get", 404, at + 40500 * MS + k * 10 * SEC,
+			idn(id, sizeof id, pre, 5 + k));
+}
+
+/* ---- the store -------------------------------------------------------------------------- */
+
+static struct lt_store *open_store(const char *dir, const char *name)
+{
+	char path[PATH_SIZE];
+	struct lt_error err = {0};
+	struct lt_store *st = NULL;
+
+	path_join(path, dir, name);
+	if (lt_store_open(&st, path, 0, &err) != 0)
+		fail_msg("lt_store_open(%s): %s", path, err.msg);
+	assert_non_null(st);
+	return hold(st, release_store);
+}
+
+static void ingest(struct lt_store *st, const char *path)
+{
+	struct lt_ingest_opts opts = {0};
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+
+	if (lt_store_ingest(st, path, &opts, &t, &err) != 0)
+		fail_msg("ingest %s: %s", path, err.msg);
+	if (t.rejected != 0)
+		fail_msg("ingest %s: %llu records rejected", path, (unsigned long long)t.rejected);
+}
+
+static void rebuild(struct lt_store *st, int64_t since)
+{
+	struct lt_error err = {0};
+
+	if (lt_lifecycle_rebuild(st, since, &err) != 0)
+		fail_msg("lt_lifecycle_rebuild(%lld): %s", (long long)since, err.msg);
+}
+
+/* A fresh store dir/store.db holding text as one file, rebuilt. */
+static struct lt_store *store_of(const char *dir, char *text)
+{
+	char log[PATH_SIZE];
+	struct lt_store *st = open_store(dir, "store.db");
+
+	write_log(log, dir, "audit.log", text);
+	ingest(st, log);
+	rebuild(st, 0);
+	return st;
+}
+
+/* "12.345678": microseconds as seconds, exactly. */
+static void put_secs(struct lt_buf *b, int64_t us)
+{
+	long long a = llabs((long long)us);
+
+	lt_buf_printf(b, "%s%lld.%06lld", us < 0 ? "-" : "", a / SEC, a % SEC);
+}
+
+/* A string column, or NULL. */
+static const char *col_s(const struct lt_stmt *q, int i)
+{
+	return lt_stmt_type(q, i) == LT_COL_NULL ? NULL : lt_stmt_text(q, i, NULL);
+}
+
+/* One episode, compact: kind, start..end after T0, count, median, max, user, cause, holders. */
+struct ep_line {
+	const char *kind;
+	int64_t start, end, count, median, max; /* median, max -1: none */
+	const char *user, *cause, *old_holder, *new_holder, *note;
+	int inferred;
+};
+
+static void put_ep(struct lt_buf *b, const struct ep_line *e)
+{
+	lt_buf_printf(b, "%s ", e->kind);
+	put_secs(b, e->start - T0);
+	lt_buf_append(b, "..", 2);
+	put_secs(b, e->end - T0);
+	lt_buf_printf(b, " n=%lld", (long long)e->count);
+	if (e->median >= 0)
+		lt_buf_append(b, " med=", 5), put_secs(b, e->median);
+	if (e->max >= 0)
+		lt_buf_append(b, " max=", 5), put_secs(b, e->max);
+	if (e->user != NULL)
+		lt_buf_printf(b, " by=%s", e->user);
+	if (e->cause != NULL)
+		lt_buf_printf(b, " cause=%s", e->cause);
+	if (e->old_holder != NULL || e->new_holder != NULL)
+		lt_buf_printf(b, " holder=%s->%s", e->old_holder ? e->old_holder : "NULL",
+			      e->new_holder ? e->new_holder : "NULL");
+	if (e->inferred)
+		lt_buf_printf(b, " inferred");
+	if (e->note != NULL)
+		lt_buf_printf(b, " note=%s", e->note);
+	lt_buf_putc(b, '\n');
+}
+
+/* The stored episodes of ns/name (the episodes view) in time order, compact. */
+static char *episodes(struct lt_store *st, const char *ns, const char *name)
+{
+	static const char sql[] =
+	    "SELECT e.kind, e.start_us, e.end_us, e.count, coalesce(e.median_us, -1),"
+	    " coalesce(e.max_us, -1), e.user, (SELECT audit_id FROM audit WHERE id = "
+	    "e.cause_event),"
+	    " e.old_holder, e.new_holder, e.note, e.inferred FROM episodes AS e"
+	    " WHERE e.namespace = ?1 AND e.name = ?2 ORDER BY e.start_us, e.id";
+	struct lt_error err = {0};
+	struct lt_stmt *q;
+	struct lt_buf b;
+	int rc;
+
+	if (lt_store_prepare(st, &q, sql, &err) != 0)
+		fail_msg("prepare: %s", err.msg);
+	lt_stmt_bind_text(q, 1, ns, (size_t)-1);
+	lt_stmt_bind_text(q, 2, name, (size_t)-1);
+	lt_buf_init(&b);
+	lt_buf_append(&b, "", 0);
+	while ((rc = lt_stmt_step(q, &err)) == 1) {
+		struct ep_line e = {lt_stmt_text(q, 0, NULL),
+				    lt_stmt_int(q, 1),
+				    lt_stmt_int(q, 2),
+				    lt_stmt_int(q, 3),
+				    lt_stmt_int(q, 4),
+				    lt_stmt_int(q, 5),
+				    col_s(q, 6),
+				    col_s(q, 7),
+				    col_s(q, 8),
+				    col_s(q, 9),
+				    col_s(q, 10),
+				    (int)lt_stmt_int(q, 11)};
+
+		put_ep(&b, &e);
+	}
+	lt_stmt_free(q);
+	if (rc < 0)
+		fail_msg("step: %s", err.msg);
+	return held_str(b.ptr);
+}
+
+/* A strs string by id, or NULL; the caller frees it. */
+static char *str_by_id(struct lt_store *st, const char *sql, int64_t id)
+{
+	struct lt_stmt *q;
+	char *s = NULL;
+
+	if (id == 0)
+		return NULL;
+	assert_int_equal(lt_store_prepare(st, &q, sql, NULL), 0);
+	lt_stmt_bind_int(q, 1, id);
+	if (lt_stmt_step(q, NULL) == 1 && lt_stmt_type(q, 0) != LT_COL_NULL)
+		s = strdup(lt_stmt_text(q, 0, NULL));
+	lt_stmt_free(q);
+	return s;
+}
+
+/* What lc_build makes of ns/name with these thresholds, compact; the summary goes to *sum. */
+static char *built(struct lt_store *st, const char *ns, const char *name, int64_t gap_us,
+		   int64_t slow_us, struct lc_summary *sum)
+{
+	struct lc_result r;
+	struct lt_error err = {0};
+	struct lt_buf b;
+	int64_t ns_id = lc_str_id(st, ns), name_id = lc_str_id(st, name);
+
+	assert_true(ns_id != 0 && name_id != 0);
+	if (lc_build(st, ns_id, name_id, gap_us, slow_us, &r, &err) != 0)
+		fail_msg("lc_build: %s", err.msg);
+	lt_buf_init(&b);
+	lt_buf_append(&b, "", 0);
+	/* lc_build emits an episode when it ends: put them in time order, as the views do */
+	for (size_t i = 1; i < r.n; i++)
+		for (size_t k = i; k > 0 && r.eps[k - 1].start_us > r.eps[k].start_us; k--) {
+			struct lc_episode tmp = r.eps[k];
+
+			r.eps[k] = r.eps[k - 1];
+			r.eps[k - 1] = tmp;
+		}
+	for (size_t i = 0; i < r.n; i++) {
+		const struct lc_episode *x = &r.eps[i];
+		char *user = str_by_id(st, "SELECT s FROM strs WHERE id = ?1", x->user);
+		char *cause = str_by_id(st, "SELECT audit_id FROM audit WHERE id = ?1", x->cause);
+		struct ep_line e = {x->kind,	   x->start_us,	  x->end_us, x->count,
+				    x->median_us,  x->max_us,	  user,	     cause,
+				    x->old_holder, x->new_holder, x->note,   x->inferred};
+
+		put_ep(&b, &e);
+		free(user);
+		free(cause);
+	}
+	*sum = r.sum;
+	sum->holder = NULL; /* owned by r */
+	lc_result_release(&r);
+	return held_str(b.ptr);
+}
+
+/* Every row of sql as "col|col|...\n" lines, NULL shown as NULL. */
+static char *rows(struct lt_store *st, const char *sql)
+{
+	struct lt_error err = {0};
+	struct lt_stmt *q;
+	struct lt_buf b;
+	int rc;
+
+	if (lt_store_prepare(st, &q, sql, &err) != 0)
+		fail_msg("prepare %s: %s", sql, err.msg);
+	lt_buf_init(&b);
+	lt_buf_append(&b, "", 0);
+	while ((rc = lt_stmt_step(q, &err)) == 1) {
+		for (int i = 0; i < lt_stmt_columns(q); i++) {
+			if (i > 0)
+				lt_buf_putc(&b, '|');
+			if (lt_stmt_type(q, i) == LT_COL_NULL)
+				lt_buf_append(&b, "NULL", 4);
+			else
+				lt_buf_printf(&b, "%s", lt_stmt_text(q, i, NULL));
+		}
+		lt_buf_putc(&b, '\n');
+	}
+	lt_stmt_free(q);
+	if (rc < 0)
+		fail_msg("step %s: %s", sql, err.msg);
+	return held_str(b.ptr);
+}
+
+/* Everything derived, with event ids as auditIDs, so stores ingested differently compare. */
+static char *derived(struct lt_store *st)
+{
+	static const char eps_sql[] =
+	    "SELECT e.namespace, e.name, e.lease_kind, e.kind, e.start_us, e.end_us, e.count,"
+	    " e.user, e.groups, e.source_ip, e.user_agent,"
+	    " (SELECT audit_id FROM audit WHERE id = e.first_event),"
+	    " (SELECT audit_id FROM audit WHERE id = e.last_event),"
+	    " (SELECT audit_id FROM audit WHERE id = e.cause_event), e.median_us, e.max_us,"
+	    " e.old_holder, e.new_holder, e.inferred, e.note FROM episodes AS e"
+	    " ORDER BY e.namespace, e.name, e.start_us, e.id";
+	static const char leases_sql[] =
+	    "SELECT namespace, name, kind, state, first_us, last_us, last_renew_us, renews, "
+	    "creates,"
+	    " deletes, not_found, auth_failures, conflicts, slow, gaps, max_gap_us, holder,"
+	    " duration_s, gap_threshold_us FROM leases ORDER BY namespace, name";
+	char *e = rows(st, eps_sql), *l = rows(st, leases_sql);
+	struct lt_buf b;
+
+	lt_buf_init(&b);
+	lt_buf_printf(&b, "%s--\n%s", e, l);
+	drop(e);
+	drop(l);
+	return held_str(b.ptr);
+}
+
+static void expect_text(const char *what, char *got, const char *want)
+{
+	int same = strcmp(got, want) == 0;
+	size_t i = 0, line = 0;
+
+	if (!same) {
+		/* cmocka cuts long messages: name the first line that differs */
+		for (size_t k = 0; got[k] == want[k]; k++)
+			if (got[k] == '\n')
+				i = k + 1, line++;
+		print_error("%s: line %zu differs\n got: %.300s\nwant: %.300s\n", what, line + 1,
+			    got + i, want + i);
+		if (strlen(got) + strlen(want) < 700)
+			print_error(" got:\n%s want:\n%s", got, want);
+	}
+	drop(got);
+	assert_true(same);
+}
+
+/* The lease row: state and counters. */
+static char *lease_row(struct lt_store *st, const char *name)
+{
+	char q[512];
+
+	snprintf(
+	    q, sizeof q,
+	    "SELECT kind, state, renews, creates, deletes, not_found, auth_failures, conflicts,"
+	    " slow, gaps, max_gap_us, holder, duration_s, gap_threshold_us FROM leases"
+	    " WHERE name = '%s'",
+	    name);
+	return rows(st, q);
+}
+
+/* What a query printed into a memory stream. */
+struct capture {
+	char *text;
+	size_t len;
+	FILE *f;
+};
+
+static void capture_open(struct capture *c)
+{
+	c->text = NULL;
+	c->len = 0;
+	c->f = open_memstream(&c->text, &c->len);
+	assert_non_null(c->f);
+}
+
+static char *capture_close(struct capture *c)
+{
+	assert_int_equal(fclose(c->f), 0);
+	return held_str(c->text);
+}
+
+static char *canned(struct lt_store *st, const char *name)
+{
+	struct lt_query_opts o = {LT_OUT_CSV, 0, 0, 0, 0, 0};
+	struct lt_error err = {0};
+	struct capture c;
+	int rc;
+
+	capture_open(&c);
+	rc = lt_query_canned(st, name, &o, c.f, &err);
+	if (rc != 0) {
+		fclose(c.f);
+		free(c.text);
+		fail_msg("canned %s: %s", name, err.msg);
+	}
+	return capture_close(&c);
+}
+
+static int64_t event_id(struct lt_store *st, const char *audit_id)
+{
+	char sql[256];
+	char *r;
+	int64_t id;
+
+	snprintf(sql, sizeof sql, "SELECT id FROM events WHERE audit_id = '%s'", audit_id);
+	r = rows(st, sql);
+	id = strtoll(r, NULL, 10);
+	drop(r);
+	assert_true(id > 0);
+	return id;
+}
+
+/* ---- tests ---------------------------------------------------------------------------------- */
+
+/*
+ * Steady renews: one RENEWING with its count, median and max interval.  A wait
+ * of exactly the 40 s threshold is not a gap, 1 µs more is; lc_build's gap
+ * override moves the verdict both ways.
+ */
+static void test_steady_renews_and_gap_threshold(void **state)
+{
+	static const int64_t iv[] = {10000 * MS, 10100 * MS,   10200 * MS, 10300 * MS, 10400 * MS,
+				     10200 * MS, 10100 * MS,   10000 * MS, 10300 * MS, 40 * SEC,
+				     10000 * MS, 40 * SEC + 1, 10000 * MS, 10400 * MS, 10100 * MS};
+	char dir[PATH_SIZE], id[64];
+	struct lines *l = lines_new();
+	struct lc_summary sum;
+	struct lt_store *st;
+	int64_t t = 0;
+
+	(void)state;
+	kubelet(l, "n1", "update", 200, t, idn(id, sizeof id, "n1", 0));
+	for (size_t i = 0; i < sizeof iv / sizeof *iv; i++) {
+		t += iv[i];
+		kubelet(l, "n1", "update", 200, t, idn(id, sizeof id, "n1", (int)i + 1));
+	}
+	case_dir(dir, "steady");
+	st = store_of(dir, lines_text(l, 0, 1));
+
+	expect_text("default threshold", episodes(st, NODE_NS, "n1"),
+		    "RENEWING 0.000000..141.600000 n=12 med=10.200000 max=40.000000 "
+		    "by=system:node:n1\n"
+		    "GAP 141.600000..181.600001 n=0 max=40.000001 by=system:node:n1\n"
+		    "RENEWING 181.600001..212.100001 n=4 med=10.100000 max=10.400000 "
+		    "by=system:node:n1\n");
+	expect_text("lease row", lease_row(st, "n1"),
+		    "node|renewing|16|0|0|0|0|0|0|1|40000001|NULL|NULL|40000000\n");
+
+	/* lc_build with 0 and with 40 s explicitly: the same */
+	expect_text("lc_build default", built(st, NODE_NS, "n1", 0, 0, &sum),
+		    "RENEWING 0.000000..141.600000 n=12 med=10.200000 max=40.000000 "
+		    "by=system:node:n1\n"
+		    "GAP 141.600000..181.600001 n=0 max=40.000001 by=system:node:n1\n"
+		    "RENEWING 181.600001..212.100001 n=4 med=10.100000 max=10.400000 "
+		    "by=system:node:n1\n");
+	assert_int_equal(sum.kind, LC_NODE);
+	assert_string_equal(sum.state, "renewing");
+	assert_int_equal(sum.renews, 16);
+	assert_int_equal(sum.gaps, 1);
+	assert_int_equal(sum.gap_us, 40 * SEC);
+	assert_int_equal(sum.max_gap_us, 40 * SEC + 1);
+	assert_int_equal(sum.duration_s, -1);
+	assert_int_equal(sum.first_us, T0);
+	assert_int_equal(sum.last_us, T0 + t);
+	assert_int_equal(sum.last_renew_us, T0 + t);
+
+	/* a threshold of 40.000001 s: the longest wait is exactly at it, no gap */
+	expect_text("gap 40.000001s", built(st, NODE_NS, "n1", 40 * SEC + 1, 0, &sum),
+		    "RENEWING 0.000000..212.100001 n=16 med=10.200000 max=40.000001 "
+		    "by=system:node:n1\n");
+	assert_int_equal(sum.gaps, 0);
+	assert_int_equal(sum.gap_us, 40 * SEC + 1);
+
+	/* 39.999999 s: the 40 s wait becomes a gap too */
+	expect_text("gap 39.999999s", built(st, NODE_NS, "n1", 40 * SEC - 1, 0, &sum),
+		    "RENEWING 0.000000..91.600000 n=10 med=10.200000 max=10.400000 "
+		    "by=system:node:n1\n"
+		    "GAP 91.600000..131.600000 n=0 max=40.000000 by=system:node:n1\n"
+		    "RENEWING 131.600000..141.600000 n=2 med=10.000000 max=10.000000 "
+		    "by=system:node:n1\n"
+		    "GAP 141.600000..181.600001 n=0 max=40.000001 by=system:node:n1\n"
+		    "RENEWING 181.600001..212.100001 n=4 med=10.100000 max=10.400000 "
+		    "by=system:node:n1\n");
+	assert_int_equal(sum.gaps, 2);
+}
+
+/*
+ * A leader lease without bodies (Metadata level): the threshold is 15 s (a
+ * wait of exactly 15 s is not a gap, 16 s is), and a takeover shows as a new
+ * renewer's source IP: HOLDER_CHANGE inferred, from the old IP to the new.
+ * The old leader's 409 is a conflict.
+ */
+static void test_leader_inferred_holder_change(void **state)
+{
+	static const char ns[] = "kube-system", name[] = "kube-scheduler";
+	static const char user[] = "system:kube-scheduler";
+	static const int64_t a_renews[] = {0, 2, 4, 6, 8, 10, 25, 27}, b_renews[] = {43, 45, 47};
+	char dir[PATH_SIZE], id[64];
+	struct lines *l = lines_new();
+	struct lc_summary sum;
+	struct lt_store *st;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof a_renews / sizeof *a_renews; i++) {
+		int64_t t = T0 + a_renews[i] * SEC;
+
+		/* the candidate polls; a 200 get is nothing to the lease's story */
+		lease_ev(l, "get", 200, user, "172.16.0.2", ns, name,
+			 idn(id, sizeof id, "bget", (int)i), t + 300 * MS, t + 301 * MS);
+		lease_ev(l, "update", 200, user, "172.16.0.1", ns, name,
+			 idn(id, sizeof id, "a", (int)i), t - 2 * MS, t);
+	}
+	lease_ev(l, "update", 409, user, "172.16.0.1", ns, name, "a-409", T0 + 44 * SEC - 2 * MS,
+		 T0 + 44 * SEC);
+	for (size_t i = 0; i < sizeof b_renews / sizeof *b_renews; i++) {
+		int64_t t = T0 + b_renews[i] * SEC;
+
+		lease_ev(l, "update", 200, user, "172.16.0.2", ns, name,
+			 idn(id, sizeof id, "b", (int)i), t - 2 * MS, t);
+	}
+	case_dir(dir, "leader-inferred");
+	st = store_of(dir, lines_text(l, 0, 1));
+
+	expect_text("episodes", episodes(st, ns, name),
+		    "RENEWING 0.000000..27.000000 n=8 med=2.000000 max=15.000000 "
+		    "by=system:kube-scheduler\n"
+		    "GAP 27.000000..43.000000 n=0 max=16.000000 by=system:kube-scheduler\n"
+		    "HOLDER_CHANGE 43.000000..43.000000 n=1 by=system:kube-scheduler "
+		    "holder=172.16.0.1->172.16.0.2 inferred\n"
+		    "RENEWING 43.000000..47.000000 n=3 med=2.000000 max=2.000000 "
+		    "by=system:kube-scheduler\n");
+	expect_text("lease row", lease_row(st, name),
+		    "leader|renewing|11|0|0|0|0|1|0|1|16000000|NULL|NULL|15000000\n");
+	drop(built(st, ns, name, 0, 0, &sum));
+	assert_int_equal(sum.kind, LC_LEADER);
+	assert_int_equal(sum.gap_us, 15 * SEC);
+	assert_int_equal(sum.conflicts, 1);
+}
+
+/*
+ * A leader lease whose events carry Lease bodies: the holder comes from the
+ * body (HOLDER_CHANGE not inferred, with holder names), and the body's
+ * leaseDurationSeconds (60) is the gap threshold: a 50 s wait is no gap.
+ */
+static void test_leader_body_holder_and_duration(void **state)
+{
+	static const char ns[] = "kube-system", name[] = "kube-controller-manager";
+	static const int64_t a_renews[] = {0, 2, 4, 54, 56}, b_renews[] = {117, 119};
+	char dir[PATH_SIZE], id[64];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof a_renews / sizeof *a_renews; i++) {
+		struct ev e = {.verb = "update",
+			       .code = 200,
+			       .user = "system:kube-controller-manager",
+			       .ip = "172.16.0.1",
+			       .resource = "leases",
+			       .ns = ns,
+			       .name = name,
+			       .id = idn(id, sizeof id, "cp1", (int)i),
+			       .recv_us = T0 + a_renews[i] * SEC - 3 * MS,
+			       .stage_us = T0 + a_renews[i] * SEC,
+			       .holder = "cp-1_aaaa",
+			       .duration_s = 60};
+
+		add(l, &e);
+	}
+	for (size_t i = 0; i < sizeof b_renews / sizeof *b_renews; i++) {
+		struct ev e = {.verb = "update",
+			       .code = 200,
+			       .user = "system:kube-controller-manager",
+			       .ip = "172.16.0.2",
+			       .resource = "leases",
+			       .ns = ns,
+			       .name = name,
+			       .id = idn(id, sizeof id, "cp2", (int)i),
+			       .recv_us = T0 + b_renews[i] * SEC - 3 * MS,
+			       .stage_us = T0 + b_renews[i] * SEC,
+			       .holder = "cp-2_bbbb",
+			       .duration_s = 60};
+
+		add(l, &e);
+	}
+	case_dir(dir, "leader-body");
+	st = store_of(dir, lines_text(l, 0, 1));
+
+	expect_text(
+	    "episodes", episodes(st, ns, name),
+	    "RENEWING 0.000000..56.000000 n=5 med=2.000000 max=50.000000 "
+	    "by=system:kube-controller-manager\n"
+	    "GAP 56.000000..117.000000 n=0 max=61.000000 by=system:kube-controller-manager\n"
+	    "HOLDER_CHANGE 117.000000..117.000000 n=1 by=system:kube-controller-manager "
+	    "holder=cp-1_aaaa->cp-2_bbbb\n"
+	    "RENEWING 117.000000..119.000000 n=2 med=2.000000 max=2.000000 "
+	    "by=system:kube-controller-manager\n");
+	expect_text("lease row", lease_row(st, name),
+		    "leader|renewing|7|0|0|0|0|0|0|1|61000000|cp-2_bbbb|60|60000000\n");
+}
+
+#define RECREATED_TWICE(n)                                                                         \
+	"RENEWING 0.000000..30.000000 n=4 med=10.000000 max=10.000000 by=system:node:" n "\n"      \
+	"DELETED 33.000000..33.000000 n=1 by=kubernetes-admin\n"                                   \
+	"NOT_FOUND 40.000000..40.500000 n=6 by=system:node:" n "\n"                                \
+	"RE-CREATED 40.600000..40.600000 n=1 max=7.600000 by=system:node:" n " cause=" n           \
+	"-del-0\n"                                                                                 \
+	"RENEWING 40.600000..70.600000 n=3 med=10.000000 max=10.000000 by=system:node:" n "\n"     \
+	"DELETED 73.600000..73.600000 n=1 by=kubernetes-admin\n"                                   \
+	"NOT_FOUND 80.600000..81.100000 n=6 by=system:node:" n "\n"                                \
+	"RE-CREATED 81.200000..81.200000 n=1 max=7.600000 by=system:node:" n " cause=" n           \
+	"-del-1\n"                                                                                 \
+	"RENEWING 81.200000..101.200000 n=2 med=10.000000 max=10.000000 by=system:node:" n "\n"
+
+/*
+ * Two apiservers: the same events split into two files, each in its own
+ * (stageTimestamp) order, ingested either way round, with a rebuild after
+ * each ingest or one at the end, or all in one file written backwards: the
+ * episodes and lease rows are identical.
+ */
+static void test_two_apiservers_any_order(void **state)
+{
+	char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], all[PATH_SIZE], rev[PATH_SIZE];
+	struct lines *l = lines_new();
+	struct lt_store *one, *ab, *ba, *back;
+	char *want;
+	int64_t since;
+
+	(void)state;
+	story_recreated_twice(l, "n20", 0);
+	case_dir(dir, "two-apiservers");
+	write_log(all, dir, "all.log", lines_text(l, 0, 1));
+	write_log(a, dir, "apiserver-a.log", lines_text(l, 0, 2));
+	write_log(b, dir, "apiserver-b.log", lines_text(l, 1, 2));
+	write_log(rev, dir, "backwards.log", lines_text(l, 0, -1));
+
+	one = open_store(dir, "one.db");
+	ingest(one, all);
+	rebuild(one, 0);
+	expect_text("one file", episodes(one, NODE_NS, "n20"), RECREATED_TWICE("n20"));
+	want = derived(one);
+
+	ab = open_store(dir, "ab.db");
+	ingest(ab, a);
+	ingest(ab, b);
+	rebuild(ab, 0);
+	expect_text("a then b", derived(ab), want);
+
+	/* the second apiserver's file first, rebuilt after each ingest as `ingest` does */
+	ba = open_store(dir, "ba.db");
+	ingest(ba, b);
+	rebuild(ba, 0);
+	since = lt_store_last_event_id(ba);
+	ingest(ba, a);
+	rebuild(ba, since);
+	expect_text("b then a", derived(ba), want);
+
+	back = open_store(dir, "back.db");
+	ingest(back, rev);
+	rebuild(back, 0);
+	expect_text("backwards", derived(back), want);
+}
+
+/*
+ * One request seen at two stages (RequestReceived and ResponseComplete), and
+ * a ResponseComplete repeated in a second file, count once: six renews, not
+ * twelve, and three 403s with their RequestReceived stages between them are
+ * still one run.
+ */
+static void test_duplicate_stages_count_once(void **state)
+{
+	char dir[PATH_SIZE], f1[PATH_SIZE], f2[PATH_SIZE], id[64], msg[512];
+	struct lines *first = lines_new(), *second = lines_new();
+	struct lt_store *st;
+
+	(void)state;
+	snprintf(msg, sizeof msg, FORBIDDEN, "n3", "n3");
+	for (int i = 0; i < 9; i++) {
+		int64_t t = T0 + i * 10 * SEC;
+		int code = i < 6 ? 200 : 403;
+		struct ev rc = {.verb = "update",
+				.code = code,
+				.user = "system:node:n3",
+				.ip = KUBELET_IP,
+				.resource = "leases",
+				.ns = NODE_NS,
+				.name = "n3",
+				.id = idn(id, sizeof id, "n3", i),
+				.recv_us = t - 20 * MS,
+				.stage_us = t,
+				.message = code == 403 ? msg : NULL};
+		struct ev rr = rc;
+
+		rr.stage = "RequestReceived";
+		rr.code = 0;
+		rr.message = NULL;
+		add(first, &rr);
+		/* the last renew's response is in the other apiserver's file, and in this one */
+		if (i == 5)
+			add(second, &rc);
+		add(first, &rc);
+	}
+	case_dir(dir, "stages");
+	write_log(f1, dir, "audit-1.log", lines_text(first, 0, 1));
+	write_log(f2, dir, "audit-2.log", lines_text(second, 0, 1));
+	st = open_store(dir, "store.db");
+	ingest(st, f1);
+	ingest(st, f2);
+	rebuild(st, 0);
+
+	expect_text(
+	    "episodes", episodes(st, NODE_NS, "n3"),
+	    "RENEWING 0.000000..50.000000 n=6 med=10.000000 max=10.000000 "
+	    "by=system:node:n3\n"
+	    "AUTH_FAILURE 60.000000..80.000000 n=3 by=system:node:n3 note=leases.coordination."
+	    "k8s.io \"n3\" is forbidden: User \"system:node:n3\" cannot update resource "
+	    "\"leases\" in API group \"coordination.k8s.io\" in the namespace "
+	    "\"kube-node-lease\"\n");
+	expect_text("lease row", lease_row(st, "n3"),
+		    "node|renewing|6|0|0|0|3|0|0|0|10000000|NULL|NULL|40000000\n");
+	expect_text("visible events",
+		    rows(st, "SELECT count(*), count(DISTINCT audit_id) FROM events"), "9|9\n");
+}
+
+/*
+ * Story 3 twice: an admin deletes a live node's lease; the kubelet gets 404 on
+ * five updates and a get and creates it again within a second.  RE-CREATED's
+ * max is the time since the delete, its cause the delete; state "re-created".
+ */
+static void test_lease_deleted_and_recreated_twice(void **state)
+{
+	char dir[PATH_SIZE];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+
+	(void)state;
+	story_recreated_twice(l, "n4", 0);
+	case_dir(dir, "recreated");
+	st = store_of(dir, lines_text(l, 0, 1));
+	expect_text("episodes", episodes(st, NODE_NS, "n4"), RECREATED_TWICE("n4"));
+	expect_text("lease row", lease_row(st, "n4"),
+		    "node|re-created|9|2|2|12|0|0|0|0|10000000|NULL|NULL|40000000\n");
+}
+
+/*
+ * Story 2: the node is deleted while its kubelet runs.  The garbage collector's
+ * lease delete 30 ms later is linked to the node delete (cause, and a note
+ * naming the admin); the kubelet's 404s make one NOT_FOUND run to the end; the
+ * lease and the `nodes` row are "orphaned".
+ */
+static void test_node_deleted_orphaned(void **state)
+{
+	char dir[PATH_SIZE];
+	struct lt_query_opts o = {LT_OUT_CSV, 0, 0, 0, 0, 0};
+	struct lt_error err = {0};
+	struct lines *l = lines_new();
+	struct capture c;
+	struct lt_store *st;
+	int rc;
+
+	(void)state;
+	story_node_deleted(l, "n5", 0);
+	case_dir(dir, "node-deleted");
+	st = store_of(dir, lines_text(l, 0, 1));
+	expect_text("episodes", episodes(st, NODE_NS, "n5"),
+		    "RENEWING 0.000000..30.000000 n=4 med=10.000000 max=10.000000 "
+		    "by=system:node:n5\n"
+		    "DELETED 33.030000..33.030000 n=1 by=" GC_USER " cause=n5-node-del "
+		    "note=30ms after its node was deleted by kubernetes-admin\n"
+		    "NOT_FOUND 40.000000..100.500000 n=12 by=system:node:n5\n");
+	expect_text("lease row", lease_row(st, "n5"),
+		    "node|orphaned|4|0|1|12|0|0|0|0|10000000|NULL|NULL|40000000\n");
+
+	capture_open(&c);
+	rc = lt_query_nodes(st, &o, c.f, &err);
+	expect_text("nodes", capture_close(&c),
+		    "node,state,last_renew,renews,max_gap,not_found,deletes,anomalies\n"
+		    "n5,orphaned,2024-04-05T06:00:30.000000Z,4,10.000000,12,2,1\n");
+	assert_int_equal(rc, 0);
+}
+
+/*
+ * The kubelet's very first sync: GET 404, then CREATE 201.  Nothing was ever
+ * deleted: that is a first creation (CREATED), not a re-creation, and the
+ * lease is simply renewing.
+ */
+static void test_first_sync_is_created(void **state)
+{
+	char dir[PATH_SIZE];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+
+	(void)state;
+	kubelet(l, "n6", "get", 404, 0, "n6-get");
+	kubelet(l, "n6", "create", 201, 50 * MS, "n6-create");
+	renews(l, "n6", 10050 * MS, 2, "n6-r");
+	case_dir(dir, "first-sync");
+	st = store_of(dir, lines_text(l, 0, 1));
+	expect_text("episodes", episodes(st, NODE_NS, "n6"),
+		    "NOT_FOUND 0.000000..0.000000 n=1 by=system:node:n6\n"
+		    "CREATED 0.050000..0.050000 n=1 by=system:node:n6\n"
+		    "RENEWING 0.050000..20.050000 n=2 med=10.000000 max=10.000000 "
+		    "by=system:node:n6\n");
+	expect_text("lease row", lease_row(st, "n6"),
+		    "node|renewing|2|1|0|1|0|0|0|0|10000000|NULL|NULL|40000000\n");
+	expect_text("recreations", canned(st, "recreations"),
+		    "namespace,lease,recreated,by,source_ip,after,gone_by,gone_code,gone_user\n");
+}
+
+/*
+ * Three 403 updates in a row are one AUTH_FAILURE run with the apiserver's
+ * message; a 401 after a renew starts a new run.  Failures do not end
+ * RENEWING (the next renew is 35 s after the last good one: no gap).
+ */
+static void test_auth_failures(void **state)
+{
+	char dir[PATH_SIZE], msg[512], id[64];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+
+	(void)state;
+	snprintf(msg, sizeof msg, FORBIDDEN, "n7", "n7");
+	renews(l, "n7", 0, 3, "n7-r");
+	for (int i = 0; i < 3; i++) {
+		int64_t t = T0 + (30 + i * 10) * SEC;
+		struct ev e = {.verb = "update",
+			       .code = 403,
+			       .user = "system:node:n7",
+			       .ip = KUBELET_IP,
+			       .resource = "leases",
+			       .ns = NODE_NS,
+			       .name = "n7",
+			       .id = idn(id, sizeof id, "n7-403", i),
+			       .recv_us = t - 5 * MS,
+			       .stage_us = t,
+			       .message = msg};
+
+		add(l, &e);
+	}
+	kubelet(l, "n7", "update", 200, 55 * SEC, "n7-ok-55");
+	{
+		struct ev e = {.verb = "update",
+			       .code = 401,
+			       .user = "system:node:n7",
+			       .ip = KUBELET_IP,
+			       .resource = "leases",
+			       .ns = NODE_NS,
+			       .name = "n7",
+			       .id = "n7-401",
+			       .recv_us = T0 + 65 * SEC - 5 * MS,
+			       .stage_us = T0 + 65 * SEC,
+			       .message = "Unauthorized"};
+
+		add(l, &e);
+	}
+	kubelet(l, "n7", "update", 200, 75 * SEC, "n7-ok-75");
+	case_dir(dir, "auth");
+	st = store_of(dir, lines_text(l, 0, 1));
+	expect_text(
+	    "episodes", episodes(st, NODE_NS, "n7"),
+	    "RENEWING 0.000000..75.000000 n=5 med=20.000000 max=35.000000 "
+	    "by=system:node:n7\n"
+	    "AUTH_FAILURE 30.000000..50.000000 n=3 by=system:node:n7 note=leases.coordination."
+	    "k8s.io \"n7\" is forbidden: User \"system:node:n7\" cannot update resource "
+	    "\"leases\" in API group \"coordination.k8s.io\" in the namespace "
+	    "\"kube-node-lease\"\n"
+	    "AUTH_FAILURE 65.000000..65.000000 n=1 by=system:node:n7 note=Unauthorized\n");
+	expect_text("lease row", lease_row(st, "n7"),
+		    "node|renewing|5|0|0|0|4|0|0|0|35000000|NULL|NULL|40000000\n");
+}
+
+/*
+ * Renews slower than 1 s (stageTimestamp - requestReceivedTimestamp) form SLOW
+ * runs with their slowest latency; exactly 1 s is not slow, 1 s + 1 µs is.
+ */
+static void test_slow_renewals(void **state)
+{
+	static const int64_t latency[] = {5 * MS,  1500 * MS, 2500 * MS,  5 * MS,
+					  1 * SEC, 5 * MS,    1 * SEC + 1};
+	char dir[PATH_SIZE], id[64];
+	struct lines *l = lines_new();
+	struct lc_summary sum;
+	struct lt_store *st;
+
+	(void)state;
+	for (int i = 0; i < 7; i++) {
+		int64_t t = T0 + i * 10 * SEC;
+
+		lease_ev(l, "update", 200, "system:node:n8", KUBELET_IP, NODE_NS, "n8",
+			 idn(id, sizeof id, "n8", i), t - latency[i], t);
+	}
+	case_dir(dir, "slow");
+	st = store_of(dir, lines_text(l, 0, 1));
+	expect_text("episodes", episodes(st, NODE_NS, "n8"),
+		    "RENEWING 0.000000..60.000000 n=7 med=10.000000 max=10.000000 "
+		    "by=system:node:n8\n"
+		    "SLOW 10.000000..20.000000 n=2 max=2.500000 by=system:node:n8\n"
+		    "SLOW 60.000000..60.000000 n=1 max=1.000001 by=system:node:n8\n");
+	expect_text("lease row", lease_row(st, "n8"),
+		    "node|renewing|7|0|0|0|0|0|3|0|10000000|NULL|NULL|40000000\n");
+	/* a slow threshold of 2 s: only the 2.5 s renew */
+	expect_text("slow 2s", built(st, NODE_NS, "n8", 0, 2 * SEC, &sum),
+		    "RENEWING 0.000000..60.000000 n=7 med=10.000000 max=10.000000 "
+		    "by=system:node:n8\n"
+		    "SLOW 20.000000..20.000000 n=1 max=2.500000 by=system:node:n8\n");
+	assert_int_equal(sum.slow, 1);
+}
+
+/* 409 conflicts are counted on the lease and do not break RENEWING. */
+static void test_conflicts_do_not_break_renewing(void **state)
+{
+	char dir[PATH_SIZE];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+
+	(void)state;
+	kubelet(l, "n9", "update", 200, 0, "n9-0");
+	kubelet(l, "n9", "update", 200, 10 * SEC, "n9-1");
+	kubelet(l, "n9", "update", 409, 15 * SEC, "n9-409-0");
+	kubelet(l, "n9", "update", 200, 20 * SEC, "n9-2");
+	kubelet(l, "n9", "update", 409, 25 * SEC, "n9-409-1");
+	kubelet(l, "n9", "update", 409, 26 * SEC, "n9-409-2");
+	kubelet(l, "n9", "update", 200, 30 * SEC, "n9-3");
+	case_dir(dir, "conflicts");
+	st = store_of(dir, lines_text(l, 0, 1));
+	expect_text("episodes", episodes(st, NODE_NS, "n9"),
+		    "RENEWING 0.000000..30.000000 n=4 med=10.000000 max=10.000000 "
+		    "by=system:node:n9\n");
+	expect_text("lease row", lease_row(st, "n9"),
+		    "node|renewing|4|0|0|0|0|3|0|0|10000000|NULL|NULL|40000000\n");
+}
+
+/*
+ * Incremental rebuild: file A, rebuild all; file B (more events of one lease,
+ * one of them older than A's end) rebuilt from the last id before it: the same
+ * as one rebuild of A+B.  A lease B does not touch keeps its row and episodes.
+ */
+static void test_incremental_rebuild(void **state)
+{
+	char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], id[64];
+	struct lines *la = lines_new(), *lb = lines_new();
+	struct lt_store *inc, *once;
+	char *untouched;
+	int64_t since;
+
+	(void)state;
+	renews(la, "n10", 0, 4, "n10-r");
+	renews(la, "n11", 1 * SEC, 5, "n11-r");
+	/* B: the other apiserver's 409 from before A's end, then a delete and a re-creation */
+	kubelet(lb, "n10", "update", 409, 15 * SEC, "n10-409");
+	renews(lb, "n10", 40 * SEC, 2, "n10-s");
+	lease_ev(lb, "delete", 200, ADMIN, ADMIN_IP, NODE_NS, "n10", "n10-del", T0 + 54 * SEC,
+		 T0 + 55 * SEC);
+	for (int k = 0; k < 5; k++)
+		kubelet(lb, "n10", "update", 404, 60 * SEC + k * 100 * MS,
+			idn(id, sizeof id, "n10-404", k));
+	kubelet(lb, "n10", "get", 404, 60500 * MS, "n10-404-5");
+	kubelet(lb, "n10", "create", 201, 60600 * MS, "n10-create");
+	renews(lb, "n10", 70600 * MS, 2, "n10-t");
+	case_dir(dir, "incremental");
+	write_log(a, dir, "a.log", lines_text(la, 0, 1));
+	write_log(b, dir, "b.log", lines_text(lb, 0, 1));
+
+	inc = open_store(dir, "inc.db");
+	ingest(inc, a);
+	rebuild(inc, 0);
+	untouched = rows(inc, "SELECT * FROM lt_episodes WHERE lease_id ="
+			      " (SELECT id FROM leases WHERE name = 'n11') ORDER BY id");
+	since = lt_store_last_event_id(inc);
+	assert_int_equal(since, 9);
+	ingest(inc, b);
+	rebuild(inc, since);
+	expect_text("n11 untouched",
+		    rows(inc, "SELECT * FROM lt_episodes WHERE lease_id ="
+			      " (SELECT id FROM leases WHERE name = 'n11') ORDER BY id"),
+		    untouched);
+	expect_text("n11", episodes(inc, NODE_NS, "n11"),
+		    "RENEWING 1.000000..41.000000 n=5 med=10.000000 max=10.000000 "
+		    "by=system:node:n11\n");
+	expect_text("n10", episodes(inc, NODE_NS, "n10"),
+		    "RENEWING 0.000000..50.000000 n=6 med=10.000000 max=10.000000 "
+		    "by=system:node:n10\n"
+		    "DELETED 55.000000..55.000000 n=1 by=kubernetes-admin\n"
+		    "NOT_FOUND 60.000000..60.500000 n=6 by=system:node:n10\n"
+		    "RE-CREATED 60.600000..60.600000 n=1 max=5.600000 by=system:node:n10 "
+		    "cause=n10-del\n"
+		    "RENEWING 60.600000..80.600000 n=2 med=10.000000 max=10.000000 "
+		    "by=system:node:n10\n");
+
+	once = open_store(dir, "once.db");
+	ingest(once, a);
+	ingest(once, b);
+	rebuild(once, 0);
+	expect_text("incremental == at once", derived(inc), derived(once));
+}
+
+/*
+ * The node delete and the garbage collector's lease delete are handled by
+ * different apiservers, so they land in different files.  Ingested one file
+ * at a time (rebuilding after each, as `leasetrail ingest` does), the lease
+ * delete must still be linked to the node delete, as with both at once.
+ */
+static void test_incremental_node_delete_in_later_file(void **state)
+{
+	char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE];
+	struct lines *l = lines_new(), *la = lines_new(), *lb = lines_new();
+	struct lt_store *inc, *once;
+	int64_t since;
+
+	(void)state;
+	story_node_deleted(l, "n12", 0);
+	/* the node delete (line 5) goes to apiserver B; everything else to A */
+	for (size_t i = 0; i < l->n; i++)
+		lines_push(strstr(l->v[i], "\"n12-node-del\"") ? lb : la, strdup(l->v[i]));
+	assert_int_equal(lb->n, 1);
+	case_dir(dir, "incremental-node-delete");
+	write_log(a, dir, "apiserver-a.log", lines_text(la, 0, 1));
+	write_log(b, dir, "apiserver-b.log", lines_text(lb, 0, 1));
+
+	once = open_store(dir, "once.db");
+	ingest(once, a);
+	ingest(once, b);
+	rebuild(once, 0);
+	expect_text("at once", episodes(once, NODE_NS, "n12"),
+		    "RENEWING 0.000000..30.000000 n=4 med=10.000000 max=10.000000 "
+		    "by=system:node:n12\n"
+		    "DELETED 33.030000..33.030000 n=1 by=" GC_USER " cause=n12-node-del "
+		    "note=30ms after its node was deleted by kubernetes-admin\n"
+		    "NOT_FOUND 40.000000..100.500000 n=12 by=system:node:n12\n");
+
+	inc = open_store(dir, "inc.db");
+	ingest(inc, a);
+	rebuild(inc, 0);
+	since = lt_store_last_event_id(inc);
+	ingest(inc, b);
+	rebuild(inc, since);
+	expect_text("one file at a time", episodes(inc, NODE_NS, "n12"),
+		    "RENEWING 0.000000..30.000000 n=4 med=10.000000 max=10.000000 "
+		    "by=system:node:n12\n"
+		    "DELETED 33.030000..33.030000 n=1 by=" GC_USER " cause=n12-node-del "
+		    "note=30ms after its node was deleted by kubernetes-admin\n"
+		    "NOT_FOUND 40.000000..100.500000 n=12 by=system:node:n12\n");
+	expect_text("gc-deletes", canned(inc, "gc-deletes"), canned(once, "gc-deletes"));
+	expect_text("everything", derived(inc), derived(once));
+}
+
+/* The canned troubleshooting queries on a small cluster, in CSV; an unknown name is NOTFOUND. */
+static void test_canned_queries(void **state)
+{
+	static const char hint[] = "check the ClusterRoles and (Cluster)RoleBindings of "
+				   "system:node:n33: kubectl auth can-i update leases -n "
+				   "kube-node-lease --as system:node:n33";
+	struct lt_query_opts o = {LT_OUT_CSV, 0, 0, 0, 0, 0};
+	char dir[PATH_SIZE], msg[512], id[64];
+	struct lt_error err = {0};
+	struct lines *l = lines_new();
+	struct lt_buf want;
+	struct capture c;
+	struct lt_store *st;
+	int rc;
+
+	(void)state;
+	story_node_deleted(l, "n31", 0);
+	story_recreated_twice(l, "n30", 1 * SEC);
+	kubelet(l, "n32", "update", 200, 0, "n32-0");
+	kubelet(l, "n32", "update", 200, 10 * SEC, "n32-1");
+	kubelet(l, "n32", "update", 200, 55 * SEC, "n32-2");
+	kubelet(l, "n32", "update", 200, 65 * SEC, "n32-3");
+	renews(l, "n33", 0, 2, "n33-r");
+	snprintf(msg, sizeof msg, FORBIDDEN, "n33", "n33");
+	for (int i = 0; i < 3; i++) {
+		int64_t t = T0 + (20 + i * 10) * SEC;
+		struct ev e = {.verb = "update",
+			       .code = 403,
+			       .user = "system:node:n33",
+			       .ip = KUBELET_IP,
+			       .resource = "leases",
+			       .ns = NODE_NS,
+			       .name = "n33",
+			       .id = idn(id, sizeof id, "n33-403", i),
+			       .recv_us = t - 5 * MS,
+			       .stage_us = t,
+			       .message = msg};
+
+		add(l, &e);
+	}
+	case_dir(dir, "canned");
+	st = store_of(dir, lines_text(l, 0, 1));
+
+	expect_text("gc-deletes", canned(st, "gc-deletes"),
+		    "namespace,lease,lease_deleted,node_deleted,node_deleted_by,source_ip,"
+		    "user_agent,after\n"
+		    "kube-node-lease,n31,2024-04-05T06:00:33.030000Z,2024-04-05T06:00:33.000000Z,"
+		    "kubernetes-admin," ADMIN_IP "," KUBECTL_UA ",0.030000\n");
+	expect_text("recreations", canned(st, "recreations"),
+		    "namespace,lease,recreated,by,source_ip,after,gone_by,gone_code,gone_user\n"
+		    "kube-node-lease,n30,2024-04-05T06:00:41.600000Z,system:node:n30," KUBELET_IP
+		    ",7.600000,delete,200,kubernetes-admin\n"
+		    "kube-node-lease,n30,2024-04-05T06:01:22.200000Z,system:node:n30," KUBELET_IP
+		    ",7.600000,delete,200,kubernetes-admin\n");
+	expect_text(
+	    "orphaned-kubelets", canned(st, "orphaned-kubelets"),
+	    "node,first_404,last_404,requests,kubelet_user,source_ip,re_registered,"
+	    "still_orphaned\n"
+	    "n31,2024-04-05T06:00:40.000000Z,2024-04-05T06:01:40.500000Z,12,system:node:n31,"
+	    "" KUBELET_IP ",,yes\n");
+	expect_text("renew-gaps", canned(st, "renew-gaps"),
+		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n"
+		    "kube-node-lease,n32,node,2024-04-05T06:00:10.000000Z,"
+		    "2024-04-05T06:00:55.000000Z,45.000000,40.000000,system:node:n32\n");
+
+	lt_buf_init(&want);
+	lt_buf_printf(&want,
+		      "namespace,lease,first,last,requests,user,groups,reason,hint\n"
+		      "kube-node-lease,n33,2024-04-05T06:00:20.000000Z,"
+		      "2024-04-05T06:00:40.000000Z,3,system:node:n33,\"" NODE_GROUPS "\",\"");
+	for (const char *p = msg; *p; p++) {
+		if (*p == '"')
+			lt_buf_putc(&want, '"');
+		lt_buf_putc(&want, *p);
+	}
+	lt_buf_printf(&want, "\",%s\n", hint);
+	expect_text("auth-failures", canned(st, "auth-failures"), held_str(want.ptr));
+
+	lt_buf_init(&want);
+	lt_buf_printf(&want,
+		      "ts,resource,namespace,name,code,user,groups,source_ip,user_agent,event\n"
+		      "2024-04-05T06:00:33.000000Z,nodes,,n31,200,kubernetes-admin,"
+		      "\"system:masters,system:authenticated\"," ADMIN_IP "," KUBECTL_UA ",%lld\n"
+		      "2024-04-05T06:00:33.030000Z,leases,kube-node-lease,n31,200," GC_USER
+		      ",\"" GC_GROUPS "\"," GC_IP "," GC_UA ",%lld\n"
+		      "2024-04-05T06:00:34.000000Z,leases,kube-node-lease,n30,200,kubernetes-admin,"
+		      "\"system:masters,system:authenticated\"," ADMIN_IP "," KUBECTL_UA ",%lld\n"
+		      "2024-04-05T06:01:14.600000Z,leases,kube-node-lease,n30,200,kubernetes-admin,"
+		      "\"system:masters,system:authenticated\"," ADMIN_IP "," KUBECTL_UA ",%lld\n",
+		      (long long)event_id(st, "n31-node-del"),
+		      (long long)event_id(st, "n31-gc-del"), (long long)event_id(st, "n30-del-0"),
+		      (long long)event_id(st, "n30-del-1"));
+	expect_text("who-deleted", canned(st, "who-deleted"), held_str(want.ptr));
+
+	/* an unknown name: NOTFOUND, naming it, and nothing printed */
+	capture_open(&c);
+	rc = lt_query_canned(st, "no-such-query", &o, c.f, &err);
+	expect_text("unknown", capture_close(&c), "");
+	assert_int_equal(rc, LT_ERR_NOTFOUND);
+	assert_int_equal(err.code, LT_ERR_NOTFOUND);
+	assert_non_null(strstr(err.msg, "no-such-query"));
+
+	/* --gap: the 45 s wait is no gap at exactly 45 s, one at 44.999999 s (episodes rebuilt) */
+	o.gap_us = 45 * SEC;
+	capture_open(&c);
+	rc = lt_query_canned(st, "renew-gaps", &o, c.f, &err);
+	expect_text("renew-gaps --gap 45s", capture_close(&c),
+		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n");
+	assert_int_equal(rc, 0);
+	o.gap_us = 45 * SEC - 1;
+	capture_open(&c);
+	rc = lt_query_canned(st, "renew-gaps", &o, c.f, &err);
+	expect_text("renew-gaps --gap 44.999999s", capture_close(&c),
+		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n"
+		    "kube-node-lease,n32,node,2024-04-05T06:00:10.000000Z,"
+		    "2024-04-05T06:00:55.000000Z,45.000000,44.999999,system:node:n32\n");
+	assert_int_equal(rc, 0);
+}
+
+/* Durations ("90s", "1h30m", "250ms", "2d") and --since/--until arguments. */
+static void test_duration_and_time_args(void **state)
+{
+	static const struct {
+		const char *s;
+		int64_t us;
+	} good[] = {
+	    {"90s", 90 * SEC},	    {"1h30m", 5400 * SEC},
+	    {"250ms", 250 * MS},    {"2d", 172800 * SEC},
+	    {"15m", 900 * SEC},	    {"2h", 7200 * SEC},
+	    {"1d", 86400 * SEC},    {"0s", 0},
+	    {"1m30s", 90 * SEC},    {"1s500ms", 1500 * MS},
+	    {"1.5s", 1500 * MS},    {"1.5h", 5400 * SEC},
+	    {"10.25s", 10250 * MS}, {"0.5ms", 500},
+	};
+	static const char *const bad[] = {"",	 "5x", "-3s", "s",   "ms",  "1h30",
+					  "5s ", "h1", " 5s", ".5s", "+5s", "1.5.5s"};
+	const int64_t end = T0 + 3 * 3600 * SEC;
+	int64_t v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		v = -1;
+		if (lt_duration_parse(&v, good[i].s) != 0 || v != good[i].us)
+			fail_msg("lt_duration_parse(\"%s\") = %lld, want %lld", good[i].s,
+				 (long long)v, (long long)good[i].us);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		v = 12345;
+		if (lt_duration_parse(&v, bad[i]) != LT_ERR_USAGE)
+			fail_msg("lt_duration_parse(\"%s\") accepted: %lld", bad[i], (long long)v);
+		assert_int_equal(v, 12345);
+	}
+
+	/* RFC 3339 is absolute, whatever the end */
+	assert_int_equal(lt_time_arg(&v, "2024-04-05T06:00:00Z", end), 0);
+	assert_int_equal(v, T0);
+	assert_int_equal(lt_time_arg(&v, "2024-04-05T08:00:00.5+02:00", 0), 0);
+	assert_int_equal(v, T0 + 500 * MS);
+	/* a duration counts back from the end of the logs, not from now */
+	assert_int_equal(lt_time_arg(&v, "2h", end), 0);
+	assert_int_equal(v, T0 + 3600 * SEC);
+	assert_int_equal(lt_time_arg(&v, "90s", end), 0);
+	assert_int_equal(v, end - 90 * SEC);
+	assert_int_equal(lt_time_arg(&v, "1h30m", T0), 0);
+	assert_int_equal(v, T0 - 5400 * SEC);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		assert_int_equal(lt_time_arg(&v, bad[i], end), LT_ERR_USAGE);
+	assert_int_equal(lt_time_arg(&v, "yesterday", end), LT_ERR_USAGE);
+	assert_int_equal(lt_time_arg(&v, "2024-04-05T25:00:00Z", end), LT_ERR_USAGE);
+}
+
+/*
+ * A duration whose terms add up past int64 is a usage error, not a signed
+ * overflow (undefined behaviour; UBSan aborts).  Run in a child so that an
+ * abort fails this test alone.
+ */
+static void test_duration_overflow(void **state)
+{
+	static const char *const huge[] = {"100000000d100000000d", "99999999d99999999d99999999d",
+					   "999999999d", "999999999999999999999s"};
+	int failed = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof huge / sizeof *huge; i++) {
+		int status;
+		pid_t pid;
+
+		fflush(NULL);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			int64_t v = 0;
+
+			/* 0: refused; 3: accepted; UBSan ends the child with 1 on an overflow */
+			_exit(lt_duration_parse(&v, huge[i]) == LT_ERR_USAGE ? 0 : 3);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			continue;
+		failed++;
+		if (WIFSIGNALED(status))
+			print_error("lt_duration_parse(\"%s\"): killed by signal %d\n", huge[i],
+				    WTERMSIG(status));
+		else if (WEXITSTATUS(status) == 3)
+			print_error("lt_duration_parse(\"%s\"): accepted, want LT_ERR_USAGE\n",
+				    huge[i]);
+		else
+			print_error("lt_duration_parse(\"%s\"): the child died with %d (UBSan: a "
+				    "signed overflow, see above)\n",
+				    huge[i], WEXITSTATUS(status));
+	}
+	assert_int_equal(failed, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_teardown(test_steady_renews_and_gap_threshold, teardown),
+	    cmocka_unit_test_teardown(test_leader_inferred_holder_change, teardown),
+	    cmocka_unit_test_teardown(test_leader_body_holder_and_duration, teardown),
+	    cmocka_unit_test_teardown(test_two_apiservers_any_order, teardown),
+	    cmocka_unit_test_teardown(test_duplicate_stages_count_once, teardown),
+	    cmocka_unit_test_teardown(test_lease_deleted_and_recreated_twice, teardown),
+	    cmocka_unit_test_teardown(test_node_deleted_orphaned, teardown),
+	    cmocka_unit_test_teardown(test_first_sync_is_created, teardown),
+	    cmocka_unit_test_teardown(test_auth_failures, teardown),
+	    cmocka_unit_test_teardown(test_slow_renewals, teardown),
+	    cmocka_unit_test_teardown(test_conflicts_do_not_break_renewing, teardown),
+	    cmocka_unit_test_teardown(test_incremental_rebuild, teardown),
+	    cmocka_unit_test_teardown(test_incremental_node_delete_in_later_file, teardown),
+	    cmocka_unit_test_teardown(test_canned_queries, teardown),
+	    cmocka_unit_test_teardown(test_duration_and_time_args, teardown),
+	    cmocka_unit_test_teardown(test_duration_overflow, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
