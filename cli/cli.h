@@ -27,6 +27,7 @@ extern const struct lt_cmd lt_cmd_sql;
 extern const struct lt_cmd lt_cmd_nodes;
 extern const struct lt_cmd lt_cmd_timeline;
 extern const struct lt_cmd lt_cmd_query;
+extern const struct lt_cmd lt_cmd_rebuild;
 
 /* The options of the lifecycle commands, parsed. */
 struct cli_query {

@@ -79,7 +79,7 @@
 	"   THEN 'stale' ELSE n.state END AS state,"                                               \
 	"  n.last_renew AS last_renew_us, n.renews AS renews, n.max_gap AS max_gap_us,"            \
 	"  n.nf AS not_found,"                                                                     \
-	"  n.ldel + (SELECT count(*) FROM audit AS a"                                              \
+	"  n.ldel + (SELECT count(*) FROM audit AS a INDEXED BY audit_verb"                        \
 	"   WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                         \
 	"   AND a.namespace_id IS NULL AND a.name_id = n.name_id"                                  \
 	"   AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete')"                              \
@@ -140,6 +140,9 @@ static const char *const schema_sql[] = {
     /* every event of one object in time order: lease lifecycles, node stories, timelines */
     "CREATE INDEX IF NOT EXISTS audit_object"
     " ON audit(resource_id, namespace_id, name_id, stage_us)",
+    /* rare verbs of one resource over time (node deletes, registrations) without reading
+     * every event of the resource; inserts come in time order, so it stays cheap */
+    "CREATE INDEX IF NOT EXISTS audit_verb ON audit(verb_id, resource_id, stage_us)",
     /* derived: one row per lease and its episodes, rebuilt by queries/ after each ingest */
     DERIVED_LEASES(""),
     DERIVED_EPISODES(""),
@@ -229,7 +232,13 @@ int store_schema(struct lt_store *st, struct lt_error *err)
 	if (foreign)
 		return lt_error_set(err, LT_ERR_DB,
 				    "%s: not a leasetrail store (an SQLite file with other tables)",
-				    st->path);
+				    st->path); /* views hold no data: refresh them, so a store
+						  always has this binary's definitions */
+	if (!st->readonly && store_exec(st,
+					"DROP VIEW IF EXISTS events; DROP VIEW IF EXISTS leases;"
+					" DROP VIEW IF EXISTS episodes; DROP VIEW IF EXISTS nodes;",
+					err) != 0)
+		return LT_ERR_DB;
 	if (!st->readonly) {
 		for (size_t i = 0; i < sizeof schema_sql / sizeof *schema_sql; i++)
 			if (store_exec(st, schema_sql[i], err) != 0)

@@ -45,6 +45,9 @@ void lc_result_release(struct lc_result *r);
 int lc_build(struct lt_store *st, int64_t namespace_id, int64_t name_id, int64_t gap_us,
 	     int64_t slow_us, struct lc_result *out, struct lt_error *err);
 
+/* The builder's own (static) name for an episode kind read back from the store. */
+const char *lc_kind_name(const char *stored);
+
 /* The strs id of a string, or 0 when the store has never seen it. */
 int64_t lc_str_id(struct lt_store *st, const char *s);
 

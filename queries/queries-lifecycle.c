@@ -55,6 +55,18 @@ struct lc {
 	int64_t prev_ip, prev_agent; /* last renewer, for leases without bodies */
 };
 
+const char *lc_kind_name(const char *stored)
+{
+	static const char *const kinds[] = {"CREATED",	    "RENEWING", "GAP",
+					    "NOT_FOUND",    "DELETED",	"RE-CREATED",
+					    "AUTH_FAILURE", "SLOW",	"HOLDER_CHANGE"};
+
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+		if (strcmp(kinds[i], stored) == 0)
+			return kinds[i];
+	return "UNKNOWN";
+}
+
 int64_t lc_str_id(struct lt_store *st, const char *s)
 {
 	struct lt_stmt *q;

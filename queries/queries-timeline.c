@@ -106,6 +106,56 @@ static char *tl_detail(struct tl *t, const struct lc_episode *e, int64_t gap_us)
 	return b.ptr;
 }
 
+/* One stored episode row (see lt_episodes) as the builder would have made it. */
+static void tl_stored_row(const struct lt_stmt *q, struct lc_result *r)
+{
+	struct lc_episode e = {0};
+	e.kind = lc_kind_name(lt_stmt_text(q, 0, NULL));
+	e.start_us = lt_stmt_int(q, 1);
+	e.end_us = lt_stmt_int(q, 2);
+	e.count = lt_stmt_int(q, 3);
+	e.user = lt_stmt_int(q, 4);
+	e.ip = lt_stmt_int(q, 5);
+	e.median_us = lt_stmt_type(q, 6) == LT_COL_NULL ? -1 : lt_stmt_int(q, 6);
+	e.max_us = lt_stmt_type(q, 7) == LT_COL_NULL ? -1 : lt_stmt_int(q, 7);
+	e.old_holder =
+	    lt_stmt_type(q, 8) == LT_COL_NULL ? NULL : lt_xstrdup(lt_stmt_text(q, 8, NULL));
+	e.new_holder =
+	    lt_stmt_type(q, 9) == LT_COL_NULL ? NULL : lt_xstrdup(lt_stmt_text(q, 9, NULL));
+	e.inferred = (int)lt_stmt_int(q, 10);
+	e.note = lt_stmt_type(q, 11) == LT_COL_NULL ? NULL : lt_xstrdup(lt_stmt_text(q, 11, NULL));
+	r->sum.gap_us = lt_stmt_int(q, 12);
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 16;
+		r->eps = lt_xrealloc(r->eps, r->cap * sizeof *r->eps);
+	}
+	r->eps[r->n++] = e;
+}
+
+/* The episodes ingest stored for the lease: no need to read its requests again. */
+static int tl_stored(struct tl *t, struct lc_result *r, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	rc = lt_store_prepare(
+	    t->st, &q,
+	    "SELECT e.kind, e.start_us, e.end_us, e.count, e.user_id, e.source_ip_id,"
+	    " e.median_us, e.max_us, e.old_holder, e.new_holder, e.inferred, e.note,"
+	    " l.gap_us FROM lt_leases AS l JOIN lt_episodes AS e ON e.lease_id = l.id"
+	    " WHERE l.namespace_id = ?1 AND l.name_id = ?2 ORDER BY e.start_us, e.id",
+	    err);
+	if (rc != 0)
+		return rc;
+	lt_stmt_bind_int(q, 1, t->ns);
+	lt_stmt_bind_int(q, 2, t->lease);
+	while ((rc = lt_stmt_step(q, err)) == 1)
+		tl_stored_row(q, r);
+	lt_stmt_free(q);
+	return rc < 0 ? rc : 0;
+}
+
 static int tl_lease_rows(struct tl *t, const struct lt_query_opts *o, struct lt_error *err)
 {
 	struct lc_result r;
@@ -113,8 +163,15 @@ static int tl_lease_rows(struct tl *t, const struct lt_query_opts *o, struct lt_
 
 	if (t->ns == 0 || t->lease == 0)
 		return 0;
-	if ((rc = lc_build(t->st, t->ns, t->lease, o->gap_us, o->slow_us, &r, err)) != 0)
+	/* other thresholds than ingest used: build the episodes again from the requests */
+	if (o->gap_us || o->slow_us)
+		rc = lc_build(t->st, t->ns, t->lease, o->gap_us, o->slow_us, &r, err);
+	else
+		rc = tl_stored(t, &r, err);
+	if (rc != 0) {
+		lc_result_release(&r);
 		return rc;
+	}
 	for (size_t i = 0; i < r.n; i++) {
 		struct tl_row row = {r.eps[i].start_us,
 				     r.eps[i].end_us,
