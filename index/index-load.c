@@ -40,6 +40,7 @@ struct load {
 	sqlite3_stmt *ins_audit, *ins_raw, *ins_reject, *add_count, *save_source;
 	sqlite3_stmt *supersede_new, *supersede_old, *find_key;
 	int partial_stages; /* the store holds a request stage below the final one */
+	int lease_bodies;   /* this file had a Lease body (leaseDurationSeconds, holder) */
 };
 
 static const char load_ins_audit_sql[] =
@@ -261,6 +262,10 @@ static int load_commit(struct load *l, const char *state, const char *note, int 
 	if (l->partial_stages &&
 	    store_exec(l->st, "INSERT OR REPLACE INTO meta VALUES('partial_stages', '1')", l->err))
 		return LT_ERR_DB;
+	/* the lifecycle builder looks for leaseDurationSeconds only in stores that have bodies */
+	if (l->lease_bodies &&
+	    store_exec(l->st, "INSERT OR REPLACE INTO meta VALUES('lease_bodies', '1')", l->err))
+		return LT_ERR_DB;
 	if (load_flush_counts(l) || load_supersede(l) || load_save_source(l, state, note) ||
 	    store_exec(l->st, "COMMIT", l->err))
 		return LT_ERR_DB;
@@ -434,6 +439,8 @@ static int load_store_event(struct load *l, const struct lt_audit_event *ev,
 	}
 	if (lt_audit_stage_rank(ev->stage) < 2 && ev->audit_id.ptr != NULL)
 		l->partial_stages = 1;
+	if (ev->has_lease)
+		l->lease_bodies = 1;
 	sqlite3_bind_int64(l->ins_raw, 1, sqlite3_last_insert_rowid(l->st->db));
 	sqlite3_bind_text(l->ins_raw, 2, ev->raw.ptr, (int)ev->raw.len, SQLITE_STATIC);
 	if (load_step(l, l->ins_raw, "cannot store raw JSON") != 0)

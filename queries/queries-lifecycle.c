@@ -36,7 +36,7 @@ struct lc_event {
 	int64_t id, ts, latency;
 	enum lc_class cls;
 	int64_t user, groups, ip, agent, note;
-	const char *holder; /* borrowed from the statement row, NULL when unknown */
+	int64_t holder; /* strs id of the Lease body's holderIdentity, 0 when unknown */
 };
 
 /* The builder's state while it walks one lease's events. */
@@ -51,7 +51,7 @@ struct lc {
 	int alive_seen; /* created or renewed at least once */
 	int gone;	/* deleted, or answered 404, since it was last alive */
 	int64_t gone_us, gone_event;
-	char *prev_holder;	     /* last holder seen in a Lease body */
+	int64_t prev_holder;	     /* strs id of the last holder seen in a Lease body */
 	int64_t prev_ip, prev_agent; /* last renewer, for leases without bodies */
 };
 
@@ -108,7 +108,37 @@ void lc_result_release(struct lc_result *r)
 	memset(r, 0, sizeof *r);
 }
 
-static enum lc_class lc_classify(const char *verb, int64_t code)
+/* The strs ids the builder compares against, fetched once per lease. */
+struct lc_ids {
+	int64_t update, patch, create, del;
+	int bodies; /* the store has seen a Lease body: leaseDurationSeconds may be known */
+};
+
+static void lc_fetch_ids(struct lt_store *st, struct lc_ids *ids)
+{
+	struct lt_stmt *q;
+
+	memset(ids, 0, sizeof *ids);
+	ids->bodies = 1;
+	if (lt_store_prepare(st, &q,
+			     "SELECT (SELECT id FROM strs WHERE s = 'update'),"
+			     " (SELECT id FROM strs WHERE s = 'patch'),"
+			     " (SELECT id FROM strs WHERE s = 'create'),"
+			     " (SELECT id FROM strs WHERE s = 'delete'),"
+			     " (SELECT count(*) FROM meta WHERE key = 'lease_bodies')",
+			     NULL) != 0)
+		return;
+	if (lt_stmt_step(q, NULL) == 1) {
+		ids->update = lt_stmt_int(q, 0);
+		ids->patch = lt_stmt_int(q, 1);
+		ids->create = lt_stmt_int(q, 2);
+		ids->del = lt_stmt_int(q, 3);
+		ids->bodies = lt_stmt_int(q, 4) > 0;
+	}
+	lt_stmt_free(q);
+}
+
+static enum lc_class lc_classify(const struct lc_ids *ids, int64_t verb, int64_t code)
 {
 	int ok = code >= 200 && code < 300;
 
@@ -118,11 +148,11 @@ static enum lc_class lc_classify(const char *verb, int64_t code)
 		return EV_AUTH;
 	if (code == 409)
 		return EV_CONFLICT;
-	if (ok && (strcmp(verb, "update") == 0 || strcmp(verb, "patch") == 0))
+	if (ok && verb != 0 && (verb == ids->update || verb == ids->patch))
 		return EV_RENEW;
-	if (ok && strcmp(verb, "create") == 0)
+	if (ok && verb != 0 && verb == ids->create)
 		return EV_CREATE;
-	if (ok && strcmp(verb, "delete") == 0)
+	if (ok && verb != 0 && verb == ids->del)
 		return EV_DELETE;
 	return EV_OTHER;
 }
@@ -212,18 +242,15 @@ static void lc_holder(struct lc *b, const struct lc_event *e, enum lc_kind kind)
 {
 	struct lc_episode ch = lc_start("HOLDER_CHANGE", e);
 	struct lt_buf old, now;
-
-	if (e->holder != NULL) {
+	if (e->holder != 0) {
 		/* a leader taking over; on identity leases, an apiserver restart */
-		if (b->prev_holder != NULL && strcmp(b->prev_holder, e->holder) != 0 &&
-		    kind != LC_NODE) {
-			ch.old_holder = lt_xstrdup(b->prev_holder);
-			ch.new_holder = lt_xstrdup(e->holder);
+		if (b->prev_holder != 0 && b->prev_holder != e->holder && kind != LC_NODE) {
+			ch.old_holder = lc_str(b->st, b->prev_holder);
+			ch.new_holder = lc_str(b->st, e->holder);
 			lc_emit(b, &ch);
 		}
-		free(b->prev_holder);
-		b->prev_holder = lt_xstrdup(e->holder);
-	} else if (kind == LC_LEADER && b->prev_holder == NULL && b->prev_ip != 0 &&
+		b->prev_holder = e->holder;
+	} else if (kind == LC_LEADER && b->prev_holder == 0 && b->prev_ip != 0 &&
 		   (b->prev_ip != e->ip || b->prev_agent != e->agent)) {
 		char *oip = lc_str(b->st, b->prev_ip), *nip = lc_str(b->st, e->ip);
 
@@ -440,8 +467,7 @@ static void lc_finish(struct lc *b)
 	lc_close_run(b, &b->auth, &b->in_auth);
 	b->r->sum.state = lc_state(b);
 	lc_close_run(b, &b->notfound, &b->in_notfound);
-	b->r->sum.holder = b->prev_holder;
-	b->prev_holder = NULL;
+	b->r->sum.holder = lc_str(b->st, b->prev_holder);
 	free(b->intervals);
 }
 
@@ -477,13 +503,15 @@ static int64_t lc_duration(struct lt_store *st, int64_t ns, int64_t name)
 }
 
 /* Sets kind, thresholds and duration in the summary and the builder. */
-static void lc_setup(struct lc *b, int64_t ns, int64_t name, int64_t gap_us, int64_t slow_us)
+static void lc_setup(struct lc *b, const struct lc_ids *ids, int64_t ns, int64_t name,
+		     int64_t gap_us, int64_t slow_us)
 {
 	struct lc_summary *s = &b->r->sum;
 	char *ns_s = lc_str(b->st, ns), *name_s = lc_str(b->st, name);
 
 	s->kind = lc_kind_of(ns_s ? ns_s : "", name_s ? name_s : "");
-	s->duration_s = lc_duration(b->st, ns, name);
+	/* without a Lease body anywhere (Metadata-level logs) there is no duration to find */
+	s->duration_s = ids->bodies ? lc_duration(b->st, ns, name) : -1;
 	if (gap_us <= 0)
 		gap_us = s->duration_s > 0	? s->duration_s * LC_SEC
 			 : s->kind == LC_LEADER ? LC_LEADER_GAP
@@ -497,25 +525,24 @@ static void lc_setup(struct lc *b, int64_t ns, int64_t name, int64_t gap_us, int
 }
 
 static const char lc_events_sql[] =
-    "SELECT a.id, a.stage_us, a.stage_us - a.received_us,"
-    " (SELECT s FROM strs WHERE id = a.verb_id), a.code, a.user_id, a.groups_id,"
-    " a.source_ip_id, a.user_agent_id, (SELECT s FROM strs WHERE id = a.lease_holder_id),"
+    "SELECT a.id, a.stage_us, a.stage_us - a.received_us, a.verb_id, a.code, a.user_id,"
+    " a.groups_id, a.source_ip_id, a.user_agent_id, a.lease_holder_id,"
     " coalesce(a.message_id, a.authz_reason_id)"
     " FROM audit AS a WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
     " AND a.namespace_id = ?1 AND a.name_id = ?2 AND a.superseded = 0"
     " ORDER BY a.stage_us, a.id";
 
-static void lc_row(const struct lt_stmt *q, struct lc_event *e)
+static void lc_row(const struct lt_stmt *q, const struct lc_ids *ids, struct lc_event *e)
 {
 	e->id = lt_stmt_int(q, 0);
 	e->ts = lt_stmt_int(q, 1);
 	e->latency = lt_stmt_int(q, 2);
-	e->cls = lc_classify(lt_stmt_text(q, 3, NULL), lt_stmt_int(q, 4));
+	e->cls = lc_classify(ids, lt_stmt_int(q, 3), lt_stmt_int(q, 4));
 	e->user = lt_stmt_int(q, 5);
 	e->groups = lt_stmt_int(q, 6);
 	e->ip = lt_stmt_int(q, 7);
 	e->agent = lt_stmt_int(q, 8);
-	e->holder = lt_stmt_type(q, 9) == LT_COL_NULL ? NULL : lt_stmt_text(q, 9, NULL);
+	e->holder = lt_stmt_int(q, 9);
 	e->note = lt_stmt_int(q, 10);
 }
 
@@ -524,17 +551,19 @@ int lc_build(struct lt_store *st, int64_t namespace_id, int64_t name_id, int64_t
 {
 	struct lc b = {.st = st, .r = out};
 	struct lc_event e;
+	struct lc_ids ids;
 	struct lt_stmt *q;
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	lc_setup(&b, namespace_id, name_id, gap_us, slow_us);
+	lc_fetch_ids(st, &ids);
+	lc_setup(&b, &ids, namespace_id, name_id, gap_us, slow_us);
 	if ((rc = lt_store_prepare(st, &q, lc_events_sql, err)) != 0)
 		return rc;
 	lt_stmt_bind_int(q, 1, namespace_id);
 	lt_stmt_bind_int(q, 2, name_id);
 	while ((rc = lt_stmt_step(q, err)) == 1) {
-		lc_row(q, &e);
+		lc_row(q, &ids, &e);
 		lc_step(&b, &e, out->sum.kind);
 	}
 	lt_stmt_free(q);
