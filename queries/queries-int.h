@@ -36,6 +36,24 @@ struct lc_result {
 
 void lc_result_release(struct lc_result *r);
 
+/* The columns a builder reads from each request (table audit AS a), in lc_feed's order. */
+#define LC_COLUMNS                                                                                 \
+	"a.id, a.stage_us, a.stage_us - a.received_us, a.verb_id, a.code, a.user_id, a.groups_id," \
+	" a.source_ip_id, a.user_agent_id, a.lease_holder_id,"                                     \
+	" coalesce(a.message_id, a.authz_reason_id)"
+
+struct lc;
+
+/* A builder for one lease; its episodes go to *out (zeroed here). */
+struct lc *lc_new(struct lt_store *st, int64_t namespace_id, int64_t name_id, int64_t gap_us,
+		  int64_t slow_us, struct lc_result *out);
+
+/* Feeds the lease's next request, in stageTimestamp order: LC_COLUMNS from column col. */
+void lc_feed(struct lc *b, const struct lt_stmt *q, int col);
+
+/* Closes what is still open, fills the summary and frees the builder (not *out). */
+void lc_end(struct lc *b);
+
 /*
  * Builds the episodes of lease (namespace_id, name_id) from its stored
  * events in time order.  gap_us / slow_us of 0 take the defaults (the

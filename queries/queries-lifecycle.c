@@ -39,17 +39,39 @@ struct lc_event {
 	int64_t holder; /* strs id of the Lease body's holderIdentity, 0 when unknown */
 };
 
+/*
+ * Intervals between renews, as a sparse histogram of milliseconds: memory
+ * stays bounded however long a lease renews, and the median is exact to the
+ * millisecond (to 2^shift ms once a lease has had more than HIST_MAX
+ * distinct intervals, which steady kubelets and leaders never have).
+ */
+#define LC_HIST_MAX 1024
+
+struct lc_hist {
+	uint32_t key[LC_HIST_MAX], count[LC_HIST_MAX];
+	size_t len;
+	int shift;
+	uint64_t total;
+	int64_t max_us;
+};
+
+/* The strs ids the builder compares against, fetched once per lease. */
+struct lc_ids {
+	int64_t update, patch, create, del;
+	int bodies; /* the store has seen a Lease body: leaseDurationSeconds may be known */
+};
+
 /* The builder's state while it walks one lease's events. */
 struct lc {
 	struct lt_store *st;
 	struct lc_result *r;
+	struct lc_ids ids;
 	int64_t name_id, gap_us, slow_us;
 	struct lc_episode renewing, notfound, auth, slow;
 	int in_renewing, in_notfound, in_auth, in_slow;
-	int64_t *intervals;
-	size_t nint, capint;
-	int alive_seen; /* created or renewed at least once */
-	int gone;	/* deleted, or answered 404, since it was last alive */
+	struct lc_hist *hist; /* of the open RENEWING, allocated on its first interval */
+	int alive_seen;	      /* created or renewed at least once */
+	int gone;	      /* deleted, or answered 404, since it was last alive */
 	int64_t gone_us, gone_event;
 	int64_t prev_holder;	     /* strs id of the last holder seen in a Lease body */
 	int64_t prev_ip, prev_agent; /* last renewer, for leases without bodies */
@@ -107,12 +129,6 @@ void lc_result_release(struct lc_result *r)
 	free(r->sum.holder);
 	memset(r, 0, sizeof *r);
 }
-
-/* The strs ids the builder compares against, fetched once per lease. */
-struct lc_ids {
-	int64_t update, patch, create, del;
-	int bodies; /* the store has seen a Lease body: leaseDurationSeconds may be known */
-};
 
 static void lc_fetch_ids(struct lt_store *st, struct lc_ids *ids)
 {
@@ -184,11 +200,70 @@ static void lc_emit(struct lc *b, const struct lc_episode *ep)
 	r->eps[r->n++] = *ep;
 }
 
-static int lc_cmp_i64(const void *a, const void *b)
+/* Halves the histogram's resolution: the buckets stay within LC_HIST_MAX. */
+static void lc_hist_coarsen(struct lc_hist *h)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	size_t out = 0;
 
-	return (x > y) - (x < y);
+	for (size_t i = 0; i < h->len; i++) {
+		uint32_t k = h->key[i] >> 1;
+
+		if (out > 0 && h->key[out - 1] == k) {
+			h->count[out - 1] += h->count[i];
+		} else {
+			h->key[out] = k;
+			h->count[out++] = h->count[i];
+		}
+	}
+	h->len = out;
+	h->shift++;
+}
+
+static void lc_hist_add(struct lc_hist *h, int64_t us)
+{
+	uint64_t ms = (uint64_t)(us < 0 ? 0 : us) / 1000;
+	uint32_t k = (uint32_t)((ms >> h->shift) > UINT32_MAX ? UINT32_MAX : ms >> h->shift);
+	size_t lo = 0, hi = h->len;
+
+	h->total++;
+	if (us > h->max_us)
+		h->max_us = us;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (h->key[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < h->len && h->key[lo] == k) {
+		h->count[lo]++;
+		return;
+	}
+	if (h->len == LC_HIST_MAX) {
+		lc_hist_coarsen(h);
+		h->total--;
+		lc_hist_add(h, us);
+		return;
+	}
+	memmove(&h->key[lo + 1], &h->key[lo], (h->len - lo) * sizeof *h->key);
+	memmove(&h->count[lo + 1], &h->count[lo], (h->len - lo) * sizeof *h->count);
+	h->key[lo] = k;
+	h->count[lo] = 1;
+	h->len++;
+}
+
+/* The interval at rank total/2 of the sorted intervals, to the histogram's resolution. */
+static int64_t lc_hist_median(const struct lc_hist *h)
+{
+	uint64_t seen = 0;
+
+	for (size_t i = 0; i < h->len; i++) {
+		seen += h->count[i];
+		if (seen > h->total / 2)
+			return ((int64_t)h->key[i] << h->shift) * 1000;
+	}
+	return 0;
 }
 
 /* Closes RENEWING with its renew count and the median and max interval between renews. */
@@ -196,14 +271,14 @@ static void lc_close_renewing(struct lc *b)
 {
 	if (!b->in_renewing)
 		return;
-	if (b->nint > 0) {
-		qsort(b->intervals, b->nint, sizeof *b->intervals, lc_cmp_i64);
-		b->renewing.median_us = b->intervals[b->nint / 2];
-		b->renewing.max_us = b->intervals[b->nint - 1];
+	if (b->hist != NULL && b->hist->total > 0) {
+		b->renewing.median_us = lc_hist_median(b->hist);
+		b->renewing.max_us = b->hist->max_us;
 	}
 	lc_emit(b, &b->renewing);
 	b->in_renewing = 0;
-	b->nint = 0;
+	free(b->hist);
+	b->hist = NULL;
 }
 
 static void lc_close_run(struct lc *b, struct lc_episode *ep, int *open)
@@ -215,11 +290,9 @@ static void lc_close_run(struct lc *b, struct lc_episode *ep, int *open)
 
 static void lc_interval(struct lc *b, int64_t us)
 {
-	if (b->nint == b->capint) {
-		b->capint = b->capint ? b->capint * 2 : 64;
-		b->intervals = lt_xrealloc(b->intervals, b->capint * sizeof *b->intervals);
-	}
-	b->intervals[b->nint++] = us;
+	if (b->hist == NULL)
+		b->hist = lt_xcalloc(1, sizeof *b->hist);
+	lc_hist_add(b->hist, us);
 }
 
 /* A renew after a wait longer than the threshold: the lease went unrenewed. */
@@ -468,7 +541,8 @@ static void lc_finish(struct lc *b)
 	b->r->sum.state = lc_state(b);
 	lc_close_run(b, &b->notfound, &b->in_notfound);
 	b->r->sum.holder = lc_str(b->st, b->prev_holder);
-	free(b->intervals);
+	free(b->hist);
+	b->hist = NULL;
 }
 
 static enum lc_kind lc_kind_of(const char *ns, const char *name)
@@ -525,48 +599,65 @@ static void lc_setup(struct lc *b, const struct lc_ids *ids, int64_t ns, int64_t
 }
 
 static const char lc_events_sql[] =
-    "SELECT a.id, a.stage_us, a.stage_us - a.received_us, a.verb_id, a.code, a.user_id,"
-    " a.groups_id, a.source_ip_id, a.user_agent_id, a.lease_holder_id,"
-    " coalesce(a.message_id, a.authz_reason_id)"
-    " FROM audit AS a WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
+    "SELECT " LC_COLUMNS " FROM audit AS a"
+    " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
     " AND a.namespace_id = ?1 AND a.name_id = ?2 AND a.superseded = 0"
     " ORDER BY a.stage_us, a.id";
 
-static void lc_row(const struct lt_stmt *q, const struct lc_ids *ids, struct lc_event *e)
+void lc_feed(struct lc *b, const struct lt_stmt *q, int col)
 {
-	e->id = lt_stmt_int(q, 0);
-	e->ts = lt_stmt_int(q, 1);
-	e->latency = lt_stmt_int(q, 2);
-	e->cls = lc_classify(ids, lt_stmt_int(q, 3), lt_stmt_int(q, 4));
-	e->user = lt_stmt_int(q, 5);
-	e->groups = lt_stmt_int(q, 6);
-	e->ip = lt_stmt_int(q, 7);
-	e->agent = lt_stmt_int(q, 8);
-	e->holder = lt_stmt_int(q, 9);
-	e->note = lt_stmt_int(q, 10);
+	struct lc_event e;
+
+	e.id = lt_stmt_int(q, col);
+	e.ts = lt_stmt_int(q, col + 1);
+	e.latency = lt_stmt_int(q, col + 2);
+	e.cls = lc_classify(&b->ids, lt_stmt_int(q, col + 3), lt_stmt_int(q, col + 4));
+	e.user = lt_stmt_int(q, col + 5);
+	e.groups = lt_stmt_int(q, col + 6);
+	e.ip = lt_stmt_int(q, col + 7);
+	e.agent = lt_stmt_int(q, col + 8);
+	e.holder = lt_stmt_int(q, col + 9);
+	e.note = lt_stmt_int(q, col + 10);
+	lc_step(b, &e, b->r->sum.kind);
+}
+
+struct lc *lc_new(struct lt_store *st, int64_t namespace_id, int64_t name_id, int64_t gap_us,
+		  int64_t slow_us, struct lc_result *out)
+{
+	struct lc *b = lt_xcalloc(1, sizeof *b);
+
+	memset(out, 0, sizeof *out);
+	b->st = st;
+	b->r = out;
+	lc_fetch_ids(st, &b->ids);
+	lc_setup(b, &b->ids, namespace_id, name_id, gap_us, slow_us);
+	return b;
+}
+
+void lc_end(struct lc *b)
+{
+	if (b == NULL)
+		return;
+	lc_finish(b);
+	free(b);
 }
 
 int lc_build(struct lt_store *st, int64_t namespace_id, int64_t name_id, int64_t gap_us,
 	     int64_t slow_us, struct lc_result *out, struct lt_error *err)
 {
-	struct lc b = {.st = st, .r = out};
-	struct lc_event e;
-	struct lc_ids ids;
+	struct lc *b = lc_new(st, namespace_id, name_id, gap_us, slow_us, out);
 	struct lt_stmt *q;
 	int rc;
 
-	memset(out, 0, sizeof *out);
-	lc_fetch_ids(st, &ids);
-	lc_setup(&b, &ids, namespace_id, name_id, gap_us, slow_us);
-	if ((rc = lt_store_prepare(st, &q, lc_events_sql, err)) != 0)
+	if ((rc = lt_store_prepare(st, &q, lc_events_sql, err)) != 0) {
+		lc_end(b);
 		return rc;
+	}
 	lt_stmt_bind_int(q, 1, namespace_id);
 	lt_stmt_bind_int(q, 2, name_id);
-	while ((rc = lt_stmt_step(q, err)) == 1) {
-		lc_row(q, &ids, &e);
-		lc_step(&b, &e, out->sum.kind);
-	}
+	while ((rc = lt_stmt_step(q, err)) == 1)
+		lc_feed(b, q, 0);
 	lt_stmt_free(q);
-	lc_finish(&b);
+	lc_end(b);
 	return rc < 0 ? rc : 0;
 }

@@ -204,6 +204,102 @@ static int rebuild_dirty(struct lt_store *st, int64_t since_id, int64_t **out, s
 	return rc < 0 ? rc : 0;
 }
 
+/* Below this many leases, each is read on its own through the audit_object index. */
+#define REBUILD_STREAM_MIN 32
+/* At most this many leases are built in one pass over the requests: bounds memory. */
+#define REBUILD_CHUNK 2048
+
+/* A lease being built during a streaming pass, found by (namespace, name). */
+struct rebuild_slot {
+	int64_t ns, name;
+	struct lc *b;
+	struct lc_result r;
+};
+
+struct rebuild_map {
+	struct rebuild_slot *slots;
+	size_t cap; /* a power of two, at least twice the leases */
+};
+
+static struct rebuild_slot *rebuild_slot(struct rebuild_map *m, int64_t ns, int64_t name)
+{
+	uint64_t h =
+	    ((uint64_t)ns * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)name * 0xc2b2ae3d27d4eb4fULL);
+	size_t i = (size_t)(h ^ (h >> 29)) & (m->cap - 1);
+
+	while (m->slots[i].b != NULL && (m->slots[i].ns != ns || m->slots[i].name != name))
+		i = (i + 1) & (m->cap - 1);
+	return &m->slots[i];
+}
+
+static const char rebuild_stream_sql[] =
+    "SELECT a.namespace_id, a.name_id, " LC_COLUMNS " FROM audit AS a INDEXED BY audit_time"
+    " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'leases') AND a.superseded = 0"
+    " ORDER BY a.stage_us, a.id";
+
+/* Writes every built lease of the map and frees the builders. */
+static int rebuild_store_map(struct lt_store *st, struct rebuild_map *m, struct lt_error *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < m->cap; i++) {
+		struct rebuild_slot *s = &m->slots[i];
+		int64_t id;
+
+		if (s->b == NULL)
+			continue;
+		lc_end(s->b);
+		if (rc == 0)
+			rc = rebuild_forget(st, s->ns, s->name, err);
+		if (rc == 0)
+			rc = rebuild_lease(st, s->ns, s->name, &s->r.sum, &id, err);
+		if (rc == 0)
+			rc = rebuild_episodes(st, id, &s->r, err);
+		lc_result_release(&s->r);
+	}
+	return rc;
+}
+
+/*
+ * Builds n leases in one pass over all lease requests in time order,
+ * each request fed to its lease's builder: consecutive requests are close
+ * in the table, so pages are read once instead of once per request.
+ */
+static int rebuild_stream(struct lt_store *st, const int64_t *dirty, size_t n,
+			  const struct rebuild_opts *o, struct lt_error *err)
+{
+	struct rebuild_map m = {NULL, 64};
+	struct lt_stmt *q;
+	int rc;
+
+	while (m.cap < 2 * n)
+		m.cap *= 2;
+	m.slots = lt_xcalloc(m.cap, sizeof *m.slots);
+	for (size_t i = 0; i < n; i++) {
+		struct rebuild_slot *s = rebuild_slot(&m, dirty[2 * i], dirty[2 * i + 1]);
+
+		s->ns = dirty[2 * i];
+		s->name = dirty[2 * i + 1];
+		s->b = lc_new(st, s->ns, s->name, o->gap_us, o->slow_us, &s->r);
+	}
+	if ((rc = lt_store_prepare(st, &q, rebuild_stream_sql, err)) == 0) {
+		while ((rc = lt_stmt_step(q, err)) == 1) {
+			struct rebuild_slot *s =
+			    rebuild_slot(&m, lt_stmt_int(q, 0), lt_stmt_int(q, 1));
+
+			if (s->b != NULL)
+				lc_feed(s->b, q, 2);
+		}
+		lt_stmt_free(q);
+	}
+	if (rc == 0)
+		rc = rebuild_store_map(st, &m, err);
+	else
+		rebuild_store_map(st, &m, NULL);
+	free(m.slots);
+	return rc;
+}
+
 static int rebuild_run(struct lt_store *st, int64_t since_id, const struct rebuild_opts *o,
 		       struct lt_error *err)
 {
@@ -213,8 +309,13 @@ static int rebuild_run(struct lt_store *st, int64_t since_id, const struct rebui
 
 	if (rc == 0)
 		rc = rebuild_exec(st, o->begin, err);
-	for (size_t i = 0; i < n && rc == 0; i++)
-		rc = rebuild_one(st, dirty[2 * i], dirty[2 * i + 1], o, err);
+	if (n < REBUILD_STREAM_MIN) {
+		for (size_t i = 0; i < n && rc == 0; i++)
+			rc = rebuild_one(st, dirty[2 * i], dirty[2 * i + 1], o, err);
+	}
+	for (size_t i = 0; n >= REBUILD_STREAM_MIN && i < n && rc == 0; i += REBUILD_CHUNK)
+		rc = rebuild_stream(st, dirty + 2 * i,
+				    n - i < REBUILD_CHUNK ? n - i : REBUILD_CHUNK, o, err);
 	if (rc == 0)
 		rc = rebuild_exec(st, "COMMIT", err);
 	else

@@ -1120,6 +1120,43 @@ static void test_lease_deleted_and_recreated_twice(void **state)
 }
 
 /*
+ * With many dirty leases the rebuild reads all lease requests in one pass in
+ * time order (queries-rebuild.c); with few, each lease on its own.  Both must
+ * tell every lease's story identically: 40 leases, three kinds of story.
+ */
+static void test_streaming_equals_per_lease(void **state)
+{
+	char dir[PATH_SIZE], node[32], pre[48];
+	struct lines *l = lines_new();
+	struct lc_summary sum;
+	struct lt_store *st;
+
+	(void)state;
+	for (int i = 0; i < 40; i++) {
+		snprintf(node, sizeof node, "s%d", i);
+		if (i % 3 == 0) {
+			story_recreated_twice(l, node, i * MS);
+		} else if (i % 3 == 1) {
+			story_node_deleted(l, node, i * MS);
+		} else {
+			snprintf(pre, sizeof pre, "%s-a", node);
+			renews(l, node, i * MS, 5, pre);
+			snprintf(pre, sizeof pre, "%s-b", node);
+			renews(l, node, i * MS + 100 * SEC, 4, pre); /* a 60 s gap */
+		}
+	}
+	case_dir(dir, "streaming");
+	st = store_of(dir, lines_text(l, 0, 1));
+	for (int i = 0; i < 40; i++) {
+		snprintf(node, sizeof node, "s%d", i);
+		char *want = built(st, NODE_NS, node, 0, 0, &sum);
+
+		expect_text(node, episodes(st, NODE_NS, node), want);
+		drop(want);
+	}
+}
+
+/*
  * Story 2: the node is deleted while its kubelet runs.  The garbage collector's
  * lease delete 30 ms later is linked to the node delete (cause, and a note
  * naming the admin); the kubelet's 404s make one NOT_FOUND run to the end; the
@@ -1639,6 +1676,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_steady_renews_and_gap_threshold, teardown),
+	    cmocka_unit_test_teardown(test_streaming_equals_per_lease, teardown),
 	    cmocka_unit_test_teardown(test_leader_inferred_holder_change, teardown),
 	    cmocka_unit_test_teardown(test_leader_body_holder_and_duration, teardown),
 	    cmocka_unit_test_teardown(test_two_apiservers_any_order, teardown),
