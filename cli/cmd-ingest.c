@@ -214,10 +214,14 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 	for (int i = optind; i < argc && r.tty; i++)
 		r.total_size += ingest_size(argv[i], 0);
 	since = lt_store_last_event_id(st);
+	if (lt_store_ingest_begin(st, &err) != 0) {
+		lt_store_free(st);
+		return cli_error(LT_EXIT_FAIL, &err);
+	}
 	status = ingest_paths(st, argv + optind, argc - optind, &r, &opts);
 	ingest_clear_line(&r);
 	ingest_summary(&r);
-	if (lt_lifecycle_rebuild(st, since, &err) != 0)
+	if (lt_store_ingest_end(st, &err) != 0 || lt_lifecycle_rebuild(st, since, &err) != 0)
 		status = cli_error(LT_EXIT_FAIL, &err);
 	lt_store_free(st);
 	return status;

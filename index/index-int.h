@@ -23,6 +23,7 @@ struct lt_store {
 	sqlite3 *db;
 	char *path;
 	int readonly;
+	int deferred_indexes; /* a bulk load dropped the secondary indexes (ingest_begin) */
 	struct intern_cache strs;
 	sqlite3_stmt *str_find, *str_add;
 };
@@ -34,6 +35,12 @@ struct lt_stmt {
 
 /* Creates the schema in a new store, or checks that an existing one is ours. */
 int store_schema(struct lt_store *st, struct lt_error *err);
+
+/* Creates the secondary indexes of audit that do not exist. */
+int store_create_indexes(struct lt_store *st, struct lt_error *err);
+
+/* LT_ERR_DB, saying what to do, when a secondary index is missing. */
+int store_check_indexes(struct lt_store *st, struct lt_error *err);
 
 /* Runs SQL with no results; fills err on failure. */
 int store_exec(struct lt_store *st, const char *sql, struct lt_error *err);

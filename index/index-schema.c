@@ -79,14 +79,14 @@
 	"   THEN 'stale' ELSE n.state END AS state,"                                               \
 	"  n.last_renew AS last_renew_us, n.renews AS renews, n.max_gap AS max_gap_us,"            \
 	"  n.nf AS not_found,"                                                                     \
-	"  n.ldel + (SELECT count(*) FROM audit AS a INDEXED BY audit_verb"                        \
-	"   WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                         \
-	"   AND a.namespace_id IS NULL AND a.name_id = n.name_id"                                  \
-	"   AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete')"                              \
-	"   AND a.code BETWEEN 200 AND 299 AND a.superseded = 0) AS deletes,"                      \
+	"  n.ldel + coalesce(d.n, 0) AS deletes,"                                                  \
 	"  (SELECT count(*) FROM lt_episodes AS e WHERE e.lease_id = n.lid"                        \
 	"   AND e.kind IN ('GAP', 'NOT_FOUND', 'AUTH_FAILURE', 'SLOW')) AS anomalies"              \
-	" FROM n"
+	" FROM n LEFT JOIN (SELECT a.name_id AS name_id, count(*) AS n FROM audit AS a"            \
+	"  INDEXED BY audit_rtv WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"     \
+	"  AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete') AND a.namespace_id IS NULL"    \
+	"  AND a.code BETWEEN 200 AND 299 AND a.superseded = 0 GROUP BY a.name_id) AS d"           \
+	"  ON d.name_id = n.name_id"
 
 #define DERIVED_EPISODES_VIEW(T)                                                                   \
 	"CREATE " T "VIEW IF NOT EXISTS episodes AS SELECT e.id AS id, e.lease_id AS lease_id,"    \
@@ -102,6 +102,28 @@
 	" e.cause_event AS cause_event, e.median_us AS median_us, e.max_us AS max_us,"             \
 	" e.old_holder AS old_holder, e.new_holder AS new_holder, e.inferred AS inferred,"         \
 	" e.note AS note FROM lt_episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
+
+/*
+ * The secondary indexes of audit.  Loading into an empty store drops them
+ * and builds each once at the end, by sorting (lt_store_ingest_begin/end);
+ * every writable open creates any that is missing (an interrupted load).
+ */
+static const char *const index_sql[] = {
+    /* every event of one object in time order: lease lifecycles, node stories, timelines */
+    "CREATE INDEX IF NOT EXISTS audit_object"
+    " ON audit(resource_id, namespace_id, name_id, stage_us)", /*
+								* every request of a resource in
+								* time order: rebuilding many leases
+								* in one pass reads the table nearly
+								* in order instead of one random
+								* page per request; the verb lets
+								* node deletes and registrations be
+								* found without reading each row
+								*/
+    "CREATE INDEX IF NOT EXISTS audit_rtv ON audit(resource_id, stage_us, verb_id)",
+};
+
+static const char *const index_names[] = {"audit_object", "audit_rtv"};
 
 static const char *const schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -137,15 +159,6 @@ static const char *const schema_sql[] = {
     " lease_transitions INTEGER)",
     "CREATE UNIQUE INDEX IF NOT EXISTS audit_key ON audit(akey)",
     "CREATE TABLE IF NOT EXISTS audit_raw(id INTEGER PRIMARY KEY, json TEXT NOT NULL)",
-    /* every event of one object in time order: lease lifecycles, node stories, timelines */
-    "CREATE INDEX IF NOT EXISTS audit_object"
-    " ON audit(resource_id, namespace_id, name_id, stage_us)",
-    /* rare verbs of one resource over time (node deletes, registrations) without reading
-     * every event of the resource; inserts come in time order, so it stays cheap */
-    "CREATE INDEX IF NOT EXISTS audit_verb ON audit(verb_id, resource_id, stage_us)",
-    /* every lease request in time order: rebuilding many leases in one pass reads the
-     * table nearly in order instead of one random page per request */
-    "CREATE INDEX IF NOT EXISTS audit_time ON audit(resource_id, stage_us)",
     /* derived: one row per lease and its episodes, rebuilt by queries/ after each ingest */
     DERIVED_LEASES(""),
     DERIVED_EPISODES(""),
@@ -246,6 +259,8 @@ int store_schema(struct lt_store *st, struct lt_error *err)
 		for (size_t i = 0; i < sizeof schema_sql / sizeof *schema_sql; i++)
 			if (store_exec(st, schema_sql[i], err) != 0)
 				return LT_ERR_DB;
+		if (store_create_indexes(st, err) != 0)
+			return LT_ERR_DB;
 		if (store_exec(st,
 			       "INSERT OR IGNORE INTO meta VALUES('app', 'leasetrail');"
 			       "INSERT OR IGNORE INTO meta VALUES('schema', '" SCHEMA_VERSION "');",
@@ -267,4 +282,69 @@ int lt_store_overlay_derived(struct lt_store *st, struct lt_error *err)
 		if (store_exec(st, overlay_sql[i], err) != 0)
 			return LT_ERR_DB;
 	return 0;
+}
+
+int store_create_indexes(struct lt_store *st, struct lt_error *err)
+{
+	/* indexes of earlier versions, replaced by audit_rtv */
+	if (store_exec(st, "DROP INDEX IF EXISTS audit_verb; DROP INDEX IF EXISTS audit_time;",
+		       err))
+		return LT_ERR_DB;
+	for (size_t i = 0; i < sizeof index_sql / sizeof *index_sql; i++)
+		if (store_exec(st, index_sql[i], err) != 0)
+			return LT_ERR_DB;
+	return 0;
+}
+
+/* 1 when the store lacks a secondary index (its last bulk load was interrupted). */
+static int schema_missing_index(struct lt_store *st)
+{
+	sqlite3_stmt *q;
+	int missing = 0;
+
+	for (size_t i = 0; i < sizeof index_names / sizeof *index_names; i++) {
+		if (store_prepare_raw(st, &q, "SELECT 1 FROM sqlite_master WHERE name = ?1", NULL))
+			return 0;
+		sqlite3_bind_text(q, 1, index_names[i], -1, SQLITE_STATIC);
+		missing |= sqlite3_step(q) != SQLITE_ROW;
+		sqlite3_finalize(q);
+	}
+	return missing;
+}
+
+int store_check_indexes(struct lt_store *st, struct lt_error *err)
+{
+	if (!schema_missing_index(st))
+		return 0;
+	return lt_error_set(
+	    err, LT_ERR_DB,
+	    "%s: its indexes are not built yet: an ingest into it is still running, "
+	    "or was interrupted (then run the same `leasetrail ingest` again, or "
+	    "`leasetrail rebuild`)",
+	    st->path);
+}
+
+int lt_store_ingest_begin(struct lt_store *st, struct lt_error *err)
+{
+	sqlite3_stmt *q;
+	int empty = 0;
+
+	if (store_prepare_raw(st, &q, "SELECT NOT EXISTS (SELECT 1 FROM audit)", err) != 0)
+		return LT_ERR_DB;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		empty = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	if (!empty)
+		return 0;
+	st->deferred_indexes = 1;
+	return store_exec(st, "DROP INDEX IF EXISTS audit_object; DROP INDEX IF EXISTS audit_rtv;",
+			  err);
+}
+
+int lt_store_ingest_end(struct lt_store *st, struct lt_error *err)
+{
+	if (!st->deferred_indexes)
+		return 0;
+	st->deferred_indexes = 0;
+	return store_create_indexes(st, err);
 }

@@ -165,8 +165,12 @@ int lt_store_prepare(struct lt_store *st, struct lt_stmt **out, const char *sql,
 	const char *tail = NULL;
 
 	*out = NULL;
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, &tail) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, &tail) != SQLITE_OK) {
+		/* a bulk load builds the secondary indexes at its end */
+		if (strstr(sqlite3_errmsg(st->db), "no such index") != NULL)
+			return store_check_indexes(st, err);
 		return lt_error_set(err, LT_ERR_USAGE, "SQL error: %s", sqlite3_errmsg(st->db));
+	}
 	if (s == NULL)
 		return lt_error_set(err, LT_ERR_USAGE, "no SQL statement given");
 	if (!store_rest_is_empty(tail)) {

@@ -94,6 +94,16 @@ int lt_store_ingest(struct lt_store *st, const char *path, const struct lt_inges
  */
 int lt_store_overlay_derived(struct lt_store *st, struct lt_error *err);
 
+/*
+ * Brackets a run of lt_store_ingest calls.  Into an empty store, begin drops
+ * the secondary indexes and end builds each once by sorting, which is far
+ * cheaper than keeping them up to date row by row.  If the run is killed in * between, the next
+ * writable open creates them again.  Meanwhile `stats`, `show` and `sql` work; a query needing a
+ * missing index says why it fails.
+ */
+int lt_store_ingest_begin(struct lt_store *st, struct lt_error *err);
+int lt_store_ingest_end(struct lt_store *st, struct lt_error *err);
+
 /* ---- reading ------------------------------------------------------------ */
 
 enum lt_col_type { LT_COL_NULL, LT_COL_INT, LT_COL_REAL, LT_COL_TEXT, LT_COL_BLOB };

@@ -21,7 +21,7 @@ struct canned {
 
 /* Node object events of one verb, through the audit_object index. */
 #define CANNED_NODE_EVENTS(verb)                                                                   \
-	" FROM events AS v WHERE v.id IN (SELECT a.id FROM audit AS a INDEXED BY audit_verb"       \
+	" FROM events AS v WHERE v.id IN (SELECT a.id FROM audit AS a INDEXED BY audit_rtv"        \
 	" WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                           \
 	" AND a.namespace_id IS NULL AND a.stage_us BETWEEN ?1 AND ?2"                             \
 	" AND a.verb_id = (SELECT id FROM strs WHERE s = '" verb "') AND a.superseded = 0)"

@@ -233,7 +233,7 @@ static struct rebuild_slot *rebuild_slot(struct rebuild_map *m, int64_t ns, int6
 }
 
 static const char rebuild_stream_sql[] =
-    "SELECT a.namespace_id, a.name_id, " LC_COLUMNS " FROM audit AS a INDEXED BY audit_time"
+    "SELECT a.namespace_id, a.name_id, " LC_COLUMNS " FROM audit AS a INDEXED BY audit_rtv"
     " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'leases') AND a.superseded = 0"
     " ORDER BY a.stage_us, a.id";
 
