@@ -1,18 +1,41 @@
-/* cli-opts.c - the options the lifecycle commands share: --db, -o, --since, --until, ... */
+/* cli-opts.c - the options the commands share, and the frame of a read-only command. */
 #include "cli.h"
 
 #include <getopt.h>
 #include <string.h>
 
-static const struct option cli_query_longopts[] = {
+static const struct option cli_longopts[] = {
     {"db", required_argument, NULL, 'd'},    {"output", required_argument, NULL, 'o'},
     {"since", required_argument, NULL, 's'}, {"until", required_argument, NULL, 'u'},
     {"gap", required_argument, NULL, 'g'},   {"slow", required_argument, NULL, 'S'},
     {"verbose", no_argument, NULL, 'v'},     {"list", no_argument, NULL, 'l'},
     {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0}};
 
+/* The enum cli_opt bit an option needs; 0 for the ones every command takes. */
+static unsigned cli_opt_bit(int c)
+{
+	switch (c) {
+	case 'o':
+		return CLI_OPT_OUTPUT;
+	case 's':
+	case 'u':
+		return CLI_OPT_RANGE;
+	case 'g':
+	case 'S':
+		return CLI_OPT_THRESHOLDS;
+	case 'v':
+		return CLI_OPT_VERBOSE;
+	case 'l':
+		return CLI_OPT_LIST;
+	default:
+		return 0;
+	}
+}
+
 static int cli_one_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 {
+	if (c == '?' || (cli_opt_bit(c) & ~cmd->opts) != 0)
+		return cli_usage_error(cmd, "unknown option");
 	switch (c) {
 	case 'd':
 		q->db = optarg;
@@ -38,27 +61,42 @@ static int cli_one_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 	case 'l':
 		q->list = 1;
 		return 0;
-	case 'h':
-		cli_help(cmd, stdout);
+	default: /* 'h' */
 		q->help = 1;
 		return 0;
-	default:
-		return cli_usage_error(cmd, "unknown option");
 	}
 }
 
-int cli_query_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query *q)
+int cli_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query *q, int *status)
 {
-	int c, rc;
+	int c;
 
 	memset(q, 0, sizeof *q);
 	q->db = lt_store_default_path();
+	*status = LT_EXIT_OK;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "o:vh", cli_query_longopts, NULL)) != -1)
-		if ((rc = cli_one_opt(cmd, c, q)) != 0)
-			return rc;
+	opterr = 0; /* our own one-line message, not getopt's */
+	while ((c = getopt_long(argc, argv, "o:vh", cli_longopts, NULL)) != -1)
+		if ((*status = cli_one_opt(cmd, c, q)) != 0)
+			return 1;
+	if (q->help) {
+		cli_help(cmd, stdout);
+		return 1;
+	}
 	q->args = argv + optind;
 	q->nargs = argc - optind;
+	if (!q->list && (q->nargs < cmd->min_args || q->nargs > cmd->max_args)) {
+		struct lt_buf msg;
+
+		lt_buf_init(&msg);
+		lt_buf_printf(&msg, "%s; usage: leasetrail %s %s",
+			      cmd->max_args == 0 ? "takes no arguments"
+						 : "wrong number of arguments",
+			      cmd->name, cmd->usage);
+		*status = cli_usage_error(cmd, msg.ptr);
+		lt_buf_release(&msg);
+		return 1;
+	}
 	return 0;
 }
 
@@ -77,4 +115,23 @@ int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_stor
 		return cli_usage_error(cmd, "--since/--until take RFC 3339 or a duration like 2h");
 	}
 	return 0;
+}
+
+int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
+		     int (*fn)(struct lt_store *st, struct cli_query *q, struct lt_error *err))
+{
+	struct lt_error err = {0};
+	struct cli_query q;
+	struct lt_store *st;
+	int status, rc;
+
+	if (cli_parse(cmd, argc, argv, &q, &status) != 0)
+		return status;
+	if ((status = cli_query_open(cmd, &q, &st)) != 0)
+		return status;
+	rc = fn(st, &q, &err);
+	lt_store_free(st);
+	if (rc == 0)
+		return LT_EXIT_OK;
+	return cli_error(rc == LT_ERR_USAGE ? LT_EXIT_USAGE : LT_EXIT_FAIL, &err);
 }

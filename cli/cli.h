@@ -12,12 +12,23 @@ enum lt_exit {
 	LT_EXIT_PARTIAL = 3, /* done, but some records were rejected or a file was cut short */
 };
 
+/* The options a command takes besides --db and --help (cli_parse refuses the others). */
+enum cli_opt {
+	CLI_OPT_OUTPUT = 1,	/* -o FORMAT */
+	CLI_OPT_RANGE = 2,	/* --since, --until */
+	CLI_OPT_THRESHOLDS = 4, /* --gap, --slow */
+	CLI_OPT_VERBOSE = 8,	/* -v */
+	CLI_OPT_LIST = 16,	/* --list */
+};
+
 struct lt_cmd {
 	const char *name;
 	const char *usage;   /* the arguments after the name */
 	const char *summary; /* one line for `leasetrail --help` */
 	const char *help;    /* the options, one per line */
 	int (*run)(const struct lt_cmd *cmd, int argc, char **argv);
+	unsigned opts;		/* enum cli_opt bits */
+	int min_args, max_args; /* positional arguments accepted */
 };
 
 extern const struct lt_cmd lt_cmd_ingest;
@@ -29,20 +40,31 @@ extern const struct lt_cmd lt_cmd_timeline;
 extern const struct lt_cmd lt_cmd_query;
 extern const struct lt_cmd lt_cmd_rebuild;
 
-/* The options of the lifecycle commands, parsed. */
+/* A command line, parsed. */
 struct cli_query {
 	const char *db, *since, *until;
 	struct lt_query_opts opts;
 	int list, help;
-	char **args; /* what is left after the options */
+	char **args; /* the positional arguments */
 	int nargs;
 };
 
-/* Parses the shared options; 0, or the exit status of a usage error. */
-int cli_query_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query *q);
+/*
+ * Parses --db, --help and the options cmd->opts allows, and checks the
+ * number of positional arguments.  0 to go on; otherwise the exit status
+ * (0 after --help, LT_EXIT_USAGE after a usage error already printed).
+ */
+int cli_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query *q, int *status);
 
 /* Opens the store read-only and resolves --since/--until against its end; 0 or a status. */
 int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_store **st);
+
+/*
+ * The whole of a read-only command: parse, open, run fn, close.  fn returns
+ * 0 or an lt_err with err filled; LT_ERR_USAGE exits 2, any other error 1.
+ */
+int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
+		     int (*fn)(struct lt_store *st, struct cli_query *q, struct lt_error *err));
 
 /* The options text the lifecycle commands share, for their --help. */
 #define CLI_QUERY_OPTIONS                                                                          \

@@ -242,4 +242,7 @@ const struct lt_cmd lt_cmd_ingest = {
     "Exit status: 0 all stored; 3 stored, but some records were rejected or a gzip\n"
     "was cut short; 1 a path could not be read or the store failed; 2 usage error.\n",
     ingest_run,
+    0,
+    1,
+    1 << 30,
 };

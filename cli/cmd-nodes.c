@@ -1,27 +1,19 @@
 /* cmd-nodes.c - `leasetrail nodes`: one row per node. */
 #include "cli.h"
 
+static int nodes_do(struct lt_store *st, struct cli_query *q, struct lt_error *err)
+{
+	return lt_query_nodes(st, &q->opts, stdout, err);
+}
+
 static int nodes_run(const struct lt_cmd *cmd, int argc, char **argv)
 {
-	struct lt_error err = {0};
-	struct cli_query q;
-	struct lt_store *st;
-	int rc;
-
-	if ((rc = cli_query_parse(cmd, argc, argv, &q)) != 0 || q.help)
-		return rc;
-	if (q.nargs != 0)
-		return cli_usage_error(cmd, "takes no arguments");
-	if ((rc = cli_query_open(cmd, &q, &st)) != 0)
-		return rc;
-	rc = lt_query_nodes(st, &q.opts, stdout, &err);
-	lt_store_free(st);
-	return rc ? cli_error(LT_EXIT_FAIL, &err) : LT_EXIT_OK;
+	return cli_run_readonly(cmd, argc, argv, nodes_do);
 }
 
 const struct lt_cmd lt_cmd_nodes = {
     "nodes",
-    "[--db FILE] [-o FORMAT]",
+    "[--db FILE] [-o FORMAT] [--gap D] [--slow D]",
     "One row per node: state, last renew, renews, max gap, 404s, deletes, anomalies.",
     "Options:\n"
     "  --db FILE         the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
@@ -32,4 +24,7 @@ const struct lt_cmd lt_cmd_nodes = {
     "the node was deleted under it), re-created, or no-lease. DELETES counts deletions of the\n"
     "node and of its lease; ANOMALIES counts GAP, NOT_FOUND, AUTH_FAILURE and SLOW episodes.\n",
     nodes_run,
+    CLI_OPT_OUTPUT | CLI_OPT_THRESHOLDS,
+    0,
+    0,
 };

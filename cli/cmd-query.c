@@ -1,34 +1,27 @@
 /* cmd-query.c - `leasetrail query`: the canned troubleshooting queries. */
 #include "cli.h"
 
-static void query_list(void)
+static int query_do(struct lt_store *st, struct cli_query *q, struct lt_error *err)
 {
-	for (const struct lt_canned *c = lt_canned_list(); c->name; c++)
-		printf("%-20s %s\n", c->name, c->summary);
+	int rc = lt_query_canned(st, q->args[0], &q->opts, stdout, err);
+
+	/* an unknown query name is the command line's fault */
+	return rc == LT_ERR_NOTFOUND ? LT_ERR_USAGE : rc;
 }
 
 static int query_run(const struct lt_cmd *cmd, int argc, char **argv)
 {
-	struct lt_error err = {0};
 	struct cli_query q;
-	struct lt_store *st;
-	int rc;
+	int status;
 
-	if ((rc = cli_query_parse(cmd, argc, argv, &q)) != 0 || q.help)
-		return rc;
+	if (cli_parse(cmd, argc, argv, &q, &status) != 0)
+		return status;
 	if (q.list) {
-		query_list();
+		for (const struct lt_canned *c = lt_canned_list(); c->name; c++)
+			printf("%-20s %s\n", c->name, c->summary);
 		return LT_EXIT_OK;
 	}
-	if (q.nargs != 1)
-		return cli_usage_error(cmd, "needs one query NAME (`--list` names them)");
-	if ((rc = cli_query_open(cmd, &q, &st)) != 0)
-		return rc;
-	rc = lt_query_canned(st, q.args[0], &q.opts, stdout, &err);
-	lt_store_free(st);
-	if (rc == LT_ERR_NOTFOUND)
-		return cli_error(LT_EXIT_USAGE, &err);
-	return rc ? cli_error(LT_EXIT_FAIL, &err) : LT_EXIT_OK;
+	return cli_run_readonly(cmd, argc, argv, query_do);
 }
 
 const struct lt_cmd lt_cmd_query = {
@@ -37,4 +30,7 @@ const struct lt_cmd lt_cmd_query = {
     "Run a canned troubleshooting query (`--list` names and explains them).",
     "Options:\n" CLI_QUERY_OPTIONS "  --list            name and explain every query\n",
     query_run,
+    CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_LIST,
+    1,
+    1,
 };

@@ -1,7 +1,6 @@
 /* cmd-sql.c - `leasetrail sql`: read-only ad-hoc SQL over the store's tables and views. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,38 +66,14 @@ static int sql_print(struct lt_store *st, const char *sql, enum lt_out_format fm
 	return rc < 0 ? rc : 0;
 }
 
+static int sql_do(struct lt_store *st, struct cli_query *q, struct lt_error *err)
+{
+	return sql_print(st, q->args[0], q->opts.fmt, err);
+}
+
 static int sql_run(const struct lt_cmd *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = {{"db", required_argument, NULL, 'd'},
-						 {"output", required_argument, NULL, 'o'},
-						 {"help", no_argument, NULL, 'h'},
-						 {NULL, 0, NULL, 0}};
-	enum lt_out_format fmt = LT_OUT_TABLE;
-	const char *db = lt_store_default_path();
-	struct lt_error err = {0};
-	struct lt_store *st;
-	int c, rc;
-
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
-		if (c == 'd')
-			db = optarg;
-		else if (c == 'o' && lt_out_format_parse(&fmt, optarg) != 0)
-			return cli_usage_error(cmd, "-o takes table, csv, json or jsonl");
-		else if (c == 'h')
-			return cli_help(cmd, stdout), LT_EXIT_OK;
-		else if (c != 'o')
-			return cli_usage_error(cmd, "unknown option");
-	}
-	if (optind != argc - 1)
-		return cli_usage_error(cmd, "needs exactly one SQL statement (quote it)");
-	if (lt_store_open(&st, db, LT_STORE_READONLY, &err) != 0)
-		return cli_error(LT_EXIT_FAIL, &err);
-	rc = sql_print(st, argv[optind], fmt, &err);
-	lt_store_free(st);
-	if (rc == LT_ERR_USAGE)
-		return cli_error(LT_EXIT_USAGE, &err);
-	return rc ? cli_error(LT_EXIT_FAIL, &err) : LT_EXIT_OK;
+	return cli_run_readonly(cmd, argc, argv, sql_do);
 }
 
 const struct lt_cmd lt_cmd_sql = {
@@ -111,4 +86,7 @@ const struct lt_cmd lt_cmd_sql = {
     "  -h, --help      this help\n\n"
     "The store is opened read-only and statements that could write are refused.\n",
     sql_run,
+    CLI_OPT_OUTPUT,
+    1,
+    1,
 };

@@ -1,22 +1,14 @@
 /* cmd-timeline.c - `leasetrail timeline`: one lease's or node's story. */
 #include "cli.h"
 
+static int timeline_do(struct lt_store *st, struct cli_query *q, struct lt_error *err)
+{
+	return lt_query_timeline(st, q->args[0], &q->opts, stdout, err);
+}
+
 static int timeline_run(const struct lt_cmd *cmd, int argc, char **argv)
 {
-	struct lt_error err = {0};
-	struct cli_query q;
-	struct lt_store *st;
-	int rc;
-
-	if ((rc = cli_query_parse(cmd, argc, argv, &q)) != 0 || q.help)
-		return rc;
-	if (q.nargs != 1)
-		return cli_usage_error(cmd, "needs one NODE or NAMESPACE/LEASE");
-	if ((rc = cli_query_open(cmd, &q, &st)) != 0)
-		return rc;
-	rc = lt_query_timeline(st, q.args[0], &q.opts, stdout, &err);
-	lt_store_free(st);
-	return rc ? cli_error(LT_EXIT_FAIL, &err) : LT_EXIT_OK;
+	return cli_run_readonly(cmd, argc, argv, timeline_do);
 }
 
 const struct lt_cmd lt_cmd_timeline = {
@@ -27,4 +19,7 @@ const struct lt_cmd lt_cmd_timeline = {
     "Episodes: CREATED, RENEWING, GAP, NOT_FOUND, DELETED, RE-CREATED, AUTH_FAILURE, SLOW,\n"
     "HOLDER_CHANGE; node rows: NODE_REGISTERED, NODE_DELETED, NODE_STATUS, NODE_UPDATED.\n",
     timeline_run,
+    CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_VERBOSE,
+    1,
+    1,
 };
