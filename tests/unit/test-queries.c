@@ -23,10 +23,10 @@
 #include <unistd.h>
 
 #include "queries-int.h"
+#include "test-files.h"
 
-#define PATH_SIZE 1024
-#define SEC	  1000000LL
-#define MS	  1000LL
+#define SEC 1000000LL
+#define MS  1000LL
 /* 2024-04-05T06:00:00Z: time zero of every scenario */
 #define T0 1712296800000000LL
 
@@ -109,48 +109,6 @@ static char *held_str(char *s)
 }
 
 /* ---- files under LT_TEST_TMP ---------------------------------------------------------- */
-
-static void path_join(char *out, const char *dir, const char *name)
-{
-	int n = snprintf(out, PATH_SIZE, "%s/%s", dir, name);
-
-	assert_true(n > 0 && n < PATH_SIZE);
-}
-
-/* Removes path and everything under it; missing is fine. */
-static void rm_tree(const char *path)
-{
-	struct stat sb;
-	struct dirent *e;
-	char child[PATH_SIZE];
-	DIR *d;
-
-	if (lstat(path, &sb) != 0)
-		return;
-	if (!S_ISDIR(sb.st_mode)) {
-		assert_int_equal(unlink(path), 0);
-		return;
-	}
-	d = opendir(path);
-	assert_non_null(d);
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		path_join(child, path, e->d_name);
-		rm_tree(child);
-	}
-	closedir(d);
-	assert_int_equal(rmdir(path), 0);
-}
-
-/* A new empty directory LT_TEST_TMP/name for one test. */
-static void case_dir(char *out, const char *name)
-{
-	mkdir(LT_TEST_TMP, 0755);
-	path_join(out, LT_TEST_TMP, name);
-	rm_tree(out);
-	assert_int_equal(mkdir(out, 0755), 0);
-}
 
 /* Writes text to dir/name and leaves the path in out. */
 static void write_file(char *out, const char *dir, const char *name, const char *text)
