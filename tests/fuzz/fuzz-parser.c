@@ -1,0 +1,112 @@
+/*
+ * fuzz-parser.c - the JSON record framer and the audit decoder on hostile bytes.
+ *
+ * With clang -fsanitize=fuzzer this is a libFuzzer target; otherwise main()
+ * replays the files named on the command line (ctest runs it over the real
+ * corpus and the malformed samples).  The first byte of an input chooses the
+ * chunk size, since the framer keeps state across chunks.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parser-int.h"
+
+struct fuzz_count {
+	struct lt_audit_decoder *dec;
+	size_t records, rejects;
+};
+
+static int fuzz_record(const char *text, size_t len, uint64_t line, uint64_t offset, void *ctx)
+{
+	struct fuzz_count *c = ctx;
+	struct lt_audit_event ev;
+	char reason[256];
+	struct lt_buf b;
+
+	(void)line;
+	(void)offset;
+	if (lt_audit_decode(c->dec, &ev, text, len, reason, sizeof reason) == 0) {
+		/* everything a terminal could be shown goes through the sanitizer */
+		lt_buf_init(&b);
+		lt_sanitize(&b, ev.user_agent.ptr ? ev.user_agent.ptr : "", ev.user_agent.len);
+		lt_sanitize(&b, ev.message.ptr ? ev.message.ptr : "", ev.message.len);
+		lt_buf_release(&b);
+		c->records++;
+	} else {
+		c->rejects++;
+	}
+	return 0;
+}
+
+static int fuzz_reject(uint64_t line, uint64_t offset, const char *reason, void *ctx)
+{
+	struct fuzz_count *c = ctx;
+
+	(void)line;
+	(void)offset;
+	(void)reason;
+	c->rejects++;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct lt_frame_ops ops = {fuzz_record, fuzz_reject};
+	struct fuzz_count c = {lt_audit_decoder_new(), 0, 0};
+	struct lt_frame *f = lt_frame_new(&ops, &c, 4096);
+	size_t chunk = size > 0 ? (size_t)data[0] % 64 + 1 : 1;
+	int64_t us;
+
+	for (size_t i = 0; i < size; i += chunk)
+		lt_frame_feed(f, (const char *)data + i, size - i < chunk ? size - i : chunk);
+	lt_frame_finish(f);
+	lt_frame_free(f);
+	lt_audit_decoder_free(c.dec);
+	lt_time_parse(&us, (const char *)data, size < 64 ? size : 64);
+	return 0;
+}
+
+#ifndef LT_LIBFUZZER
+/* Reads a whole small file; the replay inputs are test files, not logs. */
+static char *fuzz_read(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) != 0) {
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	buf = lt_xmalloc((size_t)n + 1);
+	*len = fread(buf, 1, (size_t)n, f);
+	fclose(f);
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	int failed = 0;
+
+	for (int i = 1; i < argc; i++) {
+		size_t len = 0;
+		char *buf = fuzz_read(argv[i], &len);
+
+		if (buf == NULL) {
+			fprintf(stderr, "fuzz-parser: cannot read %s\n", argv[i]);
+			failed = 1;
+			continue;
+		}
+		LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
+		free(buf);
+	}
+	printf("fuzz-parser: replayed %d inputs\n", argc - 1);
+	return failed;
+}
+#endif
