@@ -1,6 +1,7 @@
 /* index-schema.c - the store's tables, indexes and views. */
 #include "index-int.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #define SCHEMA_VERSION "1"
@@ -109,18 +110,15 @@
  * every writable open creates any that is missing (an interrupted load).
  */
 static const char *const index_sql[] = {
-    /* every event of one object in time order: lease lifecycles, node stories, timelines */
-    "CREATE INDEX IF NOT EXISTS audit_object"
-    " ON audit(resource_id, namespace_id, name_id, stage_us)", /*
-								* every request of a resource in
-								* time order: rebuilding many leases
-								* in one pass reads the table nearly
-								* in order instead of one random
-								* page per request; the verb lets
-								* node deletes and registrations be
-								* found without reading each row
-								*/
+    /*
+     * every request of a resource in time order: rebuilding many leases in one pass
+     * reads the table nearly in order instead of one random page per request; the
+     * verb lets node deletes and registrations be found without reading each row
+     */
     "CREATE INDEX IF NOT EXISTS audit_rtv ON audit(resource_id, stage_us, verb_id)",
+    /* every event of one object in time order: node stories, timelines, single leases */
+    "CREATE INDEX IF NOT EXISTS audit_object ON audit(resource_id, namespace_id, name_id, "
+    "stage_us)",
 };
 
 static const char *const index_names[] = {"audit_object", "audit_rtv"};
@@ -341,10 +339,59 @@ int lt_store_ingest_begin(struct lt_store *st, struct lt_error *err)
 			  err);
 }
 
-int lt_store_ingest_end(struct lt_store *st, struct lt_error *err)
+struct schema_job {
+	void (*during)(void *ctx);
+	void *ctx;
+};
+
+static void *schema_job_run(void *arg)
 {
-	if (!st->deferred_indexes)
+	struct schema_job *j = arg;
+
+	j->during(j->ctx);
+	return NULL;
+}
+
+int lt_store_ingest_end(struct lt_store *st, void (*during)(void *ctx), void *ctx,
+			struct lt_error *err)
+{
+	struct schema_job job = {during, ctx};
+	pthread_t worker;
+	int started = 0, rc;
+
+	if (!st->deferred_indexes) {
+		if (during)
+			during(ctx);
 		return 0;
+	}
 	st->deferred_indexes = 0;
-	return store_create_indexes(st, err);
+	/* audit_rtv first: what runs beside the rest of the work reads through it */
+	if ((rc = store_exec(st, index_sql[0], err)) != 0)
+		return rc;
+	if (during)
+		started = pthread_create(&worker, NULL, schema_job_run, &job) == 0;
+	if (during && !started)
+		during(ctx);
+	rc = store_create_indexes(st, err);
+	if (started)
+		pthread_join(worker, NULL);
+	return rc;
+}
+
+int lt_store_bulk_loading(const struct lt_store *st)
+{
+	return st->deferred_indexes;
+}
+
+int lt_store_has_lease_bodies(struct lt_store *st)
+{
+	sqlite3_stmt *q;
+	int yes = 1;
+
+	if (store_prepare_raw(st, &q, "SELECT count(*) FROM meta WHERE key = 'lease_bodies'", NULL))
+		return 1;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		yes = sqlite3_column_int(q, 0) > 0;
+	sqlite3_finalize(q);
+	return yes;
 }

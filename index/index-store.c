@@ -5,11 +5,21 @@
 #include <string.h>
 #include <sys/stat.h>
 
+static int store_configured;
+
 const char *lt_store_default_path(void)
 {
 	const char *env = getenv("LEASETRAIL_DB");
 
 	return env != NULL && env[0] != '\0' ? env : "leasetrail.db";
+}
+
+int lt_store_set_cache(struct lt_store *st, int kib, struct lt_error *err)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof sql, "PRAGMA cache_size = -%d", kib > 0 ? kib : 1);
+	return store_exec(st, sql, err);
 }
 
 const char *lt_store_path(const struct lt_store *st)
@@ -89,9 +99,16 @@ int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_
 
 	*out = NULL;
 	if ((rc = store_check_exists(path, flags, err)) != 0)
-		return rc;
-	/* memory statistics take a global mutex on every allocation; nothing here reads them */
-	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+		return rc; /*
+			    * memory statistics take a global mutex on every allocation; nothing
+			    * here reads them.  sqlite3_config must not race other SQLite calls:
+			    * only the first open (on the main thread, before any helper thread
+			    * exists) makes it.
+			    */
+	if (!store_configured) {
+		store_configured = 1;
+		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	}
 	st = lt_xcalloc(1, sizeof *st);
 	st->path = lt_xstrdup(path);
 	st->readonly = (flags & LT_STORE_READONLY) != 0;

@@ -27,6 +27,9 @@ enum lt_store_flags {
 int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_error *err);
 void lt_store_free(struct lt_store *st);
 
+/* Sets this connection's page cache (default 16 MiB); 0 or LT_ERR_DB. */
+int lt_store_set_cache(struct lt_store *st, int kib, struct lt_error *err);
+
 /* The path the store was opened with. */
 const char *lt_store_path(const struct lt_store *st);
 
@@ -102,7 +105,21 @@ int lt_store_overlay_derived(struct lt_store *st, struct lt_error *err);
  * missing index says why it fails.
  */
 int lt_store_ingest_begin(struct lt_store *st, struct lt_error *err);
-int lt_store_ingest_end(struct lt_store *st, struct lt_error *err);
+
+/*
+ * Builds what begin deferred.  during (may be NULL) runs on a second thread
+ * once the audit_rtv index exists, while the remaining index is built; it
+ * must use a connection of its own.  Without deferred indexes, during runs
+ * on this thread.
+ */
+int lt_store_ingest_end(struct lt_store *st, void (*during)(void *ctx), void *ctx,
+			struct lt_error *err);
+
+/* True between an ingest_begin that deferred the indexes and its ingest_end. */
+int lt_store_bulk_loading(const struct lt_store *st);
+
+/* True when some stored event carried a Lease body (RequestResponse level). */
+int lt_store_has_lease_bodies(struct lt_store *st);
 
 /* ---- reading ------------------------------------------------------------ */
 

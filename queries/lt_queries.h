@@ -57,6 +57,18 @@ int lt_lifecycle_rebuild(struct lt_store *st, int64_t since_id, struct lt_error 
 int lt_lifecycle_overlay(struct lt_store *st, int64_t gap_us, int64_t slow_us,
 			 struct lt_error *err);
 
+/*
+ * The two halves of a full rebuild, for running the first beside other
+ * work: compute builds every lease's episodes and only reads (st may be a
+ * second, read-only connection; it needs the audit_rtv index); write stores
+ * them through the writable store in one transaction.
+ */
+struct lt_lifecycle_batch;
+int lt_lifecycle_compute(struct lt_store *st, struct lt_lifecycle_batch **out,
+			 struct lt_error *err);
+int lt_lifecycle_write(struct lt_store *st, struct lt_lifecycle_batch *b, struct lt_error *err);
+void lt_lifecycle_batch_free(struct lt_lifecycle_batch *b);
+
 /* The highest stored event id, 0 when the store is empty. */
 int64_t lt_store_last_event_id(struct lt_store *st);
 

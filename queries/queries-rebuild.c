@@ -212,8 +212,9 @@ static int rebuild_dirty(struct lt_store *st, int64_t since_id, int64_t **out, s
 /* A lease being built during a streaming pass, found by (namespace, name). */
 struct rebuild_slot {
 	int64_t ns, name;
-	struct lc *b;
-	struct lc_result r;
+	struct lc *b;	    /* while its requests are read */
+	struct lc_result r; /* then its episodes, until written */
+	int built;
 };
 
 struct rebuild_map {
@@ -226,8 +227,7 @@ static struct rebuild_slot *rebuild_slot(struct rebuild_map *m, int64_t ns, int6
 	uint64_t h =
 	    ((uint64_t)ns * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)name * 0xc2b2ae3d27d4eb4fULL);
 	size_t i = (size_t)(h ^ (h >> 29)) & (m->cap - 1);
-
-	while (m->slots[i].b != NULL && (m->slots[i].ns != ns || m->slots[i].name != name))
+	while (m->slots[i].ns != 0 && (m->slots[i].ns != ns || m->slots[i].name != name))
 		i = (i + 1) & (m->cap - 1);
 	return &m->slots[i];
 }
@@ -237,18 +237,29 @@ static const char rebuild_stream_sql[] =
     " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'leases') AND a.superseded = 0"
     " ORDER BY a.stage_us, a.id";
 
-/* Writes every built lease of the map and frees the builders. */
+/* Ends every builder of the map: their results stay in the slots. */
+static void rebuild_finish_map(struct rebuild_map *m)
+{
+	for (size_t i = 0; i < m->cap; i++) {
+		lc_end(m->slots[i].b);
+		m->slots[i].b = NULL;
+		m->slots[i].built = m->slots[i].built || m->slots[i].ns != 0;
+	}
+}
+
+/* Writes every built lease of the map through st and releases the results. */
 static int rebuild_store_map(struct lt_store *st, struct rebuild_map *m, struct lt_error *err)
 {
 	int rc = 0;
 
+	rebuild_finish_map(m);
 	for (size_t i = 0; i < m->cap; i++) {
 		struct rebuild_slot *s = &m->slots[i];
 		int64_t id;
 
-		if (s->b == NULL)
+		if (!s->built)
 			continue;
-		lc_end(s->b);
+		s->built = 0;
 		if (rc == 0)
 			rc = rebuild_forget(st, s->ns, s->name, err);
 		if (rc == 0)
@@ -261,22 +272,24 @@ static int rebuild_store_map(struct lt_store *st, struct rebuild_map *m, struct 
 }
 
 /*
- * Builds n leases in one pass over all lease requests in time order,
- * each request fed to its lease's builder: consecutive requests are close
- * in the table, so pages are read once instead of once per request.
+ * Builds n leases in one pass over all lease requests in time order, each
+ * request fed to its lease's builder: consecutive requests are close in the
+ * table, so pages are read once instead of once per request.  Only reads:
+ * st may be a second, read-only connection.  Fills *m (the caller frees).
  */
-static int rebuild_stream(struct lt_store *st, const int64_t *dirty, size_t n,
-			  const struct rebuild_opts *o, struct lt_error *err)
+static int rebuild_compute(struct lt_store *st, const int64_t *dirty, size_t n,
+			   const struct rebuild_opts *o, struct rebuild_map *m,
+			   struct lt_error *err)
 {
-	struct rebuild_map m = {NULL, 64};
 	struct lt_stmt *q;
 	int rc;
 
-	while (m.cap < 2 * n)
-		m.cap *= 2;
-	m.slots = lt_xcalloc(m.cap, sizeof *m.slots);
+	m->cap = 64;
+	while (m->cap < 2 * n)
+		m->cap *= 2;
+	m->slots = lt_xcalloc(m->cap, sizeof *m->slots);
 	for (size_t i = 0; i < n; i++) {
-		struct rebuild_slot *s = rebuild_slot(&m, dirty[2 * i], dirty[2 * i + 1]);
+		struct rebuild_slot *s = rebuild_slot(m, dirty[2 * i], dirty[2 * i + 1]);
 
 		s->ns = dirty[2 * i];
 		s->name = dirty[2 * i + 1];
@@ -285,18 +298,37 @@ static int rebuild_stream(struct lt_store *st, const int64_t *dirty, size_t n,
 	if ((rc = lt_store_prepare(st, &q, rebuild_stream_sql, err)) == 0) {
 		while ((rc = lt_stmt_step(q, err)) == 1) {
 			struct rebuild_slot *s =
-			    rebuild_slot(&m, lt_stmt_int(q, 0), lt_stmt_int(q, 1));
+			    rebuild_slot(m, lt_stmt_int(q, 0), lt_stmt_int(q, 1));
 
 			if (s->b != NULL)
 				lc_feed(s->b, q, 2);
 		}
 		lt_stmt_free(q);
 	}
+	rebuild_finish_map(m);
+	return rc;
+}
+
+/* Releases what a map still holds without writing it. */
+static void rebuild_drop_map(struct rebuild_map *m)
+{
+	rebuild_finish_map(m);
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].built)
+			lc_result_release(&m->slots[i].r);
+	free(m->slots);
+	m->slots = NULL;
+}
+
+static int rebuild_stream(struct lt_store *st, const int64_t *dirty, size_t n,
+			  const struct rebuild_opts *o, struct lt_error *err)
+{
+	struct rebuild_map m = {NULL, 0};
+	int rc = rebuild_compute(st, dirty, n, o, &m, err);
+
 	if (rc == 0)
 		rc = rebuild_store_map(st, &m, err);
-	else
-		rebuild_store_map(st, &m, NULL);
-	free(m.slots);
+	rebuild_drop_map(&m);
 	return rc;
 }
 
@@ -350,4 +382,53 @@ int64_t lt_store_last_event_id(struct lt_store *st)
 		id = lt_stmt_int(q, 0);
 	lt_stmt_free(q);
 	return id;
+}
+
+/* Every lease's episodes, built and not yet written. */
+struct lt_lifecycle_batch {
+	struct rebuild_map *maps; /* one per chunk of leases */
+	size_t n;
+};
+
+int lt_lifecycle_compute(struct lt_store *st, struct lt_lifecycle_batch **out, struct lt_error *err)
+{
+	const struct rebuild_opts o = {0, 0, NULL};
+	struct lt_lifecycle_batch *b = lt_xcalloc(1, sizeof *b);
+	int64_t *dirty;
+	size_t n;
+	int rc = rebuild_dirty(st, 0, &dirty, &n, err);
+
+	for (size_t i = 0; i < n && rc == 0; i += REBUILD_CHUNK) {
+		b->maps = lt_xrealloc(b->maps, (b->n + 1) * sizeof *b->maps);
+		b->maps[b->n] = (struct rebuild_map){NULL, 0};
+		rc = rebuild_compute(st, dirty + 2 * i,
+				     n - i < REBUILD_CHUNK ? n - i : REBUILD_CHUNK, &o,
+				     &b->maps[b->n++], err);
+	}
+	free(dirty);
+	*out = b;
+	return rc;
+}
+
+int lt_lifecycle_write(struct lt_store *st, struct lt_lifecycle_batch *b, struct lt_error *err)
+{
+	int rc = rebuild_exec(st, "BEGIN IMMEDIATE", err);
+
+	for (size_t i = 0; i < b->n && rc == 0; i++)
+		rc = rebuild_store_map(st, &b->maps[i], err);
+	if (rc == 0)
+		rc = rebuild_exec(st, "COMMIT", err);
+	else
+		rebuild_exec(st, "ROLLBACK", NULL);
+	return rc;
+}
+
+void lt_lifecycle_batch_free(struct lt_lifecycle_batch *b)
+{
+	if (b == NULL)
+		return;
+	for (size_t i = 0; i < b->n; i++)
+		rebuild_drop_map(&b->maps[i]);
+	free(b->maps);
+	free(b);
 }
