@@ -107,7 +107,7 @@ int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_stor
 
 	if (lt_store_open(st, q->db, LT_STORE_READONLY, &err) != 0)
 		return cli_error(LT_EXIT_FAIL, &err);
-	end = lt_store_end_us(*st);
+	end = q->since || q->until ? lt_store_end_us(*st) : 0;
 	if ((q->since && lt_time_arg(&q->opts.since_us, q->since, end) != 0) ||
 	    (q->until && lt_time_arg(&q->opts.until_us, q->until, end) != 0)) {
 		lt_store_free(*st);

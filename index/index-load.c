@@ -228,19 +228,6 @@ static int load_supersede(struct load *l)
 	return load_step(l, l->supersede_old, "cannot link request stages");
 }
 
-static int64_t load_max_id(struct load *l)
-{
-	sqlite3_stmt *q;
-	int64_t id = 0;
-
-	if (store_prepare_raw(l->st, &q, "SELECT coalesce(max(id), 0) FROM audit", NULL) != 0)
-		return 0;
-	if (sqlite3_step(q) == SQLITE_ROW)
-		id = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
-	return id;
-}
-
 /* True when the store already holds a RequestReceived or ResponseStarted row. */
 static int load_has_partial_stages(struct load *l)
 {
@@ -270,7 +257,7 @@ static int load_commit(struct load *l, const char *state, const char *note, int 
 	    store_exec(l->st, "COMMIT", l->err))
 		return LT_ERR_DB;
 	l->batch = 0;
-	l->since_id = load_max_id(l);
+	l->since_id = lt_store_last_event_id(l->st);
 	if (reopen)
 		return store_exec(l->st, "BEGIN IMMEDIATE", l->err);
 	return 0;
@@ -565,7 +552,7 @@ static int load_run(struct load *l, struct lt_input *in, const char *fp, int res
 		return LT_ERR_DB;
 	if (!resume && load_new_source(l, fp, in) != 0)
 		return LT_ERR_DB;
-	l->since_id = load_max_id(l);
+	l->since_id = lt_store_last_event_id(l->st);
 	l->partial_stages = load_has_partial_stages(l);
 	rc = pipe_parse(in, &sink, l, fmt, perr);
 	l->rep.bytes = lt_input_consumed(in);

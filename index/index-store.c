@@ -14,6 +14,19 @@ const char *lt_store_default_path(void)
 	return env != NULL && env[0] != '\0' ? env : "leasetrail.db";
 }
 
+int64_t lt_store_last_event_id(struct lt_store *st)
+{
+	sqlite3_stmt *q;
+	int64_t id = 0;
+
+	if (store_prepare_raw(st, &q, "SELECT coalesce(max(id), 0) FROM audit", NULL) != 0)
+		return 0;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		id = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return id;
+}
+
 int lt_store_set_cache(struct lt_store *st, int kib, struct lt_error *err)
 {
 	char sql[64];

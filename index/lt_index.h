@@ -30,6 +30,9 @@ void lt_store_free(struct lt_store *st);
 /* Sets this connection's page cache (default 16 MiB); 0 or LT_ERR_DB. */
 int lt_store_set_cache(struct lt_store *st, int kib, struct lt_error *err);
 
+/* The highest stored event id, 0 when the store is empty. */
+int64_t lt_store_last_event_id(struct lt_store *st);
+
 /* The path the store was opened with. */
 const char *lt_store_path(const struct lt_store *st);
 

@@ -69,9 +69,6 @@ int lt_lifecycle_compute(struct lt_store *st, struct lt_lifecycle_batch **out,
 int lt_lifecycle_write(struct lt_store *st, struct lt_lifecycle_batch *b, struct lt_error *err);
 void lt_lifecycle_batch_free(struct lt_lifecycle_batch *b);
 
-/* The highest stored event id, 0 when the store is empty. */
-int64_t lt_store_last_event_id(struct lt_store *st);
-
 /* ---- running queries ----------------------------------------------------- */
 
 #define LT_MAX_COLS 24

@@ -371,19 +371,6 @@ int lt_lifecycle_overlay(struct lt_store *st, int64_t gap_us, int64_t slow_us, s
 	return rc != 0 ? rc : rebuild_run(st, 0, &o, err);
 }
 
-int64_t lt_store_last_event_id(struct lt_store *st)
-{
-	struct lt_stmt *q;
-	int64_t id = 0;
-
-	if (lt_store_prepare(st, &q, "SELECT coalesce(max(id), 0) FROM audit", NULL) != 0)
-		return 0;
-	if (lt_stmt_step(q, NULL) == 1)
-		id = lt_stmt_int(q, 0);
-	lt_stmt_free(q);
-	return id;
-}
-
 /* Every lease's episodes, built and not yet written. */
 struct lt_lifecycle_batch {
 	struct rebuild_map *maps; /* one per chunk of leases */
