@@ -5,11 +5,18 @@
 #include <string.h>
 
 static const struct option cli_longopts[] = {
-    {"db", required_argument, NULL, 'd'},    {"output", required_argument, NULL, 'o'},
-    {"since", required_argument, NULL, 's'}, {"until", required_argument, NULL, 'u'},
-    {"gap", required_argument, NULL, 'g'},   {"slow", required_argument, NULL, 'S'},
-    {"verbose", no_argument, NULL, 'v'},     {"list", no_argument, NULL, 'l'},
-    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0}};
+    {"db", required_argument, NULL, 'd'},
+    {"output", required_argument, NULL, 'o'},
+    {"since", required_argument, NULL, 's'},
+    {"until", required_argument, NULL, 'u'},
+    {"gap", required_argument, NULL, 'g'},
+    {"slow", required_argument, NULL, 'S'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"list", no_argument, NULL, 'l'},
+    {"emit", required_argument, NULL, 'e'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
 
 /* The enum cli_opt bit an option needs; 0 for the ones every command takes. */
 static unsigned cli_opt_bit(int c)
@@ -27,6 +34,8 @@ static unsigned cli_opt_bit(int c)
 		return CLI_OPT_VERBOSE;
 	case 'l':
 		return CLI_OPT_LIST;
+	case 'e':
+		return CLI_OPT_EMIT;
 	default:
 		return 0;
 	}
@@ -60,6 +69,11 @@ static int cli_one_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 		return 0;
 	case 'l':
 		q->list = 1;
+		return 0;
+	case 'e':
+		if (strcmp(optarg, "cwli") != 0)
+			return cli_usage_error(cmd, "--emit takes cwli");
+		q->emit = optarg;
 		return 0;
 	default: /* 'h' */
 		q->help = 1;

@@ -19,6 +19,7 @@ enum cli_opt {
 	CLI_OPT_THRESHOLDS = 4, /* --gap, --slow */
 	CLI_OPT_VERBOSE = 8,	/* -v */
 	CLI_OPT_LIST = 16,	/* --list */
+	CLI_OPT_EMIT = 32,	/* --emit cwli */
 };
 
 struct lt_cmd {
@@ -39,13 +40,15 @@ extern const struct lt_cmd lt_cmd_nodes;
 extern const struct lt_cmd lt_cmd_timeline;
 extern const struct lt_cmd lt_cmd_query;
 extern const struct lt_cmd lt_cmd_rebuild;
+extern const struct lt_cmd lt_cmd_tui;
 
 /* A command line, parsed. */
 struct cli_query {
 	const char *db, *since, *until;
 	struct lt_query_opts opts;
 	int list, help;
-	char **args; /* the positional arguments */
+	const char *emit; /* --emit LANG: print the query in LANG instead of running it */
+	char **args;	  /* the positional arguments */
 	int nargs;
 };
 

@@ -155,16 +155,22 @@ static int ingest_paths(struct lt_store *st, char **paths, int n, struct ingest_
 	struct lt_error err = {0};
 	int status = LT_EXIT_OK;
 
-	for (int i = 0; i < n; i++) {
-		int rc = lt_store_ingest(st, paths[i], opts, &r->totals, &err);
+	struct lt_ingest_opts pass = *opts;
+	int rc = 0;
 
-		if (rc != 0) {
-			ingest_clear_line(r);
-			cli_error(LT_EXIT_FAIL, &err);
-			status = LT_EXIT_FAIL;
+	/* text logs last: their year-less times look for the audit events' years */
+	for (pass.pass = LT_PASS_NOT_TEXT; pass.pass <= LT_PASS_TEXT && rc != LT_ERR_DB;
+	     pass.pass++) {
+		for (int i = 0; i < n; i++) {
+			rc = lt_store_ingest(st, paths[i], &pass, &r->totals, &err);
+			if (rc != 0) {
+				ingest_clear_line(r);
+				cli_error(LT_EXIT_FAIL, &err);
+				status = LT_EXIT_FAIL;
+			}
+			if (rc == LT_ERR_DB)
+				break;
 		}
-		if (rc == LT_ERR_DB)
-			break;
 	}
 	if (status == LT_EXIT_OK && (r->totals.rejected > 0 || r->totals.files_truncated > 0))
 		status = LT_EXIT_PARTIAL;
@@ -205,7 +211,9 @@ static int ingest_finish(struct lt_store *st, const char *db, int64_t since, str
 
 	if (!lt_store_bulk_loading(st) || lt_store_has_lease_bodies(st)) {
 		rc = lt_store_ingest_end(st, NULL, NULL, err);
-		return rc != 0 ? rc : lt_lifecycle_rebuild(st, since, err);
+		if (rc == 0)
+			rc = lt_lifecycle_rebuild(st, since, err);
+		return rc != 0 ? rc : lt_store_map_hosts(st, err);
 	}
 	rc = lt_store_ingest_end(st, ingest_compute, &e, err);
 	if (rc == 0 && e.rc != 0) {
@@ -215,18 +223,32 @@ static int ingest_finish(struct lt_store *st, const char *db, int64_t since, str
 	if (rc == 0)
 		rc = lt_lifecycle_write(st, e.batch, err);
 	lt_lifecycle_batch_free(e.batch);
-	return rc;
+	return rc != 0 ? rc : lt_store_map_hosts(st, err);
+}
+
+/* A --year argument: 1970..9999, else 0. */
+static int ingest_year(const char *s)
+{
+	char *end;
+	long y = strtol(s, &end, 10);
+
+	return *s != '\0' && *end == '\0' && y >= 1970 && y <= 9999 ? (int)y : 0;
 }
 
 static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 {
 	static const struct option longopts[] = {{"db", required_argument, NULL, 'd'},
 						 {"all-resources", no_argument, NULL, 'a'},
+						 {"year", required_argument, NULL, 'y'},
+						 {"node", required_argument, NULL, 'n'},
 						 {"quiet", no_argument, NULL, 'q'},
 						 {"help", no_argument, NULL, 'h'},
 						 {NULL, 0, NULL, 0}};
 	struct ingest_run r = {0};
-	struct lt_ingest_opts opts = {0, ingest_on_reject, ingest_on_file, ingest_on_progress, &r};
+	struct lt_ingest_opts opts = {.on_reject = ingest_on_reject,
+				      .on_file = ingest_on_file,
+				      .on_progress = ingest_on_progress,
+				      .ctx = &r};
 	const char *db = lt_store_default_path();
 	struct lt_error err = {0};
 	struct lt_store *st;
@@ -241,6 +263,13 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 			break;
 		case 'a':
 			opts.all_resources = 1;
+			break;
+		case 'y':
+			if ((opts.year = ingest_year(optarg)) == 0)
+				return cli_usage_error(cmd, "--year takes a year like 2024");
+			break;
+		case 'n':
+			opts.node = optarg;
 			break;
 		case 'q':
 			r.quiet = 1;
@@ -276,15 +305,22 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 
 const struct lt_cmd lt_cmd_ingest = {
     "ingest",
-    "[--db FILE] [--all-resources] [-q] PATH...",
-    "Read audit logs (files, gzip, directories, - for stdin) into the store.",
+    "[--db FILE] [--all-resources] [--year Y] [--node NAME] [-q] PATH...",
+    "Read audit, kubelet and controller-manager logs (files, gzip, dirs, -) into the store.",
     "Options:\n"
     "  --db FILE          the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
     "  --all-resources    store events of every resource, not only leases and nodes\n"
+    "  --year Y           the year of log times that have none (journal short, klog);\n"
+    "                     default: the audit events' years, else each file's mtime\n"
+    "  --node NAME        the node the log lines of these files come from, whatever\n"
+    "                     their host name says (bare klog files have none)\n"
     "  -q, --quiet        no line per file; only problems and the summary\n"
     "  -h, --help         this help\n\n"
     "Formats are recognized by content: audit Event JSON lines, pretty-printed and\n"
-    "concatenated Events, EventList batches, JSON arrays, any of them gzip-compressed.\n"
+    "concatenated Events, EventList batches, JSON arrays, journalctl output (short,\n"
+    "short-precise, short-iso, short-iso-precise, json), rsyslog files, klog files,\n"
+    "CloudWatch Logs exports; any of them gzip-compressed.  Text logs are read after\n"
+    "the rest, so that their year-less times take the audit events' years.\n"
     "Re-ingesting a file adds nothing; an interrupted ingest resumes where it stopped.\n\n"
     "Exit status: 0 all stored; 3 stored, but some records were rejected or a gzip\n"
     "was cut short; 1 a path could not be read or the store failed; 2 usage error.\n",

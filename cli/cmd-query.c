@@ -1,12 +1,53 @@
 /* cmd-query.c - `leasetrail query`: the canned troubleshooting queries. */
 #include "cli.h"
 
+#include <string.h>
+#include <time.h>
+
 static int query_do(struct lt_store *st, struct cli_query *q, struct lt_error *err)
 {
 	int rc = lt_query_canned(st, q->args[0], &q->opts, stdout, err);
 
 	/* an unknown query name is the command line's fault */
 	return rc == LT_ERR_NOTFOUND ? LT_ERR_USAGE : rc;
+}
+
+/*
+ * --since/--until for --emit, which needs no store: RFC 3339 as given; a
+ * duration counted back from the newest event of the store when there is
+ * one, else from now (as a CloudWatch console range is).
+ */
+static int query_emit_range(const struct lt_cmd *cmd, struct cli_query *q)
+{
+	struct lt_store *st = NULL;
+	int64_t t, end = 0;
+
+	if ((q->since && lt_time_parse(&t, q->since, strlen(q->since)) != 0) ||
+	    (q->until && lt_time_parse(&t, q->until, strlen(q->until)) != 0)) {
+		if (lt_store_open(&st, q->db, LT_STORE_READONLY, NULL) == 0)
+			end = lt_store_end_us(st);
+		lt_store_free(st);
+		if (end == 0)
+			end = (int64_t)time(NULL) * 1000000;
+	}
+	if ((q->since && lt_time_arg(&q->opts.since_us, q->since, end) != 0) ||
+	    (q->until && lt_time_arg(&q->opts.until_us, q->until, end) != 0))
+		return cli_usage_error(cmd, "--since/--until take RFC 3339 or a duration like 2h");
+	return 0;
+}
+
+/* `query NAME --emit cwli`: the CloudWatch Logs Insights form of the query. */
+static int query_emit(const struct lt_cmd *cmd, struct cli_query *q)
+{
+	struct lt_error err = {0};
+	int status, rc;
+
+	if ((status = query_emit_range(cmd, q)) != 0)
+		return status;
+	rc = lt_query_cwli(q->args[0], &q->opts, stdout, &err);
+	if (rc == 0)
+		return LT_EXIT_OK;
+	return cli_error(rc == LT_ERR_NOTFOUND ? LT_EXIT_USAGE : LT_EXIT_FAIL, &err);
 }
 
 static int query_run(const struct lt_cmd *cmd, int argc, char **argv)
@@ -21,16 +62,20 @@ static int query_run(const struct lt_cmd *cmd, int argc, char **argv)
 			printf("%-20s %s\n", c->name, c->summary);
 		return LT_EXIT_OK;
 	}
+	if (q.emit != NULL)
+		return query_emit(cmd, &q);
 	return cli_run_readonly(cmd, argc, argv, query_do);
 }
 
 const struct lt_cmd lt_cmd_query = {
     "query",
-    "--list | [OPTIONS] NAME",
+    "--list | [OPTIONS] NAME | --emit cwli [--since T] [--until T] [--slow D] NAME",
     "Run a canned troubleshooting query (`--list` names and explains them).",
-    "Options:\n" CLI_QUERY_OPTIONS "  --list            name and explain every query\n",
+    "Options:\n" CLI_QUERY_OPTIONS "  --list            name and explain every query\n"
+    "  --emit cwli       print the query as CloudWatch Logs Insights (over the EKS log\n"
+    "                    group) instead of running it; needs no store\n",
     query_run,
-    CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_LIST,
+    CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_LIST | CLI_OPT_EMIT,
     1,
     1,
 };

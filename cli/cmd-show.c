@@ -6,14 +6,18 @@
 
 static int show_do(struct lt_store *st, struct cli_query *q, struct lt_error *err)
 {
+	const char *digits = q->args[0];
+	int is_line = digits[0] == 'L' || digits[0] == 'l';
 	char *end;
 	long long id;
 
+	digits += is_line;
 	errno = 0;
-	id = strtoll(q->args[0], &end, 10);
-	if (errno != 0 || *end != '\0' || end == q->args[0] || id <= 0)
-		return lt_error_set(err, LT_ERR_USAGE, "show: ID must be a positive number");
-	return lt_query_show(st, id, q->opts.verbose, stdout, err);
+	id = strtoll(digits, &end, 10);
+	if (errno != 0 || *end != '\0' || end == digits || id <= 0)
+		return lt_error_set(err, LT_ERR_USAGE,
+				    "show: ID must be an event number, or L and a log line number");
+	return lt_query_show_record(st, id, is_line, q->opts.verbose, stdout, err);
 }
 
 static int show_run(const struct lt_cmd *cmd, int argc, char **argv)
@@ -23,8 +27,8 @@ static int show_run(const struct lt_cmd *cmd, int argc, char **argv)
 
 const struct lt_cmd lt_cmd_show = {
     "show",
-    "[--db FILE] [-v] ID",
-    "Print a stored event's raw JSON exactly as read (-v: its file and line first).",
+    "[--db FILE] [-v] ID|LID",
+    "Print a stored event's raw JSON, or log line L<id>, exactly as read (-v: where from).",
     "Options:\n"
     "  --db FILE       the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
     "  -v, --verbose   print '# FILE:LINE (byte OFFSET)' before the JSON\n"

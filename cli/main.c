@@ -4,8 +4,8 @@
 #include <string.h>
 
 static const struct lt_cmd *const cli_cmds[] = {
-    &lt_cmd_ingest, &lt_cmd_stats, &lt_cmd_nodes, &lt_cmd_timeline,
-    &lt_cmd_query,  &lt_cmd_sql,   &lt_cmd_show,  &lt_cmd_rebuild,
+    &lt_cmd_ingest, &lt_cmd_stats, &lt_cmd_nodes,   &lt_cmd_timeline, &lt_cmd_query,
+    &lt_cmd_sql,    &lt_cmd_show,  &lt_cmd_rebuild, &lt_cmd_tui,
 };
 
 #define CLI_NCMDS (sizeof cli_cmds / sizeof *cli_cmds)

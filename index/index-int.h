@@ -66,6 +66,22 @@ void intern_release(struct intern_cache *c);
 int pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
 	       enum lt_format *format_out, struct lt_error *err);
 
+/* ---- log lines (index-logs.c) ---- */
+
+struct log_loader;
+
+/* A writer of one source's log lines; node (may be NULL) overrides every line's host. */
+int log_loader_new(struct log_loader **out, struct lt_store *st, int64_t source_id,
+		   const char *node, struct lt_error *err);
+void log_loader_free(struct log_loader *ll);
+
+/* Stores a line; *stored = 0 when the same line is already in the store. */
+int log_loader_store(struct log_loader *ll, const struct lt_log_line *ln, const struct lt_where *at,
+		     int *stored);
+
+/* Saves the source's log summary (lines, years, time range); inside the batch's transaction. */
+int log_loader_save(struct log_loader *ll);
+
 /* Ingests one regular file or stdin. */
 int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
 	      struct lt_ingest_totals *totals, struct lt_error *err);

@@ -39,8 +39,11 @@ struct load {
 	size_t ncounts;
 	sqlite3_stmt *ins_audit, *ins_raw, *ins_reject, *add_count, *save_source;
 	sqlite3_stmt *supersede_new, *supersede_old, *find_key;
-	int partial_stages; /* the store holds a request stage below the final one */
-	int lease_bodies;   /* this file had a Lease body (leaseDurationSeconds, holder) */
+	int partial_stages;	    /* the store holds a request stage below the final one */
+	int lease_bodies;	    /* this file had a Lease body (leaseDurationSeconds, holder) */
+	int64_t audit_lo, audit_hi; /* stageTimestamps stored by this batch, 0 when none */
+	sqlite3_stmt *ins_ext, *widen_range;
+	struct log_loader *logs; /* created with the file's first log line */
 };
 
 static const char load_ins_audit_sql[] =
@@ -96,7 +99,14 @@ static int load_prepare(struct load *l)
 	    store_prepare_raw(st, &l->supersede_old, load_supersede_old_sql, err) ||
 	    store_prepare_raw(st, &l->find_key,
 			      "SELECT audit_id IS ?2 AND stage_id IS ?3 FROM audit WHERE akey = ?1",
-			      err);
+			      err) ||
+	    store_prepare_raw(st, &l->ins_ext, "INSERT INTO audit_ext VALUES(?1, ?2, ?3)", err) ||
+	    store_prepare_raw(
+		st, &l->widen_range,
+		"INSERT INTO meta VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value ="
+		" CAST(iif(?1 = 'audit_lo', min(CAST(value AS INTEGER), ?2),"
+		" max(CAST(value AS INTEGER), ?2)) AS TEXT)",
+		err);
 
 	return failed ? LT_ERR_DB : 0;
 }
@@ -111,6 +121,9 @@ static void load_release(struct load *l)
 	sqlite3_finalize(l->supersede_new);
 	sqlite3_finalize(l->supersede_old);
 	sqlite3_finalize(l->find_key);
+	sqlite3_finalize(l->ins_ext);
+	sqlite3_finalize(l->widen_range);
+	log_loader_free(l->logs);
 	for (size_t i = 0; i < l->ncounts; i++) {
 		free(l->counts[i].resource);
 		free(l->counts[i].verb);
@@ -243,6 +256,21 @@ static int load_has_partial_stages(struct load *l)
 	return yes;
 }
 
+/* Widens the stored time range of audit events (meta audit_lo/hi) to this batch's. */
+static int load_widen_range(struct load *l)
+{
+	if (l->audit_hi == 0)
+		return 0;
+	sqlite3_bind_text(l->widen_range, 1, "audit_lo", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(l->widen_range, 2, l->audit_lo);
+	if (load_step(l, l->widen_range, "cannot save the time range") != 0)
+		return LT_ERR_DB;
+	sqlite3_bind_text(l->widen_range, 1, "audit_hi", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(l->widen_range, 2, l->audit_hi);
+	l->audit_lo = l->audit_hi = 0;
+	return load_step(l, l->widen_range, "cannot save the time range");
+}
+
 /* Ends the current transaction with everything the batch did; opens the next one. */
 static int load_commit(struct load *l, const char *state, const char *note, int reopen)
 {
@@ -253,7 +281,8 @@ static int load_commit(struct load *l, const char *state, const char *note, int 
 	if (l->lease_bodies &&
 	    store_exec(l->st, "INSERT OR REPLACE INTO meta VALUES('lease_bodies', '1')", l->err))
 		return LT_ERR_DB;
-	if (load_flush_counts(l) || load_supersede(l) || load_save_source(l, state, note) ||
+	if (load_flush_counts(l) || load_supersede(l) || load_widen_range(l) ||
+	    (l->logs && log_loader_save(l->logs)) || load_save_source(l, state, note) ||
 	    store_exec(l->st, "COMMIT", l->err))
 		return LT_ERR_DB;
 	l->batch = 0;
@@ -411,6 +440,17 @@ static int load_insert(struct load *l, const struct lt_audit_event *ev, const st
 	return load_step(l, l->ins_audit, "cannot store an event");
 }
 
+/* The CloudWatch eventId / @ptr and stream of the event just stored, when it has them. */
+static int load_ext(struct load *l, const struct lt_where *at)
+{
+	if (at->ext_id.ptr == NULL && at->stream.ptr == NULL)
+		return 0;
+	sqlite3_bind_int64(l->ins_ext, 1, sqlite3_last_insert_rowid(l->st->db));
+	load_bind_str(l->ins_ext, 2, at->ext_id);
+	load_bind_str(l->ins_ext, 3, at->stream);
+	return load_step(l, l->ins_ext, "cannot store CloudWatch provenance");
+}
+
 /* Stores one event and its raw JSON; a repeat of a stored request is a duplicate. */
 static int load_store_event(struct load *l, const struct lt_audit_event *ev,
 			    const struct lt_where *at)
@@ -430,10 +470,31 @@ static int load_store_event(struct load *l, const struct lt_audit_event *ev,
 		l->lease_bodies = 1;
 	sqlite3_bind_int64(l->ins_raw, 1, sqlite3_last_insert_rowid(l->st->db));
 	sqlite3_bind_text(l->ins_raw, 2, ev->raw.ptr, (int)ev->raw.len, SQLITE_STATIC);
-	if (load_step(l, l->ins_raw, "cannot store raw JSON") != 0)
+	if (load_step(l, l->ins_raw, "cannot store raw JSON") != 0 || load_ext(l, at) != 0)
 		return LT_ERR_DB;
+	if (l->audit_hi == 0 || ev->stage_us < l->audit_lo)
+		l->audit_lo = ev->stage_us;
+	if (ev->stage_us > l->audit_hi)
+		l->audit_hi = ev->stage_us;
 	l->rep.stored++;
 	return 0;
+}
+
+static int load_log(const struct lt_log_line *ln, const struct lt_where *at, void *ctx)
+{
+	struct load *l = ctx;
+	int stored;
+
+	if (l->logs == NULL &&
+	    log_loader_new(&l->logs, l->st, l->source_id, l->opts->node, l->err) != 0)
+		return LT_ERR_DB;
+	if (log_loader_store(l->logs, ln, at, &stored) != 0)
+		return LT_ERR_DB;
+	if (stored)
+		l->rep.stored++;
+	else
+		l->rep.duplicates++;
+	return load_tick(l, at);
 }
 
 static int load_audit(const struct lt_audit_event *ev, const struct lt_where *at, void *ctx)
@@ -541,13 +602,38 @@ static void load_report(struct load *l, enum lt_file_status status, const char *
 		l->opts->on_file(&l->rep, l->opts->ctx);
 }
 
+/* The stored audit events' time range, for the year of year-less log times; 0s when none. */
+static void load_audit_range(struct load *l, int64_t *lo, int64_t *hi)
+{
+	sqlite3_stmt *q;
+
+	*lo = *hi = 0;
+	if (store_prepare_raw(
+		l->st, &q,
+		"SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'audit_lo'),"
+		" (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'audit_hi')",
+		NULL) != 0)
+		return;
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		*lo = sqlite3_column_int64(q, 0);
+		*hi = sqlite3_column_int64(q, 1);
+	}
+	sqlite3_finalize(q);
+}
+
 /* Parses the input inside transactions; returns the parse result. */
 static int load_run(struct load *l, struct lt_input *in, const char *fp, int resume,
 		    enum lt_format *fmt, struct lt_error *perr)
 {
-	struct lt_sink sink = {load_audit, load_reject, load_progress, l->resume_offset};
+	struct lt_sink sink = {.audit = load_audit,
+			       .log = load_log,
+			       .reject = load_reject,
+			       .progress = load_progress,
+			       .resume_offset = l->resume_offset,
+			       .year = l->opts->year};
 	int rc;
 
+	load_audit_range(l, &sink.year_lo_us, &sink.year_hi_us);
 	if (store_exec(l->st, "BEGIN IMMEDIATE", l->err) != 0)
 		return LT_ERR_DB;
 	if (!resume && load_new_source(l, fp, in) != 0)
@@ -587,6 +673,20 @@ static int load_finish(struct load *l, int rc, int resume, const struct lt_error
 	return LT_ERR_IO;
 }
 
+/* True when path belongs to this pass (stdin and unreadable paths: the first one). */
+static int load_in_pass(const char *path, enum lt_ingest_pass pass)
+{
+	enum lt_format fmt;
+
+	if (pass == LT_PASS_ALL)
+		return 1;
+	if (strcmp(path, "-") == 0) /* read once, in the first pass, whatever it holds */
+		return pass == LT_PASS_NOT_TEXT;
+	if (lt_sniff_path(&fmt, path, NULL) != 0)
+		return pass == LT_PASS_NOT_TEXT;
+	return (fmt == LT_FMT_TEXT) == (pass == LT_PASS_TEXT);
+}
+
 int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
 	      struct lt_ingest_totals *totals, struct lt_error *err)
 {
@@ -597,6 +697,8 @@ int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts
 	char fp_buf[33], *fp = NULL;
 	int found = 0, rc;
 
+	if (!load_in_pass(path, opts->pass))
+		return 0;
 	if (strcmp(path, "-") != 0 && lt_fingerprint_file(fp_buf, path, &perr) == 0) {
 		fp = fp_buf;
 		found = load_find_source(&l, fp);

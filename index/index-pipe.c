@@ -18,14 +18,18 @@
 #define PIPE_BATCH_ITEMS 2048
 #define PIPE_DEPTH	 4 /* batches queued at most */
 
-enum pipe_item_type { PIPE_AUDIT, PIPE_REJECT, PIPE_PROGRESS };
+enum pipe_item_type { PIPE_AUDIT, PIPE_LOG, PIPE_REJECT, PIPE_PROGRESS };
 
+/* One callback's arguments; strings hold offsets from the item start (+1; 0 = absent). */
 struct pipe_item {
 	uint32_t type;
 	uint32_t size; /* of the whole item, header included, 8-byte aligned */
 	struct lt_where at;
-	uint64_t a, b;		  /* progress: done, size */
-	struct lt_audit_event ev; /* strings hold offsets from the item start (+1; 0 = absent) */
+	uint64_t a, b; /* progress: done, size */
+	union {
+		struct lt_audit_event ev;
+		struct lt_log_line ln;
+	} u;
 };
 
 struct pipe_batch {
@@ -44,47 +48,70 @@ struct pipe {
 	struct pipe_batch *cur; /* the worker's batch being filled */
 	/* the worker's inputs and results */
 	struct lt_input *in;
-	uint64_t resume_offset;
+	struct lt_sink worker_sink; /* the caller's resume offset and year hints */
+	int has_log;
 	int rc;
 	enum lt_format fmt;
 	struct lt_error err;
 };
 
-/* Every string member of struct lt_audit_event, so items can carry them. */
-static const size_t pipe_str_fields[] = {
-    offsetof(struct lt_audit_event, raw),
-    offsetof(struct lt_audit_event, api_version),
-    offsetof(struct lt_audit_event, level),
-    offsetof(struct lt_audit_event, audit_id),
-    offsetof(struct lt_audit_event, stage),
-    offsetof(struct lt_audit_event, request_uri),
-    offsetof(struct lt_audit_event, verb),
-    offsetof(struct lt_audit_event, username),
-    offsetof(struct lt_audit_event, groups),
-    offsetof(struct lt_audit_event, impersonated_user),
-    offsetof(struct lt_audit_event, source_ip),
-    offsetof(struct lt_audit_event, user_agent),
-    offsetof(struct lt_audit_event, resource),
-    offsetof(struct lt_audit_event, subresource),
-    offsetof(struct lt_audit_event, namespace_),
-    offsetof(struct lt_audit_event, name),
-    offsetof(struct lt_audit_event, api_group),
-    offsetof(struct lt_audit_event, obj_api_version),
-    offsetof(struct lt_audit_event, obj_uid),
-    offsetof(struct lt_audit_event, resource_version),
-    offsetof(struct lt_audit_event, status),
-    offsetof(struct lt_audit_event, reason),
-    offsetof(struct lt_audit_event, message),
-    offsetof(struct lt_audit_event, authz_decision),
-    offsetof(struct lt_audit_event, authz_reason),
-    offsetof(struct lt_audit_event, lease_holder),
+#define PIPE_EV(f) offsetof(struct pipe_item, u.ev.f)
+#define PIPE_LN(f) offsetof(struct pipe_item, u.ln.f)
+
+/* Every borrowed string of an audit item, so items can carry them. */
+static const size_t pipe_audit_strs[] = {
+    offsetof(struct pipe_item, at.ext_id),
+    offsetof(struct pipe_item, at.stream),
+    PIPE_EV(raw),
+    PIPE_EV(api_version),
+    PIPE_EV(level),
+    PIPE_EV(audit_id),
+    PIPE_EV(stage),
+    PIPE_EV(request_uri),
+    PIPE_EV(verb),
+    PIPE_EV(username),
+    PIPE_EV(groups),
+    PIPE_EV(impersonated_user),
+    PIPE_EV(source_ip),
+    PIPE_EV(user_agent),
+    PIPE_EV(resource),
+    PIPE_EV(subresource),
+    PIPE_EV(namespace_),
+    PIPE_EV(name),
+    PIPE_EV(api_group),
+    PIPE_EV(obj_api_version),
+    PIPE_EV(obj_uid),
+    PIPE_EV(resource_version),
+    PIPE_EV(status),
+    PIPE_EV(reason),
+    PIPE_EV(message),
+    PIPE_EV(authz_decision),
+    PIPE_EV(authz_reason),
+    PIPE_EV(lease_holder),
 };
 
-#define PIPE_NSTR (sizeof pipe_str_fields / sizeof *pipe_str_fields)
+/* ... and of a log line item (kind is a static string: it travels as it is). */
+static const size_t pipe_log_strs[] = {
+    offsetof(struct pipe_item, at.ext_id),
+    offsetof(struct pipe_item, at.stream),
+    PIPE_LN(raw),
+    PIPE_LN(host),
+    PIPE_LN(ident),
+    PIPE_LN(component),
+    PIPE_LN(location),
+    PIPE_LN(message),
+    PIPE_LN(fields),
+    PIPE_LN(subject),
+    PIPE_LN(obj_kind),
+    PIPE_LN(obj_namespace),
+    PIPE_LN(obj_uid),
+};
 
-static struct lt_str *pipe_field(struct lt_audit_event *ev, size_t i)
+#define PIPE_N(t) (sizeof t / sizeof *t)
+
+static struct lt_str *pipe_str(void *item, size_t off)
 {
-	return (struct lt_str *)(void *)((char *)ev + pipe_str_fields[i]);
+	return (struct lt_str *)(void *)((char *)item + off);
 }
 
 /* ---- worker side ------------------------------------------------------ */
@@ -146,19 +173,17 @@ static size_t pipe_align(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-static int pipe_put_audit(const struct lt_audit_event *ev, const struct lt_where *at, void *ctx)
+/* Copies item (a header with borrowed strings at offs) and the strings into the batch. */
+static int pipe_put(struct pipe *p, struct pipe_item *item, const size_t *offs, size_t n)
 {
-	struct pipe *p = ctx;
-	struct lt_audit_event copy = *ev;
-	struct pipe_item *it;
-	size_t size = sizeof *it, start, pos;
+	size_t size = sizeof *item, start, pos;
 
-	for (size_t i = 0; i < PIPE_NSTR; i++)
-		size += pipe_field(&copy, i)->len;
+	for (size_t i = 0; i < n; i++)
+		size += pipe_str(item, offs[i])->len;
 	start = pipe_reserve(p, pipe_align(size));
-	pos = start + sizeof *it;
-	for (size_t i = 0; i < PIPE_NSTR; i++) {
-		struct lt_str *s = pipe_field(&copy, i);
+	pos = start + sizeof *item;
+	for (size_t i = 0; i < n; i++) {
+		struct lt_str *s = pipe_str(item, offs[i]);
 
 		if (s->ptr != NULL && s->len > 0)
 			memcpy(p->cur->data + pos, s->ptr, s->len);
@@ -166,12 +191,31 @@ static int pipe_put_audit(const struct lt_audit_event *ev, const struct lt_where
 		s->ptr = s->ptr != NULL ? (const char *)(uintptr_t)(pos - start + 1) : NULL;
 		pos += s->len;
 	}
-	it = (struct pipe_item *)(void *)(p->cur->data + start);
-	it->type = PIPE_AUDIT;
-	it->size = (uint32_t)pipe_align(size);
-	it->at = *at;
-	it->ev = copy;
+	item->size = (uint32_t)pipe_align(size);
+	memcpy(p->cur->data + start, item, sizeof *item);
 	return pipe_added(p);
+}
+
+static int pipe_put_audit(const struct lt_audit_event *ev, const struct lt_where *at, void *ctx)
+{
+	struct pipe_item it;
+
+	memset(&it, 0, sizeof it);
+	it.type = PIPE_AUDIT;
+	it.at = *at;
+	it.u.ev = *ev;
+	return pipe_put(ctx, &it, pipe_audit_strs, PIPE_N(pipe_audit_strs));
+}
+
+static int pipe_put_log(const struct lt_log_line *ln, const struct lt_where *at, void *ctx)
+{
+	struct pipe_item it;
+
+	memset(&it, 0, sizeof it);
+	it.type = PIPE_LOG;
+	it.at = *at;
+	it.u.ln = *ln;
+	return pipe_put(ctx, &it, pipe_log_strs, PIPE_N(pipe_log_strs));
 }
 
 static int pipe_put_reject(const struct lt_where *at, const char *reason, void *ctx)
@@ -184,6 +228,7 @@ static int pipe_put_reject(const struct lt_where *at, const char *reason, void *
 	it->type = PIPE_REJECT;
 	it->size = (uint32_t)size;
 	it->at = *at;
+	it->at.ext_id = it->at.stream = (struct lt_str){NULL, 0}; /* borrowed: not carried */
 	memcpy(p->cur->data + start + sizeof *it, reason, n);
 	return pipe_added(p);
 }
@@ -203,9 +248,14 @@ static void pipe_put_progress(uint64_t done, uint64_t size, void *ctx)
 static void *pipe_worker(void *arg)
 {
 	struct pipe *p = arg;
-	struct lt_sink sink = {pipe_put_audit, pipe_put_reject, pipe_put_progress,
-			       p->resume_offset};
-	int rc = lt_parse_input(p->in, &sink, p, &p->fmt, &p->err);
+	struct lt_sink sink = p->worker_sink;
+	int rc;
+
+	sink.audit = pipe_put_audit;
+	sink.log = p->has_log ? pipe_put_log : NULL;
+	sink.reject = pipe_put_reject;
+	sink.progress = pipe_put_progress;
+	rc = lt_parse_input(p->in, &sink, p, &p->fmt, &p->err);
 
 	pipe_push(p);
 	pthread_mutex_lock(&p->mu);
@@ -246,21 +296,27 @@ static void pipe_batch_free(struct pipe_batch *b)
 	free(b);
 }
 
+/* Turns an item's string offsets back into pointers. */
+static void pipe_restore(struct pipe_item *it, const size_t *offs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct lt_str *s = pipe_str(it, offs[i]);
+
+		if (s->ptr != NULL)
+			s->ptr = (const char *)it + ((uintptr_t)s->ptr - 1);
+	}
+}
+
 /* Replays one item to the sink. */
 static int pipe_replay(struct pipe_item *it, const struct lt_sink *sink, void *ctx)
 {
-	struct lt_audit_event ev;
-
 	switch (it->type) {
 	case PIPE_AUDIT:
-		ev = it->ev;
-		for (size_t i = 0; i < PIPE_NSTR; i++) {
-			struct lt_str *s = pipe_field(&ev, i);
-
-			if (s->ptr != NULL)
-				s->ptr = (const char *)it + ((uintptr_t)s->ptr - 1);
-		}
-		return sink->audit(&ev, &it->at, ctx);
+		pipe_restore(it, pipe_audit_strs, PIPE_N(pipe_audit_strs));
+		return sink->audit(&it->u.ev, &it->at, ctx);
+	case PIPE_LOG:
+		pipe_restore(it, pipe_log_strs, PIPE_N(pipe_log_strs));
+		return sink->log(&it->u.ln, &it->at, ctx);
 	case PIPE_REJECT:
 		return sink->reject(&it->at, (const char *)(it + 1), ctx);
 	default:
@@ -300,7 +356,7 @@ static void pipe_stop(struct pipe *p)
 int pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
 	       enum lt_format *format_out, struct lt_error *err)
 {
-	struct pipe p = {.in = in, .resume_offset = sink->resume_offset};
+	struct pipe p = {.in = in, .worker_sink = *sink, .has_log = sink->log != NULL};
 	struct pipe_batch *b;
 	pthread_t worker;
 	int rc = 0;

@@ -123,6 +123,41 @@ static const char *const index_sql[] = {
 
 static const char *const index_names[] = {"audit_object", "audit_rtv"};
 
+/*
+ * Log lines (journal, klog, CloudWatch messages).  node_id is the node a
+ * line comes from: the file's --node, else its host, mapped to a node name
+ * by lt_store_map_hosts once the store knows the nodes (hosts keeps what
+ * each host maps to).  subject_id is what the line is about, when it says.
+ * lkey deduplicates a line seen in overlapping files.
+ */
+#define LOG_TABLES                                                                                 \
+	"CREATE TABLE IF NOT EXISTS lines("                                                        \
+	" id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL, line INTEGER NOT NULL,"              \
+	" offset INTEGER NOT NULL, lkey INTEGER, ts_us INTEGER NOT NULL, klog_us INTEGER,"         \
+	" year_rule INTEGER NOT NULL DEFAULT 0, host_id INTEGER, node_id INTEGER,"                 \
+	" component_id INTEGER, ident_id INTEGER, pid INTEGER, severity TEXT,"                     \
+	" location_id INTEGER, kind_id INTEGER, subject_id INTEGER, obj_kind_id INTEGER,"          \
+	" obj_namespace_id INTEGER, obj_uid TEXT, not_found INTEGER NOT NULL DEFAULT 0,"           \
+	" message TEXT, fields TEXT, ext_id TEXT, stream_id INTEGER)"
+
+#define LOG_VIEW                                                                                   \
+	"CREATE VIEW IF NOT EXISTS logs AS SELECT g.id AS id,"                                     \
+	" strftime('%Y-%m-%dT%H:%M:%S', g.ts_us / 1000000, 'unixepoch')"                           \
+	" || printf('.%06dZ', g.ts_us % 1000000) AS ts, g.ts_us AS ts_us,"                         \
+	" g.klog_us AS klog_us, (SELECT s FROM strs WHERE id = g.node_id) AS node,"                \
+	" (SELECT s FROM strs WHERE id = g.host_id) AS host,"                                      \
+	" (SELECT s FROM strs WHERE id = g.component_id) AS component,"                            \
+	" (SELECT s FROM strs WHERE id = g.ident_id) AS ident, g.pid AS pid,"                      \
+	" g.severity AS severity, (SELECT s FROM strs WHERE id = g.location_id) AS location,"      \
+	" (SELECT s FROM strs WHERE id = g.kind_id) AS kind,"                                      \
+	" (SELECT s FROM strs WHERE id = g.subject_id) AS subject,"                                \
+	" (SELECT s FROM strs WHERE id = g.obj_kind_id) AS obj_kind,"                              \
+	" (SELECT s FROM strs WHERE id = g.obj_namespace_id) AS obj_namespace,"                    \
+	" g.obj_uid AS obj_uid, g.not_found AS not_found, g.message AS message,"                   \
+	" g.fields AS fields, g.ext_id AS ext_id,"                                                 \
+	" (SELECT s FROM strs WHERE id = g.stream_id) AS stream, g.source_id AS source_id,"        \
+	" g.line AS line, g.offset AS offset FROM lines AS g"
+
 static const char *const schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS strs(id INTEGER PRIMARY KEY, s TEXT NOT NULL UNIQUE)",
@@ -157,6 +192,22 @@ static const char *const schema_sql[] = {
     " lease_transitions INTEGER)",
     "CREATE UNIQUE INDEX IF NOT EXISTS audit_key ON audit(akey)",
     "CREATE TABLE IF NOT EXISTS audit_raw(id INTEGER PRIMARY KEY, json TEXT NOT NULL)",
+    /* CloudWatch provenance of the audit events that came from an export */
+    "CREATE TABLE IF NOT EXISTS audit_ext(id INTEGER PRIMARY KEY, ext_id TEXT, stream TEXT)",
+    LOG_TABLES,
+    "CREATE UNIQUE INDEX IF NOT EXISTS lines_key ON lines(lkey)",
+    "CREATE INDEX IF NOT EXISTS lines_node ON lines(node_id, ts_us)",
+    "CREATE INDEX IF NOT EXISTS lines_subject ON lines(subject_id, ts_us)",
+    "CREATE INDEX IF NOT EXISTS lines_kind ON lines(kind_id, ts_us)",
+    /* the lines worth showing in a timeline: errors, warnings, and what the table knows */
+    "CREATE INDEX IF NOT EXISTS lines_notable ON lines(node_id, ts_us) WHERE " LT_LINE_NOTABLE,
+    "CREATE TABLE IF NOT EXISTS lines_raw(id INTEGER PRIMARY KEY, text TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS hosts(host_id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL)",
+    /* per text source: how its years were inferred, and its time range */
+    "CREATE TABLE IF NOT EXISTS log_sources(source_id INTEGER PRIMARY KEY,"
+    " lines INTEGER NOT NULL DEFAULT 0, year INTEGER, year_rule TEXT, first_us INTEGER,"
+    " last_us INTEGER, klog_skew INTEGER NOT NULL DEFAULT 0, node TEXT)",
+    LOG_VIEW,
     /* derived: one row per lease and its episodes, rebuilt by queries/ after each ingest */
     DERIVED_LEASES(""),
     DERIVED_EPISODES(""),
@@ -250,7 +301,8 @@ int store_schema(struct lt_store *st, struct lt_error *err)
 						  always has this binary's definitions */
 	if (!st->readonly && store_exec(st,
 					"DROP VIEW IF EXISTS events; DROP VIEW IF EXISTS leases;"
-					" DROP VIEW IF EXISTS episodes; DROP VIEW IF EXISTS nodes;",
+					" DROP VIEW IF EXISTS episodes; DROP VIEW IF EXISTS nodes; "
+					"DROP VIEW IF EXISTS logs;",
 					err) != 0)
 		return LT_ERR_DB;
 	if (!st->readonly) {

@@ -309,18 +309,14 @@ const char *lt_stmt_text(const struct lt_stmt *s, int col, size_t *len)
 	return t ? (const char *)t : "";
 }
 
-int lt_store_event_origin(struct lt_store *st, int64_t id, struct lt_event_origin *out,
-			  struct lt_error *err)
+/* Reads a stored record's raw text and provenance with sql (?1 = id). */
+static int store_origin(struct lt_store *st, const char *sql, const char *what, int64_t id,
+			struct lt_event_origin *out, struct lt_error *err)
 {
 	sqlite3_stmt *q;
 	int rc;
 
-	rc = store_prepare_raw(st, &q,
-			       "SELECT r.json, s.path, a.line, a.offset FROM audit AS a"
-			       " JOIN audit_raw AS r ON r.id = a.id"
-			       " JOIN sources AS s ON s.id = a.source_id WHERE a.id = ?1",
-			       err);
-	if (rc != 0)
+	if ((rc = store_prepare_raw(st, &q, sql, err)) != 0)
 		return rc;
 	sqlite3_bind_int64(q, 1, id);
 	rc = sqlite3_step(q);
@@ -333,11 +329,31 @@ int lt_store_event_origin(struct lt_store *st, int64_t id, struct lt_event_origi
 		out->offset = (uint64_t)sqlite3_column_int64(q, 3);
 		rc = 0;
 	} else if (rc == SQLITE_DONE) {
-		rc = lt_error_set(err, LT_ERR_NOTFOUND, "no event with id %lld in %s",
+		rc = lt_error_set(err, LT_ERR_NOTFOUND, "no %s with id %lld in %s", what,
 				  (long long)id, st->path);
 	} else {
 		rc = store_db_error(st, err, "lookup failed");
 	}
 	sqlite3_finalize(q);
 	return rc;
+}
+
+int lt_store_event_origin(struct lt_store *st, int64_t id, struct lt_event_origin *out,
+			  struct lt_error *err)
+{
+	return store_origin(st,
+			    "SELECT r.json, s.path, a.line, a.offset FROM audit AS a"
+			    " JOIN audit_raw AS r ON r.id = a.id"
+			    " JOIN sources AS s ON s.id = a.source_id WHERE a.id = ?1",
+			    "event", id, out, err);
+}
+
+int lt_store_line_origin(struct lt_store *st, int64_t id, struct lt_event_origin *out,
+			 struct lt_error *err)
+{
+	return store_origin(st,
+			    "SELECT r.text, s.path, g.line, g.offset FROM lines AS g"
+			    " JOIN lines_raw AS r ON r.id = g.id"
+			    " JOIN sources AS s ON s.id = g.source_id WHERE g.id = ?1",
+			    "log line", id, out, err);
 }

@@ -68,6 +68,11 @@ struct lt_ingest_progress {
 
 struct lt_ingest_opts {
 	int all_resources; /* store events of every resource, not only leases and nodes */
+	int year;	   /* > 0: the year of year-less log times (journal short, klog) */
+	const char *node;  /* the node every log line of these files comes from (--node) */
+	/* LT_PASS_ALL, or half of an ingest in two passes: text logs last, so that their
+	 * year-less times can take the year of the audit events read before them */
+	enum lt_ingest_pass { LT_PASS_ALL, LT_PASS_NOT_TEXT, LT_PASS_TEXT } pass;
 	/* Each rejected record as it is found (reason already sanitized); may be NULL. */
 	void (*on_reject)(const struct lt_where *at, const char *reason, void *ctx);
 	/* Each file when it is done or skipped; may be NULL. */
@@ -121,8 +126,24 @@ int lt_store_ingest_end(struct lt_store *st, void (*during)(void *ctx), void *ct
 /* True between an ingest_begin that deferred the indexes and its ingest_end. */
 int lt_store_bulk_loading(const struct lt_store *st);
 
+/*
+ * Maps the host names of stored log lines to node names the store knows
+ * (from node leases and Node objects): the same name, the node whose name
+ * starts with "HOST." (a short host name), or the node named like the
+ * host's first label.  A host that maps to no node stays its own node.
+ * Run after an ingest, once the derived lease tables are up to date.
+ */
+int lt_store_map_hosts(struct lt_store *st, struct lt_error *err);
+
 /* True when some stored event carried a Lease body (RequestResponse level). */
 int lt_store_has_lease_bodies(struct lt_store *st);
+
+/*
+ * The log lines worth a row in a timeline: errors, warnings, not-found
+ * reports and everything the classification table knows.  Queries repeat
+ * this condition word for word, so the partial index on it can serve them.
+ */
+#define LT_LINE_NOTABLE "(severity IN ('E', 'F', 'W') OR not_found > 0 OR kind_id IS NOT NULL)"
 
 /* ---- reading ------------------------------------------------------------ */
 
@@ -169,5 +190,9 @@ struct lt_event_origin {
 };
 int lt_store_event_origin(struct lt_store *st, int64_t id, struct lt_event_origin *out,
 			  struct lt_error *err);
+
+/* The same for a stored log line (timelines show its id as L<id>). */
+int lt_store_line_origin(struct lt_store *st, int64_t id, struct lt_event_origin *out,
+			 struct lt_error *err);
 
 #endif

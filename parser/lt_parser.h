@@ -105,6 +105,9 @@ int lt_time_parse(int64_t *out, const char *s, size_t len);
 /* Days since 1970-01-01 of a proleptic Gregorian date. */
 int64_t lt_time_days_from_civil(int64_t y, unsigned m, unsigned d);
 
+/* The UTC year of a time in microseconds since the epoch. */
+int lt_time_year(int64_t us);
+
 /* Formats microseconds since the epoch as "YYYY-MM-DDTHH:MM:SS.uuuuuuZ"; buf >= 32 bytes. */
 void lt_time_format(char *buf, size_t size, int64_t us);
 
@@ -118,6 +121,29 @@ void lt_time_format(char *buf, size_t size, int64_t us);
  * without passing through here.
  */
 void lt_sanitize(struct lt_buf *b, const char *s, size_t len);
+
+/* ---- regular expressions (PCRE2, JIT when the CPU has it) ------------ */
+
+struct lt_regex;
+
+/*
+ * Compiles pattern (PCRE2 syntax, UTF-8; caseless when icase).  A bad
+ * pattern is LT_ERR_USAGE with PCRE2's message and the offset in err.
+ */
+int lt_regex_new(struct lt_regex **out, const char *pattern, int icase, struct lt_error *err);
+void lt_regex_free(struct lt_regex *re);
+
+/*
+ * 1 when re matches somewhere in s[0..len), 0 when not.  The match (and
+ * its groups) stays in re until the next call: one regex, one thread.
+ */
+int lt_regex_match(struct lt_regex *re, const char *s, size_t len);
+
+/* The last match's named group, absent (ptr NULL) when it did not take part. */
+struct lt_str lt_regex_group(const struct lt_regex *re, const char *s, const char *name);
+
+/* The last match's (*MARK:NAME), NULL when none. */
+const char *lt_regex_mark(const struct lt_regex *re);
 
 /* ---- input ------------------------------------------------------------ */
 
@@ -154,10 +180,12 @@ int lt_fingerprint_file(char out[33], const char *path, struct lt_error *err);
 
 /* Where a record came from: enough to find it again in the input. */
 struct lt_where {
-	const char *file; /* the path as given */
-	uint64_t line;	  /* 1-based line of the record's first byte */
-	uint64_t offset;  /* byte offset of that byte in the decoded stream */
-	uint64_t index;	  /* 0-based record number in the file */
+	const char *file;     /* the path as given */
+	uint64_t line;	      /* 1-based line of the record's first byte */
+	uint64_t offset;      /* byte offset of that byte in the decoded stream */
+	uint64_t index;	      /* 0-based record number in the file */
+	struct lt_str ext_id; /* CloudWatch eventId or @ptr, when the record has one */
+	struct lt_str stream; /* CloudWatch log stream name, when known */
 };
 
 /* One kube-apiserver audit Event, normalized.  Absent fields have ptr == NULL. */
@@ -183,6 +211,55 @@ struct lt_audit_event {
 /* The stream's ordering rank of an audit stage: RequestReceived 0, ResponseStarted 1, others 2. */
 int lt_audit_stage_rank(struct lt_str stage);
 
+/* How a year-less timestamp (journal short format, klog header) got its year. */
+enum lt_year_rule {
+	LT_YEAR_NONE = 0, /* the line carried its own year, or no time at all */
+	LT_YEAR_GIVEN,	  /* --year */
+	LT_YEAR_AUDIT,	  /* the audit events already in the store */
+	LT_YEAR_MTIME,	  /* the file's modification time */
+	LT_YEAR_CLOCK,	  /* nothing better: the current year (stdin) */
+};
+
+const char *lt_year_rule_name(enum lt_year_rule r);
+
+/*
+ * One line of a text log: a kubelet journal (any journalctl format), a
+ * klog file (kubelet, kube-controller-manager, kube-scheduler), syslog, or
+ * a message of a CloudWatch export.  Absent fields have ptr == NULL.
+ */
+struct lt_log_line {
+	struct lt_str raw;	     /* the line as read, without its newline */
+	int64_t ts_us;		     /* when: the journal's time if any, else klog's */
+	int64_t klog_us;	     /* the klog header's time, 0 if none */
+	enum lt_year_rule year_rule; /* how ts_us got its year */
+	struct lt_str host;	     /* journal/syslog host name */
+	struct lt_str ident;	     /* syslog identifier: kubelet, kubenswrapper, systemd... */
+	int64_t pid;		     /* -1 when absent */
+	struct lt_str component;     /* kubelet, kube-controller-manager...; absent if unknown */
+	char severity;		     /* klog 'I' 'W' 'E' 'F', or 0 */
+	struct lt_str location;	     /* klog "file.go:49" */
+	struct lt_str message;	     /* the message, a structured one unquoted */
+	struct lt_str fields;	     /* structured klog's key=value tail as a JSON object */
+	/* What the line says, from the classification table (parser-classify.c). */
+	const char *kind;	/* "lease-update-failed", ...; NULL when no pattern knows it */
+	struct lt_str subject;	/* the node (or lease, or object) it is about, when it says */
+	struct lt_str obj_kind; /* garbage collector items: Lease, Node, CSINode... */
+	struct lt_str obj_namespace, obj_uid;
+	int not_found; /* it reports a node (LT_NOT_FOUND_NODE) or a lease as not found */
+};
+
+enum { LT_NOT_FOUND_NODE = 1, LT_NOT_FOUND_LEASE = 2 };
+
+/* The kinds the classification table knows, NULL-terminated: kind, then what it means. */
+struct lt_log_kind {
+	const char *kind;
+	const char *component; /* who logs it: kubelet, kube-controller-manager, any */
+	const char *summary;
+	const char *pattern; /* PCRE2, caseless, matched against "message fields" */
+};
+
+const struct lt_log_kind *lt_log_kinds(void);
+
 /*
  * What the parser hands out.  Each callback returns 0 to go on, or a
  * negative enum lt_err to stop the parse (which then returns that code).
@@ -190,12 +267,19 @@ int lt_audit_stage_rank(struct lt_str stage);
  */
 struct lt_sink {
 	int (*audit)(const struct lt_audit_event *ev, const struct lt_where *at, void *ctx);
+	/* Optional: a text log line; without it text logs are rejected as unreadable. */
+	int (*log)(const struct lt_log_line *line, const struct lt_where *at, void *ctx);
 	/* A record that could not be used: reason is one line, already sanitized. */
 	int (*reject)(const struct lt_where *at, const char *reason, void *ctx);
 	/* Optional: now and then, on-disk bytes read so far of size (0 if unknown). */
 	void (*progress)(uint64_t done, uint64_t size, void *ctx);
 	/* Optional: records before this decoded offset are skipped (resume). */
 	uint64_t resume_offset;
+	/* Year for year-less timestamps: year (>0) forces one (LT_YEAR_GIVEN); else a
+	 * time range [year_lo_us, year_hi_us] of known events picks the nearest
+	 * (LT_YEAR_AUDIT); else the file's mtime; else the clock. */
+	int year;
+	int64_t year_lo_us, year_hi_us;
 };
 
 /* The formats the sniffer knows. */
@@ -204,12 +288,17 @@ enum lt_format {
 	LT_FMT_BINARY,	    /* not text at all */
 	LT_FMT_EMPTY,	    /* no bytes, or only whitespace */
 	LT_FMT_JSON,	    /* JSON values: audit events, lists of them */
+	LT_FMT_TEXT,	    /* text log lines: journal, klog, syslog, CloudWatch text */
+	LT_FMT_CSV,	    /* a Logs Insights CSV export */
 };
 
 const char *lt_format_name(enum lt_format f);
 
 /* Decides the format of an input from its first decoded bytes. */
 enum lt_format lt_sniff(const char *buf, size_t len);
+
+/* Opens path, sniffs its first decoded bytes and closes it again. */
+int lt_sniff_path(enum lt_format *out, const char *path, struct lt_error *err);
 
 /*
  * Reads all of in, sniffing its format, and feeds every record to sink.

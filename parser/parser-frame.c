@@ -5,7 +5,12 @@
  * nesting) to find where each top-level value ends, without parsing it.
  * It accepts JSON lines, pretty-printed values spread over lines and
  * concatenated, a top-level array of records, and an envelope object whose
- * "items" array holds the records (the audit webhook's EventList).
+ * list holds the records: "items" (the audit webhook's EventList), "events"
+ * (aws logs filter-log-events and get-log-events, often several pages
+ * concatenated) or "results" (aws logs get-query-results, whose records are
+ * arrays of {field, value}).  A list element is a record when it is an
+ * object or an array; an envelope's other keys (nextToken,
+ * searchedLogStreams, statistics...) are skipped.
  *
  * Damage is contained: a line that does not start a JSON value is rejected
  * up to its end; a record still open when a new line starts with '{' in
@@ -27,7 +32,7 @@ enum frame_mode {
 };
 
 /* Keys of a top-level object whose array value holds the records. */
-static const char *const frame_list_keys[] = {"items"};
+static const char *const frame_list_keys[] = {"items", "events", "results"};
 
 struct lt_frame {
 	const struct lt_frame_ops *ops;
@@ -270,14 +275,15 @@ static int frame_envelope(struct lt_frame *f, const char *p)
 	unsigned char c = (unsigned char)*p;
 	int at_list = f->list_depth != 0 && f->depth == f->list_depth;
 
-	if (at_list && c == '{') {
+	if (at_list && (c == '{' || c == '[')) {
 		frame_begin(f, f->list_depth, p);
 		f->depth++;
 		return 0;
 	}
 	if (at_list && c != ']' && !frame_is_separator(c) && !f->elem_junk) {
 		f->elem_junk = 1;
-		if (frame_reject(f, f->line, f->offset, "list element is not an object") != 0)
+		if (frame_reject(f, f->line, f->offset,
+				 "list element is not an object or an array") != 0)
 			return LT_ERR_ABORT;
 	}
 	if (c == '"') {
@@ -358,9 +364,15 @@ static int frame_byte(struct lt_frame *f, const char *p)
 	return 0;
 }
 
-/* A '{' in column 0 while something is open means that something was cut off. */
+/*
+ * A '{' in column 0 while something is open means that something was cut
+ * off; except between the elements of a list, where it starts the next one
+ * (arrays printed with their elements unindented).
+ */
 static int frame_is_cut(const struct lt_frame *f, unsigned char c)
 {
+	if (f->mode == FRAME_ENVELOPE && f->list_depth != 0 && f->depth == f->list_depth)
+		return 0;
 	return f->at_line_start && c == '{' && f->mode != FRAME_SEEK && f->mode != FRAME_GARBAGE &&
 	       f->mode != FRAME_BOM;
 }

@@ -46,4 +46,157 @@ void lt_audit_decoder_free(struct lt_audit_decoder *d);
 int lt_audit_decode(struct lt_audit_decoder *d, struct lt_audit_event *out, const char *json,
 		    size_t len, char *reason, size_t size);
 
+/* ---- klog: the header and structured messages (parser-klog.c) -------- */
+
+/* A klog header "E0405 06:04:04.422460  477678 nodelease.go:49] ": no year in it. */
+struct lt_klog {
+	char severity;		/* I W E F */
+	int month, day;		/* 1-12, 1-31 */
+	int64_t tod_us;		/* time of day */
+	int64_t thread;		/* the thread (or process) id */
+	struct lt_str location; /* "nodelease.go:49" */
+};
+
+/* Parses a klog header at s; the bytes it took, or 0 when s does not start with one. */
+size_t lt_klog_header(struct lt_klog *out, const char *s, size_t len);
+
+/*
+ * Splits a klog payload into its message and fields: a structured payload
+ * ("Msg" k="v" k2=v2) gives the unquoted message in msg and the fields as a
+ * JSON object in fields; a printf one gives itself in msg and no fields.
+ * Both buffers are reset first.  Returns where the fields start in p (len
+ * when there are none).
+ */
+size_t lt_klog_payload(struct lt_buf *msg, struct lt_buf *fields, const char *p, size_t len);
+
+/* Appends s as a JSON string literal (quotes included). */
+void lt_json_quote(struct lt_buf *b, const char *s, size_t len);
+
+/* ---- classification of log messages (parser-classify.c) --------------- */
+
+struct lt_classifier;
+
+struct lt_classifier *lt_classifier_new(void);
+void lt_classifier_free(struct lt_classifier *c);
+
+/*
+ * Fills line->kind, subject, obj_* and not_found from line->message and
+ * line->fields (text = message, a space, fields' raw tail).  Strings point
+ * into text or the line.
+ */
+void lt_classify(struct lt_classifier *c, struct lt_log_line *line, const char *text, size_t len);
+
+/* ---- text logs: journal, klog, syslog, CloudWatch text (parser-text.c) - */
+
+/* True when some early line of buf is a journal, klog, syslog or CloudWatch text line. */
+int lt_text_sniff(const char *buf, size_t len);
+
+/* How a text log hands a JSON message (an audit Event in a CloudWatch export) back. */
+typedef int (*lt_json_route_fn)(const char *json, size_t len, const struct lt_where *at, void *ctx);
+
+struct lt_textlog;
+
+struct lt_textlog *lt_textlog_new(const struct lt_sink *sink, void *ctx, struct lt_input *in,
+				  lt_json_route_fn route, void *route_ctx);
+void lt_textlog_free(struct lt_textlog *t);
+
+/* Feeds bytes of a text log; whole lines are parsed and handed to the sink. */
+int lt_textlog_feed(struct lt_textlog *t, const char *buf, size_t len);
+int lt_textlog_finish(struct lt_textlog *t);
+
+/*
+ * One message whose envelope was already read (a journal JSON record, a
+ * CloudWatch record): line holds what is known (ts_us, host, ident, pid,
+ * component); the message (a klog line or plain text) fills the rest.
+ */
+int lt_textlog_message(struct lt_textlog *t, struct lt_log_line *line, const char *msg, size_t len,
+		       const struct lt_where *at);
+
+/* The component a CloudWatch stream name stands for ("kube-controller-manager-…"), or NULL. */
+const char *lt_stream_component(struct lt_str stream);
+
+/* ---- journalctl -o json records (parser-journal.c) -------------------- */
+
+/* True when a JSON record is a journal entry (it has __REALTIME_TIMESTAMP). */
+int lt_journal_json_probe(const char *json, size_t len);
+
+struct lt_journal_decoder;
+
+struct lt_journal_decoder *lt_journal_decoder_new(void);
+void lt_journal_decoder_free(struct lt_journal_decoder *d);
+
+/*
+ * Decodes one journal entry: fills ts_us, host, ident, pid of *line and
+ * the message (MESSAGE as a string or as an array of bytes) in *msg.
+ * LT_ERR_FORMAT with a reason when it is no usable entry.
+ */
+int lt_journal_decode(struct lt_journal_decoder *d, struct lt_log_line *line, struct lt_str *msg,
+		      const char *json, size_t len, char *reason, size_t size);
+
+/* ---- CloudWatch Logs exports: records -> (time, stream, message) ------ */
+
+/*
+ * One CloudWatch Logs record, whatever shape it came in: a filter-log-events
+ * or get-log-events element, a get-query-results row, a console JSON or CSV
+ * export row.  The message is decoded (JSON escapes, CSV quoting undone) and
+ * NUL-terminated; what it holds (an audit Event, a klog line) is routed by
+ * the caller.  Strings are borrowed from the decoder until its next call.
+ */
+struct lt_cw_record {
+	int64_t ts_us;	       /* the record's timestamp (ms precision), 0 when absent */
+	struct lt_str message; /* @message / message, decoded */
+	struct lt_str stream;  /* logStreamName / @logStream, absent if unknown */
+	struct lt_str ext_id;  /* eventId / @ptr, absent if none */
+};
+
+/* What one framed JSON record is, as far as CloudWatch goes. */
+enum lt_cw_shape {
+	LT_CW_NONE = 0,	   /* not a CloudWatch record (an audit Event, say) */
+	LT_CW_EVENT,	   /* {"timestamp":ms,"message":"...",...} of (filter|get)-log-events */
+	LT_CW_QUERY_ROW,   /* [{"field":"@timestamp","value":"..."},...] of get-query-results */
+	LT_CW_CONSOLE_ROW, /* {"@timestamp":"...","@message":... } of a console JSON export */
+};
+
+/* Decides from one framed JSON record (a list element) which shape it has. */
+enum lt_cw_shape lt_cw_shape_of(const char *json, size_t len);
+
+struct lt_cw_decoder;
+
+struct lt_cw_decoder *lt_cw_decoder_new(void);
+void lt_cw_decoder_free(struct lt_cw_decoder *d);
+
+/*
+ * Decodes one framed record of a known shape into *out.  A console row's
+ * @message that is a JSON object comes back as that object's JSON text.
+ * On failure returns LT_ERR_FORMAT with a one-line reason in reason[size].
+ */
+int lt_cw_decode(struct lt_cw_decoder *d, struct lt_cw_record *out, enum lt_cw_shape shape,
+		 const char *json, size_t len, char *reason, size_t size);
+
+/*
+ * lt_time_parse, also taking Logs Insights' "2023-07-31 01:58:12.101" (UTC
+ * without a zone designator).  0, or LT_ERR_FORMAT.
+ */
+int lt_cw_time_parse(int64_t *out, const char *s, size_t len);
+
+/* ---- Logs Insights CSV exports (RFC 4180) ------------------------------ */
+
+/* True when buf starts with a CSV header naming @message (any column order). */
+int lt_csv_sniff(const char *buf, size_t len);
+
+struct lt_csv_ops {
+	/* One data row; line/offset are those of the row's first byte. */
+	int (*record)(const struct lt_cw_record *rec, uint64_t line, uint64_t offset, void *ctx);
+	int (*reject)(uint64_t line, uint64_t offset, const char *reason, void *ctx);
+};
+
+struct lt_csv;
+
+/* A streaming CSV reader: the header row maps columns, each later row is a record. */
+struct lt_csv *lt_csv_new(const struct lt_csv_ops *ops, void *ctx);
+void lt_csv_free(struct lt_csv *c);
+int lt_csv_feed(struct lt_csv *c, const char *buf, size_t len);
+/* Ends the input: a last row without newline is a row; an open quote is a cut-off row. */
+int lt_csv_finish(struct lt_csv *c);
+
 #endif

@@ -11,6 +11,10 @@ const char *lt_format_name(enum lt_format f)
 	switch (f) {
 	case LT_FMT_JSON:
 		return "json";
+	case LT_FMT_TEXT:
+		return "text";
+	case LT_FMT_CSV:
+		return "csv";
 	case LT_FMT_BINARY:
 		return "binary";
 	case LT_FMT_EMPTY:
@@ -51,8 +55,15 @@ enum lt_format lt_sniff(const char *buf, size_t len)
 		return LT_FMT_JSON;
 	if (!sniff_is_text(p, len))
 		return LT_FMT_BINARY;
+	if (lt_csv_sniff(buf + i, len - i))
+		return LT_FMT_CSV;
+	if (lt_text_sniff(buf + i, len - i))
+		return LT_FMT_TEXT;
 	return LT_FMT_UNKNOWN;
 }
+
+/* What a JSON record turned out to be; the first one decides for the file. */
+enum run_mode { RUN_UNDECIDED, RUN_AUDIT, RUN_JOURNAL, RUN_CLOUDWATCH };
 
 /* What the framer's callbacks need to reach the caller's sink. */
 struct run_ctx {
@@ -60,29 +71,111 @@ struct run_ctx {
 	const struct lt_sink *sink;
 	void *sink_ctx;
 	struct lt_audit_decoder *dec;
+	struct lt_journal_decoder *jdec;
+	struct lt_cw_decoder *cwdec;
+	struct lt_textlog *text; /* journal and CloudWatch messages that are log lines */
+	enum run_mode mode;
+	enum lt_cw_shape shape;
 	uint64_t index; /* records seen */
 };
 
 static struct lt_where run_where(struct run_ctx *r, uint64_t line, uint64_t offset)
 {
-	struct lt_where at = {lt_input_path(r->in), line, offset, r->index};
+	struct lt_where at = {lt_input_path(r->in), line, offset, r->index, {NULL, 0}, {NULL, 0}};
 
 	return at;
+}
+
+/* An audit Event, on its own or inside a CloudWatch record. */
+static int run_audit(const char *json, size_t len, const struct lt_where *at, void *ctx)
+{
+	struct run_ctx *r = ctx;
+	struct lt_audit_event ev;
+	char reason[256];
+
+	if (lt_audit_decode(r->dec, &ev, json, len, reason, sizeof reason) != 0)
+		return r->sink->reject(at, reason, r->sink_ctx);
+	return r->sink->audit(&ev, at, r->sink_ctx);
+}
+
+static int run_no_logs(struct run_ctx *r, const struct lt_where *at)
+{
+	return r->sink->reject(at, "a log line, and this ingest does not store log lines",
+			       r->sink_ctx);
+}
+
+static int run_journal(struct run_ctx *r, const char *text, size_t len, struct lt_where *at)
+{
+	struct lt_log_line ln;
+	struct lt_str msg;
+	char reason[256];
+
+	memset(&ln, 0, sizeof ln);
+	ln.raw = (struct lt_str){text, len};
+	if (lt_journal_decode(r->jdec, &ln, &msg, text, len, reason, sizeof reason) != 0)
+		return r->sink->reject(at, reason, r->sink_ctx);
+	if (r->sink->log == NULL)
+		return run_no_logs(r, at);
+	return lt_textlog_message(r->text, &ln, msg.ptr, msg.len, at);
+}
+
+/* A CloudWatch record: its message is an audit Event or a log line; the stream says whose. */
+static int run_cloudwatch(struct run_ctx *r, const struct lt_cw_record *rec, struct lt_where *at)
+{
+	struct lt_log_line ln;
+	const char *m = rec->message.ptr ? rec->message.ptr : "", *c;
+	size_t n = rec->message.len;
+
+	at->ext_id = rec->ext_id;
+	at->stream = rec->stream;
+	while (n > 0 && (*m == ' ' || *m == '\t'))
+		m++, n--;
+	if (n > 0 && *m == '{')
+		return run_audit(m, n, at, r);
+	if (r->sink->log == NULL)
+		return run_no_logs(r, at);
+	memset(&ln, 0, sizeof ln);
+	ln.raw = (struct lt_str){m, n};
+	ln.pid = -1;
+	ln.ts_us = rec->ts_us;
+	if ((c = lt_stream_component(rec->stream)) != NULL)
+		ln.component = (struct lt_str){c, strlen(c)};
+	return lt_textlog_message(r->text, &ln, m, n, at);
+}
+
+static void run_decide(struct run_ctx *r, const char *text, size_t len)
+{
+	if (lt_journal_json_probe(text, len)) {
+		r->mode = RUN_JOURNAL;
+		r->jdec = lt_journal_decoder_new();
+	} else if ((r->shape = lt_cw_shape_of(text, len)) != LT_CW_NONE) {
+		r->mode = RUN_CLOUDWATCH;
+		r->cwdec = lt_cw_decoder_new();
+	} else {
+		r->mode = RUN_AUDIT;
+	}
 }
 
 static int run_record(const char *text, size_t len, uint64_t line, uint64_t offset, void *ctx)
 {
 	struct run_ctx *r = ctx;
-	struct lt_audit_event ev;
 	struct lt_where at = run_where(r, line, offset);
+	struct lt_cw_record rec;
 	char reason[256];
 
 	r->index++;
 	if (offset < r->sink->resume_offset)
 		return 0;
-	if (lt_audit_decode(r->dec, &ev, text, len, reason, sizeof reason) != 0)
+	if (r->mode == RUN_UNDECIDED)
+		run_decide(r, text, len);
+	if (r->mode == RUN_JOURNAL)
+		return run_journal(r, text, len, &at);
+	if (r->mode == RUN_AUDIT)
+		return run_audit(text, len, &at, r);
+	if (lt_cw_decode(r->cwdec, &rec, lt_cw_shape_of(text, len), text, len, reason,
+			 sizeof reason) != 0)
 		return r->sink->reject(&at, reason, r->sink_ctx);
-	return r->sink->audit(&ev, &at, r->sink_ctx);
+	return run_cloudwatch(r, &rec, &at);
 }
 
 static int run_reject(uint64_t line, uint64_t offset, const char *reason, void *ctx)
@@ -98,27 +191,64 @@ static int run_reject(uint64_t line, uint64_t offset, const char *reason, void *
 
 static const struct lt_frame_ops run_ops = {run_record, run_reject};
 
-/* Feeds the first chunk and every following one to the framer. */
-static int run_json(struct run_ctx *r, char *buf, size_t got, struct lt_error *err)
+static int run_csv_record(const struct lt_cw_record *rec, uint64_t line, uint64_t offset, void *ctx)
 {
-	struct lt_frame *f = lt_frame_new(&run_ops, r, 0);
-	int rc = 0, rd = 0;
+	struct run_ctx *r = ctx;
+	struct lt_where at = run_where(r, line, offset);
+
+	r->index++;
+	if (offset < r->sink->resume_offset)
+		return 0;
+	return run_cloudwatch(r, rec, &at);
+}
+
+static const struct lt_csv_ops run_csv_ops = {run_csv_record, run_reject};
+
+/* The framer, the CSV reader or the text reader: whichever the format needs. */
+struct run_reader {
+	struct lt_frame *frame;
+	struct lt_csv *csv;
+	struct lt_textlog *text;
+};
+
+static int run_feed(struct run_reader *rd, const char *buf, size_t len)
+{
+	if (rd->frame)
+		return lt_frame_feed(rd->frame, buf, len);
+	if (rd->csv)
+		return lt_csv_feed(rd->csv, buf, len);
+	return lt_textlog_feed(rd->text, buf, len);
+}
+
+static int run_finish(struct run_reader *rd)
+{
+	if (rd->frame)
+		return lt_frame_finish(rd->frame);
+	if (rd->csv)
+		return lt_csv_finish(rd->csv);
+	return lt_textlog_finish(rd->text);
+}
+
+/* Feeds the first chunk and every following one to the reader. */
+static int run_stream(struct run_ctx *r, struct run_reader *rd, char *buf, size_t got,
+		      struct lt_error *err)
+{
+	int rc = 0, rdc = 0;
 
 	while (got > 0) {
-		if ((rc = lt_frame_feed(f, buf, got)) != 0)
+		if ((rc = run_feed(rd, buf, got)) != 0)
 			break;
 		if (r->sink->progress)
 			r->sink->progress(lt_input_consumed(r->in), lt_input_size(r->in),
 					  r->sink_ctx);
-		if ((rd = lt_input_read(r->in, buf, RUN_CHUNK, &got, err)) != 0)
+		if ((rdc = lt_input_read(r->in, buf, RUN_CHUNK, &got, err)) != 0)
 			break;
 	}
-	if (rc == 0 && (rd == 0 || rd == LT_ERR_TRUNCATED))
-		rc = lt_frame_finish(f);
-	lt_frame_free(f);
+	if (rc == 0 && (rdc == 0 || rdc == LT_ERR_TRUNCATED))
+		rc = run_finish(rd);
 	if (rc != 0)
 		return rc;
-	return rd;
+	return rdc;
 }
 
 /* Reads at least 4 KiB (or all there is) so the sniffer sees enough; gzip may give less per call.
@@ -136,31 +266,80 @@ static int run_read_head(struct lt_input *in, char *buf, size_t *got, struct lt_
 	return rc;
 }
 
+/* Reads the whole input as format fmt (JSON, CSV or text). */
+static int run_format(struct run_ctx *r, enum lt_format fmt, char *buf, size_t got,
+		      struct lt_error *err)
+{
+	struct run_reader rd = {NULL, NULL, NULL};
+	int rc;
+
+	r->dec = lt_audit_decoder_new();
+	r->text = lt_textlog_new(r->sink, r->sink_ctx, r->in, run_audit, r);
+	if (fmt == LT_FMT_JSON)
+		rd.frame = lt_frame_new(&run_ops, r, 0);
+	else if (fmt == LT_FMT_CSV)
+		rd.csv = lt_csv_new(&run_csv_ops, r);
+	else
+		rd.text = r->text;
+	rc = run_stream(r, &rd, buf, got, err);
+	lt_frame_free(rd.frame);
+	lt_csv_free(rd.csv);
+	lt_textlog_free(r->text);
+	lt_audit_decoder_free(r->dec);
+	lt_journal_decoder_free(r->jdec);
+	lt_cw_decoder_free(r->cwdec);
+	return rc;
+}
+
+int lt_sniff_path(enum lt_format *out, const char *path, struct lt_error *err)
+{
+	struct lt_input *in;
+	char *buf;
+	size_t got = 0;
+	int rc;
+
+	*out = LT_FMT_UNKNOWN;
+	if ((rc = lt_input_open(&in, path, err)) != 0)
+		return rc;
+	buf = lt_xmalloc(RUN_CHUNK);
+	rc = run_read_head(in, buf, &got, err);
+	if (rc == 0 || (rc == LT_ERR_TRUNCATED && got > 0))
+		*out = lt_sniff(buf, got);
+	if (rc == LT_ERR_TRUNCATED && got > 0)
+		rc = 0;
+	free(buf);
+	lt_input_free(in);
+	return rc;
+}
+
 int lt_parse_input(struct lt_input *in, const struct lt_sink *sink, void *ctx,
 		   enum lt_format *format_out, struct lt_error *err)
 {
-	struct run_ctx r = {in, sink, ctx, NULL, 0};
+	struct run_ctx r;
 	char *buf = lt_xmalloc(RUN_CHUNK);
 	enum lt_format fmt;
 	size_t got = 0;
 	int rc;
 
+	memset(&r, 0, sizeof r);
+	r.in = in;
+	r.sink = sink;
+	r.sink_ctx = ctx;
 	/* a stream cut short inside the head still has records to give */
 	rc = run_read_head(in, buf, &got, err);
 	fmt = lt_sniff(buf, got);
+	if (fmt == LT_FMT_TEXT && sink->log == NULL)
+		fmt = LT_FMT_UNKNOWN;
 	if (format_out)
 		*format_out = fmt;
 	if (rc == LT_ERR_TRUNCATED && got > 0)
 		rc = 0;
-	if (rc == 0 && fmt != LT_FMT_JSON && fmt != LT_FMT_EMPTY)
+	if (rc == 0 && (fmt == LT_FMT_UNKNOWN || fmt == LT_FMT_BINARY))
 		rc = lt_error_at(err, LT_ERR_FORMAT, lt_input_path(in), 1, 0,
 				 "%s: not a log leasetrail reads (%s content)", lt_input_path(in),
 				 lt_format_name(fmt));
-	if (rc == 0 && fmt == LT_FMT_JSON) {
-		r.dec = lt_audit_decoder_new();
-		rc = run_json(&r, buf, got, err);
-		lt_audit_decoder_free(r.dec);
-	}
+	if (rc == 0 && fmt != LT_FMT_EMPTY)
+		rc = run_format(&r, fmt, buf, got, err);
 	free(buf);
 	return rc;
 }

@@ -109,22 +109,45 @@ int lt_time_parse(int64_t *out, const char *s, size_t len)
 	return 0;
 }
 
-void lt_time_format(char *buf, size_t size, int64_t us)
+/* civil_from_days, the inverse of lt_time_days_from_civil */
+static void time_civil(int64_t days, int64_t *y, unsigned *m, unsigned *d)
 {
-	int64_t secs = us >= 0 ? us / 1000000 : (us - 999999) / 1000000;
-	int64_t frac = us - secs * 1000000;
-	int64_t days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400;
-	int64_t rem = secs - days * 86400;
-	/* civil_from_days, the inverse of lt_time_days_from_civil */
 	int64_t z = days + 719468;
 	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
 	unsigned doe = (unsigned)(z - era * 146097);
 	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
 	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
 	unsigned mp = (5 * doy + 2) / 153;
-	unsigned d = doy - (153 * mp + 2) / 5 + 1;
-	unsigned m = mp < 10 ? mp + 3 : mp - 9;
-	int64_t y = (int64_t)yoe + era * 400 + (m <= 2);
+
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+static int64_t time_floor_div(int64_t a, int64_t b)
+{
+	return a >= 0 ? a / b : (a - b + 1) / b;
+}
+
+int lt_time_year(int64_t us)
+{
+	int64_t y;
+	unsigned m, d;
+
+	time_civil(time_floor_div(time_floor_div(us, 1000000), 86400), &y, &m, &d);
+	return (int)y;
+}
+
+void lt_time_format(char *buf, size_t size, int64_t us)
+{
+	int64_t secs = time_floor_div(us, 1000000);
+	int64_t frac = us - secs * 1000000;
+	int64_t days = time_floor_div(secs, 86400);
+	int64_t rem = secs - days * 86400;
+	int64_t y;
+	unsigned m, d;
+
+	time_civil(days, &y, &m, &d);
 
 	snprintf(buf, size, "%04lld-%02u-%02uT%02d:%02d:%02d.%06lldZ", (long long)y, m, d,
 		 (int)(rem / 3600), (int)(rem / 60 % 60), (int)(rem % 60), (long long)frac);

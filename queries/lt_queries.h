@@ -130,7 +130,189 @@ const struct lt_canned *lt_canned_list(void);
 int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query_opts *o, FILE *out,
 		    struct lt_error *err);
 
+/*
+ * `leasetrail query NAME --emit cwli`: prints the CloudWatch Logs Insights
+ * query that asks canned query name's question of a whole EKS log group
+ * (fields / filter / stats / sort ...), under '#' comment lines naming the
+ * log group, the time range to set (o->since_us/until_us, 0 for open) and
+ * what the query cannot say that the store can.  o may be NULL.  Needs no
+ * store.  LT_ERR_NOTFOUND when there is no such query.
+ */
+int lt_query_cwli(const char *name, const struct lt_query_opts *o, FILE *out, struct lt_error *err);
+
 /* `leasetrail show ID`: the event's raw JSON (and, if verbose, where it came from). */
 int lt_query_show(struct lt_store *st, int64_t id, int verbose, FILE *out, struct lt_error *err);
+
+/* The same for an audit event (is_line 0) or a log line (is_line 1, shown as L<id>). */
+int lt_query_show_record(struct lt_store *st, int64_t id, int is_line, int verbose, FILE *out,
+			 struct lt_error *err);
+
+/* ---- browsing (the TUI) ---- */
+
+/*
+ * What the terminal browser reads, a page at a time: nothing here loads a
+ * whole table.  Strings in these structures are owned by them and are log
+ * text: sanitize before drawing.
+ */
+
+/* The order of the cluster list inside each section. */
+enum lt_browse_sort {
+	LT_BROWSE_BY_NAME,	 /* name */
+	LT_BROWSE_BY_LAST_RENEW, /* oldest last renew first (never renewed on top) */
+	LT_BROWSE_BY_ANOMALIES,	 /* most anomaly episodes first, then name */
+};
+
+/* The sections of the cluster list, in display order. */
+enum lt_browse_section { LT_BROWSE_NODES, LT_BROWSE_LEADERS, LT_BROWSE_APISERVERS };
+
+/*
+ * One item of the cluster list: a section's heading (heading set; count is
+ * the number of rows listed under it), or a node (its kube-node-lease lease,
+ * or a Node object that never had one: lease_id 0) or another lease.
+ */
+struct lt_browse_item {
+	int heading;
+	enum lt_browse_section section;
+	int64_t lease_id;
+	char *target; /* what `timeline` takes: the node, or "NAMESPACE/NAME"; NULL for a heading */
+	char *state;  /* as `nodes` says it: renewing, stale, deleted, orphaned, re-created, ... */
+	int64_t first_us, last_us, last_renew_us; /* 0 = none */
+	int64_t renews, not_found, deletes, gaps, auth_failures, slow, conflicts;
+	int64_t anomalies; /* GAP, NOT_FOUND, AUTH_FAILURE and SLOW episodes */
+	int64_t count;	   /* a heading's rows */
+};
+
+struct lt_browse_page {
+	struct lt_browse_item *items;
+	size_t n;
+	size_t total; /* items (headings included) of the whole, filtered list */
+};
+
+/* Which list: the order, and an optional filter on each row's target (nonzero keeps it). */
+struct lt_browse_query {
+	enum lt_browse_sort sort;
+	int (*keep)(const char *target, void *ctx); /* NULL keeps every row */
+	void *ctx;
+};
+
+/*
+ * Fills *out (overwritten; release it) with items offset..offset+limit-1 of
+ * the cluster list q describes, and the list's total.  Without a filter
+ * SQLite pages (LIMIT/OFFSET); with one, rows stream by and only the page is
+ * kept.  A section's heading is listed only when a row of it is.
+ */
+int lt_browse_list(struct lt_browse_page *out, struct lt_store *st, const struct lt_browse_query *q,
+		   size_t offset, size_t limit, struct lt_error *err);
+void lt_browse_page_release(struct lt_browse_page *p);
+
+/*
+ * The index in q's list of the next row (not a heading) after from (before
+ * it when backward) whose target match() accepts, wrapping around the end.
+ * LT_ERR_NOTFOUND when there is none.
+ */
+int lt_browse_find(size_t *out, struct lt_store *st, const struct lt_browse_query *q, size_t from,
+		   int backward, int (*match)(const char *target, void *ctx), void *ctx,
+		   struct lt_error *err);
+
+/* The time the store's leases cover (first and last event, µs); 0 and 0 when empty. */
+int lt_browse_span(int64_t *first_us, int64_t *last_us, struct lt_store *st, struct lt_error *err);
+
+/* One episode of a lease, reduced to what a heartbeat strip needs. */
+struct lt_browse_episode {
+	int64_t lease_id;
+	char kind[16]; /* CREATED, RENEWING, GAP, NOT_FOUND, DELETED, ... */
+	int64_t start_us, end_us;
+};
+
+struct lt_browse_episodes {
+	struct lt_browse_episode *eps;
+	size_t n;
+};
+
+/*
+ * The episodes of the leases ids[0..n-1] that overlap [from_us, to_us], and
+ * for each lease the last one that starts before from_us (the state the
+ * window opens in), ordered by lease and start.  One query for all of them.
+ */
+int lt_browse_episodes(struct lt_browse_episodes *out, struct lt_store *st, const int64_t *ids,
+		       size_t n, int64_t from_us, int64_t to_us, struct lt_error *err);
+void lt_browse_episodes_release(struct lt_browse_episodes *e);
+
+/* A result table: column names and rows of cells (sanitized, "" for none). */
+struct lt_browse_table {
+	int ncols;
+	char **names; /* lower case */
+	size_t nrows;
+	char **cells; /* row r, column c at r * ncols + c */
+};
+
+/* The cell of row r, column c. */
+const char *lt_browse_cell(const struct lt_browse_table *t, size_t r, int c);
+
+/* The index of column name, or -1. */
+int lt_browse_col(const struct lt_browse_table *t, const char *name);
+
+void lt_browse_table_release(struct lt_browse_table *t);
+
+/*
+ * Splits what lt_table prints in LT_OUT_TABLE format into cells: each column
+ * starts where its name starts in the header line (every cell is padded to
+ * its column's width).  0, or LT_ERR_FORMAT when there is no header.
+ */
+int lt_browse_table_parse(struct lt_browse_table *out, const char *text, size_t len);
+
+/*
+ * Runs canned query name with o's range and thresholds (o->fmt is ignored)
+ * and returns its rows as `leasetrail query` prints them.  Thresholds are
+ * applied on a second, read-only connection, so st's other views keep the
+ * stored episodes.
+ */
+int lt_browse_canned(struct lt_browse_table *out, struct lt_store *st, const char *name,
+		     const struct lt_query_opts *o, struct lt_error *err);
+
+/* One row of a lease's or node's timeline. */
+struct lt_browse_row {
+	int64_t start_us, end_us, count;
+	char *kind;   /* CREATED, ..., NODE_DELETED, ... */
+	char *detail; /* the one-line explanation `timeline` prints */
+	int node;     /* about the Node object, not the lease */
+};
+
+struct lt_browse_timeline {
+	struct lt_browse_row *rows;
+	size_t n;
+};
+
+/*
+ * The timeline of target (a node, or "NAMESPACE/NAME"), row for row what
+ * `leasetrail timeline` prints: this is the one place that makes the TUI's
+ * timeline rows (kubelet and controller-manager log lines go here once the
+ * store has them).  LT_ERR_NOTFOUND for an unknown target.
+ */
+int lt_browse_timeline(struct lt_browse_timeline *out, struct lt_store *st, const char *target,
+		       struct lt_error *err);
+void lt_browse_timeline_release(struct lt_browse_timeline *t);
+
+/* One stored request, as the timeline's expansion lists it. */
+struct lt_browse_event {
+	int64_t id, ts_us, latency_us, code;
+	char *verb, *subresource, *user, *source_ip, *user_agent; /* "" when absent */
+};
+
+struct lt_browse_events {
+	struct lt_browse_event *evs;
+	size_t n;
+	size_t total; /* events in [from_us, to_us] */
+};
+
+/*
+ * Events offset..offset+limit-1, in time order, of target's lease (or, when
+ * node_object, of its Node object) between from_us and to_us included, and
+ * how many there are in all.
+ */
+int lt_browse_events(struct lt_browse_events *out, struct lt_store *st, const char *target,
+		     int node_object, int64_t from_us, int64_t to_us, size_t offset, size_t limit,
+		     struct lt_error *err);
+void lt_browse_events_release(struct lt_browse_events *e);
 
 #endif

@@ -46,10 +46,28 @@ static const struct canned canned_queries[] = {
      " (SELECT min(r.start_us) FROM lt_episodes AS r WHERE r.lease_id = e.lease_id"
      "  AND r.kind = 'RE-CREATED' AND r.start_us >= e.end_us),"
      " CASE WHEN l.state = 'orphaned' AND e.end_us = (SELECT max(x.end_us) FROM lt_episodes AS x"
-     "  WHERE x.lease_id = e.lease_id) THEN 'yes' ELSE 'no' END"
+     "  WHERE x.lease_id = e.lease_id) THEN 'yes' ELSE 'no' END,"
+     " 'audit' || CASE WHEN EXISTS (SELECT 1 FROM lines INDEXED BY lines_notable"
+     "  WHERE node_id = l.name_id AND " LT_LINE_NOTABLE " AND not_found = 1"
+     "  AND ts_us BETWEEN e.start_us - 60000000 AND e.end_us + 60000000)"
+     "  THEN ', kubelet log' ELSE '' END"
      " FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
      " WHERE e.kind = 'NOT_FOUND' AND e.lease_kind = 'node' AND e.end_us - e.start_us > "
-     "l.gap_us" CANNED_RANGE " ORDER BY e.start_us",
+     "l.gap_us" CANNED_RANGE
+     /* with no audit log at hand: the kubelet's own "node ... not found" errors */
+     " UNION ALL SELECT (SELECT s FROM strs WHERE id = t.node_id), t.first, t.last, t.n, NULL,"
+     " NULL, t.back, CASE WHEN t.back IS NULL THEN 'yes' ELSE 'no' END, 'kubelet log'"
+     " FROM (SELECT u.*, (SELECT min(r.ts_us) FROM lines AS r INDEXED BY lines_kind"
+     "  WHERE r.kind_id = (SELECT id FROM strs WHERE s = 'register-success')"
+     "  AND r.node_id = u.node_id AND r.ts_us > u.last) AS back FROM (SELECT g.node_id AS"
+     " node_id, min(g.ts_us) AS first, max(g.ts_us) AS last, count(*) AS n"
+     " FROM lines AS g INDEXED BY lines_notable"
+     " WHERE " LT_LINE_NOTABLE " AND g.not_found = 1 AND g.node_id IS NOT NULL"
+     " AND g.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
+     " AND g.ts_us BETWEEN ?1 AND ?2 AND NOT EXISTS (SELECT 1 FROM lt_leases AS y"
+     "  JOIN lt_episodes AS x ON x.lease_id = y.id WHERE y.kind = 'node'"
+     "  AND y.name_id = g.node_id AND x.kind = 'NOT_FOUND')"
+     " GROUP BY g.node_id) AS u) AS t ORDER BY 2",
      {{"node", 't'},
       {"first_404", 'T'},
       {"last_404", 'T'},
@@ -57,8 +75,9 @@ static const struct canned canned_queries[] = {
       {"kubelet_user", 't'},
       {"source_ip", 't'},
       {"re_registered", 'T'},
-      {"still_orphaned", 't'}},
-     8},
+      {"still_orphaned", 't'},
+      {"evidence", 't'}},
+     9},
     {{"who-deleted", "every delete of a lease or a node: actor, groups, source IP, user agent"},
      "SELECT v.ts_us, v.resource, v.namespace, v.name, v.code, v.user, v.groups, v.source_ip,"
      " v.user_agent, v.id" CANNED_NODE_EVENTS(
@@ -80,10 +99,28 @@ static const struct canned canned_queries[] = {
      10},
     {{"gc-deletes", "leases deleted by the garbage collector, with the node deletion behind it"},
      "SELECT e.namespace, e.name, e.start_us, c.ts_us, c.user, c.source_ip, c.user_agent,"
-     " e.start_us - c.ts_us FROM episodes AS e LEFT JOIN events AS c ON c.id = e.cause_event"
+     " e.start_us - c.ts_us, 'audit' || CASE WHEN EXISTS (SELECT 1 FROM lines AS g"
+     "  INDEXED BY lines_kind WHERE g.kind_id = (SELECT id FROM strs WHERE s = 'gc-deleting')"
+     "  AND g.subject_id = (SELECT name_id FROM lt_leases WHERE id = e.lease_id)"
+     "  AND g.ts_us BETWEEN e.start_us - 60000000 AND e.start_us + 60000000)"
+     "  THEN ', kcm log' ELSE '' END"
+     " FROM episodes AS e LEFT JOIN events AS c ON c.id = e.cause_event"
      " WHERE e.kind = 'DELETED'" CANNED_RANGE
      " AND e.user = 'system:serviceaccount:kube-system:generic-garbage-collector'"
-     " ORDER BY e.start_us",
+     /* with no audit log at hand: the garbage collector's own "Deleting item" line */
+     " UNION ALL SELECT (SELECT s FROM strs WHERE id = g.obj_namespace_id),"
+     " (SELECT s FROM strs WHERE id = g.subject_id), g.ts_us,"
+     " (SELECT max(d.ts_us) FROM lines AS d INDEXED BY lines_kind"
+     "  WHERE d.kind_id = (SELECT id FROM strs WHERE s = 'nlc-node-deleted')"
+     "  AND d.subject_id = g.subject_id AND d.ts_us BETWEEN g.ts_us - 300000000"
+     "  AND g.ts_us + 300000000), NULL, NULL, NULL, NULL, 'kcm log'"
+     " FROM lines AS g INDEXED BY lines_kind"
+     " WHERE g.kind_id = (SELECT id FROM strs WHERE s = 'gc-deleting')"
+     " AND g.obj_kind_id = (SELECT id FROM strs WHERE s = 'Lease') AND g.ts_us BETWEEN ?1 AND ?2"
+     " AND NOT EXISTS (SELECT 1 FROM lt_leases AS y JOIN lt_episodes AS x ON x.lease_id = y.id"
+     "  WHERE y.name_id = g.subject_id AND x.kind = 'DELETED'"
+     "  AND x.start_us BETWEEN g.ts_us - 60000000 AND g.ts_us + 60000000)"
+     " ORDER BY 3",
      {{"namespace", 't'},
       {"lease", 't'},
       {"lease_deleted", 'T'},
@@ -91,8 +128,9 @@ static const struct canned canned_queries[] = {
       {"node_deleted_by", 't'},
       {"source_ip", 't'},
       {"user_agent", 't'},
-      {"after", 'D'}},
-     8},
+      {"after", 'D'},
+      {"evidence", 't'}},
+     9},
     {{"recreations", "leases created again after a delete or a 404 run: by whom, how long after"},
      "SELECT e.namespace, e.name, e.start_us, e.user, e.source_ip, e.max_us, c.verb, c.code,"
      " c.user FROM episodes AS e LEFT JOIN events AS c ON c.id = e.cause_event"
@@ -174,6 +212,27 @@ static const struct canned canned_queries[] = {
       {"source_ip", 't'},
       {"user_agent", 't'},
       {"event", 'n'}},
+     7},
+    {{"kubelet-errors", "kubelet log errors per node and kind: count, first, last, a sample"},
+     "SELECT coalesce((SELECT s FROM strs WHERE id = t.node_id), '?'),"
+     " coalesce((SELECT s FROM strs WHERE id = t.kind_id), 'other-error'), t.n, t.first,"
+     " t.last, t.nf, (SELECT x.message || coalesce(' err=' || CASE WHEN json_valid(x.fields)"
+     "  THEN json_extract(x.fields, '$.err') END, '') FROM lines AS x WHERE x.id = t.last_id)"
+     " FROM (SELECT g.node_id AS node_id, g.kind_id AS kind_id, count(*) AS n,"
+     " min(g.ts_us) AS first, max(g.ts_us) AS last, sum(g.not_found = 1) AS nf,"
+     " max(g.id) AS last_id FROM lines AS g INDEXED BY lines_notable WHERE " LT_LINE_NOTABLE
+     " AND g.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
+     " AND g.ts_us BETWEEN ?1 AND ?2 AND (g.severity IN ('E', 'F') OR g.not_found > 0"
+     "  OR g.kind_id IN (SELECT id FROM strs WHERE s LIKE '%fail%' OR s LIKE '%error%'"
+     "  OR s IN ('node-not-found', 'node-status-retry-exceeded', 'lease-retry')))"
+     " GROUP BY g.node_id, g.kind_id) AS t ORDER BY 1, 3 DESC, 2",
+     {{"node", 't'},
+      {"kind", 't'},
+      {"count", 'n'},
+      {"first", 'T'},
+      {"last", 'T'},
+      {"node_not_found", 'n'},
+      {"sample", 't'}},
      7},
     {{NULL, NULL}, NULL, {{NULL, 0}}, 0},
 };

@@ -5,13 +5,20 @@
 
 int lt_query_show(struct lt_store *st, int64_t id, int verbose, FILE *out, struct lt_error *err)
 {
+	return lt_query_show_record(st, id, 0, verbose, out, err);
+}
+
+int lt_query_show_record(struct lt_store *st, int64_t id, int is_line, int verbose, FILE *out,
+			 struct lt_error *err)
+{
 	struct lt_event_origin o = {0};
 	int tty = isatty(fileno(out));
 	int rc;
 
 	lt_buf_init(&o.raw);
 	lt_buf_init(&o.file);
-	rc = lt_store_event_origin(st, id, &o, err);
+	rc = is_line ? lt_store_line_origin(st, id, &o, err)
+		     : lt_store_event_origin(st, id, &o, err);
 	if (rc == 0) {
 		if (verbose) {
 			fputs("# ", out);

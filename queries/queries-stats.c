@@ -171,6 +171,46 @@ static int stats_sources(struct lt_store *st, FILE *out, struct lt_error *err)
 			   cols, 9, 0, err);
 }
 
+/* Text logs: per source, how many lines, which years (and by which rule), what range. */
+static int stats_logs(struct lt_store *st, FILE *out, struct lt_error *err)
+{
+	static const struct stats_col cols[] = {{"source", 'n'},
+						{"lines", 'n'},
+						{"first", 'T'},
+						{"last", 'T'},
+						{"year", 'n'},
+						{"year_from", 't'},
+						{"klog_time_differs", 'n'},
+						{"node", 't'}};
+	static const struct stats_col kinds[] = {
+	    {"component", 't'}, {"kind", 't'}, {"lines", 'n'}, {"first", 'T'}, {"last", 'T'}};
+	struct lt_stmt *q;
+	int rc, any;
+
+	/* a store of audit events alone says nothing about logs */
+	if (lt_store_prepare(st, &q, "SELECT 1 FROM log_sources LIMIT 1", NULL) != 0)
+		return 0;
+	any = lt_stmt_step(q, NULL) == 1;
+	lt_stmt_free(q);
+	if (!any)
+		return 0;
+	rc = stats_table(st, out,
+			 "Log lines (year: for times without one; klog_time_differs: lines whose"
+			 " klog time is over 2s from the journal's):",
+			 "SELECT source_id, lines, first_us, last_us, year, year_rule, klog_skew,"
+			 " node FROM log_sources ORDER BY source_id",
+			 cols, 8, 0, err);
+
+	if (rc != 0)
+		return rc;
+	return stats_table(st, out, "Log lines by kind:",
+			   "SELECT coalesce((SELECT s FROM strs WHERE id = component_id), '?'),"
+			   " (SELECT s FROM strs WHERE id = kind_id), count(*), min(ts_us),"
+			   " max(ts_us) FROM lines INDEXED BY lines_kind WHERE kind_id IS NOT NULL"
+			   " GROUP BY component_id, kind_id ORDER BY 1, 3 DESC, 2",
+			   kinds, 5, 0, err);
+}
+
 static int stats_rejects(struct lt_store *st, FILE *out, struct lt_error *err)
 {
 	static const struct stats_col cols[] = {
@@ -194,6 +234,8 @@ int lt_query_stats(struct lt_store *st, FILE *out, struct lt_error *err)
 		rc = stats_others(st, out, err);
 	if (rc == 0)
 		rc = stats_sources(st, out, err);
+	if (rc == 0)
+		rc = stats_logs(st, out, err);
 	if (rc == 0)
 		rc = stats_rejects(st, out, err);
 	return rc;

@@ -16,13 +16,16 @@ struct tl_row {
 	int64_t start, end, count;
 	const char *kind;
 	char *detail;
-	int is_node; /* a Node object row, not a lease episode */
-	size_t seq;  /* order of arrival: qsort is not stable */
+	int is_node;  /* a Node object row, not a lease episode */
+	size_t seq;   /* order of arrival: qsort is not stable */
+	char *source; /* a log row's component; NULL for audit rows */
+	char *key;    /* a log row's run key: component, kind and message */
 };
 
 struct tl {
 	struct lt_store *st;
 	int64_t ns, lease, node, leases_id, nodes_id; /* strs ids, 0 = none */
+	int64_t subject;			      /* what log lines about the target name */
 	struct tl_row *rows;
 	size_t n, cap;
 };
@@ -179,7 +182,9 @@ static int tl_lease_rows(struct tl *t, const struct lt_query_opts *o, struct lt_
 				     r.eps[i].kind,
 				     tl_detail(t, &r.eps[i], r.sum.gap_us),
 				     0,
-				     0};
+				     0,
+				     NULL,
+				     NULL};
 
 		tl_add(t, &row);
 	}
@@ -221,7 +226,7 @@ static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *
 	lt_buf_init(&b);
 	lt_buf_printf(&b, "by ");
 	tl_actor(t, &b, lt_stmt_int(q, 4), lt_stmt_int(q, 5));
-	*run = (struct tl_row){ts, ts, 1, kind, b.ptr, 1, 0};
+	*run = (struct tl_row){ts, ts, 1, kind, b.ptr, 1, 0, NULL, NULL};
 }
 
 static int tl_node_rows(struct tl *t, struct lt_error *err)
@@ -252,6 +257,104 @@ static int tl_node_rows(struct tl *t, struct lt_error *err)
 	return rc < 0 ? rc : 0;
 }
 
+/*
+ * Log lines: the node's own (errors, warnings, what the classification
+ * table knows; every line with -v) and the lines of other components about
+ * it.  Without -v, a line saying what an earlier one said (same component,
+ * kind and message) within TL_RUN_US joins that row as a run.
+ */
+#define TL_RUN_US (10 * 60 * 1000000LL)
+
+static const char tl_lines_sql[] =
+    "SELECT g.ts_us, coalesce((SELECT s FROM strs WHERE id = g.component_id), 'log'),"
+    " (SELECT s FROM strs WHERE id = g.kind_id), g.severity, g.message,"
+    " CASE WHEN json_valid(g.fields) THEN json_extract(g.fields, '$.err') END, g.id,"
+    " (SELECT s FROM strs WHERE id = g.obj_kind_id),"
+    " (SELECT s FROM strs WHERE id = g.obj_namespace_id),"
+    " (SELECT s FROM strs WHERE id = g.subject_id)"
+    " FROM lines AS g WHERE g.id IN ("
+    "  SELECT id FROM lines INDEXED BY lines_notable WHERE node_id = ?1"
+    "   AND " LT_LINE_NOTABLE " AND ?3 = 0"
+    "  UNION ALL SELECT id FROM lines INDEXED BY lines_node WHERE node_id = ?1 AND ?3 = 1"
+    "  UNION SELECT id FROM lines INDEXED BY lines_subject WHERE subject_id = ?2)"
+    " ORDER BY g.ts_us, g.id";
+
+static const char *tl_line_kind(const struct lt_stmt *q)
+{
+	const char *sev = lt_stmt_type(q, 3) == LT_COL_NULL ? "" : lt_stmt_text(q, 3, NULL);
+
+	if (lt_stmt_type(q, 2) != LT_COL_NULL) {
+		for (const struct lt_log_kind *k = lt_log_kinds(); k->kind; k++)
+			if (strcmp(k->kind, lt_stmt_text(q, 2, NULL)) == 0)
+				return k->kind;
+	}
+	return strcmp(sev, "E") == 0 || strcmp(sev, "F") == 0 ? "log-error"
+	       : strcmp(sev, "W") == 0			      ? "log-warning"
+							      : "log";
+}
+
+/* The open run this line belongs to, or NULL. */
+static struct tl_row *tl_run_of(struct tl *t, size_t first_log, const char *key, int64_t ts)
+{
+	for (size_t i = t->n; i-- > first_log;) {
+		struct tl_row *r = &t->rows[i];
+
+		if (ts - r->end > TL_RUN_US)
+			break; /* rows are in time order: older ones are further still */
+		if (r->key && strcmp(r->key, key) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+static void tl_line(struct tl *t, const struct lt_stmt *q, size_t first_log, int verbose)
+{
+	struct tl_row row = {0}, *run;
+	struct lt_buf key, detail;
+	int64_t ts = lt_stmt_int(q, 0);
+	const char *kind = tl_line_kind(q), *msg = lt_stmt_text(q, 4, NULL);
+
+	lt_buf_init(&key);
+	lt_buf_init(&detail);
+	lt_buf_printf(&detail, "%s", msg);
+	if (lt_stmt_type(q, 7) != LT_COL_NULL) /* a garbage collector item */
+		lt_buf_printf(&detail, " %s %s%s%s", lt_stmt_text(q, 7, NULL),
+			      lt_stmt_text(q, 8, NULL), lt_stmt_text(q, 8, NULL)[0] ? "/" : "",
+			      lt_stmt_text(q, 9, NULL));
+	lt_buf_printf(&key, "%s\t%s\t%s", lt_stmt_text(q, 1, NULL), kind, detail.ptr);
+	if (!verbose && (run = tl_run_of(t, first_log, key.ptr, ts)) != NULL) {
+		run->end = ts;
+		run->count++;
+		lt_buf_release(&key);
+		lt_buf_release(&detail);
+		return;
+	}
+	if (lt_stmt_type(q, 5) != LT_COL_NULL)
+		lt_buf_printf(&detail, " err=%s", lt_stmt_text(q, 5, NULL));
+	lt_buf_printf(&detail, " (line L%lld)", (long long)lt_stmt_int(q, 6));
+	row = (struct tl_row){
+	    ts, ts, 1, kind, detail.ptr, 0, 0, lt_xstrdup(lt_stmt_text(q, 1, NULL)), key.ptr};
+	tl_add(t, &row);
+}
+
+static int tl_log_rows(struct tl *t, const struct lt_query_opts *o, struct lt_error *err)
+{
+	size_t first_log = t->n;
+	struct lt_stmt *q;
+	int rc;
+
+	if ((t->node == 0 && t->subject == 0) ||
+	    (rc = lt_store_prepare(t->st, &q, tl_lines_sql, NULL)) != 0)
+		return 0; /* a store from before log lines: nothing to add */
+	lt_stmt_bind_int(q, 1, t->node);
+	lt_stmt_bind_int(q, 2, t->subject);
+	lt_stmt_bind_int(q, 3, o->verbose != 0);
+	while ((rc = lt_stmt_step(q, err)) == 1)
+		tl_line(t, q, first_log, o->verbose);
+	lt_stmt_free(q);
+	return rc < 0 ? rc : 0;
+}
+
 static int tl_cmp(const void *a, const void *b)
 {
 	const struct tl_row *x = a, *y = b;
@@ -276,12 +379,13 @@ static int tl_resolve(struct tl *t, const char *target, struct lt_error *err)
 
 		t->ns = lc_str_id(t->st, ns);
 		t->lease = lc_str_id(t->st, slash + 1);
+		t->subject = lc_str_id(t->st, target); /* leader election lines name NS/NAME */
 		free(ns);
 	} else {
 		t->ns = lc_str_id(t->st, "kube-node-lease");
-		t->lease = t->node = lc_str_id(t->st, target);
+		t->lease = t->node = t->subject = lc_str_id(t->st, target);
 	}
-	if (t->lease == 0 && t->node == 0)
+	if (t->lease == 0 && t->node == 0 && t->subject == 0)
 		return lt_error_set(err, LT_ERR_NOTFOUND, "no lease or node named '%s' in %s",
 				    target, lt_store_path(t->st));
 	return 0;
@@ -309,7 +413,7 @@ static int tl_events(struct tl *t, const struct tl_row *r, int64_t from, int64_t
 	lt_stmt_bind_int(q, 4, r->start > from ? r->start : from);
 	lt_stmt_bind_int(q, 5, r->end < to ? r->end : to);
 	while ((rc = lt_stmt_step(q, err)) == 1) {
-		const char *vals[5] = {ts, NULL, "event", NULL, buf};
+		const char *vals[6] = {ts, NULL, "audit", "event", NULL, buf};
 
 		lt_time_format(ts, sizeof ts, lt_stmt_int(q, 0));
 		snprintf(buf, sizeof buf, "%s %lld %s from %s (event %lld)",
@@ -324,15 +428,16 @@ static int tl_events(struct tl *t, const struct tl_row *r, int64_t from, int64_t
 
 static int tl_print(struct tl *t, const struct lt_query_opts *o, FILE *out, struct lt_error *err)
 {
-	static const char *const names[] = {"start", "end", "kind", "count", "detail"};
-	struct lt_table *tab = lt_table_new(o->fmt, out, 5, names);
+	static const char *const names[] = {"start", "end", "source", "kind", "count", "detail"};
+	struct lt_table *tab = lt_table_new(o->fmt, out, 6, names);
 	int64_t until = o->until_us ? o->until_us : INT64_MAX;
 	int rc = 0;
 
 	for (size_t i = 0; i < t->n && rc == 0; i++) {
 		const struct tl_row *r = &t->rows[i];
 		char a[40], b[40], c[24];
-		const char *vals[5] = {a, b, r->kind, c, r->detail};
+		const char *vals[6] = {a,	b, r->source ? r->source : "audit",
+				       r->kind, c, r->detail};
 
 		if (r->end < o->since_us || r->start > until)
 			continue;
@@ -340,7 +445,7 @@ static int tl_print(struct tl *t, const struct lt_query_opts *o, FILE *out, stru
 		lt_time_format(b, sizeof b, r->end);
 		snprintf(c, sizeof c, "%lld", (long long)r->count);
 		lt_table_row(tab, vals);
-		if (o->verbose)
+		if (o->verbose && r->source == NULL)
 			rc = tl_events(t, r, o->since_us, until, tab, err);
 	}
 	lt_table_finish(tab);
@@ -357,12 +462,17 @@ int lt_query_timeline(struct lt_store *st, const char *target, const struct lt_q
 		rc = tl_lease_rows(&t, o, err);
 	if (rc == 0)
 		rc = tl_node_rows(&t, err);
+	if (rc == 0)
+		rc = tl_log_rows(&t, o, err);
 	if (rc == 0) {
 		qsort(t.rows, t.n, sizeof *t.rows, tl_cmp);
 		rc = tl_print(&t, o, out, err);
 	}
-	for (size_t i = 0; i < t.n; i++)
+	for (size_t i = 0; i < t.n; i++) {
 		free(t.rows[i].detail);
+		free(t.rows[i].source);
+		free(t.rows[i].key);
+	}
 	free(t.rows);
 	return rc;
 }

@@ -1,10 +1,12 @@
 #!/bin/sh
-# make-samples.sh - regenerate samples/audit/ byte for byte from sample-gen.c.
+# make-samples.sh - regenerate samples/ byte for byte from sample-gen*.c.
 #
-# Usage: samples/make-samples.sh [OUTDIR [BADDIR [VARDIR]]]
-#        (default: samples/audit, samples/bad, samples/variants)
-# OUTDIR holds one cluster; VARDIR small clusters of their own, one per input
-# format (ingest each into its own store); BADDIR malformed.log.
+# Usage: samples/make-samples.sh [OUTDIR [BADDIR [VARDIR [LOGDIR]]]]
+#        (default: samples/audit, samples/bad, samples/variants, and LOGDIR
+#        = OUTDIR/../logs, i.e. samples/logs)
+# OUTDIR holds one cluster's audit logs and LOGDIR its kubelet journals and
+# kube-controller-manager logs; VARDIR small clusters of their own, one per
+# input format (ingest each into its own store); BADDIR malformed.log.
 # Needs: cc (or $CC), gzip, sed, head, tr, paste; jq only for the final check.
 # Same sample-gen.c + same gzip => same bytes (gzip -n stores no name/time).
 set -eu
@@ -13,17 +15,26 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-"$here/audit"}
 bad=${2:-"$here/bad"}
 var=${3:-"$here/variants"}
+mkdir -p "$out" "$bad" "$var"
+logs=${4:-"$(cd "$out/.." && pwd)/logs"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-mkdir -p "$out" "$bad" "$var"
+mkdir -p "$logs"
 
-${CC:-cc} -std=c11 -O2 -o "$tmp/lt-gen" "$here/sample-gen.c"
+${CC:-cc} -std=c11 -O2 -o "$tmp/lt-gen" "$here/sample-gen.c" "$here/sample-gen-logs.c" \
+	"$here/sample-gen-journal.c"
 gen="$tmp/lt-gen"
 
-# 1. Two apiservers, 3 nodes, 15 min, every story, ~2 unrelated requests/s.
+# 1. Two apiservers, 3 nodes, 15 min, every story, ~2 unrelated requests/s;
+#    with the same run, the nodes' kubelet journals (node 0 json, node 1 -
+#    the lease-delete node, short host name - short-iso-precise, node 2 short)
+#    and kube-controller-manager's log on both control-plane hosts. The logs
+#    never change the audit bytes.
 "$gen" --seed 20240405 --nodes 3 --minutes 15 --level Metadata \
 	--stories node-delete,lease-delete,leader-change --noise 2 \
-	--split 2 -o "$tmp/split"
+	--split 2 -o "$tmp/split" \
+	--journal-dir "$logs" --journal-format json,short-iso-precise,short \
+	--kcm-log "$logs/kube-controller-manager"
 mv "$tmp/split.1" "$out/kube-apiserver-audit.1.log"
 mv "$tmp/split.2" "$out/kube-apiserver-audit.2.log"
 
@@ -46,7 +57,13 @@ first=$((first > 20 ? first - 20 : 1))
 "$gen" --seed 99 --nodes 2 --minutes 5 --stories none --noise 1 -o "$tmp/gz.log"
 gzip -n -9 -c "$tmp/gz.log" >"$var/kube-apiserver-audit.gz"
 
-# 5. malformed.log: good node-lease events (G) mixed with bad records (B).
+# 5. A kubelet journal across New Year (short format: "Dec 31" -> "Jan 01", no year).
+mkdir "$tmp/ny"
+"$gen" --seed 1231 --nodes 1 --minutes 10 --start 2023-12-31T23:55:00Z --stories none \
+	--journal-dir "$tmp/ny"
+mv "$tmp/ny/"kubelet-*.log "$var/kubelet-new-year.log"
+
+# 6. malformed.log: good node-lease events (G) mixed with bad records (B).
 "$gen" --seed 5 --nodes 2 --minutes 2 --stories none -o "$tmp/m.log"
 grep '"namespace":"kube-node-lease"' "$tmp/m.log" | head -n 12 >"$tmp/good"
 good() { sed -n "$1p" "$tmp/good"; }
@@ -78,5 +95,6 @@ if command -v jq >/dev/null 2>&1; then
 		jq -c . "$f" >/dev/null
 	done
 	gzip -dc "$var/kube-apiserver-audit.gz" | jq -c . >/dev/null
+	jq -c . "$logs"/kubelet-ip-10-0-241-227.ec2.internal.log >/dev/null
 fi
-ls -l "$out" "$var" "$bad"
+ls -l "$out" "$logs" "$var" "$bad"

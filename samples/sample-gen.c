@@ -21,8 +21,10 @@
  * leader renews, 15 s takeover, ...) are those of /work/shared/docs/LEASES.md
  * and of the Kubernetes sources it cites.
  *
- * One file on purpose: samples/CMakeLists.txt builds it alone and
- * make-samples.sh builds it with a bare cc.
+ * The kubelet journals and kube-controller-manager logs that go with the
+ * audit stories are written by sample-gen-logs.c from the "facts" this file
+ * reports (gen_fact), and sample-gen-journal.c; see sample-gen.h. Plain C11
+ * and libc: make-samples.sh builds the three files with a bare cc.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -32,8 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GEN_SEC		1000000LL
-#define GEN_MSEC	1000LL
+#include "sample-gen.h"
+
 #define GEN_FLUSH_AT	(1u << 20)
 #define GEN_MAX_NODES	200000L
 #define GEN_MAX_MINUTES 10080L
@@ -50,9 +52,6 @@
 	"\"system:serviceaccounts\",\"system:serviceaccounts:kube-system\",\"system:"              \
 	"authenticated\""
 #define GEN_DEF_START "2024-04-05T05:50:00Z"
-
-/* Appends a string literal (and only a literal) to a gen_buf. */
-#define GEN_LIT(b, s) gen_put((b), "" s, sizeof(s) - 1)
 
 enum {
 	GEN_STORY_NODE_DELETE = 1,
@@ -121,16 +120,6 @@ enum { GEN_N_NONE, GEN_N_POD, GEN_N_EVENT, GEN_N_FIXED };
 /* Shapes of responseStatus. */
 enum { GEN_ST_PLAIN, GEN_ST_DELETED, GEN_ST_FAIL };
 
-struct gen_rng {
-	uint64_t s[4];
-};
-
-struct gen_buf {
-	char *p;
-	size_t len;
-	size_t cap;
-};
-
 struct gen_opts {
 	long nodes;
 	long minutes;
@@ -141,6 +130,7 @@ struct gen_opts {
 	unsigned stories;
 	bool rr;
 	const char *out;
+	struct gen_log_opts logs;
 };
 
 /* A prebuilt `"user":{…},"sourceIPs":[…],"userAgent":"…",` fragment. */
@@ -181,6 +171,7 @@ struct gen_cand {
 	unsigned host;
 	char ident[128];
 	struct gen_lease seen; /* the lease as this candidate last read or wrote it */
+	bool started;	       /* its start-up was reported to the logs (or is before the window) */
 	uint64_t obs_rv;
 	int64_t obs_t;
 	struct gen_who who;
@@ -315,6 +306,7 @@ struct gen_ctx {
 	struct gen_buf urib; /* noise URIs */
 	char uri[512];
 	char msg[384];
+	struct gen_log *log; /* NULL: no kubelet/kcm logs asked for */
 };
 
 /* ---------------------------------------------------------------- PRNG */
@@ -329,7 +321,7 @@ static uint64_t gen_splitmix(uint64_t *x)
 }
 
 /* Seeds r for one stream of the run: same seed and stream, same sequence. */
-static void gen_rng_seed(struct gen_rng *r, uint64_t seed, uint64_t stream)
+void gen_rng_seed(struct gen_rng *r, uint64_t seed, uint64_t stream)
 {
 	uint64_t x = seed * 0x9e3779b97f4a7c15ULL ^ (stream + 1) * 0xd1b54a32d192ed03ULL;
 	for (int i = 0; i < 4; i++)
@@ -343,7 +335,7 @@ static uint64_t gen_rotl(uint64_t x, int k)
 }
 
 /* Returns the next xoshiro256** output of r. */
-static uint64_t gen_next(struct gen_rng *r)
+uint64_t gen_next(struct gen_rng *r)
 {
 	uint64_t *s = r->s;
 	uint64_t res = gen_rotl(s[1] * 5, 7) * 9;
@@ -358,14 +350,14 @@ static uint64_t gen_next(struct gen_rng *r)
 }
 
 /* Returns a uniform integer in [lo, hi]; needs hi >= lo (modulo bias is negligible here). */
-static int64_t gen_range(struct gen_rng *r, int64_t lo, int64_t hi)
+int64_t gen_range(struct gen_rng *r, int64_t lo, int64_t hi)
 {
 	uint64_t span = (uint64_t)(hi - lo) + 1;
 	return lo + (int64_t)(gen_next(r) % span);
 }
 
 /* Returns a uniform double in [0, 1). */
-static double gen_unit(struct gen_rng *r)
+double gen_unit(struct gen_rng *r)
 {
 	return (double)(gen_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
@@ -391,7 +383,7 @@ static double gen_ln(double x)
 }
 
 /* Returns an exponential variate of the given mean, capped at 8 means. */
-static double gen_exp(struct gen_rng *r, double mean)
+double gen_exp(struct gen_rng *r, double mean)
 {
 	double v = -mean * gen_ln(1.0 - gen_unit(r));
 	return v > 8.0 * mean ? 8.0 * mean : v;
@@ -404,7 +396,7 @@ static int64_t gen_lat(struct gen_rng *r, int64_t floor_us, double mean_us)
 }
 
 /* Writes a random version-4 UUID, NUL-terminated, into out. */
-static void gen_uuid(char out[37], struct gen_rng *r)
+void gen_uuid(char out[37], struct gen_rng *r)
 {
 	static const char hex[] = "0123456789abcdef";
 	uint64_t a = gen_next(r), b = gen_next(r);
@@ -421,7 +413,7 @@ static void gen_uuid(char out[37], struct gen_rng *r)
 }
 
 /* Writes n random characters of alphabet abc (NUL-terminated) into out. */
-static void gen_word(char *out, size_t n, const char *abc, struct gen_rng *r)
+void gen_word(char *out, size_t n, const char *abc, struct gen_rng *r)
 {
 	size_t m = strlen(abc);
 	for (size_t i = 0; i < n; i++)
@@ -439,7 +431,7 @@ static void gen_oom(void)
 }
 
 /* Returns calloc(n, size) or ends the program. */
-static void *gen_calloc(size_t n, size_t size)
+void *gen_calloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size);
 	if (!p)
@@ -463,7 +455,7 @@ static void gen_grow(void **p, size_t *cap, size_t need, size_t size)
 }
 
 /* Appends n bytes of s to b. */
-static void gen_put(struct gen_buf *b, const char *s, size_t n)
+void gen_put(struct gen_buf *b, const char *s, size_t n)
 {
 	if (b->len + n > b->cap) {
 		void *p = b->p;
@@ -475,13 +467,13 @@ static void gen_put(struct gen_buf *b, const char *s, size_t n)
 }
 
 /* Appends the NUL-terminated string s to b. */
-static void gen_puts(struct gen_buf *b, const char *s)
+void gen_puts(struct gen_buf *b, const char *s)
 {
 	gen_put(b, s, strlen(s));
 }
 
 /* Appends the decimal digits of v to b. */
-static void gen_put_u64(struct gen_buf *b, uint64_t v)
+void gen_put_u64(struct gen_buf *b, uint64_t v)
 {
 	char t[24];
 	size_t i = sizeof t;
@@ -520,7 +512,7 @@ static void gen_put_json(struct gen_buf *b, const char *s)
 }
 
 /* Frees the memory of b and empties it. */
-static void gen_buf_free(struct gen_buf *b)
+void gen_buf_free(struct gen_buf *b)
 {
 	free(b->p);
 	b->p = NULL;
@@ -530,7 +522,7 @@ static void gen_buf_free(struct gen_buf *b)
 /* ---------------------------------------------------------------- time */
 
 /* Converts days since 1970-01-01 to a civil date (H. Hinnant's algorithm). */
-static void gen_civil(int64_t days, int64_t *y, unsigned *m, unsigned *d)
+void gen_civil(int64_t days, int64_t *y, unsigned *m, unsigned *d)
 {
 	days += 719468;
 	int64_t era = (days >= 0 ? days : days - 146096) / 146097;
@@ -555,7 +547,7 @@ static int64_t gen_days(int64_t y, unsigned m, unsigned d)
 }
 
 /* Writes the n low decimal digits of v, zero-padded, at p. */
-static void gen_digits(char *p, uint64_t v, int n)
+void gen_digits(char *p, uint64_t v, int n)
 {
 	while (n-- > 0) {
 		p[n] = (char)('0' + v % 10);
@@ -670,7 +662,7 @@ static void gen_put_dur(struct gen_buf *b, unsigned secs)
 /* Writes out the buffered bytes of o; remembers a write error. */
 static void gen_flush(struct gen_out *o)
 {
-	if (o->buf.len && fwrite(o->buf.p, 1, o->buf.len, o->f) != o->buf.len)
+	if (o->buf.len && o->f && fwrite(o->buf.p, 1, o->buf.len, o->f) != o->buf.len)
 		o->failed = true;
 	o->buf.len = 0;
 }
@@ -875,7 +867,7 @@ static struct gen_hent gen_heap_pop(struct gen_ctx *g)
 }
 
 /* Returns realloc(p, size) or ends the program. */
-static void *gen_realloc(void *p, size_t size)
+void *gen_realloc(void *p, size_t size)
 {
 	void *q = realloc(p, size);
 	if (!q)
@@ -933,6 +925,30 @@ static bool gen_sched(struct gen_ctx *g, uint32_t ai, int64_t t0, int64_t t1)
 static void gen_cancel(struct gen_ctx *g, uint32_t ai)
 {
 	g->actors[ai].gen++;
+}
+
+/* Reports a story step to the log writer (a no-op without log options).
+ * Draws nothing: the logs never perturb the audit streams. */
+static void gen_fact(struct gen_ctx *g, uint8_t kind, uint32_t node, unsigned host, unsigned res,
+		     int64_t t0, int64_t t1, const char *s)
+{
+	struct gen_fact f = {.t0 = t0,
+			     .t1 = t1,
+			     .node = node,
+			     .kind = kind,
+			     .host = (uint8_t)host,
+			     .res = (uint8_t)res};
+	if (!g->log)
+		return;
+	if (s)
+		snprintf(f.s, sizeof f.s, "%s", s);
+	gen_log_fact(g->log, &f);
+}
+
+/* Returns the control-plane host whose kube-controller-manager holds the lease. */
+static unsigned gen_kcm_leader(const struct gen_ctx *g)
+{
+	return strcmp(g->comps[0].lease.holder, g->cands[0].ident) == 0 ? 0 : 1;
 }
 
 /* Starts an event for the request actor a has just finished. */
@@ -1060,6 +1076,7 @@ static void gen_kl_update(struct gen_ctx *g, uint32_t ai, struct gen_node *n)
 	gen_fail(g, &e, 404, "NotFound");
 	gen_status_obj(g, &e);
 	gen_emit(g, &e);
+	gen_fact(g, GEN_F_LEASE_404, a->idx, 0, 0, a->t0, a->t1, NULL);
 	if (++a->tries >= 2)
 		a->server = (uint8_t)gen_range(&a->rng, 0, g->napi - 1);
 	if (a->tries < 5) {
@@ -1089,6 +1106,8 @@ static void gen_kl_get(struct gen_ctx *g, uint32_t ai, struct gen_node *n)
 	gen_fail(g, &e, 404, "NotFound");
 	gen_status_obj(g, &e);
 	gen_emit(g, &e);
+	if (!n->exists)
+		gen_fact(g, GEN_F_OWNER_404, a->idx, 0, 0, a->t0, a->t1, NULL);
 	if (n->exists)
 		gen_kl_next(g, ai, GEN_KL_CREATE, a->t1 + gen_range(&a->rng, 1500, 6000));
 	else
@@ -1308,19 +1327,30 @@ static void gen_el_woken(struct gen_ctx *g, uint32_t ai)
 	case GEN_E_RFAST:
 		v = gen_el_view(c, a, false);
 		gen_el_update(g, ai, &v);
+		if (c->comp == 0)
+			gen_fact(g,
+				 a->state == GEN_E_RUPD ? GEN_F_LC_CONFLICT : GEN_F_LC_OPTIMISTIC,
+				 0, c->host, 0, a->t0, a->t1, NULL);
 		if (a->state == GEN_E_RUPD)
 			gen_el_next(g, ai, GEN_E_RFAST,
 				    a->t1 + 2 * GEN_SEC + gen_range(&a->rng, 0, 900));
 		else
 			gen_el_next(g, ai, GEN_E_RSLOW, a->t1 + gen_range(&a->rng, 200, 800));
 		break;
-	default: /* GEN_E_RSLOW: sees the new holder; "leaderelection lost", restart */
+	default: { /* GEN_E_RSLOW: sees the new holder; "leaderelection lost", restart */
+		struct gen_fact f = {.t1 = a->t1, .kind = GEN_F_LC_LOST, .host = (uint8_t)c->host};
 		gen_el_get(g, ai);
+		snprintf(f.s, sizeof f.s, "%s", c->ident);
 		snprintf(c->ident, sizeof c->ident, "%s_", g->hosts[c->host].name);
 		gen_uuid(c->ident + strlen(c->ident), &a->rng);
 		c->obs_rv = 0;
+		c->started = true; /* GEN_F_LC_LOST carries the restart */
 		gen_el_next(g, ai, GEN_E_WAIT, a->t1 + gen_range(&a->rng, 15, 30) * GEN_SEC);
+		f.t0 = a->t0; /* the restarted process's first get */
+		if (c->comp == 0 && g->log)
+			gen_log_fact(g->log, &f);
 		break;
+	}
 	}
 }
 
@@ -1331,8 +1361,12 @@ static void gen_elect_step(struct gen_ctx *g, uint32_t ai)
 	struct gen_cand *c = &g->cands[a->idx];
 	struct gen_lease v;
 	if (a->state == GEN_E_LEAD || a->state == GEN_E_TAKE) {
-		v = gen_el_view(c, a, a->state == GEN_E_TAKE);
-		if (gen_el_update(g, ai, &v))
+		bool take = a->state == GEN_E_TAKE, ok;
+		v = gen_el_view(c, a, take);
+		ok = gen_el_update(g, ai, &v);
+		if (ok && take && c->comp == 0)
+			gen_fact(g, GEN_F_LC_ACQUIRED, 0, c->host, 0, a->t0, a->t1, c->ident);
+		if (ok)
 			gen_el_next(g, ai, GEN_E_LEAD,
 				    a->t1 + 2 * GEN_SEC + gen_range(&a->rng, 100, 900));
 		else
@@ -1341,6 +1375,9 @@ static void gen_elect_step(struct gen_ctx *g, uint32_t ai)
 		struct gen_lease *l = &g->comps[c->comp].lease;
 		uint64_t seen = c->obs_rv;
 		gen_el_get(g, ai);
+		if (!c->started && c->comp == 0)
+			gen_fact(g, GEN_F_LC_START, 0, c->host, 0, a->t0, a->t1, NULL);
+		c->started = true;
 		if (seen == l->rv && strcmp(l->holder, c->ident) != 0 &&
 		    a->t0 > c->obs_t + l->duration * GEN_SEC)
 			gen_el_takeover(g, ai);
@@ -1596,6 +1633,9 @@ static void gen_story_lease_delete(struct gen_ctx *g, struct gen_actor *a, struc
 	}
 	gen_status_obj(g, &e);
 	gen_emit(g, &e);
+	if (who != &g->w[GEN_W_ADMIN])
+		gen_fact(g, GEN_F_GC_DELETE, (uint32_t)(n - g->nodes), server, GEN_GC_LEASE, e.t0,
+			 e.t1, l->uid);
 }
 
 /* DELETE of a cluster-scoped object named after node n (Node, CSINode, CNINode). */
@@ -1619,6 +1659,9 @@ static void gen_story_delete(struct gen_ctx *g, struct gen_actor *a, struct gen_
 	e.del_uid = group ? uid : n->uid;
 	g->rv++;
 	gen_emit(g, &e);
+	if (group)
+		gen_fact(g, GEN_F_GC_DELETE, (uint32_t)(n - g->nodes), server,
+			 strcmp(res, "cninodes") == 0 ? GEN_GC_CNI : GEN_GC_CSI, e.t0, e.t1, uid);
 }
 
 /* Kubelet restart of deleted node n: create nodes (201), then its lease
@@ -1638,6 +1681,8 @@ static void gen_story_restart(struct gen_ctx *g, struct gen_actor *a, struct gen
 	gen_uuid(n->uid, &a->rng);
 	g->rv++;
 	gen_emit(g, &e);
+	gen_fact(g, GEN_F_RESTART, (uint32_t)(n - g->nodes), gen_kcm_leader(g), 0, e.t0, e.t1,
+		 n->uid);
 	gen_cancel(g, n->lease_actor);
 	gen_cancel(g, n->status_actor);
 	la->tries = 0;
@@ -1657,10 +1702,11 @@ static void gen_story_at(struct gen_ctx *g, unsigned s, int64_t t0)
  * CNINode, Lease and CSINode, from the current controller-manager leader. */
 static void gen_story_node_delete(struct gen_ctx *g, struct gen_actor *a, struct gen_node *n)
 {
-	unsigned host = strcmp(g->comps[0].lease.holder, g->cands[0].ident) == 0 ? 0 : 1;
+	unsigned host = gen_kcm_leader(g);
 	gen_story_delete(g, a, n, &g->w[GEN_W_ADMIN], "nodes", NULL, NULL,
 			 (unsigned)gen_range(&a->rng, 0, g->napi - 1));
 	n->exists = false;
+	gen_fact(g, GEN_F_NODE_DELETE, (uint32_t)(n - g->nodes), host, 0, a->t0, a->t1, n->uid);
 	int64_t tl = a->t1 + gen_range(&a->rng, 10, 40) * GEN_MSEC;
 	for (unsigned s = GEN_S_ND_GC_CNI; s <= GEN_S_ND_GC_CSI; s++)
 		g->actors[g->story[s]].server = (uint8_t)host;
@@ -1670,7 +1716,7 @@ static void gen_story_node_delete(struct gen_ctx *g, struct gen_actor *a, struct
 }
 
 /* The controller-manager leader stops renewing: its request in flight is lost. */
-static void gen_story_stall(struct gen_ctx *g)
+static void gen_story_stall(struct gen_ctx *g, int64_t t)
 {
 	for (uint32_t i = 0; i < 2; i++) {
 		struct gen_cand *c = &g->cands[i];
@@ -1684,6 +1730,7 @@ static void gen_story_stall(struct gen_ctx *g)
 				g->comps[0].stalled = ai;
 			}
 		}
+		gen_fact(g, GEN_F_LC_STALL, 0, c->host, 0, t, t, c->ident);
 	}
 }
 
@@ -1716,7 +1763,7 @@ static void gen_story_step(struct gen_ctx *g, uint32_t ai)
 		gen_story_restart(g, a, nd);
 		break;
 	default:
-		gen_story_stall(g);
+		gen_story_stall(g, a->t1);
 		break;
 	}
 }
@@ -1915,6 +1962,7 @@ static void gen_elect_init(struct gen_ctx *g, struct gen_rng *r)
 			a->server = (uint8_t)h;
 			if (h == k) {
 				snprintf(co->lease.holder, sizeof co->lease.holder, "%s", c->ident);
+				c->started = true;
 				c->seen = co->lease;
 				c->obs_rv = co->lease.rv;
 				c->obs_t = g->t_start;
@@ -2088,8 +2136,8 @@ static int gen_open(struct gen_ctx *g)
 	g->outs = gen_calloc(g->nouts, sizeof *g->outs);
 	for (unsigned i = 0; i < g->nouts; i++) {
 		char path[4096];
-		if (!g->o->out) {
-			g->outs[i].f = stdout;
+		if (!g->o->out) { /* with log options and no -o: no audit log */
+			g->outs[i].f = gen_log_wanted(&g->o->logs) ? NULL : stdout;
 			continue;
 		}
 		if (g->nouts == 1)
@@ -2111,8 +2159,10 @@ static int gen_close(struct gen_ctx *g)
 	int rc = 0;
 	for (unsigned i = 0; i < g->nouts && g->outs; i++) {
 		struct gen_out *o = &g->outs[i];
-		if (!o->f)
+		if (!o->f) {
+			gen_buf_free(&o->buf);
 			continue;
+		}
 		gen_flush(o);
 		if (o->f == stdout ? fflush(o->f) != 0 : fclose(o->f) != 0)
 			o->failed = true;
@@ -2124,6 +2174,22 @@ static int gen_close(struct gen_ctx *g)
 	}
 	free(g->outs);
 	return rc;
+}
+
+/* Sets up the log writer, if logs are asked for: it learns the names of the
+ * nodes and hosts; the lease-delete node's journals use its short host name. */
+static void gen_logs_init(struct gen_ctx *g)
+{
+	size_t ld = g->nnodes >= 3 ? 1 : 0;
+	g->log = gen_log_new(&g->o->logs, g->o->seed, g->t_start, g->t_end, g->nnodes, g->napi, 0);
+	if (!g->log)
+		return;
+	if (!(g->o->stories & GEN_STORY_LEASE_DELETE))
+		ld = g->nnodes;
+	for (size_t i = 0; i < g->nnodes; i++)
+		gen_log_node(g->log, i, g->nodes[i].name, g->nodes[i].ip, i == ld);
+	for (unsigned h = 0; h < g->napi; h++)
+		gen_log_host(g->log, h, g->hosts[h].name);
 }
 
 /* Sets up the whole simulated cluster for options o. */
@@ -2149,6 +2215,7 @@ static void gen_init(struct gen_ctx *g, const struct gen_opts *o)
 	gen_whos_init(g, &r);
 	gen_noise_init(g, &r);
 	gen_stories_init(g);
+	gen_logs_init(g);
 }
 
 /* Frees everything gen_init allocated. */
@@ -2174,6 +2241,7 @@ static void gen_release(struct gen_ctx *g)
 	free(g->watches);
 	free(g->free_ids);
 	free(g->heap);
+	gen_log_free(g->log);
 }
 
 /* ------------------------------------------------------------- options */
@@ -2196,7 +2264,17 @@ static const char gen_usage[] =
     "  --noise K          K unrelated requests per second (pods, configmaps,\n"
     "                     endpoints, events; get/list/watch/create/patch); default 0\n"
     "  --split N          N apiservers, one file each: FILE.1..FILE.N (needs -o)\n"
-    "  -o, --output FILE  write to FILE instead of standard output\n"
+    "  -o, --output FILE  write to FILE instead of standard output (with a log option\n"
+    "                     below and no -o, no audit log is written)\n"
+    "  --journal-dir DIR  one kubelet journal per node: DIR/kubelet-<node>.log\n"
+    "  --journal FILE     every node's kubelet lines merged into FILE, in time order\n"
+    "  --journal-format F short (default), short-precise, short-iso,\n"
+    "                     short-iso-precise, json or cat; a comma list gives node i\n"
+    "                     the i-th format (the last one repeats); --journal uses the first\n"
+    "  --journal-noise K  K routine kubelet lines per node-minute (default 6); also\n"
+    "                     the controller-manager leader's lines per minute\n"
+    "  --kcm-log PREFIX   kube-controller-manager klog per control-plane host:\n"
+    "                     PREFIX.<host>.log\n"
     "  -h, --help         show this help\n"
     "\n"
     "Size: about 8.1 KB per node-minute at Metadata level (14.4 KB at RequestResponse),\n"
@@ -2294,6 +2372,9 @@ static int gen_parse_opt(struct gen_opts *o, const char *name, const char *v)
 		}
 		return 0;
 	}
+	int rc = gen_log_parse_opt(&o->logs, name, v);
+	if (rc <= 0)
+		return rc;
 	fprintf(stderr, "lt-gen: unknown option '%s' (try --help)\n", name);
 	return -1;
 }
@@ -2349,6 +2430,8 @@ int main(int argc, char **argv)
 	if (rc == 0)
 		gen_run(&g);
 	rc = gen_close(&g) != 0 || rc != 0 ? 1 : 0;
+	if (rc == 0 && gen_log_write(g.log) != 0)
+		rc = 1;
 	gen_release(&g);
 	return rc;
 }

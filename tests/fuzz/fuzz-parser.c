@@ -1,5 +1,6 @@
 /*
- * fuzz-parser.c - the JSON record framer and the audit decoder on hostile bytes.
+ * fuzz-parser.c - the JSON record framer, the audit and CloudWatch record
+ * decoders, and the Logs Insights CSV reader on hostile bytes.
  *
  * With clang -fsanitize=fuzzer this is a libFuzzer target; otherwise main()
  * replays the files named on the command line (ctest runs it over the real
@@ -15,8 +16,38 @@
 
 struct fuzz_count {
 	struct lt_audit_decoder *dec;
+	struct lt_cw_decoder *cw;
 	size_t records, rejects;
 };
+
+/* Every framed record is also tried as a CloudWatch record, and its message as an Event. */
+static void fuzz_cloudwatch(struct fuzz_count *c, const char *text, size_t len)
+{
+	enum lt_cw_shape shape = lt_cw_shape_of(text, len);
+	struct lt_cw_record r;
+	struct lt_audit_event ev;
+	char reason[256];
+
+	if (lt_cw_decode(c->cw, &r, shape == LT_CW_NONE ? LT_CW_CONSOLE_ROW : shape, text, len,
+			 reason, sizeof reason) == 0 &&
+	    r.message.ptr[r.message.len] == '\0')
+		lt_audit_decode(c->dec, &ev, r.message.ptr, r.message.len, reason, sizeof reason);
+}
+
+static int fuzz_csv_record(const struct lt_cw_record *rec, uint64_t line, uint64_t offset,
+			   void *ctx)
+{
+	struct fuzz_count *c = ctx;
+	struct lt_buf b;
+
+	(void)line;
+	(void)offset;
+	lt_buf_init(&b);
+	lt_sanitize(&b, rec->message.ptr, rec->message.len);
+	lt_buf_release(&b);
+	c->records++;
+	return 0;
+}
 
 static int fuzz_record(const char *text, size_t len, uint64_t line, uint64_t offset, void *ctx)
 {
@@ -27,6 +58,7 @@ static int fuzz_record(const char *text, size_t len, uint64_t line, uint64_t off
 
 	(void)line;
 	(void)offset;
+	fuzz_cloudwatch(c, text, len);
 	if (lt_audit_decode(c->dec, &ev, text, len, reason, sizeof reason) == 0) {
 		/* everything a terminal could be shown goes through the sanitizer */
 		lt_buf_init(&b);
@@ -53,10 +85,23 @@ static int fuzz_reject(uint64_t line, uint64_t offset, const char *reason, void 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The same bytes as a Logs Insights CSV export, in the same chunks. */
+static void fuzz_csv(struct fuzz_count *c, const uint8_t *data, size_t size, size_t chunk)
+{
+	static const struct lt_csv_ops ops = {fuzz_csv_record, fuzz_reject};
+	struct lt_csv *csv = lt_csv_new(&ops, c);
+
+	lt_csv_sniff((const char *)data, size);
+	for (size_t i = 0; i < size; i += chunk)
+		lt_csv_feed(csv, (const char *)data + i, size - i < chunk ? size - i : chunk);
+	lt_csv_finish(csv);
+	lt_csv_free(csv);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct lt_frame_ops ops = {fuzz_record, fuzz_reject};
-	struct fuzz_count c = {lt_audit_decoder_new(), 0, 0};
+	struct fuzz_count c = {lt_audit_decoder_new(), lt_cw_decoder_new(), 0, 0};
 	struct lt_frame *f = lt_frame_new(&ops, &c, 4096);
 	size_t chunk = size > 0 ? (size_t)data[0] % 64 + 1 : 1;
 	int64_t us;
@@ -65,6 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lt_frame_feed(f, (const char *)data + i, size - i < chunk ? size - i : chunk);
 	lt_frame_finish(f);
 	lt_frame_free(f);
+	fuzz_csv(&c, data, size, chunk);
+	lt_cw_decoder_free(c.cw);
 	lt_audit_decoder_free(c.dec);
 	lt_time_parse(&us, (const char *)data, size < 64 ? size : 64);
 	return 0;

@@ -191,7 +191,11 @@ static void on_progress(const struct lt_ingest_progress *p, void *ctx)
 static int ingest(struct lt_store *st, const char *path, int all_resources, struct seen *s,
 		  struct lt_ingest_totals *t, struct lt_error *err)
 {
-	struct lt_ingest_opts opts = {all_resources, on_reject, on_file, on_progress, s};
+	struct lt_ingest_opts opts = {.all_resources = all_resources,
+				      .on_reject = on_reject,
+				      .on_file = on_file,
+				      .on_progress = on_progress,
+				      .ctx = s};
 
 	memset(s, 0, sizeof *s);
 	memset(err, 0, sizeof *err);

@@ -1461,9 +1461,9 @@ static void test_canned_queries(void **state)
 
 	expect_text("gc-deletes", canned(st, "gc-deletes"),
 		    "namespace,lease,lease_deleted,node_deleted,node_deleted_by,source_ip,"
-		    "user_agent,after\n"
+		    "user_agent,after,evidence\n"
 		    "kube-node-lease,n31,2024-04-05T06:00:33.030000Z,2024-04-05T06:00:33.000000Z,"
-		    "kubernetes-admin," ADMIN_IP "," KUBECTL_UA ",0.030000\n");
+		    "kubernetes-admin," ADMIN_IP "," KUBECTL_UA ",0.030000,audit\n");
 	expect_text("recreations", canned(st, "recreations"),
 		    "namespace,lease,recreated,by,source_ip,after,gone_by,gone_code,gone_user\n"
 		    "kube-node-lease,n30,2024-04-05T06:00:41.600000Z,system:node:n30," KUBELET_IP
@@ -1473,9 +1473,9 @@ static void test_canned_queries(void **state)
 	expect_text(
 	    "orphaned-kubelets", canned(st, "orphaned-kubelets"),
 	    "node,first_404,last_404,requests,kubelet_user,source_ip,re_registered,"
-	    "still_orphaned\n"
+	    "still_orphaned,evidence\n"
 	    "n31,2024-04-05T06:00:40.000000Z,2024-04-05T06:01:40.500000Z,12,system:node:n31,"
-	    "" KUBELET_IP ",,yes\n");
+	    "" KUBELET_IP ",,yes,audit\n");
 	expect_text("renew-gaps", canned(st, "renew-gaps"),
 		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n"
 		    "kube-node-lease,n32,node,2024-04-05T06:00:10.000000Z,"

@@ -1,0 +1,51 @@
+/* cmd-tui.c - `leasetrail tui`: browse the store in the terminal. */
+#include "cli.h"
+#include "lt_tui.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+static int64_t tui_started_ns;
+
+static int tui_do(struct lt_store *st, struct cli_query *q, struct lt_error *err)
+{
+	/* hidden: the measurement mode of bench/bench-tui.sh */
+	const char *bench = getenv("LEASETRAIL_TUI_BENCH");
+	const char *steps = getenv("LEASETRAIL_TUI_BENCH_STEPS");
+	struct lt_tui_opts o = {0, NULL, 0, tui_started_ns};
+
+	(void)q;
+	if (bench != NULL && bench[0] != '\0') {
+		o.bench_out = bench;
+		o.bench_steps = steps ? (int)strtol(steps, NULL, 10) : 100;
+		if (o.bench_steps < 0 || o.bench_steps > 1000000)
+			o.bench_steps = 100;
+	}
+	return lt_tui_run(st, &o, err);
+}
+
+static int tui_run(const struct lt_cmd *cmd, int argc, char **argv)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	tui_started_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return cli_run_readonly(cmd, argc, argv, tui_do);
+}
+
+const struct lt_cmd lt_cmd_tui = {
+    "tui",
+    "[--db FILE]",
+    "Browse nodes, lease timelines, events and canned queries in the terminal.",
+    "Options:\n"
+    "  --db FILE   the store (default $LEASETRAIL_DB, else ./leasetrail.db), opened read-only\n"
+    "  -h, --help  this help\n\n"
+    "Screens: Cluster (every node and lease, with a heartbeat strip over the store's time\n"
+    "range), Timeline (Enter on a row), Event (Enter on a request), Queries (c), Help (?).\n"
+    "Keys: j/k, PgUp/PgDn, g/G, / n N, Enter, Esc or q back, Tab, + - zoom, r reload.\n"
+    "NO_COLOR (or a monochrome terminal) shows states by their symbols only.\n",
+    tui_run,
+    0,
+    0,
+    0,
+};

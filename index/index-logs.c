@@ -1,0 +1,443 @@
+/*
+ * index-logs.c - storing log lines, and mapping their hosts to nodes.
+ *
+ * A line is deduplicated on lkey, a hash of what it says and when (both
+ * times, host, pid, message, fields) plus how many identical lines came
+ * just before it in the file: the same line in two overlapping exports is
+ * stored once, while a kubelet repeating itself within one journal second
+ * keeps every repeat.
+ */
+#include "index-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LOGS_SKEW_US (2 * 1000000LL) /* journal and klog times further apart disagree */
+
+struct log_loader {
+	struct lt_store *st;
+	struct lt_error *err;
+	int64_t source_id;
+	int64_t node_id; /* --node, 0 when none */
+	sqlite3_stmt *ins, *ins_raw, *ins_host, *save;
+	uint64_t last_hash; /* of the previous line, for counting repeats */
+	uint32_t repeat;
+	int64_t last_host_id; /* hosts already in the hosts table: the last one */
+	uint64_t lines, skew;
+	int64_t first_us, last_us;
+	enum lt_year_rule year_rule;
+	int year;
+	char *node;
+};
+
+static const char logs_ins_sql[] =
+    "INSERT OR IGNORE INTO lines(source_id, line, offset, lkey, ts_us, klog_us, year_rule,"
+    " host_id, node_id, component_id, ident_id, pid, severity, location_id, kind_id,"
+    " subject_id, obj_kind_id, obj_namespace_id, obj_uid, not_found, message, fields,"
+    " ext_id, stream_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+    " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)";
+
+int log_loader_new(struct log_loader **out, struct lt_store *st, int64_t source_id,
+		   const char *node, struct lt_error *err)
+{
+	struct log_loader *ll = lt_xcalloc(1, sizeof *ll);
+
+	ll->st = st;
+	ll->err = err;
+	ll->source_id = source_id;
+	ll->node = node ? lt_xstrdup(node) : NULL;
+	if (node && intern_id(st, (struct lt_str){node, strlen(node)}, &ll->node_id, err) != 0)
+		goto fail;
+	if (store_prepare_raw(st, &ll->ins, logs_ins_sql, err) ||
+	    store_prepare_raw(st, &ll->ins_raw, "INSERT INTO lines_raw(id, text) VALUES(?1, ?2)",
+			      err) ||
+	    store_prepare_raw(st, &ll->ins_host, "INSERT OR IGNORE INTO hosts VALUES(?1, ?1)",
+			      err) ||
+	    store_prepare_raw(st, &ll->save,
+			      "INSERT OR REPLACE INTO log_sources(source_id, lines, year,"
+			      " year_rule, first_us, last_us, klog_skew, node)"
+			      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+			      err))
+		goto fail;
+	*out = ll;
+	return 0;
+fail:
+	log_loader_free(ll);
+	*out = NULL;
+	return LT_ERR_DB;
+}
+
+void log_loader_free(struct log_loader *ll)
+{
+	if (ll == NULL)
+		return;
+	sqlite3_finalize(ll->ins);
+	sqlite3_finalize(ll->ins_raw);
+	sqlite3_finalize(ll->ins_host);
+	sqlite3_finalize(ll->save);
+	free(ll->node);
+	free(ll);
+}
+
+static uint64_t logs_fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static uint64_t logs_fnv_str(uint64_t h, struct lt_str s)
+{
+	h = logs_fnv(h, &s.len, sizeof s.len);
+	return s.ptr ? logs_fnv(h, s.ptr, s.len) : h;
+}
+
+/* The line's dedupe key: what it says, when, from where, and its repeat count. */
+static int64_t logs_key(struct log_loader *ll, const struct lt_log_line *ln)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	h = logs_fnv(h, &ln->ts_us, sizeof ln->ts_us);
+	h = logs_fnv(h, &ln->klog_us, sizeof ln->klog_us);
+	h = logs_fnv(h, &ln->pid, sizeof ln->pid);
+	h = logs_fnv_str(h, ln->host);
+	h = logs_fnv_str(h, ln->message);
+	h = logs_fnv_str(h, ln->fields);
+	ll->repeat = h == ll->last_hash ? ll->repeat + 1 : 0;
+	ll->last_hash = h;
+	h = logs_fnv(h, &ll->repeat, sizeof ll->repeat);
+	h ^= h >> 31;
+	return (int64_t)(h & 0x7fffffffffffffffULL);
+}
+
+static void logs_bind_str(sqlite3_stmt *s, int idx, struct lt_str v)
+{
+	if (v.ptr != NULL)
+		sqlite3_bind_text(s, idx, v.ptr, (int)v.len, SQLITE_STATIC);
+}
+
+/* Interns the line's repeated strings; ids in the order of logs_bind_ids' columns. */
+static int logs_intern(struct log_loader *ll, const struct lt_log_line *ln,
+		       const struct lt_where *at, int64_t ids[9])
+{
+	const char *kind = ln->kind ? ln->kind : NULL;
+	const struct lt_str strs[9] = {
+	    ln->host,
+	    ln->component,
+	    ln->ident,
+	    ln->location,
+	    {kind, kind ? strlen(kind) : 0},
+	    ln->subject,
+	    ln->obj_kind,
+	    ln->obj_namespace,
+	    at->stream,
+	};
+
+	for (int i = 0; i < 9; i++)
+		if (intern_id(ll->st, strs[i], &ids[i], ll->err) != 0)
+			return LT_ERR_DB;
+	return 0;
+}
+
+static void logs_bind_ids(sqlite3_stmt *s, const int64_t ids[9])
+{
+	static const int cols[9] = {8, 10, 11, 14, 15, 16, 17, 18, 24};
+
+	for (int i = 0; i < 9; i++)
+		if (ids[i] != 0)
+			sqlite3_bind_int64(s, cols[i], ids[i]);
+}
+
+static void logs_bind(struct log_loader *ll, const struct lt_log_line *ln,
+		      const struct lt_where *at, const int64_t ids[9])
+{
+	sqlite3_stmt *s = ll->ins;
+	int64_t node = ll->node_id ? ll->node_id : ids[0];
+
+	sqlite3_bind_int64(s, 1, ll->source_id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)at->line);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)at->offset);
+	sqlite3_bind_int64(s, 4, logs_key(ll, ln));
+	sqlite3_bind_int64(s, 5, ln->ts_us);
+	if (ln->klog_us != 0)
+		sqlite3_bind_int64(s, 6, ln->klog_us);
+	sqlite3_bind_int(s, 7, (int)ln->year_rule);
+	logs_bind_ids(s, ids);
+	if (node != 0)
+		sqlite3_bind_int64(s, 9, node);
+	if (ln->pid >= 0)
+		sqlite3_bind_int64(s, 12, ln->pid);
+	if (ln->severity != 0)
+		sqlite3_bind_text(s, 13, &ln->severity, 1, SQLITE_STATIC);
+	logs_bind_str(s, 19, ln->obj_uid);
+	sqlite3_bind_int(s, 20, ln->not_found);
+	logs_bind_str(s, 21, ln->message);
+	logs_bind_str(s, 22, ln->fields);
+	logs_bind_str(s, 23, at->ext_id);
+}
+
+static int logs_step(struct log_loader *ll, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return rc == SQLITE_DONE ? 0 : store_db_error(ll->st, ll->err, what);
+}
+
+/* Notes a host in the hosts table (mapped to itself until lt_store_map_hosts). */
+static int logs_note_host(struct log_loader *ll, int64_t host_id)
+{
+	if (host_id == 0 || host_id == ll->last_host_id)
+		return 0;
+	ll->last_host_id = host_id;
+	sqlite3_bind_int64(ll->ins_host, 1, host_id);
+	return logs_step(ll, ll->ins_host, "cannot record a host");
+}
+
+static void logs_note_summary(struct log_loader *ll, const struct lt_log_line *ln)
+{
+	ll->lines++;
+	if (ll->first_us == 0 || ln->ts_us < ll->first_us)
+		ll->first_us = ln->ts_us;
+	if (ln->ts_us > ll->last_us)
+		ll->last_us = ln->ts_us;
+	if (ll->year == 0 && ln->year_rule != LT_YEAR_NONE) {
+		ll->year = lt_time_year(ln->ts_us);
+		ll->year_rule = ln->year_rule;
+	}
+	if (ln->klog_us != 0 && llabs(ln->ts_us - ln->klog_us) > LOGS_SKEW_US)
+		ll->skew++;
+}
+
+int log_loader_store(struct log_loader *ll, const struct lt_log_line *ln, const struct lt_where *at,
+		     int *stored)
+{
+	int64_t ids[9];
+
+	*stored = 0;
+	if (logs_intern(ll, ln, at, ids) != 0)
+		return LT_ERR_DB;
+	logs_bind(ll, ln, at, ids);
+	if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
+		return LT_ERR_DB;
+	if (sqlite3_changes(ll->st->db) == 0)
+		return 0; /* the same line, already stored */
+	*stored = 1;
+	logs_note_summary(ll, ln);
+	sqlite3_bind_int64(ll->ins_raw, 1, sqlite3_last_insert_rowid(ll->st->db));
+	logs_bind_str(ll->ins_raw, 2, ln->raw);
+	if (logs_step(ll, ll->ins_raw, "cannot store a log line's text") != 0)
+		return LT_ERR_DB;
+	return logs_note_host(ll, ll->node_id ? 0 : ids[0]);
+}
+
+int log_loader_save(struct log_loader *ll)
+{
+	sqlite3_stmt *s = ll->save;
+
+	sqlite3_bind_int64(s, 1, ll->source_id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)ll->lines);
+	if (ll->year != 0) {
+		sqlite3_bind_int(s, 3, ll->year);
+		sqlite3_bind_text(s, 4, lt_year_rule_name(ll->year_rule), -1, SQLITE_STATIC);
+	}
+	if (ll->lines > 0) {
+		sqlite3_bind_int64(s, 5, ll->first_us);
+		sqlite3_bind_int64(s, 6, ll->last_us);
+	}
+	sqlite3_bind_int64(s, 7, (sqlite3_int64)ll->skew);
+	if (ll->node)
+		sqlite3_bind_text(s, 8, ll->node, -1, SQLITE_STATIC);
+	return logs_step(ll, s, "cannot save the log summary");
+}
+
+/* ---- hosts to nodes ---------------------------------------------------------- */
+
+struct logs_node {
+	int64_t id;
+	char *name;
+};
+
+struct logs_nodes {
+	struct logs_node *v;
+	size_t n;
+};
+
+/* The node names the store knows: node leases and Node objects. */
+static int logs_load_nodes(struct lt_store *st, struct logs_nodes *out, struct lt_error *err)
+{
+	static const char sql[] =
+	    "SELECT l.name_id, s.s FROM lt_leases AS l JOIN strs AS s ON s.id = l.name_id"
+	    " WHERE l.kind = 'node' UNION"
+	    " SELECT a.name_id, s.s FROM audit AS a INDEXED BY audit_object"
+	    " JOIN strs AS s ON s.id = a.name_id"
+	    " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
+	    " AND a.namespace_id IS NULL AND a.name_id IS NOT NULL ORDER BY 2";
+	sqlite3_stmt *q;
+	size_t cap = 0;
+	int rc;
+
+	out->v = NULL;
+	out->n = 0;
+	if (store_prepare_raw(st, &q, sql, err) != 0)
+		return LT_ERR_DB;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (out->n == cap) {
+			cap = cap ? cap * 2 : 64;
+			out->v = lt_xrealloc(out->v, cap * sizeof *out->v);
+		}
+		out->v[out->n].id = sqlite3_column_int64(q, 0);
+		out->v[out->n++].name = lt_xstrdup((const char *)sqlite3_column_text(q, 1));
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : store_db_error(st, err, "cannot read node names");
+}
+
+static void logs_free_nodes(struct logs_nodes *ns)
+{
+	for (size_t i = 0; i < ns->n; i++)
+		free(ns->v[i].name);
+	free(ns->v);
+}
+
+/* The id of the node named exactly name (its first len bytes), 0 if none. */
+static int64_t logs_find(const struct logs_nodes *ns, const char *name, size_t len)
+{
+	size_t lo = 0, hi = ns->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strncmp(ns->v[mid].name, name, len);
+
+		if (c == 0 && ns->v[mid].name[len] != '\0')
+			c = 1;
+		if (c == 0)
+			return ns->v[mid].id;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* The one node named "HOST.something", 0 if none or several. */
+static int64_t logs_find_long(const struct logs_nodes *ns, const char *host)
+{
+	size_t len = strlen(host), lo = 0, hi = ns->n;
+	int64_t found = 0;
+
+	while (lo < hi) { /* first name >= host */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ns->v[mid].name, host) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ns->n && strncmp(ns->v[lo].name, host, len) == 0; lo++) {
+		if (ns->v[lo].name[len] != '.')
+			continue;
+		if (found != 0)
+			return 0;
+		found = ns->v[lo].id;
+	}
+	return found;
+}
+
+static int64_t logs_resolve(const struct logs_nodes *ns, int64_t host_id, const char *host)
+{
+	const char *dot = strchr(host, '.');
+	int64_t id;
+
+	if ((id = logs_find(ns, host, strlen(host))) != 0)
+		return id;
+	if (dot != NULL && (id = logs_find(ns, host, (size_t)(dot - host))) != 0)
+		return id;
+	if (dot == NULL && (id = logs_find_long(ns, host)) != 0)
+		return id;
+	return host_id;
+}
+
+/* Moves the lines of host from node old to node new. */
+static int logs_remap(struct lt_store *st, int64_t host, int64_t old, int64_t new,
+		      struct lt_error *err)
+{
+	sqlite3_stmt *u;
+	int rc;
+
+	if (store_prepare_raw(st, &u,
+			      "UPDATE lines SET node_id = ?3 WHERE node_id = ?2 AND host_id = ?1;",
+			      err) != 0)
+		return LT_ERR_DB;
+	sqlite3_bind_int64(u, 1, host);
+	sqlite3_bind_int64(u, 2, old);
+	sqlite3_bind_int64(u, 3, new);
+	rc = sqlite3_step(u);
+	sqlite3_finalize(u);
+	if (rc != SQLITE_DONE || store_prepare_raw(st, &u,
+						   "UPDATE hosts SET node_id = ?2"
+						   " WHERE host_id = ?1",
+						   err) != 0)
+		return store_db_error(st, err, "cannot map a host to its node");
+	sqlite3_bind_int64(u, 1, host);
+	sqlite3_bind_int64(u, 2, new);
+	rc = sqlite3_step(u);
+	sqlite3_finalize(u);
+	return rc == SQLITE_DONE ? 0 : store_db_error(st, err, "cannot map a host to its node");
+}
+
+/* A host whose node changes: found first, applied once the scan of hosts is over. */
+struct logs_move {
+	int64_t host, old, new;
+};
+
+static int logs_map_all(struct lt_store *st, const struct logs_nodes *ns, struct lt_error *err)
+{
+	struct logs_move *mv = NULL;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *q;
+	int rc = 0, step;
+
+	if (store_prepare_raw(st, &q,
+			      "SELECT h.host_id, h.node_id, s.s FROM hosts AS h"
+			      " JOIN strs AS s ON s.id = h.host_id",
+			      err) != 0)
+		return LT_ERR_DB;
+	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+		struct logs_move m = {sqlite3_column_int64(q, 0), sqlite3_column_int64(q, 1), 0};
+
+		m.new = logs_resolve(ns, m.host, (const char *)sqlite3_column_text(q, 2));
+		if (m.new == m.old)
+			continue;
+		if (n == cap)
+			mv = lt_xrealloc(mv, (cap = cap ? cap * 2 : 16) * sizeof *mv);
+		mv[n++] = m;
+	}
+	sqlite3_finalize(q);
+	if (step != SQLITE_DONE)
+		rc = store_db_error(st, err, "cannot read hosts");
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = logs_remap(st, mv[i].host, mv[i].old, mv[i].new, err);
+	free(mv);
+	return rc;
+}
+
+int lt_store_map_hosts(struct lt_store *st, struct lt_error *err)
+{
+	struct logs_nodes ns;
+	int rc;
+
+	if (logs_load_nodes(st, &ns, err) != 0)
+		return LT_ERR_DB;
+	if ((rc = store_exec(st, "BEGIN IMMEDIATE", err)) == 0) {
+		rc = logs_map_all(st, &ns, err);
+		if (store_exec(st, rc == 0 ? "COMMIT" : "ROLLBACK", rc == 0 ? err : NULL) != 0)
+			rc = LT_ERR_DB;
+	}
+	logs_free_nodes(&ns);
+	return rc;
+}

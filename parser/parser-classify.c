@@ -1,0 +1,207 @@
+/*
+ * parser-classify.c - what a kubelet or controller-manager message means.
+ *
+ * One table of PCRE2 patterns, matched caseless against "message fields"
+ * (a structured klog line's unquoted message, a space, its key=value tail;
+ * a printf line's text).  Wordings come from the Kubernetes sources and
+ * differ between versions (LEASES.md), so patterns anchor on the stable
+ * opening words and read names from either style.  All rules are joined
+ * into one alternation tagged with (*MARK:n), so a line costs one match.
+ * Adding a kind is one line here.
+ */
+#define _GNU_SOURCE /* memmem */
+#include "parser-int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "[GROUP/VERSION/KIND, namespace: NS, name: NAME, uid: UID]" of the garbage collector */
+#define CLS_GC_ITEM                                                                                \
+	"(?:item=\"?)?\\[(?:[^\\],]*/)?(?<okind>[A-Za-z0-9]+), namespace: (?<ns>[^,]*), "          \
+	"name: (?<name>[^,]+), uid: (?<uid>[^\\]]+)\\]"
+/* a node name after the words, quoted or not, with an optional colon before it */
+#define CLS_NODE "(?::? \"?(?<node>[^\\s\"=]+)\"?(?=\\s|$))?"
+
+static const struct lt_log_kind cls_rules[] = {
+    /* kubelet: node lease controller (component-helpers/apimachinery/lease) */
+    {"lease-update-fallback", "kubelet", "update with the last lease failed; ensuring it exists",
+     "^failed to update lease using latest lease"},
+    {"lease-update-failed", "kubelet", "a lease renewal failed",
+     "^failed to update (?:node )?lease\\b"},
+    {"lease-ensure-failed", "kubelet", "the lease could not be read or created",
+     "^failed to ensure (?:node )?lease exists"},
+    {"lease-retry", "kubelet", "the lease update will be retried", "^will retry updating lease"},
+    {"lease-owner-ref-failed", "kubelet", "the Node was not found to own its lease",
+     "^failed to get node(?: \"?(?<node>[^\\s\"]+)\"?)? when trying to set owner ref to the node "
+     "lease"},
+    /* kubelet: node status and registration */
+    {"node-status-retry-exceeded", "kubelet", "node status update gave up after retries",
+     "^unable to update node status"},
+    {"node-status-error", "kubelet", "a node status update failed", "^error updating node status"},
+    {"register-attempt", "kubelet", "the kubelet tries to register its Node",
+     "^attempting to register node" CLS_NODE},
+    {"register-success", "kubelet", "the kubelet registered its Node",
+     "^successfully registered node" CLS_NODE},
+    {"register-failure", "kubelet", "the Node could not be registered",
+     "^unable to register node(?: \"?(?<node>[^\\s\"]+)\"?)? with api ?server"},
+    {"node-not-found", "kubelet", "the kubelet's Node is not found",
+     "^(?:error getting node\\b|node \"?(?<node>[^\\s\"]+)\"? not found)"},
+    /* kube-controller-manager: garbage collector */
+    {"gc-processing", "kube-controller-manager", "the garbage collector looks at an object",
+     "^processing item " CLS_GC_ITEM},
+    {"gc-deleting", "kube-controller-manager", "the garbage collector deletes an object",
+     "^(?:deleting item|delete object) " CLS_GC_ITEM},
+    /* kube-controller-manager: node lifecycle controller */
+    {"nlc-new-node", "kube-controller-manager", "the controller saw a new Node",
+     "^controller observed a new node" CLS_NODE},
+    {"nlc-node-deleted", "kube-controller-manager", "the controller saw a Node deletion",
+     "^controller observed a node deletion" CLS_NODE},
+    {"nlc-not-updated", "kube-controller-manager", "no heartbeat within the grace period",
+     "^node (?:(?<node>[^\\s\"]+) )?hasn'?t been updated"},
+    {"nlc-not-ready", "kube-controller-manager", "a NotReady node is queued for tainting",
+     "^node is notready\\. adding it to the taint queue"},
+    {"nlc-unresponsive", "kube-controller-manager", "an unresponsive node is queued for tainting",
+     "^node is unresponsive\\. adding it to the taint queue"},
+    {"nlc-healthy", "kube-controller-manager", "a node is healthy again; taints removed",
+     "^node is healthy again"},
+    {"nlc-status-change", "kube-controller-manager", "a node status change (NodeNotReady...)",
+     "^recording status change event message for node" CLS_NODE},
+    {"nlc-disruption", "kube-controller-manager", "all nodes not ready: disruption mode",
+     "^controller detected that (?:all nodes are not-ready|some nodes are ready)"},
+    {"nlc-taint", "kube-controller-manager", "a taint was added to or removed from a node",
+     "^(?:adding|removing|failed to (?:add|remove)) (?:\\S+ )?taints?\\b"},
+    {"pod-eviction", "kube-controller-manager", "pods deleted from a tainted node",
+     "^(?:noexecutetaintmanager is deleting pod|marking for deletion pod|evicting pods?\\b|"
+     "deleting pods? from node)"},
+    /* any component: client-go leader election */
+    {"leader-acquiring", "any", "a candidate tries to take a leader lease",
+     "^attempting to acquire leader lease (?<lease>\\S+?)(?:\\.\\.\\.)?(?:\\s|$)"},
+    {"leader-acquired", "any", "a candidate became the leader",
+     "^successfully acquired lease (?<lease>\\S+)"},
+    {"leader-renew-failed", "any", "the leader could not renew its lease",
+     "^failed to renew lease (?<lease>[^\\s:]+)"},
+    {"leader-slow-path", "any", "an optimistic leader lease update failed",
+     "^failed to update lock optimistically"},
+    {"leader-update-failed", "any", "a leader lease update failed", "^failed to update lock\\b"},
+    {"leader-lost", "any", "the leader lost its lease and exits",
+     "^(?:leaderelection lost|leader ?election lost|stopped leading)"},
+    {"leader-new", "any", "a new leader was observed", "^new leader elected:? (?<lease>\\S+)"},
+    {NULL, NULL, NULL, NULL},
+};
+
+#define CLS_NRULES (sizeof cls_rules / sizeof *cls_rules - 1)
+
+struct lt_classifier {
+	struct lt_regex *all;	    /* every rule, (*MARK:index) */
+	struct lt_regex *not_found; /* `nodes "X" not found` and the like */
+};
+
+const struct lt_log_kind *lt_log_kinds(void)
+{
+	return cls_rules;
+}
+
+static struct lt_regex *cls_compile(const char *pattern)
+{
+	struct lt_regex *re;
+	struct lt_error err;
+
+	/* the table is ours: a pattern that does not compile is a bug, caught by any test */
+	if (lt_regex_new(&re, pattern, 1, &err) != 0) {
+		fprintf(stderr, "leasetrail: classification table: %s\n", err.msg);
+		abort();
+	}
+	return re;
+}
+
+struct lt_classifier *lt_classifier_new(void)
+{
+	struct lt_classifier *c = lt_xcalloc(1, sizeof *c);
+	struct lt_buf all;
+
+	lt_buf_init(&all);
+	lt_buf_append(&all, "(?:", 3);
+	for (size_t i = 0; i < CLS_NRULES; i++)
+		lt_buf_printf(&all, "%s(?:%s)(*MARK:%zu)", i ? "|" : "", cls_rules[i].pattern, i);
+	lt_buf_putc(&all, ')');
+	c->all = cls_compile(all.ptr);
+	c->not_found =
+	    cls_compile("(?:nodes? \\\\*\"(?<node>[^\"\\\\]+)|"
+			"leases?(?:\\.coordination\\.k8s\\.io)? \\\\*\"(?<lease>[^\"\\\\]+))"
+			"\\\\*\" not found");
+	lt_buf_release(&all);
+	return c;
+}
+
+void lt_classifier_free(struct lt_classifier *c)
+{
+	if (c == NULL)
+		return;
+	lt_regex_free(c->all);
+	lt_regex_free(c->not_found);
+	free(c);
+}
+
+/* The value of ` node="X"` (or node=X) in a structured line's tail, absent if none. */
+static struct lt_str cls_node_field(const char *text, size_t len)
+{
+	struct lt_str none = {NULL, 0};
+	const char *p = text, *end = text + len;
+
+	while ((p = memmem(p, (size_t)(end - p), " node=", 6)) != NULL) {
+		const char *v = p + 6, *e;
+
+		if (v < end && *v == '"')
+			v++;
+		for (e = v; e < end && *e != '"' && *e != ' '; e++)
+			;
+		if (e > v)
+			return (struct lt_str){v, (size_t)(e - v)};
+		p = v;
+	}
+	return none;
+}
+
+static void cls_read_groups(struct lt_classifier *c, struct lt_log_line *line, const char *text)
+{
+	struct lt_str v;
+
+	if ((v = lt_regex_group(c->all, text, "node")).ptr != NULL)
+		line->subject = v;
+	else if ((v = lt_regex_group(c->all, text, "lease")).ptr != NULL)
+		line->subject = v;
+	else if ((v = lt_regex_group(c->all, text, "name")).ptr != NULL)
+		line->subject = v;
+	line->obj_kind = lt_regex_group(c->all, text, "okind");
+	line->obj_namespace = lt_regex_group(c->all, text, "ns");
+	line->obj_uid = lt_regex_group(c->all, text, "uid");
+}
+
+void lt_classify(struct lt_classifier *c, struct lt_log_line *line, const char *text, size_t len)
+{
+	const char *mark;
+
+	line->kind = NULL;
+	line->subject = line->obj_kind = line->obj_namespace = line->obj_uid =
+	    (struct lt_str){NULL, 0};
+	line->not_found = 0;
+	if (lt_regex_match(c->all, text, len) && (mark = lt_regex_mark(c->all)) != NULL) {
+		size_t i = (size_t)strtoul(mark, NULL, 10);
+
+		if (i < CLS_NRULES) {
+			line->kind = cls_rules[i].kind;
+			cls_read_groups(c, line, text);
+		}
+	}
+	if (line->subject.ptr == NULL)
+		line->subject = cls_node_field(text, len);
+	if (memmem(text, len, "not found", 9) != NULL && lt_regex_match(c->not_found, text, len)) {
+		struct lt_str node = lt_regex_group(c->not_found, text, "node");
+
+		line->not_found = node.ptr ? LT_NOT_FOUND_NODE : LT_NOT_FOUND_LEASE;
+		if (line->subject.ptr == NULL)
+			line->subject =
+			    node.ptr ? node : lt_regex_group(c->not_found, text, "lease");
+	}
+}

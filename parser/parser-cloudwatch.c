@@ -1,0 +1,582 @@
+/*
+ * parser-cloudwatch.c - one CloudWatch Logs export record to struct lt_cw_record.
+ *
+ * The framer cuts an export into records (an element of "events", a row of
+ * "results", an element of a console JSON array); this file says which
+ * shape a record has and pulls out its time, stream, id and message with
+ * yajl's callback parser.  yajl undoes the message's JSON escapes; the
+ * decoded message is then parsed again, as an audit Event or a klog line,
+ * by the caller.  Nothing here builds a tree: the record is walked once and
+ * only the four values are kept, in one arena.
+ *
+ * A console export's @message that was JSON arrives as an object: its
+ * exact original text is cut out of the record by the byte offsets yajl
+ * reports when the object opens and closes.
+ */
+#include "parser-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+/* The values a record gives; the order of struct lt_cw_record. */
+enum cw_slot { CW_TIME, CW_MESSAGE, CW_STREAM, CW_ID, CW_NSLOTS };
+
+/* Where a key names a value at depth 1 of an event (or depth 2 of a query row). */
+struct cw_key {
+	const char *key;
+	enum cw_slot slot;
+};
+
+static const struct cw_key cw_event_keys[] = {
+    {"timestamp", CW_TIME},
+    {"message", CW_MESSAGE},
+    {"logStreamName", CW_STREAM},
+    {"eventId", CW_ID},
+};
+
+/* Logs Insights field names, for console rows and get-query-results rows alike. */
+static const struct cw_key cw_insights_keys[] = {
+    {"@timestamp", CW_TIME},
+    {"@message", CW_MESSAGE},
+    {"@logStream", CW_STREAM},
+    {"@ptr", CW_ID},
+};
+
+/* Where the value being read goes. */
+enum cw_target {
+	CT_NONE,       /* ignored */
+	CT_SLOT,       /* d->slot of the record */
+	CT_PAIR_FIELD, /* the "field" of a query row's {field, value} */
+	CT_PAIR_VALUE, /* the "value" of that pair */
+};
+
+/* A value kept in the arena: offset and length, NUL-terminated there. */
+struct cw_val {
+	size_t off, len;
+	int set; /* 1 string, 2 number or literal, 3 JSON text of a container */
+};
+
+struct lt_cw_decoder {
+	struct lt_buf arena;
+	struct cw_val val[CW_NSLOTS];
+	enum lt_cw_shape shape;
+	yajl_handle h;
+	const char *json;
+	int depth;	       /* open containers */
+	int root_array;	       /* the record is an array (a query row) */
+	enum cw_target target; /* of the next value */
+	int slot;	       /* with CT_SLOT */
+	struct cw_val pair_field, pair_value;
+	size_t cap_start; /* a container value being captured: its first byte */
+	int cap_depth;	  /* depth inside it; 0 when not capturing */
+	enum cw_target cap_target;
+	int cap_slot;
+};
+
+struct lt_cw_decoder *lt_cw_decoder_new(void)
+{
+	struct lt_cw_decoder *d = lt_xcalloc(1, sizeof *d);
+
+	lt_buf_init(&d->arena);
+	return d;
+}
+
+void lt_cw_decoder_free(struct lt_cw_decoder *d)
+{
+	if (d == NULL)
+		return;
+	lt_buf_release(&d->arena);
+	free(d);
+}
+
+/* ---- the shape probe ------------------------------------------------- */
+
+static const char *cw_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* p is at an opening quote: returns the byte after the closing one, or end. */
+static const char *cw_skip_string(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '"')
+			return p + 1;
+		if (*p == '\\' && ++p == end)
+			break;
+	}
+	return end;
+}
+
+/* Skips one JSON value (string-aware, no recursion); returns the byte after it. */
+static const char *cw_skip_value(const char *p, const char *end)
+{
+	int depth = 0;
+
+	while (p < end) {
+		char c = *p;
+
+		if (c == '"') {
+			p = cw_skip_string(p, end);
+			if (depth == 0)
+				return p;
+			continue;
+		}
+		if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (depth == 0)
+				return p; /* a scalar ended by its container */
+			if (--depth == 0)
+				return p + 1;
+		} else if (depth == 0 &&
+			   (c == ',' || c == ' ' || c == '\n' || c == '\t' || c == '\r')) {
+			return p;
+		}
+		p++;
+	}
+	return end;
+}
+
+static int cw_key_is(const char *k, size_t n, const char *lit)
+{
+	return strlen(lit) == n && memcmp(k, lit, n) == 0;
+}
+
+/* Top-level keys only an audit Event has. */
+static int cw_is_audit_key(const char *k, size_t n)
+{
+	static const char *const keys[] = {"kind",
+					   "apiVersion",
+					   "auditID",
+					   "stage",
+					   "verb",
+					   "level",
+					   "requestURI",
+					   "objectRef",
+					   "user",
+					   "sourceIPs",
+					   "responseStatus",
+					   "stageTimestamp",
+					   "requestReceivedTimestamp"};
+
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (cw_key_is(k, n, keys[i]))
+			return 1;
+	return 0;
+}
+
+/* What the probe has seen among an object's top-level keys. */
+struct cw_probe {
+	int message, number_time, cw_key, at_key;
+};
+
+/* Looks at one key and the first byte of its value; a decided shape, or -1 to go on. */
+static int cw_probe_key(struct cw_probe *pr, const char *k, size_t n, char first)
+{
+	if (cw_is_audit_key(k, n))
+		return LT_CW_NONE;
+	if (cw_key_is(k, n, "@message"))
+		return LT_CW_CONSOLE_ROW;
+	if (n > 0 && k[0] == '@')
+		pr->at_key = 1;
+	if (cw_key_is(k, n, "message") && first == '"')
+		pr->message = 1;
+	if (cw_key_is(k, n, "timestamp") && (first == '-' || (first >= '0' && first <= '9')))
+		pr->number_time = 1;
+	if (cw_key_is(k, n, "ingestionTime") || cw_key_is(k, n, "eventId") ||
+	    cw_key_is(k, n, "logStreamName"))
+		pr->cw_key = 1;
+	if (pr->message && (pr->number_time || pr->cw_key))
+		return LT_CW_EVENT;
+	return -1;
+}
+
+/* Walks the keys of the object at p (after its '{') until the shape is decided. */
+static enum lt_cw_shape cw_probe_object(const char *p, const char *end)
+{
+	struct cw_probe pr = {0, 0, 0, 0};
+	const char *k, *v;
+	int shape;
+
+	for (;;) {
+		p = cw_ws(p, end);
+		if (p == end || *p != '"')
+			break;
+		k = p + 1;
+		p = cw_skip_string(p, end);
+		if (p == end)
+			break;
+		v = cw_ws(p, end);
+		if (v == end || *v != ':')
+			break;
+		v = cw_ws(v + 1, end);
+		if (v == end)
+			break;
+		shape = cw_probe_key(&pr, k, (size_t)(p - 1 - k), *v);
+		if (shape >= 0)
+			return (enum lt_cw_shape)shape;
+		p = cw_ws(cw_skip_value(v, end), end);
+		if (p == end || *p != ',')
+			break;
+		p++;
+	}
+	return pr.at_key ? LT_CW_CONSOLE_ROW : LT_CW_NONE;
+}
+
+enum lt_cw_shape lt_cw_shape_of(const char *json, size_t len)
+{
+	const char *end = json + len, *p = cw_ws(json, end), *k;
+
+	if (p < end && *p == '{')
+		return cw_probe_object(p + 1, end);
+	if (p == end || *p != '[')
+		return LT_CW_NONE;
+	/* a query row: [{"field": ..., "value": ...}, ...] */
+	p = cw_ws(p + 1, end);
+	if (p == end || *p != '{')
+		return LT_CW_NONE;
+	p = cw_ws(p + 1, end);
+	if (p == end || *p != '"')
+		return LT_CW_NONE;
+	k = p + 1;
+	p = cw_skip_string(p, end);
+	if (p == end)
+		return LT_CW_NONE;
+	if (cw_key_is(k, (size_t)(p - 1 - k), "field") ||
+	    cw_key_is(k, (size_t)(p - 1 - k), "value"))
+		return LT_CW_QUERY_ROW;
+	return LT_CW_NONE;
+}
+
+/* ---- decoding --------------------------------------------------------- */
+
+int lt_cw_time_parse(int64_t *out, const char *s, size_t len)
+{
+	char buf[48];
+
+	/* Logs Insights writes "2023-07-31 01:58:12.101": UTC, but without a zone */
+	if (len >= 19 && len < sizeof buf - 1 && s[len - 1] >= '0' && s[len - 1] <= '9') {
+		memcpy(buf, s, len);
+		buf[len] = 'Z';
+		return lt_time_parse(out, buf, len + 1);
+	}
+	return lt_time_parse(out, s, len);
+}
+
+/* Copies a value into the arena, NUL-terminated (the arena may move: offsets, not pointers). */
+static void cw_keep(struct lt_cw_decoder *d, struct cw_val *v, const void *s, size_t n, int how)
+{
+	v->off = d->arena.len;
+	v->len = n;
+	v->set = how;
+	lt_buf_append(&d->arena, s, n);
+	lt_buf_putc(&d->arena, '\0');
+}
+
+static struct cw_val *cw_dest(struct lt_cw_decoder *d, enum cw_target t, int slot)
+{
+	switch (t) {
+	case CT_SLOT:
+		return &d->val[slot];
+	case CT_PAIR_FIELD:
+		return &d->pair_field;
+	case CT_PAIR_VALUE:
+		return &d->pair_value;
+	case CT_NONE:
+		break;
+	}
+	return NULL;
+}
+
+/* A scalar value: kept when a key asked for it, outside any captured container. */
+static int cw_scalar(struct lt_cw_decoder *d, const void *s, size_t n, int how)
+{
+	struct cw_val *v = cw_dest(d, d->target, d->slot);
+
+	if (d->cap_depth == 0 && v != NULL && how != 0)
+		cw_keep(d, v, s, n, how);
+	d->target = CT_NONE;
+	return 1;
+}
+
+static int cw_string(void *ctx, const unsigned char *s, size_t n)
+{
+	return cw_scalar(ctx, s, n, 1);
+}
+
+static int cw_number(void *ctx, const char *s, size_t n)
+{
+	return cw_scalar(ctx, s, n, 2);
+}
+
+static int cw_boolean(void *ctx, int b)
+{
+	return cw_scalar(ctx, b ? "true" : "false", b ? 4 : 5, 2);
+}
+
+static int cw_null(void *ctx)
+{
+	return cw_scalar(ctx, "", 0, 0); /* null is absent */
+}
+
+static const struct cw_key *cw_lookup(const struct cw_key *keys, size_t nkeys,
+				      const unsigned char *k, size_t n)
+{
+	for (size_t i = 0; i < nkeys; i++)
+		if (cw_key_is((const char *)k, n, keys[i].key))
+			return &keys[i];
+	return NULL;
+}
+
+static int cw_map_key(void *ctx, const unsigned char *k, size_t n)
+{
+	struct lt_cw_decoder *d = ctx;
+	const struct cw_key *hit = NULL;
+
+	d->target = CT_NONE;
+	if (d->cap_depth > 0)
+		return 1;
+	if (d->shape == LT_CW_QUERY_ROW) {
+		if (d->depth == 2 && cw_key_is((const char *)k, n, "field"))
+			d->target = CT_PAIR_FIELD;
+		else if (d->depth == 2 && cw_key_is((const char *)k, n, "value"))
+			d->target = CT_PAIR_VALUE;
+		return 1;
+	}
+	if (d->depth != 1)
+		return 1;
+	if (d->shape == LT_CW_EVENT)
+		hit = cw_lookup(cw_event_keys, sizeof cw_event_keys / sizeof *cw_event_keys, k, n);
+	else
+		hit = cw_lookup(cw_insights_keys,
+				sizeof cw_insights_keys / sizeof *cw_insights_keys, k, n);
+	if (hit != NULL) {
+		d->target = CT_SLOT;
+		d->slot = (int)hit->slot;
+	}
+	return 1;
+}
+
+/* A container opens: captured whole when it is a wanted value, else walked into. */
+static int cw_open(struct lt_cw_decoder *d, int is_array)
+{
+	if (d->cap_depth > 0) {
+		d->cap_depth++;
+	} else if (d->target != CT_NONE) {
+		/* yajl has just consumed the '{' or '[': its offset is one back */
+		d->cap_start = yajl_get_bytes_consumed(d->h) - 1;
+		d->cap_depth = 1;
+		d->cap_target = d->target;
+		d->cap_slot = d->slot;
+	} else if (d->depth == 0) {
+		d->root_array = is_array;
+	} else if (d->shape == LT_CW_QUERY_ROW && d->depth == 1 && !is_array) {
+		d->pair_field.set = 0;
+		d->pair_value.set = 0;
+	}
+	d->depth++;
+	d->target = CT_NONE;
+	return 1;
+}
+
+/* A query row's {field, value} closed: the value goes to the slot its field names. */
+static void cw_pair_done(struct lt_cw_decoder *d)
+{
+	const char *name = d->arena.ptr + d->pair_field.off;
+	const struct cw_key *hit;
+
+	if (d->pair_field.set != 1 || !d->pair_value.set)
+		return;
+	hit = cw_lookup(cw_insights_keys, sizeof cw_insights_keys / sizeof *cw_insights_keys,
+			(const unsigned char *)name, d->pair_field.len);
+	if (hit != NULL)
+		d->val[hit->slot] = d->pair_value;
+}
+
+static int cw_close(struct lt_cw_decoder *d, int is_array)
+{
+	size_t end;
+
+	d->depth--;
+	d->target = CT_NONE;
+	if (d->cap_depth > 0) {
+		if (--d->cap_depth == 0) {
+			end = yajl_get_bytes_consumed(d->h);
+			cw_keep(d, cw_dest(d, d->cap_target, d->cap_slot), d->json + d->cap_start,
+				end - d->cap_start, 3);
+		}
+	} else if (d->shape == LT_CW_QUERY_ROW && d->depth == 1 && !is_array) {
+		cw_pair_done(d);
+	}
+	return 1;
+}
+
+static int cw_start_map(void *ctx)
+{
+	return cw_open(ctx, 0);
+}
+
+static int cw_start_array(void *ctx)
+{
+	return cw_open(ctx, 1);
+}
+
+static int cw_end_map(void *ctx)
+{
+	return cw_close(ctx, 0);
+}
+
+static int cw_end_array(void *ctx)
+{
+	return cw_close(ctx, 1);
+}
+
+static const yajl_callbacks cw_callbacks = {
+    .yajl_null = cw_null,
+    .yajl_boolean = cw_boolean,
+    .yajl_number = cw_number,
+    .yajl_string = cw_string,
+    .yajl_start_map = cw_start_map,
+    .yajl_map_key = cw_map_key,
+    .yajl_end_map = cw_end_map,
+    .yajl_start_array = cw_start_array,
+    .yajl_end_array = cw_end_array,
+};
+
+static void cw_reset(struct lt_cw_decoder *d, enum lt_cw_shape shape, const char *json)
+{
+	lt_buf_reset(&d->arena);
+	memset(d->val, 0, sizeof d->val);
+	memset(&d->pair_field, 0, sizeof d->pair_field);
+	memset(&d->pair_value, 0, sizeof d->pair_value);
+	d->shape = shape;
+	d->json = json;
+	d->depth = 0;
+	d->root_array = 0;
+	d->target = CT_NONE;
+	d->cap_depth = 0;
+}
+
+/* Runs yajl over the record; 0 when it is well-formed JSON. */
+static int cw_run_yajl(struct lt_cw_decoder *d, const char *json, size_t len, char *reason,
+		       size_t size)
+{
+	yajl_status st;
+	unsigned char *msg;
+
+	d->h = yajl_alloc(&cw_callbacks, NULL, d);
+	/* bytes that are not UTF-8 are kept (and escaped on display), not rejected */
+	yajl_config(d->h, yajl_dont_validate_strings, 1);
+	st = yajl_parse(d->h, (const unsigned char *)json, len);
+	if (st == yajl_status_ok)
+		st = yajl_complete_parse(d->h);
+	if (st != yajl_status_ok) {
+		msg = yajl_get_error(d->h, 0, (const unsigned char *)json, len);
+		snprintf(reason, size, "invalid JSON at byte %zu of the record: %.*s",
+			 yajl_get_bytes_consumed(d->h), (int)strcspn((const char *)msg, "\n"),
+			 (const char *)msg);
+		yajl_free_error(d->h, msg);
+	}
+	yajl_free(d->h);
+	d->h = NULL;
+	return st == yajl_status_ok ? 0 : LT_ERR_FORMAT;
+}
+
+static struct lt_str cw_str(const struct lt_cw_decoder *d, enum cw_slot slot)
+{
+	struct lt_str s = {NULL, 0};
+
+	if (d->val[slot].set) {
+		s.ptr = d->arena.ptr + d->val[slot].off;
+		s.len = d->val[slot].len;
+	}
+	return s;
+}
+
+/* An integral number of milliseconds since the epoch to microseconds; -1 if it is not one. */
+static int cw_millis(int64_t *out, struct lt_str s)
+{
+	int64_t v = 0;
+
+	/* 15 digits reach the year 33658; more would overflow once made microseconds */
+	if (s.len == 0 || s.len > 15)
+		return -1;
+	for (size_t i = 0; i < s.len; i++) {
+		if (s.ptr[i] < '0' || s.ptr[i] > '9')
+			return -1;
+		v = v * 10 + (s.ptr[i] - '0');
+	}
+	*out = v * 1000;
+	return 0;
+}
+
+/* The record's time: epoch milliseconds in events, Logs Insights text in rows. */
+static int cw_time(const struct lt_cw_decoder *d, int64_t *out, char *reason, size_t size)
+{
+	struct lt_str s = cw_str(d, CW_TIME);
+	int how = d->val[CW_TIME].set;
+
+	*out = 0;
+	if (s.ptr == NULL)
+		return 0;
+	if (d->shape == LT_CW_EVENT) {
+		if (how == 2 && cw_millis(out, s) == 0)
+			return 0;
+		snprintf(reason, size,
+			 "not a CloudWatch event: \"timestamp\" is not epoch milliseconds");
+		return LT_ERR_FORMAT;
+	}
+	if (how == 1 && lt_cw_time_parse(out, s.ptr, s.len) == 0)
+		return 0;
+	snprintf(reason, size, "not a Logs Insights row: @timestamp is not a time");
+	return LT_ERR_FORMAT;
+}
+
+/* Says why a well-formed record is not of its shape, or returns 0. */
+static int cw_check(const struct lt_cw_decoder *d, char *reason, size_t size)
+{
+	int want_array = d->shape == LT_CW_QUERY_ROW;
+
+	if (d->root_array != want_array) {
+		snprintf(reason, size, "not a CloudWatch record: a JSON %s where %s was expected",
+			 d->root_array ? "array" : "value", want_array ? "an array" : "an object");
+		return LT_ERR_FORMAT;
+	}
+	if (d->shape == LT_CW_EVENT && d->val[CW_MESSAGE].set != 1) {
+		snprintf(reason, size, "not a CloudWatch event: no \"message\" string");
+		return LT_ERR_FORMAT;
+	}
+	if (d->shape != LT_CW_EVENT && !d->val[CW_MESSAGE].set) {
+		snprintf(reason, size, "Logs Insights row without @message: nothing to read");
+		return LT_ERR_FORMAT;
+	}
+	return 0;
+}
+
+int lt_cw_decode(struct lt_cw_decoder *d, struct lt_cw_record *out, enum lt_cw_shape shape,
+		 const char *json, size_t len, char *reason, size_t size)
+{
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (shape != LT_CW_EVENT && shape != LT_CW_QUERY_ROW && shape != LT_CW_CONSOLE_ROW) {
+		snprintf(reason, size, "not a CloudWatch record");
+		return LT_ERR_FORMAT;
+	}
+	cw_reset(d, shape, json);
+	rc = cw_run_yajl(d, json, len, reason, size);
+	if (rc == 0)
+		rc = cw_check(d, reason, size);
+	if (rc == 0)
+		rc = cw_time(d, &out->ts_us, reason, size);
+	if (rc != 0)
+		return rc;
+	out->message = cw_str(d, CW_MESSAGE);
+	out->stream = cw_str(d, CW_STREAM);
+	out->ext_id = cw_str(d, CW_ID);
+	return 0;
+}

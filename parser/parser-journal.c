@@ -1,0 +1,215 @@
+/*
+ * parser-journal.c - one `journalctl -o json` entry, with yajl.
+ *
+ * Only top-level fields matter.  MESSAGE is a string, or an array of byte
+ * values when it is not valid UTF-8; __REALTIME_TIMESTAMP and _PID are
+ * strings of digits.  Strings are copied into one arena, since yajl's are
+ * borrowed, and turned into pointers once the entry is done.
+ */
+#define _GNU_SOURCE /* memmem */
+#include "parser-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+enum journal_field { J_MESSAGE, J_REALTIME, J_HOSTNAME, J_IDENT, J_PID, J_UNIT, J_NFIELDS };
+
+static const char *const journal_keys[J_NFIELDS] = {
+    "MESSAGE", "__REALTIME_TIMESTAMP", "_HOSTNAME", "SYSLOG_IDENTIFIER", "_PID", "_SYSTEMD_UNIT",
+};
+
+struct lt_journal_decoder {
+	struct lt_buf arena;
+	size_t off[J_NFIELDS], len[J_NFIELDS];
+	int have[J_NFIELDS];
+	int depth;
+	int field;    /* the top-level key being read, -1 for one we ignore */
+	int in_bytes; /* inside MESSAGE's array of bytes */
+};
+
+int lt_journal_json_probe(const char *json, size_t len)
+{
+	return memmem(json, len, "\"__REALTIME_TIMESTAMP\"", 22) != NULL;
+}
+
+struct lt_journal_decoder *lt_journal_decoder_new(void)
+{
+	struct lt_journal_decoder *d = lt_xcalloc(1, sizeof *d);
+
+	lt_buf_init(&d->arena);
+	return d;
+}
+
+void lt_journal_decoder_free(struct lt_journal_decoder *d)
+{
+	if (d == NULL)
+		return;
+	lt_buf_release(&d->arena);
+	free(d);
+}
+
+static void journal_keep(struct lt_journal_decoder *d, const char *s, size_t n)
+{
+	d->off[d->field] = d->arena.len;
+	d->len[d->field] = n;
+	d->have[d->field] = 1;
+	lt_buf_append(&d->arena, s, n);
+}
+
+static int journal_string(void *ctx, const unsigned char *s, size_t n)
+{
+	struct lt_journal_decoder *d = ctx;
+
+	if (d->depth == 1 && d->field >= 0)
+		journal_keep(d, (const char *)s, n);
+	return 1;
+}
+
+static int journal_number(void *ctx, const char *s, size_t n)
+{
+	struct lt_journal_decoder *d = ctx;
+	long v;
+
+	if (d->in_bytes && d->depth == 2) {
+		v = strtol(s, NULL, 10);
+		lt_buf_putc(&d->arena, (char)(unsigned char)(v & 0xff));
+		d->len[J_MESSAGE]++;
+	} else if (d->depth == 1 && d->field >= 0) {
+		journal_keep(d, s, n); /* a number where a string of digits was expected */
+	}
+	return 1;
+}
+
+static int journal_key(void *ctx, const unsigned char *k, size_t n)
+{
+	struct lt_journal_decoder *d = ctx;
+
+	if (d->depth != 1)
+		return 1;
+	d->field = -1;
+	for (int i = 0; i < J_NFIELDS; i++)
+		if (strlen(journal_keys[i]) == n && memcmp(k, journal_keys[i], n) == 0)
+			d->field = i;
+	return 1;
+}
+
+static int journal_start_map(void *ctx)
+{
+	((struct lt_journal_decoder *)ctx)->depth++;
+	return 1;
+}
+
+static int journal_end(void *ctx)
+{
+	struct lt_journal_decoder *d = ctx;
+
+	d->depth--;
+	d->in_bytes = 0;
+	return 1;
+}
+
+static int journal_start_array(void *ctx)
+{
+	struct lt_journal_decoder *d = ctx;
+
+	if (d->depth == 1 && d->field == J_MESSAGE) {
+		d->in_bytes = 1;
+		d->off[J_MESSAGE] = d->arena.len;
+		d->len[J_MESSAGE] = 0;
+		d->have[J_MESSAGE] = 1;
+	}
+	d->depth++;
+	return 1;
+}
+
+static int journal_other(void *ctx)
+{
+	(void)ctx;
+	return 1;
+}
+
+static int journal_bool(void *ctx, int b)
+{
+	(void)b;
+	return journal_other(ctx);
+}
+
+static const yajl_callbacks journal_callbacks = {
+    journal_other,  journal_bool,      NULL,	    NULL,	 journal_number,
+    journal_string, journal_start_map, journal_key, journal_end, journal_start_array,
+    journal_end,
+};
+
+static struct lt_str journal_get(const struct lt_journal_decoder *d, int f)
+{
+	if (!d->have[f])
+		return (struct lt_str){NULL, 0};
+	return (struct lt_str){d->arena.ptr + d->off[f], d->len[f]};
+}
+
+static int64_t journal_digits(struct lt_str s)
+{
+	int64_t v = 0;
+
+	if (s.ptr == NULL || s.len == 0 || s.len > 18)
+		return -1;
+	for (size_t i = 0; i < s.len; i++) {
+		if (s.ptr[i] < '0' || s.ptr[i] > '9')
+			return -1;
+		v = v * 10 + (s.ptr[i] - '0');
+	}
+	return v;
+}
+
+static int journal_parse(struct lt_journal_decoder *d, const char *json, size_t len, char *reason,
+			 size_t size)
+{
+	yajl_handle h = yajl_alloc(&journal_callbacks, NULL, d);
+	yajl_status st;
+
+	yajl_config(h, yajl_dont_validate_strings, 1);
+	st = yajl_parse(h, (const unsigned char *)json, len);
+	if (st == yajl_status_ok)
+		st = yajl_complete_parse(h);
+	if (st != yajl_status_ok) {
+		unsigned char *m = yajl_get_error(h, 0, (const unsigned char *)json, len);
+
+		snprintf(reason, size, "broken JSON in a journal entry: %s", (const char *)m);
+		yajl_free_error(h, m);
+	}
+	yajl_free(h);
+	return st == yajl_status_ok ? 0 : LT_ERR_FORMAT;
+}
+
+int lt_journal_decode(struct lt_journal_decoder *d, struct lt_log_line *line, struct lt_str *msg,
+		      const char *json, size_t len, char *reason, size_t size)
+{
+	int64_t ts, pid;
+
+	lt_buf_reset(&d->arena);
+	memset(d->have, 0, sizeof d->have);
+	d->depth = 0;
+	d->field = -1;
+	d->in_bytes = 0;
+	if (journal_parse(d, json, len, reason, size) != 0)
+		return LT_ERR_FORMAT;
+	ts = journal_digits(journal_get(d, J_REALTIME));
+	if (ts <= 0 || !d->have[J_MESSAGE]) {
+		snprintf(reason, size, "a journal entry without %s",
+			 ts <= 0 ? "a __REALTIME_TIMESTAMP" : "a MESSAGE");
+		return LT_ERR_FORMAT;
+	}
+	line->ts_us = ts;
+	line->host = journal_get(d, J_HOSTNAME);
+	line->ident = journal_get(d, J_IDENT);
+	if (line->ident.ptr == NULL) /* the unit says who it is when the identifier does not */
+		line->ident = journal_get(d, J_UNIT);
+	if (line->ident.ptr && line->ident.len > 8 &&
+	    memcmp(line->ident.ptr + line->ident.len - 8, ".service", 8) == 0)
+		line->ident.len -= 8;
+	pid = journal_digits(journal_get(d, J_PID));
+	line->pid = pid >= 0 ? pid : -1;
+	*msg = journal_get(d, J_MESSAGE);
+	return 0;
+}

@@ -1,0 +1,273 @@
+/* parser-klog.c - klog headers and structured messages ("Msg" key="value" key2=value). */
+#include "parser-int.h"
+
+#include <string.h>
+
+/* Reads exactly n digits at s into *out; 0 when one is not a digit. */
+static int klog_digits(int64_t *out, const char *s, size_t n)
+{
+	int64_t v = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 1;
+}
+
+/* "Lmmdd hh:mm:ss.uuuuuu": the fixed-width first 21 bytes of a header. */
+static int klog_stamp(struct lt_klog *out, const char *s)
+{
+	int64_t mo, d, h, mi, se, us;
+
+	if (!strchr("IWEF", s[0]) || s[0] == '\0' || s[5] != ' ' || s[8] != ':' || s[11] != ':' ||
+	    s[14] != '.')
+		return 0;
+	if (!klog_digits(&mo, s + 1, 2) || !klog_digits(&d, s + 3, 2) ||
+	    !klog_digits(&h, s + 6, 2) || !klog_digits(&mi, s + 9, 2) ||
+	    !klog_digits(&se, s + 12, 2) || !klog_digits(&us, s + 15, 6))
+		return 0;
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+		return 0;
+	out->severity = s[0];
+	out->month = (int)mo;
+	out->day = (int)d;
+	out->tod_us = ((h * 60 + mi) * 60 + se) * 1000000 + us;
+	return 1;
+}
+
+size_t lt_klog_header(struct lt_klog *out, const char *s, size_t len)
+{
+	size_t i = 21, start;
+
+	if (len < 24 || !klog_stamp(out, s))
+		return 0;
+	/* the thread id is right-aligned in 7 columns, or single-spaced */
+	while (i < len && s[i] == ' ')
+		i++;
+	if (i == 21)
+		return 0;
+	for (out->thread = 0, start = i; i < len && s[i] >= '0' && s[i] <= '9' && i - start < 12;
+	     i++)
+		out->thread = out->thread * 10 + (s[i] - '0');
+	if (i == start || i >= len || s[i] != ' ')
+		return 0;
+	start = ++i;
+	while (i < len && s[i] != ']' && s[i] != ' ')
+		i++;
+	if (i >= len || s[i] != ']' || i == start)
+		return 0;
+	out->location = (struct lt_str){s + start, i - start};
+	i++;
+	if (i < len && s[i] == ' ')
+		i++;
+	return i;
+}
+
+void lt_json_quote(struct lt_buf *b, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	lt_buf_putc(b, '"');
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			lt_buf_putc(b, '\\');
+			lt_buf_putc(b, (char)c);
+		} else if (c < 0x20 || c == 0x7f) {
+			char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+
+			lt_buf_append(b, esc, sizeof esc);
+		} else {
+			lt_buf_putc(b, (char)c);
+		}
+	}
+	lt_buf_putc(b, '"');
+}
+
+static int klog_hex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Appends code point cp as UTF-8 (U+FFFD for what is not a scalar value). */
+static void klog_utf8(struct lt_buf *b, unsigned long cp)
+{
+	char u[4];
+
+	if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		cp = 0xfffd;
+	if (cp < 0x80) {
+		lt_buf_putc(b, (char)cp);
+	} else if (cp < 0x800) {
+		u[0] = (char)(0xc0 | (cp >> 6));
+		u[1] = (char)(0x80 | (cp & 0x3f));
+		lt_buf_append(b, u, 2);
+	} else if (cp < 0x10000) {
+		u[0] = (char)(0xe0 | (cp >> 12));
+		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[2] = (char)(0x80 | (cp & 0x3f));
+		lt_buf_append(b, u, 3);
+	} else {
+		u[0] = (char)(0xf0 | (cp >> 18));
+		u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[3] = (char)(0x80 | (cp & 0x3f));
+		lt_buf_append(b, u, 4);
+	}
+}
+
+/* A Go escape's value: \xNN is one byte, \uNNNN and \UNNNNNNNN code points. */
+static size_t klog_escape_hex(struct lt_buf *b, const char *p, size_t len, size_t i)
+{
+	size_t n = p[i] == 'x' ? 2 : p[i] == 'u' ? 4 : 8;
+	unsigned long v = 0;
+
+	if (i + n >= len)
+		return 0;
+	for (size_t k = 1; k <= n; k++) {
+		int h = klog_hex((unsigned char)p[i + k]);
+
+		if (h < 0)
+			return 0;
+		v = v * 16 + (unsigned long)h;
+	}
+	if (n == 2)
+		lt_buf_putc(b, (char)v);
+	else
+		klog_utf8(b, v);
+	return n + 1;
+}
+
+/*
+ * Reads the Go-quoted string (strconv.Quote) starting at p[0] == '"' into b;
+ * returns the bytes taken, or 0 when the closing quote is missing.
+ */
+static size_t klog_unquote(struct lt_buf *b, const char *p, size_t len)
+{
+	static const char from[] = "abfnrtv\\\"'", to[] = "\a\b\f\n\r\t\v\\\"'";
+
+	for (size_t i = 1; i < len; i++) {
+		const char *e;
+		size_t took;
+
+		if (p[i] == '"')
+			return i + 1;
+		if (p[i] != '\\' || i + 1 == len) {
+			lt_buf_putc(b, p[i]);
+			continue;
+		}
+		i++;
+		if ((e = strchr(from, p[i])) != NULL && p[i] != '\0') {
+			lt_buf_putc(b, to[e - from]);
+		} else if ((p[i] == 'x' || p[i] == 'u' || p[i] == 'U') &&
+			   (took = klog_escape_hex(b, p, len, i)) > 0) {
+			i += took - 1;
+		} else {
+			lt_buf_putc(b, '\\');
+			lt_buf_putc(b, p[i]);
+		}
+	}
+	return 0;
+}
+
+/* A bare value ends at a space outside brackets: pods=[a b] keeps its space. */
+static size_t klog_bare(const char *p, size_t len)
+{
+	int depth = 0;
+	size_t i = 0;
+
+	for (; i < len; i++) {
+		if (p[i] == '[' || p[i] == '{' || p[i] == '(')
+			depth++;
+		else if ((p[i] == ']' || p[i] == '}' || p[i] == ')') && depth > 0)
+			depth--;
+		else if (p[i] == ' ' && depth == 0)
+			break;
+	}
+	return i;
+}
+
+/* Appends one `key=value` at p to the JSON object in f; the bytes taken, 0 if p is none. */
+static size_t klog_field(struct lt_buf *f, struct lt_buf *tmp, const char *p, size_t len)
+{
+	size_t k = 0, took;
+
+	while (k < len && p[k] != '=' && p[k] != ' ' && p[k] != '"')
+		k++;
+	if (k == 0 || k == len || p[k] != '=')
+		return 0;
+	if (f->len > 1)
+		lt_buf_putc(f, ',');
+	lt_json_quote(f, p, k);
+	lt_buf_putc(f, ':');
+	lt_buf_reset(tmp);
+	if (k + 1 < len && p[k + 1] == '"') {
+		took = klog_unquote(tmp, p + k + 1, len - k - 1);
+		if (took == 0) { /* unterminated: keep the rest as it is */
+			took = len - k - 1;
+			lt_buf_reset(tmp);
+			lt_buf_append(tmp, p + k + 1, took);
+		}
+	} else {
+		took = klog_bare(p + k + 1, len - k - 1);
+		lt_buf_append(tmp, p + k + 1, took);
+	}
+	lt_json_quote(f, tmp->ptr ? tmp->ptr : "", tmp->len);
+	return k + 1 + took;
+}
+
+/* key=value pairs after the message, as a JSON object; what does not parse goes in "_rest". */
+static void klog_fields(struct lt_buf *f, const char *p, size_t len)
+{
+	struct lt_buf tmp;
+	size_t i = 0, took;
+
+	lt_buf_init(&tmp);
+	lt_buf_putc(f, '{');
+	while (i < len) {
+		while (i < len && p[i] == ' ')
+			i++;
+		if (i == len)
+			break;
+		if ((took = klog_field(f, &tmp, p + i, len - i)) == 0) {
+			if (f->len > 1)
+				lt_buf_putc(f, ',');
+			lt_buf_append(f, "\"_rest\":", 8);
+			lt_json_quote(f, p + i, len - i);
+			break;
+		}
+		i += took;
+	}
+	lt_buf_putc(f, '}');
+	lt_buf_release(&tmp);
+}
+
+size_t lt_klog_payload(struct lt_buf *msg, struct lt_buf *fields, const char *p, size_t len)
+{
+	size_t took;
+
+	lt_buf_reset(msg);
+	lt_buf_reset(fields);
+	while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\r'))
+		len--;
+	if (len == 0 || p[0] != '"' || (took = klog_unquote(msg, p, len)) == 0 ||
+	    (took < len && p[took] != ' ')) {
+		/* printf text (perhaps one that happens to start with a quote) */
+		lt_buf_reset(msg);
+		lt_buf_append(msg, p, len);
+		return len;
+	}
+	if (took < len)
+		klog_fields(fields, p + took, len - took);
+	return took;
+}

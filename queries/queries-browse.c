@@ -1,0 +1,732 @@
+/*
+ * queries-browse.c - what the terminal browser reads, a page at a time.
+ *
+ * The cluster list is every lease (nodes first, then leader and apiserver
+ * leases) plus the Node objects that never had a lease, with a heading row
+ * per section, paged by SQLite.  The timeline and the canned queries are
+ * read through the same code that prints them for `timeline` and `query`
+ * (their aligned tables, split back into cells), so the TUI never tells a
+ * different story than the command line.
+ */
+#include "queries-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The cluster list.  ?1 sort key (enum lt_browse_sort), ?2 limit (-1: all),
+ * ?3 offset.  "stale" is judged as in the nodes view, against the newest
+ * event of the store; lt_leases is small (one row per lease), so sorting it
+ * whole is cheap; the expensive columns are read for the page only.
+ */
+static const char list_sql[] =
+    "WITH l AS MATERIALIZED (SELECT CASE x.kind WHEN 'node' THEN 0 WHEN 'leader' THEN 1"
+    "  ELSE 2 END AS sec, x.id AS lid, x.namespace_id AS ns, x.name_id AS nm,"
+    "  CASE WHEN x.state IN ('renewing', 're-created')"
+    "   AND (SELECT max(last_us) FROM lt_leases) - x.last_renew_us > x.gap_us"
+    "   THEN 'stale' ELSE x.state END AS state, x.first_us AS first_us, x.last_us AS last_us,"
+    "  x.last_renew_us AS last_renew_us, x.renews AS renews, x.not_found AS not_found,"
+    "  x.deletes AS deletes, x.gaps AS gaps, x.auth_failures AS auth, x.slow AS slow,"
+    "  x.conflicts AS conflicts FROM lt_leases AS x"
+    " UNION ALL SELECT 0, 0, NULL, o.name_id, 'no-lease', NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0"
+    "  FROM (SELECT DISTINCT name_id FROM audit"
+    "   WHERE resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
+    "   AND namespace_id IS NULL AND name_id IS NOT NULL) AS o"
+    "  WHERE o.name_id NOT IN (SELECT name_id FROM lt_leases WHERE kind = 'node')),"
+    " r AS (SELECT sec, 0 AS head, lid, nm, CASE WHEN sec = 0"
+    "  THEN (SELECT s FROM strs WHERE id = nm) ELSE (SELECT s FROM strs WHERE id = ns)"
+    "  || '/' || (SELECT s FROM strs WHERE id = nm) END AS target, state, first_us, last_us,"
+    "  last_renew_us, renews, not_found, deletes, gaps, auth, slow, conflicts,"
+    "  (SELECT count(*) FROM lt_episodes AS e WHERE e.lease_id = lid"
+    "   AND e.kind IN ('GAP', 'NOT_FOUND', 'AUTH_FAILURE', 'SLOW')) AS anomalies, 0 AS cnt"
+    "  FROM l UNION ALL SELECT sec, 1, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0,"
+    "  0, 0, count(*) FROM l GROUP BY sec)"
+    " SELECT sec, head, lid, nm, target, state, first_us, last_us, last_renew_us, renews,"
+    " not_found, deletes, gaps, auth, slow, conflicts, anomalies, cnt, count(*) OVER ()"
+    " FROM r ORDER BY sec, head DESC,"
+    " CASE ?1 WHEN 1 THEN coalesce(last_renew_us, 0) END,"
+    " CASE ?1 WHEN 2 THEN anomalies END DESC, target LIMIT ?2 OFFSET ?3";
+
+/*
+ * Successful deletes of the page's Node objects (?1: their name ids as a JSON
+ * array), in one pass over the nodes' part of audit_rtv: the verb is in the
+ * index, so only the deletes' rows are read.
+ */
+static const char node_deletes_sql[] =
+    "SELECT a.name_id, count(*) FROM audit AS a INDEXED BY audit_rtv"
+    " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
+    " AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete') AND a.namespace_id IS NULL"
+    " AND a.code BETWEEN 200 AND 299 AND a.superseded = 0"
+    " AND a.name_id IN (SELECT value FROM json_each(?1)) GROUP BY a.name_id";
+
+static char *browse_text(const struct lt_stmt *q, int col)
+{
+	return lt_stmt_type(q, col) == LT_COL_NULL ? NULL : lt_xstrdup(lt_stmt_text(q, col, NULL));
+}
+
+/* One row of list_sql; *name_id gets the row's name (for the Node object's deletes). */
+static void browse_read_item(struct lt_browse_item *it, int64_t *name_id, const struct lt_stmt *q)
+{
+	int64_t *counts[] = {&it->renews,    &it->not_found,	 &it->deletes,
+			     &it->gaps,	     &it->auth_failures, &it->slow,
+			     &it->conflicts, &it->anomalies,	 &it->count};
+
+	memset(it, 0, sizeof *it);
+	it->section = (enum lt_browse_section)lt_stmt_int(q, 0);
+	it->heading = (int)lt_stmt_int(q, 1);
+	it->lease_id = lt_stmt_int(q, 2);
+	*name_id = lt_stmt_int(q, 3);
+	it->target = browse_text(q, 4);
+	it->state = browse_text(q, 5);
+	it->first_us = lt_stmt_int(q, 6);
+	it->last_us = lt_stmt_int(q, 7);
+	it->last_renew_us = lt_stmt_int(q, 8);
+	for (int i = 0; i < 9; i++)
+		*counts[i] = lt_stmt_int(q, 9 + i);
+}
+
+static void browse_item_release(struct lt_browse_item *it)
+{
+	free(it->target);
+	free(it->state);
+}
+
+void lt_browse_page_release(struct lt_browse_page *p)
+{
+	if (p == NULL)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		browse_item_release(&p->items[i]);
+	free(p->items);
+	memset(p, 0, sizeof *p);
+}
+
+/*
+ * A pass over the list in order, filter applied: each item that stays is
+ * handed to visit with its index; visit returns nonzero to stop.  A heading
+ * is held back until a row of its section stays.
+ */
+struct browse_walk {
+	const struct lt_browse_query *q;
+	int (*visit)(struct browse_walk *w, struct lt_browse_item *it, int64_t name_id);
+	void *ctx;
+	size_t index;	/* of the next item that stays */
+	size_t kept[3]; /* rows kept per section */
+	int stopped;	/* visit asked to stop */
+	struct lt_browse_item head;
+	int head_pending;
+};
+
+static int browse_walk_row(struct browse_walk *w, struct lt_browse_item *it, int64_t name_id)
+{
+	if (it->heading) {
+		browse_item_release(&w->head);
+		w->head = *it;
+		w->head_pending = 1;
+		return 0;
+	}
+	if (w->q->keep != NULL && !w->q->keep(it->target ? it->target : "", w->q->ctx)) {
+		browse_item_release(it);
+		return 0;
+	}
+	w->kept[it->section <= 2 ? it->section : 2]++;
+	if (w->head_pending) {
+		w->head_pending = 0;
+		w->stopped = w->visit(w, &w->head, 0);
+		w->index++;
+		memset(&w->head, 0, sizeof w->head);
+		if (w->stopped) {
+			browse_item_release(it);
+			return 1;
+		}
+	}
+	w->stopped = w->visit(w, it, name_id);
+	w->index++;
+	return w->stopped;
+}
+
+static int browse_walk_run(struct browse_walk *w, struct lt_store *st, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int rc = lt_store_prepare(st, &q, list_sql, err);
+
+	if (rc != 0)
+		return rc;
+	lt_stmt_bind_int(q, 1, w->q->sort);
+	lt_stmt_bind_int(q, 2, -1);
+	lt_stmt_bind_int(q, 3, 0);
+	while ((rc = lt_stmt_step(q, err)) == 1) {
+		struct lt_browse_item it;
+		int64_t name_id;
+
+		browse_read_item(&it, &name_id, q);
+		if (browse_walk_row(w, &it, name_id))
+			break;
+	}
+	browse_item_release(&w->head);
+	lt_stmt_free(q);
+	return rc < 0 ? rc : 0;
+}
+
+/* A page being filled: items [offset, offset + limit) and the Node objects' names. */
+struct browse_fill {
+	struct lt_browse_page *page;
+	int64_t *names;
+	size_t offset, limit;
+};
+
+static void browse_fill_add(struct browse_fill *f, struct lt_browse_item *it, int64_t name_id)
+{
+	f->page->items = lt_xrealloc(f->page->items, (f->page->n + 1) * sizeof *f->page->items);
+	f->names = lt_xrealloc(f->names, (f->page->n + 1) * sizeof *f->names);
+	f->names[f->page->n] = name_id;
+	f->page->items[f->page->n++] = *it;
+}
+
+static int browse_fill_visit(struct browse_walk *w, struct lt_browse_item *it, int64_t name_id)
+{
+	struct browse_fill *f = w->ctx;
+
+	if (w->index >= f->offset && w->index - f->offset < f->limit)
+		browse_fill_add(f, it, name_id);
+	else
+		browse_item_release(it);
+	return 0; /* on to the end: the total counts every row */
+}
+
+/* A JSON array of n ids, bound as one value: one statement for a whole page. */
+static void browse_id_list(struct lt_buf *b, const int64_t *ids, size_t n, const int *skip)
+{
+	lt_buf_init(b);
+	lt_buf_putc(b, '[');
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (skip == NULL || !skip[i])
+			lt_buf_printf(b, "%s%lld", k++ ? "," : "", (long long)ids[i]);
+	lt_buf_putc(b, ']');
+}
+
+/* Adds each listed node's Node object deletes to its lease's, as `nodes` counts them. */
+static int browse_node_deletes(struct lt_store *st, struct browse_fill *f, struct lt_error *err)
+{
+	int *skip = lt_xcalloc(f->page->n + 1, sizeof *skip);
+	struct lt_stmt *q;
+	struct lt_buf list;
+	size_t nodes = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < f->page->n; i++) {
+		skip[i] = f->page->items[i].heading || f->page->items[i].section != LT_BROWSE_NODES;
+		nodes += !skip[i];
+	}
+	browse_id_list(&list, f->names, f->page->n, skip);
+	free(skip);
+	if (nodes > 0 && (rc = lt_store_prepare(st, &q, node_deletes_sql, err)) == 0) {
+		lt_stmt_bind_text(q, 1, list.ptr, list.len);
+		while ((rc = lt_stmt_step(q, err)) == 1)
+			for (size_t i = 0; i < f->page->n; i++)
+				if (f->names[i] == lt_stmt_int(q, 0) &&
+				    f->page->items[i].section == LT_BROWSE_NODES &&
+				    !f->page->items[i].heading)
+					f->page->items[i].deletes += lt_stmt_int(q, 1);
+		lt_stmt_free(q);
+	}
+	lt_buf_release(&list);
+	return rc < 0 ? rc : 0;
+}
+
+/* Without a filter: SQLite sorts and pages; the window count is the total. */
+static int browse_page_sql(struct browse_fill *f, struct lt_store *st,
+			   const struct lt_browse_query *bq, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int rc = lt_store_prepare(st, &q, list_sql, err);
+
+	if (rc != 0)
+		return rc;
+	lt_stmt_bind_int(q, 1, bq->sort);
+	lt_stmt_bind_int(q, 2, f->limit > INT64_MAX ? -1 : (int64_t)f->limit);
+	lt_stmt_bind_int(q, 3, (int64_t)f->offset);
+	while ((rc = lt_stmt_step(q, err)) == 1) {
+		struct lt_browse_item it;
+		int64_t name_id;
+
+		browse_read_item(&it, &name_id, q);
+		f->page->total = (size_t)lt_stmt_int(q, 18);
+		browse_fill_add(f, &it, name_id);
+	}
+	lt_stmt_free(q);
+	if (rc == 0 && f->page->n == 0 && f->offset > 0) {
+		/* past the end: the total still matters to the caller */
+		struct lt_browse_page all = {0};
+
+		rc = lt_browse_list(&all, st, bq, 0, 1, err);
+		f->page->total = all.total;
+		lt_browse_page_release(&all);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+int lt_browse_list(struct lt_browse_page *out, struct lt_store *st, const struct lt_browse_query *q,
+		   size_t offset, size_t limit, struct lt_error *err)
+{
+	struct browse_fill f = {out, NULL, offset, limit};
+	struct browse_walk w = {.q = q, .visit = browse_fill_visit, .ctx = &f};
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (q->keep == NULL) {
+		rc = browse_page_sql(&f, st, q, err);
+	} else {
+		rc = browse_walk_run(&w, st, err);
+		out->total = w.index;
+		for (size_t i = 0; i < out->n; i++)
+			if (out->items[i].heading)
+				out->items[i].count = (int64_t)w.kept[out->items[i].section % 3];
+	}
+	if (rc == 0)
+		rc = browse_node_deletes(st, &f, err);
+	free(f.names);
+	if (rc != 0)
+		lt_browse_page_release(out);
+	return rc;
+}
+
+/* What a search remembers while the list streams by. */
+struct browse_search {
+	int (*match)(const char *target, void *ctx);
+	void *ctx;
+	size_t from;
+	int backward;
+	int have_first, have_before, have_after;
+	size_t first, last, before, after;
+};
+
+static int browse_search_visit(struct browse_walk *w, struct lt_browse_item *it, int64_t name_id)
+{
+	struct browse_search *s = w->ctx;
+	size_t i = w->index;
+	int hit = !it->heading && it->target != NULL && s->match(it->target, s->ctx);
+
+	(void)name_id;
+	browse_item_release(it);
+	if (!hit)
+		return 0;
+	if (!s->have_first)
+		s->first = i, s->have_first = 1;
+	s->last = i;
+	if (i < s->from)
+		s->before = i, s->have_before = 1;
+	if (i > s->from && !s->have_after) {
+		s->after = i, s->have_after = 1;
+		return !s->backward; /* forward: the first one after from is the answer */
+	}
+	return 0;
+}
+
+int lt_browse_find(size_t *out, struct lt_store *st, const struct lt_browse_query *q, size_t from,
+		   int backward, int (*match)(const char *target, void *ctx), void *ctx,
+		   struct lt_error *err)
+{
+	struct browse_search s = {match, ctx, from, backward, 0, 0, 0, 0, 0, 0, 0};
+	struct browse_walk w = {.q = q, .visit = browse_search_visit, .ctx = &s};
+	int rc = browse_walk_run(&w, st, err);
+
+	if (rc != 0)
+		return rc;
+	if (!backward && (s.have_after || s.have_first)) {
+		*out = s.have_after ? s.after : s.first; /* wrap to the top */
+		return 0;
+	}
+	if (backward && (s.have_before || s.have_first)) {
+		*out = s.have_before ? s.before : s.last; /* wrap to the bottom */
+		return 0;
+	}
+	return lt_error_set(err, LT_ERR_NOTFOUND, "no match");
+}
+
+int lt_browse_span(int64_t *first_us, int64_t *last_us, struct lt_store *st, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int rc = lt_store_prepare(
+	    st, &q, "SELECT coalesce(min(first_us), 0), coalesce(max(last_us), 0) FROM lt_leases",
+	    err);
+
+	*first_us = *last_us = 0;
+	if (rc != 0)
+		return rc;
+	if ((rc = lt_stmt_step(q, err)) == 1) {
+		*first_us = lt_stmt_int(q, 0);
+		*last_us = lt_stmt_int(q, 1);
+		rc = 0;
+	}
+	lt_stmt_free(q);
+	return rc;
+}
+
+int lt_browse_episodes(struct lt_browse_episodes *out, struct lt_store *st, const int64_t *ids,
+		       size_t n, int64_t from_us, int64_t to_us, struct lt_error *err)
+{
+	static const char sql[] =
+	    "SELECT e.lease_id, e.kind, e.start_us, e.end_us FROM lt_episodes AS e"
+	    " WHERE e.lease_id IN (SELECT value FROM json_each(?1)) AND e.start_us <= ?3"
+	    " AND (e.end_us >= ?2 OR e.id = (SELECT p.id FROM lt_episodes AS p"
+	    "  WHERE p.lease_id = e.lease_id AND p.start_us < ?2"
+	    "  ORDER BY p.start_us DESC, p.id DESC LIMIT 1))"
+	    " ORDER BY e.lease_id, e.start_us, e.id";
+	struct lt_buf list;
+	struct lt_stmt *q;
+	size_t cap = 0;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	browse_id_list(&list, ids, n, NULL);
+	rc = lt_store_prepare(st, &q, sql, err);
+	if (rc == 0) {
+		lt_stmt_bind_text(q, 1, list.ptr, list.len);
+		lt_stmt_bind_int(q, 2, from_us);
+		lt_stmt_bind_int(q, 3, to_us);
+		while ((rc = lt_stmt_step(q, err)) == 1) {
+			struct lt_browse_episode *e;
+
+			if (out->n == cap) {
+				cap = cap ? cap * 2 : 64;
+				out->eps = lt_xrealloc(out->eps, cap * sizeof *out->eps);
+			}
+			e = &out->eps[out->n++];
+			e->lease_id = lt_stmt_int(q, 0);
+			snprintf(e->kind, sizeof e->kind, "%s", lt_stmt_text(q, 1, NULL));
+			e->start_us = lt_stmt_int(q, 2);
+			e->end_us = lt_stmt_int(q, 3);
+		}
+		lt_stmt_free(q);
+	}
+	lt_buf_release(&list);
+	if (rc < 0)
+		lt_browse_episodes_release(out);
+	return rc < 0 ? rc : 0;
+}
+
+void lt_browse_episodes_release(struct lt_browse_episodes *e)
+{
+	if (e == NULL)
+		return;
+	free(e->eps);
+	memset(e, 0, sizeof *e);
+}
+
+/* ---- result tables ------------------------------------------------------ */
+
+const char *lt_browse_cell(const struct lt_browse_table *t, size_t r, int c)
+{
+	if (r >= t->nrows || c < 0 || c >= t->ncols)
+		return "";
+	return t->cells[r * (size_t)t->ncols + (size_t)c];
+}
+
+int lt_browse_col(const struct lt_browse_table *t, const char *name)
+{
+	for (int i = 0; i < t->ncols; i++)
+		if (strcmp(t->names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+void lt_browse_table_release(struct lt_browse_table *t)
+{
+	if (t == NULL)
+		return;
+	for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++)
+		free(t->cells[i]);
+	for (int i = 0; i < t->ncols; i++)
+		free(t->names[i]);
+	free(t->cells);
+	free(t->names);
+	memset(t, 0, sizeof *t);
+}
+
+/* The byte offset of code point number col in s[0..len), or len. */
+static size_t browse_at_col(const char *s, size_t len, size_t col)
+{
+	size_t i = 0;
+
+	for (; i < len; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && col-- == 0)
+			break;
+	return i;
+}
+
+static char *browse_trimmed(const char *s, size_t len)
+{
+	while (len > 0 && s[len - 1] == ' ')
+		len--;
+	return lt_xstrndup(s, len);
+}
+
+/* Column starts (in code points) from the header line: a name begins after a blank. */
+static void browse_header(struct lt_browse_table *t, size_t **starts, const char *h, size_t len)
+{
+	size_t col = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)h[i];
+
+		if ((c & 0xc0) == 0x80)
+			continue;
+		if (c != ' ' && (i == 0 || h[i - 1] == ' ')) {
+			size_t e = i;
+
+			while (e < len && h[e] != ' ')
+				e++;
+			t->names = lt_xrealloc(t->names, (size_t)(t->ncols + 1) * sizeof *t->names);
+			*starts = lt_xrealloc(*starts, (size_t)(t->ncols + 1) * sizeof **starts);
+			t->names[t->ncols] = lt_xstrndup(h + i, e - i);
+			for (char *p = t->names[t->ncols]; *p; p++)
+				if (*p >= 'A' && *p <= 'Z')
+					*p = (char)(*p - 'A' + 'a');
+			(*starts)[t->ncols++] = col;
+		}
+		col++;
+	}
+}
+
+static void browse_split_line(struct lt_browse_table *t, const size_t *starts, const char *s,
+			      size_t len)
+{
+	size_t base = t->nrows * (size_t)t->ncols;
+
+	t->cells = lt_xrealloc(t->cells, (base + (size_t)t->ncols) * sizeof *t->cells);
+	for (int c = 0; c < t->ncols; c++) {
+		size_t a = browse_at_col(s, len, starts[c]);
+		size_t b = c + 1 < t->ncols ? browse_at_col(s, len, starts[c + 1]) : len;
+
+		t->cells[base + (size_t)c] = browse_trimmed(s + a, b - a);
+	}
+	t->nrows++;
+}
+
+int lt_browse_table_parse(struct lt_browse_table *out, const char *text, size_t len)
+{
+	size_t *starts = NULL;
+	const char *p = text, *end = text + len;
+
+	memset(out, 0, sizeof *out);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+
+		if (out->ncols == 0)
+			browse_header(out, &starts, p, n);
+		else
+			browse_split_line(out, starts, p, n);
+		p += n + 1;
+	}
+	free(starts);
+	return out->ncols > 0 ? 0 : LT_ERR_FORMAT;
+}
+
+/* Runs fn into memory as an aligned table and splits it. */
+static int browse_capture(struct lt_browse_table *out, struct lt_store *st, const char *arg,
+			  const struct lt_query_opts *o,
+			  int (*fn)(struct lt_store *, const char *, const struct lt_query_opts *,
+				    FILE *, struct lt_error *),
+			  struct lt_error *err)
+{
+	struct lt_query_opts to = *o;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (mem == NULL)
+		return lt_error_set(err, LT_ERR_IO, "cannot open a memory stream");
+	to.fmt = LT_OUT_TABLE;
+	rc = fn(st, arg, &to, mem, err);
+	fclose(mem);
+	if (rc == 0 && lt_browse_table_parse(out, text, len) != 0)
+		rc = lt_error_set(err, LT_ERR_FORMAT, "no result header");
+	free(text);
+	return rc;
+}
+
+int lt_browse_canned(struct lt_browse_table *out, struct lt_store *st, const char *name,
+		     const struct lt_query_opts *o, struct lt_error *err)
+{
+	struct lt_store *own = NULL;
+	int rc;
+
+	/* other thresholds shadow the derived tables: do that on a connection of its own */
+	if (o->gap_us || o->slow_us) {
+		if ((rc = lt_store_open(&own, lt_store_path(st), LT_STORE_READONLY, err)) != 0)
+			return rc;
+	}
+	rc = browse_capture(out, own ? own : st, name, o, lt_query_canned, err);
+	lt_store_free(own);
+	return rc;
+}
+
+/* ---- timelines ---------------------------------------------------------- */
+
+void lt_browse_timeline_release(struct lt_browse_timeline *t)
+{
+	if (t == NULL)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->rows[i].kind);
+		free(t->rows[i].detail);
+	}
+	free(t->rows);
+	memset(t, 0, sizeof *t);
+}
+
+static int64_t browse_time(const char *s)
+{
+	int64_t us = 0;
+
+	return lt_time_parse(&us, s, strlen(s)) == 0 ? us : 0;
+}
+
+int lt_browse_timeline(struct lt_browse_timeline *out, struct lt_store *st, const char *target,
+		       struct lt_error *err)
+{
+	const struct lt_query_opts o = {LT_OUT_TABLE, 0, 0, 0, 0, 0};
+	struct lt_browse_table t;
+	int c[5], rc;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = browse_capture(&t, st, target, &o, lt_query_timeline, err)) != 0)
+		return rc;
+	c[0] = lt_browse_col(&t, "start");
+	c[1] = lt_browse_col(&t, "end");
+	c[2] = lt_browse_col(&t, "kind");
+	c[3] = lt_browse_col(&t, "count");
+	c[4] = lt_browse_col(&t, "detail");
+	out->rows = lt_xcalloc(t.nrows ? t.nrows : 1, sizeof *out->rows);
+	for (size_t r = 0; r < t.nrows; r++) {
+		struct lt_browse_row *row = &out->rows[out->n++];
+
+		row->start_us = browse_time(lt_browse_cell(&t, r, c[0]));
+		row->end_us = browse_time(lt_browse_cell(&t, r, c[1]));
+		row->kind = lt_xstrdup(lt_browse_cell(&t, r, c[2]));
+		row->count = strtoll(lt_browse_cell(&t, r, c[3]), NULL, 10);
+		row->detail = lt_xstrdup(lt_browse_cell(&t, r, c[4]));
+		row->node = strncmp(row->kind, "NODE_", 5) == 0;
+	}
+	lt_browse_table_release(&t);
+	return 0;
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+/* The resource, namespace and name ids of target's lease or Node object; 0 if unknown. */
+static void browse_object(struct lt_store *st, const char *target, int node_object, int64_t id[3])
+{
+	const char *slash = strchr(target, '/');
+
+	id[0] = lc_str_id(st, node_object ? "nodes" : "leases");
+	if (node_object) {
+		id[1] = -1; /* NULL: Nodes are cluster-scoped */
+		id[2] = lc_str_id(st, target);
+	} else if (slash != NULL) {
+		char *ns = lt_xstrndup(target, (size_t)(slash - target));
+
+		id[1] = lc_str_id(st, ns);
+		id[2] = lc_str_id(st, slash + 1);
+		free(ns);
+	} else {
+		id[1] = lc_str_id(st, "kube-node-lease");
+		id[2] = lc_str_id(st, target);
+	}
+}
+
+#define BROWSE_OBJECT_WHERE                                                                        \
+	" FROM audit AS a WHERE a.resource_id = ?1 AND a.namespace_id IS ?2 AND a.name_id = ?3"    \
+	" AND a.stage_us BETWEEN ?4 AND ?5 AND a.superseded = 0"
+
+static const char events_sql[] =
+    "SELECT a.id, a.stage_us, a.stage_us - a.received_us, a.code,"
+    " coalesce((SELECT s FROM strs WHERE id = a.verb_id), ''),"
+    " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''),"
+    " coalesce((SELECT s FROM strs WHERE id = a.user_id), ''),"
+    " coalesce((SELECT s FROM strs WHERE id = a.source_ip_id), ''),"
+    " coalesce((SELECT s FROM strs WHERE id = a.user_agent_id), '')" BROWSE_OBJECT_WHERE
+    " ORDER BY a.stage_us, a.id LIMIT ?6 OFFSET ?7";
+
+static const char events_count_sql[] = "SELECT count(*)" BROWSE_OBJECT_WHERE;
+
+static void browse_bind_object(struct lt_stmt *q, const int64_t id[3], int64_t from, int64_t to)
+{
+	lt_stmt_bind_int(q, 1, id[0]);
+	if (id[1] < 0)
+		lt_stmt_bind_null(q, 2);
+	else
+		lt_stmt_bind_int(q, 2, id[1]);
+	lt_stmt_bind_int(q, 3, id[2]);
+	lt_stmt_bind_int(q, 4, from);
+	lt_stmt_bind_int(q, 5, to);
+}
+
+static void browse_read_event(struct lt_browse_event *e, const struct lt_stmt *q)
+{
+	e->id = lt_stmt_int(q, 0);
+	e->ts_us = lt_stmt_int(q, 1);
+	e->latency_us = lt_stmt_int(q, 2);
+	e->code = lt_stmt_int(q, 3);
+	e->verb = lt_xstrdup(lt_stmt_text(q, 4, NULL));
+	e->subresource = lt_xstrdup(lt_stmt_text(q, 5, NULL));
+	e->user = lt_xstrdup(lt_stmt_text(q, 6, NULL));
+	e->source_ip = lt_xstrdup(lt_stmt_text(q, 7, NULL));
+	e->user_agent = lt_xstrdup(lt_stmt_text(q, 8, NULL));
+}
+
+int lt_browse_events(struct lt_browse_events *out, struct lt_store *st, const char *target,
+		     int node_object, int64_t from_us, int64_t to_us, size_t offset, size_t limit,
+		     struct lt_error *err)
+{
+	struct lt_stmt *q = NULL, *c = NULL;
+	int64_t id[3];
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	browse_object(st, target, node_object, id);
+	if (id[0] == 0 || id[1] == 0 || id[2] == 0)
+		return 0; /* a name the store never saw: no events */
+	rc = lt_store_prepare(st, &c, events_count_sql, err);
+	if (rc == 0)
+		rc = lt_store_prepare(st, &q, events_sql, err);
+	if (rc == 0) {
+		browse_bind_object(c, id, from_us, to_us);
+		if ((rc = lt_stmt_step(c, err)) == 1)
+			out->total = (size_t)lt_stmt_int(c, 0), rc = 0;
+	}
+	if (rc == 0) {
+		browse_bind_object(q, id, from_us, to_us);
+		lt_stmt_bind_int(q, 6, (int64_t)limit);
+		lt_stmt_bind_int(q, 7, (int64_t)offset);
+		while (out->n < limit && (rc = lt_stmt_step(q, err)) == 1) {
+			out->evs = lt_xrealloc(out->evs, (out->n + 1) * sizeof *out->evs);
+			browse_read_event(&out->evs[out->n++], q);
+		}
+		rc = rc < 0 ? rc : 0;
+	}
+	lt_stmt_free(q);
+	lt_stmt_free(c);
+	if (rc != 0)
+		lt_browse_events_release(out);
+	return rc;
+}
+
+void lt_browse_events_release(struct lt_browse_events *e)
+{
+	if (e == NULL)
+		return;
+	for (size_t i = 0; i < e->n; i++) {
+		free(e->evs[i].verb);
+		free(e->evs[i].subresource);
+		free(e->evs[i].user);
+		free(e->evs[i].source_ip);
+		free(e->evs[i].user_agent);
+	}
+	free(e->evs);
+	memset(e, 0, sizeof *e);
+}

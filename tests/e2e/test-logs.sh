@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Kubelet journals and controller-manager logs: the samples' stories on one merged
+# timeline, the log-based canned queries, year rules, node attribution, idempotence.
+#   UPDATE_GOLDEN=1 bash tests/e2e/test-logs.sh BIN CORPUS SAMPLES TMP  rewrites the goldens.
+set -euo pipefail
+bin=$1 corpus=$2 samples=$3 tmp=$4
+golden=$(cd "$(dirname "$0")/../golden/logs" && pwd)
+rm -rf "$tmp" && mkdir -p "$tmp" && cd "$tmp"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+check_golden() { # name, file
+  if [ "${UPDATE_GOLDEN:-}" = 1 ]; then cp "$2" "$golden/$1.txt"; fi
+  diff -u "$golden/$1.txt" "$2" || fail "$1 differs from tests/golden/logs/$1.txt"
+}
+
+# 1. one cluster: audit and logs in one go (logs named first: text logs are read last)
+"$bin" ingest --db s.db "$samples/logs" "$samples/audit" >ingest.out 2>ingest.err \
+  || fail "ingest exited $?"
+[ ! -s ingest.err ] || fail "unexpected stderr: $(cat ingest.err)"
+head -2 ingest.out | grep -q '^.*audit/kube-apiserver-audit.1.log: ingested' \
+  || fail "audit files must be read before the logs: $(head -2 ingest.out)"
+grep -q 'kubelet-ip-10-0-241-171.ec2.internal.log: ingested, 393 records, 393 stored, 0 duplicates, 0 skipped, 0 rejected' ingest.out \
+  || fail "node-delete journal counts: $(grep 171 ingest.out)"
+grep -q 'kube-controller-manager.ip-172-16-33-232.ec2.internal.log: ingested, 76 records, 76 stored' ingest.out \
+  || fail "kcm log counts"
+
+"$bin" timeline --db s.db ip-10-0-241-171.ec2.internal >tl-171.txt
+check_golden timeline-node-delete tl-171.txt
+# the story, in order: admin deletes the Node, the GC deletes the lease (audit and kcm log),
+# the kubelet's lease and node errors, its 404s, its re-registration
+order=$(awk '{print $3 "/" $4}' tl-171.txt | grep -n -e 'audit/NODE_DELETED' \
+  -e 'kube-controller-manager/gc-deleting' -e 'audit/DELETED' -e 'kubelet/lease-update-failed' \
+  -e 'kubelet/lease-owner-ref-failed' -e 'kubelet/register-success' -e 'audit/NODE_REGISTERED' \
+  | cut -d: -f2 | uniq | tr '\n' ' ')
+[ "$order" = "audit/NODE_DELETED kube-controller-manager/gc-deleting audit/DELETED kubelet/lease-update-failed kubelet/lease-owner-ref-failed kubelet/register-success audit/NODE_REGISTERED " ] \
+  || fail "node-delete story out of order: $order"
+grep -q 'lease-owner-ref-failed *35 ' tl-171.txt || fail "35 owner-ref errors expected as one run"
+grep -q 'Deleting item Lease kube-node-lease/ip-10-0-241-171.ec2.internal' tl-171.txt \
+  || fail "the GC's lease delete line"
+
+# a short host name (ip-10-0-241-74) is the node ip-10-0-241-74.ec2.internal
+"$bin" timeline --db s.db ip-10-0-241-74.ec2.internal >tl-74.txt
+grep -q 'kubelet .*lease-update-failed *5 ' tl-74.txt || fail "short host name not mapped to its node"
+"$bin" sql -o csv --db s.db "SELECT DISTINCT host, node FROM logs WHERE host LIKE 'ip-10-0-241-74%'" >hosts.txt
+grep -qx 'ip-10-0-241-74,ip-10-0-241-74.ec2.internal' hosts.txt || fail "hosts: $(cat hosts.txt)"
+
+# leader election lines join the leader lease's timeline
+"$bin" timeline --db s.db kube-system/kube-controller-manager >tl-kcm.txt
+check_golden timeline-kcm tl-kcm.txt
+grep -q 'leader-acquired .*successfully acquired lease kube-system/kube-controller-manager' tl-kcm.txt \
+  || fail "leader-acquired line"
+
+for q in kubelet-errors gc-deletes orphaned-kubelets; do
+  "$bin" query --db s.db "$q" >"q-$q.txt"
+  check_golden "query-$q" "q-$q.txt"
+done
+grep -q 'audit, kcm log' q-gc-deletes.txt || fail "gc-deletes should cite the kcm log too"
+
+# show L<id>: the line exactly as read, with -v its file and line
+id=$(grep -o 'line L[0-9]*' tl-171.txt | head -1 | cut -c7-)
+"$bin" show --db s.db -v "L$id" | head -1 | grep -q '^# .*logs/kube.*log:[0-9]* (byte [0-9]*)$' \
+  || fail "show -v L$id: $("$bin" show --db s.db -v "L$id" | head -1)"
+
+"$bin" stats --db s.db | sed -n '/^Log lines (year/,/^$/p' >stats-logs.txt
+check_golden stats-logs stats-logs.txt
+
+# 2. idempotence: the same files add nothing; an overlapping copy stores no line twice
+"$bin" ingest -q --db s.db "$samples/logs" >again.out
+grep -q '5 files (5 duplicate' again.out || fail "re-ingest: $(cat again.out)"
+j=$samples/logs/kubelet-ip-10-0-241-171.ec2.internal.log
+{ sed -n '200,$p' "$j"; echo 'Apr 05 06:05:00 ip-10-0-241-171.ec2.internal kubelet[590263]: I0405 06:05:00.000001  590263 kubelet.go:1 "one new line"'; } >overlap.log
+"$bin" ingest --db s.db overlap.log >overlap.out
+grep -q 'overlap.log: ingested, 196 records, 1 stored, 195 duplicates' overlap.out \
+  || fail "overlap: $(cat overlap.out)"
+
+# 3. years: --year, the file's mtime, and a December -> January rollover
+ny=$samples/variants/kubelet-new-year.log
+"$bin" ingest -q --db ny.db --year 2023 "$ny" >/dev/null
+"$bin" sql -o csv --db ny.db "SELECT min(ts), max(ts), count(*) FROM logs" >ny.txt
+grep -qx '2023-12-31T23:55:03.000000Z,2024-01-01T00:04:57.000000Z,68' ny.txt || fail "rollover with --year: $(cat ny.txt)"
+cp "$ny" mtime.log && touch -d '2024-01-01T00:10:00Z' mtime.log
+"$bin" ingest -q --db mt.db mtime.log >/dev/null
+"$bin" sql -o csv --db mt.db "SELECT year, year_rule FROM log_sources" | grep -qx '2023,file mtime' \
+  || fail "mtime rule: $("$bin" sql -o csv --db mt.db "SELECT year, year_rule FROM log_sources")"
+
+# 4. the real kubelet and controller-manager logs, with the audit log of the same story
+"$bin" ingest --db c.db "$corpus/kubelet" "$corpus/audit/eks-lease-blog_audit_pretty_node-delete-lease-gc.json" \
+  >corpus.out 2>corpus.err || [ $? = 3 ] || fail "corpus ingest failed"
+grep -q 'klog-fragments_lease.log:1: rejected: not a log line' corpus.err \
+  || fail "the header-less fragment must be rejected with its line: $(cat corpus.err)"
+"$bin" timeline --db c.db ip-10-29-79-205.ap-northeast-2.compute.internal >tl-corpus.txt
+check_golden timeline-corpus tl-corpus.txt
+echo "ok"

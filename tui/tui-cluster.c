@@ -1,0 +1,441 @@
+/*
+ * tui-cluster.c - the cluster screen: one row per node, then the leader and
+ * apiserver leases, each with its state, anomaly counts and a heartbeat
+ * strip over the time axis.
+ *
+ * The list is read a page at a time (the window and half a screen around
+ * it); the strips of a page come from one query for all its leases, redone
+ * only when the page, the axis or the width changes.
+ */
+#include "tui-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { CLUSTER_SEARCH = 1, CLUSTER_FILTER };
+
+#define STATE_W 10
+
+struct cluster {
+	struct tui_screen base;
+	struct tui_win win;
+	struct lt_browse_page page;
+	size_t page_off;
+	int loaded;
+	enum lt_browse_sort sort;
+	char filter[256];
+	struct lt_regex *filter_re, *search_re;
+	struct tui_axis axis;
+	unsigned char *cells; /* page.n rows of ncells */
+	int ncells;
+	int64_t cells_from, cells_to;
+	int cells_valid;
+};
+
+static const char *const sort_names[] = {"name", "last renew", "anomalies"};
+
+static int cluster_keep(const char *target, void *ctx)
+{
+	return lt_regex_match(ctx, target, strlen(target));
+}
+
+static struct lt_browse_query cluster_query(const struct cluster *c)
+{
+	struct lt_browse_query q = {c->sort, NULL, NULL};
+
+	if (c->filter_re) {
+		q.keep = cluster_keep;
+		q.ctx = c->filter_re;
+	}
+	return q;
+}
+
+/* Reads the page around the window when the one held does not cover it. */
+static void cluster_load(struct tui *t, struct cluster *c)
+{
+	struct lt_browse_query q = cluster_query(c);
+	struct lt_error err = {0};
+	size_t off, n;
+
+	if (c->loaded && !tui_page_want(&c->win, c->page_off, c->page.n, &off, &n))
+		return;
+	if (!c->loaded)
+		tui_page_want(&c->win, 0, 0, &off, &n);
+	lt_browse_page_release(&c->page);
+	c->cells_valid = 0;
+	c->loaded = 1;
+	c->page_off = off;
+	if (lt_browse_list(&c->page, t->st, &q, off, n, &err) != 0)
+		tui_status(t, 1, "%s", err.msg);
+	c->win.total = c->page.total;
+	tui_win_fix(&c->win);
+}
+
+static const struct lt_browse_item *cluster_item(struct cluster *c, size_t i)
+{
+	if (i < c->page_off || i - c->page_off >= c->page.n)
+		return NULL;
+	return &c->page.items[i - c->page_off];
+}
+
+/* The strips of the page: one query for all its leases, then bucketing per lease. */
+static void cluster_cells(struct tui *t, struct cluster *c, int ncells)
+{
+	struct lt_browse_episodes eps;
+	struct lt_error err = {0};
+	int64_t *ids;
+	size_t nids = 0, k = 0;
+
+	if (c->cells_valid && c->ncells == ncells && c->cells_from == c->axis.from &&
+	    c->cells_to == c->axis.to)
+		return;
+	c->ncells = ncells;
+	c->cells_from = c->axis.from;
+	c->cells_to = c->axis.to;
+	c->cells_valid = 1;
+	c->cells = lt_xrealloc(c->cells, c->page.n * (size_t)ncells + 1);
+	memset(c->cells, TUI_C_NONE, c->page.n * (size_t)ncells);
+	ids = lt_xcalloc(c->page.n ? c->page.n : 1, sizeof *ids);
+	for (size_t i = 0; i < c->page.n; i++)
+		if (!c->page.items[i].heading && c->page.items[i].lease_id > 0)
+			ids[nids++] = c->page.items[i].lease_id;
+	if (nids > 0 &&
+	    lt_browse_episodes(&eps, t->st, ids, nids, c->axis.from, c->axis.to, &err) != 0) {
+		tui_status(t, 1, "%s", err.msg);
+		nids = 0;
+	}
+	for (size_t i = 0; nids > 0 && i < c->page.n; i++) {
+		int64_t id = c->page.items[i].lease_id;
+		size_t a;
+
+		if (c->page.items[i].heading || id <= 0)
+			continue;
+		/* episodes come ordered by lease; the page is not: find this lease's slice */
+		for (k = 0; k < eps.n && eps.eps[k].lease_id != id; k++)
+			;
+		for (a = k; k < eps.n && eps.eps[k].lease_id == id; k++)
+			;
+		tui_buckets(c->cells + i * (size_t)ncells, ncells, c->axis.from, c->axis.to,
+			    eps.eps + a, k - a);
+	}
+	if (nids > 0)
+		lt_browse_episodes_release(&eps);
+	free(ids);
+}
+
+/* How a row is named on screen: leases of kube-system without their namespace. */
+static const char *cluster_label(const struct lt_browse_item *it)
+{
+	static const char ks[] = "kube-system/";
+
+	if (it->target == NULL)
+		return "";
+	if (it->section != LT_BROWSE_NODES && strncmp(it->target, ks, sizeof ks - 1) == 0)
+		return it->target + sizeof ks - 1;
+	return it->target;
+}
+
+/* Column widths for cols columns: the name takes what the page needs, up to a third. */
+static int cluster_name_w(const struct cluster *c, int cols)
+{
+	int w = 12, max = cols / 3 > 40 ? 40 : cols / 3;
+
+	for (size_t i = 0; i < c->page.n; i++) {
+		const char *label = cluster_label(&c->page.items[i]);
+		int n = tui_text_width(label, strlen(label));
+
+		w = n > w ? n : w;
+	}
+	return w > max ? (max > 12 ? max : 12) : w;
+}
+
+static int cluster_state_style(const char *state)
+{
+	if (state == NULL || strcmp(state, "renewing") == 0 || strcmp(state, "re-created") == 0)
+		return TUI_S_NORMAL;
+	if (strcmp(state, "stale") == 0)
+		return TUI_S_GAP;
+	return TUI_S_404; /* deleted, orphaned, not-found, no-lease */
+}
+
+static void cluster_heading(int y, int cols, const struct lt_browse_item *it, int sel)
+{
+	static const char *const names[] = {"NODES", "LEADER-ELECTION LEASES", "APISERVER LEASES"};
+	char line[96];
+
+	snprintf(line, sizeof line, "%s (%lld)%s", names[it->section % 3], (long long)it->count,
+		 it->section == LT_BROWSE_NODES ? "" : "  in kube-system unless named");
+	tui_fill(y, 0, cols, TUI_S_HEADING | sel);
+	tui_put(y, 0, cols, TUI_S_HEADING | sel, line);
+}
+
+static void cluster_row(struct cluster *c, int y, int cols, int name_w, size_t i, int sel)
+{
+	const struct lt_browse_item *it = &c->page.items[i - c->page_off];
+	char n404[16], ndel[16], nanom[16];
+	int x = 0, strip = name_w + 1 + STATE_W + 1 + 15;
+
+	if (it->heading) {
+		cluster_heading(y, cols, it, sel);
+		return;
+	}
+	snprintf(n404, sizeof n404, "%5lld", (long long)it->not_found);
+	snprintf(ndel, sizeof ndel, "%4lld", (long long)it->deletes);
+	snprintf(nanom, sizeof nanom, "%5lld", (long long)it->anomalies);
+	tui_fill(y, 0, strip, TUI_S_NORMAL | sel);
+	tui_put(y, x, name_w, TUI_S_NORMAL | sel, cluster_label(it));
+	x += name_w + 1;
+	tui_put(y, x, STATE_W, cluster_state_style(it->state) | sel, it->state);
+	x += STATE_W;
+	tui_put(y, x, 5, (it->not_found ? TUI_S_404 : TUI_S_NORMAL) | sel, n404);
+	tui_put(y, x + 5, 4, (it->deletes ? TUI_S_DELETED : TUI_S_NORMAL) | sel, ndel);
+	tui_put(y, x + 9, 5, (it->anomalies ? TUI_S_GAP : TUI_S_NORMAL) | sel, nanom);
+	for (int k = 0; k < c->ncells && strip + 1 + k < cols; k++) {
+		enum tui_cell cell = c->cells[(i - c->page_off) * (size_t)c->ncells + (size_t)k];
+		char sym[2] = {tui_cell_symbol(cell), '\0'};
+
+		tui_put(y, strip + 1 + k, 1, tui_cell_style(cell), sym);
+	}
+}
+
+/* The header: column names, and the axis' ends over the strip. */
+static void cluster_header(struct cluster *c, int y, int cols, int name_w, int strip_x)
+{
+	int multi_day = c->axis.to - c->axis.from > 86400000000LL;
+	char a[40], b[40], line[256];
+
+	snprintf(line, sizeof line, "%-*s %-*s  404 DEL ANOM", name_w, "NAME", STATE_W, "STATE");
+	tui_draw_header(y, cols, line);
+	if (c->ncells < 20)
+		return;
+	tui_fmt_time(a, sizeof a, c->axis.from, multi_day, 0);
+	tui_fmt_time(b, sizeof b, c->axis.to, multi_day, 0);
+	tui_put(y, strip_x, c->ncells, TUI_S_HEADER, a);
+	tui_put(y, strip_x + c->ncells - tui_text_width(b, strlen(b)), (int)strlen(b), TUI_S_HEADER,
+		b);
+}
+
+/* What the rows are, then the strip's symbols: the legend, readable without color. */
+static void cluster_legend(struct cluster *c, int y, int cols)
+{
+	char span[32], line[512];
+	int x;
+
+	lt_format_duration(span, sizeof span, c->axis.to - c->axis.from);
+	snprintf(line, sizeof line, "%zu rows, by %s, axis %s%s%s  ", c->page.total,
+		 sort_names[c->sort % 3], span, c->filter[0] ? ", filter " : "", c->filter);
+	static const enum tui_cell order[] = {TUI_C_RENEWED, TUI_C_GAP,	 TUI_C_404,
+					      TUI_C_DELETED, TUI_C_GONE, TUI_C_AUTH};
+
+	x = tui_put(y, 0, cols, TUI_S_DIM, line);
+	for (size_t k = 0; k < sizeof order / sizeof *order && x < cols; k++) {
+		char sym[2] = {tui_cell_symbol(order[k]), '\0'};
+		const char *name = order[k] == TUI_C_AUTH ? "auth" : tui_cell_name(order[k]);
+
+		x += tui_put(y, x, 1, tui_cell_style(order[k]), sym);
+		x += tui_put(y, x, cols - x, TUI_S_DIM, " ");
+		x += tui_put(y, x, cols - x, TUI_S_DIM, name);
+		x += tui_put(y, x, cols - x, TUI_S_DIM, "  ");
+	}
+}
+
+static void cluster_draw(struct tui *t, struct tui_screen *s, int y0, int h, int cols)
+{
+	struct cluster *c = (struct cluster *)s;
+	int name_w, strip_x, ncells;
+
+	c->win.height = h > 3 ? (size_t)(h - 2) : 1;
+	if (c->axis.lo != t->first_us || c->axis.hi != t->last_us) {
+		int whole = c->axis.from == c->axis.lo && c->axis.to == c->axis.hi;
+
+		if (whole || c->axis.lo == 0)
+			tui_axis_init(&c->axis, t->first_us, t->last_us);
+		c->axis.lo = t->first_us, c->axis.hi = t->last_us;
+	}
+	cluster_load(t, c);
+	name_w = cluster_name_w(c, cols);
+	strip_x = name_w + 1 + STATE_W + 1 + 15 + 1;
+	ncells = cols - strip_x > 0 ? cols - strip_x : 0;
+	cluster_cells(t, c, ncells);
+	cluster_header(c, y0, cols, name_w, strip_x);
+	for (size_t r = 0; r < c->win.height; r++) {
+		size_t i = c->win.top + r;
+
+		if (i >= c->win.total || cluster_item(c, i) == NULL)
+			break;
+		cluster_row(c, y0 + 1 + (int)r, cols, name_w, i, i == c->win.cur ? TUI_SEL : 0);
+	}
+	if (c->win.total == 0)
+		tui_put(y0 + 1, 0, cols, TUI_S_DIM,
+			c->filter[0] ? "no lease matches the filter (f, then Enter, clears it)"
+				     : "no leases in this store yet (r reloads)");
+	cluster_legend(c, y0 + h - 1, cols);
+}
+
+/* A heading is not a place for the cursor: step over it in the direction of travel. */
+static void cluster_skip_heading(struct tui *t, struct cluster *c, int up)
+{
+	const struct lt_browse_item *it;
+
+	cluster_load(t, c);
+	it = cluster_item(c, c->win.cur);
+	if (it == NULL || !it->heading)
+		return;
+	if (up && c->win.cur > 0) {
+		tui_win_move(&c->win, -1);
+	} else if (c->win.cur + 1 < c->win.total) {
+		tui_win_move(&c->win, 1);
+		if (c->win.top > c->win.cur - 1)
+			c->win.top = c->win.cur - 1; /* keep the heading in sight */
+	}
+	cluster_load(t, c);
+}
+
+static void cluster_search(struct tui *t, struct cluster *c, int backward)
+{
+	struct lt_browse_query q = cluster_query(c);
+	struct lt_error err = {0};
+	size_t at;
+	int rc;
+
+	if (c->search_re == NULL) {
+		tui_status(t, 0, "no search yet: / first");
+		return;
+	}
+	rc = lt_browse_find(&at, t->st, &q, c->win.cur, backward, cluster_keep, c->search_re, &err);
+	if (rc == LT_ERR_NOTFOUND)
+		tui_status(t, 1, "pattern not found");
+	else if (rc != 0)
+		tui_status(t, 1, "%s", err.msg);
+	else
+		tui_win_goto(&c->win, at);
+}
+
+static int cluster_exact(const char *target, void *ctx)
+{
+	return strcmp(target, ctx) == 0;
+}
+
+/* After a new sort or filter: read the list again, the cursor on the same lease if it stayed. */
+static void cluster_requery(struct tui *t, struct cluster *c)
+{
+	const struct lt_browse_item *it = cluster_item(c, c->win.cur);
+	char *keep = it && it->target ? lt_xstrdup(it->target) : NULL;
+	struct lt_browse_query q = cluster_query(c);
+	struct lt_error err = {0};
+	size_t at = 0;
+
+	c->loaded = 0;
+	c->win.cur = c->win.top = 0;
+	if (keep && lt_browse_find(&at, t->st, &q, 0, 0, cluster_exact, keep, &err) == 0)
+		c->win.cur = at;
+	free(keep);
+	cluster_load(t, c);
+	tui_win_fix(&c->win);
+	cluster_skip_heading(t, c, 0);
+}
+
+static void cluster_prompted(struct tui *t, struct tui_screen *s, int what, const char *text)
+{
+	struct cluster *c = (struct cluster *)s;
+	struct lt_regex *re = NULL;
+
+	if (text[0] != '\0' && (re = tui_regex(t, text)) == NULL)
+		return;
+	if (what == CLUSTER_FILTER) {
+		lt_regex_free(c->filter_re);
+		c->filter_re = re;
+		snprintf(c->filter, sizeof c->filter, "%s", text);
+		cluster_requery(t, c);
+	} else if (re != NULL) {
+		lt_regex_free(c->search_re);
+		c->search_re = re;
+		cluster_search(t, c, 0);
+	}
+}
+
+static void cluster_enter(struct tui *t, struct cluster *c)
+{
+	const struct lt_browse_item *it = cluster_item(c, c->win.cur);
+
+	if (it != NULL && !it->heading && it->target != NULL)
+		tui_push(t, tui_timeline_new(t, it->target, 0));
+}
+
+static int cluster_action(struct tui *t, struct tui_screen *s, enum tui_action a)
+{
+	struct cluster *c = (struct cluster *)s;
+
+	if (tui_win_apply(&c->win, a)) {
+		cluster_skip_heading(t, c, a == TUI_A_UP || a == TUI_A_PGUP || a == TUI_A_TOP);
+		return 1;
+	}
+	switch (a) {
+	case TUI_A_ENTER:
+		cluster_enter(t, c);
+		return 1;
+	case TUI_A_SEARCH:
+		tui_prompt(t, CLUSTER_SEARCH, "/", NULL);
+		return 1;
+	case TUI_A_NEXT:
+	case TUI_A_PREV:
+		cluster_search(t, c, a == TUI_A_PREV);
+		return 1;
+	case TUI_A_FILTER:
+		tui_prompt(t, CLUSTER_FILTER, "filter (regex, empty: all): ", c->filter);
+		return 1;
+	case TUI_A_SORT:
+		c->sort = (enum lt_browse_sort)((c->sort + 1) % 3);
+		cluster_requery(t, c);
+		tui_status(t, 0, "sorted by %s", sort_names[c->sort]);
+		return 1;
+	case TUI_A_ZOOM_IN:
+	case TUI_A_ZOOM_OUT:
+		tui_axis_zoom(&c->axis, a == TUI_A_ZOOM_IN);
+		return 1;
+	case TUI_A_LEFT:
+	case TUI_A_RIGHT:
+		tui_axis_pan(&c->axis, a == TUI_A_LEFT ? -1 : 1);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static void cluster_reload(struct tui *t, struct tui_screen *s)
+{
+	struct cluster *c = (struct cluster *)s;
+
+	(void)t;
+	c->loaded = 0;
+	c->cells_valid = 0;
+}
+
+static void cluster_free(struct tui_screen *s)
+{
+	struct cluster *c = (struct cluster *)s;
+
+	lt_browse_page_release(&c->page);
+	lt_regex_free(c->filter_re);
+	lt_regex_free(c->search_re);
+	free(c->cells);
+	free(c);
+}
+
+static const struct tui_screen_ops cluster_ops = {
+    "Cluster",	      TUI_CTX_CLUSTER, cluster_draw, cluster_action,
+    cluster_prompted, cluster_reload,  cluster_free,
+};
+
+struct tui_screen *tui_cluster_new(struct tui *t)
+{
+	struct cluster *c = lt_xcalloc(1, sizeof *c);
+
+	c->base.ops = &cluster_ops;
+	c->win.height = t->rows > 6 ? (size_t)(t->rows - 4) : 1;
+	tui_axis_init(&c->axis, t->first_us, t->last_us);
+	/* the cursor starts on the first row, not on the first heading */
+	cluster_load(t, c);
+	cluster_skip_heading(t, c, 0);
+	return &c->base;
+}

@@ -1,0 +1,327 @@
+/*
+ * tui-int.h - private interfaces between the terminal browser's files.
+ *
+ * Layers, bottom up: tui-view.c (pure logic: windows, time axis, heartbeat
+ * buckets, text width, JSON layout, line editing; no curses, unit-tested),
+ * tui-keys.c (the const key table), tui-term.c (the only file that knows
+ * curses), tui-app.c (the screen stack and the main loop), and one file per
+ * screen.
+ */
+#ifndef LT_TUI_INT_H
+#define LT_TUI_INT_H
+
+#include "lt_tui.h"
+
+/* ---- keys (tui-keys.c) -------------------------------------------------- */
+
+/* A key: a character is its Unicode code point; the others are past Unicode. */
+enum tui_key {
+	TUI_K_NONE = -1,
+	TUI_K_UP = 0x110000,
+	TUI_K_DOWN,
+	TUI_K_LEFT,
+	TUI_K_RIGHT,
+	TUI_K_PGUP,
+	TUI_K_PGDN,
+	TUI_K_HOME,
+	TUI_K_END,
+	TUI_K_ENTER,
+	TUI_K_ESC,
+	TUI_K_TAB,
+	TUI_K_BTAB,
+	TUI_K_BACKSPACE,
+	TUI_K_RESIZE,
+};
+
+#define TUI_CTRL(c) ((c)&0x1f)
+
+enum tui_action {
+	TUI_A_NONE,
+	TUI_A_UP,
+	TUI_A_DOWN,
+	TUI_A_PGUP,
+	TUI_A_PGDN,
+	TUI_A_TOP,
+	TUI_A_BOTTOM,
+	TUI_A_LEFT,
+	TUI_A_RIGHT,
+	TUI_A_ENTER,
+	TUI_A_BACK,	 /* Esc: back one screen (never quits) */
+	TUI_A_QUIT_BACK, /* q: back one screen; quits on the first */
+	TUI_A_QUIT,	 /* Q: quit from anywhere */
+	TUI_A_TAB,
+	TUI_A_SEARCH,
+	TUI_A_NEXT,
+	TUI_A_PREV,
+	TUI_A_ZOOM_IN,
+	TUI_A_ZOOM_OUT,
+	TUI_A_RELOAD,
+	TUI_A_HELP,
+	TUI_A_SORT,
+	TUI_A_FILTER,
+	TUI_A_QUERIES,
+	TUI_A_REDRAW,
+};
+
+/* Where a key binding applies: one bit per screen. */
+enum tui_ctx {
+	TUI_CTX_CLUSTER = 1,
+	TUI_CTX_TIMELINE = 2,
+	TUI_CTX_EVENT = 4,
+	TUI_CTX_QUERIES = 8,
+	TUI_CTX_HELP = 16,
+	TUI_CTX_ALL = 31,
+};
+
+/* One binding; help is NULL for a second key of an action already described. */
+struct tui_keydef {
+	int key;
+	unsigned ctx;
+	enum tui_action action;
+	const char *label; /* how help names the key(s) */
+	const char *help;
+};
+
+/* The bindings, terminated by an entry with key TUI_K_NONE. */
+const struct tui_keydef *tui_keys(void);
+
+/* The action of key on a screen of context ctx; TUI_A_NONE when unbound. */
+enum tui_action tui_key_action(int key, unsigned ctx);
+
+/* ---- pure view logic (tui-view.c) --------------------------------------- */
+
+/* A list's visible window: total rows, the first shown, the cursor, rows on screen. */
+struct tui_win {
+	size_t total, top, cur, height;
+};
+
+/* Clamps the cursor into the list and scrolls so that it is visible. */
+void tui_win_fix(struct tui_win *w);
+
+/* Moves the cursor by delta rows (clamped). */
+void tui_win_move(struct tui_win *w, long delta);
+
+/* Puts the cursor on row i (clamped); the window scrolls as little as it can. */
+void tui_win_goto(struct tui_win *w, size_t i);
+
+/* Applies a movement action (up, down, pages, top, bottom); 1 when a was one. */
+int tui_win_apply(struct tui_win *w, enum tui_action a);
+
+/*
+ * For a list read a page at a time: 1 when rows [have_off, have_off + have_n)
+ * do not cover the window, and then the slice to read in *off, *n (the
+ * window with a screen of margin on each side: a page up or down reads
+ * every other time).
+ */
+int tui_page_want(const struct tui_win *w, size_t have_off, size_t have_n, size_t *off, size_t *n);
+
+/* The time axis of the heartbeat strip: the store's range and the part shown. */
+struct tui_axis {
+	int64_t lo, hi;	  /* what there is */
+	int64_t from, to; /* what is shown */
+};
+
+#define TUI_AXIS_MIN_SPAN 10000000LL /* zooming in stops at 10 s across */
+
+void tui_axis_init(struct tui_axis *a, int64_t lo, int64_t hi);
+/* Halves (in) or doubles the span shown around its middle, inside [lo, hi]. */
+void tui_axis_zoom(struct tui_axis *a, int in);
+/* Moves what is shown by a quarter of its span, left (dir < 0) or right. */
+void tui_axis_pan(struct tui_axis *a, int dir);
+
+/* What one bucket of a heartbeat strip shows, weakest first: a bucket shows its strongest. */
+enum tui_cell {
+	TUI_C_NONE,    /* no data */
+	TUI_C_GONE,    /* after a delete, before anything else happened */
+	TUI_C_RENEWED, /* renewed (or created) */
+	TUI_C_GAP,     /* a wait between renews over the threshold */
+	TUI_C_404,     /* requests answered 404 */
+	TUI_C_AUTH,    /* requests answered 401/403 */
+	TUI_C_DELETED, /* the delete itself */
+	TUI_C_COUNT,
+};
+
+/*
+ * Cuts [from, to] into n buckets and marks each with the strongest thing
+ * one lease's episodes (eps, in start order) say about it.
+ */
+void tui_buckets(unsigned char *cells, int n, int64_t from, int64_t to,
+		 const struct lt_browse_episode *eps, size_t neps);
+
+/* The symbol of a cell (the state is readable without color) and its legend word. */
+char tui_cell_symbol(enum tui_cell c);
+const char *tui_cell_name(enum tui_cell c);
+
+/* Terminal columns that UTF-8 text s[0..len) takes (wide characters count 2). */
+int tui_text_width(const char *s, size_t len);
+
+/* How many bytes of s fit in width columns, whole characters only; *used gets the columns. */
+size_t tui_text_fit(const char *s, size_t len, int width, int *used);
+
+/*
+ * What the terminal gets for s[0..len): lt_sanitize()d (no control
+ * character, escape sequence, invalid UTF-8 or bidi override survives),
+ * then cut to whole characters within width columns; *used (may be NULL)
+ * gets the columns.  out is reset first.
+ */
+void tui_safe(struct lt_buf *out, const char *s, size_t len, int width, int *used);
+
+/*
+ * Appends s (a JSON text, maybe broken) laid out one member or element a
+ * line with two-space indents.  String contents are copied as they are,
+ * escapes included; nothing is decoded, so nothing new is made up.
+ */
+void tui_json_pretty(struct lt_buf *out, const char *s, size_t len);
+
+/* A display row: bytes [off, off + len) of some text. */
+struct tui_span {
+	size_t off, len;
+};
+
+/*
+ * Cuts text (lines separated by '\n', already sanitized) into display rows
+ * of at most width columns; appends them to *rows (*n of them, *cap room).
+ */
+void tui_wrap(struct tui_span **rows, size_t *n, size_t *cap, const char *text, size_t len,
+	      int width);
+
+/* A one-line text field being edited. */
+struct tui_line {
+	char buf[256];
+	size_t len;
+};
+
+/* Applies key to l: 1 on Enter, -1 on Esc, 0 otherwise (typing, Backspace, Ctrl-U). */
+int tui_line_key(struct tui_line *l, int key);
+
+/* "05:56:00.230" (ms when with_ms) or "2024-04-05 05:56:00" (with_date). */
+void tui_fmt_time(char *buf, size_t size, int64_t us, int with_date, int with_ms);
+
+/*
+ * The timeline a query result row is about: its node, or NAMESPACE/LEASE
+ * (malloc'ed); NULL when the row names neither.
+ */
+char *tui_result_target(const struct lt_browse_table *t, size_t r);
+
+/* The row's first time (RFC 3339 cell, left to right), 0 when it has none. */
+int64_t tui_result_time(const struct lt_browse_table *t, size_t r);
+
+/* ---- the terminal (tui-term.c, the only file that knows curses) --------- */
+
+enum tui_style {
+	TUI_S_NORMAL,
+	TUI_S_TITLE,
+	TUI_S_HEADER,
+	TUI_S_HEADING,
+	TUI_S_DIM,
+	TUI_S_STATUS,
+	TUI_S_ERROR,
+	TUI_S_RENEWED,
+	TUI_S_GAP,
+	TUI_S_404,
+	TUI_S_AUTH,
+	TUI_S_DELETED,
+	TUI_S_COUNT,
+};
+
+#define TUI_SEL 0x100 /* or'ed into a style: the row under the cursor */
+
+/* Takes over the terminal; 0, or LT_ERR_USAGE when there is none. */
+int tui_term_open(int no_color, struct lt_error *err);
+
+/* Gives the terminal back as it was; safe to call twice. */
+void tui_term_close(void);
+
+/* Nonzero once SIGINT, SIGTERM or SIGHUP arrived (the number). */
+int tui_term_signalled(void);
+
+void tui_term_size(int *rows, int *cols);
+void tui_term_clear(void);
+void tui_term_flush(void);
+
+/* The next key, TUI_K_NONE after timeout_ms (or a signal). */
+int tui_term_key(int timeout_ms);
+
+/* Draws s (sanitized here, whatever it is) at y, x, clipped to width; returns columns used. */
+int tui_put(int y, int x, int width, int style, const char *s);
+
+/* Blanks width columns at y, x in style. */
+void tui_fill(int y, int x, int width, int style);
+
+/* Shows the text cursor at y, x (a prompt), or hides it (y < 0). */
+void tui_term_cursor(int y, int x);
+
+/* The style a cell is drawn in. */
+int tui_cell_style(enum tui_cell c);
+
+/* ---- screens and the main loop (tui-app.c) ------------------------------ */
+
+struct tui;
+struct tui_screen;
+
+struct tui_screen_ops {
+	const char *name;
+	unsigned ctx; /* enum tui_ctx: which bindings apply */
+	/* Draws the body, rows [y0, y0 + h) of cols columns. */
+	void (*draw)(struct tui *t, struct tui_screen *s, int y0, int h, int cols);
+	/* Handles an action; 0 leaves it to the generic handling. */
+	int (*action)(struct tui *t, struct tui_screen *s, enum tui_action a);
+	/* A prompt it opened was answered (what: its own code). */
+	void (*prompted)(struct tui *t, struct tui_screen *s, int what, const char *text);
+	/* Reads the store again (`r`). */
+	void (*reload)(struct tui *t, struct tui_screen *s);
+	void (*free)(struct tui_screen *s);
+};
+
+/* The first member of every screen. */
+struct tui_screen {
+	const struct tui_screen_ops *ops;
+};
+
+#define TUI_MAX_DEPTH 16
+
+struct tui {
+	struct lt_store *st;
+	struct tui_screen *stack[TUI_MAX_DEPTH];
+	int depth;
+	int quit;
+	int rows, cols;
+	int64_t first_us, last_us; /* the store's time range */
+	char status[512];
+	int status_error;
+	struct {
+		int active, what;
+		char label[32];
+		struct tui_line line;
+	} prompt;
+};
+
+/* Shows msg on the status line until the next key (error: in the error style). */
+void tui_status(struct tui *t, int error, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Opens the prompt "label" on the status line, prefilled with init; s->ops->prompted gets it. */
+void tui_prompt(struct tui *t, int what, const char *label, const char *init);
+
+/* Pushes a screen (it is freed when popped); when the stack is full, s is freed. */
+void tui_push(struct tui *t, struct tui_screen *s);
+
+/* Compiles a search pattern (caseless unless it has a capital), or NULL after a status. */
+struct lt_regex *tui_regex(struct tui *t, const char *pattern);
+
+/* Draws a list's column header line. */
+void tui_draw_header(int y, int cols, const char *text);
+
+/* ---- the screens -------------------------------------------------------- */
+
+struct tui_screen *tui_cluster_new(struct tui *t);
+/* target's timeline; the cursor on the row at at_us when it is not 0. */
+struct tui_screen *tui_timeline_new(struct tui *t, const char *target, int64_t at_us);
+struct tui_screen *tui_event_new(struct tui *t, int64_t id);
+struct tui_screen *tui_queries_new(struct tui *t);
+struct tui_screen *tui_help_new(struct tui *t);
+
+#endif

@@ -1,0 +1,338 @@
+/*
+ * tui-queries.c - the canned queries: pick one, set its options (--since,
+ * --until, --gap, --slow), and browse its result as a table; Enter on a row
+ * opens the timeline of the node or lease it is about, at its time.
+ *
+ * Three panes, Tab from one to the next: the list of queries, the options,
+ * the result.
+ */
+#include "tui-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { Q_LIST, Q_OPTIONS, Q_RESULT };
+enum { Q_EDIT = 1, Q_SEARCH };
+
+#define Q_NOPTS	 4
+#define Q_LIST_W 22
+#define Q_COL_W	 48 /* the widest a result column gets */
+
+static const char *const q_opt_names[Q_NOPTS] = {"since", "until", "gap", "slow"};
+static const char *const q_opt_help[Q_NOPTS] = {
+    "RFC 3339, or a duration back from the newest event (2h, 30m)", "likewise",
+    "a GAP is a wait between renews longer than this (40s, 2m)",
+    "a renew slower than this is SLOW (default 1s)"};
+
+struct queries {
+	struct tui_screen base;
+	const struct lt_canned *list;
+	struct tui_win qwin;
+	int pane, opt;
+	char opts[Q_NOPTS][64];
+	struct lt_browse_table res;
+	int have_res;
+	const char *res_name;
+	int *widths;
+	struct tui_win rwin;
+	int col0; /* the first result column shown */
+	struct lt_regex *search_re;
+};
+
+/* The options as `query` takes them; 0, or a status message and -1. */
+static int q_options(struct tui *t, struct queries *q, struct lt_query_opts *o)
+{
+	int64_t end = lt_store_end_us(t->st);
+
+	memset(o, 0, sizeof *o);
+	if ((q->opts[0][0] && lt_time_arg(&o->since_us, q->opts[0], end) != 0) ||
+	    (q->opts[1][0] && lt_time_arg(&o->until_us, q->opts[1], end) != 0)) {
+		tui_status(t, 1, "since/until take RFC 3339 or a duration like 2h");
+		return -1;
+	}
+	if ((q->opts[2][0] && lt_duration_parse(&o->gap_us, q->opts[2]) != 0) ||
+	    (q->opts[3][0] && lt_duration_parse(&o->slow_us, q->opts[3]) != 0)) {
+		tui_status(t, 1, "a duration is like 40s, 2m, 1h30m or 500ms");
+		return -1;
+	}
+	return 0;
+}
+
+static void q_widths(struct queries *q)
+{
+	free(q->widths);
+	q->widths = lt_xcalloc((size_t)(q->res.ncols ? q->res.ncols : 1), sizeof *q->widths);
+	for (int c = 0; c < q->res.ncols; c++) {
+		q->widths[c] = tui_text_width(q->res.names[c], strlen(q->res.names[c]));
+		for (size_t r = 0; r < q->res.nrows; r++) {
+			const char *v = lt_browse_cell(&q->res, r, c);
+			int w = tui_text_width(v, strlen(v));
+
+			q->widths[c] = w > q->widths[c] ? w : q->widths[c];
+		}
+		if (q->widths[c] > Q_COL_W)
+			q->widths[c] = Q_COL_W;
+	}
+}
+
+static void q_run(struct tui *t, struct queries *q)
+{
+	const char *name = q->list[q->qwin.cur].name;
+	struct lt_error err = {0};
+	struct lt_query_opts o;
+
+	if (q_options(t, q, &o) != 0)
+		return;
+	lt_browse_table_release(&q->res);
+	q->have_res = 0;
+	if (lt_browse_canned(&q->res, t->st, name, &o, &err) != 0) {
+		tui_status(t, 1, "%s", err.msg);
+		return;
+	}
+	q->have_res = 1;
+	q->res_name = name;
+	q->col0 = 0;
+	q->rwin = (struct tui_win){q->res.nrows, 0, 0, q->rwin.height};
+	q_widths(q);
+	q->pane = Q_RESULT;
+	tui_status(t, 0, "%s: %zu rows", name, q->res.nrows);
+}
+
+static void q_draw_list(struct queries *q, int y0, int h, int cols)
+{
+	q->qwin.height = (size_t)h;
+	tui_win_fix(&q->qwin);
+	for (size_t k = 0; k < q->qwin.height && q->qwin.top + k < q->qwin.total; k++) {
+		size_t i = q->qwin.top + k;
+		int sel = i == q->qwin.cur ? (q->pane == Q_LIST ? TUI_SEL : TUI_S_HEADING) : 0;
+
+		tui_fill(y0 + (int)k, 0, Q_LIST_W, sel);
+		tui_put(y0 + (int)k, 0, Q_LIST_W < cols ? Q_LIST_W : cols, sel, q->list[i].name);
+	}
+}
+
+static void q_draw_options(struct queries *q, int y0, int h, int x, int cols)
+{
+	char line[256];
+	int y = y0;
+
+	for (int i = 0; i < Q_NOPTS && y < y0 + h; i++, y++) {
+		int sel = q->pane == Q_OPTIONS && q->opt == i ? TUI_SEL : 0;
+
+		snprintf(line, sizeof line, "%-6s %-20s %s", q_opt_names[i],
+			 q->opts[i][0] ? q->opts[i] : "-", q_opt_help[i]);
+		tui_put(y, x, cols - x, TUI_S_NORMAL | sel, line);
+	}
+	if (y + 1 < y0 + h && q->qwin.cur < q->qwin.total)
+		tui_put(y + 1, x, cols - x, TUI_S_DIM, q->list[q->qwin.cur].summary);
+	if (y + 2 < y0 + h)
+		tui_put(y + 2, x, cols - x, TUI_S_DIM,
+			"Enter on a query runs it; Enter on an option edits it; Tab: next pane");
+}
+
+/* The result's header and visible rows, from column col0 on. */
+static void q_draw_result(struct queries *q, int y0, int h, int cols)
+{
+	q->rwin.height = h > 1 ? (size_t)(h - 1) : 1;
+	tui_win_fix(&q->rwin);
+	tui_draw_header(y0, cols, "");
+	for (int c = q->col0, x = 0; c < q->res.ncols && x < cols; c++) {
+		tui_put(y0, x, q->widths[c] < cols - x ? q->widths[c] : cols - x, TUI_S_HEADER,
+			q->res.names[c]);
+		x += q->widths[c] + 2;
+	}
+	for (size_t k = 0; k < q->rwin.height && q->rwin.top + k < q->res.nrows; k++) {
+		size_t r = q->rwin.top + k;
+		int sel = q->pane == Q_RESULT && r == q->rwin.cur ? TUI_SEL : 0,
+		    y = y0 + 1 + (int)k;
+
+		tui_fill(y, 0, cols, sel);
+		for (int c = q->col0, x = 0; c < q->res.ncols && x < cols; c++) {
+			tui_put(y, x, q->widths[c] < cols - x ? q->widths[c] : cols - x,
+				TUI_S_NORMAL | sel, lt_browse_cell(&q->res, r, c));
+			x += q->widths[c] + 2;
+		}
+	}
+	if (q->res.nrows == 0)
+		tui_put(y0 + 1, 0, cols, TUI_S_DIM, "no rows");
+}
+
+static void q_draw(struct tui *t, struct tui_screen *s, int y0, int h, int cols)
+{
+	struct queries *q = (struct queries *)s;
+	int top_h = (int)q->qwin.total + 1 < h / 2 ? (int)q->qwin.total + 1 : h / 2;
+	char head[256];
+
+	(void)t;
+	snprintf(head, sizeof head, "%-*s%s", Q_LIST_W + 1, q->pane == Q_LIST ? ">QUERY" : " QUERY",
+		 q->pane == Q_OPTIONS ? ">OPTIONS" : " OPTIONS");
+	tui_draw_header(y0, cols, head);
+	q_draw_list(q, y0 + 1, top_h - 1, cols);
+	q_draw_options(q, y0 + 1, top_h - 1, Q_LIST_W + 1, cols);
+	if (q->have_res)
+		q_draw_result(q, y0 + top_h, h - top_h, cols);
+	else
+		tui_put(y0 + top_h + 1, 0, cols, TUI_S_DIM, "no query run yet");
+}
+
+static void q_jump(struct tui *t, struct queries *q)
+{
+	char *target;
+
+	if (!q->have_res || q->rwin.cur >= q->res.nrows)
+		return;
+	target = tui_result_target(&q->res, q->rwin.cur);
+	if (target == NULL) {
+		tui_status(t, 1, "this row names no node or lease");
+		return;
+	}
+	tui_push(t, tui_timeline_new(t, target, tui_result_time(&q->res, q->rwin.cur)));
+	free(target);
+}
+
+static int q_row_matches(struct queries *q, size_t r)
+{
+	for (int c = 0; c < q->res.ncols; c++) {
+		const char *v = lt_browse_cell(&q->res, r, c);
+
+		if (lt_regex_match(q->search_re, v, strlen(v)))
+			return 1;
+	}
+	return 0;
+}
+
+static void q_search(struct tui *t, struct queries *q, int backward)
+{
+	size_t n = q->res.nrows;
+
+	if (q->search_re == NULL || !q->have_res) {
+		tui_status(t, 0, "no search yet: run a query, then /");
+		return;
+	}
+	for (size_t k = 1; k <= n; k++) {
+		size_t r = backward ? (q->rwin.cur + n - k) % n : (q->rwin.cur + k) % n;
+
+		if (q_row_matches(q, r)) {
+			q->pane = Q_RESULT;
+			tui_win_goto(&q->rwin, r);
+			return;
+		}
+	}
+	tui_status(t, 1, "pattern not found");
+}
+
+static void q_prompted(struct tui *t, struct tui_screen *s, int what, const char *text)
+{
+	struct queries *q = (struct queries *)s;
+	struct lt_regex *re;
+
+	if (what == Q_EDIT) {
+		snprintf(q->opts[q->opt], sizeof q->opts[q->opt], "%s", text);
+		return;
+	}
+	if (text[0] == '\0' || (re = tui_regex(t, text)) == NULL)
+		return;
+	lt_regex_free(q->search_re);
+	q->search_re = re;
+	q_search(t, q, 0);
+}
+
+static int q_move(struct queries *q, enum tui_action a)
+{
+	struct tui_win ow = {Q_NOPTS, 0, (size_t)q->opt, Q_NOPTS};
+
+	if (q->pane == Q_LIST)
+		return tui_win_apply(&q->qwin, a);
+	if (q->pane == Q_RESULT)
+		return tui_win_apply(&q->rwin, a);
+	if (!tui_win_apply(&ow, a))
+		return 0;
+	q->opt = (int)ow.cur;
+	return 1;
+}
+
+static int q_enter(struct tui *t, struct queries *q)
+{
+	char label[32];
+
+	if (q->pane == Q_LIST) {
+		q_run(t, q);
+	} else if (q->pane == Q_OPTIONS) {
+		snprintf(label, sizeof label, "%s: ", q_opt_names[q->opt]);
+		tui_prompt(t, Q_EDIT, label, q->opts[q->opt]);
+	} else {
+		q_jump(t, q);
+	}
+	return 1;
+}
+
+static int q_action(struct tui *t, struct tui_screen *s, enum tui_action a)
+{
+	struct queries *q = (struct queries *)s;
+
+	if (q_move(q, a))
+		return 1;
+	switch (a) {
+	case TUI_A_ENTER:
+		return q_enter(t, q);
+	case TUI_A_TAB:
+		q->pane = (q->pane + 1) % 3;
+		if (q->pane == Q_RESULT && !q->have_res)
+			q->pane = Q_LIST;
+		return 1;
+	case TUI_A_LEFT:
+		q->col0 = q->col0 > 0 ? q->col0 - 1 : 0;
+		return 1;
+	case TUI_A_RIGHT:
+		q->col0 = q->col0 + 1 < q->res.ncols ? q->col0 + 1 : q->col0;
+		return 1;
+	case TUI_A_SEARCH:
+		tui_prompt(t, Q_SEARCH, "/", NULL);
+		return 1;
+	case TUI_A_NEXT:
+	case TUI_A_PREV:
+		q_search(t, q, a == TUI_A_PREV);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static void q_reload(struct tui *t, struct tui_screen *s)
+{
+	struct queries *q = (struct queries *)s;
+	size_t cur = q->rwin.cur;
+	int pane = q->pane;
+
+	if (!q->have_res)
+		return;
+	q_run(t, q);
+	q->pane = pane;
+	tui_win_goto(&q->rwin, cur);
+}
+
+static void q_free(struct tui_screen *s)
+{
+	struct queries *q = (struct queries *)s;
+
+	lt_browse_table_release(&q->res);
+	lt_regex_free(q->search_re);
+	free(q->widths);
+	free(q);
+}
+
+static const struct tui_screen_ops queries_ops = {
+    "Queries", TUI_CTX_QUERIES, q_draw, q_action, q_prompted, q_reload, q_free,
+};
+
+struct tui_screen *tui_queries_new(struct tui *t)
+{
+	struct queries *q = lt_xcalloc(1, sizeof *q);
+
+	(void)t;
+	q->base.ops = &queries_ops;
+	q->list = lt_canned_list();
+	while (q->list[q->qwin.total].name != NULL)
+		q->qwin.total++;
+	return &q->base;
+}

@@ -1,0 +1,367 @@
+/*
+ * tui-timeline.c - one lease's or node's timeline: its episodes merged with
+ * its Node object's events, as `leasetrail timeline` tells them.  Enter on a
+ * row opens a second pane with the requests behind it, read a page at a
+ * time; Enter there shows one event.
+ */
+#include "tui-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { TL_SEARCH = 1 };
+
+#define TL_EVENT_PAGE 512 /* events read per step of a search */
+
+struct timeline {
+	struct tui_screen base;
+	char *target;
+	struct lt_browse_timeline tl;
+	struct tui_win win;
+	int expanded, focus; /* the events pane is open; it has the keys */
+	size_t open_row;     /* the row whose events are shown */
+	struct tui_win ewin;
+	struct lt_browse_events evs;
+	size_t evs_off;
+	int evs_loaded;
+	struct lt_regex *search_re;
+	int64_t at_us;
+};
+
+static void tl_load(struct tui *t, struct timeline *s)
+{
+	struct lt_error err = {0};
+
+	lt_browse_timeline_release(&s->tl);
+	if (lt_browse_timeline(&s->tl, t->st, s->target, &err) != 0)
+		tui_status(t, 1, "%s", err.msg);
+	s->win.total = s->tl.n;
+	tui_win_fix(&s->win);
+}
+
+/* Reads the events page around the pane's window when the one held does not cover it. */
+static void tl_load_events(struct tui *t, struct timeline *s)
+{
+	const struct lt_browse_row *r;
+	struct lt_error err = {0};
+	size_t off, n;
+
+	if (!s->expanded || s->open_row >= s->tl.n)
+		return;
+	if (s->evs_loaded && !tui_page_want(&s->ewin, s->evs_off, s->evs.n, &off, &n))
+		return;
+	if (!s->evs_loaded)
+		tui_page_want(&s->ewin, 0, 0, &off, &n);
+	r = &s->tl.rows[s->open_row];
+	lt_browse_events_release(&s->evs);
+	s->evs_loaded = 1;
+	s->evs_off = off;
+	if (lt_browse_events(&s->evs, t->st, s->target, r->node, r->start_us, r->end_us, off, n,
+			     &err) != 0)
+		tui_status(t, 1, "%s", err.msg);
+	s->ewin.total = s->evs.total;
+	tui_win_fix(&s->ewin);
+}
+
+static int tl_kind_style(const char *kind)
+{
+	if (strcmp(kind, "NOT_FOUND") == 0 || strstr(kind, "FAILED") != NULL)
+		return TUI_S_404;
+	if (strcmp(kind, "DELETED") == 0 || strcmp(kind, "NODE_DELETED") == 0)
+		return TUI_S_DELETED;
+	if (strcmp(kind, "GAP") == 0 || strcmp(kind, "SLOW") == 0 ||
+	    strcmp(kind, "HOLDER_CHANGE") == 0)
+		return TUI_S_GAP;
+	if (strcmp(kind, "AUTH_FAILURE") == 0)
+		return TUI_S_AUTH;
+	if (strcmp(kind, "RENEWING") == 0 || strstr(kind, "CREATED") != NULL ||
+	    strcmp(kind, "NODE_REGISTERED") == 0)
+		return TUI_S_RENEWED;
+	return TUI_S_NORMAL;
+}
+
+static void tl_row(struct tui *t, struct timeline *s, int y, int cols, size_t i, int sel)
+{
+	const struct lt_browse_row *r = &s->tl.rows[i];
+	int dated = t->last_us - t->first_us > 86400000000LL;
+	char a[40], b[40], n[24];
+	int x = 0, tw = dated ? 23 : 12;
+
+	tui_fmt_time(a, sizeof a, r->start_us, dated, 1);
+	tui_fmt_time(b, sizeof b, r->end_us, dated, 1);
+	snprintf(n, sizeof n, "%6lld", (long long)r->count);
+	tui_fill(y, 0, cols, TUI_S_NORMAL | sel);
+	x += tui_put(y, x, tw, TUI_S_NORMAL | sel, a) + 1;
+	x += tui_put(y, x, tw, TUI_S_NORMAL | sel, b) + 1;
+	tui_put(y, x, 16, tl_kind_style(r->kind) | sel, r->kind);
+	x += 17;
+	x += tui_put(y, x, 6, TUI_S_NORMAL | sel, n) + 2;
+	tui_put(y, x, cols - x, TUI_S_NORMAL | sel, r->detail);
+}
+
+/* One request: time, verb(/subresource), code, latency, source, user, id. */
+static void tl_event_text(char *buf, size_t size, const struct lt_browse_event *e)
+{
+	char ts[40], lat[24], verb[64];
+
+	tui_fmt_time(ts, sizeof ts, e->ts_us, 0, 1);
+	lt_format_duration(lat, sizeof lat, e->latency_us);
+	snprintf(verb, sizeof verb, "%s%s%s", e->verb, e->subresource[0] ? "/" : "",
+		 e->subresource);
+	snprintf(buf, size, "%s  %-13s %3lld %7s  %-15s %s  #%lld", ts, verb, (long long)e->code,
+		 lat, e->source_ip, e->user, (long long)e->id);
+}
+
+static void tl_draw_events(struct tui *t, struct timeline *s, int y0, int h, int cols)
+{
+	const struct lt_browse_row *r = &s->tl.rows[s->open_row];
+	char line[1024];
+
+	s->ewin.height = h > 1 ? (size_t)(h - 1) : 1;
+	tl_load_events(t, s);
+	snprintf(line, sizeof line,
+		 "%zu requests of %s %s (Enter: one event, Tab: pane, Esc: close)%s", s->evs.total,
+		 r->kind, s->target, s->focus ? " <" : "");
+	tui_draw_header(y0, cols, line);
+	for (size_t k = 0; k < s->ewin.height; k++) {
+		size_t i = s->ewin.top + k;
+		int sel = s->focus && i == s->ewin.cur ? TUI_SEL : 0;
+
+		if (i >= s->ewin.total || i < s->evs_off || i - s->evs_off >= s->evs.n)
+			break;
+		tl_event_text(line, sizeof line, &s->evs.evs[i - s->evs_off]);
+		tui_fill(y0 + 1 + (int)k, 0, cols, TUI_S_NORMAL | sel);
+		tui_put(y0 + 1 + (int)k, 0, cols,
+			(s->evs.evs[i - s->evs_off].code >= 400 ? TUI_S_404 : TUI_S_NORMAL) | sel,
+			line);
+	}
+}
+
+/* The selected row's whole detail, wrapped, under the list. */
+static void tl_draw_detail(struct timeline *s, int y0, int h, int cols)
+{
+	struct tui_span *rows = NULL;
+	size_t n = 0, cap = 0;
+	struct lt_buf b;
+
+	if (s->win.cur >= s->tl.n || h <= 0)
+		return;
+	lt_buf_init(&b);
+	lt_sanitize(&b, s->tl.rows[s->win.cur].detail, strlen(s->tl.rows[s->win.cur].detail));
+	tui_wrap(&rows, &n, &cap, b.ptr, b.len, cols);
+	for (size_t i = 0; i < n && (int)i < h; i++) {
+		char *line = lt_xstrndup(b.ptr + rows[i].off, rows[i].len);
+
+		tui_put(y0 + (int)i, 0, cols, TUI_S_DIM, line);
+		free(line);
+	}
+	free(rows);
+	lt_buf_release(&b);
+}
+
+static void tl_draw(struct tui *t, struct tui_screen *sc, int y0, int h, int cols)
+{
+	struct timeline *s = (struct timeline *)sc;
+	int list_h = s->expanded ? (h - 1) / 2 : h - 1 - 2, dated;
+	char line[1024];
+
+	dated = t->last_us - t->first_us > 86400000000LL;
+	s->win.height = list_h > 1 ? (size_t)list_h : 1;
+	tui_win_fix(&s->win);
+	snprintf(line, sizeof line, "%-*s %-*s %-16s %6s  DETAIL of %s (%zu rows)%s",
+		 dated ? 23 : 12, "START", dated ? 23 : 12, "END", "KIND", "COUNT", s->target,
+		 s->tl.n, s->expanded && !s->focus ? " <" : "");
+	tui_draw_header(y0, cols, line);
+	for (size_t k = 0; k < s->win.height && s->win.top + k < s->tl.n; k++) {
+		size_t i = s->win.top + k;
+
+		/* the cursor row stays marked while the events pane has the keys: its events */
+		tl_row(t, s, y0 + 1 + (int)k, cols, i, i == s->win.cur ? TUI_SEL : 0);
+	}
+	if (s->tl.n == 0)
+		tui_put(y0 + 1, 0, cols, TUI_S_DIM, "nothing stored for this name");
+	if (s->expanded)
+		tl_draw_events(t, s, y0 + 1 + list_h, h - 1 - list_h, cols);
+	else
+		tl_draw_detail(s, y0 + h - 2, 2, cols);
+}
+
+static void tl_expand(struct tui *t, struct timeline *s)
+{
+	if (s->win.cur >= s->tl.n)
+		return;
+	lt_browse_events_release(&s->evs);
+	s->expanded = s->focus = 1;
+	s->open_row = s->win.cur;
+	s->evs_loaded = 0;
+	s->ewin = (struct tui_win){0, 0, 0, s->ewin.height ? s->ewin.height : 1};
+	tl_load_events(t, s);
+}
+
+static int tl_row_matches(const struct timeline *s, size_t i)
+{
+	const struct lt_browse_row *r = &s->tl.rows[i];
+
+	return lt_regex_match(s->search_re, r->kind, strlen(r->kind)) ||
+	       lt_regex_match(s->search_re, r->detail, strlen(r->detail));
+}
+
+/* The next (or previous) event matching the search, read a page at a time; wraps around. */
+static int tl_search_events(struct tui *t, struct timeline *s, int backward, size_t *at)
+{
+	const struct lt_browse_row *r = &s->tl.rows[s->open_row];
+	struct lt_browse_events page = {0};
+	size_t total = s->ewin.total, first = 0;
+	char line[1024];
+	int found = 0;
+
+	for (size_t k = 1; k <= total && !found; k++) {
+		size_t i = backward ? (s->ewin.cur + total - k % total) % total
+				    : (s->ewin.cur + k) % total;
+		struct lt_error err = {0};
+
+		if (page.n == 0 || i < first || i - first >= page.n) {
+			lt_browse_events_release(&page);
+			first =
+			    backward ? (i >= TL_EVENT_PAGE - 1 ? i - (TL_EVENT_PAGE - 1) : 0) : i;
+			if (lt_browse_events(&page, t->st, s->target, r->node, r->start_us,
+					     r->end_us, first, TL_EVENT_PAGE, &err) != 0) {
+				tui_status(t, 1, "%s", err.msg);
+				return 0;
+			}
+			if (i - first >= page.n)
+				break; /* the store changed under us */
+		}
+		tl_event_text(line, sizeof line, &page.evs[i - first]);
+		if (lt_regex_match(s->search_re, line, strlen(line)))
+			*at = i, found = 1;
+	}
+	lt_browse_events_release(&page);
+	return found;
+}
+
+static void tl_search(struct tui *t, struct timeline *s, int backward)
+{
+	size_t n = s->tl.n, at;
+
+	if (s->search_re == NULL) {
+		tui_status(t, 0, "no search yet: / first");
+		return;
+	}
+	if (s->expanded && s->focus) {
+		if (tl_search_events(t, s, backward, &at))
+			tui_win_goto(&s->ewin, at);
+		else if (!t->status_error)
+			tui_status(t, 1, "pattern not found");
+		return;
+	}
+	for (size_t k = 1; k <= n; k++) {
+		size_t i = backward ? (s->win.cur + n - k) % n : (s->win.cur + k) % n;
+
+		if (tl_row_matches(s, i)) {
+			tui_win_goto(&s->win, i);
+			return;
+		}
+	}
+	tui_status(t, 1, "pattern not found");
+}
+
+static void tl_prompted(struct tui *t, struct tui_screen *sc, int what, const char *text)
+{
+	struct timeline *s = (struct timeline *)sc;
+	struct lt_regex *re;
+
+	if (what != TL_SEARCH || text[0] == '\0' || (re = tui_regex(t, text)) == NULL)
+		return;
+	lt_regex_free(s->search_re);
+	s->search_re = re;
+	tl_search(t, s, 0);
+}
+
+static int tl_enter(struct tui *t, struct timeline *s)
+{
+	if (!s->expanded || !s->focus || s->win.cur != s->open_row) {
+		tl_expand(t, s);
+		return 1;
+	}
+	if (s->ewin.cur >= s->evs_off && s->ewin.cur - s->evs_off < s->evs.n)
+		tui_push(t, tui_event_new(t, s->evs.evs[s->ewin.cur - s->evs_off].id));
+	return 1;
+}
+
+static int tl_action(struct tui *t, struct tui_screen *sc, enum tui_action a)
+{
+	struct timeline *s = (struct timeline *)sc;
+
+	if (s->expanded && s->focus && tui_win_apply(&s->ewin, a)) {
+		tl_load_events(t, s);
+		return 1;
+	}
+	if (tui_win_apply(&s->win, a))
+		return 1;
+	switch (a) {
+	case TUI_A_ENTER:
+		return tl_enter(t, s);
+	case TUI_A_TAB:
+		if (s->expanded)
+			s->focus = !s->focus;
+		return 1;
+	case TUI_A_BACK:
+		if (!s->expanded)
+			return 0;
+		s->expanded = s->focus = 0;
+		return 1;
+	case TUI_A_SEARCH:
+		tui_prompt(t, TL_SEARCH, "/", NULL);
+		return 1;
+	case TUI_A_NEXT:
+	case TUI_A_PREV:
+		tl_search(t, s, a == TUI_A_PREV);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static void tl_reload(struct tui *t, struct tui_screen *sc)
+{
+	struct timeline *s = (struct timeline *)sc;
+
+	tl_load(t, s);
+	s->evs_loaded = 0;
+	if (s->open_row >= s->tl.n)
+		s->expanded = s->focus = 0;
+}
+
+static void tl_free(struct tui_screen *sc)
+{
+	struct timeline *s = (struct timeline *)sc;
+
+	lt_browse_timeline_release(&s->tl);
+	lt_browse_events_release(&s->evs);
+	lt_regex_free(s->search_re);
+	free(s->target);
+	free(s);
+}
+
+static const struct tui_screen_ops timeline_ops = {
+    "Timeline", TUI_CTX_TIMELINE, tl_draw, tl_action, tl_prompted, tl_reload, tl_free,
+};
+
+struct tui_screen *tui_timeline_new(struct tui *t, const char *target, int64_t at_us)
+{
+	struct timeline *s = lt_xcalloc(1, sizeof *s);
+
+	s->base.ops = &timeline_ops;
+	s->target = lt_xstrdup(target);
+	s->at_us = at_us;
+	s->win.height = t->rows > 8 ? (size_t)(t->rows - 6) : 1;
+	tl_load(t, s);
+	/* "at that time": the first row still going on at at_us */
+	for (size_t i = 0; at_us != 0 && i < s->tl.n; i++)
+		if (s->tl.rows[i].end_us >= at_us) {
+			tui_win_goto(&s->win, i);
+			break;
+		}
+	return &s->base;
+}
