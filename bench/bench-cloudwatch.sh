@@ -4,7 +4,7 @@
 #   bench/bench-cloudwatch.sh [NODES [MINUTES]]     (default 1000 nodes, 30 minutes: ~250 MB)
 #
 # Builds a Release leasetrail, lt-gen (with cc, as samples/make-samples.sh does) and
-# bench/cw-export.c, generates an EKS-shaped audit log (steady state, no stories), converts
+# samples/cw-export.c, generates an EKS-shaped audit log (steady state, no stories), converts
 # it to `aws logs filter-log-events` output (pretty-printed pages of 10 000 events,
 # concatenated, each event's JSON escaped into "message"), then times
 #   leasetrail ingest --db fresh1.db audit.log
@@ -24,7 +24,7 @@ cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-bench -j"$(nproc)" --target leasetrail >/dev/null
 bin=build-bench/cli/leasetrail
 ${CC:-cc} -std=c11 -O2 -o "$out/lt-gen" samples/sample-gen*.c
-${CC:-cc} -std=c11 -O2 -o "$out/cw-export" bench/cw-export.c
+${CC:-cc} -std=c11 -O2 -o "$out/cw-export" samples/cw-export.c
 
 log=$out/cw-audit-${nodes}n${minutes}m.log
 cwfile=$out/cw-export.json

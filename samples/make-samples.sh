@@ -98,3 +98,8 @@ if command -v jq >/dev/null 2>&1; then
 	jq -c . "$logs"/kubelet-ip-10-0-241-227.ec2.internal.log >/dev/null
 fi
 ls -l "$out" "$logs" "$var" "$bad"
+
+# 7. The same stories as CloudWatch Logs exports (only for the default layout).
+if [ $# -eq 0 ]; then
+	sh "$here/make-cloudwatch.sh" >/dev/null
+fi
