@@ -31,7 +31,10 @@ static const struct lt_log_kind cls_rules[] = {
      "^failed to update (?:node )?lease\\b"},
     {"lease-ensure-failed", "kubelet", "the lease could not be read or created",
      "^failed to ensure (?:node )?lease exists"},
-    {"lease-retry", "kubelet", "the lease update will be retried", "^will retry updating lease"},
+    /* 1.14-1.20 printf: retryUpdateLease's error, then ", will retry after 10s" */
+    {"lease-retry", "kubelet", "the lease update will be retried",
+     "^(?:will retry updating lease|failed \\d+ attempts to update (?:node )?lease, will retry "
+     "after)"},
     {"lease-owner-ref-failed", "kubelet", "the Node was not found to own its lease",
      "^failed to get node(?: \"?(?<node>[^\\s\"]+)\"?)? when trying to set owner ref to the node "
      "lease"},
@@ -59,14 +62,17 @@ static const struct lt_log_kind cls_rules[] = {
      "^controller observed a node deletion" CLS_NODE},
     {"nlc-not-updated", "kube-controller-manager", "no heartbeat within the grace period",
      "^node (?:(?<node>[^\\s\"]+) )?hasn'?t been updated"},
+    /* printf (up to 1.2x): "Node X is NotReady as of TIME. Adding it to the Taint queue." */
     {"nlc-not-ready", "kube-controller-manager", "a NotReady node is queued for tainting",
-     "^node is notready\\. adding it to the taint queue"},
+     "^node (?:(?<node>[^\\s\"]+) )?is notready(?: as of .*?)?\\. adding it to the taint queue"},
     {"nlc-unresponsive", "kube-controller-manager", "an unresponsive node is queued for tainting",
-     "^node is unresponsive\\. adding it to the taint queue"},
+     "^node (?:(?<node>[^\\s\"]+) )?is unresponsive(?: as of .*?)?\\. adding it to the taint "
+     "queue"},
     {"nlc-healthy", "kube-controller-manager", "a node is healthy again; taints removed",
-     "^node is healthy again"},
+     "^node (?:(?<node>[^\\s\"]+) )?is healthy again"},
+    /* printf: "Recording status change NodeNotReady event message for node X" */
     {"nlc-status-change", "kube-controller-manager", "a node status change (NodeNotReady...)",
-     "^recording status change event message for node" CLS_NODE},
+     "^recording status change (?:\\S+ )?event message for node" CLS_NODE},
     {"nlc-disruption", "kube-controller-manager", "all nodes not ready: disruption mode",
      "^controller detected that (?:all nodes are not-ready|some nodes are ready)"},
     {"nlc-taint", "kube-controller-manager", "a taint was added to or removed from a node",
@@ -82,7 +88,7 @@ static const struct lt_log_kind cls_rules[] = {
     {"leader-renew-failed", "any", "the leader could not renew its lease",
      "^failed to renew lease (?<lease>[^\\s:]+)"},
     {"leader-slow-path", "any", "an optimistic leader lease update failed",
-     "^failed to update lock optimistically"},
+     "^failed to update lock optimi(?:s)?tically"}, /* client-go spells it "optimitically" */
     {"leader-update-failed", "any", "a leader lease update failed", "^failed to update lock\\b"},
     {"leader-lost", "any", "the leader lost its lease and exits",
      "^(?:leaderelection lost|leader ?election lost|stopped leading)"},

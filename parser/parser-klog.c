@@ -252,6 +252,18 @@ static void klog_fields(struct lt_buf *f, const char *p, size_t len)
 	lt_buf_release(&tmp);
 }
 
+/* True when p starts, after spaces, with "key=": what follows a structured message. */
+static int klog_starts_field(const char *p, size_t len)
+{
+	size_t i = 0, k;
+
+	while (i < len && p[i] == ' ')
+		i++;
+	for (k = i; k < len && p[k] != '=' && p[k] != ' ' && p[k] != '"'; k++)
+		;
+	return k > i && k < len && p[k] == '=';
+}
+
 size_t lt_klog_payload(struct lt_buf *msg, struct lt_buf *fields, const char *p, size_t len)
 {
 	size_t took;
@@ -260,8 +272,9 @@ size_t lt_klog_payload(struct lt_buf *msg, struct lt_buf *fields, const char *p,
 	lt_buf_reset(fields);
 	while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\r'))
 		len--;
+	/* klog puts key=value pairs after a structured message, never a bare word */
 	if (len == 0 || p[0] != '"' || (took = klog_unquote(msg, p, len)) == 0 ||
-	    (took < len && p[took] != ' ')) {
+	    (took < len && (p[took] != ' ' || !klog_starts_field(p + took, len - took)))) {
 		/* printf text (perhaps one that happens to start with a quote) */
 		lt_buf_reset(msg);
 		lt_buf_append(msg, p, len);

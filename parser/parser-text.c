@@ -74,6 +74,7 @@ static size_t text_short_date(const char *s, size_t n, int *mon, int *day, int64
 	const char *m;
 	size_t i = 15;
 	int64_t us = 0, scale = 1000000;
+	int hh, mm, ss;
 
 	if (n < 17 || s[3] != ' ' || s[6] != ' ' || s[9] != ':' || s[12] != ':')
 		return 0;
@@ -90,15 +91,15 @@ static size_t text_short_date(const char *s, size_t n, int *mon, int *day, int64
 				us += (s[i] - '0') * (scale /= 10);
 	if (i >= n || s[i] != ' ')
 		return 0;
-	/* "25:61:61" is no time of day: without this check it would spill into the next day */
-	if (s[7] > '2' || (s[7] == '2' && s[8] > '3') || s[10] > '5' || s[13] > '6')
+	hh = (s[7] - '0') * 10 + s[8] - '0';
+	mm = (s[10] - '0') * 10 + s[11] - '0';
+	ss = (s[13] - '0') * 10 + s[14] - '0';
+	/* "25:61:61" is no time of day: it would spill into the next day */
+	if (hh > 23 || mm > 59 || ss > 60)
 		return 0;
 	*mon = (int)((m - text_months) / 3) + 1;
 	*day = (s[4] == ' ' ? 0 : s[4] - '0') * 10 + (s[5] - '0');
-	*tod = ((int64_t)((s[7] - '0') * 10 + s[8] - '0') * 3600 +
-		((s[10] - '0') * 10 + s[11] - '0') * 60 + (s[13] - '0') * 10 + s[14] - '0') *
-		   1000000 +
-	       us;
+	*tod = ((int64_t)hh * 3600 + mm * 60 + ss) * 1000000 + us;
 	return *day >= 1 && *day <= 31 ? i + 1 : 0;
 }
 
@@ -285,6 +286,20 @@ static void text_component(struct lt_textlog *t, struct lt_log_line *ln)
 		ln->component = (struct lt_str){c, strlen(c)};
 }
 
+/*
+ * True when a coarse line time (a whole second: journal short; a whole
+ * millisecond: CloudWatch) and the klog time name the same moment, the
+ * klog one to the microsecond: then the klog time orders the line among
+ * audit events.  A klog time outside that unit is a disagreement, and the
+ * line's own time wins.
+ */
+static int text_refines(int64_t ts, int64_t klog)
+{
+	int64_t unit = ts % 1000000 == 0 ? 1000000 : ts % 1000 == 0 ? 1000 : 0;
+
+	return unit > 0 && klog >= ts && klog - ts < unit;
+}
+
 /* The klog header of msg, if any, sets the severity and the klog time. */
 static size_t text_klog(struct lt_textlog *t, struct lt_log_line *ln, const char *msg, size_t len)
 {
@@ -301,7 +316,7 @@ static size_t text_klog(struct lt_textlog *t, struct lt_log_line *ln, const char
 		ln->year_rule = t->rule;
 	}
 	ln->klog_us = text_stamp(year, k.month, k.day, k.tod_us);
-	if (ln->ts_us == 0)
+	if (ln->ts_us == 0 || text_refines(ln->ts_us, ln->klog_us))
 		ln->ts_us = ln->klog_us;
 	ln->severity = k.severity;
 	ln->location = k.location;

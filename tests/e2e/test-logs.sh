@@ -26,12 +26,13 @@ grep -q 'kube-controller-manager.ip-172-16-33-232.ec2.internal.log: ingested, 76
 "$bin" timeline --db s.db ip-10-0-241-171.ec2.internal >tl-171.txt
 check_golden timeline-node-delete tl-171.txt
 # the story, in order: admin deletes the Node, the GC deletes the lease (audit and kcm log),
-# the kubelet's lease and node errors, its 404s, its re-registration
+# the kubelet's lease and node errors, its 404s, its re-registration (the kubelet logs
+# the attempt, the apiserver answers, then the kubelet logs the success)
 order=$(awk '{print $3 "/" $4}' tl-171.txt | grep -n -e 'audit/NODE_DELETED' \
   -e 'kube-controller-manager/gc-deleting' -e 'audit/DELETED' -e 'kubelet/lease-update-failed' \
-  -e 'kubelet/lease-owner-ref-failed' -e 'kubelet/register-success' -e 'audit/NODE_REGISTERED' \
-  | cut -d: -f2 | uniq | tr '\n' ' ')
-[ "$order" = "audit/NODE_DELETED kube-controller-manager/gc-deleting audit/DELETED kubelet/lease-update-failed kubelet/lease-owner-ref-failed kubelet/register-success audit/NODE_REGISTERED " ] \
+  -e 'kubelet/lease-owner-ref-failed' -e 'kubelet/register-attempt' -e 'audit/NODE_REGISTERED' \
+  -e 'kubelet/register-success' | cut -d: -f2 | uniq | tr '\n' ' ')
+[ "$order" = "audit/NODE_DELETED kube-controller-manager/gc-deleting audit/DELETED kubelet/lease-update-failed kubelet/lease-owner-ref-failed kubelet/register-attempt audit/NODE_REGISTERED kubelet/register-success " ] \
   || fail "node-delete story out of order: $order"
 grep -q 'lease-owner-ref-failed *35 ' tl-171.txt || fail "35 owner-ref errors expected as one run"
 grep -q 'Deleting item Lease kube-node-lease/ip-10-0-241-171.ec2.internal' tl-171.txt \
@@ -76,11 +77,18 @@ grep -q 'overlap.log: ingested, 196 records, 1 stored, 195 duplicates' overlap.o
 ny=$samples/variants/kubelet-new-year.log
 "$bin" ingest -q --db ny.db --year 2023 "$ny" >/dev/null
 "$bin" sql -o csv --db ny.db "SELECT min(ts), max(ts), count(*) FROM logs" >ny.txt
-grep -qx '2023-12-31T23:55:03.000000Z,2024-01-01T00:04:57.000000Z,68' ny.txt || fail "rollover with --year: $(cat ny.txt)"
+grep -qx '2023-12-31T23:55:03.116074Z,2024-01-01T00:04:57.462016Z,68' ny.txt || fail "rollover with --year: $(cat ny.txt)"
 cp "$ny" mtime.log && touch -d '2024-01-01T00:10:00Z' mtime.log
 "$bin" ingest -q --db mt.db mtime.log >/dev/null
 "$bin" sql -o csv --db mt.db "SELECT year, year_rule FROM log_sources" | grep -qx '2023,file mtime' \
   || fail "mtime rule: $("$bin" sql -o csv --db mt.db "SELECT year, year_rule FROM log_sources")"
+
+# --node: a bare klog file names no host; its lines belong to the node given
+"$bin" ingest -q --db node.db --node 127.0.0.1 "$corpus/kubelet/gh-kubernetes-16353_raw-klog_kubelet_node-status.log" >/dev/null
+[ "$("$bin" sql -o csv --db node.db "SELECT node, count(*) FROM logs GROUP BY node" | tail -1)" = "127.0.0.1,5" ] \
+  || fail "--node: $("$bin" sql -o csv --db node.db "SELECT node, count(*) FROM logs GROUP BY node")"
+"$bin" timeline --db node.db 127.0.0.1 >tl-node.txt
+[ "$(grep -c 'kubelet  *node-status-error' tl-node.txt)" = 1 ] || fail "--node timeline: $(cat tl-node.txt)"
 
 # 4. the real kubelet and controller-manager logs, with the audit log of the same story
 "$bin" ingest --db c.db "$corpus/kubelet" "$corpus/audit/eks-lease-blog_audit_pretty_node-delete-lease-gc.json" \

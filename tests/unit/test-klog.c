@@ -1,0 +1,2099 @@
+/*
+ * test-klog.c - text logs: journalctl's text and JSON formats, rsyslog,
+ * bare klog, fragments, CloudWatch text lines; klog headers and structured
+ * payloads; years for year-less times; the classification table.  Real
+ * lines come from tests/corpus/kubelet/ and LEASES.md; every expectation is
+ * an exact value, absent fields included.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "parser-int.h"
+#include "test-files.h"
+
+#define KL_DIR	"kubelet/"
+#define MAX_REC 64
+#define YEAR	2024
+
+/* ---- what a run saw --------------------------------------------------------- */
+
+/* One log line, copied: every string is ours, NULL when the parser said absent. */
+struct rec {
+	char *raw, *host, *ident, *component, *location, *message, *fields;
+	size_t raw_len, message_len;
+	int64_t ts_us, klog_us, pid;
+	enum lt_year_rule rule;
+	char severity;
+	const char *kind;
+	char *subject, *okind, *ons, *ouid;
+	int nf;
+	uint64_t line, offset, index;
+	char *stream;
+};
+
+struct rej {
+	uint64_t line, offset, index;
+	char *reason;
+};
+
+/* A JSON message handed back (CloudWatch text), or an audit Event from lt_parse_input. */
+struct routed {
+	char *json; /* the JSON text, or for audit events the auditID */
+	uint64_t line;
+	char *stream;
+};
+
+struct run {
+	struct lt_sink sink;
+	int nrec, nrej, nrouted;
+	struct rec rec[MAX_REC];
+	struct rej rej[MAX_REC];
+	struct routed routed[MAX_REC];
+	struct lt_buf digest; /* everything seen, for comparing runs */
+};
+
+static char *dup_bytes(const char *p, size_t n)
+{
+	char *s = lt_xmalloc(n + 1);
+
+	memcpy(s, p, n);
+	s[n] = '\0';
+	return s;
+}
+
+static char *dup_opt(struct lt_str s)
+{
+	return s.ptr ? dup_bytes(s.ptr, s.len) : NULL;
+}
+
+static void digest_str(struct lt_buf *d, struct lt_str s)
+{
+	if (s.ptr == NULL) {
+		lt_buf_append(d, "~|", 2);
+		return;
+	}
+	lt_buf_printf(d, "%zu:", s.len);
+	lt_buf_append(d, s.ptr, s.len);
+	lt_buf_putc(d, '|');
+}
+
+static void digest_line(struct lt_buf *d, const struct lt_log_line *ln, const struct lt_where *at)
+{
+	lt_buf_printf(d, "L%llu/%llu/%llu|%lld|%lld|%d|%lld|%c|%s|%d|",
+		      (unsigned long long)at->line, (unsigned long long)at->offset,
+		      (unsigned long long)at->index, (long long)ln->ts_us, (long long)ln->klog_us,
+		      (int)ln->year_rule, (long long)ln->pid, ln->severity ? ln->severity : '-',
+		      ln->kind ? ln->kind : "~", ln->not_found);
+	digest_str(d, ln->raw);
+	digest_str(d, ln->host);
+	digest_str(d, ln->ident);
+	digest_str(d, ln->component);
+	digest_str(d, ln->location);
+	digest_str(d, ln->message);
+	digest_str(d, ln->fields);
+	digest_str(d, ln->subject);
+	digest_str(d, ln->obj_kind);
+	digest_str(d, ln->obj_namespace);
+	digest_str(d, ln->obj_uid);
+	digest_str(d, at->stream);
+	lt_buf_putc(d, '\n');
+}
+
+static int on_log(const struct lt_log_line *ln, const struct lt_where *at, void *ctx)
+{
+	struct run *r = ctx;
+	struct rec *c;
+
+	assert_true(r->nrec < MAX_REC);
+	c = &r->rec[r->nrec++];
+	assert_non_null(ln->raw.ptr);
+	assert_non_null(ln->message.ptr);
+	c->raw = dup_bytes(ln->raw.ptr, ln->raw.len);
+	c->raw_len = ln->raw.len;
+	c->message = dup_bytes(ln->message.ptr, ln->message.len);
+	c->message_len = ln->message.len;
+	c->host = dup_opt(ln->host);
+	c->ident = dup_opt(ln->ident);
+	c->component = dup_opt(ln->component);
+	c->location = dup_opt(ln->location);
+	c->fields = dup_opt(ln->fields);
+	c->subject = dup_opt(ln->subject);
+	c->okind = dup_opt(ln->obj_kind);
+	c->ons = dup_opt(ln->obj_namespace);
+	c->ouid = dup_opt(ln->obj_uid);
+	c->stream = dup_opt(at->stream);
+	c->ts_us = ln->ts_us;
+	c->klog_us = ln->klog_us;
+	c->pid = ln->pid;
+	c->rule = ln->year_rule;
+	c->severity = ln->severity;
+	c->kind = ln->kind;
+	c->nf = ln->not_found;
+	c->line = at->line;
+	c->offset = at->offset;
+	c->index = at->index;
+	digest_line(&r->digest, ln, at);
+	return 0;
+}
+
+static int on_reject(const struct lt_where *at, const char *reason, void *ctx)
+{
+	struct run *r = ctx;
+	struct rej *j;
+
+	assert_true(r->nrej < MAX_REC);
+	j = &r->rej[r->nrej++];
+	j->line = at->line;
+	j->offset = at->offset;
+	j->index = at->index;
+	j->reason = lt_xstrdup(reason);
+	/* a reason is one line, already made safe for a terminal */
+	assert_null(strchr(reason, '\n'));
+	assert_null(strchr(reason, '\x1b'));
+	lt_buf_printf(&r->digest, "X%llu/%llu/%llu|%s\n", (unsigned long long)at->line,
+		      (unsigned long long)at->offset, (unsigned long long)at->index, reason);
+	return 0;
+}
+
+static int keep_routed(struct run *r, const char *text, size_t len, const struct lt_where *at)
+{
+	struct routed *o;
+
+	assert_true(r->nrouted < MAX_REC);
+	o = &r->routed[r->nrouted++];
+	o->json = dup_bytes(text, len);
+	o->line = at->line;
+	o->stream = dup_opt(at->stream);
+	lt_buf_printf(&r->digest, "J%llu|", (unsigned long long)at->line);
+	lt_buf_append(&r->digest, text, len);
+	digest_str(&r->digest, at->stream);
+	lt_buf_putc(&r->digest, '\n');
+	return 0;
+}
+
+/* lt_textlog_new's route: a JSON message of a CloudWatch text line. */
+static int on_route(const char *json, size_t len, const struct lt_where *at, void *ctx)
+{
+	return keep_routed(ctx, json, len, at);
+}
+
+/* lt_parse_input's audit callback: such a message decoded as an Event. */
+static int on_audit(const struct lt_audit_event *ev, const struct lt_where *at, void *ctx)
+{
+	assert_non_null(ev->audit_id.ptr);
+	return keep_routed(ctx, ev->audit_id.ptr, ev->audit_id.len, at);
+}
+
+static struct run *run_new(void)
+{
+	struct run *r = calloc(1, sizeof *r);
+
+	assert_non_null(r);
+	lt_buf_init(&r->digest);
+	r->sink.audit = on_audit;
+	r->sink.log = on_log;
+	r->sink.reject = on_reject;
+	r->sink.year = YEAR;
+	return r;
+}
+
+/* Forgets what was seen; the sink's settings stay. */
+static void run_clear(struct run *r)
+{
+	for (int i = 0; i < r->nrec; i++) {
+		struct rec *c = &r->rec[i];
+
+		free(c->raw), free(c->host), free(c->ident), free(c->component);
+		free(c->location), free(c->message), free(c->fields), free(c->subject);
+		free(c->okind), free(c->ons), free(c->ouid), free(c->stream);
+	}
+	for (int i = 0; i < r->nrej; i++)
+		free(r->rej[i].reason);
+	for (int i = 0; i < r->nrouted; i++)
+		free(r->routed[i].json), free(r->routed[i].stream);
+	memset(r->rec, 0, sizeof r->rec);
+	r->nrec = r->nrej = r->nrouted = 0;
+	lt_buf_reset(&r->digest);
+}
+
+static void run_free(struct run *r)
+{
+	run_clear(r);
+	lt_buf_release(&r->digest);
+	free(r);
+}
+
+/* Feeds text to a text reader (path "-", no mtime) in pieces of chunk bytes (0: at once). */
+static void feed_text(struct run *r, const char *text, size_t len, size_t chunk)
+{
+	struct lt_textlog *t = lt_textlog_new(&r->sink, r, NULL, on_route, r);
+
+	run_clear(r);
+	if (chunk == 0)
+		chunk = len ? len : 1;
+	for (size_t i = 0; i < len; i += chunk)
+		assert_int_equal(lt_textlog_feed(t, text + i, len - i < chunk ? len - i : chunk),
+				 0);
+	assert_int_equal(lt_textlog_finish(t), 0);
+	lt_textlog_free(t);
+}
+
+static void feed_str(struct run *r, const char *text)
+{
+	feed_text(r, text, strlen(text), 0);
+}
+
+/* Parses a file through the public entry point; returns its result. */
+static int parse_file(struct run *r, const char *path, enum lt_format *fmt)
+{
+	struct lt_input *in;
+	struct lt_error err;
+	enum lt_format f;
+	int rc;
+
+	run_clear(r);
+	memset(&err, 0, sizeof err);
+	assert_int_equal(lt_input_open(&in, path, &err), 0);
+	rc = lt_parse_input(in, &r->sink, r, &f, &err);
+	if (fmt)
+		*fmt = f;
+	lt_input_free(in);
+	return rc;
+}
+
+static void parse_corpus(struct run *r, const char *name)
+{
+	char path[PATH_SIZE];
+	enum lt_format fmt;
+
+	path_join(path, LT_TEST_CORPUS, name);
+	assert_int_equal(parse_file(r, path, &fmt), 0);
+	assert_int_equal(fmt, LT_FMT_TEXT);
+}
+
+static void write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A scratch file dir/name holding text; its path in out. */
+static void scratch(char *out, const char *dir, const char *name, const char *text, size_t len)
+{
+	path_join(out, dir, name);
+	write_file(out, text, len);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct lt_buf b;
+	char chunk[4096];
+	size_t n;
+
+	assert_non_null(f);
+	lt_buf_init(&b);
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		lt_buf_append(&b, chunk, n);
+	fclose(f);
+	*len = b.len;
+	return b.ptr ? b.ptr : lt_xstrdup("");
+}
+
+/* ---- exact expectations ----------------------------------------------------- */
+
+/* What one record must be.  NULL strings mean "absent"; pid must always be given. */
+struct want {
+	const char *ts, *klog; /* RFC 3339 as lt_time_format writes it; klog NULL: no header */
+	enum lt_year_rule rule;
+	const char *host, *ident;
+	int64_t pid;
+	const char *component;
+	char sev;
+	const char *location, *message, *fields, *kind, *subject, *okind, *ons, *ouid;
+	int nf;
+};
+
+static void want_str(int line, const char *what, const char *got, const char *want)
+{
+	if (want == NULL && got == NULL)
+		return;
+	if (want == NULL || got == NULL || strcmp(got, want) != 0)
+		fail_msg("line %d: %s: got %s%s%s, want %s%s%s", line, what, got ? "\"" : "",
+			 got ? got : "(absent)", got ? "\"" : "", want ? "\"" : "",
+			 want ? want : "(absent)", want ? "\"" : "");
+}
+
+static void want_time(int line, const char *what, int64_t got, const char *want)
+{
+	char buf[40];
+
+	lt_time_format(buf, sizeof buf, got);
+	want_str(line, what, got ? buf : NULL, want);
+}
+
+static void want_int(int line, const char *what, long long got, long long want)
+{
+	if (got != want)
+		fail_msg("line %d: %s: got %lld, want %lld", line, what, got, want);
+}
+
+static void check_rec(const struct rec *c, const struct want *w, int line)
+{
+	want_time(line, "ts_us", c->ts_us, w->ts);
+	want_time(line, "klog_us", c->klog_us, w->klog);
+	want_int(line, "year_rule", c->rule, w->rule);
+	want_str(line, "host", c->host, w->host);
+	want_str(line, "ident", c->ident, w->ident);
+	want_int(line, "pid", c->pid, w->pid);
+	want_str(line, "component", c->component, w->component);
+	want_int(line, "severity", c->severity, w->sev);
+	want_str(line, "location", c->location, w->location);
+	want_str(line, "message", c->message, w->message);
+	want_str(line, "fields", c->fields, w->fields);
+	want_str(line, "kind", c->kind, w->kind);
+	want_str(line, "subject", c->subject, w->subject);
+	want_str(line, "obj_kind", c->okind, w->okind);
+	want_str(line, "obj_namespace", c->ons, w->ons);
+	want_str(line, "obj_uid", c->ouid, w->ouid);
+	want_int(line, "not_found", c->nf, w->nf);
+}
+
+#define CHECK(rec, ...) check_rec((rec), &(struct want){__VA_ARGS__}, __LINE__)
+
+static void want_reject(const struct run *r, int i, uint64_t line, const char *needle)
+{
+	assert_true(i < r->nrej);
+	assert_int_equal(r->rej[i].line, line);
+	if (strstr(r->rej[i].reason, needle) == NULL)
+		fail_msg("reject %d: \"%s\" does not say \"%s\"", i, r->rej[i].reason, needle);
+}
+
+/* ---- the corpus, file by file ------------------------------------------------ */
+
+#define EKS_NODE "ip-10-29-79-205.ap-northeast-2.compute.internal"
+#define KCM	 "kube-controller-manager"
+#define GC_ITEM(gvk, ns, uid)                                                                      \
+	"{\"item\":\"[" gvk ", namespace: " ns ", name: " EKS_NODE ", uid: " uid "]\","
+
+static void test_corpus_kcm_gc(void **state)
+{
+	struct run *r = run_new();
+	const char *cni = "e0360822-7800-42c0-b655-d99dc015e58e",
+		   *lease = "c0018b83-f500-4380-a845-a0ef082a0794",
+		   *csi = "aec4bd2d-97e2-444a-a7b7-42b30dcd498a";
+
+	(void)state;
+	parse_corpus(r, KL_DIR "eks-lease-blog_kube-controller-manager_gc-node-deletion.log");
+	assert_int_equal(r->nrec, 9);
+	assert_int_equal(r->nrej, 0);
+	for (int i = 0; i < 9; i++) {
+		assert_int_equal(r->rec[i].line, (uint64_t)i + 1);
+		assert_int_equal(r->rec[i].index, (uint64_t)i);
+	}
+	assert_int_equal(r->rec[0].offset, 0);
+	assert_int_equal(r->rec[1].offset, r->rec[0].raw_len + 1);
+	CHECK(&r->rec[0], .ts = "2024-04-05T07:42:06.595081Z",
+	      .klog = "2024-04-05T07:42:06.595081Z", .rule = LT_YEAR_GIVEN, .pid = 11,
+	      .component = KCM, .sev = 'I', .location = "garbagecollector.go:549",
+	      .message = "Processing item",
+	      .fields = GC_ITEM("vpcresources.k8s.aws/v1alpha1/CNINode", "",
+				"e0360822-7800-42c0-b655-d99dc015e58e") "\"virtual\":\"false\"}",
+	      .kind = "gc-processing", .subject = EKS_NODE, .okind = "CNINode", .ons = "",
+	      .ouid = cni);
+	CHECK(&r->rec[1], .ts = "2024-04-05T07:42:06.595402Z",
+	      .klog = "2024-04-05T07:42:06.595402Z", .rule = LT_YEAR_GIVEN, .pid = 11,
+	      .component = KCM, .sev = 'I', .location = "garbagecollector.go:549",
+	      .message = "Processing item",
+	      .fields = GC_ITEM("coordination.k8s.io/v1/Lease", "kube-node-lease",
+				"c0018b83-f500-4380-a845-a0ef082a0794") "\"virtual\":\"false\"}",
+	      .kind = "gc-processing", .subject = EKS_NODE, .okind = "Lease",
+	      .ons = "kube-node-lease", .ouid = lease);
+	CHECK(&r->rec[2], .ts = "2024-04-05T07:42:06.595476Z",
+	      .klog = "2024-04-05T07:42:06.595476Z", .rule = LT_YEAR_GIVEN, .pid = 11,
+	      .component = KCM, .sev = 'I', .location = "garbagecollector.go:549",
+	      .message = "Processing item",
+	      .fields = GC_ITEM("storage.k8s.io/v1/CSINode", "",
+				"aec4bd2d-97e2-444a-a7b7-42b30dcd498a") "\"virtual\":\"false\"}",
+	      .kind = "gc-processing", .subject = EKS_NODE, .okind = "CSINode", .ons = "",
+	      .ouid = csi);
+	CHECK(
+	    &r->rec[3], .ts = "2024-04-05T07:42:06.604563Z", .klog = "2024-04-05T07:42:06.604563Z",
+	    .rule = LT_YEAR_GIVEN, .pid = 11, .component = KCM, .sev = 'I',
+	    .location = "garbagecollector.go:688", .message = "Deleting item",
+	    .fields = GC_ITEM("vpcresources.k8s.aws/v1alpha1/CNINode", "",
+			      "e0360822-7800-42c0-b655-d99dc015e58e") "\"propagationPolicy\":"
+								      "\"Background\"}",
+	    .kind = "gc-deleting", .subject = EKS_NODE, .okind = "CNINode", .ons = "", .ouid = cni);
+	CHECK(&r->rec[4], .ts = "2024-04-05T07:42:06.606122Z",
+	      .klog = "2024-04-05T07:42:06.606122Z", .rule = LT_YEAR_GIVEN, .pid = 11,
+	      .component = KCM, .sev = 'I', .location = "garbagecollector.go:688",
+	      .message = "Deleting item",
+	      .fields = GC_ITEM("coordination.k8s.io/v1/Lease", "kube-node-lease",
+				"c0018b83-f500-4380-a845-a0ef082a0794") "\"propagationPolicy\":"
+									"\"Background\"}",
+	      .kind = "gc-deleting", .subject = EKS_NODE, .okind = "Lease",
+	      .ons = "kube-node-lease", .ouid = lease);
+	CHECK(
+	    &r->rec[5], .ts = "2024-04-05T07:42:06.606288Z", .klog = "2024-04-05T07:42:06.606288Z",
+	    .rule = LT_YEAR_GIVEN, .pid = 11, .component = KCM, .sev = 'I',
+	    .location = "garbagecollector.go:688", .message = "Deleting item",
+	    .fields = GC_ITEM("storage.k8s.io/v1/CSINode", "",
+			      "aec4bd2d-97e2-444a-a7b7-42b30dcd498a") "\"propagationPolicy\":"
+								      "\"Background\"}",
+	    .kind = "gc-deleting", .subject = EKS_NODE, .okind = "CSINode", .ons = "", .ouid = csi);
+	CHECK(&r->rec[6], .ts = "2024-04-05T07:42:07.749214Z",
+	      .klog = "2024-04-05T07:42:07.749214Z", .rule = LT_YEAR_GIVEN, .pid = 11,
+	      .component = KCM, .sev = 'I', .location = "node_lifecycle_controller.go:684",
+	      .message = "Controller observed a Node deletion",
+	      .fields = "{\"node\":\"" EKS_NODE "\"}", .kind = "nlc-node-deleted",
+	      .subject = EKS_NODE);
+	/* no kind, but the node= field still names what the line is about */
+	CHECK(&r->rec[7], .ts = "2024-04-05T07:42:07.749250Z",
+	      .klog = "2024-04-05T07:42:07.749250Z", .rule = LT_YEAR_GIVEN, .pid = 11,
+	      .component = KCM, .sev = 'I', .location = "controller_utils.go:173",
+	      .message = "Recording event message for node",
+	      .fields = "{\"event\":\"Removing Node " EKS_NODE
+			" from Controller\",\"node\":\"" EKS_NODE "\"}",
+	      .subject = EKS_NODE);
+	CHECK(&r->rec[8], .ts = "2024-04-05T07:42:07.749426Z",
+	      .klog = "2024-04-05T07:42:07.749426Z", .rule = LT_YEAR_GIVEN, .pid = 11,
+	      .component = KCM, .sev = 'I', .location = "event.go:376", .message = "Event occurred",
+	      .fields = "{\"object\":\"" EKS_NODE "\",\"fieldPath\":\"\",\"kind\":\"Node\","
+			"\"apiVersion\":\"v1\",\"type\":\"Normal\",\"reason\":\"RemovingNode\","
+			"\"message\":\"Node " EKS_NODE " event: Removing Node " EKS_NODE
+			" from Controller\"}");
+	run_free(r);
+}
+
+#define EKS_J(t_, k_, p_)                                                                          \
+	.ts = "2024-04-05T" t_ "Z", .klog = "2024-04-05T" k_ "Z", .rule = LT_YEAR_GIVEN,           \
+	.host = EKS_NODE, .ident = "kubelet", .pid = p_, .component = "kubelet"
+
+#define NS_RETRY_ERR                                                                               \
+	"{\"err\":\"error getting node \\\"" EKS_NODE "\\\": nodes \\\"" EKS_NODE                  \
+	"\\\" not found\"}"
+
+static void test_corpus_eks_journal(void **state)
+{
+	struct run *r = run_new();
+	static const char *const klog_times[] = {
+	    "06:04:04.422460", "06:04:05.303006", "06:04:14.072264", "06:04:14.078210",
+	    "06:04:14.083327", "06:04:14.087835", "06:04:14.092890", "06:04:14.092930",
+	    "09:38:42.566068", "09:38:42.566204", "09:38:42.601195",
+	};
+
+	(void)state;
+	parse_corpus(r, KL_DIR "eks-lease-blog_kubelet_journal_node-deleted.log");
+	assert_int_equal(r->nrec, 11);
+	assert_int_equal(r->nrej, 0);
+	for (int i = 0; i < 11; i++) {
+		char want[40];
+
+		snprintf(want, sizeof want, "2024-04-05T%sZ", klog_times[i]);
+		want_time(__LINE__, "klog_us", r->rec[i].klog_us, want);
+		/* short format: the journal's second, made exact by the klog header's microseconds
+		 */
+		assert_int_equal(r->rec[i].ts_us, r->rec[i].klog_us);
+		assert_int_equal(r->rec[i].line, (uint64_t)i + 1);
+	}
+	CHECK(&r->rec[0], EKS_J("06:04:04.422460", "06:04:04.422460", 477678), .sev = 'E',
+	      .location = "nodelease.go:49",
+	      .message = "Failed to get node when trying to set owner ref to the node lease",
+	      .fields =
+		  "{\"err\":\"nodes \\\"" EKS_NODE "\\\" not found\",\"node\":\"" EKS_NODE "\"}",
+	      .kind = "lease-owner-ref-failed", .subject = EKS_NODE, .nf = LT_NOT_FOUND_NODE);
+	CHECK(&r->rec[1], EKS_J("06:04:05.303006", "06:04:05.303006", 477678), .sev = 'E',
+	      .location = "eviction_manager.go:282",
+	      .message = "Eviction manager: failed to get summary stats",
+	      .fields =
+		  "{\"err\":\"failed to get node info: node \\\"" EKS_NODE "\\\" not found\"}",
+	      .subject = EKS_NODE, .nf = LT_NOT_FOUND_NODE);
+	for (int i = 2; i < 7; i++) {
+		char k[40];
+
+		snprintf(k, sizeof k, "2024-04-05T%sZ", klog_times[i]);
+		CHECK(&r->rec[i], .ts = k, .klog = k, .rule = LT_YEAR_GIVEN, .host = EKS_NODE,
+		      .ident = "kubelet", .pid = 477678, .component = "kubelet", .sev = 'E',
+		      .location = "kubelet_node_status.go:549",
+		      .message = "Error updating node status, will retry", .fields = NS_RETRY_ERR,
+		      .kind = "node-status-error", .subject = EKS_NODE, .nf = LT_NOT_FOUND_NODE);
+	}
+	CHECK(&r->rec[7], EKS_J("06:04:14.092930", "06:04:14.092930", 477678), .sev = 'E',
+	      .location = "kubelet_node_status.go:536", .message = "Unable to update node status",
+	      .fields = "{\"err\":\"update node status exceeds retry count\"}",
+	      .kind = "node-status-retry-exceeded");
+	CHECK(&r->rec[8], EKS_J("09:38:42.566068", "09:38:42.566068", 502508), .sev = 'I',
+	      .location = "kubelet.go:2528", .message = "SyncLoop (probe)",
+	      .fields = "{\"probe\":\"readiness\",\"status\":\"\",\"pod\":\"kube-system/"
+			"aws-node-kx4hk\"}");
+	CHECK(&r->rec[9], EKS_J("09:38:42.566204", "09:38:42.566204", 502508), .sev = 'I',
+	      .location = "prober_manager.go:312", .message = "Failed to trigger a manual run",
+	      .fields = "{\"probe\":\"Readiness\"}");
+	CHECK(&r->rec[10], EKS_J("09:38:42.601195", "09:38:42.601195", 502508), .sev = 'I',
+	      .location = "kubelet.go:2528", .message = "SyncLoop (probe)",
+	      .fields = "{\"probe\":\"readiness\",\"status\":\"ready\",\"pod\":\"kube-system/"
+			"aws-node-kx4hk\"}");
+	run_free(r);
+}
+
+#define K16353_MSG                                                                                 \
+	"Error updating node status, will retry: node \"127.0.0.1\" cannot be updated: the "       \
+	"object has been modified; please apply your changes to the latest version and try again"
+
+static void test_corpus_raw_klog(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	parse_corpus(r, KL_DIR "gh-kubernetes-16353_raw-klog_kubelet_node-status.log");
+	assert_int_equal(r->nrec, 5);
+	assert_int_equal(r->nrej, 0);
+	/* bare klog: the header's time is the line's; the file name says whose log it is */
+	CHECK(&r->rec[0], .ts = "2024-10-27T04:55:44.789086Z",
+	      .klog = "2024-10-27T04:55:44.789086Z", .rule = LT_YEAR_GIVEN, .pid = 24796,
+	      .component = "kubelet", .sev = 'E', .location = "kubelet.go:2246",
+	      .message = K16353_MSG, .kind = "node-status-error");
+	CHECK(&r->rec[1], .ts = "2024-10-27T04:55:48.787239Z",
+	      .klog = "2024-10-27T04:55:48.787239Z", .rule = LT_YEAR_GIVEN, .pid = 24796,
+	      .component = "kubelet", .sev = 'I', .location = "kubelet.go:2255",
+	      .message = "Recording NodeReady event message for node 127.0.0.1");
+	CHECK(&r->rec[4], .ts = "2024-10-27T05:02:11.258810Z",
+	      .klog = "2024-10-27T05:02:11.258810Z", .rule = LT_YEAR_GIVEN, .pid = 24796,
+	      .component = "kubelet", .sev = 'E', .location = "kubelet.go:2246",
+	      .message = K16353_MSG, .kind = "node-status-error");
+	run_free(r);
+}
+
+#define K68270_MSG(q)                                                                              \
+	"Error updating node status, will retry: error getting node \"engine02\": Get "            \
+	"https://192.168.70.232:6443/api/v1/nodes/engine02?" q "timeout=10s: dial tcp "            \
+	"192.168.70.232:6443: connect: connection refused"
+
+static void test_corpus_syslog_no_pid(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	parse_corpus(r, KL_DIR "gh-kubernetes-68270_syslog-messages_kubelet_no-pid.log");
+	assert_int_equal(r->nrec, 3);
+	assert_int_equal(r->nrej, 0);
+	/* no [pid] in the syslog prefix: the klog header's thread id stands in */
+	CHECK(&r->rec[0], .ts = "2024-09-03T07:35:28.899230Z",
+	      .klog = "2024-09-03T07:35:28.899230Z", .rule = LT_YEAR_GIVEN, .host = "engine02",
+	      .ident = "kubelet", .pid = 27639, .component = "kubelet", .sev = 'E',
+	      .location = "kubelet_node_status.go:391", .message = K68270_MSG("resourceVersion=0&"),
+	      .kind = "node-status-error");
+	CHECK(&r->rec[2], .ts = "2024-09-03T07:35:28.902115Z",
+	      .klog = "2024-09-03T07:35:28.902115Z", .rule = LT_YEAR_GIVEN, .host = "engine02",
+	      .ident = "kubelet", .pid = 27639, .component = "kubelet", .sev = 'E',
+	      .location = "kubelet_node_status.go:391", .message = K68270_MSG(""),
+	      .kind = "node-status-error");
+	run_free(r);
+}
+
+static void test_corpus_fragments(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	parse_corpus(r, KL_DIR "gh-kubernetes-83230_klog-fragments_lease.log");
+	/* "controller.go:115] failed to ensure ..." lost its header: no time, so no record */
+	assert_int_equal(r->nrej, 1);
+	want_reject(r, 0, 1, "not a log line");
+	assert_int_equal(r->rej[0].offset, 0);
+	assert_int_equal(r->rej[0].index, 0);
+	assert_int_equal(r->nrec, 1);
+	assert_int_equal(r->rec[0].line, 2);
+	assert_int_equal(r->rec[0].index, 1);
+	CHECK(&r->rec[0], .ts = "2024-01-24T15:11:57.110928Z",
+	      .klog = "2024-01-24T15:11:57.110928Z", .rule = LT_YEAR_GIVEN, .ident = "kubelet",
+	      .pid = 2252, .component = "kubelet", .sev = 'E', .location = "controller.go:146",
+	      .message = "Failed to ensure lease exists, will retry",
+	      .fields = "{\"err\":\"Unauthorized\",\"interval\":\"7s\"}",
+	      .kind = "lease-ensure-failed");
+	run_free(r);
+}
+
+#define OS_W1 "ci-op-747jjqn3-b3af3-f45pk-worker-centralus2-bdp5s"
+#define OS_M0 "ci-op-lxqqvl5x-d3bee-gl4hp-master-0"
+
+static void test_corpus_openshift(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	parse_corpus(r, KL_DIR "openshift-origin_kubeletlogcollector_node_test_loglines.log");
+	assert_int_equal(r->nrec, 9);
+	assert_int_equal(r->nrej, 0);
+	/* short-precise: the journal's microseconds; kubenswrapper is the kubelet */
+	CHECK(&r->rec[0], .ts = "2024-09-27T08:59:59.857303Z",
+	      .klog = "2024-09-27T08:59:59.850662Z", .rule = LT_YEAR_GIVEN, .host = OS_W1,
+	      .ident = "kubenswrapper", .pid = 2397, .component = "kubelet", .sev = 'I',
+	      .location = "status_manager.go:667", .message = "Failed to get status for pod",
+	      .fields =
+		  "{\"podUID\":\"a1947638-25c2-4fd8-b3c8-4dbaa666bc61\",\"pod\":"
+		  "\"openshift-monitoring/prometheus-k8s-0\",\"err\":\"Get "
+		  "\\\"https://api-int.ci-op-747jjqn3-b3af3.ci2.azure.devcluster.openshift.com:"
+		  "6443/api/v1/namespaces/openshift-monitoring/pods/prometheus-k8s-0\\\": "
+		  "http2: client connection lost\"}");
+	/* a printf line after a structured one: no fields, not empty ones */
+	CHECK(&r->rec[1], .ts = "2024-09-27T08:59:59.853216Z",
+	      .klog = "2024-09-27T08:59:59.849136Z", .rule = LT_YEAR_GIVEN, .host = OS_W1,
+	      .ident = "kubenswrapper", .pid = 2397, .component = "kubelet", .sev = 'W',
+	      .location = "reflector.go:347",
+	      .message = "object-\"openshift-monitoring\"/\"prometheus-adapter-7m6srg4dfreoi\": "
+			 "watch of *v1.Secret ended with: an error on the server (\"unable to "
+			 "decode an event from the watch stream: http2: client connection lost\") "
+			 "has prevented the request from succeeding");
+	CHECK(&r->rec[3], .ts = "2024-05-19T19:10:03.753983Z",
+	      .klog = "2024-05-19T19:10:03.753942Z", .rule = LT_YEAR_GIVEN,
+	      .host = "ci-op-6clh576g-0dd98-xz4pt-master-2", .ident = "kubenswrapper", .pid = 1516,
+	      .component = "kubelet", .sev = 'E', .location = "controller.go:189",
+	      .message =
+		  "failed to update lease, error: Put "
+		  "\"https://api-int.ci-op-6clh576g-0dd98.ci2.azure.devcluster.openshift.com:"
+		  "6443/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/"
+		  "ci-op-6clh576g-0dd98-xz4pt-master-2?timeout=10s\": net/http: request "
+		  "canceled (Client.Timeout exceeded while awaiting headers)",
+	      .kind = "lease-update-failed");
+	CHECK(
+	    &r->rec[4], .ts = "2024-06-29T05:16:54.197389Z", .klog = "2024-06-29T05:16:54.195979Z",
+	    .rule = LT_YEAR_GIVEN, .host = "ci-op-cyqgzj4w-ed5cd-ll5md-master-0",
+	    .ident = "kubenswrapper", .pid = 2336, .component = "kubelet", .sev = 'E',
+	    .location = "controller.go:193", .message = "Failed to update lease",
+	    .fields = "{\"err\":\"Put "
+		      "\\\"https://api-int.ci-op-cyqgzj4w-ed5cd.ci2.azure.devcluster.openshift.com:"
+		      "6443/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/"
+		      "ci-op-cyqgzj4w-ed5cd-ll5md-master-0?timeout=10s\\\": http2: client "
+		      "connection lost\"}",
+	    .kind = "lease-update-failed");
+	/* hyperkube: journal Jul 05, klog 0606: ts_us is the journal's, klog_us the header's */
+	CHECK(&r->rec[5], .ts = "2024-07-05T17:47:52.807876Z",
+	      .klog = "2024-06-06T17:47:52.807876Z", .rule = LT_YEAR_GIVEN, .host = OS_M0,
+	      .ident = "hyperkube", .pid = 1495, .component = "kubelet", .sev = 'I',
+	      .location = "prober.go:121", .message = "Probe failed",
+	      .fields = "{\"probeType\":\"Readiness\",\"pod\":\"openshift-authentication/"
+			"oauth-openshift-77f7b95df5-r4xf7\",\"podUID\":\"1af660b3-ac3a-4182-86eb-"
+			"2f74725d8415\",\"containerName\":\"oauth-openshift\",\"probeResult\":"
+			"\"failure\",\"output\":\"Get \\\"https://10.129.0.12:6443/healthz\\\": "
+			"net/http: request canceled while waiting for connection (Client.Timeout "
+			"exceeded while awaiting headers)\"}");
+	CHECK(&r->rec[6], .ts = "2024-07-05T17:43:12.908344Z",
+	      .klog = "2024-06-06T17:43:12.908344Z", .rule = LT_YEAR_GIVEN, .host = OS_M0,
+	      .ident = "hyperkube", .pid = 1495, .component = "kubelet", .sev = 'E',
+	      .location = "prober.go:118", .message = "Probe errored",
+	      .fields =
+		  "{\"err\":\"rpc error: code = NotFound desc = container is not created or "
+		  "running: checking if PID of "
+		  "645437acbb2ca429c04d5a2628924e2e10d44c681c824dddc7c82ffa30a936be is running "
+		  "failed: container process not found\",\"probeType\":\"Readiness\",\"pod\":"
+		  "\"openshift-marketplace/redhat-operators-4jpg4\",\"podUID\":\"0bac4741-a3bd-"
+		  "483c-b119-e97663d64024\",\"containerName\":\"registry-server\"}");
+	/* a single-spaced thread id */
+	CHECK(
+	    &r->rec[7], .ts = "2024-02-01T05:37:45.731611Z", .klog = "2024-02-01T05:37:45.730879Z",
+	    .rule = LT_YEAR_GIVEN, .host = "ci-op-vyccmv3h-4ef92-xs5k5-master-0",
+	    .ident = "kubenswrapper", .pid = 2213, .component = "kubelet", .sev = 'E',
+	    .location = "pod_workers.go:965", .message = "Error syncing pod, skipping",
+	    .fields = "{\"err\":\"failed to \\\"StartContainer\\\" for \\\"oauth-proxy\\\" with "
+		      "ErrImagePull: \\\"rpc error: code = Unknown desc = copying system image "
+		      "from manifest list: reading signatures: parsing signature "
+		      "https://registry.redhat.io/containers/sigstore/openshift4/ose-oauth-proxy@"
+		      "sha256=f968922564c3eea1c69d6bbe529d8970784d6cae8935afaf674d9fa7c0f72ea3/"
+		      "signature-9: unrecognized signature format, starting with binary 0x3c\\\"\","
+		      "\"pod\":\"openshift-e2e-loki/loki-promtail-plm74\",\"podUID\":\"59b26cbf-"
+		      "3421-407c-98ee-986b5a091ef4\"}");
+	/* another unit in the same journal: kept, under its own name */
+	CHECK(&r->rec[8], .ts = "2024-04-12T11:49:49.188086Z", .rule = LT_YEAR_GIVEN,
+	      .host = "ci-op-xs3rnrtc-2d4c7-4mhm7-worker-b-dwc7w", .ident = "NetworkManager",
+	      .pid = 1155, .component = "NetworkManager",
+	      .message = "<info> [1681300187.8326] platform-linux: netlink[rtnl]: read: too many "
+			 "netlink events. Need to resynchronize platform cache");
+	run_free(r);
+}
+
+/* Every corpus file gives the same records fed 1..64 bytes at a time, and in large pieces. */
+static void test_corpus_chunks(void **state)
+{
+	static const char *const files[] = {
+	    "eks-lease-blog_kube-controller-manager_gc-node-deletion.log",
+	    "eks-lease-blog_kubelet_journal_node-deleted.log",
+	    "gh-kubernetes-16353_raw-klog_kubelet_node-status.log",
+	    "gh-kubernetes-68270_syslog-messages_kubelet_no-pid.log",
+	    "gh-kubernetes-83230_klog-fragments_lease.log",
+	    "openshift-origin_kubeletlogcollector_node_test_loglines.log",
+	};
+	static const size_t large[] = {100, 255, 256, 1000, 4096};
+	struct run *whole = run_new(), *r = run_new();
+
+	(void)state;
+	for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+		char path[PATH_SIZE], name[PATH_SIZE];
+		size_t len;
+		char *text;
+
+		snprintf(name, sizeof name, "%s%s", KL_DIR, files[f]);
+		path_join(path, LT_TEST_CORPUS, name);
+		text = slurp(path, &len);
+		feed_text(whole, text, len, 0);
+		assert_true(whole->nrec > 0);
+		for (size_t chunk = 1; chunk <= 64 + sizeof large / sizeof *large; chunk++) {
+			size_t c = chunk <= 64 ? chunk : large[chunk - 65];
+
+			feed_text(r, text, len, c);
+			if (r->digest.len != whole->digest.len ||
+			    memcmp(r->digest.ptr, whole->digest.ptr, whole->digest.len) != 0)
+				fail_msg("%s at chunk %zu:\n%s\nwhole:\n%s", files[f], c,
+					 r->digest.ptr, whole->digest.ptr);
+		}
+		free(text);
+	}
+	run_free(whole);
+	run_free(r);
+}
+
+/* ---- each journal format, one hand-written line each -------------------------- */
+
+#define NODE1 "ip-10-0-0-1"
+
+static void test_journal_short(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	feed_str(r,
+		 "Apr 05 06:04:04 " NODE1 " kubelet[4321]: I0405 06:04:04.123456    4321 "
+		 "kubelet_node_status.go:73] \"Attempting to register node\" node=\"" NODE1 "\"\n");
+	assert_int_equal(r->nrec, 1);
+	CHECK(&r->rec[0], .ts = "2024-04-05T06:04:04.123456Z",
+	      .klog = "2024-04-05T06:04:04.123456Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
+	      .ident = "kubelet", .pid = 4321, .component = "kubelet", .sev = 'I',
+	      .location = "kubelet_node_status.go:73", .message = "Attempting to register node",
+	      .fields = "{\"node\":\"" NODE1 "\"}", .kind = "register-attempt", .subject = NODE1);
+	run_free(r);
+}
+
+static void test_journal_rsyslog(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	feed_str(r, "Sep  3 07:35:28 engine02 kubelet: I0903 07:35:28.899230   27639 "
+		    "kubelet_node_status.go:76] Successfully registered node engine02\n");
+	assert_int_equal(r->nrec, 1);
+	CHECK(&r->rec[0], .ts = "2024-09-03T07:35:28.899230Z",
+	      .klog = "2024-09-03T07:35:28.899230Z", .rule = LT_YEAR_GIVEN, .host = "engine02",
+	      .ident = "kubelet", .pid = 27639, .component = "kubelet", .sev = 'I',
+	      .location = "kubelet_node_status.go:76",
+	      .message = "Successfully registered node engine02", .kind = "register-success",
+	      .subject = "engine02");
+	run_free(r);
+}
+
+static void test_journal_short_precise(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	feed_str(r, "Apr 05 06:04:04.857303 " NODE1 " kubelet[4321]: E0405 06:04:04.850662    4321 "
+		    "controller.go:145] \"Failed to ensure lease exists, will retry\" err=\"Get "
+		    "\\\"https://10.0.0.10:6443/apis/coordination.k8s.io/v1/namespaces/"
+		    "kube-node-lease/leases/" NODE1 "?timeout=10s\\\": context deadline exceeded\" "
+		    "interval=\"7s\"\n");
+	assert_int_equal(r->nrec, 1);
+	CHECK(&r->rec[0], .ts = "2024-04-05T06:04:04.857303Z",
+	      .klog = "2024-04-05T06:04:04.850662Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
+	      .ident = "kubelet", .pid = 4321, .component = "kubelet", .sev = 'E',
+	      .location = "controller.go:145",
+	      .message = "Failed to ensure lease exists, will retry",
+	      .fields = "{\"err\":\"Get \\\"https://10.0.0.10:6443/apis/coordination.k8s.io/v1/"
+			"namespaces/kube-node-lease/leases/" NODE1
+			"?timeout=10s\\\": context deadline exceeded\",\"interval\":\"7s\"}",
+	      .kind = "lease-ensure-failed");
+	run_free(r);
+}
+
+static void test_journal_short_iso(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	feed_str(r, "2024-04-05T06:04:04+0000 " NODE1 " kubelet[4321]: E0405 06:04:04.422460    "
+		    "4321 kubelet_node_status.go:549] \"Error updating node status, will retry\" "
+		    "err=\"error getting node \\\"" NODE1 "\\\": nodes \\\"" NODE1
+		    "\\\" not found\"\n");
+	assert_int_equal(r->nrec, 1);
+	/* the journal's date carries its year: no rule was needed */
+	CHECK(&r->rec[0], .ts = "2024-04-05T06:04:04.422460Z",
+	      .klog = "2024-04-05T06:04:04.422460Z", .rule = LT_YEAR_NONE, .host = NODE1,
+	      .ident = "kubelet", .pid = 4321, .component = "kubelet", .sev = 'E',
+	      .location = "kubelet_node_status.go:549",
+	      .message = "Error updating node status, will retry",
+	      .fields = "{\"err\":\"error getting node \\\"" NODE1 "\\\": nodes \\\"" NODE1
+			"\\\" not found\"}",
+	      .kind = "node-status-error", .subject = NODE1, .nf = LT_NOT_FOUND_NODE);
+	run_free(r);
+}
+
+static void test_journal_short_iso_precise_offset(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	/* a host at +02:00: the journal's time is converted; klog's local time has no zone */
+	feed_str(r,
+		 "2024-04-05T08:04:04.422460+02:00 " NODE1 " kubelet[4321]: E0405 "
+		 "08:04:04.422460    4321 controller.go:114] failed to update node lease, error: "
+		 "Operation cannot be fulfilled on leases.coordination.k8s.io \"" NODE1 "\": the "
+		 "object has been modified; please apply your changes to the latest version and "
+		 "try again\n");
+	assert_int_equal(r->nrec, 1);
+	CHECK(&r->rec[0], .ts = "2024-04-05T06:04:04.422460Z",
+	      .klog = "2024-04-05T08:04:04.422460Z", .rule = LT_YEAR_NONE, .host = NODE1,
+	      .ident = "kubelet", .pid = 4321, .component = "kubelet", .sev = 'E',
+	      .location = "controller.go:114",
+	      .message = "failed to update node lease, error: Operation cannot be fulfilled on "
+			 "leases.coordination.k8s.io \"" NODE1 "\": the object has been modified; "
+			 "please apply your changes to the latest version and try again",
+	      .kind = "lease-update-failed");
+	run_free(r);
+}
+
+/* journalctl -o json: MESSAGE as a string, then as bytes (not UTF-8), unit without identifier. */
+static void test_journal_json(void **state)
+{
+	static const char bad[] =
+	    "I0405 06:04:05.000000    4321 kubelet.go:2528] bad \xff\xfe bytes";
+	struct run *r = run_new();
+	char dir[PATH_SIZE], path[PATH_SIZE];
+	struct lt_buf b;
+	enum lt_format fmt;
+
+	(void)state;
+	case_dir(dir, "journal-json");
+	lt_buf_init(&b);
+	lt_buf_printf(
+	    &b, "%s\n",
+	    "{\"__CURSOR\":\"s=1;i=2\",\"__REALTIME_TIMESTAMP\":\"1712297044422460\","
+	    "\"_HOSTNAME\":\"" NODE1 "\",\"SYSLOG_IDENTIFIER\":\"kubelet\",\"_PID\":"
+	    "\"4321\",\"PRIORITY\":\"3\",\"_SYSTEMD_UNIT\":\"kubelet.service\",\"MESSAGE\":"
+	    "\"E0405 06:04:04.422460    4321 nodelease.go:49] \\\"Failed to get node when "
+	    "trying to set owner ref to the node lease\\\" err=\\\"nodes \\\\\\\"" NODE1
+	    "\\\\\\\" not found\\\" node=\\\"" NODE1 "\\\"\"}");
+	lt_buf_printf(&b, "{\"__REALTIME_TIMESTAMP\":\"1712297045000001\",\"_HOSTNAME\":\"" NODE1
+			  "\",\"_SYSTEMD_UNIT\":\"kubelet.service\",\"_PID\":\"4321\","
+			  "\"MESSAGE\":[");
+	for (size_t i = 0; i < sizeof bad - 1; i++)
+		lt_buf_printf(&b, "%s%u", i ? "," : "", (unsigned char)bad[i]);
+	lt_buf_printf(&b, "]}\n");
+	scratch(path, dir, "kubelet.json", b.ptr, b.len);
+	assert_int_equal(parse_file(r, path, &fmt), 0);
+	assert_int_equal(fmt, LT_FMT_JSON);
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrec, 2);
+	CHECK(&r->rec[0], .ts = "2024-04-05T06:04:04.422460Z",
+	      .klog = "2024-04-05T06:04:04.422460Z", .host = NODE1, .ident = "kubelet", .pid = 4321,
+	      .component = "kubelet", .sev = 'E', .location = "nodelease.go:49",
+	      .message = "Failed to get node when trying to set owner ref to the node lease",
+	      .fields = "{\"err\":\"nodes \\\"" NODE1 "\\\" not found\",\"node\":\"" NODE1 "\"}",
+	      .kind = "lease-owner-ref-failed", .subject = NODE1, .nf = LT_NOT_FOUND_NODE);
+	assert_int_equal(r->rec[0].line, 1);
+	/* the bytes as they were: making them safe is the display's business */
+	CHECK(&r->rec[1], .ts = "2024-04-05T06:04:05.000001Z",
+	      .klog = "2024-04-05T06:04:05.000000Z", .host = NODE1, .ident = "kubelet", .pid = 4321,
+	      .component = "kubelet", .sev = 'I', .location = "kubelet.go:2528",
+	      .message = "bad \xff\xfe bytes");
+	assert_int_equal(r->rec[1].line, 2);
+	lt_buf_release(&b);
+	run_free(r);
+}
+
+static void test_journal_json_decoder(void **state)
+{
+	struct lt_journal_decoder *d = lt_journal_decoder_new();
+	struct lt_log_line ln;
+	struct lt_str msg;
+	char reason[200];
+	static const char nul[] = "{\"__REALTIME_TIMESTAMP\":\"1\",\"MESSAGE\":[97,0,98],"
+				  "\"_PID\":\"x12\",\"SYSLOG_IDENTIFIER\":\"kubelet\"}";
+
+	(void)state;
+	memset(&ln, 0, sizeof ln);
+	assert_int_equal(lt_journal_decode(d, &ln, &msg, nul, strlen(nul), reason, sizeof reason),
+			 0);
+	assert_int_equal(msg.len, 3);
+	assert_memory_equal(msg.ptr, "a\0b", 3);
+	assert_int_equal(ln.ts_us, 1);
+	assert_int_equal(ln.pid, -1); /* not digits: absent */
+	assert_true(lt_str_eq(ln.ident, "kubelet"));
+	assert_null(ln.host.ptr);
+	assert_int_equal(
+	    lt_journal_decode(d, &ln, &msg, "{\"MESSAGE\":\"x\"}", 15, reason, sizeof reason),
+	    LT_ERR_FORMAT);
+	assert_non_null(strstr(reason, "__REALTIME_TIMESTAMP"));
+	assert_int_equal(lt_journal_decode(d, &ln, &msg, "{\"__REALTIME_TIMESTAMP\":\"5\"}", 28,
+					   reason, sizeof reason),
+			 LT_ERR_FORMAT);
+	assert_non_null(strstr(reason, "MESSAGE"));
+	assert_int_equal(
+	    lt_journal_decode(d, &ln, &msg, "{\"__REALTIME", 12, reason, sizeof reason),
+	    LT_ERR_FORMAT);
+	assert_non_null(strstr(reason, "broken JSON"));
+	assert_true(lt_journal_json_probe(nul, strlen(nul)));
+	assert_false(lt_journal_json_probe("{\"kind\":\"Event\"}", 16));
+	lt_journal_decoder_free(d);
+	lt_journal_decoder_free(NULL);
+}
+
+/* --output=cat: bare klog; the file's name, else the kind, says whose it is. */
+static void test_output_cat(void **state)
+{
+	static const char text[] =
+	    "I0405 06:04:04.000000    4321 kubelet.go:2528] \"SyncLoop (probe)\" "
+	    "probe=\"readiness\"\n"
+	    "E0405 06:04:05.000000    4321 controller.go:193] \"Failed to update lease\" "
+	    "err=\"context deadline exceeded\"\n";
+	struct run *r = run_new();
+	char dir[PATH_SIZE], path[PATH_SIZE];
+
+	(void)state;
+	case_dir(dir, "output-cat");
+	scratch(path, dir, "node.log", text, strlen(text));
+	assert_int_equal(parse_file(r, path, NULL), 0);
+	assert_int_equal(r->nrec, 2);
+	CHECK(&r->rec[0], .ts = "2024-04-05T06:04:04.000000Z",
+	      .klog = "2024-04-05T06:04:04.000000Z", .rule = LT_YEAR_GIVEN, .pid = 4321, .sev = 'I',
+	      .location = "kubelet.go:2528", .message = "SyncLoop (probe)",
+	      .fields = "{\"probe\":\"readiness\"}");
+	CHECK(&r->rec[1], .ts = "2024-04-05T06:04:05.000000Z",
+	      .klog = "2024-04-05T06:04:05.000000Z", .rule = LT_YEAR_GIVEN, .pid = 4321,
+	      .component = "kubelet", .sev = 'E', .location = "controller.go:193",
+	      .message = "Failed to update lease",
+	      .fields = "{\"err\":\"context deadline exceeded\"}", .kind = "lease-update-failed");
+	scratch(path, dir, "kube-scheduler.log", text, strlen(text));
+	assert_int_equal(parse_file(r, path, NULL), 0);
+	assert_int_equal(r->nrec, 2);
+	assert_string_equal(r->rec[0].component, "kube-scheduler");
+	run_free(r);
+}
+
+/* Headers are not records; other units and kubelet's own non-klog lines are kept. */
+static void test_journal_headers_and_others(void **state)
+{
+	static const char text[] =
+	    "-- Logs begin at Fri 2024-04-05 05:00:01 UTC, end at Fri 2024-04-05 07:00:00 UTC. --\n"
+	    "Apr 05 06:00:00 " NODE1 " systemd[1]: Started kubelet: The Kubernetes Node Agent.\n"
+	    "Apr 05 06:00:01 " NODE1 " kubelet[4321]: Flag --cloud-provider has been deprecated, "
+	    "will be removed in 1.25 or later, in favor of removing cloud provider code from "
+	    "Kubelet.\n"
+	    "-- Reboot --\n"
+	    "Apr 05 06:00:02 " NODE1 " kubenswrapper[77]: I0405 06:00:02.000001      77 "
+	    "kubelet.go:1] \"Starting kubelet main sync loop\"\n"
+	    "Apr 05 06:00:03 " NODE1 " hyperkube[78]: I0405 06:00:03.000001      78 "
+	    "kubelet.go:1] started\n"
+	    "Apr 05 06:00:04 " NODE1 " docker[79]: I0405 06:00:04.000001       1 "
+	    "kubelet.go:1] started\n"
+	    "Apr 05 06:00:05 " NODE1 " docker[79]: time=\"2024-04-05T06:00:05Z\" level=info "
+	    "msg=\"pulling\"\n"
+	    "Apr 05 06:00:06 " NODE1 " dockerd[80]: I0405 06:00:06.000001       1 "
+	    "kubelet.go:1] started\n"
+	    "-- No entries --\n";
+	struct run *r = run_new();
+
+	(void)state;
+	feed_str(r, text);
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrec, 7);
+	assert_int_equal(r->rec[0].line, 2);
+	CHECK(&r->rec[0], .ts = "2024-04-05T06:00:00.000000Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
+	      .ident = "systemd", .pid = 1, .component = "systemd",
+	      .message = "Started kubelet: The Kubernetes Node Agent.");
+	CHECK(&r->rec[1], .ts = "2024-04-05T06:00:01.000000Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
+	      .ident = "kubelet", .pid = 4321, .component = "kubelet",
+	      .message = "Flag --cloud-provider has been deprecated, will be removed in 1.25 or "
+			 "later, in favor of removing cloud provider code from Kubelet.");
+	assert_int_equal(r->rec[2].line, 5);
+	CHECK(&r->rec[2], .ts = "2024-04-05T06:00:02.000001Z",
+	      .klog = "2024-04-05T06:00:02.000001Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
+	      .ident = "kubenswrapper", .pid = 77, .component = "kubelet", .sev = 'I',
+	      .location = "kubelet.go:1", .message = "Starting kubelet main sync loop");
+	assert_string_equal(r->rec[3].ident, "hyperkube");
+	assert_string_equal(r->rec[3].component, "kubelet");
+	/* a containerized kubelet: klog under docker[PID] is the kubelet's; its pid is docker's */
+	CHECK(&r->rec[4], .ts = "2024-04-05T06:00:04.000001Z",
+	      .klog = "2024-04-05T06:00:04.000001Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
+	      .ident = "docker", .pid = 79, .component = "kubelet", .sev = 'I',
+	      .location = "kubelet.go:1", .message = "started");
+	/* docker's own lines stay docker's */
+	CHECK(&r->rec[5], .ts = "2024-04-05T06:00:05.000000Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
+	      .ident = "docker", .pid = 79, .component = "docker",
+	      .message = "time=\"2024-04-05T06:00:05Z\" level=info msg=\"pulling\"");
+	assert_string_equal(r->rec[6].ident, "dockerd");
+	assert_string_equal(r->rec[6].component, "kubelet");
+	run_free(r);
+}
+
+static void test_journal_klog_date_disagrees(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	/* the container's clock is a day and some behind the journal's */
+	feed_str(r, "Apr 05 00:00:10.000000 " NODE1 " kubelet[1]: W0403 23:59:50.000000       1 "
+		    "x.go:1] late\n");
+	assert_int_equal(r->nrec, 1);
+	CHECK(&r->rec[0], .ts = "2024-04-05T00:00:10.000000Z",
+	      .klog = "2024-04-03T23:59:50.000000Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
+	      .ident = "kubelet", .pid = 1, .component = "kubelet", .sev = 'W',
+	      .location = "x.go:1", .message = "late");
+	run_free(r);
+}
+
+/* ---- years ----------------------------------------------------------------------- */
+
+static void test_year_given(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	r->sink.year = 2019;
+	r->sink.year_lo_us = 1712297044422460LL; /* --year wins over the store's events */
+	r->sink.year_hi_us = 1712297044422460LL;
+	feed_str(r, "Apr 05 06:04:04 h kubelet[1]: x\n");
+	assert_int_equal(r->nrec, 1);
+	CHECK(&r->rec[0], .ts = "2019-04-05T06:04:04.000000Z", .rule = LT_YEAR_GIVEN, .host = "h",
+	      .ident = "kubelet", .pid = 1, .component = "kubelet", .message = "x");
+	feed_str(r, "E0405 06:04:04.000000       1 x.go:1] y\n");
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2019-04-05T06:04:04.000000Z");
+	want_int(__LINE__, "rule", r->rec[0].rule, LT_YEAR_GIVEN);
+	run_free(r);
+}
+
+static int64_t us_of(const char *rfc3339)
+{
+	int64_t us;
+
+	assert_int_equal(lt_time_parse(&us, rfc3339, strlen(rfc3339)), 0);
+	return us;
+}
+
+static void test_year_audit(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	r->sink.year = 0;
+	r->sink.year_lo_us = us_of("2024-03-01T00:00:00Z");
+	r->sink.year_hi_us = us_of("2024-03-31T00:00:00Z");
+	/* Dec 30 is two months before the events in 2023, nine months after them in 2024 */
+	feed_str(r, "Dec 30 10:00:00 h kubelet[1]: x\n");
+	CHECK(&r->rec[0], .ts = "2023-12-30T10:00:00.000000Z", .rule = LT_YEAR_AUDIT, .host = "h",
+	      .ident = "kubelet", .pid = 1, .component = "kubelet", .message = "x");
+	feed_str(r, "I0315 10:00:00.000000       1 x.go:1] inside\n");
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2024-03-15T10:00:00.000000Z");
+	want_int(__LINE__, "rule", r->rec[0].rule, LT_YEAR_AUDIT);
+	feed_str(r, "I0801 10:00:00.000000       1 x.go:1] after\n");
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2024-08-01T10:00:00.000000Z");
+	/* events spanning New Year: each date lands in the range */
+	r->sink.year_lo_us = us_of("2023-12-20T00:00:00Z");
+	r->sink.year_hi_us = us_of("2024-01-10T00:00:00Z");
+	feed_str(r, "Jan 02 00:00:00 h kubelet[1]: x\n");
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2024-01-02T00:00:00.000000Z");
+	feed_str(r, "Dec 31 00:00:00 h kubelet[1]: x\n");
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2023-12-31T00:00:00.000000Z");
+	run_free(r);
+}
+
+/* A file's mtime as 12:00 UTC of a date. */
+static void set_mtime(const char *path, int y, unsigned m, unsigned d)
+{
+	struct timespec ts[2];
+
+	ts[0].tv_sec = (time_t)(lt_time_days_from_civil(y, m, d) * 86400 + 43200);
+	ts[0].tv_nsec = 0;
+	ts[1] = ts[0];
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+static void test_year_mtime(void **state)
+{
+	static const char text[] = "Dec 31 23:59:59 h kubelet[1]: last of the year\n"
+				   "Jan 01 00:00:01 h kubelet[1]: first of the next\n";
+	static const char klog[] = "I0103 10:00:00.000000       1 x.go:1] a day after the mtime\n";
+	struct run *r = run_new();
+	char dir[PATH_SIZE], path[PATH_SIZE];
+
+	(void)state;
+	r->sink.year = 0;
+	case_dir(dir, "year-mtime");
+	scratch(path, dir, "kubelet.log", text, strlen(text));
+	set_mtime(path, 2025, 1, 2);
+	assert_int_equal(parse_file(r, path, NULL), 0);
+	assert_int_equal(r->nrec, 2);
+	/* written before the file last changed: Dec 31 of 2024, then over New Year */
+	CHECK(&r->rec[0], .ts = "2024-12-31T23:59:59.000000Z", .rule = LT_YEAR_MTIME, .host = "h",
+	      .ident = "kubelet", .pid = 1, .component = "kubelet", .message = "last of the year");
+	CHECK(&r->rec[1], .ts = "2025-01-01T00:00:01.000000Z", .rule = LT_YEAR_MTIME, .host = "h",
+	      .ident = "kubelet", .pid = 1, .component = "kubelet", .message = "first of the next");
+	/* within a clock skew of the mtime: still that year */
+	scratch(path, dir, "kcm.log", klog, strlen(klog));
+	set_mtime(path, 2025, 1, 2);
+	assert_int_equal(parse_file(r, path, NULL), 0);
+	assert_int_equal(r->nrec, 1);
+	CHECK(&r->rec[0], .ts = "2025-01-03T10:00:00.000000Z",
+	      .klog = "2025-01-03T10:00:00.000000Z", .rule = LT_YEAR_MTIME, .pid = 1,
+	      .component = KCM, .sev = 'I', .location = "x.go:1",
+	      .message = "a day after the mtime");
+	run_free(r);
+}
+
+static void test_year_rollover(void **state)
+{
+	static const char text[] = "Dec 31 23:59:59 h kubelet[1]: I1231 23:59:59.900000       1 "
+				   "x.go:1] before\n"
+				   "Jan 01 00:00:01 h kubelet[1]: I0101 00:00:00.100000       1 "
+				   "x.go:1] after\n"
+				   "E0101 00:00:02.000000       1 x.go:1] bare klog goes on too\n"
+				   "Feb 01 00:00:00 h kubelet[1]: later\n";
+	static const char klog[] = "I1231 23:59:59.000000       1 x.go:1] a\n"
+				   "I0101 00:00:01.000000       1 x.go:1] b\n";
+	struct run *r = run_new();
+
+	(void)state;
+	feed_str(r, text);
+	assert_int_equal(r->nrec, 4);
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2024-12-31T23:59:59.900000Z");
+	want_time(__LINE__, "klog", r->rec[0].klog_us, "2024-12-31T23:59:59.900000Z");
+	want_time(__LINE__, "ts", r->rec[1].ts_us, "2025-01-01T00:00:01.000000Z");
+	want_time(__LINE__, "klog", r->rec[1].klog_us, "2025-01-01T00:00:00.100000Z");
+	want_time(__LINE__, "ts", r->rec[2].ts_us, "2025-01-01T00:00:02.000000Z");
+	want_time(__LINE__, "ts", r->rec[3].ts_us, "2025-02-01T00:00:00.000000Z");
+	for (int i = 0; i < 4; i++)
+		want_int(__LINE__, "rule", r->rec[i].rule, LT_YEAR_GIVEN);
+	feed_str(r, klog);
+	assert_int_equal(r->nrec, 2);
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2024-12-31T23:59:59.000000Z");
+	want_time(__LINE__, "ts", r->rec[1].ts_us, "2025-01-01T00:00:01.000000Z");
+	run_free(r);
+}
+
+static void test_year_klog_in_iso_journal(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	r->sink.year = 2030; /* not needed: the journal's date has a year */
+	feed_str(r, "2025-01-01T00:00:01+0000 h kubelet[1]: I1231 23:59:59.500000       1 x.go:1] "
+		    "m\n");
+	assert_int_equal(r->nrec, 1);
+	CHECK(&r->rec[0], .ts = "2025-01-01T00:00:01.000000Z",
+	      .klog = "2024-12-31T23:59:59.500000Z", .rule = LT_YEAR_NONE, .host = "h",
+	      .ident = "kubelet", .pid = 1, .component = "kubelet", .sev = 'I',
+	      .location = "x.go:1", .message = "m");
+	run_free(r);
+}
+
+static void test_year_rule_names(void **state)
+{
+	(void)state;
+	assert_string_equal(lt_year_rule_name(LT_YEAR_NONE), "in the log");
+	assert_string_equal(lt_year_rule_name(LT_YEAR_GIVEN), "--year");
+	assert_string_equal(lt_year_rule_name(LT_YEAR_AUDIT), "audit events");
+	assert_string_equal(lt_year_rule_name(LT_YEAR_MTIME), "file mtime");
+	assert_string_equal(lt_year_rule_name(LT_YEAR_CLOCK), "clock");
+	assert_string_equal(lt_year_rule_name((enum lt_year_rule)42), "?");
+}
+
+/* ---- the classification table ------------------------------------------------------ */
+
+struct cls_case {
+	const char *payload; /* a klog payload, structured or printf, as logged */
+	const char *kind, *subject, *okind, *ons, *ouid;
+	int nf;
+};
+
+#define UID1 "0b9b2e9c-1111-4222-8333-444455556666"
+#define KCML "kube-system/kube-controller-manager"
+
+static const struct cls_case cls_cases[] = {
+    /* lease controller (component-helpers/apimachinery/lease), newest and oldest wordings */
+    {"\"failed to update lease using latest lease, fallback to ensure lease\" err=\"Operation "
+     "cannot be fulfilled on leases.coordination.k8s.io \\\"" NODE1 "\\\": the object has been "
+     "modified; please apply your changes to the latest version and try again\"",
+     "lease-update-fallback", .nf = 0},
+    {"failed to update lease using latest lease, fallback to ensure lease, err: Put "
+     "\"https://10.0.0.10:6443/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/" NODE1
+     "?timeout=10s\": context deadline exceeded",
+     "lease-update-fallback", .nf = 0},
+    {"\"Failed to update lease\" err=\"leases.coordination.k8s.io \\\"" NODE1 "\\\" not found\"",
+     "lease-update-failed", NODE1, .nf = LT_NOT_FOUND_LEASE},
+    {"failed to update lease, error: Put \"https://10.0.0.10:6443/apis/coordination.k8s.io/v1/"
+     "namespaces/kube-node-lease/leases/" NODE1 "?timeout=10s\": net/http: request canceled",
+     "lease-update-failed", .nf = 0},
+    {"failed to update node lease, error: Operation cannot be fulfilled on "
+     "leases.coordination.k8s.io \"" NODE1 "\": the object has been modified",
+     "lease-update-failed", .nf = 0},
+    {"\"Failed to ensure lease exists, will retry\" err=\"Unauthorized\" interval=\"7s\"",
+     "lease-ensure-failed", .nf = 0},
+    {"failed to ensure lease exists, will retry in 7s, error: Get https://10.204.243.89:6443/"
+     "apis/coordination.k8s.io/v1beta1/namespaces/kube-node-lease/leases/10.204.60.13?timeout=10s:"
+     " net/http: request canceled (Client.Timeout exceeded while awaiting headers)",
+     "lease-ensure-failed", .nf = 0},
+    {"failed to ensure node lease exists, will retry in 400ms, error: Get "
+     "https://10.0.0.10:6443/apis/coordination.k8s.io/v1beta1/namespaces/kube-node-lease/leases/"
+     "ip-10-0-0-1: dial tcp 10.0.0.10:6443: connect: connection refused",
+     "lease-ensure-failed", .nf = 0},
+    {"\"Will retry updating lease\" err=\"failed 5 attempts to update lease\" interval=\"10s\"",
+     "lease-retry", .nf = 0},
+    /* retryUpdateLease's error, then sync()'s "%v, will retry after %v" (1.14-1.20) */
+    {"failed 5 attempts to update lease, will retry after 10s", "lease-retry", .nf = 0},
+    {"failed 5 attempts to update node lease, will retry after 10s", "lease-retry", .nf = 0},
+    {"\"Failed to get node when trying to set owner ref to the node lease\" err=\"nodes \\\"" NODE1
+     "\\\" not found\" node=\"" NODE1 "\"",
+     "lease-owner-ref-failed", NODE1, .nf = LT_NOT_FOUND_NODE},
+    {"failed to get node \"" NODE1
+     "\" when trying to set owner ref to the node lease: nodes \"" NODE1 "\" not found",
+     "lease-owner-ref-failed", NODE1, .nf = LT_NOT_FOUND_NODE},
+    /* node status and registration */
+    {"\"Unable to update node status\" err=\"update node status exceeds retry count\"",
+     "node-status-retry-exceeded", .nf = 0},
+    {"Unable to update node status: update node status exceeds retry count",
+     "node-status-retry-exceeded", .nf = 0},
+    {"\"Error updating node status, will retry\" err=\"error getting node \\\"" NODE1
+     "\\\": nodes \\\"" NODE1 "\\\" not found\"",
+     "node-status-error", NODE1, .nf = LT_NOT_FOUND_NODE},
+    {"Error updating node status, will retry: error getting node \"engine02\": Get "
+     "https://192.168.70.232:6443/api/v1/nodes/engine02?timeout=10s: dial tcp "
+     "192.168.70.232:6443: connect: connection refused",
+     "node-status-error", .nf = 0},
+    {"\"Attempting to register node\" node=\"" NODE1 "\"", "register-attempt", NODE1, .nf = 0},
+    {"Attempting to register node " NODE1, "register-attempt", NODE1, .nf = 0},
+    {"\"Successfully registered node\" node=\"" NODE1 "\"", "register-success", NODE1, .nf = 0},
+    {"Successfully registered node " NODE1, "register-success", NODE1, .nf = 0},
+    {"\"Unable to register node with API server\" err=\"Post \\\"https://10.0.0.10:6443/api/v1/"
+     "nodes\\\": dial tcp 10.0.0.10:6443: connect: connection refused\" node=\"" NODE1 "\"",
+     "register-failure", NODE1, .nf = 0},
+    {"Unable to register node \"" NODE1 "\" with API server: Post https://10.0.0.10:6443/api/v1/"
+     "nodes: dial tcp 10.0.0.10:6443: connect: connection refused",
+     "register-failure", NODE1, .nf = 0},
+    {"\"Error getting node\" err=\"node \\\"" NODE1 "\\\" not found\"", "node-not-found", NODE1,
+     .nf = LT_NOT_FOUND_NODE},
+    {"node \"" NODE1 "\" not found", "node-not-found", NODE1, .nf = LT_NOT_FOUND_NODE},
+    /* garbage collector */
+    {"\"Processing item\" item=\"[coordination.k8s.io/v1/Lease, namespace: kube-node-lease, "
+     "name: " NODE1 ", uid: " UID1 "]\" virtual=false",
+     "gc-processing", NODE1, "Lease", "kube-node-lease", UID1, .nf = 0},
+    {"processing item [coordination.k8s.io/v1/Lease, namespace: kube-node-lease, name: " NODE1
+     ", uid: " UID1 "]",
+     "gc-processing", NODE1, "Lease", "kube-node-lease", UID1, .nf = 0},
+    {"\"Processing item\" item=\"[v1/Node, namespace: , name: " NODE1 ", uid: " UID1
+     "]\" virtual=true",
+     "gc-processing", NODE1, "Node", "", UID1, .nf = 0},
+    {"\"Deleting item\" item=\"[coordination.k8s.io/v1/Lease, namespace: kube-node-lease, "
+     "name: " NODE1 ", uid: " UID1 "]\" propagationPolicy=\"Background\"",
+     "gc-deleting", NODE1, "Lease", "kube-node-lease", UID1, .nf = 0},
+    {"delete object [coordination.k8s.io/v1/Lease, namespace: kube-node-lease, name: " NODE1
+     ", uid: " UID1 "] with propagation policy Background",
+     "gc-deleting", NODE1, "Lease", "kube-node-lease", UID1, .nf = 0},
+    /* node lifecycle controller */
+    {"\"Controller observed a new Node\" node=\"" NODE1 "\"", "nlc-new-node", NODE1, .nf = 0},
+    {"Controller observed a new Node: \"" NODE1 "\"", "nlc-new-node", NODE1, .nf = 0},
+    {"\"Controller observed a Node deletion\" node=\"" NODE1 "\"", "nlc-node-deleted", NODE1,
+     .nf = 0},
+    {"Controller observed a Node deletion: " NODE1, "nlc-node-deleted", NODE1, .nf = 0},
+    {"\"Node hasn't been updated\" node=\"" NODE1 "\" duration=\"40.006s\" "
+     "conditionType=\"Ready\" currentCondition=\"&NodeCondition{Type:Ready,Status:True}\"",
+     "nlc-not-updated", NODE1, .nf = 0},
+    {"Node " NODE1 " hasn't been updated for 40.006s. Last Ready is: "
+     "&NodeCondition{Type:Ready,Status:True,}",
+     "nlc-not-updated", NODE1, .nf = 0},
+    {"\"Node is NotReady. Adding it to the Taint queue\" node=\"" NODE1 "\" timeStamp=\"2024-04-05 "
+     "06:05:00.1 +0000 UTC m=+100.1\"",
+     "nlc-not-ready", NODE1, .nf = 0},
+    {"Node " NODE1 " is NotReady as of 2024-04-05 06:05:00.1 +0000 UTC m=+100.1. Adding it to the "
+     "Taint queue.",
+     "nlc-not-ready", NODE1, .nf = 0},
+    {"\"Node is unresponsive. Adding it to the Taint queue\" node=\"" NODE1 "\" "
+     "timeStamp=\"2024-04-05 06:05:00.1 +0000 UTC m=+100.1\"",
+     "nlc-unresponsive", NODE1, .nf = 0},
+    {"Node " NODE1 " is unresponsive as of 2024-04-05 06:05:00.1 +0000 UTC m=+100.1. Adding it "
+     "to the Taint queue.",
+     "nlc-unresponsive", NODE1, .nf = 0},
+    {"\"Node is healthy again, removing all taints\" node=\"" NODE1 "\"", "nlc-healthy", NODE1,
+     .nf = 0},
+    {"Node " NODE1 " is healthy again, removing all taints", "nlc-healthy", NODE1, .nf = 0},
+    {"\"Recording status change event message for node\" status=\"NodeNotReady\" node=\"" NODE1
+     "\"",
+     "nlc-status-change", NODE1, .nf = 0},
+    {"Recording status change NodeNotReady event message for node " NODE1, "nlc-status-change",
+     NODE1, .nf = 0},
+    {"\"Recording status change NodeNotReady event message for Node " NODE1 "\"",
+     "nlc-status-change", NODE1, .nf = 0},
+    {"Controller detected that all Nodes are not-Ready. Entering master disruption mode.",
+     "nlc-disruption", .nf = 0},
+    {"\"Controller detected that some Nodes are Ready. Exiting master disruption mode\"",
+     "nlc-disruption", .nf = 0},
+    {"\"Failed to remove taints from Node\" node=\"" NODE1 "\"", "nlc-taint", NODE1, .nf = 0},
+    {"Failed to remove taints from node " NODE1 ". Will retry in next iteration.", "nlc-taint",
+     .nf = 0},
+    {"\"NoExecuteTaintManager is deleting pod\" pod=\"default/web-0\"", "pod-eviction", .nf = 0},
+    {"NoExecuteTaintManager is deleting Pod: default/web-0", "pod-eviction", .nf = 0},
+    /* client-go leader election */
+    {"attempting to acquire leader lease " KCML "...", "leader-acquiring", KCML, .nf = 0},
+    {"attempting to acquire leader lease kube-system/kube-scheduler", "leader-acquiring",
+     "kube-system/kube-scheduler", .nf = 0},
+    {"successfully acquired lease " KCML, "leader-acquired", KCML, .nf = 0},
+    {"failed to renew lease " KCML ": timed out waiting for the condition", "leader-renew-failed",
+     KCML, .nf = 0},
+    /* client-go spells it "optimitically" */
+    {"Failed to update lock optimitically: Put \"https://10.0.0.10:6443/apis/coordination.k8s.io/"
+     "v1/namespaces/kube-system/leases/kube-controller-manager?timeout=5s\": context deadline "
+     "exceeded, falling back to slow path",
+     "leader-slow-path", .nf = 0},
+    {"Failed to update lock optimistically: etcdserver: request timed out, falling back to slow "
+     "path",
+     "leader-slow-path", .nf = 0},
+    {"Failed to update lock: Operation cannot be fulfilled on leases.coordination.k8s.io "
+     "\"kube-controller-manager\": the object has been modified; please apply your changes to the "
+     "latest version and try again",
+     "leader-update-failed", .nf = 0},
+    {"\"leaderelection lost\"", "leader-lost", .nf = 0},
+    {"leaderelection lost", "leader-lost", .nf = 0},
+    {"new leader elected: " NODE1 "_1f0e9a2b-7c3d-4e5f-8a9b-0c1d2e3f4a5b", "leader-new",
+     NODE1 "_1f0e9a2b-7c3d-4e5f-8a9b-0c1d2e3f4a5b", .nf = 0},
+    /* negatives: what looks close but is something else, or nothing */
+    {"Recording NodeReady event message for node 127.0.0.1", NULL, .nf = 0},
+    {"\"SyncLoop (probe)\" probe=\"readiness\" status=\"ready\" pod=\"kube-system/aws-node-kx4hk\"",
+     NULL, .nf = 0},
+    {"\"Probe errored\" err=\"rpc error: code = NotFound desc = container process not found\"",
+     NULL, .nf = 0},
+    {"\"Failed to get status for pod\" err=\"pods \\\"web-0\\\" not found\"", NULL, .nf = 0},
+    {"Node " NODE1 " Successfully registered node " NODE1, NULL, .nf = 0},
+    {"we will retry updating lease later", NULL, .nf = 0},
+    {"Failed to update leases", NULL, .nf = 0},
+    {"Failed to update lockfile", NULL, .nf = 0},
+    {"\"Processing item\" item=\"web-0\"", NULL, .nf = 0},
+    {"\"Recording event message for node\" event=\"Removing Node " NODE1 " from Controller\" "
+     "node=\"" NODE1 "\"",
+     NULL, NODE1, .nf = 0},
+    {"Error updating node status, will retry: error getting node \"" NODE1 "\": node \"" NODE1
+     "\" not found",
+     "node-status-error", NODE1, .nf = LT_NOT_FOUND_NODE},
+    {"\"Eviction manager: failed to get summary stats\" err=\"failed to get node info: node "
+     "\\\"" NODE1 "\\\" not found\"",
+     NULL, NODE1, .nf = LT_NOT_FOUND_NODE},
+    {"\"Failed to update lease\" err=\"leases.coordination.k8s.io \\\"" NODE1 "\\\" is forbidden\"",
+     "lease-update-failed", .nf = 0},
+};
+
+static int same(const char *a, const char *b)
+{
+	return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
+}
+
+#define OR_ABSENT(s) ((s) ? (s) : "(absent)")
+
+/* Every case through the text reader, as a bare klog line of its own; all mismatches listed. */
+static void test_classify_table(void **state)
+{
+	struct run *r = run_new();
+	struct lt_buf line;
+	int bad = 0;
+
+	(void)state;
+	lt_buf_init(&line);
+	for (size_t i = 0; i < sizeof cls_cases / sizeof *cls_cases; i++) {
+		const struct cls_case *c = &cls_cases[i];
+		const struct rec *g;
+
+		lt_buf_reset(&line);
+		lt_buf_printf(&line, "I0405 06:04:04.000000       1 x.go:1] %s\n", c->payload);
+		feed_text(r, line.ptr, line.len, 0);
+		if (r->nrec != 1)
+			fail_msg("case %zu: %d records for %s", i, r->nrec, c->payload);
+		g = &r->rec[0];
+		if (same(g->kind, c->kind) && same(g->subject, c->subject) &&
+		    same(g->okind, c->okind) && same(g->ons, c->ons) && same(g->ouid, c->ouid) &&
+		    g->nf == c->nf)
+			continue;
+		bad++;
+		print_error("case %zu: %s\n  got  %s %s %s %s %s %d\n  want %s %s %s %s %s %d\n", i,
+			    c->payload, OR_ABSENT(g->kind), OR_ABSENT(g->subject),
+			    OR_ABSENT(g->okind), OR_ABSENT(g->ons), OR_ABSENT(g->ouid), g->nf,
+			    OR_ABSENT(c->kind), OR_ABSENT(c->subject), OR_ABSENT(c->okind),
+			    OR_ABSENT(c->ons), OR_ABSENT(c->ouid), c->nf);
+	}
+	lt_buf_release(&line);
+	run_free(r);
+	assert_int_equal(bad, 0);
+}
+
+/* Each kind the table knows has a positive example above; its owner is a component. */
+static void test_classify_every_kind_covered(void **state)
+{
+	(void)state;
+	for (const struct lt_log_kind *k = lt_log_kinds(); k->kind; k++) {
+		int seen = 0;
+
+		for (size_t i = 0; i < sizeof cls_cases / sizeof *cls_cases; i++)
+			if (cls_cases[i].kind && strcmp(cls_cases[i].kind, k->kind) == 0)
+				seen++;
+		if (seen == 0)
+			fail_msg("kind %s has no example in cls_cases", k->kind);
+		assert_true(strcmp(k->component, "any") == 0 ||
+			    strcmp(k->component, "kubelet") == 0 || strcmp(k->component, KCM) == 0);
+		assert_true(strlen(k->summary) > 0);
+	}
+	/* and every example names a kind the table has */
+	for (size_t i = 0; i < sizeof cls_cases / sizeof *cls_cases; i++) {
+		const struct lt_log_kind *k = lt_log_kinds();
+
+		while (cls_cases[i].kind && k->kind && strcmp(k->kind, cls_cases[i].kind) != 0)
+			k++;
+		if (cls_cases[i].kind && k->kind == NULL)
+			fail_msg("case %zu names unknown kind %s", i, cls_cases[i].kind);
+	}
+}
+
+static void test_classify_patterns_compile(void **state)
+{
+	size_t n = 0;
+
+	(void)state;
+	for (const struct lt_log_kind *k = lt_log_kinds(); k->kind; k++, n++) {
+		struct lt_regex *re;
+		struct lt_error err;
+
+		memset(&err, 0, sizeof err);
+		if (lt_regex_new(&re, k->pattern, 1, &err) != 0)
+			fail_msg("%s: %s", k->kind, err.msg);
+		lt_regex_free(re);
+		/* kinds are unique: MARK indexes must point at one rule */
+		for (const struct lt_log_kind *o = k + 1; o->kind; o++)
+			assert_string_not_equal(k->kind, o->kind);
+	}
+	assert_true(n >= 30);
+}
+
+/* The component of a bare klog line with no file name to go by is the kind's owner. */
+static void test_classify_owner_component(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	feed_str(r, "I0405 06:04:04.000000       1 x.go:1] \"Controller observed a Node deletion\" "
+		    "node=\"n\"\n"
+		    "I0405 06:04:04.000000       1 x.go:1] Successfully registered node n\n"
+		    "I0405 06:04:04.000000       1 x.go:1] successfully acquired lease a/b\n");
+	assert_int_equal(r->nrec, 3);
+	assert_string_equal(r->rec[0].component, KCM);
+	assert_string_equal(r->rec[1].component, "kubelet");
+	assert_null(r->rec[2].component); /* leader election: anyone's */
+	run_free(r);
+}
+
+/* lt_classify directly: text is "message fields", and a line is reset before. */
+static void test_classify_direct(void **state)
+{
+	struct lt_classifier *c = lt_classifier_new();
+	struct lt_log_line ln;
+	static const char gc[] =
+	    "Deleting item item=\"[coordination.k8s.io/v1/Lease, namespace: kube-node-lease, name: "
+	    "n1, uid: u-1]\" propagationPolicy=\"Background\"";
+	static const char plain[] = "nothing to see";
+
+	(void)state;
+	memset(&ln, 0, sizeof ln);
+	lt_classify(c, &ln, gc, strlen(gc));
+	assert_string_equal(ln.kind, "gc-deleting");
+	assert_true(lt_str_eq(ln.subject, "n1"));
+	assert_true(lt_str_eq(ln.obj_kind, "Lease"));
+	assert_true(lt_str_eq(ln.obj_namespace, "kube-node-lease"));
+	assert_true(lt_str_eq(ln.obj_uid, "u-1"));
+	/* group strings point into the text */
+	assert_true(ln.subject.ptr >= gc && ln.subject.ptr < gc + sizeof gc);
+	ln.not_found = 2;
+	lt_classify(c, &ln, plain, strlen(plain));
+	assert_null(ln.kind);
+	assert_null(ln.subject.ptr);
+	assert_null(ln.obj_kind.ptr);
+	assert_null(ln.obj_namespace.ptr);
+	assert_null(ln.obj_uid.ptr);
+	assert_int_equal(ln.not_found, 0);
+	/* only the first len bytes count */
+	lt_classify(c, &ln, "Failed to update lease", 6);
+	assert_null(ln.kind);
+	lt_classify(c, &ln, "", 0);
+	assert_null(ln.kind);
+	lt_classifier_free(c);
+	lt_classifier_free(NULL);
+}
+
+/* ---- klog headers and payloads ------------------------------------------------------ */
+
+static void test_klog_header(void **state)
+{
+	struct lt_klog k;
+	static const char h1[] = "E0405 06:04:04.422460  477678 nodelease.go:49] \"x\"";
+	static const char h2[] = "I0201 05:37:45.730879 2213 pod_workers.go:965] y";
+	static const char h3[] = "F1231 23:59:60.999999       1 main.go:1]";
+
+	(void)state;
+	assert_int_equal(lt_klog_header(&k, h1, strlen(h1)), 47);
+	assert_int_equal(k.severity, 'E');
+	assert_int_equal(k.month, 4);
+	assert_int_equal(k.day, 5);
+	assert_int_equal(k.tod_us, (6 * 3600 + 4 * 60 + 4) * 1000000LL + 422460);
+	assert_int_equal(k.thread, 477678);
+	assert_true(lt_str_eq(k.location, "nodelease.go:49"));
+	assert_int_equal(lt_klog_header(&k, h2, strlen(h2)), 47);
+	assert_int_equal(k.thread, 2213);
+	assert_true(lt_str_eq(k.location, "pod_workers.go:965"));
+	/* a header with nothing after it, a leap second */
+	assert_int_equal(lt_klog_header(&k, h3, strlen(h3)), strlen(h3));
+	assert_int_equal(k.severity, 'F');
+	/* not headers */
+	static const char *const bad[] = {
+	    "D0405 06:04:04.422460  1 x.go:1] debug is not a klog level",
+	    "E1305 06:04:04.422460  1 x.go:1] month 13",
+	    "E0400 06:04:04.422460  1 x.go:1] day 0",
+	    "E0405 24:04:04.422460  1 x.go:1] hour 24",
+	    "E0405 06:04:04.42246  1 x.go:1] five fraction digits",
+	    "E0405 06:04:04.422460x 1 x.go:1] no space",
+	    "E0405 06:04:04.422460 x.go:1] no thread",
+	    "E0405 06:04:04.422460  1 x.go:1 no bracket",
+	    "E0405 06:04:04.422460  1 ] empty location",
+	    "E0405 06:04:04.422460  1 x go:1] space in location",
+	    "E0405 06:04:04",
+	    "",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		if (lt_klog_header(&k, bad[i], strlen(bad[i])) != 0)
+			fail_msg("took a header from \"%s\"", bad[i]);
+	/* NUL bytes where the level goes */
+	assert_int_equal(lt_klog_header(&k,
+					"\0"
+					"0405 06:04:04.422460  1 x.go:1] a",
+					32),
+			 0);
+}
+
+/* lt_klog_payload: message in msg, fields as a JSON object; returns where fields start. */
+static void payload(struct lt_buf *msg, struct lt_buf *fields, const char *p, const char *want_msg,
+		    const char *want_fields, int line)
+{
+	lt_klog_payload(msg, fields, p, strlen(p));
+	want_str(line, "msg", msg->ptr ? msg->ptr : "", want_msg);
+	want_str(line, "fields", fields->len ? fields->ptr : NULL, want_fields);
+}
+
+#define PAYLOAD(p, m, f) payload(&msg, &fields, (p), (m), (f), __LINE__)
+
+static void test_klog_payload(void **state)
+{
+	struct lt_buf msg, fields;
+
+	(void)state;
+	lt_buf_init(&msg);
+	lt_buf_init(&fields);
+	/* escaped quotes inside values, re-escaped for JSON */
+	PAYLOAD("\"Msg\" err=\"nodes \\\"n1\\\" not found\"", "Msg",
+		"{\"err\":\"nodes \\\"n1\\\" not found\"}");
+	/* \n, \t, \u, \U and \x escapes (Go strconv.Quote) */
+	PAYLOAD("\"line1\\nline2\" v=\"a\\u00e9b\" w=\"\\U0001F600\" x=\"\\x1b[31m\" t=\"a\\tb\"",
+		"line1\nline2",
+		"{\"v\":\"a\xc3\xa9"
+		"b\",\"w\":\"\xf0\x9f\x98\x80\",\"x\":\"\\u001b[31m\","
+		"\"t\":\"a\\u0009b\"}");
+	/* a lone surrogate is no scalar value: U+FFFD */
+	PAYLOAD("\"m\" v=\"\\ud800\"", "m", "{\"v\":\"\xef\xbf\xbd\"}");
+	/* an unknown escape stays as written */
+	PAYLOAD("\"m\" v=\"a\\qb\"", "m", "{\"v\":\"a\\\\qb\"}");
+	/* bare values; brackets keep their spaces */
+	PAYLOAD("\"SyncLoop ADD\" source=\"api\" pods=[kube-system/a kube-system/b] n=3",
+		"SyncLoop ADD",
+		"{\"source\":\"api\",\"pods\":\"[kube-system/a kube-system/b]\",\"n\":\"3\"}");
+	PAYLOAD("\"m\" obj={a b {c d}} e=(x y) f=<nil>", "m",
+		"{\"obj\":\"{a b {c d}}\",\"e\":\"(x y)\",\"f\":\"<nil>\"}");
+	/* a key with an empty value, then more */
+	PAYLOAD("\"m\" key= other=\"v\"", "m", "{\"key\":\"\",\"other\":\"v\"}");
+	/* a word without '=' after the fields: the rest kept whole */
+	PAYLOAD("\"m\" a=1 lonely other=\"v\"", "m",
+		"{\"a\":\"1\",\"_rest\":\"lonely other=\\\"v\\\"\"}");
+	/* an unterminated value: the rest kept as written */
+	PAYLOAD("\"m\" err=\"oops no end", "m", "{\"err\":\"\\\"oops no end\"}");
+	/* an unterminated message: printf text */
+	PAYLOAD("\"Msg without end k=v", "\"Msg without end k=v", NULL);
+	/* printf messages that start with a quote are not structured ones */
+	PAYLOAD("\"kube-system/coredns-5d78c9869d-x\" pod is not ready yet",
+		"\"kube-system/coredns-5d78c9869d-x\" pod is not ready yet", NULL);
+	PAYLOAD("\"GET /healthz\" 200 OK", "\"GET /healthz\" 200 OK", NULL);
+	PAYLOAD("\"quoted\"text", "\"quoted\"text", NULL);
+	/* a structured message alone has no fields */
+	PAYLOAD("\"leaderelection lost\"", "leaderelection lost", NULL);
+	PAYLOAD("\"leaderelection lost\"  \r", "leaderelection lost", NULL);
+	PAYLOAD("plain text: with colon", "plain text: with colon", NULL);
+	PAYLOAD("", "", NULL);
+	/* the return value: where the fields start */
+	assert_int_equal(lt_klog_payload(&msg, &fields, "\"ab\" k=v", 8), 4);
+	assert_int_equal(lt_klog_payload(&msg, &fields, "plain", 5), 5);
+	/* NUL bytes inside a value are JSON-escaped */
+	lt_klog_payload(&msg, &fields, "\"m\" k=\"a\0b\"", 11);
+	assert_string_equal(fields.ptr, "{\"k\":\"a\\u0000b\"}");
+	lt_buf_release(&msg);
+	lt_buf_release(&fields);
+}
+
+static void test_json_quote(void **state)
+{
+	struct lt_buf b;
+
+	(void)state;
+	lt_buf_init(&b);
+	lt_json_quote(&b, "a\"b\\c\x01\x7f\n", 8);
+	assert_string_equal(b.ptr, "\"a\\\"b\\\\c\\u0001\\u007f\\u000a\"");
+	lt_buf_release(&b);
+}
+
+/* Through the reader, a structured line then printf lines: the printf ones have no fields. */
+static void test_fields_absent_after_structured(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	feed_str(r, "I0405 06:04:04.000000       1 x.go:1] \"a\" k=\"v\"\n"
+		    "I0405 06:04:05.000000       1 x.go:1] printf text\n"
+		    "I0405 06:04:06.000000       1 x.go:1] \"structured, no fields\"\n");
+	assert_int_equal(r->nrec, 3);
+	assert_string_equal(r->rec[0].fields, "{\"k\":\"v\"}");
+	assert_null(r->rec[1].fields);
+	assert_string_equal(r->rec[1].message, "printf text");
+	assert_null(r->rec[2].fields);
+	assert_string_equal(r->rec[2].message, "structured, no fields");
+	run_free(r);
+}
+
+/* ---- malformed and hostile lines ------------------------------------------------------ */
+
+static void test_hostile_bytes(void **state)
+{
+	static const char text[] =
+	    "Apr 05 06:04:04 h kubelet[1]: I0405 06:04:04.000000       1 x.go:1] bad \xff\xfe "
+	    "bytes\n"
+	    "Apr 05 06:04:05 h kubelet[1]: I0405 06:04:05.000000       1 x.go:1] "
+	    "\x1b[2J\x1b]0;pwn\a "
+	    "k=\"\\x1b[31m\"\n"
+	    "\x1b[31mred\x1b[0m\n"
+	    "Apr 05 06:04:06 h kubelet[1]: I0405 06:04:06.000000       1 x.go:1] a\0b\n"
+	    "Apr\0"
+	    "05 06:04:07 h kubelet[1]: x\n"
+	    "Apr 05 06:04:08 h kubelet[1]: I0405 06:04:08.000000       1 x.go:1] \"m\" k=\"v\"\r\n"
+	    "Apr 05 25:61:61 h kubelet[1]: impossible time of day\n"
+	    "Apr 05 06:04:09 h kubelet[1]: \xe2\x80\xae"
+	    "evil\n";
+	struct run *r = run_new();
+
+	(void)state;
+	feed_text(r, text, sizeof text - 1, 0);
+	assert_int_equal(r->nrec, 5);
+	assert_int_equal(r->nrej, 3);
+	/* invalid UTF-8 and escapes are kept as bytes; the display makes them safe */
+	assert_string_equal(r->rec[0].message, "bad \xff\xfe bytes");
+	assert_string_equal(r->rec[1].message, "\x1b[2J\x1b]0;pwn\a k=\"\\x1b[31m\"");
+	assert_null(r->rec[1].fields);
+	want_reject(r, 0, 3, "not a log line");
+	/* a NUL inside a line is a byte of the message */
+	assert_int_equal(r->rec[2].line, 4);
+	assert_int_equal(r->rec[2].message_len, 3);
+	assert_memory_equal(r->rec[2].message, "a\0b", 3);
+	want_reject(r, 1, 5, "not a log line");
+	/* CRLF: the CR is not part of the line */
+	CHECK(&r->rec[3], .ts = "2024-04-05T06:04:08.000000Z",
+	      .klog = "2024-04-05T06:04:08.000000Z", .rule = LT_YEAR_GIVEN, .host = "h",
+	      .ident = "kubelet", .pid = 1, .component = "kubelet", .sev = 'I',
+	      .location = "x.go:1", .message = "m", .fields = "{\"k\":\"v\"}");
+	assert_int_equal(r->rec[3].raw_len, strlen(r->rec[3].raw));
+	assert_int_equal(r->rec[3].raw[r->rec[3].raw_len - 1], '"');
+	/* 25:61:61 is no time of day */
+	want_reject(r, 2, 7, "not a log line");
+	assert_string_equal(r->rec[4].message, "\xe2\x80\xae"
+					       "evil");
+	run_free(r);
+}
+
+static void test_over_long_line(void **state)
+{
+	size_t big = 1024 * 1024 + 100;
+	struct lt_buf b;
+	struct run *r = run_new(), *c = run_new();
+	char dir[PATH_SIZE], path[PATH_SIZE];
+
+	(void)state;
+	lt_buf_init(&b);
+	lt_buf_printf(&b,
+		      "Apr 05 06:04:04 h kubelet[1]: I0405 06:04:04.000000       1 x.go:1] a\n");
+	lt_buf_printf(&b, "Apr 05 06:04:05 h kubelet[1]: I0405 06:04:05.000000       1 x.go:1] ");
+	for (size_t i = 0; i < big; i++)
+		lt_buf_putc(&b, 'x');
+	lt_buf_printf(&b,
+		      "\nApr 05 06:04:06 h kubelet[1]: I0405 06:04:06.000000       1 x.go:1] c\n");
+	case_dir(dir, "over-long");
+	scratch(path, dir, "kubelet.log", b.ptr, b.len);
+	assert_int_equal(parse_file(r, path, NULL), 0);
+	assert_int_equal(r->nrec, 2);
+	assert_int_equal(r->nrej, 1);
+	want_reject(r, 0, 2, "over-long");
+	assert_string_equal(r->rec[0].message, "a");
+	assert_string_equal(r->rec[1].message, "c");
+	assert_int_equal(r->rec[1].line, 3);
+	assert_int_equal(r->rec[1].offset, b.len - (strlen(r->rec[1].raw) + 1));
+	/* the same whether the long line arrives in one piece or in many */
+	feed_text(c, b.ptr, b.len, 0);
+	assert_int_equal(c->nrec, 2);
+	assert_int_equal(c->nrej, 1);
+	want_reject(c, 0, 2, "over-long");
+	feed_text(c, b.ptr, b.len, 65536);
+	assert_int_equal(c->nrec, 2);
+	want_reject(c, 0, 2, "over-long");
+	/* and as the last line without a newline */
+	b.len -= strlen(r->rec[1].raw) + 2;
+	feed_text(c, b.ptr, b.len, 4096);
+	assert_int_equal(c->nrec, 1);
+	assert_int_equal(c->nrej, 1);
+	want_reject(c, 0, 2, "over-long");
+	/* exactly 1 MiB is still a line */
+	lt_buf_reset(&b);
+	lt_buf_printf(&b, "I0405 06:04:05.000000       1 x.go:1] ");
+	while (b.len < 1024 * 1024)
+		lt_buf_putc(&b, 'y');
+	lt_buf_putc(&b, '\n');
+	feed_text(c, b.ptr, b.len, 0);
+	assert_int_equal(c->nrec, 1);
+	assert_int_equal(c->nrej, 0);
+	feed_text(c, b.ptr, b.len, 1000);
+	assert_int_equal(c->nrec, 1);
+	lt_buf_release(&b);
+	run_free(r);
+	run_free(c);
+}
+
+static void test_wrapped_line(void **state)
+{
+	static const char text[] =
+	    "Apr 05 06:04:04 h kubelet[1]: E0405 06:04:04.000000       1 x.go:1] Error updating "
+	    "node "
+	    "status, will retry: error getting node \"n1\": Get "
+	    "https://10.0.0.10:6443/api/v1/nodes/"
+	    "n1?timeout=10s: net/http: request canceled\n"
+	    " (Client.Timeout exceeded while awaiting headers)\n"
+	    "awaiting: headers)\n"
+	    "Apr 05 06:04:05 h kubelet[1]: I0405 06:04:05.000000       1 x.go:2] next\n";
+	struct run *r = run_new();
+
+	(void)state;
+	feed_str(r, text);
+	assert_int_equal(r->nrec, 2);
+	assert_int_equal(r->nrej, 2);
+	assert_int_equal(r->rec[0].line, 1);
+	assert_string_equal(r->rec[0].kind, "node-status-error");
+	want_reject(r, 0, 2, "wrapped");
+	want_reject(r, 1, 3, "not a log line");
+	assert_int_equal(r->rec[1].line, 4);
+	assert_string_equal(r->rec[1].message, "next");
+	/* records and rejects are numbered together, in file order */
+	assert_int_equal(r->rec[0].index, 0);
+	assert_int_equal(r->rej[0].index, 1);
+	assert_int_equal(r->rej[1].index, 2);
+	assert_int_equal(r->rec[1].index, 3);
+	run_free(r);
+}
+
+static void test_no_final_newline_and_empty(void **state)
+{
+	static const char text[] = "I0405 06:04:04.000000       1 x.go:1] a\n"
+				   "I0405 06:04:05.000000       1 x.go:1] b";
+	struct run *r = run_new();
+	char dir[PATH_SIZE], path[PATH_SIZE];
+	enum lt_format fmt;
+
+	(void)state;
+	case_dir(dir, "edges");
+	scratch(path, dir, "kubelet.log", text, strlen(text));
+	assert_int_equal(parse_file(r, path, NULL), 0);
+	assert_int_equal(r->nrec, 2);
+	assert_string_equal(r->rec[1].message, "b");
+	assert_int_equal(r->rec[1].line, 2);
+	assert_int_equal(r->rec[1].offset, 40);
+	scratch(path, dir, "empty.log", "", 0);
+	assert_int_equal(parse_file(r, path, &fmt), 0);
+	assert_int_equal(fmt, LT_FMT_EMPTY);
+	assert_int_equal(r->nrec + r->nrej, 0);
+	feed_text(r, "", 0, 0);
+	assert_int_equal(r->nrec + r->nrej, 0);
+	feed_str(r, "\n\n\r\n");
+	assert_int_equal(r->nrec + r->nrej, 0);
+	run_free(r);
+}
+
+static void test_resume_offset(void **state)
+{
+	static const char text[] = "I0405 06:04:04.000000       1 x.go:1] a\n"
+				   "garbage\n"
+				   "I0405 06:04:05.000000       1 x.go:1] b\n";
+	struct run *r = run_new();
+
+	(void)state;
+	r->sink.resume_offset = 48; /* the third line */
+	feed_str(r, text);
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrec, 1);
+	assert_string_equal(r->rec[0].message, "b");
+	assert_int_equal(r->rec[0].index, 2);
+	assert_int_equal(r->rec[0].offset, 48);
+	run_free(r);
+}
+
+static void test_sniff(void **state)
+{
+	static const char *const yes[] = {
+	    "Apr 05 06:04:04 h kubelet[1]: x\n",
+	    "-- Logs begin at Fri 2024-04-05 05:00:01 UTC. --\n",
+	    "I0405 06:04:04.000000       1 x.go:1] a\n",
+	    "2024-04-05T06:04:14.665Z {\"kind\":\"Event\"}\n",
+	    "controller.go:115] no header\nkubelet[2252]: E0124 15:11:57.110928    2252 c.go:1] "
+	    "x\n",
+	};
+	static const char *const no[] = {
+	    "hello world\n",
+	    "controller.go:115] no header\n",
+	    "",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
+		assert_true(lt_text_sniff(yes[i], strlen(yes[i])));
+		assert_int_equal(lt_sniff(yes[i], strlen(yes[i])), LT_FMT_TEXT);
+	}
+	for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+		assert_false(lt_text_sniff(no[i], strlen(no[i])));
+}
+
+/* ---- CloudWatch text lines -------------------------------------------------------------- */
+
+#define AUDIT_EV                                                                                   \
+	"{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"Metadata\","           \
+	"\"auditID\":\"id-1\",\"stage\":\"ResponseComplete\",\"verb\":\"update\","                 \
+	"\"objectRef\":{\"resource\":\"leases\",\"namespace\":\"kube-node-lease\","                \
+	"\"name\":\"n1\"},\"responseStatus\":{\"code\":200},"                                      \
+	"\"stageTimestamp\":\"2024-04-05T06:04:14.668822Z\"}"
+
+#define CW_KLOG                                                                                    \
+	"I0405 06:04:14.665000      11 leaderelection.go:260] successfully acquired lease " KCML
+
+static void test_cloudwatch_s3_lines(void **state)
+{
+	static const char text[] =
+	    "2024-04-05T06:04:14.665Z " AUDIT_EV "\n"
+	    "2024-04-05T06:04:14.665Z " CW_KLOG "\n"
+	    "2024-04-05T06:04:15.000Z E0405 06:04:15.000000      11 runtime.go:79] Observed a "
+	    "panic: "
+	    "\"invalid memory address or nil pointer dereference\"\n"
+	    "goroutine 1 [running]:\n"
+	    "k8s.io/apimachinery/pkg/util/runtime.logPanic(...)\n"
+	    "2024-04-05T06:04:16.000Z I0405 06:04:16.000000      11 leaderelection.go:250] "
+	    "attempting to acquire leader lease " KCML "...\n";
+	struct run *r = run_new();
+
+	(void)state;
+	r->sink.year = 0; /* the record's time has a year; the klog header's comes from it */
+	feed_str(r, text);
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrouted, 1);
+	assert_string_equal(r->routed[0].json, AUDIT_EV);
+	assert_int_equal(r->routed[0].line, 1);
+	assert_null(r->routed[0].stream);
+	assert_int_equal(r->nrec, 3);
+	CHECK(&r->rec[0], .ts = "2024-04-05T06:04:14.665000Z",
+	      .klog = "2024-04-05T06:04:14.665000Z", .pid = 11, .sev = 'I',
+	      .location = "leaderelection.go:260", .message = "successfully acquired lease " KCML,
+	      .kind = "leader-acquired", .subject = KCML);
+	assert_int_equal(r->rec[0].line, 2);
+	/* a message going on over lines: one record, newlines kept */
+	CHECK(&r->rec[1], .ts = "2024-04-05T06:04:15.000000Z",
+	      .klog = "2024-04-05T06:04:15.000000Z", .pid = 11, .sev = 'E',
+	      .location = "runtime.go:79",
+	      .message = "Observed a panic: \"invalid memory address or nil pointer dereference\"\n"
+			 "goroutine 1 [running]:\n"
+			 "k8s.io/apimachinery/pkg/util/runtime.logPanic(...)");
+	assert_int_equal(r->rec[1].line, 3);
+	assert_int_equal(r->rec[2].line, 6);
+	assert_string_equal(r->rec[2].kind, "leader-acquiring");
+	assert_string_equal(r->rec[2].subject, KCML);
+	/* numbered in order: the Event, then the three lines */
+	assert_int_equal(r->rec[0].index, 1);
+	assert_int_equal(r->rec[1].index, 2);
+	assert_int_equal(r->rec[2].index, 3);
+	run_free(r);
+}
+
+static void test_cloudwatch_tail_lines(void **state)
+{
+	static const char text[] =
+	    "2024-04-05T06:04:14.665000+00:00 kube-controller-manager-7f8d9c " CW_KLOG "\n"
+	    "2024-04-05T06:04:14.700000+00:00 kube-apiserver-audit-1a2b " AUDIT_EV "\n"
+	    "2024-04-05T06:04:15.000000+00:00 kube-scheduler-5c6d I0405 06:04:15.000000      12 "
+	    "leaderelection.go:250] attempting to acquire leader lease "
+	    "kube-system/kube-scheduler...\n";
+	struct run *r = run_new();
+
+	(void)state;
+	feed_str(r, text);
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrec, 2);
+	CHECK(&r->rec[0], .ts = "2024-04-05T06:04:14.665000Z",
+	      .klog = "2024-04-05T06:04:14.665000Z", .pid = 11, .component = KCM, .sev = 'I',
+	      .location = "leaderelection.go:260", .message = "successfully acquired lease " KCML,
+	      .kind = "leader-acquired", .subject = KCML);
+	assert_string_equal(r->rec[0].stream, "kube-controller-manager-7f8d9c");
+	assert_int_equal(r->nrouted, 1);
+	assert_string_equal(r->routed[0].json, AUDIT_EV);
+	assert_string_equal(r->routed[0].stream, "kube-apiserver-audit-1a2b");
+	assert_int_equal(r->routed[0].line, 2);
+	assert_string_equal(r->rec[1].stream, "kube-scheduler-5c6d");
+	assert_string_equal(r->rec[1].component, "kube-scheduler");
+	assert_string_equal(r->rec[1].subject, "kube-system/kube-scheduler");
+	run_free(r);
+}
+
+/* An S3 export object: ".../TASK/STREAM/000000" names the stream; Events reach the sink. */
+static void test_cloudwatch_s3_path(void **state)
+{
+	static const char text[] = "2024-04-05T06:04:14.665Z " CW_KLOG "\n"
+				   "2024-04-05T06:04:14.700Z " AUDIT_EV "\n";
+	struct run *r = run_new();
+	char dir[PATH_SIZE], sub[PATH_SIZE], path[PATH_SIZE];
+	enum lt_format fmt;
+
+	(void)state;
+	case_dir(dir, "exp");
+	path_join(sub, dir, "task");
+	assert_int_equal(mkdir(sub, 0755), 0);
+	path_join(dir, sub, "kube-controller-manager-abc");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	scratch(path, dir, "000000", text, strlen(text));
+	assert_int_equal(parse_file(r, path, &fmt), 0);
+	assert_int_equal(fmt, LT_FMT_TEXT);
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrec, 1);
+	CHECK(&r->rec[0], .ts = "2024-04-05T06:04:14.665000Z",
+	      .klog = "2024-04-05T06:04:14.665000Z", .pid = 11, .component = KCM, .sev = 'I',
+	      .location = "leaderelection.go:260", .message = "successfully acquired lease " KCML,
+	      .kind = "leader-acquired", .subject = KCML);
+	assert_string_equal(r->rec[0].stream, "kube-controller-manager-abc");
+	assert_int_equal(r->nrouted, 1);
+	assert_string_equal(r->routed[0].json, "id-1"); /* the auditID of the decoded Event */
+	assert_string_equal(r->routed[0].stream, "kube-controller-manager-abc");
+	assert_int_equal(r->routed[0].line, 2);
+	run_free(r);
+}
+
+static void test_stream_component(void **state)
+{
+	(void)state;
+	assert_string_equal(lt_stream_component((struct lt_str){"kube-apiserver-audit-1", 22}),
+			    "kube-apiserver-audit");
+	assert_string_equal(lt_stream_component((struct lt_str){"kube-apiserver-1", 16}),
+			    "kube-apiserver");
+	assert_string_equal(lt_stream_component((struct lt_str){"authenticator-x", 15}),
+			    "authenticator");
+	assert_null(lt_stream_component((struct lt_str){"etcd-1", 6}));
+	assert_null(lt_stream_component((struct lt_str){NULL, 0}));
+}
+
+/* CloudWatch text records cut anywhere give the same records. */
+static void test_cloudwatch_chunks(void **state)
+{
+	static const char text[] =
+	    "2024-04-05T06:04:14.665Z " AUDIT_EV "\n"
+	    "2024-04-05T06:04:15.000Z E0405 06:04:15.000000      11 runtime.go:79] panic\n"
+	    "goroutine 1 [running]:\n"
+	    "2024-04-05T06:04:14.665000+00:00 kube-controller-manager-7f8d9c " CW_KLOG "\n"
+	    "2024-04-05T06:04:16.000Z tail without newline";
+	struct run *whole = run_new(), *r = run_new();
+
+	(void)state;
+	feed_str(whole, text);
+	assert_int_equal(whole->nrec, 3);
+	assert_int_equal(whole->nrouted, 1);
+	for (size_t chunk = 1; chunk <= 64; chunk++) {
+		feed_text(r, text, sizeof text - 1, chunk);
+		assert_int_equal(r->digest.len, whole->digest.len);
+		assert_memory_equal(r->digest.ptr, whole->digest.ptr, whole->digest.len);
+	}
+	run_free(whole);
+	run_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_corpus_kcm_gc),
+	    cmocka_unit_test(test_corpus_eks_journal),
+	    cmocka_unit_test(test_corpus_raw_klog),
+	    cmocka_unit_test(test_corpus_syslog_no_pid),
+	    cmocka_unit_test(test_corpus_fragments),
+	    cmocka_unit_test(test_corpus_openshift),
+	    cmocka_unit_test(test_corpus_chunks),
+	    cmocka_unit_test(test_journal_short),
+	    cmocka_unit_test(test_journal_rsyslog),
+	    cmocka_unit_test(test_journal_short_precise),
+	    cmocka_unit_test(test_journal_short_iso),
+	    cmocka_unit_test(test_journal_short_iso_precise_offset),
+	    cmocka_unit_test(test_journal_json),
+	    cmocka_unit_test(test_journal_json_decoder),
+	    cmocka_unit_test(test_output_cat),
+	    cmocka_unit_test(test_journal_headers_and_others),
+	    cmocka_unit_test(test_journal_klog_date_disagrees),
+	    cmocka_unit_test(test_year_given),
+	    cmocka_unit_test(test_year_audit),
+	    cmocka_unit_test(test_year_mtime),
+	    cmocka_unit_test(test_year_rollover),
+	    cmocka_unit_test(test_year_klog_in_iso_journal),
+	    cmocka_unit_test(test_year_rule_names),
+	    cmocka_unit_test(test_classify_table),
+	    cmocka_unit_test(test_classify_every_kind_covered),
+	    cmocka_unit_test(test_classify_patterns_compile),
+	    cmocka_unit_test(test_classify_owner_component),
+	    cmocka_unit_test(test_classify_direct),
+	    cmocka_unit_test(test_klog_header),
+	    cmocka_unit_test(test_klog_payload),
+	    cmocka_unit_test(test_json_quote),
+	    cmocka_unit_test(test_fields_absent_after_structured),
+	    cmocka_unit_test(test_hostile_bytes),
+	    cmocka_unit_test(test_over_long_line),
+	    cmocka_unit_test(test_wrapped_line),
+	    cmocka_unit_test(test_no_final_newline_and_empty),
+	    cmocka_unit_test(test_resume_offset),
+	    cmocka_unit_test(test_sniff),
+	    cmocka_unit_test(test_cloudwatch_s3_lines),
+	    cmocka_unit_test(test_cloudwatch_tail_lines),
+	    cmocka_unit_test(test_cloudwatch_s3_path),
+	    cmocka_unit_test(test_stream_component),
+	    cmocka_unit_test(test_cloudwatch_chunks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
