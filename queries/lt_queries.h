@@ -275,6 +275,7 @@ struct lt_browse_row {
 	int64_t start_us, end_us, count;
 	char *kind;   /* CREATED, ..., NODE_DELETED, ... */
 	char *detail; /* the one-line explanation `timeline` prints */
+	char *source; /* "audit", or the component whose log lines it stands for ("" if unknown) */
 	int node;     /* about the Node object, not the lease */
 };
 

@@ -574,6 +574,7 @@ void lt_browse_timeline_release(struct lt_browse_timeline *t)
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->rows[i].kind);
 		free(t->rows[i].detail);
+		free(t->rows[i].source);
 	}
 	free(t->rows);
 	memset(t, 0, sizeof *t);
@@ -591,7 +592,7 @@ int lt_browse_timeline(struct lt_browse_timeline *out, struct lt_store *st, cons
 {
 	const struct lt_query_opts o = {LT_OUT_TABLE, 0, 0, 0, 0, 0};
 	struct lt_browse_table t;
-	int c[5], rc;
+	int c[6], rc;
 
 	memset(out, 0, sizeof *out);
 	if ((rc = browse_capture(&t, st, target, &o, lt_query_timeline, err)) != 0)
@@ -601,6 +602,7 @@ int lt_browse_timeline(struct lt_browse_timeline *out, struct lt_store *st, cons
 	c[2] = lt_browse_col(&t, "kind");
 	c[3] = lt_browse_col(&t, "count");
 	c[4] = lt_browse_col(&t, "detail");
+	c[5] = lt_browse_col(&t, "source");
 	out->rows = lt_xcalloc(t.nrows ? t.nrows : 1, sizeof *out->rows);
 	for (size_t r = 0; r < t.nrows; r++) {
 		struct lt_browse_row *row = &out->rows[out->n++];
@@ -610,6 +612,7 @@ int lt_browse_timeline(struct lt_browse_timeline *out, struct lt_store *st, cons
 		row->kind = lt_xstrdup(lt_browse_cell(&t, r, c[2]));
 		row->count = strtoll(lt_browse_cell(&t, r, c[3]), NULL, 10);
 		row->detail = lt_xstrdup(lt_browse_cell(&t, r, c[4]));
+		row->source = lt_xstrdup(lt_browse_cell(&t, r, c[5]));
 		row->node = strncmp(row->kind, "NODE_", 5) == 0;
 	}
 	lt_browse_table_release(&t);

@@ -206,8 +206,8 @@ static void cluster_header(struct cluster *c, int y, int cols, int name_w, int s
 
 	snprintf(line, sizeof line, "%-*s %-*s  404 DEL ANOM", name_w, "NAME", STATE_W, "STATE");
 	tui_draw_header(y, cols, line);
-	if (c->ncells < 20)
-		return;
+	if (c->ncells < 20 || c->axis.lo == 0)
+		return; /* no axis for an empty store */
 	tui_fmt_time(a, sizeof a, c->axis.from, multi_day, 0);
 	tui_fmt_time(b, sizeof b, c->axis.to, multi_day, 0);
 	tui_put(y, strip_x, c->ncells, TUI_S_HEADER, a);

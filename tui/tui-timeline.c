@@ -80,6 +80,12 @@ static int tl_kind_style(const char *kind)
 	return TUI_S_NORMAL;
 }
 
+/* A row made of log lines (kubelet, controller-manager...), not of audit events. */
+static int tl_is_log(const struct lt_browse_row *r)
+{
+	return r->source[0] != '\0' && strcmp(r->source, "audit") != 0;
+}
+
 static void tl_row(struct tui *t, struct timeline *s, int y, int cols, size_t i, int sel)
 {
 	const struct lt_browse_row *r = &s->tl.rows[i];
@@ -96,6 +102,12 @@ static void tl_row(struct tui *t, struct timeline *s, int y, int cols, size_t i,
 	tui_put(y, x, 16, tl_kind_style(r->kind) | sel, r->kind);
 	x += 17;
 	x += tui_put(y, x, 6, TUI_S_NORMAL | sel, n) + 2;
+	if (tl_is_log(r)) {
+		/* a row of log lines: say whose */
+		x += tui_put(y, x, cols - x, TUI_S_DIM | sel, "[");
+		x += tui_put(y, x, cols - x, TUI_S_DIM | sel, r->source);
+		x += tui_put(y, x, cols - x, TUI_S_DIM | sel, "] ");
+	}
 	tui_put(y, x, cols - x, TUI_S_NORMAL | sel, r->detail);
 }
 
@@ -190,6 +202,11 @@ static void tl_expand(struct tui *t, struct timeline *s)
 {
 	if (s->win.cur >= s->tl.n)
 		return;
+	if (tl_is_log(&s->tl.rows[s->win.cur])) {
+		tui_status(t, 0, "a row of %s log lines: the requests pane lists audit events only",
+			   s->tl.rows[s->win.cur].source);
+		return;
+	}
 	lt_browse_events_release(&s->evs);
 	s->expanded = s->focus = 1;
 	s->open_row = s->win.cur;

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# TUI responsiveness on the 10-million-event store of bench-queries.sh (issue 6).
+#
+#   bench/bench-tui.sh [STEPS] [RUNS]      (default 80 steps, 3 runs)
+#
+# Builds a Release binary in build-bench-tui/, then runs `leasetrail tui` in a tmux
+# pane (120x40, like a real terminal) in its measurement mode: it draws the cluster
+# screen, then moves the cursor down STEPS times (j), pages down STEPS times and up
+# STEPS times, each step followed by a full redraw, and writes the timings (from the
+# start of the command to the first screen; per step: mean, median, p95, max).  The
+# time until the first screen appears in tmux is also measured from outside by polling
+# capture-pane.  Needs bench/out/q.db (bench/bench-queries.sh builds it, ~5 min).
+# Prints a Markdown block for bench/RESULTS.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+steps=${1:-80}
+runs=${2:-3}
+out=bench/out
+db=$out/q.db
+[ -s "$db" ] || bash bench/bench-queries.sh >/dev/null
+cmake -S . -B build-bench-tui -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-bench-tui -j2 --target leasetrail >/dev/null
+bin=$PWD/build-bench-tui/cli/leasetrail
+sock=lt-bench-$$
+tmux_() { tmux -L "$sock" "$@"; }
+trap 'tmux_ kill-server 2>/dev/null || true' EXIT
+
+events=$("$bin" sql --db "$db" -o csv "SELECT count(*) FROM audit" | tail -1)
+leases=$("$bin" sql --db "$db" -o csv "SELECT count(*) FROM lt_leases" | tail -1)
+
+# one run: the measurement file's lines, then "outside_ms N"
+bench_run() {
+  local file=$PWD/$out/tui-bench.txt t0 t1
+  rm -f "$file"
+  t0=$(date +%s%N)
+  tmux_ new-session -d -x 120 -y 40 -e LANG=C.UTF-8 -e TERM=xterm-256color \
+    "LEASETRAIL_TUI_BENCH=$file LEASETRAIL_TUI_BENCH_STEPS=$steps $bin tui --db $db; sleep 60"
+  for _ in $(seq 1 3000); do
+    tmux_ capture-pane -p 2>/dev/null | grep -q 'leasetrail | Cluster' && break
+    sleep 0.01
+  done
+  t1=$(date +%s%N)
+  for _ in $(seq 1 600); do
+    grep -q '^pgup' "$file" 2>/dev/null && break
+    sleep 0.2
+  done
+  tmux_ kill-server 2>/dev/null || true
+  cat "$file"
+  echo "outside_ms $(( (t1 - t0) / 1000000 ))"
+}
+
+{
+  echo "### TUI on a store of $events events, $leases leases ($(date -u +%Y-%m-%d))"
+  echo
+  echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB RAM; terminal: tmux $(tmux -V | cut -d' ' -f2), 120x40. Steps per kind: $steps."
+  echo
+  echo "| run | first screen (in the program) ms | first screen seen in tmux ms | j: mean / median / p95 / max ms | PgDn: mean / median / p95 / max ms | PgUp: mean / median / p95 / max ms |"
+  echo "|---|---|---|---|---|---|"
+  for run in $(seq 1 "$runs"); do
+    bench_run >"$out/tui-run-$run.txt"
+    awk -v run="$run" '
+      /^first_screen_ms/ {first = $2}
+      /^outside_ms/ {outside = $2}
+      /^(down|pgdn|pgup) / {v[$1] = sprintf("%.1f / %.1f / %.1f / %.1f", $5, $7, $9, $11)}
+      END {printf "| %d | %.0f | %d | %s | %s | %s |\n", run, first, outside, v["down"], v["pgdn"], v["pgup"]}
+    ' "$out/tui-run-$run.txt"
+  done
+} | tee "$out/tui.md"
+
+# the plans of what the TUI runs: no statement may scan the audit table
+LEASETRAIL_EXPLAIN=1 tmux_ new-session -d -x 120 -y 40 -e LANG=C.UTF-8 -e TERM=xterm-256color \
+  "LEASETRAIL_EXPLAIN=1 LEASETRAIL_TUI_BENCH=/dev/null LEASETRAIL_TUI_BENCH_STEPS=5 $bin tui --db $db 2>$PWD/$out/tui-plans.txt"
+for _ in $(seq 1 300); do
+  tmux_ has-session 2>/dev/null || break
+  sleep 0.1
+done
+if grep -E 'SCAN (audit|a|v|audit_raw)( |$)' "$out/tui-plans.txt"; then
+  echo "FAIL: a TUI statement scans the audit table (see $out/tui-plans.txt)"; exit 1
+fi
+echo
+echo "Plans: no full scan of audit in $(grep -c '^-- plan of' "$out/tui-plans.txt") statements ($out/tui-plans.txt)."

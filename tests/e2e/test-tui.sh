@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# The TUI, driven in tmux on a store built from the samples, asserting on the screen's text:
+# the cluster screen shows the deleted node's 404 run; drilling in shows the GC's lease
+# delete and who deleted the node (and the raw event with its file and line); search finds
+# a node; a resize redraws; q, SIGTERM and errors give the terminal back; hostile log text
+# shows escaped; NO_COLOR draws no color.
+#   bash tests/e2e/test-tui.sh BIN CORPUS SAMPLES TMP
+set -euo pipefail
+bin=$1 samples=$3 tmp=$4
+rm -rf "$tmp" && mkdir -p "$tmp" && cd "$tmp"
+sock=lt-test-$$
+tm() { tmux -L "$sock" "$@"; }
+trap 'tm kill-server 2>/dev/null || true; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"' EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  echo "--- screen:" >&2
+  tm capture-pane -p >&2 2>/dev/null || true
+  exit 1
+}
+command -v tmux >/dev/null || fail "tmux is not installed"
+
+"$bin" ingest -q --db "$tmp/s.db" "$samples/audit" >/dev/null
+
+# start [ENV=VALUE...]: the TUI in a fresh 120x40 session; its pid goes to tui.pid; when it
+# exits, the pane prints its status and whether the tty is back in cooked mode with echo.
+start() {
+  tm kill-server 2>/dev/null || true
+  rm -f tui.pid
+  tm new-session -d -x 120 -y 40 -e LANG=C.UTF-8 -e TERM=xterm-256color \
+    "env $* sh -c 'echo \$\$ >$tmp/tui.pid; exec $bin tui --db $tmp/s.db' 2>$tmp/tui.err;
+     echo EXIT=\$?; echo \"TTY \$(stty -a | tr ' ' '\n' | grep -x -e icanon -e echo | tr '\n' ' ')END\";
+     tput cnorm >/dev/null; sleep 600"
+  wait_for 'leasetrail | Cluster'
+}
+
+# wait_for TEXT [SECONDS]: poll the screen until TEXT (fixed string) is on it
+wait_for() {
+  local i
+  for i in $(seq 1 $(( ${2:-15} * 20 ))); do
+    tm capture-pane -p 2>/dev/null | grep -qF -- "$1" && return 0
+    sleep 0.05
+  done
+  fail "'$1' did not appear"
+}
+
+# wait_gone TEXT: poll until TEXT is no longer on the screen
+wait_gone() {
+  local i
+  for i in $(seq 1 300); do
+    tm capture-pane -p 2>/dev/null | grep -qF -- "$1" || return 0
+    sleep 0.05
+  done
+  fail "'$1' did not go away"
+}
+
+screen() { tm capture-pane -p; }
+
+# ---- the cluster screen: the deleted node's 404 run in its heartbeat strip
+start ASAN_OPTIONS=detect_leaks=1
+wait_for 'NODES (3)'
+row=$(screen | grep '^ip-10-0-241-171.ec2.internal')
+echo "$row" | grep -q 're-created' || fail "171's state: $row"
+echo "$row" | grep -Eq '=+Dx{10,}=+' || fail "171's strip has no delete then 404 run: $row"
+screen | grep '^ip-10-0-241-74.ec2.internal' | grep -Eq '=+Dx?=+' || fail "74's lease delete"
+screen | grep '^kube-controller-manager ' | grep -q '~' || fail "kcm's gap"
+screen | grep -q 'LEADER-ELECTION LEASES (2)' || fail "leader section"
+screen | grep -q 'APISERVER LEASES (2)' || fail "apiserver section"
+
+# ---- search finds a node: / then Enter opens the timeline of the row it landed on
+tm send-keys / '241-227' Enter
+tm send-keys Enter
+wait_for 'DETAIL of ip-10-0-241-227.ec2.internal'
+tm send-keys Escape
+wait_for 'NODES (3)'
+
+# ---- drill in: the deleted node's timeline shows who deleted the node, then the GC's delete
+tm send-keys / '241-171' Enter
+tm send-keys Enter
+wait_for 'DETAIL of ip-10-0-241-171.ec2.internal'
+screen | grep 'NODE_DELETED' | grep -q 'by kubernetes-admin from 203.0.113.231' || fail "node delete"
+screen | grep ' DELETED ' | grep -q 'generic-garbage-collector' || fail "GC lease delete"
+screen | grep -q 'NOT_FOUND  *41' || fail "the 404 run"
+# the DELETED row's whole detail (under the list) names the node deletion behind it
+tm send-keys / '^DELETED' Enter
+wait_for "32ms after its node was deleted by"
+# its requests, then the raw event with its provenance
+tm send-keys Enter
+wait_for 'requests of DELETED'
+screen | grep -q 'delete .* 200 .*generic-garbage-collector' || fail "the GC's request"
+tm send-keys Enter
+wait_for 'leasetrail | Event'
+screen | grep -q 'kube-apiserver-audit.1.log:[0-9]' || fail "provenance"
+screen | grep -q '"username": "system:serviceaccount:kube-system:generic-garbage-collector"' ||
+  fail "the raw event"
+tm send-keys Escape Escape Escape
+wait_for 'NODES (3)'
+
+# ---- canned queries: gc-deletes, Enter on its row jumps to that node at that time
+tm send-keys c
+wait_for 'leasetrail | Queries'
+tm send-keys j j j Enter
+wait_for 'node_deleted_by'
+screen | grep -q 'ip-10-0-241-171.ec2.internal  2024-04-05T05:56:00.230965Z' || fail "gc-deletes result"
+tm send-keys Enter
+wait_for 'DETAIL of ip-10-0-241-171.ec2.internal'
+tm send-keys q q
+wait_for 'NODES (3)'
+
+# ---- help lists every key
+tm send-keys '?'
+wait_for 'leasetrail | Help'
+for k in 'j  Down' 'PgDn' 'g  Home' 'G  End' '/ ' 'Enter' 'Esc' 'Tab' '+ ' 'r '; do
+  screen | grep -qF -- "  $k" || fail "help lacks '$k'"
+done
+tm send-keys q
+wait_for 'NODES (3)'
+
+# ---- a resize redraws: 80x24 still shows the rows, their strips and the status line
+tm resize-window -x 80 -y 24
+wait_for '05:50:00          06:04:59'
+screen | grep '^ip-10-0-241-171' | grep -Eq 'Dx+=' || fail "80x24: no strip"
+[ "$(screen | awk 'length > 80' | wc -l)" = 0 ] || fail "80x24: a line is wider than the screen"
+screen | sed -n 24p | grep -q 'help' || fail "80x24: no status line"
+tm resize-window -x 120 -y 40
+for i in $(seq 1 200); do # back to full width: the header's axis ends at column 120
+  [ "$(screen | sed -n 2p | awk '{print length}')" = 120 ] && break
+  [ "$i" = 200 ] && fail "no redraw at 120x40"
+  sleep 0.05
+done
+
+# ---- q gives the terminal back: alternate screen left, cooked mode, echo
+tm send-keys q
+wait_for 'EXIT=0'
+wait_for 'END'
+screen | grep -q 'TTY icanon echo END' || fail "tty not restored after q"
+screen | grep -q 'leasetrail | Cluster' && fail "still on the alternate screen"
+[ ! -s tui.err ] || fail "stderr: $(cat tui.err)"
+
+# ---- SIGTERM: the same way out
+start
+kill -TERM "$(cat tui.pid)"
+wait_for 'EXIT=1'
+wait_for 'END'
+screen | grep -q 'TTY icanon echo END' || fail "tty not restored after SIGTERM"
+grep -q 'interrupted by signal 15' tui.err || fail "SIGTERM: $(cat tui.err)"
+
+# ---- SIGINT (Ctrl-C)
+start
+tm send-keys C-c
+wait_for 'EXIT=1'
+wait_for 'END'
+screen | grep -q 'TTY icanon echo END' || fail "tty not restored after Ctrl-C"
+
+# ---- NO_COLOR: no color escapes, the states still readable by their symbols
+start NO_COLOR=1
+wait_for 'NODES (3)'
+tm capture-pane -p -e | grep -q $'\e\[3[0-7]m' && fail "NO_COLOR drew colors"
+screen | grep '^ip-10-0-241-171' | grep -Eq 'Dx+=' || fail "NO_COLOR: no symbols"
+tm send-keys q
+wait_for 'EXIT=0'
+
+# ---- r reloads; hostile log text is shown escaped: no retitle, no clear, no cursor moves
+evil='{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"e0000000-0000-4000-8000-000000000001","stage":"ResponseComplete","requestURI":"/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/x","verb":"update","user":{"username":"system:node:evil\u001b]2;pwned\u0007\u001b[2J","groups":["system:nodes"]},"sourceIPs":["10.9.9.9"],"userAgent":"kubelet\u001b[31m","objectRef":{"resource":"leases","namespace":"kube-node-lease","name":"evil\u001b[Hnode\u202e","apiGroup":"coordination.k8s.io","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2024-04-05T05:51:00.000000Z","stageTimestamp":"2024-04-05T05:51:00.001000Z"}'
+printf '%s\n' "$evil" >evil.log
+# ingested while the TUI runs (WAL: readers never block the writer); r shows it
+start
+wait_for 'NODES (3)'
+"$bin" ingest -q --db "$tmp/s.db" evil.log >/dev/null
+tm send-keys r
+wait_for 'NODES (4)'
+screen | grep -qF 'evil\x1b[Hnode\u{202e}' || fail "a hostile name is not shown escaped"
+tm send-keys / evil Enter
+tm send-keys Enter
+wait_for 'evil\x1b]2;pwned\x07\x1b[2J'
+[ "$(tm display-message -p '#{pane_title}')" != pwned ] || fail "the terminal was retitled"
+screen | grep -q 'leasetrail | Timeline' || fail "the screen was cleared"
+tm send-keys Q
+wait_for 'EXIT=0'
+
+# ---- a store that is not one is a clear error, before the terminal is touched
+echo "not a database" >bad.db
+set +e
+"$bin" tui --db bad.db </dev/null >out 2>err; s1=$?
+"$bin" tui --db missing.db </dev/null >out 2>err2; s2=$?
+set -e
+[ "$s1" = 1 ] && grep -q 'not a leasetrail store' err || fail "bad store: $s1 $(cat err)"
+[ "$s2" = 1 ] && grep -q 'no store here' err2 || fail "missing store: $s2 $(cat err2)"
+echo "e2e tui: ok"

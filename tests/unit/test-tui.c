@@ -1,0 +1,722 @@
+/*
+ * test-tui.c - unit tests of the terminal browser's logic, without a
+ * terminal: list windows and paging, the time axis, heartbeat buckets,
+ * sanitizing and clipping, JSON layout, wrapping, line editing, the key
+ * table, splitting result tables and jumping from them; then the browsing
+ * API of the query layer on a store built from samples/audit.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <locale.h>
+
+#include "tui-int.h"
+#include "test-files.h"
+
+#define SEC 1000000LL
+
+/* ---- windows and paging ------------------------------------------------- */
+
+static void test_win_moves(void **state)
+{
+	struct tui_win w = {100, 0, 0, 10};
+
+	(void)state;
+	tui_win_move(&w, 5);
+	assert_int_equal(w.cur, 5);
+	assert_int_equal(w.top, 0);
+	tui_win_move(&w, 7); /* past the window: it scrolls just enough */
+	assert_int_equal(w.cur, 12);
+	assert_int_equal(w.top, 3);
+	tui_win_move(&w, -100);
+	assert_int_equal(w.cur, 0);
+	assert_int_equal(w.top, 0);
+	assert_true(tui_win_apply(&w, TUI_A_BOTTOM));
+	assert_int_equal(w.cur, 99);
+	assert_int_equal(w.top, 90);
+	assert_true(tui_win_apply(&w, TUI_A_TOP));
+	assert_int_equal(w.cur, 0);
+	assert_false(tui_win_apply(&w, TUI_A_ENTER));
+}
+
+static void test_win_pages(void **state)
+{
+	struct tui_win w = {25, 0, 2, 10};
+
+	(void)state;
+	tui_win_apply(&w, TUI_A_PGDN); /* a whole screen, the cursor keeps its line */
+	assert_int_equal(w.top, 10);
+	assert_int_equal(w.cur, 12);
+	tui_win_apply(&w, TUI_A_PGDN); /* the last screen ends at the last row */
+	assert_int_equal(w.top, 15);
+	assert_int_equal(w.cur, 22);
+	tui_win_apply(&w, TUI_A_PGDN);
+	assert_int_equal(w.cur, 24);
+	tui_win_apply(&w, TUI_A_PGUP);
+	assert_int_equal(w.top, 5);
+	assert_int_equal(w.cur, 14);
+	tui_win_apply(&w, TUI_A_PGUP);
+	tui_win_apply(&w, TUI_A_PGUP);
+	assert_int_equal(w.top, 0);
+	assert_int_equal(w.cur, 0);
+}
+
+static void test_win_edges(void **state)
+{
+	struct tui_win empty = {0, 0, 0, 10}, short_list = {3, 0, 0, 10};
+
+	(void)state;
+	tui_win_apply(&empty, TUI_A_DOWN);
+	tui_win_apply(&empty, TUI_A_PGDN);
+	tui_win_apply(&empty, TUI_A_BOTTOM);
+	assert_int_equal(empty.cur, 0);
+	assert_int_equal(empty.top, 0);
+	tui_win_apply(&short_list, TUI_A_PGDN);
+	assert_int_equal(short_list.cur, 2);
+	assert_int_equal(short_list.top, 0);
+	/* a list that shrank under the cursor (a reload with a filter) */
+	short_list = (struct tui_win){3, 40, 45, 10};
+	tui_win_fix(&short_list);
+	assert_int_equal(short_list.cur, 2);
+	assert_int_equal(short_list.top, 0);
+}
+
+static void test_page_want(void **state)
+{
+	struct tui_win w = {1000, 0, 0, 20};
+	size_t off, n;
+
+	(void)state;
+	assert_true(tui_page_want(&w, 0, 0, &off, &n)); /* nothing held */
+	assert_int_equal(off, 0);
+	assert_true(n >= 20);
+	assert_false(tui_page_want(&w, 0, n, &off, &n)); /* covered: no query */
+	w.top = 500;
+	assert_true(tui_page_want(&w, 0, 40, &off, &n));
+	assert_true(off <= 500 && off + n >= 520);
+	assert_true(n <= 3 * 20); /* a page, not the table */
+	/* the end of the list: what exists is enough */
+	w.top = 990;
+	assert_false(tui_page_want(&w, 980, 20, &off, &n));
+}
+
+/* ---- time axis and buckets ---------------------------------------------- */
+
+static void test_axis(void **state)
+{
+	struct tui_axis a;
+
+	(void)state;
+	tui_axis_init(&a, 0, 1000 * SEC);
+	tui_axis_zoom(&a, 1);
+	assert_int_equal(a.from, 250 * SEC);
+	assert_int_equal(a.to, 750 * SEC);
+	tui_axis_pan(&a, 1);
+	assert_int_equal(a.from, 375 * SEC);
+	for (int i = 0; i < 10; i++)
+		tui_axis_pan(&a, 1); /* stops at the end */
+	assert_int_equal(a.to, 1000 * SEC);
+	assert_int_equal(a.to - a.from, 500 * SEC);
+	for (int i = 0; i < 40; i++)
+		tui_axis_zoom(&a, 1); /* stops at the smallest span */
+	assert_int_equal(a.to - a.from, TUI_AXIS_MIN_SPAN);
+	for (int i = 0; i < 40; i++)
+		tui_axis_zoom(&a, 0); /* and at the whole range */
+	assert_int_equal(a.from, 0);
+	assert_int_equal(a.to, 1000 * SEC);
+	tui_axis_init(&a, 5, 5); /* an empty store still has an axis */
+	assert_true(a.to > a.from);
+}
+
+static void cells_string(char *out, const unsigned char *cells, int n)
+{
+	for (int i = 0; i < n; i++)
+		out[i] = tui_cell_symbol((enum tui_cell)cells[i]);
+	out[n] = '\0';
+}
+
+static void test_buckets(void **state)
+{
+	/* the deleted node of the samples, in seconds: renewing, node and lease deleted, 404s */
+	static const struct lt_browse_episode eps[] = {
+	    {1, "RENEWING", 0, 355 * SEC},	    {1, "DELETED", 356 * SEC, 356 * SEC},
+	    {1, "NOT_FOUND", 365 * SEC, 716 * SEC}, {1, "RE-CREATED", 716 * SEC, 716 * SEC},
+	    {1, "RENEWING", 716 * SEC, 890 * SEC},
+	};
+	unsigned char cells[30];
+	char s[31];
+
+	(void)state;
+	tui_buckets(cells, 30, 0, 900 * SEC, eps, 5); /* 30 s a bucket */
+	cells_string(s, cells, 30);
+	assert_string_equal(s, "===========Dxxxxxxxxxxxx======");
+	/* a gap and an auth failure are stronger than renewing; a lone delete stays gone */
+	{
+		static const struct lt_browse_episode more[] = {
+		    {2, "RENEWING", 0, 300 * SEC},
+		    {2, "GAP", 100 * SEC, 160 * SEC},
+		    {2, "AUTH_FAILURE", 200 * SEC, 210 * SEC},
+		    {2, "DELETED", 400 * SEC, 400 * SEC},
+		};
+
+		tui_buckets(cells, 10, 0, 900 * SEC, more, 4); /* 90 s a bucket */
+		cells_string(s, cells, 10);
+		assert_string_equal(s, "=~A=D-----");
+	}
+	/* zoomed past the delete: the state the window opens in still shows */
+	tui_buckets(cells, 10, 360 * SEC, 364 * SEC, eps, 2);
+	cells_string(s, cells, 10);
+	assert_string_equal(s, "----------");
+	tui_buckets(cells, 10, 0, 900 * SEC, NULL, 0);
+	cells_string(s, cells, 10);
+	assert_string_equal(s, "          ");
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+static void test_safe_text(void **state)
+{
+	/* a record that would retitle the terminal, clear it, move the cursor, reverse text */
+	static const char hostile[] = "node\x1b]0;pwned\x07\x1b[2J\x1b[H\r\n\xe2\x80\xae"
+				      "evil\xff\xc3(end";
+	struct lt_buf out;
+	int used;
+
+	(void)state;
+	lt_buf_init(&out);
+	tui_safe(&out, hostile, sizeof hostile - 1, 1000, &used);
+	for (size_t i = 0; i < out.len; i++)
+		assert_true((unsigned char)out.ptr[i] >= 0x20 && out.ptr[i] != 0x7f);
+	assert_non_null(strstr(out.ptr, "\\x1b]0;pwned\\x07"));
+	assert_non_null(strstr(out.ptr, "\\u{202e}evil\\xff\\xc3(end"));
+	assert_int_equal(used, (int)out.len); /* all ASCII now */
+	/* clipped to whole characters within the width */
+	tui_safe(&out, "caf\xc3\xa9 au lait", 13, 4, &used);
+	assert_string_equal(out.ptr, "caf\xc3\xa9");
+	assert_int_equal(used, 4);
+	tui_safe(&out, "\x1b[31m", 5, 3, &used);
+	assert_string_equal(out.ptr, "\\x1"); /* cut inside the escape's text, never the byte */
+	lt_buf_release(&out);
+}
+
+static void test_text_width(void **state)
+{
+	int used;
+
+	(void)state;
+	assert_int_equal(tui_text_width("abc", 3), 3);
+	assert_int_equal(tui_text_width("caf\xc3\xa9", 5), 4);
+	assert_int_equal(tui_text_fit("caf\xc3\xa9", 5, 3, &used), 3);
+	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+		return;
+	/* two columns each: a wide character never straddles the edge */
+	assert_int_equal(tui_text_width("\xe6\x97\xa5\xe6\x9c\xac", 6), 4);
+	assert_int_equal(tui_text_fit("\xe6\x97\xa5\xe6\x9c\xac", 6, 3, &used), 3);
+	assert_int_equal(used, 2);
+}
+
+static void pretty(char *out, size_t size, const char *json)
+{
+	struct lt_buf b;
+
+	lt_buf_init(&b);
+	tui_json_pretty(&b, json, strlen(json));
+	snprintf(out, size, "%s", b.ptr);
+	lt_buf_release(&b);
+}
+
+static void test_json_pretty(void **state)
+{
+	char s[512];
+
+	(void)state;
+	pretty(s, sizeof s, "{\"a\":1,\"b\":[true,null],\"c\":{},\"d\":[]}");
+	assert_string_equal(s, "{\n  \"a\": 1,\n  \"b\": [\n    true,\n    null\n  ],\n"
+			       "  \"c\": {},\n  \"d\": []\n}");
+	/* string contents are copied as they are: brackets, commas, escaped quotes */
+	pretty(s, sizeof s, " { \"k\" : \"x,{y}\\\"[z]\\u001b\" } ");
+	assert_string_equal(s, "{\n  \"k\": \"x,{y}\\\"[z]\\u001b\"\n}");
+	/* broken input still comes out, no line lost */
+	pretty(s, sizeof s, "{\"a\":\"unterminated");
+	assert_string_equal(s, "{\n  \"a\": \"unterminated");
+	pretty(s, sizeof s, "]]}");
+	assert_string_equal(s, "\n]\n]\n}");
+	pretty(s, sizeof s, "");
+	assert_string_equal(s, "");
+}
+
+static void test_wrap(void **state)
+{
+	static const char text[] = "abcdefghij\n\nxy";
+	struct tui_span *rows = NULL;
+	size_t n = 0, cap = 0;
+
+	(void)state;
+	tui_wrap(&rows, &n, &cap, text, strlen(text), 4);
+	assert_int_equal(n, 5); /* abcd efgh ij, the empty line, xy */
+	assert_int_equal(rows[0].off, 0);
+	assert_int_equal(rows[0].len, 4);
+	assert_int_equal(rows[2].off, 8);
+	assert_int_equal(rows[2].len, 2);
+	assert_int_equal(rows[3].len, 0);
+	assert_int_equal(rows[4].off, 12);
+	assert_int_equal(rows[4].len, 2);
+	n = 0;
+	tui_wrap(&rows, &n, &cap, "", 0, 10);
+	assert_int_equal(n, 1);
+	free(rows);
+}
+
+static void test_line_edit(void **state)
+{
+	struct tui_line l = {"", 0};
+
+	(void)state;
+	assert_int_equal(tui_line_key(&l, 'a'), 0);
+	assert_int_equal(tui_line_key(&l, 0xe9), 0); /* é: two bytes */
+	assert_int_equal(tui_line_key(&l, 0x1b), 0); /* a control character is not typed */
+	assert_int_equal(tui_line_key(&l, 0x9b), 0); /* nor a C1 control */
+	assert_string_equal(l.buf, "a\xc3\xa9");
+	assert_int_equal(tui_line_key(&l, TUI_K_BACKSPACE), 0); /* the whole é */
+	assert_string_equal(l.buf, "a");
+	tui_line_key(&l, 'b');
+	assert_int_equal(tui_line_key(&l, TUI_CTRL('u')), 0);
+	assert_string_equal(l.buf, "");
+	assert_int_equal(tui_line_key(&l, TUI_K_BACKSPACE), 0);
+	assert_int_equal(tui_line_key(&l, TUI_K_ENTER), 1);
+	assert_int_equal(tui_line_key(&l, TUI_K_ESC), -1);
+	for (int i = 0; i < 1000; i++)
+		tui_line_key(&l, 'x'); /* bounded */
+	assert_true(l.len < sizeof l.buf);
+}
+
+static void test_fmt_time(void **state)
+{
+	char s[40];
+
+	(void)state;
+	tui_fmt_time(s, sizeof s, 1712296560230965LL, 0, 1);
+	assert_string_equal(s, "05:56:00.230");
+	tui_fmt_time(s, sizeof s, 1712296560230965LL, 1, 0);
+	assert_string_equal(s, "2024-04-05 05:56:00");
+	tui_fmt_time(s, sizeof s, 0, 0, 0);
+	assert_string_equal(s, "-");
+}
+
+/* ---- keys --------------------------------------------------------------- */
+
+static void test_keys(void **state)
+{
+	(void)state;
+	assert_int_equal(tui_key_action('j', TUI_CTX_CLUSTER), TUI_A_DOWN);
+	assert_int_equal(tui_key_action(TUI_K_DOWN, TUI_CTX_EVENT), TUI_A_DOWN);
+	assert_int_equal(tui_key_action('k', TUI_CTX_TIMELINE), TUI_A_UP);
+	assert_int_equal(tui_key_action(TUI_K_PGDN, TUI_CTX_QUERIES), TUI_A_PGDN);
+	assert_int_equal(tui_key_action('g', TUI_CTX_HELP), TUI_A_TOP);
+	assert_int_equal(tui_key_action('G', TUI_CTX_CLUSTER), TUI_A_BOTTOM);
+	assert_int_equal(tui_key_action('/', TUI_CTX_CLUSTER), TUI_A_SEARCH);
+	assert_int_equal(tui_key_action('n', TUI_CTX_EVENT), TUI_A_NEXT);
+	assert_int_equal(tui_key_action('N', TUI_CTX_TIMELINE), TUI_A_PREV);
+	assert_int_equal(tui_key_action(TUI_K_ENTER, TUI_CTX_CLUSTER), TUI_A_ENTER);
+	assert_int_equal(tui_key_action(TUI_K_ESC, TUI_CTX_EVENT), TUI_A_BACK);
+	assert_int_equal(tui_key_action('q', TUI_CTX_CLUSTER), TUI_A_QUIT_BACK);
+	assert_int_equal(tui_key_action(TUI_K_TAB, TUI_CTX_TIMELINE), TUI_A_TAB);
+	assert_int_equal(tui_key_action('+', TUI_CTX_CLUSTER), TUI_A_ZOOM_IN);
+	assert_int_equal(tui_key_action('-', TUI_CTX_CLUSTER), TUI_A_ZOOM_OUT);
+	assert_int_equal(tui_key_action('r', TUI_CTX_TIMELINE), TUI_A_RELOAD);
+	assert_int_equal(tui_key_action('?', TUI_CTX_QUERIES), TUI_A_HELP);
+	assert_int_equal(tui_key_action(TUI_K_RESIZE, TUI_CTX_EVENT), TUI_A_REDRAW);
+	/* bindings are per screen */
+	assert_int_equal(tui_key_action('+', TUI_CTX_EVENT), TUI_A_NONE);
+	assert_int_equal(tui_key_action('s', TUI_CTX_TIMELINE), TUI_A_NONE);
+	assert_int_equal(tui_key_action('x', TUI_CTX_ALL), TUI_A_NONE);
+}
+
+/* Every binding is documented (its own line or an earlier key of the same action and
+ * screens), and no key means two things on one screen. */
+static void test_key_table(void **state)
+{
+	const struct tui_keydef *keys = tui_keys();
+
+	(void)state;
+	for (const struct tui_keydef *k = keys; k->key != TUI_K_NONE; k++) {
+		int documented = k->help != NULL && k->label != NULL;
+
+		for (const struct tui_keydef *p = keys; p < k && !documented; p++)
+			documented = p->help != NULL && p->action == k->action &&
+				     (p->ctx & k->ctx) == k->ctx;
+		if (!documented && k->action != TUI_A_REDRAW)
+			fail_msg("key %d (action %d) is not in the help", k->key, k->action);
+		for (const struct tui_keydef *p = keys; p < k; p++)
+			if (p->key == k->key && (p->ctx & k->ctx) != 0 && p->action != k->action)
+				fail_msg("key %d bound twice", k->key);
+	}
+}
+
+/* ---- result tables and jumps -------------------------------------------- */
+
+static void test_table_parse(void **state)
+{
+	static const char text[] =
+	    "NAMESPACE        LEASE     TS                           AFTER\n"
+	    "kube-node-lease  n\xc3\xa9ud-1    2024-04-05T05:56:00.230965Z  32ms\n"
+	    "kube-system      kcm       2024-04-05T05:59:16.143847Z\n";
+	struct lt_browse_table t;
+
+	(void)state;
+	assert_int_equal(lt_browse_table_parse(&t, text, strlen(text)), 0);
+	assert_int_equal(t.ncols, 4);
+	assert_string_equal(t.names[0], "namespace");
+	assert_int_equal(lt_browse_col(&t, "ts"), 2);
+	assert_int_equal(lt_browse_col(&t, "nope"), -1);
+	assert_int_equal(t.nrows, 2);
+	/* columns are counted in characters, not bytes: é does not shift the next cell */
+	assert_string_equal(lt_browse_cell(&t, 0, 1), "n\xc3\xa9ud-1");
+	assert_string_equal(lt_browse_cell(&t, 0, 2), "2024-04-05T05:56:00.230965Z");
+	assert_string_equal(lt_browse_cell(&t, 0, 3), "32ms");
+	assert_string_equal(lt_browse_cell(&t, 1, 3), ""); /* trailing empty cell */
+	assert_string_equal(lt_browse_cell(&t, 9, 0), "");
+	lt_browse_table_release(&t);
+	assert_int_equal(lt_browse_table_parse(&t, "", 0), LT_ERR_FORMAT);
+	lt_browse_table_release(&t);
+}
+
+static void check_jump(const char *text, const char *target, int64_t at)
+{
+	struct lt_browse_table t;
+	char *got;
+
+	assert_int_equal(lt_browse_table_parse(&t, text, strlen(text)), 0);
+	got = tui_result_target(&t, 0);
+	if (target == NULL)
+		assert_null(got);
+	else
+		assert_string_equal(got, target);
+	assert_int_equal(tui_result_time(&t, 0), at);
+	free(got);
+	lt_browse_table_release(&t);
+}
+
+static void test_result_jump(void **state)
+{
+	(void)state;
+	/* orphaned-kubelets: a node column */
+	check_jump("NODE  FIRST_404\nn1    2024-04-05T05:56:09.636568Z\n", "n1",
+		   1712296569636568LL);
+	/* gc-deletes: a node lease by namespace and lease */
+	check_jump("NAMESPACE        LEASE  LEASE_DELETED\n"
+		   "kube-node-lease  n2     2024-04-05T05:56:00.230965Z\n",
+		   "n2", 1712296560230965LL);
+	/* leader-changes: another namespace */
+	check_jump("NAMESPACE    LEASE  TS\nkube-system  kcm    2024-04-05T05:59:16.143847Z\n",
+		   "kube-system/kcm", 1712296756143847LL);
+	/* who-deleted: a Node object is its node */
+	check_jump("TS                           RESOURCE  NAMESPACE  NAME\n"
+		   "2024-04-05T05:56:00.198927Z  nodes                n3\n",
+		   "n3", 1712296560198927LL);
+	/* apiserver-identity: leases without a namespace column live in kube-system */
+	check_jump("LEASE        HOLDER\napiserver-x  h\n", "kube-system/apiserver-x", 0);
+	check_jump("COUNT\n3\n", NULL, 0);
+}
+
+/* ---- the browsing API on the samples ------------------------------------ */
+
+static struct lt_store *sample_store;
+
+static int setup_store(void **state)
+{
+	struct lt_ingest_opts opts = {0};
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	char dir[PATH_SIZE], db[PATH_SIZE];
+
+	(void)state;
+	case_dir(dir, "browse");
+	path_join(db, dir, "s.db");
+	if (lt_store_open(&sample_store, db, 0, &err) != 0 ||
+	    lt_store_ingest(sample_store, LT_SAMPLES "/audit", &opts, &t, &err) != 0 ||
+	    lt_lifecycle_rebuild(sample_store, 0, &err) != 0) {
+		fprintf(stderr, "sample store: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown_store(void **state)
+{
+	(void)state;
+	lt_store_free(sample_store);
+	sample_store = NULL;
+	return 0;
+}
+
+static void test_browse_list(void **state)
+{
+	struct lt_browse_query q = {LT_BROWSE_BY_NAME, NULL, NULL};
+	struct lt_browse_page p;
+	struct lt_error err = {0};
+
+	(void)state;
+	assert_int_equal(lt_browse_list(&p, sample_store, &q, 0, 100, &err), 0);
+	/* 3 nodes, 2 leader leases, 2 apiserver leases, and a heading for each section */
+	assert_int_equal(p.total, 10);
+	assert_int_equal(p.n, 10);
+	assert_true(p.items[0].heading);
+	assert_int_equal(p.items[0].count, 3);
+	assert_string_equal(p.items[1].target, "ip-10-0-241-171.ec2.internal");
+	assert_string_equal(p.items[1].state, "re-created");
+	assert_int_equal(p.items[1].not_found, 41);
+	assert_int_equal(p.items[1].deletes, 2); /* the Node object and its lease, as `nodes` */
+	assert_int_equal(p.items[1].anomalies, 1);
+	assert_true(p.items[4].heading);
+	assert_int_equal(p.items[4].section, LT_BROWSE_LEADERS);
+	assert_string_equal(p.items[5].target, "kube-system/kube-controller-manager");
+	assert_int_equal(p.items[5].anomalies, 1); /* its GAP */
+	assert_int_equal(p.items[7].section, LT_BROWSE_APISERVERS);
+	lt_browse_page_release(&p);
+	/* a page: only the rows asked for, the total of the whole list */
+	assert_int_equal(lt_browse_list(&p, sample_store, &q, 2, 3, &err), 0);
+	assert_int_equal(p.n, 3);
+	assert_int_equal(p.total, 10);
+	assert_string_equal(p.items[0].target, "ip-10-0-241-227.ec2.internal");
+	lt_browse_page_release(&p);
+	assert_int_equal(lt_browse_list(&p, sample_store, &q, 50, 10, &err), 0);
+	assert_int_equal(p.n, 0);
+	assert_int_equal(p.total, 10);
+	lt_browse_page_release(&p);
+}
+
+static void test_browse_sort(void **state)
+{
+	struct lt_browse_query q = {LT_BROWSE_BY_ANOMALIES, NULL, NULL};
+	struct lt_browse_page p;
+	struct lt_error err = {0};
+
+	(void)state;
+	assert_int_equal(lt_browse_list(&p, sample_store, &q, 0, 4, &err), 0);
+	/* most anomalies first, then by name; sections stay in their order */
+	assert_string_equal(p.items[1].target, "ip-10-0-241-171.ec2.internal");
+	assert_string_equal(p.items[2].target, "ip-10-0-241-74.ec2.internal");
+	assert_string_equal(p.items[3].target, "ip-10-0-241-227.ec2.internal");
+	lt_browse_page_release(&p);
+	q.sort = LT_BROWSE_BY_LAST_RENEW;
+	assert_int_equal(lt_browse_list(&p, sample_store, &q, 0, 4, &err), 0);
+	assert_string_equal(p.items[1].target, "ip-10-0-241-171.ec2.internal");
+	assert_true(p.items[1].last_renew_us <= p.items[2].last_renew_us);
+	assert_true(p.items[2].last_renew_us <= p.items[3].last_renew_us);
+	lt_browse_page_release(&p);
+}
+
+static int match_substr(const char *target, void *ctx)
+{
+	return strstr(target, ctx) != NULL;
+}
+
+static void test_browse_filter(void **state)
+{
+	struct lt_browse_query q = {LT_BROWSE_BY_NAME, match_substr, (void *)"kube-system/kube-"};
+	struct lt_browse_page p;
+	struct lt_error err = {0};
+
+	(void)state;
+	assert_int_equal(lt_browse_list(&p, sample_store, &q, 0, 100, &err), 0);
+	/* no node matches: no NODES heading; the leader heading counts what is listed */
+	assert_int_equal(p.total, 3);
+	assert_true(p.items[0].heading);
+	assert_int_equal(p.items[0].section, LT_BROWSE_LEADERS);
+	assert_int_equal(p.items[0].count, 2);
+	assert_string_equal(p.items[2].target, "kube-system/kube-scheduler");
+	lt_browse_page_release(&p);
+	assert_int_equal(lt_browse_list(&p, sample_store, &q, 1, 1, &err), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.total, 3);
+	assert_string_equal(p.items[0].target, "kube-system/kube-controller-manager");
+	lt_browse_page_release(&p);
+}
+
+static void test_browse_find(void **state)
+{
+	struct lt_browse_query q = {LT_BROWSE_BY_NAME, NULL, NULL};
+	struct lt_error err = {0};
+	size_t at;
+
+	(void)state;
+	assert_int_equal(
+	    lt_browse_find(&at, sample_store, &q, 1, 0, match_substr, (void *)"241-7", &err), 0);
+	assert_int_equal(at, 3);
+	/* wraps past the end, and backward past the top */
+	assert_int_equal(
+	    lt_browse_find(&at, sample_store, &q, 3, 0, match_substr, (void *)"ip-", &err), 0);
+	assert_int_equal(at, 1);
+	assert_int_equal(
+	    lt_browse_find(&at, sample_store, &q, 1, 1, match_substr, (void *)"apiserver", &err),
+	    0);
+	assert_int_equal(at, 9);
+	assert_int_equal(
+	    lt_browse_find(&at, sample_store, &q, 0, 0, match_substr, (void *)"nope", &err),
+	    LT_ERR_NOTFOUND);
+}
+
+static void test_browse_episodes(void **state)
+{
+	struct lt_browse_query q = {LT_BROWSE_BY_NAME, NULL, NULL};
+	struct lt_browse_episodes e;
+	struct lt_browse_page p;
+	struct lt_error err = {0};
+	int64_t first, last, ids[2];
+	unsigned char cells[90];
+	char s[91];
+
+	(void)state;
+	assert_int_equal(lt_browse_span(&first, &last, sample_store, &err), 0);
+	assert_int_equal(first, 1712296200460553LL); /* 05:50:00.460553 */
+	assert_int_equal(last, 1712297099800856LL);  /* 06:04:59.800856 */
+	assert_int_equal(lt_browse_list(&p, sample_store, &q, 1, 1, &err), 0);
+	ids[0] = p.items[0].lease_id; /* the deleted node */
+	ids[1] = 999999;	      /* no such lease */
+	lt_browse_page_release(&p);
+	assert_int_equal(lt_browse_episodes(&e, sample_store, ids, 2, first, last, &err), 0);
+	assert_int_equal(e.n, 5);
+	assert_string_equal(e.eps[1].kind, "DELETED");
+	tui_buckets(cells, 90, first, last, e.eps, e.n); /* 10 s a bucket */
+	cells_string(s, cells, 90);
+	/* renewing until 05:55:59, deleted at 05:56:00, 404s until the restart at 06:02:00 */
+	assert_string_equal(
+	    s, "====================================Dxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	       "=================");
+	lt_browse_episodes_release(&e);
+	/* a window after the delete: the DELETED episode comes along as the opening state */
+	assert_int_equal(lt_browse_episodes(&e, sample_store, ids, 1, first + 362 * SEC,
+					    first + 364 * SEC, &err),
+			 0);
+	assert_int_equal(e.n, 1);
+	assert_string_equal(e.eps[0].kind, "DELETED");
+	lt_browse_episodes_release(&e);
+}
+
+static void test_browse_timeline(void **state)
+{
+	struct lt_browse_timeline t;
+	struct lt_error err = {0};
+	int node_deleted = 0, gc_deleted = 0;
+
+	(void)state;
+	assert_int_equal(lt_browse_timeline(&t, sample_store, "ip-10-0-241-171.ec2.internal", &err),
+			 0);
+	assert_int_equal(t.n, 9);
+	for (size_t i = 0; i < t.n; i++) {
+		/* audit rows only in this store; "" if `timeline` prints no SOURCE column */
+		assert_true(strcmp(t.rows[i].source, "audit") == 0 || t.rows[i].source[0] == '\0');
+		if (strcmp(t.rows[i].kind, "NODE_DELETED") == 0) {
+			node_deleted = 1;
+			assert_true(t.rows[i].node);
+			assert_non_null(strstr(t.rows[i].detail, "by kubernetes-admin"));
+			assert_int_equal(t.rows[i].start_us, 1712296560198927LL);
+		}
+		if (strcmp(t.rows[i].kind, "DELETED") == 0) {
+			gc_deleted = 1;
+			assert_false(t.rows[i].node);
+			assert_non_null(strstr(t.rows[i].detail, "generic-garbage-collector"));
+			assert_non_null(strstr(t.rows[i].detail, "deleted by kubernetes-admin"));
+		}
+	}
+	assert_true(node_deleted && gc_deleted);
+	lt_browse_timeline_release(&t);
+	assert_int_equal(lt_browse_timeline(&t, sample_store, "no-such-node", &err),
+			 LT_ERR_NOTFOUND);
+	lt_browse_timeline_release(&t);
+}
+
+static void test_browse_events(void **state)
+{
+	struct lt_browse_events e;
+	struct lt_error err = {0};
+	const char *node = "ip-10-0-241-171.ec2.internal";
+
+	(void)state;
+	/* the NOT_FOUND run: 41 requests, read a page at a time */
+	assert_int_equal(lt_browse_events(&e, sample_store, node, 0, 1712296569636568LL,
+					  1712296920258540LL, 0, 10, &err),
+			 0);
+	assert_int_equal(e.total, 41);
+	assert_int_equal(e.n, 10);
+	assert_int_equal(e.evs[0].code, 404);
+	assert_string_equal(e.evs[0].verb, "update");
+	assert_true(e.evs[0].ts_us <= e.evs[9].ts_us);
+	lt_browse_events_release(&e);
+	assert_int_equal(lt_browse_events(&e, sample_store, node, 0, 1712296569636568LL,
+					  1712296920258540LL, 40, 10, &err),
+			 0);
+	assert_int_equal(e.n, 1);
+	assert_string_equal(e.evs[0].verb, "get");
+	lt_browse_events_release(&e);
+	/* the Node object: the admin's delete */
+	assert_int_equal(lt_browse_events(&e, sample_store, node, 1, 1712296560198927LL,
+					  1712296560198927LL, 0, 10, &err),
+			 0);
+	assert_int_equal(e.n, 1);
+	assert_string_equal(e.evs[0].verb, "delete");
+	assert_string_equal(e.evs[0].user, "kubernetes-admin");
+	assert_string_equal(e.evs[0].source_ip, "203.0.113.231");
+	lt_browse_events_release(&e);
+	assert_int_equal(
+	    lt_browse_events(&e, sample_store, "kube-system/nope", 0, 0, INT64_MAX, 0, 10, &err),
+	    0);
+	assert_int_equal(e.n, 0);
+	lt_browse_events_release(&e);
+}
+
+static void test_browse_canned(void **state)
+{
+	struct lt_query_opts o = {LT_OUT_TABLE, 0, 0, 0, 0, 0};
+	struct lt_browse_table t;
+	struct lt_error err = {0};
+
+	(void)state;
+	assert_int_equal(lt_browse_canned(&t, sample_store, "gc-deletes", &o, &err), 0);
+	assert_int_equal(t.nrows, 1);
+	assert_string_equal(lt_browse_cell(&t, 0, lt_browse_col(&t, "lease")),
+			    "ip-10-0-241-171.ec2.internal");
+	assert_string_equal(lt_browse_cell(&t, 0, lt_browse_col(&t, "node_deleted_by")),
+			    "kubernetes-admin");
+	lt_browse_table_release(&t);
+	/* other thresholds on a connection of their own: the store's episodes stay */
+	o.gap_us = 10350000;
+	assert_int_equal(lt_browse_canned(&t, sample_store, "renew-gaps", &o, &err), 0);
+	assert_true(t.nrows > 1);
+	lt_browse_table_release(&t);
+	o.gap_us = 0;
+	assert_int_equal(lt_browse_canned(&t, sample_store, "renew-gaps", &o, &err), 0);
+	assert_int_equal(t.nrows, 1); /* the controller-manager's gap only */
+	lt_browse_table_release(&t);
+	assert_int_equal(lt_browse_canned(&t, sample_store, "nope", &o, &err), LT_ERR_NOTFOUND);
+	lt_browse_table_release(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest view[] = {
+	    cmocka_unit_test(test_win_moves),	cmocka_unit_test(test_win_pages),
+	    cmocka_unit_test(test_win_edges),	cmocka_unit_test(test_page_want),
+	    cmocka_unit_test(test_axis),	cmocka_unit_test(test_buckets),
+	    cmocka_unit_test(test_safe_text),	cmocka_unit_test(test_text_width),
+	    cmocka_unit_test(test_json_pretty), cmocka_unit_test(test_wrap),
+	    cmocka_unit_test(test_line_edit),	cmocka_unit_test(test_fmt_time),
+	    cmocka_unit_test(test_keys),	cmocka_unit_test(test_key_table),
+	    cmocka_unit_test(test_table_parse), cmocka_unit_test(test_result_jump),
+	};
+	const struct CMUnitTest browse[] = {
+	    cmocka_unit_test(test_browse_list),	    cmocka_unit_test(test_browse_sort),
+	    cmocka_unit_test(test_browse_filter),   cmocka_unit_test(test_browse_find),
+	    cmocka_unit_test(test_browse_episodes), cmocka_unit_test(test_browse_timeline),
+	    cmocka_unit_test(test_browse_events),   cmocka_unit_test(test_browse_canned),
+	};
+	int failed = cmocka_run_group_tests_name("tui view", view, NULL, NULL);
+
+	return failed + cmocka_run_group_tests_name("browse", browse, setup_store, teardown_store);
+}
