@@ -19,7 +19,7 @@ struct log_loader {
 	struct lt_error *err;
 	int64_t source_id;
 	int64_t node_id; /* --node, 0 when none */
-	sqlite3_stmt *ins, *ins_raw, *ins_host, *save;
+	sqlite3_stmt *ins, *ins_raw, *ins_host, *save, *same;
 	uint64_t last_hash; /* of the previous line, for counting repeats */
 	uint32_t repeat;
 	int64_t last_host_id; /* hosts already in the hosts table: the last one */
@@ -53,6 +53,10 @@ int log_loader_new(struct log_loader **out, struct lt_store *st, int64_t source_
 			      err) ||
 	    store_prepare_raw(st, &ll->ins_host, "INSERT OR IGNORE INTO hosts VALUES(?1, ?1)",
 			      err) ||
+	    store_prepare_raw(st, &ll->same,
+			      "SELECT ts_us IS ?2 AND klog_us IS ?3 AND host_id IS ?4 AND pid IS ?5"
+			      " AND message IS ?6 AND fields IS ?7 FROM lines WHERE lkey = ?1",
+			      err) ||
 	    store_prepare_raw(st, &ll->save,
 			      "INSERT OR REPLACE INTO log_sources(source_id, lines, year,"
 			      " year_rule, first_us, last_us, klog_skew, node)"
@@ -75,6 +79,7 @@ void log_loader_free(struct log_loader *ll)
 	sqlite3_finalize(ll->ins_raw);
 	sqlite3_finalize(ll->ins_host);
 	sqlite3_finalize(ll->save);
+	sqlite3_finalize(ll->same);
 	free(ll->node);
 	free(ll);
 }
@@ -94,7 +99,13 @@ static uint64_t logs_fnv_str(uint64_t h, struct lt_str s)
 	return s.ptr ? logs_fnv(h, s.ptr, s.len) : h;
 }
 
-/* The line's dedupe key: what it says, when, from where, and its repeat count. */
+/*
+ * The line's dedupe key: its second in the high bits, so that a file's
+ * lines land nearly in order in the key index (random keys made every
+ * insert a random page once the index outgrew the cache), then 29 bits of
+ * a hash of what it says, from where, and its repeat count.  Two different
+ * lines of one second may share a key: log_loader_store tells them apart.
+ */
 static int64_t logs_key(struct log_loader *ll, const struct lt_log_line *ln)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -109,7 +120,7 @@ static int64_t logs_key(struct log_loader *ll, const struct lt_log_line *ln)
 	ll->last_hash = h;
 	h = logs_fnv(h, &ll->repeat, sizeof ll->repeat);
 	h ^= h >> 31;
-	return (int64_t)(h & 0x7fffffffffffffffULL);
+	return (ln->ts_us > 0 ? ln->ts_us / 1000000 : 0) << 29 | (int64_t)(h & ((1u << 29) - 1));
 }
 
 static void logs_bind_str(sqlite3_stmt *s, int idx, struct lt_str v)
@@ -150,16 +161,18 @@ static void logs_bind_ids(sqlite3_stmt *s, const int64_t ids[9])
 			sqlite3_bind_int64(s, cols[i], ids[i]);
 }
 
-static void logs_bind(struct log_loader *ll, const struct lt_log_line *ln,
-		      const struct lt_where *at, const int64_t ids[9])
+/* Binds the insert; with keyed, the dedupe key too, which it returns. */
+static int64_t logs_bind(struct log_loader *ll, const struct lt_log_line *ln,
+			 const struct lt_where *at, const int64_t ids[9], int keyed)
 {
 	sqlite3_stmt *s = ll->ins;
-	int64_t node = ll->node_id ? ll->node_id : ids[0];
+	int64_t node = ll->node_id ? ll->node_id : ids[0], key = keyed ? logs_key(ll, ln) : 0;
 
 	sqlite3_bind_int64(s, 1, ll->source_id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)at->line);
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)at->offset);
-	sqlite3_bind_int64(s, 4, logs_key(ll, ln));
+	if (keyed)
+		sqlite3_bind_int64(s, 4, key);
 	sqlite3_bind_int64(s, 5, ln->ts_us);
 	if (ln->klog_us != 0)
 		sqlite3_bind_int64(s, 6, ln->klog_us);
@@ -176,6 +189,7 @@ static void logs_bind(struct log_loader *ll, const struct lt_log_line *ln,
 	logs_bind_str(s, 21, ln->message);
 	logs_bind_str(s, 22, ln->fields);
 	logs_bind_str(s, 23, at->ext_id);
+	return key;
 }
 
 static int logs_step(struct log_loader *ll, sqlite3_stmt *s, const char *what)
@@ -185,6 +199,30 @@ static int logs_step(struct log_loader *ll, sqlite3_stmt *s, const char *what)
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
 	return rc == SQLITE_DONE ? 0 : store_db_error(ll->st, ll->err, what);
+}
+
+/* 1 when the stored line with this key says what ln says, when and where ln says it. */
+static int logs_same(struct log_loader *ll, int64_t key, const struct lt_log_line *ln,
+		     int64_t host_id)
+{
+	sqlite3_stmt *q = ll->same;
+	int same = 0;
+
+	sqlite3_bind_int64(q, 1, key);
+	sqlite3_bind_int64(q, 2, ln->ts_us);
+	if (ln->klog_us != 0)
+		sqlite3_bind_int64(q, 3, ln->klog_us);
+	if (host_id != 0)
+		sqlite3_bind_int64(q, 4, host_id);
+	if (ln->pid >= 0)
+		sqlite3_bind_int64(q, 5, ln->pid);
+	logs_bind_str(q, 6, ln->message);
+	logs_bind_str(q, 7, ln->fields);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		same = sqlite3_column_int(q, 0);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	return same;
 }
 
 /* Notes a host in the hosts table (mapped to itself until lt_store_map_hosts). */
@@ -217,14 +255,22 @@ int log_loader_store(struct log_loader *ll, const struct lt_log_line *ln, const 
 {
 	int64_t ids[9];
 
+	int64_t key;
+
 	*stored = 0;
 	if (logs_intern(ll, ln, at, ids) != 0)
 		return LT_ERR_DB;
-	logs_bind(ll, ln, at, ids);
+	key = logs_bind(ll, ln, at, ids, 1);
 	if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
 		return LT_ERR_DB;
-	if (sqlite3_changes(ll->st->db) == 0)
-		return 0; /* the same line, already stored */
+	if (sqlite3_changes(ll->st->db) == 0) {
+		if (logs_same(ll, key, ln, ids[0]))
+			return 0; /* the same line, already stored */
+		/* another line of that second with the same hash: keep it, without a key */
+		logs_bind(ll, ln, at, ids, 0);
+		if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
+			return LT_ERR_DB;
+	}
 	*stored = 1;
 	logs_note_summary(ll, ln);
 	sqlite3_bind_int64(ll->ins_raw, 1, sqlite3_last_insert_rowid(ll->st->db));

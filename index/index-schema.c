@@ -119,9 +119,16 @@ static const char *const index_sql[] = {
     /* every event of one object in time order: node stories, timelines, single leases */
     "CREATE INDEX IF NOT EXISTS audit_object ON audit(resource_id, namespace_id, name_id, "
     "stage_us)",
+    /* log lines: a node's (timelines), about something (subjects), of a kind (queries) */
+    "CREATE INDEX IF NOT EXISTS lines_node ON lines(node_id, ts_us)",
+    "CREATE INDEX IF NOT EXISTS lines_subject ON lines(subject_id, ts_us)",
+    "CREATE INDEX IF NOT EXISTS lines_kind ON lines(kind_id, ts_us)",
+    /* the lines worth showing in a timeline: errors, warnings, and what the table knows */
+    "CREATE INDEX IF NOT EXISTS lines_notable ON lines(node_id, ts_us) WHERE " LT_LINE_NOTABLE,
 };
 
-static const char *const index_names[] = {"audit_object", "audit_rtv"};
+static const char *const index_names[] = {"audit_rtv",	   "audit_object", "lines_node",
+					  "lines_subject", "lines_kind",   "lines_notable"};
 
 /*
  * Log lines (journal, klog, CloudWatch messages).  node_id is the node a
@@ -196,11 +203,6 @@ static const char *const schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS audit_ext(id INTEGER PRIMARY KEY, ext_id TEXT, stream TEXT)",
     LOG_TABLES,
     "CREATE UNIQUE INDEX IF NOT EXISTS lines_key ON lines(lkey)",
-    "CREATE INDEX IF NOT EXISTS lines_node ON lines(node_id, ts_us)",
-    "CREATE INDEX IF NOT EXISTS lines_subject ON lines(subject_id, ts_us)",
-    "CREATE INDEX IF NOT EXISTS lines_kind ON lines(kind_id, ts_us)",
-    /* the lines worth showing in a timeline: errors, warnings, and what the table knows */
-    "CREATE INDEX IF NOT EXISTS lines_notable ON lines(node_id, ts_us) WHERE " LT_LINE_NOTABLE,
     "CREATE TABLE IF NOT EXISTS lines_raw(id INTEGER PRIMARY KEY, text TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS hosts(host_id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL)",
     /* per text source: how its years were inferred, and its time range */
@@ -379,7 +381,10 @@ int lt_store_ingest_begin(struct lt_store *st, struct lt_error *err)
 	sqlite3_stmt *q;
 	int empty = 0;
 
-	if (store_prepare_raw(st, &q, "SELECT NOT EXISTS (SELECT 1 FROM audit)", err) != 0)
+	if (store_prepare_raw(
+		st, &q,
+		"SELECT NOT EXISTS (SELECT 1 FROM audit) AND NOT EXISTS (SELECT 1 FROM lines)",
+		err) != 0)
 		return LT_ERR_DB;
 	if (sqlite3_step(q) == SQLITE_ROW)
 		empty = sqlite3_column_int(q, 0);
@@ -387,8 +392,14 @@ int lt_store_ingest_begin(struct lt_store *st, struct lt_error *err)
 	if (!empty)
 		return 0;
 	st->deferred_indexes = 1;
-	return store_exec(st, "DROP INDEX IF EXISTS audit_object; DROP INDEX IF EXISTS audit_rtv;",
-			  err);
+	for (size_t i = 0; i < sizeof index_names / sizeof *index_names; i++) {
+		char drop[96];
+
+		snprintf(drop, sizeof drop, "DROP INDEX IF EXISTS %s", index_names[i]);
+		if (store_exec(st, drop, err) != 0)
+			return LT_ERR_DB;
+	}
+	return 0;
 }
 
 struct schema_job {
