@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* wide enough for the log kinds (lease-update-fallback), not to starve DETAIL at 80 columns */
+#define TL_KIND_W 22
+
 enum { TL_SEARCH = 1 };
 
 #define TL_EVENT_PAGE 512 /* events read per step of a search */
@@ -99,8 +102,8 @@ static void tl_row(struct tui *t, struct timeline *s, int y, int cols, size_t i,
 	tui_fill(y, 0, cols, TUI_S_NORMAL | sel);
 	x += tui_put(y, x, tw, TUI_S_NORMAL | sel, a) + 1;
 	x += tui_put(y, x, tw, TUI_S_NORMAL | sel, b) + 1;
-	tui_put(y, x, 16, tl_kind_style(r->kind) | sel, r->kind);
-	x += 17;
+	tui_put(y, x, TL_KIND_W, tl_kind_style(r->kind) | sel, r->kind);
+	x += TL_KIND_W + 1;
 	x += tui_put(y, x, 6, TUI_S_NORMAL | sel, n) + 2;
 	if (tl_is_log(r)) {
 		/* a row of log lines: say whose */
@@ -180,9 +183,9 @@ static void tl_draw(struct tui *t, struct tui_screen *sc, int y0, int h, int col
 	dated = t->last_us - t->first_us > 86400000000LL;
 	s->win.height = list_h > 1 ? (size_t)list_h : 1;
 	tui_win_fix(&s->win);
-	snprintf(line, sizeof line, "%-*s %-*s %-16s %6s  DETAIL of %s (%zu rows)%s",
-		 dated ? 23 : 12, "START", dated ? 23 : 12, "END", "KIND", "COUNT", s->target,
-		 s->tl.n, s->expanded && !s->focus ? " <" : "");
+	snprintf(line, sizeof line, "%-*s %-*s %-*s %6s  DETAIL of %s (%zu rows)%s",
+		 dated ? 23 : 12, "START", dated ? 23 : 12, "END", TL_KIND_W, "KIND", "COUNT",
+		 s->target, s->tl.n, s->expanded && !s->focus ? " <" : "");
 	tui_draw_header(y0, cols, line);
 	for (size_t k = 0; k < s->win.height && s->win.top + k < s->tl.n; k++) {
 		size_t i = s->win.top + k;

@@ -37,7 +37,7 @@ static int cq_fail(struct cq *q, const char *what)
 {
 	if (q->err[0] == '\0')
 		snprintf(q->err, sizeof q->err, "%s at token %d ('%s')", what, q->i,
-			 q->i < q->n ? q->t[q->i].s : "<end>");
+			 q->i >= 0 && q->i < q->n ? q->t[q->i].s : "<end>");
 	return -1;
 }
 
@@ -155,8 +155,11 @@ static int cq_defined(const struct cq *q, const char *name)
 
 static void cq_define(struct cq *q, const char *name)
 {
+	size_t n = strnlen(name, sizeof q->names[0] - 1);
+
 	assert_true(q->nnames < 64);
-	snprintf(q->names[q->nnames++], sizeof q->names[0], "%s", name);
+	memmove(q->names[q->nnames], name, n); /* name may be a token of q itself */
+	q->names[q->nnames++][n] = '\0';
 }
 
 static int cq_expr(struct cq *q);
