@@ -18,6 +18,8 @@ struct ingest_run {
 	double started, last_draw;
 	uint64_t file_rejects;
 	struct lt_ingest_totals totals;
+	char **later; /* text logs, read after the rest */
+	size_t nlater;
 };
 
 static double ingest_now(void)
@@ -148,30 +150,49 @@ static void ingest_summary(const struct ingest_run *r)
 	       (unsigned long long)t->skipped, (unsigned long long)t->rejected);
 }
 
-/* Ingests every path; the worst outcome decides the exit status. */
+/* A text log met among the paths: read after everything else. */
+static void ingest_defer(const char *path, void *ctx)
+{
+	struct ingest_run *r = ctx;
+
+	r->later = lt_xrealloc(r->later, (r->nlater + 1) * sizeof *r->later);
+	r->later[r->nlater++] = lt_xstrdup(path);
+}
+
+/* Ingests one path; a failure is reported and makes the status 1.  0 or the lt_err. */
+static int ingest_one(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
+		      struct ingest_run *r, int *status)
+{
+	struct lt_error err = {0};
+	int rc = lt_store_ingest(st, path, opts, &r->totals, &err);
+
+	if (rc != 0) {
+		ingest_clear_line(r);
+		cli_error(LT_EXIT_FAIL, &err);
+		*status = LT_EXIT_FAIL;
+	}
+	return rc;
+}
+
+/*
+ * Ingests every path, text logs last (their year-less times look for the
+ * audit events' years); the worst outcome decides the exit status.
+ */
 static int ingest_paths(struct lt_store *st, char **paths, int n, struct ingest_run *r,
 			const struct lt_ingest_opts *opts)
 {
-	struct lt_error err = {0};
-	int status = LT_EXIT_OK;
+	struct lt_ingest_opts first = *opts, last = *opts;
+	int status = LT_EXIT_OK, rc = 0;
 
-	struct lt_ingest_opts pass = *opts;
-	int rc = 0;
-
-	/* text logs last: their year-less times look for the audit events' years */
-	for (pass.pass = LT_PASS_NOT_TEXT; pass.pass <= LT_PASS_TEXT && rc != LT_ERR_DB;
-	     pass.pass++) {
-		for (int i = 0; i < n; i++) {
-			rc = lt_store_ingest(st, paths[i], &pass, &r->totals, &err);
-			if (rc != 0) {
-				ingest_clear_line(r);
-				cli_error(LT_EXIT_FAIL, &err);
-				status = LT_EXIT_FAIL;
-			}
-			if (rc == LT_ERR_DB)
-				break;
-		}
-	}
+	first.on_text_log = ingest_defer;
+	last.on_text_log = NULL;
+	for (int i = 0; i < n && rc != LT_ERR_DB; i++)
+		rc = ingest_one(st, paths[i], &first, r, &status);
+	for (size_t i = 0; i < r->nlater && rc != LT_ERR_DB; i++)
+		rc = ingest_one(st, r->later[i], &last, r, &status);
+	for (size_t i = 0; i < r->nlater; i++)
+		free(r->later[i]);
+	free(r->later);
 	if (status == LT_EXIT_OK && (r->totals.rejected > 0 || r->totals.files_truncated > 0))
 		status = LT_EXIT_PARTIAL;
 	return status;

@@ -673,18 +673,12 @@ static int load_finish(struct load *l, int rc, int resume, const struct lt_error
 	return LT_ERR_IO;
 }
 
-/* True when path belongs to this pass (stdin and unreadable paths: the first one). */
-static int load_in_pass(const char *path, enum lt_ingest_pass pass)
+/* True when path is a file (not stdin) whose content is a text log. */
+static int load_is_text_log(const char *path)
 {
 	enum lt_format fmt;
 
-	if (pass == LT_PASS_ALL)
-		return 1;
-	if (strcmp(path, "-") == 0) /* read once, in the first pass, whatever it holds */
-		return pass == LT_PASS_NOT_TEXT;
-	if (lt_sniff_path(&fmt, path, NULL) != 0)
-		return pass == LT_PASS_NOT_TEXT;
-	return (fmt == LT_FMT_TEXT) == (pass == LT_PASS_TEXT);
+	return strcmp(path, "-") != 0 && lt_sniff_path(&fmt, path, NULL) == 0 && fmt == LT_FMT_TEXT;
 }
 
 int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
@@ -697,8 +691,10 @@ int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts
 	char fp_buf[33], *fp = NULL;
 	int found = 0, rc;
 
-	if (!load_in_pass(path, opts->pass))
+	if (opts->on_text_log != NULL && load_is_text_log(path)) {
+		opts->on_text_log(path, opts->ctx);
 		return 0;
+	}
 	if (strcmp(path, "-") != 0 && lt_fingerprint_file(fp_buf, path, &perr) == 0) {
 		fp = fp_buf;
 		found = load_find_source(&l, fp);

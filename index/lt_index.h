@@ -70,9 +70,11 @@ struct lt_ingest_opts {
 	int all_resources; /* store events of every resource, not only leases and nodes */
 	int year;	   /* > 0: the year of year-less log times (journal short, klog) */
 	const char *node;  /* the node every log line of these files comes from (--node) */
-	/* LT_PASS_ALL, or half of an ingest in two passes: text logs last, so that their
-	 * year-less times can take the year of the audit events read before them */
-	enum lt_ingest_pass { LT_PASS_ALL, LT_PASS_NOT_TEXT, LT_PASS_TEXT } pass;
+	/* May be NULL.  When set, a text log among the paths (sniffed by content) is not
+	 * read but handed here, so the caller can ingest it after the rest: its year-less
+	 * times can then take the year of the audit events read before it.  Stdin is read
+	 * at once, whatever it holds. */
+	void (*on_text_log)(const char *path, void *ctx);
 	/* Each rejected record as it is found (reason already sanitized); may be NULL. */
 	void (*on_reject)(const struct lt_where *at, const char *reason, void *ctx);
 	/* Each file when it is done or skipped; may be NULL. */

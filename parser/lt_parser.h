@@ -81,6 +81,12 @@ void lt_buf_printf(struct lt_buf *b, const char *fmt, ...)
 #endif
     ;
 
+/*
+ * Appends s as a JSON string literal, quotes included: '"' and '\\' escaped,
+ * control bytes and DEL as \u00XX, every other byte as it is.
+ */
+void lt_json_quote(struct lt_buf *b, const char *s, size_t len);
+
 /* ---- borrowed string slices ------------------------------------------- */
 
 /* A string that may hold NUL bytes; ptr == NULL means "absent". */

@@ -8,11 +8,10 @@
  * may move while it grows.  Key order, whitespace and unknown fields do not
  * matter; duplicate keys keep the last value, as Go's decoder does.
  */
-#include "parser-int.h"
+#include "parser-json.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_parse.h>
 
 #define AUDIT_MAX_DEPTH 64
 #define AUDIT_MAX_KEY	64
@@ -401,36 +400,6 @@ static struct lt_str audit_str(const struct lt_audit_decoder *d, int field)
 	return s;
 }
 
-/* Copies yajl's message without its trailing newline and context lines. */
-static void audit_yajl_reason(yajl_handle h, const char *json, size_t len, char *reason,
-			      size_t size)
-{
-	unsigned char *msg = yajl_get_error(h, 0, (const unsigned char *)json, len);
-	size_t n = strcspn((const char *)msg, "\n");
-
-	snprintf(reason, size, "invalid JSON at byte %zu of the record: %.*s",
-		 yajl_get_bytes_consumed(h), (int)n, (const char *)msg);
-	yajl_free_error(h, msg);
-}
-
-/* Runs yajl over the record; 0 when it is well-formed JSON. */
-static int audit_run_yajl(struct lt_audit_decoder *d, const char *json, size_t len, char *reason,
-			  size_t size)
-{
-	yajl_handle h = yajl_alloc(&audit_callbacks, NULL, d);
-	yajl_status st;
-
-	/* Bytes that are not UTF-8 are kept and escaped on display, not rejected. */
-	yajl_config(h, yajl_dont_validate_strings, 1);
-	st = yajl_parse(h, (const unsigned char *)json, len);
-	if (st == yajl_status_ok)
-		st = yajl_complete_parse(h);
-	if (st != yajl_status_ok)
-		audit_yajl_reason(h, json, len, reason, size);
-	yajl_free(h);
-	return st == yajl_status_ok ? 0 : LT_ERR_FORMAT;
-}
-
 /* Parses an RFC 3339 field into *out; 1 when present and valid, 0 absent, -1 malformed. */
 static int audit_time(const struct lt_audit_decoder *d, int field, int64_t *out)
 {
@@ -569,7 +538,7 @@ int lt_audit_decode(struct lt_audit_decoder *d, struct lt_audit_event *out, cons
 
 	memset(out, 0, sizeof *out);
 	audit_reset(d);
-	rc = audit_run_yajl(d, json, len, reason, size);
+	rc = lt_json_run(&audit_callbacks, d, NULL, "invalid JSON", json, len, reason, size);
 	if (rc == 0)
 		rc = audit_check_event(d, reason, size);
 	if (rc == 0)

@@ -13,11 +13,10 @@
  * exact original text is cut out of the record by the byte offsets yajl
  * reports when the object opens and closes.
  */
-#include "parser-int.h"
+#include "parser-json.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_parse.h>
 
 /* The values a record gives; the order of struct lt_cw_record. */
 enum cw_slot { CW_TIME, CW_MESSAGE, CW_STREAM, CW_ID, CW_NSLOTS };
@@ -461,31 +460,6 @@ static void cw_reset(struct lt_cw_decoder *d, enum lt_cw_shape shape, const char
 	d->cap_depth = 0;
 }
 
-/* Runs yajl over the record; 0 when it is well-formed JSON. */
-static int cw_run_yajl(struct lt_cw_decoder *d, const char *json, size_t len, char *reason,
-		       size_t size)
-{
-	yajl_status st;
-	unsigned char *msg;
-
-	d->h = yajl_alloc(&cw_callbacks, NULL, d);
-	/* bytes that are not UTF-8 are kept (and escaped on display), not rejected */
-	yajl_config(d->h, yajl_dont_validate_strings, 1);
-	st = yajl_parse(d->h, (const unsigned char *)json, len);
-	if (st == yajl_status_ok)
-		st = yajl_complete_parse(d->h);
-	if (st != yajl_status_ok) {
-		msg = yajl_get_error(d->h, 0, (const unsigned char *)json, len);
-		snprintf(reason, size, "invalid JSON at byte %zu of the record: %.*s",
-			 yajl_get_bytes_consumed(d->h), (int)strcspn((const char *)msg, "\n"),
-			 (const char *)msg);
-		yajl_free_error(d->h, msg);
-	}
-	yajl_free(d->h);
-	d->h = NULL;
-	return st == yajl_status_ok ? 0 : LT_ERR_FORMAT;
-}
-
 static struct lt_str cw_str(const struct lt_cw_decoder *d, enum cw_slot slot)
 {
 	struct lt_str s = {NULL, 0};
@@ -568,7 +542,7 @@ int lt_cw_decode(struct lt_cw_decoder *d, struct lt_cw_record *out, enum lt_cw_s
 		return LT_ERR_FORMAT;
 	}
 	cw_reset(d, shape, json);
-	rc = cw_run_yajl(d, json, len, reason, size);
+	rc = lt_json_run(&cw_callbacks, d, &d->h, "invalid JSON", json, len, reason, size);
 	if (rc == 0)
 		rc = cw_check(d, reason, size);
 	if (rc == 0)

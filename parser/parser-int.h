@@ -69,9 +69,6 @@ size_t lt_klog_header(struct lt_klog *out, const char *s, size_t len);
  */
 size_t lt_klog_payload(struct lt_buf *msg, struct lt_buf *fields, const char *p, size_t len);
 
-/* Appends s as a JSON string literal (quotes included). */
-void lt_json_quote(struct lt_buf *b, const char *s, size_t len);
-
 /* ---- classification of log messages (parser-classify.c) --------------- */
 
 struct lt_classifier;

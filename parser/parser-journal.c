@@ -7,11 +7,10 @@
  * borrowed, and turned into pointers once the entry is done.
  */
 #define _GNU_SOURCE /* memmem */
-#include "parser-int.h"
+#include "parser-json.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_parse.h>
 
 enum journal_field { J_MESSAGE, J_REALTIME, J_HOSTNAME, J_IDENT, J_PID, J_UNIT, J_NFIELDS };
 
@@ -162,26 +161,6 @@ static int64_t journal_digits(struct lt_str s)
 	return v;
 }
 
-static int journal_parse(struct lt_journal_decoder *d, const char *json, size_t len, char *reason,
-			 size_t size)
-{
-	yajl_handle h = yajl_alloc(&journal_callbacks, NULL, d);
-	yajl_status st;
-
-	yajl_config(h, yajl_dont_validate_strings, 1);
-	st = yajl_parse(h, (const unsigned char *)json, len);
-	if (st == yajl_status_ok)
-		st = yajl_complete_parse(h);
-	if (st != yajl_status_ok) {
-		unsigned char *m = yajl_get_error(h, 0, (const unsigned char *)json, len);
-
-		snprintf(reason, size, "broken JSON in a journal entry: %s", (const char *)m);
-		yajl_free_error(h, m);
-	}
-	yajl_free(h);
-	return st == yajl_status_ok ? 0 : LT_ERR_FORMAT;
-}
-
 int lt_journal_decode(struct lt_journal_decoder *d, struct lt_log_line *line, struct lt_str *msg,
 		      const char *json, size_t len, char *reason, size_t size)
 {
@@ -192,7 +171,8 @@ int lt_journal_decode(struct lt_journal_decoder *d, struct lt_log_line *line, st
 	d->depth = 0;
 	d->field = -1;
 	d->in_bytes = 0;
-	if (journal_parse(d, json, len, reason, size) != 0)
+	if (lt_json_run(&journal_callbacks, d, NULL, "broken JSON in a journal entry", json, len,
+			reason, size) != 0)
 		return LT_ERR_FORMAT;
 	ts = journal_digits(journal_get(d, J_REALTIME));
 	if (ts <= 0 || !d->have[J_MESSAGE]) {

@@ -66,28 +66,6 @@ size_t lt_klog_header(struct lt_klog *out, const char *s, size_t len)
 	return i;
 }
 
-void lt_json_quote(struct lt_buf *b, const char *s, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	lt_buf_putc(b, '"');
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			lt_buf_putc(b, '\\');
-			lt_buf_putc(b, (char)c);
-		} else if (c < 0x20 || c == 0x7f) {
-			char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-
-			lt_buf_append(b, esc, sizeof esc);
-		} else {
-			lt_buf_putc(b, (char)c);
-		}
-	}
-	lt_buf_putc(b, '"');
-}
-
 static int klog_hex(int c)
 {
 	if (c >= '0' && c <= '9')

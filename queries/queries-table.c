@@ -96,18 +96,12 @@ static void table_csv_cell(FILE *f, const char *v)
 /* A JSON string literal; control bytes escaped, other bytes as they are. */
 static void table_json_string(FILE *f, const char *v)
 {
-	fputc('"', f);
-	for (; *v; v++) {
-		unsigned char c = (unsigned char)*v;
+	struct lt_buf b;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	lt_buf_init(&b);
+	lt_json_quote(&b, v, strlen(v));
+	fwrite(b.ptr, 1, b.len, f);
+	lt_buf_release(&b);
 }
 
 /* Digits (with an optional sign and fraction) print as JSON numbers. */

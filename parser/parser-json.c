@@ -1,0 +1,36 @@
+/* parser-json.c - one JSON record through yajl's callback parser, for every decoder. */
+#include "parser-json.h"
+
+#include <string.h>
+
+/* yajl's message without its trailing newline and context lines. */
+static void json_reason(yajl_handle h, const char *what, const char *json, size_t len, char *reason,
+			size_t size)
+{
+	unsigned char *msg = yajl_get_error(h, 0, (const unsigned char *)json, len);
+	size_t n = strcspn((const char *)msg, "\n");
+
+	snprintf(reason, size, "%s at byte %zu of the record: %.*s", what,
+		 yajl_get_bytes_consumed(h), (int)n, (const char *)msg);
+	yajl_free_error(h, msg);
+}
+
+int lt_json_run(const yajl_callbacks *cb, void *ctx, yajl_handle *h, const char *what,
+		const char *json, size_t len, char *reason, size_t size)
+{
+	yajl_handle y = yajl_alloc(cb, NULL, ctx);
+	yajl_status st;
+
+	if (h != NULL)
+		*h = y;
+	yajl_config(y, yajl_dont_validate_strings, 1);
+	st = yajl_parse(y, (const unsigned char *)json, len);
+	if (st == yajl_status_ok)
+		st = yajl_complete_parse(y);
+	if (st != yajl_status_ok)
+		json_reason(y, what, json, len, reason, size);
+	yajl_free(y);
+	if (h != NULL)
+		*h = NULL;
+	return st == yajl_status_ok ? 0 : LT_ERR_FORMAT;
+}

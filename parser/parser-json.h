@@ -1,0 +1,23 @@
+/*
+ * parser-json.h - what the yajl decoders share (parser-audit.c, parser-journal.c,
+ * parser-cloudwatch.c); only they include it, so yajl stays behind them.
+ */
+#ifndef LT_PARSER_JSON_H
+#define LT_PARSER_JSON_H
+
+#include "parser-int.h"
+
+#include <yajl/yajl_parse.h>
+
+/*
+ * Runs yajl's callback parser over one whole record with callbacks cb and
+ * ctx.  Bytes that are not UTF-8 are kept (and escaped on display), not
+ * refused.  While it runs, *h (when h is not NULL) is the parser, for
+ * callbacks that need yajl_get_bytes_consumed; it is NULL again after.
+ * Returns 0, or LT_ERR_FORMAT with a one-line reason in reason[size] that
+ * starts with what ("invalid JSON").
+ */
+int lt_json_run(const yajl_callbacks *cb, void *ctx, yajl_handle *h, const char *what,
+		const char *json, size_t len, char *reason, size_t size);
+
+#endif
