@@ -7,12 +7,20 @@
 /* Past this many cached strings the cache starts over: memory stays bounded. */
 #define INTERN_MAX 262144
 
+/* Eight bytes at a time: every event interns some twenty strings. */
 static uint64_t intern_hash(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 29;
 	return h | 1; /* 0 marks an empty slot */
 }
 

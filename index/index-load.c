@@ -59,17 +59,17 @@ static const char load_ins_audit_sql[] =
 
 /*
  * A request seen at several stages counts once: lower stages yield to the
- * highest.  All stages of a request share akey >> 3, so each probe is a
- * short range of the akey index; audit_id is compared to stay exact.
+ * highest.  All stages of a request share akey >> 5 (see load_akey), so each
+ * probe is a short range of the akey index; audit_id is compared to stay exact.
  */
 static const char load_supersede_new_sql[] =
     "UPDATE audit SET superseded = 1 WHERE id > ?1 AND akey IS NOT NULL"
     " AND EXISTS (SELECT 1 FROM audit AS h"
-    "  WHERE h.akey BETWEEN (audit.akey >> 3) << 3 AND ((audit.akey >> 3) << 3) + 7"
+    "  WHERE h.akey BETWEEN (audit.akey >> 5) << 5 AND ((audit.akey >> 5) << 5) + 31"
     "  AND h.audit_id = audit.audit_id AND h.stage_rank > audit.stage_rank)";
 static const char load_supersede_old_sql[] =
     "UPDATE audit SET superseded = 1 WHERE id IN (SELECT o.id FROM audit AS n"
-    " JOIN audit AS o ON o.akey BETWEEN (n.akey >> 3) << 3 AND ((n.akey >> 3) << 3) + 7"
+    " JOIN audit AS o ON o.akey BETWEEN (n.akey >> 5) << 5 AND ((n.akey >> 5) << 5) + 31"
     " WHERE n.id > ?1 AND n.stage_rank > 0 AND n.akey IS NOT NULL AND o.id <= ?1"
     " AND o.superseded = 0 AND o.audit_id = n.audit_id AND o.stage_rank < n.stage_rank)";
 
@@ -383,12 +383,22 @@ static void load_bind_event(struct load *l, const struct lt_audit_event *ev,
 	load_bind_opt(s, 35, ev->lease_transitions, ev->lease_transitions >= 0);
 }
 
-/* The request's dedupe key: 60 bits of a hash of the auditID, then 3 bits of stage. */
+/*
+ * The request's dedupe key, laid out so that a log's requests land nearly
+ * in order in the key index (random keys made every insert touch a random
+ * page once the index outgrew the cache):
+ *
+ *   bits 62..31  the second the request was received, shared by its stages
+ *                (events without requestReceivedTimestamp: 32 more hash bits)
+ *   bits 30..5   26 bits of a hash of the auditID: the request's group
+ *   bits  4..3   the probe: 0, or 1..3 when another request held the slot
+ *   bits  2..0   the stage
+ */
 static int64_t load_akey(const struct lt_audit_event *ev)
 {
 	static const char *const stages[] = {"RequestReceived", "ResponseStarted",
 					     "ResponseComplete", "Panic"};
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = 0xcbf29ce484222325ULL, prefix;
 	int code = ev->stage.ptr ? 5 : 4;
 
 	for (size_t i = 0; i < ev->audit_id.len; i++)
@@ -397,7 +407,10 @@ static int64_t load_akey(const struct lt_audit_event *ev)
 	for (int i = 0; i < 4; i++)
 		if (lt_str_eq(ev->stage, stages[i]))
 			code = i;
-	return (int64_t)(((h & ((1ULL << 60) - 1)) << 3) | (uint64_t)code);
+	prefix = h >> 32;
+	if (ev->received_given && ev->received_us >= 0)
+		prefix = (uint64_t)(ev->received_us / 1000000) & 0xffffffffULL;
+	return (int64_t)(prefix << 31 | (h & ((1ULL << 26) - 1)) << 5 | (uint64_t)code);
 }
 
 /* After an insert was ignored: 1 when the row holding akey is this request and stage. */
@@ -417,25 +430,31 @@ static int load_is_duplicate(struct load *l, int64_t akey, const struct lt_audit
 	return same;
 }
 
-/* Inserts the bound event; on an akey clash with another request, stores it without a key. */
+/*
+ * Inserts the bound event.  A slot held by another request (two requests of
+ * one second sharing 26 hash bits) sends it to the next probe; a re-ingest
+ * walks the same probes, so dedupe stays exact.  With all four held, the
+ * event is stored without a key.
+ */
 static int load_insert(struct load *l, const struct lt_audit_event *ev, const struct lt_where *at,
 		       const int64_t ids[20], int *stored)
 {
 	int64_t akey = ev->audit_id.ptr ? load_akey(ev) : 0;
 
 	*stored = 1;
-	load_bind_event(l, ev, at, ids);
-	if (akey != 0)
-		sqlite3_bind_int64(l->ins_audit, 36, akey);
-	if (load_step(l, l->ins_audit, "cannot store an event") != 0)
-		return LT_ERR_DB;
-	if (sqlite3_changes(l->st->db) > 0)
-		return 0;
-	if (load_is_duplicate(l, akey, ev, ids[0])) {
-		*stored = 0;
-		return 0;
+	for (int probe = 0; probe < 4; probe++, akey += 8) {
+		load_bind_event(l, ev, at, ids);
+		if (akey != 0)
+			sqlite3_bind_int64(l->ins_audit, 36, akey);
+		if (load_step(l, l->ins_audit, "cannot store an event") != 0)
+			return LT_ERR_DB;
+		if (akey == 0 || sqlite3_changes(l->st->db) > 0)
+			return 0;
+		if (load_is_duplicate(l, akey, ev, ids[0])) {
+			*stored = 0;
+			return 0;
+		}
 	}
-	/* a true 60-bit hash collision: keep the event, undeduplicated */
 	load_bind_event(l, ev, at, ids);
 	return load_step(l, l->ins_audit, "cannot store an event");
 }

@@ -43,6 +43,7 @@ struct pipe {
 	pthread_mutex_t mu;
 	pthread_cond_t changed;
 	struct pipe_batch *head, *tail; /* full batches, oldest first */
+	struct pipe_batch *spare;	/* replayed batches, for the worker to refill */
 	int queued;
 	int done, abort;
 	struct pipe_batch *cur; /* the worker's batch being filled */
@@ -139,14 +140,31 @@ static int pipe_push(struct pipe *p)
 	return abort ? LT_ERR_ABORT : 0;
 }
 
-/* Room for a zeroed item of size bytes in the current batch; returns its offset. */
+/* A spare batch, or a new one: reusing them spares a fresh mapping per megabyte. */
+static struct pipe_batch *pipe_take_spare(struct pipe *p)
+{
+	struct pipe_batch *b;
+
+	pthread_mutex_lock(&p->mu);
+	b = p->spare;
+	if (b != NULL)
+		p->spare = b->next;
+	pthread_mutex_unlock(&p->mu);
+	if (b == NULL)
+		return lt_xcalloc(1, sizeof *b);
+	b->len = b->items = 0;
+	b->next = NULL;
+	return b;
+}
+
+/* Room for an item of size bytes in the current batch; returns its offset. */
 static size_t pipe_reserve(struct pipe *p, size_t size)
 {
 	struct pipe_batch *b = p->cur;
 	size_t at;
 
 	if (b == NULL)
-		b = p->cur = lt_xcalloc(1, sizeof *b);
+		b = p->cur = pipe_take_spare(p);
 	if (b->len + size > b->cap) {
 		b->cap = b->cap ? b->cap : 64 * 1024;
 		while (b->len + size > b->cap)
@@ -154,7 +172,6 @@ static size_t pipe_reserve(struct pipe *p, size_t size)
 		b->data = lt_xrealloc(b->data, b->cap);
 	}
 	at = b->len;
-	memset(b->data + at, 0, size);
 	b->len += size;
 	b->items++;
 	return at;
@@ -225,6 +242,7 @@ static int pipe_put_reject(const struct lt_where *at, const char *reason, void *
 	size_t start = pipe_reserve(p, size);
 	struct pipe_item *it = (struct pipe_item *)(void *)(p->cur->data + start);
 
+	memset(it, 0, sizeof *it);
 	it->type = PIPE_REJECT;
 	it->size = (uint32_t)size;
 	it->at = *at;
@@ -239,6 +257,7 @@ static void pipe_put_progress(uint64_t done, uint64_t size, void *ctx)
 	size_t start = pipe_reserve(p, sizeof(struct pipe_item));
 	struct pipe_item *it = (struct pipe_item *)(void *)(p->cur->data + start);
 
+	memset(it, 0, sizeof *it);
 	it->type = PIPE_PROGRESS;
 	it->size = sizeof *it;
 	it->a = done;
@@ -294,6 +313,15 @@ static void pipe_batch_free(struct pipe_batch *b)
 		return;
 	free(b->data);
 	free(b);
+}
+
+/* Gives a replayed batch back to the worker. */
+static void pipe_recycle(struct pipe *p, struct pipe_batch *b)
+{
+	pthread_mutex_lock(&p->mu);
+	b->next = p->spare;
+	p->spare = b;
+	pthread_mutex_unlock(&p->mu);
 }
 
 /* Turns an item's string offsets back into pointers. */
@@ -370,12 +398,16 @@ int pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
 	}
 	while (rc == 0 && (b = pipe_pop(&p)) != NULL) {
 		rc = pipe_replay_batch(b, sink, ctx);
-		pipe_batch_free(b);
+		pipe_recycle(&p, b);
 	}
 	if (rc != 0)
 		pipe_stop(&p);
 	pthread_join(worker, NULL);
 	pipe_batch_free(p.cur);
+	while ((b = p.spare) != NULL) {
+		p.spare = b->next;
+		pipe_batch_free(b);
+	}
 	pthread_mutex_destroy(&p.mu);
 	pthread_cond_destroy(&p.changed);
 	if (format_out)

@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#define SCHEMA_VERSION "1"
+#define SCHEMA_VERSION "2"
 
 /*
  * Strings that repeat (users, agents, IPs, names, reasons) are stored once
@@ -12,11 +12,11 @@
  * events view joins them back.  Raw JSON lives in its own table so that
  * scans of events never page it in.
  *
- * Requests are deduplicated on akey, an integer: a hash of the auditID
- * shifted left by 3, or'ed with the stage's code (see index-load.c).  An
- * integer index stays small enough for the page cache where an index on
- * random 36-character UUIDs does not, and all stages of one request sit
- * next to each other in it.
+ * Requests are deduplicated on akey, an integer: the second the request
+ * was received, a hash of its auditID, a probe and the stage's code (see
+ * load_akey).  An integer index stays small enough for the page cache where
+ * an index on random 36-character UUIDs does not, a log's requests land in
+ * it nearly in order, and all stages of one request sit next to each other.
  */
 /* The derived tables and their views, for the store (T "") and as TEMP shadows (T "TEMP "). */
 #define DERIVED_LEASES(T)                                                                          \

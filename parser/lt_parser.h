@@ -205,6 +205,7 @@ struct lt_audit_event {
 	int code; /* HTTP status, 0 if absent */
 	struct lt_str status, reason, message;
 	int64_t received_us, stage_us; /* µs since epoch; legacy `timestamp` fills both */
+	int received_given;	       /* requestReceivedTimestamp was there: all stages share it */
 	struct lt_str authz_decision, authz_reason;
 	/* Lease spec from responseObject (preferred) or requestObject, when the level carries it.
 	 */

@@ -80,71 +80,83 @@ enum audit_num { N_CODE, N_REQ_DURATION, N_RESP_DURATION, N_REQ_TRANS, N_RESP_TR
 struct audit_key {
 	enum audit_ctx ctx;
 	const char *key;
+	size_t len; /* of key: lookups compare lengths first */
 	int field;
 	int num;
 };
 
+#define AUDIT_KEY(ctx, key, field, num)                                                            \
+	{                                                                                          \
+		ctx, key, sizeof key - 1, field, num                                               \
+	}
+
 static const struct audit_key audit_keys[] = {
-    {AC_ROOT, "kind", F_KIND, -1},
-    {AC_ROOT, "apiVersion", F_API_VERSION, -1},
-    {AC_ROOT, "level", F_LEVEL, -1},
-    {AC_ROOT, "auditID", F_AUDIT_ID, -1},
-    {AC_ROOT, "stage", F_STAGE, -1},
-    {AC_ROOT, "requestURI", F_REQUEST_URI, -1},
-    {AC_ROOT, "verb", F_VERB, -1},
-    {AC_ROOT, "userAgent", F_USER_AGENT, -1},
-    {AC_ROOT, "requestReceivedTimestamp", F_RECEIVED_TS, -1},
-    {AC_ROOT, "stageTimestamp", F_STAGE_TS, -1},
-    {AC_ROOT, "timestamp", F_TIMESTAMP, -1},
-    {AC_METADATA, "creationTimestamp", F_CREATION_TS, -1},
-    {AC_USER, "username", F_USERNAME, -1},
-    {AC_IMPERSONATED, "username", F_IMPERSONATED, -1},
-    {AC_OBJREF, "resource", F_RESOURCE, -1},
-    {AC_OBJREF, "subresource", F_SUBRESOURCE, -1},
-    {AC_OBJREF, "namespace", F_NAMESPACE, -1},
-    {AC_OBJREF, "name", F_NAME, -1},
-    {AC_OBJREF, "apiGroup", F_API_GROUP, -1},
-    {AC_OBJREF, "apiVersion", F_OBJ_API_VERSION, -1},
-    {AC_OBJREF, "uid", F_OBJ_UID, -1},
-    {AC_OBJREF, "resourceVersion", F_RESOURCE_VERSION, -1},
-    {AC_STATUS, "status", F_STATUS, -1},
-    {AC_STATUS, "reason", F_REASON, -1},
-    {AC_STATUS, "message", F_MESSAGE, -1},
-    {AC_STATUS, "code", -1, N_CODE},
-    {AC_ANNOTATIONS, "authorization.k8s.io/decision", F_AUTHZ_DECISION, -1},
-    {AC_ANNOTATIONS, "authorization.k8s.io/reason", F_AUTHZ_REASON, -1},
-    {AC_REQ_SPEC, "holderIdentity", F_REQ_HOLDER, -1},
-    {AC_RESP_SPEC, "holderIdentity", F_RESP_HOLDER, -1},
-    {AC_REQ_SPEC, "renewTime", F_REQ_RENEW, -1},
-    {AC_RESP_SPEC, "renewTime", F_RESP_RENEW, -1},
-    {AC_REQ_SPEC, "acquireTime", F_REQ_ACQUIRE, -1},
-    {AC_RESP_SPEC, "acquireTime", F_RESP_ACQUIRE, -1},
-    {AC_REQ_SPEC, "leaseDurationSeconds", -1, N_REQ_DURATION},
-    {AC_RESP_SPEC, "leaseDurationSeconds", -1, N_RESP_DURATION},
-    {AC_REQ_SPEC, "leaseTransitions", -1, N_REQ_TRANS},
-    {AC_RESP_SPEC, "leaseTransitions", -1, N_RESP_TRANS},
+    AUDIT_KEY(AC_ROOT, "kind", F_KIND, -1),
+    AUDIT_KEY(AC_ROOT, "apiVersion", F_API_VERSION, -1),
+    AUDIT_KEY(AC_ROOT, "level", F_LEVEL, -1),
+    AUDIT_KEY(AC_ROOT, "auditID", F_AUDIT_ID, -1),
+    AUDIT_KEY(AC_ROOT, "stage", F_STAGE, -1),
+    AUDIT_KEY(AC_ROOT, "requestURI", F_REQUEST_URI, -1),
+    AUDIT_KEY(AC_ROOT, "verb", F_VERB, -1),
+    AUDIT_KEY(AC_ROOT, "userAgent", F_USER_AGENT, -1),
+    AUDIT_KEY(AC_ROOT, "requestReceivedTimestamp", F_RECEIVED_TS, -1),
+    AUDIT_KEY(AC_ROOT, "stageTimestamp", F_STAGE_TS, -1),
+    AUDIT_KEY(AC_ROOT, "timestamp", F_TIMESTAMP, -1),
+    AUDIT_KEY(AC_METADATA, "creationTimestamp", F_CREATION_TS, -1),
+    AUDIT_KEY(AC_USER, "username", F_USERNAME, -1),
+    AUDIT_KEY(AC_IMPERSONATED, "username", F_IMPERSONATED, -1),
+    AUDIT_KEY(AC_OBJREF, "resource", F_RESOURCE, -1),
+    AUDIT_KEY(AC_OBJREF, "subresource", F_SUBRESOURCE, -1),
+    AUDIT_KEY(AC_OBJREF, "namespace", F_NAMESPACE, -1),
+    AUDIT_KEY(AC_OBJREF, "name", F_NAME, -1),
+    AUDIT_KEY(AC_OBJREF, "apiGroup", F_API_GROUP, -1),
+    AUDIT_KEY(AC_OBJREF, "apiVersion", F_OBJ_API_VERSION, -1),
+    AUDIT_KEY(AC_OBJREF, "uid", F_OBJ_UID, -1),
+    AUDIT_KEY(AC_OBJREF, "resourceVersion", F_RESOURCE_VERSION, -1),
+    AUDIT_KEY(AC_STATUS, "status", F_STATUS, -1),
+    AUDIT_KEY(AC_STATUS, "reason", F_REASON, -1),
+    AUDIT_KEY(AC_STATUS, "message", F_MESSAGE, -1),
+    AUDIT_KEY(AC_STATUS, "code", -1, N_CODE),
+    AUDIT_KEY(AC_ANNOTATIONS, "authorization.k8s.io/decision", F_AUTHZ_DECISION, -1),
+    AUDIT_KEY(AC_ANNOTATIONS, "authorization.k8s.io/reason", F_AUTHZ_REASON, -1),
+    AUDIT_KEY(AC_REQ_SPEC, "holderIdentity", F_REQ_HOLDER, -1),
+    AUDIT_KEY(AC_RESP_SPEC, "holderIdentity", F_RESP_HOLDER, -1),
+    AUDIT_KEY(AC_REQ_SPEC, "renewTime", F_REQ_RENEW, -1),
+    AUDIT_KEY(AC_RESP_SPEC, "renewTime", F_RESP_RENEW, -1),
+    AUDIT_KEY(AC_REQ_SPEC, "acquireTime", F_REQ_ACQUIRE, -1),
+    AUDIT_KEY(AC_RESP_SPEC, "acquireTime", F_RESP_ACQUIRE, -1),
+    AUDIT_KEY(AC_REQ_SPEC, "leaseDurationSeconds", -1, N_REQ_DURATION),
+    AUDIT_KEY(AC_RESP_SPEC, "leaseDurationSeconds", -1, N_RESP_DURATION),
+    AUDIT_KEY(AC_REQ_SPEC, "leaseTransitions", -1, N_REQ_TRANS),
+    AUDIT_KEY(AC_RESP_SPEC, "leaseTransitions", -1, N_RESP_TRANS),
 };
 
 /* Which (parent, key) opens which context. */
 struct audit_child {
 	enum audit_ctx parent;
 	const char *key;
+	size_t len;
 	enum audit_ctx child;
 };
 
+#define AUDIT_CHILD(parent, key, child)                                                            \
+	{                                                                                          \
+		parent, key, sizeof key - 1, child                                                 \
+	}
+
 static const struct audit_child audit_children[] = {
-    {AC_ROOT, "user", AC_USER},
-    {AC_USER, "groups", AC_GROUPS},
-    {AC_ROOT, "impersonatedUser", AC_IMPERSONATED},
-    {AC_ROOT, "sourceIPs", AC_SOURCE_IPS},
-    {AC_ROOT, "objectRef", AC_OBJREF},
-    {AC_ROOT, "responseStatus", AC_STATUS},
-    {AC_ROOT, "annotations", AC_ANNOTATIONS},
-    {AC_ROOT, "metadata", AC_METADATA},
-    {AC_ROOT, "requestObject", AC_REQ_OBJ},
-    {AC_ROOT, "responseObject", AC_RESP_OBJ},
-    {AC_REQ_OBJ, "spec", AC_REQ_SPEC},
-    {AC_RESP_OBJ, "spec", AC_RESP_SPEC},
+    AUDIT_CHILD(AC_ROOT, "user", AC_USER),
+    AUDIT_CHILD(AC_USER, "groups", AC_GROUPS),
+    AUDIT_CHILD(AC_ROOT, "impersonatedUser", AC_IMPERSONATED),
+    AUDIT_CHILD(AC_ROOT, "sourceIPs", AC_SOURCE_IPS),
+    AUDIT_CHILD(AC_ROOT, "objectRef", AC_OBJREF),
+    AUDIT_CHILD(AC_ROOT, "responseStatus", AC_STATUS),
+    AUDIT_CHILD(AC_ROOT, "annotations", AC_ANNOTATIONS),
+    AUDIT_CHILD(AC_ROOT, "metadata", AC_METADATA),
+    AUDIT_CHILD(AC_ROOT, "requestObject", AC_REQ_OBJ),
+    AUDIT_CHILD(AC_ROOT, "responseObject", AC_RESP_OBJ),
+    AUDIT_CHILD(AC_REQ_OBJ, "spec", AC_REQ_SPEC),
+    AUDIT_CHILD(AC_RESP_OBJ, "spec", AC_RESP_SPEC),
 };
 
 struct lt_audit_decoder {
@@ -185,10 +197,8 @@ static enum audit_ctx audit_top(const struct lt_audit_decoder *d)
 	return d->stack[d->depth - 1];
 }
 
-static int audit_key_is(const struct lt_audit_decoder *d, const char *key)
+static int audit_key_is(const struct lt_audit_decoder *d, const char *key, size_t n)
 {
-	size_t n = strlen(key);
-
 	return d->key_len == n && memcmp(d->key, key, n) == 0;
 }
 
@@ -200,7 +210,8 @@ static enum audit_ctx audit_child_ctx(const struct lt_audit_decoder *d)
 	if (d->depth == 0)
 		return AC_ROOT;
 	for (size_t i = 0; i < sizeof audit_children / sizeof *audit_children; i++)
-		if (audit_children[i].parent == top && audit_key_is(d, audit_children[i].key))
+		if (audit_children[i].parent == top &&
+		    audit_key_is(d, audit_children[i].key, audit_children[i].len))
 			return audit_children[i].child;
 	return AC_OTHER;
 }
@@ -264,7 +275,8 @@ static const struct audit_key *audit_lookup(const struct lt_audit_decoder *d)
 	if (top == AC_OTHER || top == AC_GROUPS || top == AC_SOURCE_IPS)
 		return NULL;
 	for (size_t i = 0; i < sizeof audit_keys / sizeof *audit_keys; i++)
-		if (audit_keys[i].ctx == top && audit_key_is(d, audit_keys[i].key))
+		if (audit_keys[i].ctx == top &&
+		    audit_key_is(d, audit_keys[i].key, audit_keys[i].len))
 			return &audit_keys[i];
 	return NULL;
 }
@@ -440,6 +452,7 @@ static int audit_times(const struct lt_audit_decoder *d, struct lt_audit_event *
 	}
 	ev->stage_us = ok[1] ? t[1] : ok[2] ? t[2] : t[0];
 	ev->received_us = ok[0] ? t[0] : ok[2] ? t[2] : t[1];
+	ev->received_given = ok[0];
 	return 0;
 }
 

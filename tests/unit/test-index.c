@@ -868,6 +868,60 @@ static void test_stages(void **state)
 	close_store(st);
 }
 
+/*
+ * Three requests of one second whose auditIDs share the 26 hash bits of the
+ * dedupe key: each takes the next probe, a second file holding them again
+ * adds nothing, and each request's stages still count once.
+ */
+#define RECV(t) ",\"requestReceivedTimestamp\":\"2024-04-05T06:04:14." t "Z\""
+#define CLASH_A "req-16597"
+#define CLASH_B "req-45653"
+#define CLASH_C "req-122890"
+
+static void test_key_clash(void **state)
+{
+	char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "clash");
+	write_file(
+	    a, dir, "a.log",
+	    LEASE(CLASH_A, "RequestReceived", RECV("1")) "\n" LEASE(
+		CLASH_B, "RequestReceived",
+		RECV("2")) "\n" LEASE(CLASH_A, DONE,
+				      RECV("1")) "\n" LEASE(CLASH_C, DONE,
+							    RECV("3")) "\n" LEASE(CLASH_B, DONE,
+										  RECV("2")) "\n");
+	write_file(b, dir, "b.log",
+		   LEASE(CLASH_C, DONE, RECV("3")) "\n" LEASE(CLASH_B, DONE, RECV("2")) "\n" LEASE(
+		       CLASH_A, DONE, RECV("1")) "\n" LEASE(CLASH_B, "RequestReceived",
+							    RECV("2")) "\n" LEASE(CLASH_C,
+										  "RequestReceived",
+										  RECV("3")) "\n");
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, a, &s, &t), 5, 5, 0, 0, 0);
+	/* keyed first by the second the requests were received */
+	expect_rows(st, "SELECT DISTINCT akey >> 31 FROM audit", NULL, "1712297054\n");
+	/* one group, the probes in order of arrival, per stage */
+	expect_rows(st,
+		    "SELECT audit_id, stage_rank, (akey >> 3) & 3 FROM audit"
+		    " WHERE akey >> 5 = (SELECT akey >> 5 FROM audit WHERE id = 1) ORDER BY id",
+		    NULL,
+		    CLASH_A "|0|0\n" CLASH_B "|0|1\n" CLASH_A "|2|0\n" CLASH_C "|2|1\n" CLASH_B
+			    "|2|2\n");
+	expect_counts(ingest_ok(st, b, &s, &t), 5, 1, 4, 0, 0);
+	expect_rows(st, "SELECT audit_id, stage_rank, superseded FROM audit ORDER BY id", NULL,
+		    CLASH_A "|0|1\n" CLASH_B "|0|1\n" CLASH_A "|2|0\n" CLASH_C "|2|0\n" CLASH_B
+			    "|2|0\n" CLASH_C "|0|1\n");
+	expect_rows(st, "SELECT audit_id, stage FROM events ORDER BY audit_id", NULL,
+		    CLASH_C "|ResponseComplete\n" CLASH_A "|ResponseComplete\n" CLASH_B
+			    "|ResponseComplete\n");
+	close_store(st);
+}
+
 /* Broken records are rejected with line and reason; every good record around them is kept. */
 static void test_rejects(void **state)
 {
@@ -1401,6 +1455,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_reingest_is_noop, teardown),
 	    cmocka_unit_test_teardown(test_dedupe_across_files, teardown),
 	    cmocka_unit_test_teardown(test_stages, teardown),
+	    cmocka_unit_test_teardown(test_key_clash, teardown),
 	    cmocka_unit_test_teardown(test_rejects, teardown),
 	    cmocka_unit_test_teardown(test_reject_rows_capped, teardown),
 	    cmocka_unit_test_teardown(test_gzip, teardown),
