@@ -17,6 +17,15 @@ struct intern_slot {
 struct intern_cache {
 	struct intern_slot *slots;
 	size_t cap, used;
+	uint64_t gen; /* bumped by intern_clear: memos of an older one are stale */
+};
+
+/* One column's last string and its id: most columns repeat the previous event's. */
+struct intern_memo {
+	char *s;
+	size_t len, cap;
+	int64_t id;
+	uint64_t gen;
 };
 
 struct lt_store {
@@ -54,6 +63,11 @@ int store_db_error(struct lt_store *st, struct lt_error *err, const char *what);
 
 /* The id of a string in strs, added if new; *id = 0 for an absent string. */
 int intern_id(struct lt_store *st, struct lt_str s, int64_t *id, struct lt_error *err);
+
+/* intern_id, answered from the memo when s is the memo's string. */
+int intern_id_memo(struct lt_store *st, struct intern_memo *m, struct lt_str s, int64_t *id,
+		   struct lt_error *err);
+void intern_memo_release(struct intern_memo *m, size_t n);
 
 /* Forgets cached ids (after a rollback, ids of the rolled-back strings are gone). */
 void intern_clear(struct intern_cache *c);

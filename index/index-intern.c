@@ -32,6 +32,7 @@ void intern_clear(struct intern_cache *c)
 		c->slots[i].hash = 0;
 	}
 	c->used = 0;
+	c->gen++;
 }
 
 void intern_release(struct intern_cache *c)
@@ -92,6 +93,35 @@ static int intern_lookup_db(struct lt_store *st, struct lt_str s, int64_t *id, s
 		return store_db_error(st, err, "string insert failed");
 	*id = sqlite3_last_insert_rowid(st->db);
 	return 0;
+}
+
+int intern_id_memo(struct lt_store *st, struct intern_memo *m, struct lt_str s, int64_t *id,
+		   struct lt_error *err)
+{
+	if (s.ptr != NULL && m->s != NULL && m->gen == st->strs.gen && m->len == s.len &&
+	    memcmp(m->s, s.ptr, s.len) == 0) {
+		*id = m->id;
+		return 0;
+	}
+	if (intern_id(st, s, id, err) != 0)
+		return LT_ERR_DB;
+	if (s.ptr == NULL)
+		return 0;
+	if (m->cap < s.len + 1) {
+		m->cap = s.len + 1;
+		m->s = lt_xrealloc(m->s, m->cap);
+	}
+	memcpy(m->s, s.ptr, s.len);
+	m->len = s.len;
+	m->id = *id;
+	m->gen = st->strs.gen;
+	return 0;
+}
+
+void intern_memo_release(struct intern_memo *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(m[i].s);
 }
 
 int intern_id(struct lt_store *st, struct lt_str s, int64_t *id, struct lt_error *err)

@@ -43,7 +43,8 @@ struct load {
 	int lease_bodies;	    /* this file had a Lease body (leaseDurationSeconds, holder) */
 	int64_t audit_lo, audit_hi; /* stageTimestamps stored by this batch, 0 when none */
 	sqlite3_stmt *ins_ext, *widen_range;
-	struct log_loader *logs; /* created with the file's first log line */
+	struct log_loader *logs;     /* created with the file's first log line */
+	struct intern_memo memo[20]; /* per load_intern string */
 };
 
 static const char load_ins_audit_sql[] =
@@ -124,6 +125,7 @@ static void load_release(struct load *l)
 	sqlite3_finalize(l->ins_ext);
 	sqlite3_finalize(l->widen_range);
 	log_loader_free(l->logs);
+	intern_memo_release(l->memo, sizeof l->memo / sizeof *l->memo);
 	for (size_t i = 0; i < l->ncounts; i++) {
 		free(l->counts[i].resource);
 		free(l->counts[i].verb);
@@ -344,7 +346,7 @@ static int load_intern(struct load *l, const struct lt_audit_event *ev, int64_t 
 	};
 
 	for (int i = 0; i < 20; i++)
-		if (intern_id(l->st, strs[i], &ids[i], l->err) != 0)
+		if (intern_id_memo(l->st, &l->memo[i], strs[i], &ids[i], l->err) != 0)
 			return LT_ERR_DB;
 	return 0;
 }

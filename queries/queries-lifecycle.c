@@ -42,14 +42,19 @@ struct lc_event {
 /*
  * Intervals between renews, as a sparse histogram of milliseconds: memory
  * stays bounded however long a lease renews, and the median is exact to the
- * millisecond (to 2^shift ms once a lease has had more than HIST_MAX
- * distinct intervals, which steady kubelets and leaders never have).
+ * millisecond (to 2^shift ms once a lease has had more than LC_HIST_MAX
+ * distinct intervals: a kubelet's jitter gives about 200 in 40 minutes).
+ * New intervals wait unsorted in pend and are merged in sorted runs, and the
+ * buckets grow as needed: thousands of leases are built side by side.
  */
-#define LC_HIST_MAX 1024
+#define LC_HIST_MAX  512
+#define LC_HIST_PEND 64
 
 struct lc_hist {
-	uint32_t key[LC_HIST_MAX], count[LC_HIST_MAX];
+	uint32_t *key, *count; /* sorted distinct intervals, in 2^shift ms */
 	size_t len;
+	uint32_t pend[LC_HIST_PEND];
+	size_t npend;
 	int shift;
 	uint64_t total;
 	int64_t max_us;
@@ -219,51 +224,86 @@ static void lc_hist_coarsen(struct lc_hist *h)
 	h->shift++;
 }
 
+/* Insertion sort: pend is short, and no comparison goes through a pointer. */
+static void lc_sort_pend(uint32_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint32_t x = v[i];
+		size_t j = i;
+
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* Merges the pending intervals into the sorted buckets. */
+static void lc_hist_flush(struct lc_hist *h)
+{
+	size_t n = h->len + h->npend, i = 0, j = 0, out = 0;
+	uint32_t *key = lt_xmalloc(n * sizeof *key), *count = lt_xmalloc(n * sizeof *count);
+
+	lc_sort_pend(h->pend, h->npend);
+	while (i < h->len || j < h->npend) {
+		int from_pend = i == h->len || (j < h->npend && h->pend[j] < h->key[i]);
+		uint32_t k = from_pend ? h->pend[j] : h->key[i];
+		uint32_t c = from_pend ? 1 : h->count[i];
+
+		if (from_pend)
+			j++;
+		else
+			i++;
+		if (out > 0 && key[out - 1] == k) {
+			count[out - 1] += c;
+		} else {
+			key[out] = k;
+			count[out++] = c;
+		}
+	}
+	free(h->key);
+	free(h->count);
+	h->key = key;
+	h->count = count;
+	h->len = out;
+	h->npend = 0;
+	while (h->len > LC_HIST_MAX)
+		lc_hist_coarsen(h);
+}
+
 static void lc_hist_add(struct lc_hist *h, int64_t us)
 {
 	uint64_t ms = (uint64_t)(us < 0 ? 0 : us) / 1000;
-	uint32_t k = (uint32_t)((ms >> h->shift) > UINT32_MAX ? UINT32_MAX : ms >> h->shift);
-	size_t lo = 0, hi = h->len;
 
 	h->total++;
 	if (us > h->max_us)
 		h->max_us = us;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (h->key[mid] < k)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < h->len && h->key[lo] == k) {
-		h->count[lo]++;
-		return;
-	}
-	if (h->len == LC_HIST_MAX) {
-		lc_hist_coarsen(h);
-		h->total--;
-		lc_hist_add(h, us);
-		return;
-	}
-	memmove(&h->key[lo + 1], &h->key[lo], (h->len - lo) * sizeof *h->key);
-	memmove(&h->count[lo + 1], &h->count[lo], (h->len - lo) * sizeof *h->count);
-	h->key[lo] = k;
-	h->count[lo] = 1;
-	h->len++;
+	h->pend[h->npend++] =
+	    (uint32_t)((ms >> h->shift) > UINT32_MAX ? UINT32_MAX : ms >> h->shift);
+	if (h->npend == LC_HIST_PEND)
+		lc_hist_flush(h);
 }
 
 /* The interval at rank total/2 of the sorted intervals, to the histogram's resolution. */
-static int64_t lc_hist_median(const struct lc_hist *h)
+static int64_t lc_hist_median(struct lc_hist *h)
 {
 	uint64_t seen = 0;
 
+	lc_hist_flush(h);
 	for (size_t i = 0; i < h->len; i++) {
 		seen += h->count[i];
 		if (seen > h->total / 2)
 			return ((int64_t)h->key[i] << h->shift) * 1000;
 	}
 	return 0;
+}
+
+static void lc_hist_free(struct lc_hist *h)
+{
+	if (h == NULL)
+		return;
+	free(h->key);
+	free(h->count);
+	free(h);
 }
 
 /* Closes RENEWING with its renew count and the median and max interval between renews. */
@@ -277,7 +317,7 @@ static void lc_close_renewing(struct lc *b)
 	}
 	lc_emit(b, &b->renewing);
 	b->in_renewing = 0;
-	free(b->hist);
+	lc_hist_free(b->hist);
 	b->hist = NULL;
 }
 
@@ -541,7 +581,7 @@ static void lc_finish(struct lc *b)
 	b->r->sum.state = lc_state(b);
 	lc_close_run(b, &b->notfound, &b->in_notfound);
 	b->r->sum.holder = lc_str(b->st, b->prev_holder);
-	free(b->hist);
+	lc_hist_free(b->hist);
 	b->hist = NULL;
 }
 

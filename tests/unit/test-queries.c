@@ -819,6 +819,48 @@ static void test_steady_renews_and_gap_threshold(void **state)
 	assert_int_equal(sum.gaps, 2);
 }
 
+/* One lease renewing at the given intervals (µs) from T0: its episodes. */
+static char *renews_at(const char *name, const int64_t *iv, size_t n)
+{
+	char dir[PATH_SIZE], id[64];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+	int64_t t = 0;
+
+	kubelet(l, "n1", "update", 200, t, idn(id, sizeof id, "n1", 0));
+	for (size_t i = 0; i < n; i++) {
+		t += iv[i];
+		kubelet(l, "n1", "update", 200, t, idn(id, sizeof id, "n1", (int)i + 1));
+	}
+	case_dir(dir, name);
+	st = store_of(dir, lines_text(l, 0, 1));
+	return episodes(st, NODE_NS, "n1");
+}
+
+/*
+ * The median renew interval over many renews: exact to the millisecond with
+ * 300 distinct intervals (merged into the histogram 64 at a time), and to
+ * 4 ms with 1100 (two halvings bring them under the 512 buckets).
+ */
+static void test_median_of_many_renews(void **state)
+{
+	int64_t iv[1100];
+
+	(void)state;
+	/* 10000..10299 ms, each once, shuffled: the median is the 151st, 10150 ms */
+	for (int i = 0; i < 300; i++)
+		iv[i] = (10000 + (i * 7) % 300) * MS;
+	expect_text("300 distinct", renews_at("median-300", iv, 300),
+		    "RENEWING 0.000000..3044.850000 n=301 med=10.150000 max=10.299000 "
+		    "by=system:node:n1\n");
+	/* 9000..10099 ms: the 551st is 9550 ms, in the 4 ms bucket starting at 9548 */
+	for (int i = 0; i < 1100; i++)
+		iv[i] = (9000 + (i * 37) % 1100) * MS;
+	expect_text("1100 distinct", renews_at("median-1100", iv, 1100),
+		    "RENEWING 0.000000..10504.450000 n=1101 med=9.548000 max=10.099000 "
+		    "by=system:node:n1\n");
+}
+
 /*
  * A leader lease without bodies (Metadata level): the threshold is 15 s (a
  * wait of exactly 15 s is not a gap, 16 s is), and a takeover shows as a new
@@ -1634,6 +1676,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_steady_renews_and_gap_threshold, teardown),
+	    cmocka_unit_test_teardown(test_median_of_many_renews, teardown),
 	    cmocka_unit_test_teardown(test_streaming_equals_per_lease, teardown),
 	    cmocka_unit_test_teardown(test_leader_inferred_holder_change, teardown),
 	    cmocka_unit_test_teardown(test_leader_body_holder_and_duration, teardown),
