@@ -37,8 +37,19 @@ measure() { # measure NAME STDOUT CMD... -> "seconds rss_kb"
   cat "$out/$name.time"
 }
 
-sync
+# Start with the disk idle: a previous run's store still being written back
+# (or its deletion) slowed a run by a third on this VM.
+settle() {
+  sync
+  for _ in $(seq 60); do
+    dirty_kb=$(awk '/^(Dirty|Writeback):/ {n += $2} END {print n}' /proc/meminfo)
+    [ "$dirty_kb" -lt 65536 ] && return
+    sleep 1
+  done
+}
+
 rm -f "$out"/bench.db "$out"/bench.db-wal "$out"/bench.db-shm
+settle
 read -r lt_s lt_kb < <(measure leasetrail "$out/leasetrail.stdout" "$bin" ingest -q --db "$out/bench.db" "$log")
 read -r jq_s jq_kb < <(measure jq /dev/null jq -c 'select(.objectRef.resource=="leases")' "$log")
 stored=$(grep -o '[0-9]* events stored' "$out/leasetrail.stdout" | cut -d' ' -f1)
