@@ -29,6 +29,7 @@ enum frame_mode {
 	FRAME_ENVELOPE, /* inside a top-level container whose list holds the records */
 	FRAME_GARBAGE,	/* skipping the rest of a line that is not JSON */
 	FRAME_BOM,	/* inside a UTF-8 byte order mark at the very start */
+	FRAME_ZEROS,	/* inside a run of zero bytes */
 };
 
 /* Keys of a top-level object whose array value holds the records. */
@@ -51,7 +52,10 @@ struct lt_frame {
 	/* finding a list key at depth 1 of a top-level object */
 	size_t key_start;
 	int key_is_list, after_list_key;
-	int bom_left;	  /* bytes of a byte order mark still to skip */
+	int bom_left; /* bytes of a byte order mark still to skip */
+	/* a run of zero bytes being counted, and the mode it interrupted */
+	enum frame_mode zero_from;
+	uint64_t zero_offset, zeros;
 	const char *keep; /* during a feed: first byte of the record not yet buffered */
 };
 
@@ -336,7 +340,7 @@ static const char *frame_scan_string(struct lt_frame *f, const char *p, const ch
 		} else if (c == '"') {
 			f->in_string = 0;
 			return p;
-		} else if (c == '\n') {
+		} else if (c == '\n' || c == 0) {
 			return p;
 		}
 	}
@@ -360,8 +364,81 @@ static int frame_byte(struct lt_frame *f, const char *p)
 		return frame_structure(f, p);
 	case FRAME_BOM:
 		return frame_bom_byte(f, (unsigned char)*p);
+	case FRAME_ZEROS:
+		break; /* frame_zeros_end has moved on before any byte gets here */
 	}
 	return 0;
+}
+
+/* Zero bytes in a run this long are a zeroed block; fewer are just bad bytes. */
+#define FRAME_ZERO_RUN 8
+
+/* A zero byte: counts the run it starts, and decides at its end (frame_zeros_end). */
+static void frame_zeros_begin(struct lt_frame *f)
+{
+	f->zero_from = f->mode;
+	f->zero_offset = f->offset;
+	f->zeros = 0;
+	f->mode = FRAME_ZEROS;
+}
+
+/* A few zero bytes: what any other bad byte would have been where they were. */
+static int frame_zeros_short(struct lt_frame *f)
+{
+	static const char zero = 0;
+	char reason[96];
+
+	f->mode = f->zero_from;
+	switch (f->zero_from) {
+	case FRAME_RECORD: /* bytes of the record: its decoder rejects them */
+		if (f->rec.len + f->zeros > f->max_record) {
+			f->mode = FRAME_OVERSIZE;
+			lt_buf_reset(&f->rec);
+		} else {
+			for (uint64_t i = 0; i < f->zeros; i++)
+				lt_buf_putc(&f->rec, 0);
+		}
+		return 0;
+	case FRAME_SEEK:
+		f->mode = FRAME_GARBAGE;
+		snprintf(reason, sizeof reason, "not a JSON object: line starts with byte 0x00");
+		return frame_reject(f, f->line, f->zero_offset, reason);
+	case FRAME_ENVELOPE:
+		return frame_envelope(f, &zero);
+	case FRAME_BOM:
+		return frame_bom_byte(f, 0);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The end of a run of zero bytes.  A long run is a block the file system
+ * zeroed in a crash, with the writer going on after it: whatever was open
+ * is cut off there, and the next record may follow on the same line.
+ */
+static int frame_zeros_end(struct lt_frame *f)
+{
+	char reason[128];
+	uint64_t line = f->line, offset = f->zero_offset;
+	int rc;
+
+	if (f->zeros < FRAME_ZERO_RUN)
+		return frame_zeros_short(f);
+	if (f->zero_from == FRAME_RECORD || f->zero_from == FRAME_OVERSIZE) {
+		snprintf(reason, sizeof reason,
+			 "record cut off by %llu zero bytes (a block zeroed by a crash?)",
+			 (unsigned long long)f->zeros);
+		line = f->rec_line;
+		offset = f->rec_offset;
+	} else {
+		snprintf(reason, sizeof reason, "%s %llu zero bytes (a block zeroed by a crash?)",
+			 f->zero_from == FRAME_ENVELOPE ? "list cut off by" : "skipped",
+			 (unsigned long long)f->zeros);
+	}
+	rc = frame_reject(f, line, offset, reason);
+	frame_restart(f);
+	return rc;
 }
 
 /*
@@ -392,7 +469,8 @@ static const char *frame_string(struct lt_frame *f, const char *p, const char *e
 
 /* Bytes the state machine must look at inside a record; all others are skipped in bulk. */
 static const unsigned char frame_special[256] = {
-    ['"'] = 1, ['\\'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['\n'] = 1, [':'] = 1,
+    ['"'] = 1, ['\\'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1,
+    [']'] = 1, ['\n'] = 1, [':'] = 1, [0] = 1,
 };
 
 /*
@@ -420,6 +498,18 @@ int lt_frame_feed(struct lt_frame *f, const char *buf, size_t len)
 	while (p < end && rc == 0) {
 		if ((p = frame_skip_plain(f, p, end)) == end)
 			break;
+		if (*p == 0) {
+			frame_flush(f, p);
+			if (f->mode != FRAME_ZEROS)
+				frame_zeros_begin(f);
+			f->zeros++;
+			f->at_line_start = 0;
+			f->offset++;
+			f->keep = ++p;
+			continue;
+		}
+		if (f->mode == FRAME_ZEROS && (rc = frame_zeros_end(f)) != 0)
+			break;
 		if (frame_is_cut(f, (unsigned char)*p)) {
 			frame_flush(f, p);
 			if ((rc = frame_cut(f)) != 0)
@@ -430,6 +520,8 @@ int lt_frame_feed(struct lt_frame *f, const char *buf, size_t len)
 			p = frame_string(f, p, end);
 			if (p == end)
 				break;
+			if (*p == 0)
+				continue; /* the string was cut off: the top of the loop says so */
 		} else {
 			rc = frame_byte(f, p);
 		}
@@ -451,6 +543,8 @@ int lt_frame_finish(struct lt_frame *f)
 {
 	int rc = 0;
 
+	if (f->mode == FRAME_ZEROS && (rc = frame_zeros_end(f)) != 0)
+		return rc;
 	if (f->mode == FRAME_RECORD || f->mode == FRAME_OVERSIZE)
 		rc = frame_reject(f, f->rec_line, f->rec_offset,
 				  "record cut off at end of input (truncated)");

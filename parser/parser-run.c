@@ -25,31 +25,50 @@ const char *lt_format_name(enum lt_format f)
 	return "unknown";
 }
 
-/* True when the bytes look like text: no NUL, and few control bytes. */
+/* Zero bytes in a run this long are a zeroed block, not binary content. */
+#define SNIFF_ZERO_BLOCK 512
+
+/*
+ * True when the bytes look like text: few control bytes.  A log that went on
+ * after a crash often holds a zeroed block (the parsers skip it), so long
+ * runs of zero bytes do not count; lone zeros, as in binary files, do.
+ */
 static int sniff_is_text(const unsigned char *p, size_t len)
 {
-	size_t odd = 0;
+	size_t odd = 0, blocks = 0;
 
 	for (size_t i = 0; i < len; i++) {
-		if (p[i] == 0)
-			return 0;
-		if (p[i] < 0x20 && p[i] != '\n' && p[i] != '\r' && p[i] != '\t' && p[i] != '\f')
+		size_t run = 0;
+
+		while (i + run < len && p[i + run] == 0)
+			run++;
+		if (run >= SNIFF_ZERO_BLOCK) {
+			blocks += run;
+		} else if (run > 0) {
+			odd += run;
+		} else if (p[i] < 0x20 && p[i] != '\n' && p[i] != '\r' && p[i] != '\t' &&
+			   p[i] != '\f') {
 			odd++;
+		}
+		i += run > 0 ? run - 1 : 0;
 	}
-	return odd * 20 < len;
+	return odd * 20 < len - blocks;
 }
 
 enum lt_format lt_sniff(const char *buf, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)buf;
-	size_t i = 0;
+	size_t i = 0, zeros = 0;
 
 	if (len >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
 		i = 3;
-	while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
-		i++;
+	/* zero bytes before the first record are a zeroed block, like the ones after it */
+	for (;
+	     i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r' || p[i] == 0);
+	     i++)
+		zeros += p[i] == 0;
 	if (i == len)
-		return LT_FMT_EMPTY;
+		return zeros > 0 ? LT_FMT_BINARY : LT_FMT_EMPTY;
 	/* the first significant byte decides; damage further on is the framer's to report */
 	if (p[i] == '{' || p[i] == '[')
 		return LT_FMT_JSON;

@@ -622,6 +622,52 @@ void lt_textlog_free(struct lt_textlog *t)
 	free(t);
 }
 
+/* Zero bytes in a run this long are a zeroed block; fewer are bytes of the line. */
+#define TEXT_ZERO_RUN 8
+
+/* The first run of at least TEXT_ZERO_RUN zero bytes in s: its start, and its length in *run. */
+static const char *text_zero_run(const char *s, size_t n, size_t *run)
+{
+	const char *end = s + n, *z;
+
+	while ((z = memchr(s, 0, (size_t)(end - s))) != NULL) {
+		for (*run = 0; z + *run < end && z[*run] == 0;)
+			++*run;
+		if (*run >= TEXT_ZERO_RUN)
+			return z;
+		s = z + *run;
+	}
+	return NULL;
+}
+
+/*
+ * A line holding a run of zero bytes: a block the file system zeroed in a
+ * crash, with the writer going on after it.  What comes before the zeros
+ * was cut off and is rejected; what follows starts a line of its own.
+ */
+static int text_line_zeroed(struct lt_textlog *t, const char *s, size_t n)
+{
+	size_t pre, run = 0;
+	const char *z = memchr(s, 0, n) ? text_zero_run(s, n, &run) : NULL;
+	struct lt_where at;
+	char reason[128];
+	int rc;
+
+	if (z == NULL)
+		return text_line(t, s, n);
+	pre = (size_t)(z - s);
+	if ((rc = text_pend_flush(t)) != 0)
+		return rc;
+	snprintf(reason, sizeof reason, "%s %zu zero bytes (a block zeroed by a crash?)",
+		 pre > 0 ? "line cut off by" : "skipped", run);
+	at = text_where(t, t->line_no, t->offset);
+	t->index++;
+	if ((rc = text_reject(t, &at, reason)) != 0 || pre + run == n)
+		return rc;
+	t->offset += pre + run;
+	return text_line_zeroed(t, s + pre + run, n - pre - run);
+}
+
 /* A whole line is there (its bytes s[0..n), without the newline). */
 static int text_take(struct lt_textlog *t, const char *s, size_t n, uint64_t next_offset)
 {
@@ -633,7 +679,7 @@ static int text_take(struct lt_textlog *t, const char *s, size_t n, uint64_t nex
 		t->index++;
 		rc = text_reject(t, &at, "over-long line (more than 1 MiB): skipped");
 	} else {
-		rc = text_line(t, s, n);
+		rc = text_line_zeroed(t, s, n);
 	}
 	t->part_over = 0;
 	t->line_no++;

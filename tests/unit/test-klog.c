@@ -786,6 +786,46 @@ static void test_journal_short(void **state)
 	run_free(r);
 }
 
+/*
+ * Blocks of zero bytes, as a crash leaves them in a log the writer then goes
+ * on with: the line the zeros cut off is rejected, the line written after
+ * them is read, and a zeroed first block is skipped; however it is chunked.
+ */
+static void test_journal_zeroed_blocks(void **state)
+{
+	static const char l1[] = "Apr 05 06:04:04 " NODE1 " kubelet[4321]: I0405 06:04:04.100000 "
+				 "   4321 kubelet.go:1] \"one\"\n";
+	static const char l2[] = "Apr 05 06:04:05 " NODE1 " kubelet[4321]: I0405 06:04:05.100000 "
+				 "   4321 kubelet.go:1] \"two\"\n";
+	struct run *r = run_new();
+	struct lt_buf b;
+
+	(void)state;
+	lt_buf_init(&b);
+	for (size_t i = 0; i < 4096; i++)
+		lt_buf_putc(&b, 0);
+	lt_buf_append(&b, l1, sizeof l1 - 1);
+	lt_buf_append(&b, l2, 30);
+	for (size_t i = 0; i < 4096; i++)
+		lt_buf_putc(&b, 0);
+	lt_buf_append(&b, l2, sizeof l2 - 1);
+	for (size_t chunk = 1; chunk <= b.len; chunk += chunk < 64 ? 1 : 331) {
+		feed_text(r, b.ptr, b.len, chunk);
+		assert_int_equal(r->nrec, 2);
+		want_str(__LINE__, "first", r->rec[0].message, "one");
+		assert_int_equal(r->rec[0].line, 1);
+		assert_int_equal(r->rec[0].offset, 4096);
+		want_str(__LINE__, "second", r->rec[1].message, "two");
+		assert_int_equal(r->rec[1].line, 2);
+		assert_int_equal(r->rec[1].offset, 4096 + sizeof l1 - 1 + 30 + 4096);
+		assert_int_equal(r->nrej, 2);
+		want_reject(r, 0, 1, "skipped 4096 zero bytes (a block zeroed by a crash?)");
+		want_reject(r, 1, 2, "line cut off by 4096 zero bytes");
+	}
+	lt_buf_release(&b);
+	run_free(r);
+}
+
 static void test_journal_rsyslog(void **state)
 {
 	struct run *r = run_new();
@@ -2058,6 +2098,7 @@ int main(void)
 	    cmocka_unit_test(test_corpus_openshift),
 	    cmocka_unit_test(test_corpus_chunks),
 	    cmocka_unit_test(test_journal_short),
+	    cmocka_unit_test(test_journal_zeroed_blocks),
 	    cmocka_unit_test(test_journal_rsyslog),
 	    cmocka_unit_test(test_journal_short_precise),
 	    cmocka_unit_test(test_journal_short_iso),

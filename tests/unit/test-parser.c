@@ -64,11 +64,10 @@ static int on_reject(uint64_t line, uint64_t offset, const char *reason, void *c
 
 static const struct lt_frame_ops ops = {on_record, on_reject};
 
-/* Frames text fed in pieces of chunk bytes (0: all at once). */
-static void frame_text(struct seen *s, const char *text, size_t chunk)
+/* Frames len bytes fed in pieces of chunk bytes (0: all at once). */
+static void frame_bytes(struct seen *s, const char *text, size_t len, size_t chunk)
 {
 	struct lt_frame *f = lt_frame_new(&ops, s, 4096);
-	size_t len = strlen(text);
 
 	memset(s, 0, sizeof *s);
 	s->dec = lt_audit_decoder_new();
@@ -80,6 +79,11 @@ static void frame_text(struct seen *s, const char *text, size_t chunk)
 	lt_frame_free(f);
 	lt_audit_decoder_free(s->dec);
 	s->dec = NULL;
+}
+
+static void frame_text(struct seen *s, const char *text, size_t chunk)
+{
+	frame_bytes(s, text, strlen(text), chunk);
 }
 
 #define EV(name, extra)                                                                            \
@@ -217,6 +221,62 @@ static void test_frame_oversize(void **state)
 	free(text);
 }
 
+/* Appends n bytes of s (n = 0: all of it), then zeros zero bytes. */
+static void put(struct lt_buf *b, const char *s, size_t n, size_t zeros)
+{
+	lt_buf_append(b, s, n ? n : strlen(s));
+	for (size_t i = 0; i < zeros; i++)
+		lt_buf_putc(b, 0);
+}
+
+/*
+ * Blocks of zero bytes, as a crash leaves them in a file the writer then
+ * goes on with: a record open at the zeros is cut off there (outside a
+ * string and inside one), a record may follow the zeros on the same line,
+ * and a run on its own line is skipped; however the bytes are chunked.
+ */
+static void test_frame_zeroed_blocks(void **state)
+{
+	struct lt_buf b;
+	struct seen s;
+
+	(void)state;
+	lt_buf_init(&b);
+	put(&b, EV("a", "") "\n", 0, 0);
+	put(&b, EV("b", ""), 16, 600); /* {"kind":"Event", */
+	put(&b, EV("c", "") "\n", 0, 0);
+	put(&b, EV("e", ""), 40, 600); /* ... "apiVersion":"audit.k8s */
+	put(&b, "\n", 0, 512);
+	put(&b, "\n" EV("d", "") "\n", 0, 1);
+	put(&b, "x\n{\"kind\":\"Event\",\"verb\":\"g", 0, 3);
+	put(&b, "et\"}\n", 0, 0);
+	for (size_t chunk = 1; chunk <= b.len; chunk += chunk < 64 ? 1 : 97) {
+		frame_bytes(&s, b.ptr, b.len, chunk);
+		assert_int_equal(s.nrec, 3);
+		assert_string_equal(s.name[0], "a");
+		assert_string_equal(s.name[1], "c");
+		assert_int_equal(s.line[1], 2);
+		assert_string_equal(s.name[2], "d");
+		assert_int_equal(s.line[2], 5);
+		assert_int_equal(s.nrej, 5);
+		assert_string_equal(
+		    s.reason[0], "record cut off by 600 zero bytes (a block zeroed by a crash?)");
+		assert_int_equal(s.rej_line[0], 2);
+		assert_string_equal(
+		    s.reason[1], "record cut off by 600 zero bytes (a block zeroed by a crash?)");
+		assert_int_equal(s.rej_line[1], 3);
+		assert_string_equal(s.reason[2],
+				    "skipped 512 zero bytes (a block zeroed by a crash?)");
+		assert_int_equal(s.rej_line[2], 4);
+		/* a lone zero byte is a bad byte like any other */
+		assert_string_equal(s.reason[3], "not a JSON object: line starts with byte 0x00");
+		assert_int_equal(s.rej_line[3], 6);
+		assert_non_null(strstr(s.reason[4], "invalid JSON"));
+		assert_int_equal(s.rej_line[4], 7);
+	}
+	lt_buf_release(&b);
+}
+
 /* \u escapes, surrogate pairs, and fields in any order with odd whitespace. */
 static void test_decode_escapes_and_order(void **state)
 {
@@ -260,6 +320,33 @@ static void test_sniff(void **state)
 	assert_int_equal(lt_sniff("# a README\n", 11), LT_FMT_UNKNOWN);
 }
 
+/* Zeroed blocks do not make a log binary; zeros scattered through the bytes do. */
+static void test_sniff_zeros(void **state)
+{
+	static const char line[] = "Apr 05 06:04:04 n1 kubelet[1]: I0405 06:04:04.1 1 a.go:1] x\n";
+	char buf[16384];
+	size_t n = 0;
+
+	(void)state;
+	memset(buf, 0, sizeof buf);
+	assert_int_equal(lt_sniff(buf, 4096), LT_FMT_BINARY);
+	/* a zeroed block first, then JSON: the JSON decides */
+	memcpy(buf + 4096, "{\"a\":1}\n", 8);
+	assert_int_equal(lt_sniff(buf, 4104), LT_FMT_JSON);
+	/* lines, a 4 KiB zeroed block, lines */
+	for (n = 0; n + sizeof line < 4096; n += sizeof line - 1)
+		memcpy(buf + n, line, sizeof line - 1);
+	memset(buf + n, 0, 4096);
+	n += 4096;
+	for (size_t i = 0; i < 8; i++, n += sizeof line - 1)
+		memcpy(buf + n, line, sizeof line - 1);
+	assert_int_equal(lt_sniff(buf, n), LT_FMT_TEXT);
+	/* the same text with a zero byte every eight: binary */
+	for (size_t i = 0; i < n; i += 8)
+		buf[i] = 0;
+	assert_int_equal(lt_sniff(buf + 1, n - 1), LT_FMT_BINARY);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +359,8 @@ int main(void)
 	    cmocka_unit_test(test_decode_escapes_and_order),
 	    cmocka_unit_test(test_sanitize),
 	    cmocka_unit_test(test_sniff),
+	    cmocka_unit_test(test_sniff_zeros),
+	    cmocka_unit_test(test_frame_zeroed_blocks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
