@@ -225,6 +225,7 @@ enum lt_year_rule {
 	LT_YEAR_AUDIT,	  /* the audit events already in the store */
 	LT_YEAR_MTIME,	  /* the file's modification time */
 	LT_YEAR_CLOCK,	  /* nothing better: the current year (stdin) */
+	LT_YEAR_HEADER,	  /* journalctl's "-- Logs begin at DATE, end at DATE. --" line */
 };
 
 const char *lt_year_rule_name(enum lt_year_rule r);

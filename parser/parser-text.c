@@ -5,8 +5,9 @@
  * CloudWatch's text shapes (S3 export "TIME MESSAGE", `aws logs tail`).
  *
  * Journal short and klog times carry no year: the first such time of a
- * file picks one (--year, else the audit events in the store, else the
- * file's mtime) and a month going back (Dec -> Jan) moves it on.  Journal
+ * file picks one (--year, else the dates of journalctl's header line, else
+ * the audit events in the store, else the file's mtime) and a month going
+ * back (Dec -> Jan) moves it on.  Journal
  * short times are host-local; with no zone in them they are taken as UTC.
  */
 #define _GNU_SOURCE /* memmem */
@@ -41,6 +42,7 @@ struct lt_textlog {
 	int pended; /* the last line opened such a record */
 	int year, last_month;
 	enum lt_year_rule rule;
+	int64_t head_lo, head_hi; /* the journal's time range from its header, 0 when none */
 	struct lt_buf msg, fields, text;
 };
 
@@ -48,8 +50,8 @@ static const char text_months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 
 const char *lt_year_rule_name(enum lt_year_rule r)
 {
-	static const char *const names[] = {"in the log", "--year", "audit events", "file mtime",
-					    "clock"};
+	static const char *const names[] = {"in the log", "--year", "audit events",
+					    "file mtime", "clock",  "journal header"};
 
 	return (unsigned)r < sizeof names / sizeof *names ? names[r] : "?";
 }
@@ -166,8 +168,8 @@ static int text_year_near(int64_t ref, int mon, int day, int64_t tod)
 	return best;
 }
 
-/* The year nearest to the store's audit events [lo, hi]. */
-static int text_year_audit(int64_t lo, int64_t hi, int mon, int day, int64_t tod)
+/* The year that puts (mon, day, tod) within [lo, hi], or nearest to it. */
+static int text_year_within(int64_t lo, int64_t hi, int mon, int day, int64_t tod)
 {
 	int best = lt_time_year(lo), best_set = 0;
 	int64_t best_d = 0;
@@ -191,8 +193,13 @@ static void text_year_pick(struct lt_textlog *t, int mon, int day, int64_t tod)
 		t->year = s->year, t->rule = LT_YEAR_GIVEN;
 		return;
 	}
+	if (t->head_hi > 0) {
+		t->year = text_year_within(t->head_lo, t->head_hi, mon, day, tod);
+		t->rule = LT_YEAR_HEADER;
+		return;
+	}
 	if (s->year_hi_us > 0) {
-		t->year = text_year_audit(s->year_lo_us, s->year_hi_us, mon, day, tod);
+		t->year = text_year_within(s->year_lo_us, s->year_hi_us, mon, day, tod);
 		t->rule = LT_YEAR_AUDIT;
 		return;
 	}
@@ -498,6 +505,52 @@ static int text_header_line(const char *s, size_t n)
 	       text_prefix(s, n, "-- Boot ");
 }
 
+/* The first "YYYY-MM-DD HH:MM:SS" in s[0..n) as µs (taken as UTC, like the lines); 0 if none. */
+static int64_t text_header_date(const char *s, size_t n, size_t *used)
+{
+	static const char shape[] = "dddd-dd-dd dd:dd:dd";
+	const size_t w = sizeof shape - 1;
+	char iso[sizeof shape + 1];
+	int64_t us;
+
+	for (size_t i = 0; i + w <= n; i++) {
+		size_t k = 0;
+
+		while (k < w && (shape[k] == 'd' ? s[i + k] >= '0' && s[i + k] <= '9'
+						 : s[i + k] == shape[k]))
+			k++;
+		if (k < w)
+			continue;
+		memcpy(iso, s + i, w);
+		iso[w] = 'Z';
+		if (lt_time_parse(&us, iso, w + 1) == 0) {
+			*used = i + w;
+			return us;
+		}
+	}
+	return 0;
+}
+
+/*
+ * "-- Logs begin at Fri 2024-04-05 05:50:00 UTC, end at Fri 2024-04-05
+ * 06:04:39 UTC. --" (or "Journal begins at ..., ends at ..."): the range
+ * every line below lies in, which gives year-less times their year.
+ * Without an end, the year after the beginning.
+ */
+static void text_header_range(struct lt_textlog *t, const char *s, size_t n)
+{
+	size_t used = 0, more = 0;
+	int64_t lo, hi;
+
+	if (!text_prefix(s, n, "-- Logs begin at") && !text_prefix(s, n, "-- Journal begins at"))
+		return;
+	if ((lo = text_header_date(s, n, &used)) <= 0)
+		return;
+	hi = text_header_date(s + used, n - used, &more);
+	t->head_lo = lo;
+	t->head_hi = hi >= lo ? hi : lo + 365 * TEXT_DAY_US;
+}
+
 /* True when a line opens a record of its own rather than going on with the last one. */
 static int text_opens_record(const char *s, size_t n)
 {
@@ -530,8 +583,10 @@ static int text_line(struct lt_textlog *t, const char *s, size_t n)
 
 	while (n > 0 && s[n - 1] == '\r')
 		n--;
-	if (n == 0 || text_header_line(s, n))
+	if (n == 0 || text_header_line(s, n)) {
+		text_header_range(t, s, n);
 		return text_pend_flush(t);
+	}
 	if (t->pend.len > 0 && !text_opens_record(s, n)) {
 		/* a CloudWatch message going on over lines (a stack trace, a multi-line value) */
 		if (t->pend.len + n < TEXT_MAX_LINE) {

@@ -73,12 +73,19 @@ j=$samples/logs/kubelet-ip-10-0-241-171.ec2.internal.log
 grep -q 'overlap.log: ingested, 196 records, 1 stored, 195 duplicates' overlap.out \
   || fail "overlap: $(cat overlap.out)"
 
-# 3. years: --year, the file's mtime, and a December -> January rollover
+# 3. years: --year, the journal header, the file's mtime, and a December -> January rollover
 ny=$samples/variants/kubelet-new-year.log
 "$bin" ingest -q --db ny.db --year 2023 "$ny" >/dev/null
 "$bin" sql -o csv --db ny.db "SELECT min(ts), max(ts), count(*) FROM logs" >ny.txt
 grep -qx '2023-12-31T23:55:03.116074Z,2024-01-01T00:04:57.462016Z,68' ny.txt || fail "rollover with --year: $(cat ny.txt)"
-cp "$ny" mtime.log && touch -d '2024-01-01T00:10:00Z' mtime.log
+# its journalctl header line dates it on its own
+"$bin" ingest -q --db hdr.db "$ny" >/dev/null
+"$bin" sql -o csv --db hdr.db "SELECT min(ts), max(ts), count(*) FROM logs" >hdr.txt
+grep -qx '2023-12-31T23:55:03.116074Z,2024-01-01T00:04:57.462016Z,68' hdr.txt || fail "rollover by header: $(cat hdr.txt)"
+"$bin" sql -o csv --db hdr.db "SELECT year, year_rule FROM log_sources" | grep -qx '2023,journal header' \
+  || fail "header rule: $("$bin" sql -o csv --db hdr.db "SELECT year, year_rule FROM log_sources")"
+# without the header, the file's mtime
+grep -v '^-- ' "$ny" >mtime.log && touch -d '2024-01-01T00:10:00Z' mtime.log
 "$bin" ingest -q --db mt.db mtime.log >/dev/null
 "$bin" sql -o csv --db mt.db "SELECT year, year_rule FROM log_sources" | grep -qx '2023,file mtime' \
   || fail "mtime rule: $("$bin" sql -o csv --db mt.db "SELECT year, year_rule FROM log_sources")"

@@ -1230,6 +1230,51 @@ static void test_year_rollover(void **state)
 	run_free(r);
 }
 
+/*
+ * journalctl's header line dates the range every line lies in: it beats
+ * the store's audit events (from another time here), --year beats it, and
+ * a header without an end or with no date works or is passed over.
+ */
+static void test_year_header(void **state)
+{
+	static const char text[] = "-- Logs begin at Fri 2021-12-31 23:00:00 UTC, end at Sat "
+				   "2022-01-01 01:00:00 UTC. --\n"
+				   "Dec 31 23:59:59 h kubelet[1]: I1231 23:59:59.500000       1 "
+				   "x.go:1] before\n"
+				   "Jan 01 00:00:01 h kubelet[1]: after\n";
+	struct run *r = run_new();
+
+	(void)state;
+	r->sink.year = 0;
+	r->sink.year_lo_us = us_of("2024-03-01T00:00:00Z");
+	r->sink.year_hi_us = us_of("2024-03-31T00:00:00Z");
+	feed_str(r, text);
+	assert_int_equal(r->nrec, 2);
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2021-12-31T23:59:59.500000Z");
+	want_time(__LINE__, "klog", r->rec[0].klog_us, "2021-12-31T23:59:59.500000Z");
+	want_int(__LINE__, "rule", r->rec[0].rule, LT_YEAR_HEADER);
+	want_time(__LINE__, "ts", r->rec[1].ts_us, "2022-01-01T00:00:01.000000Z");
+	want_int(__LINE__, "rule", r->rec[1].rule, LT_YEAR_HEADER);
+	/* systemd 246 and later; no end: the year after the beginning */
+	feed_str(r, "-- Journal begins at Mon 2023-06-05 10:00:00 UTC. --\n"
+		    "Jan 02 00:00:00 h kubelet[1]: x\n");
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2024-01-02T00:00:00.000000Z");
+	feed_str(r, "-- Journal begins at Mon 2023-06-05 10:00:00 UTC, ends at Tue 2023-06-06 "
+		    "09:00:00 UTC. --\nJun 06 08:00:00 h kubelet[1]: x\n");
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2023-06-06T08:00:00.000000Z");
+	want_int(__LINE__, "rule", r->rec[0].rule, LT_YEAR_HEADER);
+	/* no date in it: the store's events decide */
+	feed_str(r, "-- Logs begin at sometime. --\nMar 05 00:00:00 h kubelet[1]: x\n");
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2024-03-05T00:00:00.000000Z");
+	want_int(__LINE__, "rule", r->rec[0].rule, LT_YEAR_AUDIT);
+	/* --year decides over the header */
+	r->sink.year = 2019;
+	feed_str(r, text);
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2019-12-31T23:59:59.500000Z");
+	want_int(__LINE__, "rule", r->rec[0].rule, LT_YEAR_GIVEN);
+	run_free(r);
+}
+
 static void test_year_klog_in_iso_journal(void **state)
 {
 	struct run *r = run_new();
@@ -1254,6 +1299,7 @@ static void test_year_rule_names(void **state)
 	assert_string_equal(lt_year_rule_name(LT_YEAR_AUDIT), "audit events");
 	assert_string_equal(lt_year_rule_name(LT_YEAR_MTIME), "file mtime");
 	assert_string_equal(lt_year_rule_name(LT_YEAR_CLOCK), "clock");
+	assert_string_equal(lt_year_rule_name(LT_YEAR_HEADER), "journal header");
 	assert_string_equal(lt_year_rule_name((enum lt_year_rule)42), "?");
 }
 
@@ -2112,6 +2158,7 @@ int main(void)
 	    cmocka_unit_test(test_year_audit),
 	    cmocka_unit_test(test_year_mtime),
 	    cmocka_unit_test(test_year_rollover),
+	    cmocka_unit_test(test_year_header),
 	    cmocka_unit_test(test_year_klog_in_iso_journal),
 	    cmocka_unit_test(test_year_rule_names),
 	    cmocka_unit_test(test_classify_table),
