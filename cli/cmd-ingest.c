@@ -256,12 +256,48 @@ static int ingest_year(const char *s)
 	return *s != '\0' && *end == '\0' && y >= 1970 && y <= 9999 ? (int)y : 0;
 }
 
+/* Reads N digits at *s into *v; moves *s past them. */
+static int ingest_digits(const char **s, int n, int *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++, ++*s) {
+		if (**s < '0' || **s > '9')
+			return -1;
+		*v = *v * 10 + (**s - '0');
+	}
+	return 0;
+}
+
+/* A --utc-offset argument: Z, UTC, 0, or ±HH, ±HHMM, ±HH:MM up to 14 hours. */
+static int ingest_utc_offset(const char *s, int64_t *us)
+{
+	int sign, h, m = 0;
+
+	*us = 0;
+	if (strcmp(s, "Z") == 0 || strcmp(s, "UTC") == 0 || strcmp(s, "0") == 0)
+		return 0;
+	if (*s != '+' && *s != '-')
+		return -1;
+	sign = *s++ == '-' ? -1 : 1;
+	if (ingest_digits(&s, 2, &h) != 0)
+		return -1;
+	if (*s == ':')
+		s++;
+	if (*s != '\0' && ingest_digits(&s, 2, &m) != 0)
+		return -1;
+	if (*s != '\0' || m > 59 || h * 60 + m > 14 * 60)
+		return -1;
+	*us = sign * (h * 60LL + m) * 60 * 1000000;
+	return 0;
+}
+
 static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 {
 	static const struct option longopts[] = {{"db", required_argument, NULL, 'd'},
 						 {"all-resources", no_argument, NULL, 'a'},
 						 {"year", required_argument, NULL, 'y'},
 						 {"node", required_argument, NULL, 'n'},
+						 {"utc-offset", required_argument, NULL, 'u'},
 						 {"quiet", no_argument, NULL, 'q'},
 						 {"help", no_argument, NULL, 'h'},
 						 {NULL, 0, NULL, 0}};
@@ -291,6 +327,11 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 			break;
 		case 'n':
 			opts.node = optarg;
+			break;
+		case 'u':
+			if (ingest_utc_offset(optarg, &opts.utc_offset_us) != 0)
+				return cli_usage_error(
+				    cmd, "--utc-offset takes an offset like +02:00 or -0500");
 			break;
 		case 'q':
 			r.quiet = 1;
@@ -326,13 +367,17 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 
 const struct lt_cmd lt_cmd_ingest = {
     "ingest",
-    "[--db FILE] [--all-resources] [--year Y] [--node NAME] [-q] PATH...",
+    "[--db FILE] [--all-resources] [--year Y] [--utc-offset ±HH:MM] [--node NAME] [-q] PATH...",
     "Read audit, kubelet and controller-manager logs (files, gzip, dirs, -) into the store.",
     "Options:\n"
     "  --db FILE          the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
     "  --all-resources    store events of every resource, not only leases and nodes\n"
     "  --year Y           the year of log times that have none (journal short, klog);\n"
-    "                     default: the audit events' years, else each file's mtime\n"
+    "                     default: journalctl's header line, else the audit events'\n"
+    "                     years, else each file's mtime\n"
+    "  --utc-offset ±HH:MM  the nodes' time zone, for log times written without one\n"
+    "                     (journal short, rsyslog, klog headers); default UTC.  A\n"
+    "                     short-iso journal line's own offset applies to its klog time\n"
     "  --node NAME        the node the log lines of these files come from, whatever\n"
     "                     their host name says (bare klog files have none)\n"
     "  -q, --quiet        no line per file; only problems and the summary\n"

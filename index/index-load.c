@@ -651,7 +651,8 @@ static int load_run(struct load *l, struct lt_input *in, const char *fp, int res
 			       .reject = load_reject,
 			       .progress = load_progress,
 			       .resume_offset = l->resume_offset,
-			       .year = l->opts->year};
+			       .year = l->opts->year,
+			       .utc_offset_us = l->opts->utc_offset_us};
 	int rc;
 
 	load_audit_range(l, &sink.year_lo_us, &sink.year_hi_us);

@@ -67,9 +67,10 @@ struct lt_ingest_progress {
 };
 
 struct lt_ingest_opts {
-	int all_resources; /* store events of every resource, not only leases and nodes */
-	int year;	   /* > 0: the year of year-less log times (journal short, klog) */
-	const char *node;  /* the node every log line of these files comes from (--node) */
+	int all_resources;     /* store events of every resource, not only leases and nodes */
+	int year;	       /* > 0: the year of year-less log times (journal short, klog) */
+	int64_t utc_offset_us; /* the nodes' local time minus UTC, for zone-less log times */
+	const char *node;      /* the node every log line of these files comes from (--node) */
 	/* May be NULL.  When set, a text log among the paths (sniffed by content) is not
 	 * read but handed here, so the caller can ingest it after the rest: its year-less
 	 * times can then take the year of the audit events read before it.  Stdin is read

@@ -288,6 +288,9 @@ struct lt_sink {
 	 * (LT_YEAR_AUDIT); else the file's mtime; else the clock. */
 	int year;
 	int64_t year_lo_us, year_hi_us;
+	/* Local time minus UTC for times written without a zone (journal short, klog
+	 * headers): --utc-offset.  A journal line with an offset brings its own. */
+	int64_t utc_offset_us;
 };
 
 /* The formats the sniffer knows. */

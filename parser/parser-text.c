@@ -7,8 +7,11 @@
  * Journal short and klog times carry no year: the first such time of a
  * file picks one (--year, else the dates of journalctl's header line, else
  * the audit events in the store, else the file's mtime) and a month going
- * back (Dec -> Jan) moves it on.  Journal
- * short times are host-local; with no zone in them they are taken as UTC.
+ * back (Dec -> Jan) moves it on.
+ *
+ * Journal short times and klog headers are the host's local time.  A
+ * journal line with an offset (short-iso) gives it for its klog time too;
+ * otherwise --utc-offset does (sink->utc_offset_us), and without it UTC.
  */
 #define _GNU_SOURCE /* memmem */
 #include "parser-int.h"
@@ -43,6 +46,8 @@ struct lt_textlog {
 	int year, last_month;
 	enum lt_year_rule rule;
 	int64_t head_lo, head_hi; /* the journal's time range from its header, 0 when none */
+	int64_t line_zone_us;	  /* the offset the current line's own time carried ... */
+	int line_zone_set;	  /* ... when it carried one */
 	struct lt_buf msg, fields, text;
 };
 
@@ -106,6 +111,27 @@ static size_t text_short_date(const char *s, size_t n, int *mon, int *day, int64
 }
 
 /* An RFC 3339 time as the first word: the bytes taken with its space, 0 if none. */
+/* Local time minus UTC of the ISO time s[0..k) that parsed as us (UTC). */
+static int64_t text_iso_zone(const char *s, size_t k, int64_t us)
+{
+	char wall[20];
+	int64_t local;
+
+	if (k < 19)
+		return 0;
+	memcpy(wall, s, 19);
+	wall[19] = 'Z';
+	if (lt_time_parse(&local, wall, sizeof wall) != 0)
+		return 0;
+	return local - (us - us % 1000000);
+}
+
+/* The offset for the current line's klog (and zone-less) times. */
+static int64_t text_zone(const struct lt_textlog *t)
+{
+	return t->line_zone_set ? t->line_zone_us : t->sink->utc_offset_us;
+}
+
 static size_t text_iso(const char *s, size_t n, int64_t *us)
 {
 	const char *sp;
@@ -317,12 +343,12 @@ static size_t text_klog(struct lt_textlog *t, struct lt_log_line *ln, const char
 	if (h == 0)
 		return 0;
 	if (ln->ts_us != 0) {
-		year = text_year_near(ln->ts_us, k.month, k.day, k.tod_us);
+		year = text_year_near(ln->ts_us + text_zone(t), k.month, k.day, k.tod_us);
 	} else {
 		year = text_year(t, k.month, k.day, k.tod_us);
 		ln->year_rule = t->rule;
 	}
-	ln->klog_us = text_stamp(year, k.month, k.day, k.tod_us);
+	ln->klog_us = text_stamp(year, k.month, k.day, k.tod_us) - text_zone(t);
 	if (ln->ts_us == 0 || text_refines(ln->ts_us, ln->klog_us))
 		ln->ts_us = ln->klog_us;
 	ln->severity = k.severity;
@@ -484,7 +510,7 @@ static int text_dated(struct lt_textlog *t, struct lt_log_line *ln, const char *
 	size_t took;
 
 	if ((took = text_short_date(s, n, &mon, &day, &tod)) > 0) {
-		ln->ts_us = text_stamp(text_year(t, mon, day, tod), mon, day, tod);
+		ln->ts_us = text_stamp(text_year(t, mon, day, tod), mon, day, tod) - text_zone(t);
 		ln->year_rule = t->rule;
 		return text_journal(t, ln, s + took, n - took, at);
 	}
@@ -493,6 +519,8 @@ static int text_dated(struct lt_textlog *t, struct lt_log_line *ln, const char *
 	/* an ISO time, then either a journal "HOST IDENT[PID]:" or a CloudWatch record */
 	if (took < n && text_iso_journal(s + took, n - took)) {
 		ln->ts_us = ts;
+		t->line_zone_us = text_iso_zone(s, took, ts);
+		t->line_zone_set = 1;
 		return text_journal(t, ln, s + took, n - took, at);
 	}
 	return text_cloudwatch(t, s, n, took, ts);
@@ -583,6 +611,7 @@ static int text_line(struct lt_textlog *t, const char *s, size_t n)
 
 	while (n > 0 && s[n - 1] == '\r')
 		n--;
+	t->line_zone_set = 0;
 	if (n == 0 || text_header_line(s, n)) {
 		text_header_range(t, s, n);
 		return text_pend_flush(t);

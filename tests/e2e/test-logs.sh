@@ -90,6 +90,16 @@ grep -v '^-- ' "$ny" >mtime.log && touch -d '2024-01-01T00:10:00Z' mtime.log
 "$bin" sql -o csv --db mt.db "SELECT year, year_rule FROM log_sources" | grep -qx '2023,file mtime' \
   || fail "mtime rule: $("$bin" sql -o csv --db mt.db "SELECT year, year_rule FROM log_sources")"
 
+# --utc-offset: a node two hours east of UTC; a bad offset is a usage error
+printf 'Apr 05 08:04:04 n1 kubelet[1]: I0405 08:04:04.123456       1 a.go:1] "local"\n' >tz.log
+"$bin" ingest -q --db tz.db --year 2024 --utc-offset +02:00 tz.log >/dev/null
+[ "$("$bin" sql -o csv --db tz.db "SELECT ts FROM logs" | tail -1)" = "2024-04-05T06:04:04.123456Z" ] \
+  || fail "--utc-offset: $("$bin" sql -o csv --db tz.db "SELECT ts FROM logs")"
+set +e
+"$bin" ingest -q --db tz.db --utc-offset 2 tz.log >/dev/null 2>tz.err
+[ $? = 2 ] && grep -q 'utc-offset takes an offset like' tz.err || fail "--utc-offset 2 accepted"
+set -e
+
 # --node: a bare klog file names no host; its lines belong to the node given
 "$bin" ingest -q --db node.db --node 127.0.0.1 "$corpus/kubelet/gh-kubernetes-16353_raw-klog_kubelet_node-status.log" >/dev/null
 [ "$("$bin" sql -o csv --db node.db "SELECT node, count(*) FROM logs GROUP BY node" | tail -1)" = "127.0.0.1,5" ] \

@@ -893,7 +893,7 @@ static void test_journal_short_iso_precise_offset(void **state)
 	struct run *r = run_new();
 
 	(void)state;
-	/* a host at +02:00: the journal's time is converted; klog's local time has no zone */
+	/* a host at +02:00: the journal's time is converted, and klog's local time with it */
 	feed_str(r,
 		 "2024-04-05T08:04:04.422460+02:00 " NODE1 " kubelet[4321]: E0405 "
 		 "08:04:04.422460    4321 controller.go:114] failed to update node lease, error: "
@@ -902,7 +902,7 @@ static void test_journal_short_iso_precise_offset(void **state)
 		 "try again\n");
 	assert_int_equal(r->nrec, 1);
 	CHECK(&r->rec[0], .ts = "2024-04-05T06:04:04.422460Z",
-	      .klog = "2024-04-05T08:04:04.422460Z", .rule = LT_YEAR_NONE, .host = NODE1,
+	      .klog = "2024-04-05T06:04:04.422460Z", .rule = LT_YEAR_NONE, .host = NODE1,
 	      .ident = "kubelet", .pid = 4321, .component = "kubelet", .sev = 'E',
 	      .location = "controller.go:114",
 	      .message = "failed to update node lease, error: Operation cannot be fulfilled on "
@@ -1272,6 +1272,42 @@ static void test_year_header(void **state)
 	feed_str(r, text);
 	want_time(__LINE__, "ts", r->rec[0].ts_us, "2019-12-31T23:59:59.500000Z");
 	want_int(__LINE__, "rule", r->rec[0].rule, LT_YEAR_GIVEN);
+	run_free(r);
+}
+
+/*
+ * Zones.  A short-iso journal line's offset is the host's: its klog time,
+ * local too, is read with it, and the next line does not keep it.  Times
+ * with no zone at all take --utc-offset (sink->utc_offset_us).
+ */
+static void test_zone_offsets(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	feed_str(r,
+		 "2024-04-05T08:04:04+0200 h kubelet[1]: I0405 08:04:04.123456       1 x.go:1] a\n"
+		 "2024-04-05T01:04:05-05:30 h kubelet[1]: I0405 01:04:05.250000       1 x.go:1] b\n"
+		 "I0405 08:04:06.000000       1 x.go:1] bare klog: UTC\n");
+	assert_int_equal(r->nrec, 3);
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2024-04-05T06:04:04.123456Z");
+	want_time(__LINE__, "klog", r->rec[0].klog_us, "2024-04-05T06:04:04.123456Z");
+	want_time(__LINE__, "ts", r->rec[1].ts_us, "2024-04-05T06:34:05.250000Z");
+	want_time(__LINE__, "klog", r->rec[1].klog_us, "2024-04-05T06:34:05.250000Z");
+	want_time(__LINE__, "ts", r->rec[2].ts_us, "2024-04-05T08:04:06.000000Z");
+
+	r->sink.utc_offset_us = 2 * 3600 * 1000000LL;
+	feed_str(
+	    r,
+	    "Apr 05 08:04:04 h kubelet[1]: I0405 08:04:04.500000       1 x.go:1] short\n"
+	    "I0405 08:04:06.000000       1 x.go:1] bare klog\n"
+	    "2024-04-05T06:04:07+0000 h kubelet[1]: I0405 06:04:07.100000       1 x.go:1] own\n");
+	assert_int_equal(r->nrec, 3);
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2024-04-05T06:04:04.500000Z");
+	want_time(__LINE__, "klog", r->rec[0].klog_us, "2024-04-05T06:04:04.500000Z");
+	want_time(__LINE__, "ts", r->rec[1].ts_us, "2024-04-05T06:04:06.000000Z");
+	want_time(__LINE__, "ts", r->rec[2].ts_us, "2024-04-05T06:04:07.100000Z");
+	want_time(__LINE__, "klog", r->rec[2].klog_us, "2024-04-05T06:04:07.100000Z");
 	run_free(r);
 }
 
@@ -2159,6 +2195,7 @@ int main(void)
 	    cmocka_unit_test(test_year_mtime),
 	    cmocka_unit_test(test_year_rollover),
 	    cmocka_unit_test(test_year_header),
+	    cmocka_unit_test(test_zone_offsets),
 	    cmocka_unit_test(test_year_klog_in_iso_journal),
 	    cmocka_unit_test(test_year_rule_names),
 	    cmocka_unit_test(test_classify_table),
