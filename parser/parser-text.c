@@ -20,6 +20,16 @@
 #include <string.h>
 #include <time.h>
 
+/* Leader-election processes of one file whose lease name is remembered. */
+#define TEXT_LEADERS 8
+
+/* The lease a process (component and pid) last named in a leader-election line. */
+struct text_leader {
+	char component[64];
+	int64_t pid;
+	char lease[256];
+};
+
 /* A line longer than this is hostile or not a log line; it is skipped and reported. */
 #define TEXT_MAX_LINE (1024u * 1024)
 #define TEXT_DAY_US   (86400LL * 1000000)
@@ -46,8 +56,10 @@ struct lt_textlog {
 	int year, last_month;
 	enum lt_year_rule rule;
 	int64_t head_lo, head_hi; /* the journal's time range from its header, 0 when none */
-	int64_t line_zone_us;	  /* the offset the current line's own time carried ... */
-	int line_zone_set;	  /* ... when it carried one */
+	struct text_leader leaders[TEXT_LEADERS];
+	unsigned leaders_next; /* the slot a new process takes */
+	int64_t line_zone_us;  /* the offset the current line's own time carried ... */
+	int line_zone_set;     /* ... when it carried one */
 	struct lt_buf msg, fields, text;
 };
 
@@ -319,6 +331,53 @@ static void text_component(struct lt_textlog *t, struct lt_log_line *ln)
 		ln->component = (struct lt_str){c, strlen(c)};
 }
 
+/* The slot of the line's process, or NULL. */
+static struct text_leader *text_leader_of(struct lt_textlog *t, const struct lt_log_line *ln)
+{
+	for (unsigned i = 0; i < TEXT_LEADERS; i++) {
+		struct text_leader *e = &t->leaders[i];
+
+		if (e->lease[0] != '\0' && e->pid == ln->pid &&
+		    lt_str_eq(ln->component, e->component))
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * client-go's leader election names its lease when it tries, gets or
+ * fails to renew it ("attempting to acquire leader lease kube-system/
+ * kube-scheduler..."), not when it loses it ("leaderelection lost") or a
+ * lock update fails.  Those take the lease their process named last, so
+ * they land on that lease's timeline.  ("new leader elected" names a
+ * holder, not a lease.)
+ */
+static void text_leader_lease(struct lt_textlog *t, struct lt_log_line *ln)
+{
+	struct text_leader *e;
+
+	if (ln->kind == NULL || strncmp(ln->kind, "leader-", 7) != 0 ||
+	    strcmp(ln->kind, "leader-new") == 0 || ln->component.ptr == NULL ||
+	    ln->component.len >= sizeof e->component)
+		return;
+	e = text_leader_of(t, ln);
+	if (ln->subject.ptr == NULL) {
+		if (e != NULL)
+			ln->subject = (struct lt_str){e->lease, strlen(e->lease)};
+		return;
+	}
+	if (ln->subject.len >= sizeof e->lease)
+		return;
+	if (e == NULL) {
+		e = &t->leaders[t->leaders_next++ % TEXT_LEADERS];
+		memcpy(e->component, ln->component.ptr, ln->component.len);
+		e->component[ln->component.len] = '\0';
+		e->pid = ln->pid;
+	}
+	memcpy(e->lease, ln->subject.ptr, ln->subject.len);
+	e->lease[ln->subject.len] = '\0';
+}
+
 /*
  * True when a coarse line time (a whole second: journal short; a whole
  * millisecond: CloudWatch) and the klog time name the same moment, the
@@ -390,6 +449,7 @@ int lt_textlog_message(struct lt_textlog *t, struct lt_log_line *ln, const char 
 		t->cls = lt_classifier_new();
 	lt_classify(t->cls, ln, t->text.ptr ? t->text.ptr : "", t->text.len);
 	text_component(t, ln);
+	text_leader_lease(t, ln);
 	if (at->offset < t->sink->resume_offset)
 		return 0;
 	return t->sink->log(ln, at, t->ctx);

@@ -1311,6 +1311,41 @@ static void test_zone_offsets(void **state)
 	run_free(r);
 }
 
+/*
+ * Leader election names its lease when trying, getting or failing to renew
+ * it; a later "leaderelection lost" or failed lock update of the same
+ * process takes that name.  Another process, or one that named nothing yet,
+ * gets none; "new leader elected" names a holder and changes nothing.
+ */
+static void test_leader_lines_take_their_lease(void **state)
+{
+	static const char text[] =
+	    "kube-scheduler[7]: E0405 05:59:16.100000       7 leaderelection.go:369] Failed to "
+	    "update lock: conflict\n"
+	    "kube-scheduler[7]: I0405 05:59:17.000000       7 leaderelection.go:250] attempting to "
+	    "acquire leader lease kube-system/kube-scheduler...\n"
+	    "kube-scheduler[7]: I0405 05:59:17.500000       7 leaderelection.go:352] new leader "
+	    "elected: other-node_1234\n"
+	    "kube-scheduler[8]: E0405 05:59:18.000000       8 server.go:1] \"leaderelection "
+	    "lost\"\n"
+	    "kube-scheduler[7]: E0405 05:59:18.148721       7 server.go:1] \"leaderelection "
+	    "lost\"\n";
+	struct run *r = run_new();
+
+	(void)state;
+	feed_str(r, text);
+	assert_int_equal(r->nrec, 5);
+	want_str(__LINE__, "kind", r->rec[0].kind, "leader-update-failed");
+	assert_null(r->rec[0].subject);
+	want_str(__LINE__, "subject", r->rec[1].subject, "kube-system/kube-scheduler");
+	want_str(__LINE__, "kind", r->rec[2].kind, "leader-new");
+	want_str(__LINE__, "kind", r->rec[3].kind, "leader-lost");
+	assert_null(r->rec[3].subject);
+	want_str(__LINE__, "kind", r->rec[4].kind, "leader-lost");
+	want_str(__LINE__, "subject", r->rec[4].subject, "kube-system/kube-scheduler");
+	run_free(r);
+}
+
 static void test_year_klog_in_iso_journal(void **state)
 {
 	struct run *r = run_new();
@@ -2196,6 +2231,7 @@ int main(void)
 	    cmocka_unit_test(test_year_rollover),
 	    cmocka_unit_test(test_year_header),
 	    cmocka_unit_test(test_zone_offsets),
+	    cmocka_unit_test(test_leader_lines_take_their_lease),
 	    cmocka_unit_test(test_year_klog_in_iso_journal),
 	    cmocka_unit_test(test_year_rule_names),
 	    cmocka_unit_test(test_classify_table),
