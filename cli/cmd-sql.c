@@ -32,7 +32,7 @@ static void sql_values(const struct lt_stmt *q, int n, const char **vals, char (
 }
 
 /* Runs the statement, printing every row; refuses anything that could write. */
-static int sql_print(struct lt_store *st, const char *sql, enum lt_out_format fmt,
+static int sql_print(struct lt_store *st, const char *sql, const struct lt_query_opts *o,
 		     struct lt_error *err)
 {
 	struct lt_stmt *q;
@@ -53,7 +53,7 @@ static int sql_print(struct lt_store *st, const char *sql, enum lt_out_format fm
 	bufs = lt_xcalloc((size_t)n + 1, sizeof *bufs);
 	for (int i = 0; i < n; i++)
 		names[i] = lt_stmt_name(q, i);
-	t = lt_table_new(fmt, stdout, n, names);
+	t = lt_table_new(o, stdout, n, names);
 	while ((rc = lt_stmt_step(q, err)) == 1) {
 		sql_values(q, n, vals, bufs);
 		lt_table_row(t, vals);
@@ -68,7 +68,7 @@ static int sql_print(struct lt_store *st, const char *sql, enum lt_out_format fm
 
 static int sql_do(struct lt_store *st, struct cli_query *q, struct lt_error *err)
 {
-	return sql_print(st, q->args[0], q->opts.fmt, err);
+	return sql_print(st, q->args[0], &q->opts, err);
 }
 
 static int sql_run(const struct lt_cmd *cmd, int argc, char **argv)

@@ -16,9 +16,14 @@ enum lt_out_format { LT_OUT_TABLE, LT_OUT_CSV, LT_OUT_JSON, LT_OUT_JSONL };
 int lt_out_format_parse(enum lt_out_format *out, const char *name);
 
 struct lt_table;
+struct lt_query_opts;
 
-/* A writer of rows with ncols columns to f; names are copied. */
-struct lt_table *lt_table_new(enum lt_out_format fmt, FILE *f, int ncols, const char *const *names);
+/*
+ * A writer of rows with ncols columns to f in o->fmt; names are copied.  When
+ * o->row is set, nothing is printed (f may be NULL): each row goes to it.
+ */
+struct lt_table *lt_table_new(const struct lt_query_opts *o, FILE *f, int ncols,
+			      const char *const *names);
 
 /*
  * Adds one row of ncols values (NULL for none).  A value is a string; when
@@ -80,11 +85,12 @@ struct lt_col {
 };
 
 /*
- * Runs sql with binds ?1..?nbinds and prints its rows in fmt: times as RFC
- * 3339 UTC, durations human ("10.4s") in tables and as seconds in CSV/JSON.
+ * Runs sql with binds ?1..?nbinds and prints its rows in o->fmt (or hands
+ * them to o->row): times as RFC 3339 UTC, durations human ("10.4s") in
+ * tables and as seconds in CSV/JSON.
  */
 int lt_run_table(struct lt_store *st, const char *sql, const struct lt_col *cols, int ncols,
-		 const int64_t *binds, int nbinds, enum lt_out_format fmt, FILE *out,
+		 const int64_t *binds, int nbinds, const struct lt_query_opts *o, FILE *out,
 		 struct lt_error *err);
 
 /* "90s", "15m", "2h", "1d", "1h30m", "250ms" to microseconds; 0 or LT_ERR_USAGE. */
@@ -107,6 +113,17 @@ struct lt_query_opts {
 	int64_t since_us, until_us; /* 0: open */
 	int64_t gap_us, slow_us;    /* 0: the defaults */
 	int verbose;
+	/*
+	 * Optional row sink, for callers that want cells rather than text (the
+	 * TUI): when set, fmt is ignored and nothing is printed (the query's
+	 * FILE * may be NULL).  It is called once with values NULL to announce
+	 * the columns (so a result without rows still has them), then once a
+	 * row with the values (NULL for none) as LT_OUT_TABLE would show them,
+	 * times and durations alike, but unpadded and unsanitized.  The strings
+	 * are borrowed for the call.
+	 */
+	void (*row)(int ncols, const char *const *names, const char *const *values, void *ctx);
+	void *row_ctx;
 };
 
 /* `leasetrail nodes`: one row per node, in the spirit of `kubectl get nodes`. */
@@ -238,7 +255,7 @@ int lt_browse_episodes(struct lt_browse_episodes *out, struct lt_store *st, cons
 		       size_t n, int64_t from_us, int64_t to_us, struct lt_error *err);
 void lt_browse_episodes_release(struct lt_browse_episodes *e);
 
-/* A result table: column names and rows of cells (sanitized, "" for none). */
+/* A result table: column names and rows of cells (log text, not sanitized; "" for none). */
 struct lt_browse_table {
 	int ncols;
 	char **names; /* lower case */
@@ -255,17 +272,10 @@ int lt_browse_col(const struct lt_browse_table *t, const char *name);
 void lt_browse_table_release(struct lt_browse_table *t);
 
 /*
- * Splits what lt_table prints in LT_OUT_TABLE format into cells: each column
- * starts where its name starts in the header line (every cell is padded to
- * its column's width).  0, or LT_ERR_FORMAT when there is no header.
- */
-int lt_browse_table_parse(struct lt_browse_table *out, const char *text, size_t len);
-
-/*
- * Runs canned query name with o's range and thresholds (o->fmt is ignored)
- * and returns its rows as `leasetrail query` prints them.  Thresholds are
- * applied on a second, read-only connection, so st's other views keep the
- * stored episodes.
+ * Runs canned query name with o's range and thresholds (o->fmt and o->row
+ * are ignored) and returns its rows, cell for cell what `leasetrail query`
+ * prints (unpadded, unsanitized).  Thresholds are applied on a second,
+ * read-only connection, so st's other views keep the stored episodes.
  */
 int lt_browse_canned(struct lt_browse_table *out, struct lt_store *st, const char *name,
 		     const struct lt_query_opts *o, struct lt_error *err);

@@ -444,87 +444,39 @@ void lt_browse_table_release(struct lt_browse_table *t)
 	memset(t, 0, sizeof *t);
 }
 
-/* The byte offset of code point number col in s[0..len), or len. */
-static size_t browse_at_col(const char *s, size_t len, size_t col)
+/* The columns, lower case as the TUI names them. */
+static void browse_set_names(struct lt_browse_table *t, int ncols, const char *const *names)
 {
-	size_t i = 0;
-
-	for (; i < len; i++)
-		if (((unsigned char)s[i] & 0xc0) != 0x80 && col-- == 0)
-			break;
-	return i;
-}
-
-static char *browse_trimmed(const char *s, size_t len)
-{
-	while (len > 0 && s[len - 1] == ' ')
-		len--;
-	return lt_xstrndup(s, len);
-}
-
-/* Column starts (in code points) from the header line: a name begins after a blank. */
-static void browse_header(struct lt_browse_table *t, size_t **starts, const char *h, size_t len)
-{
-	size_t col = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)h[i];
-
-		if ((c & 0xc0) == 0x80)
-			continue;
-		if (c != ' ' && (i == 0 || h[i - 1] == ' ')) {
-			size_t e = i;
-
-			while (e < len && h[e] != ' ')
-				e++;
-			t->names = lt_xrealloc(t->names, (size_t)(t->ncols + 1) * sizeof *t->names);
-			*starts = lt_xrealloc(*starts, (size_t)(t->ncols + 1) * sizeof **starts);
-			t->names[t->ncols] = lt_xstrndup(h + i, e - i);
-			for (char *p = t->names[t->ncols]; *p; p++)
-				if (*p >= 'A' && *p <= 'Z')
-					*p = (char)(*p - 'A' + 'a');
-			(*starts)[t->ncols++] = col;
-		}
-		col++;
+	t->ncols = ncols;
+	t->names = lt_xcalloc((size_t)(ncols ? ncols : 1), sizeof *t->names);
+	for (int i = 0; i < ncols; i++) {
+		t->names[i] = lt_xstrdup(names[i]);
+		for (char *p = t->names[i]; *p; p++)
+			if (*p >= 'A' && *p <= 'Z')
+				*p = (char)(*p - 'A' + 'a');
 	}
 }
 
-static void browse_split_line(struct lt_browse_table *t, const size_t *starts, const char *s,
-			      size_t len)
+/* The row sink: copies each row's cells into the table ctx. */
+static void browse_sink(int ncols, const char *const *names, const char *const *values, void *ctx)
 {
-	size_t base = t->nrows * (size_t)t->ncols;
+	struct lt_browse_table *t = ctx;
+	size_t base = t->nrows * (size_t)ncols;
 
-	t->cells = lt_xrealloc(t->cells, (base + (size_t)t->ncols) * sizeof *t->cells);
-	for (int c = 0; c < t->ncols; c++) {
-		size_t a = browse_at_col(s, len, starts[c]);
-		size_t b = c + 1 < t->ncols ? browse_at_col(s, len, starts[c + 1]) : len;
-
-		t->cells[base + (size_t)c] = browse_trimmed(s + a, b - a);
-	}
+	if (t->names == NULL)
+		browse_set_names(t, ncols, names);
+	if (values == NULL)
+		return; /* the columns, announced before any row */
+	/* room doubles when nrows reaches a power of two: no realloc a row */
+	if ((t->nrows & (t->nrows - 1)) == 0)
+		t->cells = lt_xrealloc(t->cells, (t->nrows ? 2 * t->nrows : 1) * (size_t)ncols *
+						     sizeof *t->cells);
+	for (int c = 0; c < ncols; c++)
+		t->cells[base + (size_t)c] = lt_xstrdup(values[c] ? values[c] : "");
 	t->nrows++;
 }
 
-int lt_browse_table_parse(struct lt_browse_table *out, const char *text, size_t len)
-{
-	size_t *starts = NULL;
-	const char *p = text, *end = text + len;
-
-	memset(out, 0, sizeof *out);
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = (size_t)((nl ? nl : end) - p);
-
-		if (out->ncols == 0)
-			browse_header(out, &starts, p, n);
-		else
-			browse_split_line(out, starts, p, n);
-		p += n + 1;
-	}
-	free(starts);
-	return out->ncols > 0 ? 0 : LT_ERR_FORMAT;
-}
-
-/* Runs fn into memory as an aligned table and splits it. */
+/* Runs fn with a row sink that fills out: cells, not printed text. */
 static int browse_capture(struct lt_browse_table *out, struct lt_store *st, const char *arg,
 			  const struct lt_query_opts *o,
 			  int (*fn)(struct lt_store *, const char *, const struct lt_query_opts *,
@@ -532,20 +484,14 @@ static int browse_capture(struct lt_browse_table *out, struct lt_store *st, cons
 			  struct lt_error *err)
 {
 	struct lt_query_opts to = *o;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&text, &len);
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if (mem == NULL)
-		return lt_error_set(err, LT_ERR_IO, "cannot open a memory stream");
-	to.fmt = LT_OUT_TABLE;
-	rc = fn(st, arg, &to, mem, err);
-	fclose(mem);
-	if (rc == 0 && lt_browse_table_parse(out, text, len) != 0)
-		rc = lt_error_set(err, LT_ERR_FORMAT, "no result header");
-	free(text);
+	to.row = browse_sink;
+	to.row_ctx = out;
+	rc = fn(st, arg, &to, NULL, err);
+	if (rc != 0)
+		lt_browse_table_release(out);
 	return rc;
 }
 
@@ -590,7 +536,7 @@ static int64_t browse_time(const char *s)
 int lt_browse_timeline(struct lt_browse_timeline *out, struct lt_store *st, const char *target,
 		       struct lt_error *err)
 {
-	const struct lt_query_opts o = {LT_OUT_TABLE, 0, 0, 0, 0, 0};
+	const struct lt_query_opts o = {.fmt = LT_OUT_TABLE};
 	struct lt_browse_table t;
 	int c[6], rc;
 

@@ -261,8 +261,7 @@ int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query
 
 	for (const struct canned *c = canned_queries; c->head.name; c++)
 		if (strcmp(c->head.name, name) == 0)
-			return lt_run_table(st, c->sql, c->cols, c->ncols, binds, 3, o->fmt, out,
-					    err);
+			return lt_run_table(st, c->sql, c->cols, c->ncols, binds, 3, o, out, err);
 	return lt_error_set(err, LT_ERR_NOTFOUND,
 			    "no canned query '%s' (`leasetrail query --list` names them)", name);
 }

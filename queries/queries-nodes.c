@@ -17,5 +17,5 @@ int lt_query_nodes(struct lt_store *st, const struct lt_query_opts *o, FILE *out
 	if ((o->gap_us || o->slow_us) &&
 	    (rc = lt_lifecycle_overlay(st, o->gap_us, o->slow_us, err)) != 0)
 		return rc;
-	return lt_run_table(st, nodes_sql, cols, 8, NULL, 0, o->fmt, out, err);
+	return lt_run_table(st, nodes_sql, cols, 8, NULL, 0, o, out, err);
 }

@@ -28,9 +28,11 @@ static const char *run_cell(const struct lt_stmt *q, int i, char type, enum lt_o
 }
 
 int lt_run_table(struct lt_store *st, const char *sql, const struct lt_col *cols, int ncols,
-		 const int64_t *binds, int nbinds, enum lt_out_format fmt, FILE *out,
+		 const int64_t *binds, int nbinds, const struct lt_query_opts *o, FILE *out,
 		 struct lt_error *err)
 {
+	/* a row sink gets the cells a table would show */
+	enum lt_out_format fmt = o->row ? LT_OUT_TABLE : o->fmt;
 	const char *names[LT_MAX_COLS], *vals[LT_MAX_COLS];
 	char bufs[LT_MAX_COLS][40];
 	struct lt_table *t;
@@ -45,7 +47,7 @@ int lt_run_table(struct lt_store *st, const char *sql, const struct lt_col *cols
 		lt_stmt_bind_int(q, i + 1, binds[i]);
 	for (int i = 0; i < ncols; i++)
 		names[i] = cols[i].name;
-	t = lt_table_new(fmt, out, ncols, names);
+	t = lt_table_new(o, out, ncols, names);
 	while ((rc = lt_stmt_step(q, err)) == 1) {
 		for (int i = 0; i < ncols; i++)
 			vals[i] = run_cell(q, i, cols[i].type, fmt, bufs[i], sizeof bufs[i]);

@@ -44,6 +44,7 @@ static void stats_cell(const struct lt_stmt *q, int i, char kind, char *buf, siz
 static int stats_table(struct lt_store *st, FILE *out, const char *title, const char *sql,
 		       const struct stats_col *cols, int ncols, int64_t limit, struct lt_error *err)
 {
+	static const struct lt_query_opts table = {.fmt = LT_OUT_TABLE};
 	const char *names[16], *vals[16];
 	char bufs[16][40];
 	struct lt_stmt *q;
@@ -59,7 +60,7 @@ static int stats_table(struct lt_store *st, FILE *out, const char *title, const 
 	while ((rc = lt_stmt_step(q, err)) == 1) {
 		if (t == NULL) {
 			fprintf(out, "\n%s%s", title, title[0] ? "\n" : "");
-			t = lt_table_new(LT_OUT_TABLE, out, ncols, names);
+			t = lt_table_new(&table, out, ncols, names);
 		}
 		for (int i = 0; i < ncols; i++)
 			stats_cell(q, i, cols[i].kind, bufs[i], sizeof bufs[i], &vals[i]);

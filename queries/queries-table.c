@@ -7,6 +7,8 @@
 struct lt_table {
 	enum lt_out_format fmt;
 	FILE *f;
+	void (*row)(int ncols, const char *const *names, const char *const *values, void *ctx);
+	void *row_ctx;
 	int ncols;
 	char **names;
 	char **cells; /* aligned output only: rows * ncols sanitized cells */
@@ -56,12 +58,15 @@ static size_t table_width(const char *s)
 	return w;
 }
 
-struct lt_table *lt_table_new(enum lt_out_format fmt, FILE *f, int ncols, const char *const *names)
+struct lt_table *lt_table_new(const struct lt_query_opts *o, FILE *f, int ncols,
+			      const char *const *names)
 {
 	struct lt_table *t = lt_xcalloc(1, sizeof *t);
 
-	t->fmt = fmt;
+	t->fmt = o->fmt;
 	t->f = f;
+	t->row = o->row;
+	t->row_ctx = o->row_ctx;
 	t->ncols = ncols;
 	t->names = lt_xcalloc((size_t)ncols, sizeof *t->names);
 	t->width = lt_xcalloc((size_t)ncols, sizeof *t->width);
@@ -69,9 +74,11 @@ struct lt_table *lt_table_new(enum lt_out_format fmt, FILE *f, int ncols, const 
 		t->names[i] = lt_xstrdup(names[i]);
 		t->width[i] = table_width(names[i]);
 	}
-	if (fmt == LT_OUT_CSV)
+	if (t->row != NULL)
+		t->row(ncols, (const char *const *)t->names, NULL, t->row_ctx);
+	if (t->row == NULL && t->fmt == LT_OUT_CSV)
 		lt_table_row(t, (const char *const *)t->names);
-	if (fmt == LT_OUT_JSON)
+	if (t->row == NULL && t->fmt == LT_OUT_JSON)
 		fputc('[', f);
 	return t;
 }
@@ -166,6 +173,11 @@ static void table_keep_row(struct lt_table *t, const char *const *values)
 
 void lt_table_row(struct lt_table *t, const char *const *values)
 {
+	if (t->row != NULL) {
+		t->row(t->ncols, (const char *const *)t->names, values, t->row_ctx);
+		t->nrows++;
+		return;
+	}
 	switch (t->fmt) {
 	case LT_OUT_TABLE:
 		table_keep_row(t, values);
@@ -209,14 +221,15 @@ void lt_table_finish(struct lt_table *t)
 {
 	if (t == NULL)
 		return;
-	if (t->fmt == LT_OUT_TABLE) {
+	/* a sink kept nothing and prints nothing */
+	if (t->row == NULL && t->fmt == LT_OUT_TABLE) {
 		table_print_line(t, t->names, 1);
 		for (size_t r = 0; r < t->nrows; r++)
 			table_print_line(t, t->cells + r * (size_t)t->ncols, 0);
-	} else if (t->fmt == LT_OUT_JSON) {
+	} else if (t->row == NULL && t->fmt == LT_OUT_JSON) {
 		fputs(t->nrows ? "\n]\n" : "]\n", t->f);
 	}
-	for (size_t i = 0; t->fmt == LT_OUT_TABLE && i < t->nrows * (size_t)t->ncols; i++)
+	for (size_t i = 0; t->cells != NULL && i < t->nrows * (size_t)t->ncols; i++)
 		free(t->cells[i]);
 	for (int i = 0; i < t->ncols; i++)
 		free(t->names[i]);

@@ -429,7 +429,7 @@ static int tl_events(struct tl *t, const struct tl_row *r, int64_t from, int64_t
 static int tl_print(struct tl *t, const struct lt_query_opts *o, FILE *out, struct lt_error *err)
 {
 	static const char *const names[] = {"start", "end", "source", "kind", "count", "detail"};
-	struct lt_table *tab = lt_table_new(o->fmt, out, 6, names);
+	struct lt_table *tab = lt_table_new(o, out, 6, names);
 	int64_t until = o->until_us ? o->until_us : INT64_MAX;
 	int rc = 0;
 

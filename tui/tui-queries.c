@@ -58,21 +58,31 @@ static int q_options(struct tui *t, struct queries *q, struct lt_query_opts *o)
 	return 0;
 }
 
+/* Columns s takes as tui_put draws it: cells are raw log text, "\x01" is 4 columns. */
+static int q_cell_width(struct lt_buf *b, const char *s)
+{
+	int w;
+
+	tui_safe(b, s, strlen(s), Q_COL_W, &w);
+	return w;
+}
+
 static void q_widths(struct queries *q)
 {
+	struct lt_buf b;
+
 	free(q->widths);
 	q->widths = lt_xcalloc((size_t)(q->res.ncols ? q->res.ncols : 1), sizeof *q->widths);
+	lt_buf_init(&b);
 	for (int c = 0; c < q->res.ncols; c++) {
-		q->widths[c] = tui_text_width(q->res.names[c], strlen(q->res.names[c]));
+		q->widths[c] = q_cell_width(&b, q->res.names[c]);
 		for (size_t r = 0; r < q->res.nrows; r++) {
-			const char *v = lt_browse_cell(&q->res, r, c);
-			int w = tui_text_width(v, strlen(v));
+			int w = q_cell_width(&b, lt_browse_cell(&q->res, r, c));
 
 			q->widths[c] = w > q->widths[c] ? w : q->widths[c];
 		}
-		if (q->widths[c] > Q_COL_W)
-			q->widths[c] = Q_COL_W;
 	}
+	lt_buf_release(&b);
 }
 
 static void q_run(struct tui *t, struct queries *q)

@@ -179,6 +179,10 @@ static void json_str(struct lt_buf *b, const char *s)
 {
 	lt_buf_putc(b, '"');
 	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20) {
+			lt_buf_printf(b, "\\u%04x", (unsigned)*s); /* JSON allows no raw control */
+			continue;
+		}
 		if (*s == '"' || *s == '\\')
 			lt_buf_putc(b, '\\');
 		lt_buf_putc(b, *s);
@@ -716,7 +720,7 @@ static char *capture_close(struct capture *c)
 
 static char *canned(struct lt_store *st, const char *name)
 {
-	struct lt_query_opts o = {LT_OUT_CSV, 0, 0, 0, 0, 0};
+	struct lt_query_opts o = {.fmt = LT_OUT_CSV};
 	struct lt_error err = {0};
 	struct capture c;
 	int rc;
@@ -1165,7 +1169,7 @@ static void test_streaming_equals_per_lease(void **state)
 static void test_node_deleted_orphaned(void **state)
 {
 	char dir[PATH_SIZE];
-	struct lt_query_opts o = {LT_OUT_CSV, 0, 0, 0, 0, 0};
+	struct lt_query_opts o = {.fmt = LT_OUT_CSV};
 	struct lt_error err = {0};
 	struct lines *l = lines_new();
 	struct capture c;
@@ -1464,7 +1468,7 @@ static void test_canned_queries(void **state)
 	static const char hint[] = "check the ClusterRoles and (Cluster)RoleBindings of "
 				   "system:node:n33: kubectl auth can-i update leases -n "
 				   "kube-node-lease --as system:node:n33";
-	struct lt_query_opts o = {LT_OUT_CSV, 0, 0, 0, 0, 0};
+	struct lt_query_opts o = {.fmt = LT_OUT_CSV};
 	char dir[PATH_SIZE], msg[512], id[64];
 	struct lt_error err = {0};
 	struct lines *l = lines_new();
@@ -1575,6 +1579,80 @@ static void test_canned_queries(void **state)
 		    "kube-node-lease,n32,node,2024-04-05T06:00:10.000000Z,"
 		    "2024-04-05T06:00:55.000000Z,45.000000,44.999999,system:node:n32\n");
 	assert_int_equal(rc, 0);
+}
+
+/* A row sink writing what it gets as lines: "#" and the names first, then "|"-joined values. */
+static void sink_lines(int ncols, const char *const *names, const char *const *values, void *ctx)
+{
+	struct lt_buf *b = ctx;
+
+	lt_buf_append(b, values == NULL ? "#" : "", values == NULL);
+	for (int i = 0; i < ncols; i++) {
+		const char *v = values == NULL ? names[i] : values[i];
+
+		lt_buf_printf(b, "%s%s", i ? "|" : "", v ? v : "(null)");
+	}
+	lt_buf_putc(b, '\n');
+}
+
+/*
+ * The row sink: the cells a table shows (times, "30ms" durations), each
+ * whole, unpadded and unsanitized, however many spaces, wide characters or
+ * control bytes it holds; nothing printed.  The TUI reads results this way.
+ */
+static void test_row_sink(void **state)
+{
+#define ODD_USER "ops admin \xe7\xae\xa1\x01x" /* spaces, a wide character, a control byte */
+	char dir[PATH_SIZE];
+	struct lt_error err = {0};
+	struct lines *l = lines_new();
+	struct lt_buf got;
+	struct lt_query_opts o = {.fmt = LT_OUT_JSON, .row = sink_lines, .row_ctx = &got};
+	struct lt_store *st;
+	struct capture c;
+
+	(void)state;
+	renews(l, "n41", 0, 4, "n41-r");
+	node_ev(l, "delete", 200, ODD_USER, ADMIN_IP, "n41", "n41-node-del", T0 + 32990 * MS,
+		T0 + 33 * SEC);
+	lease_ev(l, "delete", 200, GC_USER, GC_IP, NODE_NS, "n41", "n41-gc-del", T0 + 33025 * MS,
+		 T0 + 33030 * MS);
+	case_dir(dir, "row-sink");
+	st = store_of(dir, lines_text(l, 0, 1));
+
+	lt_buf_init(&got);
+	assert_int_equal(lt_query_canned(st, "gc-deletes", &o, NULL, &err), 0);
+	expect_text("gc-deletes", held_str(got.ptr),
+		    "#namespace|lease|lease_deleted|node_deleted|node_deleted_by|source_ip|"
+		    "user_agent|after|evidence\n"
+		    "kube-node-lease|n41|2024-04-05T06:00:33.030000Z|2024-04-05T06:00:33.000000Z|"
+		    "" ODD_USER "|" ADMIN_IP "|" KUBECTL_UA "|30ms|audit\n");
+
+	lt_buf_init(&got);
+	assert_int_equal(lt_query_timeline(st, "n41", &o, NULL, &err), 0);
+	expect_text("timeline", held_str(got.ptr),
+		    "#start|end|source|kind|count|detail\n"
+		    "2024-04-05T06:00:00.000000Z|2024-04-05T06:00:30.000000Z|audit|RENEWING|4|"
+		    "4 renews by system:node:n41 from " KUBELET_IP ", every 10.0s (max 10.0s)\n"
+		    "2024-04-05T06:00:33.000000Z|2024-04-05T06:00:33.000000Z|audit|NODE_DELETED|1|"
+		    "by " ODD_USER " from " ADMIN_IP "\n"
+		    "2024-04-05T06:00:33.030000Z|2024-04-05T06:00:33.030000Z|audit|DELETED|1|"
+		    "by " GC_USER " from " GC_IP ": 30ms after its node was deleted by " ODD_USER
+		    "\n");
+
+	/* an empty result still names its columns */
+	lt_buf_init(&got);
+	assert_int_equal(lt_query_canned(st, "auth-failures", &o, NULL, &err), 0);
+	expect_text("auth-failures", held_str(got.ptr),
+		    "#namespace|lease|first|last|requests|user|groups|reason|hint\n");
+
+	/* the printed table shows the same cell, sanitized */
+	o.row = NULL;
+	o.fmt = LT_OUT_TABLE;
+	capture_open(&c);
+	assert_int_equal(lt_query_canned(st, "gc-deletes", &o, c.f, &err), 0);
+	assert_non_null(strstr(capture_close(&c), "  ops admin \xe7\xae\xa1\\x01x  "));
+#undef ODD_USER
 }
 
 /* Durations ("90s", "1h30m", "250ms", "2d") and --since/--until arguments. */
@@ -1691,6 +1769,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_incremental_rebuild, teardown),
 	    cmocka_unit_test_teardown(test_incremental_node_delete_in_later_file, teardown),
 	    cmocka_unit_test_teardown(test_canned_queries, teardown),
+	    cmocka_unit_test_teardown(test_row_sink, teardown),
 	    cmocka_unit_test_teardown(test_duration_and_time_args, teardown),
 	    cmocka_unit_test_teardown(test_duration_overflow, teardown),
 	};
