@@ -256,38 +256,23 @@ static int ingest_year(const char *s)
 	return *s != '\0' && *end == '\0' && y >= 1970 && y <= 9999 ? (int)y : 0;
 }
 
-/* Reads N digits at *s into *v; moves *s past them. */
-static int ingest_digits(const char **s, int n, int *v)
-{
-	*v = 0;
-	for (int i = 0; i < n; i++, ++*s) {
-		if (**s < '0' || **s > '9')
-			return -1;
-		*v = *v * 10 + (**s - '0');
-	}
-	return 0;
-}
-
 /* A --utc-offset argument: Z, UTC, 0, or ±HH, ±HHMM, ±HH:MM up to 14 hours. */
 static int ingest_utc_offset(const char *s, int64_t *us)
 {
-	int sign, h, m = 0;
+	char hhmm[6];
+	size_t n = strlen(s);
 
 	*us = 0;
-	if (strcmp(s, "Z") == 0 || strcmp(s, "UTC") == 0 || strcmp(s, "0") == 0)
+	if (strcmp(s, "UTC") == 0 || strcmp(s, "0") == 0)
 		return 0;
-	if (*s != '+' && *s != '-')
+	if (n == 3) { /* ±HH */
+		snprintf(hhmm, sizeof hhmm, "%s00", s);
+		s = hhmm;
+		n = 5;
+	}
+	if (lt_time_zone(us, s, n) != 0 || (n >= 5 && s[n - 2] > '5') ||
+	    llabs(*us) > 14 * 3600 * 1000000LL)
 		return -1;
-	sign = *s++ == '-' ? -1 : 1;
-	if (ingest_digits(&s, 2, &h) != 0)
-		return -1;
-	if (*s == ':')
-		s++;
-	if (*s != '\0' && ingest_digits(&s, 2, &m) != 0)
-		return -1;
-	if (*s != '\0' || m > 59 || h * 60 + m > 14 * 60)
-		return -1;
-	*us = sign * (h * 60LL + m) * 60 * 1000000;
 	return 0;
 }
 

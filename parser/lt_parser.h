@@ -108,6 +108,12 @@ int lt_str_eq(struct lt_str s, const char *lit);
  */
 int lt_time_parse(int64_t *out, const char *s, size_t len);
 
+/* lt_time_parse, also giving the timestamp's offset (local minus UTC) in µs. */
+int lt_time_parse_zone(int64_t *out, int64_t *zone_us, const char *s, size_t len);
+
+/* A whole zone offset, "Z", "+hh:mm" or "-hhmm", in µs east of UTC; 0 or LT_ERR_FORMAT. */
+int lt_time_zone(int64_t *zone_us, const char *s, size_t len);
+
 /* Days since 1970-01-01 of a proleptic Gregorian date. */
 int64_t lt_time_days_from_civil(int64_t y, unsigned m, unsigned d);
 

@@ -370,9 +370,6 @@ static int frame_byte(struct lt_frame *f, const char *p)
 	return 0;
 }
 
-/* Zero bytes in a run this long are a zeroed block; fewer are just bad bytes. */
-#define FRAME_ZERO_RUN 8
-
 /* A zero byte: counts the run it starts, and decides at its end (frame_zeros_end). */
 static void frame_zeros_begin(struct lt_frame *f)
 {
@@ -386,7 +383,6 @@ static void frame_zeros_begin(struct lt_frame *f)
 static int frame_zeros_short(struct lt_frame *f)
 {
 	static const char zero = 0;
-	char reason[96];
 
 	f->mode = f->zero_from;
 	switch (f->zero_from) {
@@ -401,8 +397,8 @@ static int frame_zeros_short(struct lt_frame *f)
 		return 0;
 	case FRAME_SEEK:
 		f->mode = FRAME_GARBAGE;
-		snprintf(reason, sizeof reason, "not a JSON object: line starts with byte 0x00");
-		return frame_reject(f, f->line, f->zero_offset, reason);
+		return frame_reject(f, f->line, f->zero_offset,
+				    "not a JSON object: line starts with byte 0x00");
 	case FRAME_ENVELOPE:
 		return frame_envelope(f, &zero);
 	case FRAME_BOM:
@@ -423,7 +419,7 @@ static int frame_zeros_end(struct lt_frame *f)
 	uint64_t line = f->line, offset = f->zero_offset;
 	int rc;
 
-	if (f->zeros < FRAME_ZERO_RUN)
+	if (f->zeros < LT_ZERO_BLOCK)
 		return frame_zeros_short(f);
 	if (f->zero_from == FRAME_RECORD || f->zero_from == FRAME_OVERSIZE) {
 		snprintf(reason, sizeof reason,

@@ -7,6 +7,12 @@
 /* Largest record we buffer; audit request bodies go up to 1.5 MiB, objects a few MiB. */
 #define LT_MAX_RECORD (8u * 1024 * 1024)
 
+/*
+ * Zero bytes in a run this long are a block the file system zeroed in a
+ * crash (the writer went on after it); fewer are bad bytes of their line.
+ */
+#define LT_ZERO_BLOCK 8
+
 /* ---- framer: bytes -> JSON records ------------------------------------ */
 
 struct lt_frame_ops {

@@ -122,30 +122,20 @@ static size_t text_short_date(const char *s, size_t n, int *mon, int *day, int64
 	return *day >= 1 && *day <= 31 ? i + 1 : 0;
 }
 
-/* An RFC 3339 time as the first word: the bytes taken with its space, 0 if none. */
-/* Local time minus UTC of the ISO time s[0..k) that parsed as us (UTC). */
-static int64_t text_iso_zone(const char *s, size_t k, int64_t us)
-{
-	char wall[20];
-	int64_t local;
-
-	if (k < 19)
-		return 0;
-	memcpy(wall, s, 19);
-	wall[19] = 'Z';
-	if (lt_time_parse(&local, wall, sizeof wall) != 0)
-		return 0;
-	return local - (us - us % 1000000);
-}
-
 /* The offset for the current line's klog (and zone-less) times. */
 static int64_t text_zone(const struct lt_textlog *t)
 {
 	return t->line_zone_set ? t->line_zone_us : t->sink->utc_offset_us;
 }
 
-static size_t text_iso(const char *s, size_t n, int64_t *us)
+/*
+ * An RFC 3339 time as the first word: the bytes taken with its space, 0 if
+ * none; *zone_us gets its offset (local minus UTC) when zone_us is given.
+ */
+static size_t text_iso(const char *s, size_t n, int64_t *us, int64_t *zone_us)
 {
+	int64_t zone;
+
 	const char *sp;
 	size_t k;
 
@@ -153,7 +143,7 @@ static size_t text_iso(const char *s, size_t n, int64_t *us)
 		return 0;
 	sp = memchr(s, ' ', n < 48 ? n : 48);
 	k = sp ? (size_t)(sp - s) : n;
-	if (lt_time_parse(us, s, k) != 0)
+	if (lt_time_parse_zone(us, zone_us ? zone_us : &zone, s, k) != 0)
 		return 0;
 	return sp ? k + 1 : k;
 }
@@ -565,7 +555,7 @@ static int text_iso_journal(const char *s, size_t n)
 static int text_dated(struct lt_textlog *t, struct lt_log_line *ln, const char *s, size_t n,
 		      const struct lt_where *at)
 {
-	int64_t ts, tod;
+	int64_t ts, tod, zone;
 	int mon, day;
 	size_t took;
 
@@ -574,12 +564,12 @@ static int text_dated(struct lt_textlog *t, struct lt_log_line *ln, const char *
 		ln->year_rule = t->rule;
 		return text_journal(t, ln, s + took, n - took, at);
 	}
-	if ((took = text_iso(s, n, &ts)) == 0)
+	if ((took = text_iso(s, n, &ts, &zone)) == 0)
 		return 1;
 	/* an ISO time, then either a journal "HOST IDENT[PID]:" or a CloudWatch record */
 	if (took < n && text_iso_journal(s + took, n - took)) {
 		ln->ts_us = ts;
-		t->line_zone_us = text_iso_zone(s, took, ts);
+		t->line_zone_us = zone;
 		t->line_zone_set = 1;
 		return text_journal(t, ln, s + took, n - took, at);
 	}
@@ -644,7 +634,7 @@ static int text_opens_record(const char *s, size_t n)
 {
 	int64_t us;
 
-	return text_iso(s, n, &us) > 0;
+	return text_iso(s, n, &us, NULL) > 0;
 }
 
 /* A line with no date of its own: bare klog, or a "kubelet[PID]: E0124 ..." fragment. */
@@ -766,10 +756,7 @@ void lt_textlog_free(struct lt_textlog *t)
 	free(t);
 }
 
-/* Zero bytes in a run this long are a zeroed block; fewer are bytes of the line. */
-#define TEXT_ZERO_RUN 8
-
-/* The first run of at least TEXT_ZERO_RUN zero bytes in s: its start, and its length in *run. */
+/* The first run of at least LT_ZERO_BLOCK zero bytes in s: its start, and its length in *run. */
 static const char *text_zero_run(const char *s, size_t n, size_t *run)
 {
 	const char *end = s + n, *z;
@@ -777,7 +764,7 @@ static const char *text_zero_run(const char *s, size_t n, size_t *run)
 	while ((z = memchr(s, 0, (size_t)(end - s))) != NULL) {
 		for (*run = 0; z + *run < end && z[*run] == 0;)
 			++*run;
-		if (*run >= TEXT_ZERO_RUN)
+		if (*run >= LT_ZERO_BLOCK)
 			return z;
 		s = z + *run;
 	}
@@ -792,7 +779,7 @@ static const char *text_zero_run(const char *s, size_t n, size_t *run)
 static int text_line_zeroed(struct lt_textlog *t, const char *s, size_t n)
 {
 	size_t pre, run = 0;
-	const char *z = memchr(s, 0, n) ? text_zero_run(s, n, &run) : NULL;
+	const char *z = text_zero_run(s, n, &run);
 	struct lt_where at;
 	char reason[128];
 	int rc;
@@ -885,7 +872,7 @@ static int text_known_line(const char *s, size_t n)
 	int mon, day;
 
 	return text_header_line(s, n) || text_short_date(s, n, &mon, &day, &tod) > 0 ||
-	       lt_klog_header(&k, s, n) > 0 || text_iso(s, n, &us) > 0 ||
+	       lt_klog_header(&k, s, n) > 0 || text_iso(s, n, &us, NULL) > 0 ||
 	       text_ident(&ln, s, n, 1) > 0;
 }
 

@@ -84,7 +84,24 @@ static int time_zone(int64_t *out, const char *s, size_t len, size_t i)
 	return -1;
 }
 
+int lt_time_zone(int64_t *zone_us, const char *s, size_t len)
+{
+	int64_t sec;
+
+	if (len == 0 || time_zone(&sec, s, len, 0) != 0)
+		return LT_ERR_FORMAT;
+	*zone_us = sec * 1000000;
+	return 0;
+}
+
 int lt_time_parse(int64_t *out, const char *s, size_t len)
+{
+	int64_t zone;
+
+	return lt_time_parse_zone(out, &zone, s, len);
+}
+
+int lt_time_parse_zone(int64_t *out, int64_t *zone_us, const char *s, size_t len)
 {
 	int y, mo, d, h, mi, se;
 	int64_t frac, zone, days;
@@ -106,6 +123,7 @@ int lt_time_parse(int64_t *out, const char *s, size_t len)
 		return LT_ERR_FORMAT;
 	days = lt_time_days_from_civil(y, (unsigned)mo, (unsigned)d);
 	*out = ((days * 86400 + h * 3600 + mi * 60 + se) - zone) * 1000000 + frac;
+	*zone_us = zone * 1000000;
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "parser-int.h"
 #include "lt_queries.h"
 #include "test-cwli-check.h"
+#include "test-files.h"
 
 #define CW_DIR	 LT_TEST_CORPUS "/cloudwatch/"
 #define MAX_SEEN 256
@@ -171,23 +172,6 @@ static void csv_run(struct seen *s, const char *text, size_t len, size_t chunk)
 		assert_int_equal(lt_csv_feed(c, text + i, len - i < chunk ? len - i : chunk), 0);
 	assert_int_equal(lt_csv_finish(c), 0);
 	lt_csv_free(c);
-}
-
-/* A whole (small) test file, NUL-terminated. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct lt_buf b;
-	char chunk[4096];
-	size_t n;
-
-	assert_non_null(f);
-	lt_buf_init(&b);
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		lt_buf_append(&b, chunk, n);
-	fclose(f);
-	*len = b.len;
-	return b.ptr ? b.ptr : lt_xstrdup("");
 }
 
 /* The same records and rejects at every chunk size as all at once. */

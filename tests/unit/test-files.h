@@ -1,6 +1,8 @@
 /*
  * test-files.h - scratch directories for the test programs: each test gets
- * an empty LT_TEST_TMP/<name>.  Include after <cmocka.h>; PATH_SIZE bounds paths.
+ * an empty LT_TEST_TMP/<name>; and reading a whole test file.  Include after
+ * <cmocka.h> and lt_parser.h; PATH_SIZE bounds paths.  The helpers are
+ * inline so that a program using some of them is not warned about the rest.
  */
 #ifndef LT_TEST_FILES_H
 #define LT_TEST_FILES_H
@@ -16,7 +18,7 @@
 #endif
 
 /* out = dir/name; fails the test when it does not fit. */
-static void path_join(char *out, const char *dir, const char *name)
+static inline void path_join(char *out, const char *dir, const char *name)
 {
 	int n = snprintf(out, PATH_SIZE, "%s/%s", dir, name);
 
@@ -24,7 +26,7 @@ static void path_join(char *out, const char *dir, const char *name)
 }
 
 /* Removes path and everything under it; missing is fine. */
-static void rm_tree(const char *path)
+static inline void rm_tree(const char *path)
 {
 	struct stat sb;
 	struct dirent *e;
@@ -50,12 +52,29 @@ static void rm_tree(const char *path)
 }
 
 /* A new empty directory LT_TEST_TMP/name for one test. */
-static void case_dir(char *out, const char *name)
+static inline void case_dir(char *out, const char *name)
 {
 	mkdir(LT_TEST_TMP, 0755);
 	path_join(out, LT_TEST_TMP, name);
 	rm_tree(out);
 	assert_int_equal(mkdir(out, 0755), 0);
+}
+
+/* A whole (small) test file, NUL-terminated. */
+static inline char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct lt_buf b;
+	char chunk[4096];
+	size_t n;
+
+	assert_non_null(f);
+	lt_buf_init(&b);
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		lt_buf_append(&b, chunk, n);
+	fclose(f);
+	*len = b.len;
+	return b.ptr ? b.ptr : lt_xstrdup("");
 }
 
 #endif

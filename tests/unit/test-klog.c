@@ -296,22 +296,6 @@ static void scratch(char *out, const char *dir, const char *name, const char *te
 	write_file(out, text, len);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct lt_buf b;
-	char chunk[4096];
-	size_t n;
-
-	assert_non_null(f);
-	lt_buf_init(&b);
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		lt_buf_append(&b, chunk, n);
-	fclose(f);
-	*len = b.len;
-	return b.ptr ? b.ptr : lt_xstrdup("");
-}
-
 /* ---- exact expectations ----------------------------------------------------- */
 
 /* What one record must be.  NULL strings mean "absent"; pid must always be given. */

@@ -24,6 +24,7 @@
 
 #include "queries-int.h"
 #include "test-files.h"
+#include "test-rows.h"
 
 #define SEC 1000000LL
 #define MS  1000LL
@@ -612,30 +613,7 @@ static char *built(struct lt_store *st, const char *ns, const char *name, int64_
 /* Every row of sql as "col|col|...\n" lines, NULL shown as NULL. */
 static char *rows(struct lt_store *st, const char *sql)
 {
-	struct lt_error err = {0};
-	struct lt_stmt *q;
-	struct lt_buf b;
-	int rc;
-
-	if (lt_store_prepare(st, &q, sql, &err) != 0)
-		fail_msg("prepare %s: %s", sql, err.msg);
-	lt_buf_init(&b);
-	lt_buf_append(&b, "", 0);
-	while ((rc = lt_stmt_step(q, &err)) == 1) {
-		for (int i = 0; i < lt_stmt_columns(q); i++) {
-			if (i > 0)
-				lt_buf_putc(&b, '|');
-			if (lt_stmt_type(q, i) == LT_COL_NULL)
-				lt_buf_append(&b, "NULL", 4);
-			else
-				lt_buf_printf(&b, "%s", lt_stmt_text(q, i, NULL));
-		}
-		lt_buf_putc(&b, '\n');
-	}
-	lt_stmt_free(q);
-	if (rc < 0)
-		fail_msg("step %s: %s", sql, err.msg);
-	return held_str(b.ptr);
+	return held_str(q_rows(st, sql, NULL));
 }
 
 /* Everything derived, with event ids as auditIDs, so stores ingested differently compare. */
