@@ -8,9 +8,18 @@
 set -euo pipefail
 bin=$1 samples=$3 tmp=$4
 rm -rf "$tmp" && mkdir -p "$tmp" && cd "$tmp"
-sock=lt-test-$$
+# Each start gets its own tmux server: kill-server returns before the old server has gone,
+# and a client that reaches its dying socket fails with "server exited unexpectedly".
+sock=lt-test-$$-0 socks=()
 tm() { tmux -L "$sock" "$@"; }
-trap 'tm kill-server 2>/dev/null || true; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"' EXIT
+cleanup() {
+  local s
+  for s in "${socks[@]}"; do
+    tmux -L "$s" kill-server 2>/dev/null || true
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$s"
+  done
+}
+trap cleanup EXIT
 fail() {
   echo "FAIL: $*" >&2
   echo "--- screen:" >&2
@@ -25,6 +34,8 @@ command -v tmux >/dev/null || fail "tmux is not installed"
 # exits, the pane prints its status and whether the tty is back in cooked mode with echo.
 start() {
   tm kill-server 2>/dev/null || true
+  sock=lt-test-$$-${#socks[@]}
+  socks+=("$sock")
   rm -f tui.pid
   tm new-session -d -x 120 -y 40 -e LANG=C.UTF-8 -e TERM=xterm-256color \
     "env $* sh -c 'echo \$\$ >$tmp/tui.pid; exec $bin tui --db $tmp/s.db' 2>$tmp/tui.err;
