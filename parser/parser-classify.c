@@ -92,7 +92,7 @@ static const struct lt_log_kind cls_rules[] = {
     {"leader-update-failed", "any", "a leader lease update failed", "^failed to update lock\\b"},
     {"leader-lost", "any", "the leader lost its lease and exits",
      "^(?:leaderelection lost|leader ?election lost|stopped leading)"},
-    {"leader-new", "any", "a new leader was observed", "^new leader elected:? (?<lease>\\S+)"},
+    {"leader-new", "any", "a new leader was observed", "^new leader elected\\b"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -337,17 +337,16 @@ static struct text_leader *text_leader_of(struct lt_textlog *t, const struct lt_
 /*
  * client-go's leader election names its lease when it tries, gets or
  * fails to renew it ("attempting to acquire leader lease kube-system/
- * kube-scheduler..."), not when it loses it ("leaderelection lost") or a
- * lock update fails.  Those take the lease their process named last, so
- * they land on that lease's timeline.  ("new leader elected" names a
- * holder, not a lease.)
+ * kube-scheduler..."), not when it loses it ("leaderelection lost"), a
+ * lock update fails or it sees a new leader ("new leader elected: HOLDER"
+ * names the holder).  Those take the lease their process named last, so
+ * they land on that lease's timeline.
  */
 static void text_leader_lease(struct lt_textlog *t, struct lt_log_line *ln)
 {
 	struct text_leader *e;
 
-	if (ln->kind == NULL || strncmp(ln->kind, "leader-", 7) != 0 ||
-	    strcmp(ln->kind, "leader-new") == 0 || ln->component.ptr == NULL ||
+	if (ln->kind == NULL || strncmp(ln->kind, "leader-", 7) != 0 || ln->component.ptr == NULL ||
 	    ln->component.len >= sizeof e->component)
 		return;
 	e = text_leader_of(t, ln);
