@@ -115,12 +115,20 @@ int lt_textlog_finish(struct lt_textlog *t);
 int lt_textlog_message(struct lt_textlog *t, struct lt_log_line *line, const char *msg, size_t len,
 		       const struct lt_where *at);
 
+/*
+ * A container runtime's record (docker json-file; CRI lines come through
+ * lt_textlog_feed): like lt_textlog_message, but a partial record waits
+ * for the rest of its line, which lt_textlog_finish also lets go.
+ */
+int lt_textlog_container(struct lt_textlog *t, struct lt_log_line *line, const char *msg,
+			 size_t len, int partial, const struct lt_where *at);
+
 /* The component a CloudWatch stream name stands for ("kube-controller-manager-…"), or NULL. */
 const char *lt_stream_component(struct lt_str stream);
 
 /* ---- journalctl -o json records (parser-journal.c) -------------------- */
 
-/* True when a JSON record is a journal entry (it has __REALTIME_TIMESTAMP). */
+/* True when a JSON record is a journal entry (it has __REALTIME_TIMESTAMP) or a docker one. */
 int lt_journal_json_probe(const char *json, size_t len);
 
 struct lt_journal_decoder;
@@ -130,11 +138,13 @@ void lt_journal_decoder_free(struct lt_journal_decoder *d);
 
 /*
  * Decodes one journal entry: fills ts_us, host, ident, pid of *line and
- * the message (MESSAGE as a string or as an array of bytes) in *msg.
- * LT_ERR_FORMAT with a reason when it is no usable entry.
+ * the message (MESSAGE as a string or as an array of bytes) in *msg.  A
+ * docker json-file record gives its time and its "log" line; *partial
+ * says the line goes on in the next record.  LT_ERR_FORMAT with a reason
+ * when it is no usable entry.
  */
 int lt_journal_decode(struct lt_journal_decoder *d, struct lt_log_line *line, struct lt_str *msg,
-		      const char *json, size_t len, char *reason, size_t size);
+		      int *partial, const char *json, size_t len, char *reason, size_t size);
 
 /* ---- CloudWatch Logs exports: records -> (time, stream, message) ------ */
 

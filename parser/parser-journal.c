@@ -1,10 +1,14 @@
 /*
- * parser-journal.c - one `journalctl -o json` entry, with yajl.
+ * parser-journal.c - one `journalctl -o json` entry, or one docker
+ * json-file record, with yajl.
  *
  * Only top-level fields matter.  MESSAGE is a string, or an array of byte
  * values when it is not valid UTF-8; __REALTIME_TIMESTAMP and _PID are
- * strings of digits.  Strings are copied into one arena, since yajl's are
- * borrowed, and turned into pointers once the entry is done.
+ * strings of digits.  Docker writes {"log":"LINE\n","stream":"stderr",
+ * "time":"RFC 3339, ns"}, a line over 16 KiB in several records of which
+ * only the last ends in a newline.  Strings are copied into one arena,
+ * since yajl's are borrowed, and turned into pointers once the entry is
+ * done.
  */
 #define _GNU_SOURCE /* memmem */
 #include "parser-json.h"
@@ -12,10 +16,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum journal_field { J_MESSAGE, J_REALTIME, J_HOSTNAME, J_IDENT, J_PID, J_UNIT, J_NFIELDS };
+enum journal_field {
+	J_MESSAGE,
+	J_REALTIME,
+	J_HOSTNAME,
+	J_IDENT,
+	J_PID,
+	J_UNIT,
+	J_LOG, /* docker json-file */
+	J_TIME,
+	J_NFIELDS
+};
 
 static const char *const journal_keys[J_NFIELDS] = {
-    "MESSAGE", "__REALTIME_TIMESTAMP", "_HOSTNAME", "SYSLOG_IDENTIFIER", "_PID", "_SYSTEMD_UNIT",
+    "MESSAGE", "__REALTIME_TIMESTAMP", "_HOSTNAME", "SYSLOG_IDENTIFIER",
+    "_PID",    "_SYSTEMD_UNIT",	       "log",	    "time",
 };
 
 struct lt_journal_decoder {
@@ -29,7 +44,12 @@ struct lt_journal_decoder {
 
 int lt_journal_json_probe(const char *json, size_t len)
 {
-	return memmem(json, len, "\"__REALTIME_TIMESTAMP\"", 22) != NULL;
+	if (memmem(json, len, "\"__REALTIME_TIMESTAMP\"", 22) != NULL)
+		return 1;
+	/* docker json-file; an audit Event always has an auditID */
+	return memmem(json, len, "\"log\"", 5) != NULL &&
+	       memmem(json, len, "\"time\"", 6) != NULL &&
+	       memmem(json, len, "\"auditID\"", 9) == NULL;
 }
 
 struct lt_journal_decoder *lt_journal_decoder_new(void)
@@ -161,8 +181,28 @@ static int64_t journal_digits(struct lt_str s)
 	return v;
 }
 
+/* A docker json-file record: its time, and its line without the newline (*partial without one). */
+static int journal_docker(const struct lt_journal_decoder *d, struct lt_log_line *line,
+			  struct lt_str *msg, int *partial, char *reason, size_t size)
+{
+	struct lt_str when = journal_get(d, J_TIME);
+
+	if (when.ptr == NULL || lt_time_parse(&line->ts_us, when.ptr, when.len) != 0) {
+		snprintf(reason, size, "a container log record without a valid \"time\"");
+		return LT_ERR_FORMAT;
+	}
+	line->pid = -1; /* the klog header's thread id stands in */
+	*msg = journal_get(d, J_LOG);
+	*partial = msg->len == 0 || msg->ptr[msg->len - 1] != '\n';
+	if (!*partial)
+		msg->len--;
+	if (msg->len > 0 && msg->ptr[msg->len - 1] == '\r')
+		msg->len--;
+	return 0;
+}
+
 int lt_journal_decode(struct lt_journal_decoder *d, struct lt_log_line *line, struct lt_str *msg,
-		      const char *json, size_t len, char *reason, size_t size)
+		      int *partial, const char *json, size_t len, char *reason, size_t size)
 {
 	int64_t ts, pid;
 
@@ -174,6 +214,9 @@ int lt_journal_decode(struct lt_journal_decoder *d, struct lt_log_line *line, st
 	if (lt_json_run(&journal_callbacks, d, NULL, "broken JSON in a journal entry", json, len,
 			reason, size) != 0)
 		return LT_ERR_FORMAT;
+	*partial = 0;
+	if (!d->have[J_REALTIME] && !d->have[J_MESSAGE] && d->have[J_LOG])
+		return journal_docker(d, line, msg, partial, reason, size);
 	ts = journal_digits(journal_get(d, J_REALTIME));
 	if (ts <= 0 || !d->have[J_MESSAGE]) {
 		snprintf(reason, size, "a journal entry without %s",

@@ -128,14 +128,15 @@ static int run_journal(struct run_ctx *r, const char *text, size_t len, struct l
 	struct lt_log_line ln;
 	struct lt_str msg;
 	char reason[256];
+	int partial;
 
 	memset(&ln, 0, sizeof ln);
 	ln.raw = (struct lt_str){text, len};
-	if (lt_journal_decode(r->jdec, &ln, &msg, text, len, reason, sizeof reason) != 0)
+	if (lt_journal_decode(r->jdec, &ln, &msg, &partial, text, len, reason, sizeof reason) != 0)
 		return r->sink->reject(at, reason, r->sink_ctx);
 	if (r->sink->log == NULL)
 		return run_no_logs(r, at);
-	return lt_textlog_message(r->text, &ln, msg.ptr, msg.len, at);
+	return lt_textlog_container(r->text, &ln, msg.ptr, msg.len, partial, at);
 }
 
 /* A CloudWatch record: its message is an audit Event or a log line; the stream says whose. */
@@ -290,7 +291,7 @@ static int run_format(struct run_ctx *r, enum lt_format fmt, char *buf, size_t g
 		      struct lt_error *err)
 {
 	struct run_reader rd = {NULL, NULL, NULL};
-	int rc;
+	int rc, frc;
 
 	r->dec = lt_audit_decoder_new();
 	r->text = lt_textlog_new(r->sink, r->sink_ctx, r->in, run_audit, r);
@@ -301,6 +302,10 @@ static int run_format(struct run_ctx *r, enum lt_format fmt, char *buf, size_t g
 	else
 		rd.text = r->text;
 	rc = run_stream(r, &rd, buf, got, err);
+	/* a docker line whose last record never came (the file ends, or is cut off) */
+	if ((rc == 0 || rc == LT_ERR_TRUNCATED) && rd.text == NULL &&
+	    (frc = lt_textlog_finish(r->text)) != 0)
+		rc = frc;
 	lt_frame_free(rd.frame);
 	lt_csv_free(rd.csv);
 	lt_textlog_free(r->text);

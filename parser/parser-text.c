@@ -61,6 +61,11 @@ struct lt_textlog {
 	int64_t line_zone_us;  /* the offset the current line's own time carried ... */
 	int line_zone_set;     /* ... when it carried one */
 	struct lt_buf msg, fields, text;
+	/* a container log line whose partial records are being joined */
+	struct lt_buf cpart_raw, cpart_msg;
+	struct lt_where cpart_at;
+	int64_t cpart_ts;
+	int cpart_open, cpart_over;
 };
 
 static const char text_months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
@@ -322,13 +327,13 @@ static void text_component(struct lt_textlog *t, struct lt_log_line *ln)
 }
 
 /* The slot of the line's process, or NULL. */
-static struct text_leader *text_leader_of(struct lt_textlog *t, const struct lt_log_line *ln)
+static struct text_leader *text_leader_of(struct lt_textlog *t, struct lt_str component,
+					  int64_t pid)
 {
 	for (unsigned i = 0; i < TEXT_LEADERS; i++) {
 		struct text_leader *e = &t->leaders[i];
 
-		if (e->lease[0] != '\0' && e->pid == ln->pid &&
-		    lt_str_eq(ln->component, e->component))
+		if (e->lease[0] != '\0' && e->pid == pid && lt_str_eq(component, e->component))
 			return e;
 	}
 	return NULL;
@@ -340,16 +345,18 @@ static struct text_leader *text_leader_of(struct lt_textlog *t, const struct lt_
  * kube-scheduler..."), not when it loses it ("leaderelection lost"), a
  * lock update fails or it sees a new leader ("new leader elected: HOLDER"
  * names the holder).  Those take the lease their process named last, so
- * they land on that lease's timeline.
+ * they land on that lease's timeline.  A process is its component and pid;
+ * a container's log (no component known) is one process per thread id.
  */
 static void text_leader_lease(struct lt_textlog *t, struct lt_log_line *ln)
 {
+	struct lt_str comp = ln->component.ptr ? ln->component : (struct lt_str){"", 0};
 	struct text_leader *e;
 
-	if (ln->kind == NULL || strncmp(ln->kind, "leader-", 7) != 0 || ln->component.ptr == NULL ||
-	    ln->component.len >= sizeof e->component)
+	if (ln->kind == NULL || strncmp(ln->kind, "leader-", 7) != 0 ||
+	    comp.len >= sizeof e->component)
 		return;
-	e = text_leader_of(t, ln);
+	e = text_leader_of(t, comp, ln->pid);
 	if (ln->subject.ptr == NULL) {
 		if (e != NULL)
 			ln->subject = (struct lt_str){e->lease, strlen(e->lease)};
@@ -359,8 +366,8 @@ static void text_leader_lease(struct lt_textlog *t, struct lt_log_line *ln)
 		return;
 	if (e == NULL) {
 		e = &t->leaders[t->leaders_next++ % TEXT_LEADERS];
-		memcpy(e->component, ln->component.ptr, ln->component.len);
-		e->component[ln->component.len] = '\0';
+		memcpy(e->component, comp.ptr, comp.len);
+		e->component[comp.len] = '\0';
 		e->pid = ln->pid;
 	}
 	memcpy(e->lease, ln->subject.ptr, ln->subject.len);
@@ -512,6 +519,87 @@ static int text_cloudwatch(struct lt_textlog *t, const char *s, size_t n, size_t
 	return 0;
 }
 
+/* ---- container runtime logs ------------------------------------------------ */
+
+/*
+ * A container runtime writes a line over 16 KiB as partial records, the
+ * last one closing it (CRI: tag P, then F; docker json-file: a "log"
+ * without its newline).  The parts become one line again, their raw lines
+ * joined by newlines, at the first part's time and place.
+ */
+static int text_cpart_flush(struct lt_textlog *t)
+{
+	struct lt_where at = t->cpart_at;
+	struct lt_log_line ln;
+
+	if (!t->cpart_open)
+		return 0;
+	t->cpart_open = 0;
+	if (t->cpart_over) {
+		t->cpart_over = 0;
+		return text_reject(t, &at, "over-long line (more than 1 MiB in partial records)");
+	}
+	text_line_init(&ln, t->cpart_raw.ptr, t->cpart_raw.len);
+	ln.ts_us = t->cpart_ts;
+	return lt_textlog_message(t, &ln, t->cpart_msg.ptr ? t->cpart_msg.ptr : "",
+				  t->cpart_msg.len, &at);
+}
+
+int lt_textlog_container(struct lt_textlog *t, struct lt_log_line *ln, const char *msg, size_t len,
+			 int partial, const struct lt_where *at)
+{
+	if (!partial && !t->cpart_open)
+		return lt_textlog_message(t, ln, msg, len, at);
+	if (!t->cpart_open) {
+		t->cpart_open = 1;
+		t->cpart_ts = ln->ts_us;
+		t->cpart_at = *at;
+		t->cpart_at.stream = t->cpart_at.ext_id = (struct lt_str){NULL, 0};
+		lt_buf_reset(&t->cpart_raw);
+		lt_buf_reset(&t->cpart_msg);
+	} else {
+		lt_buf_putc(&t->cpart_raw, '\n');
+	}
+	if (t->cpart_raw.len + ln->raw.len + t->cpart_msg.len + len > TEXT_MAX_LINE) {
+		t->cpart_over = 1;
+	} else {
+		lt_buf_append(&t->cpart_raw, ln->raw.ptr, ln->raw.len);
+		lt_buf_append(&t->cpart_msg, msg, len);
+	}
+	return partial ? 0 : text_cpart_flush(t);
+}
+
+/*
+ * After a CRI line's time (containerd, CRI-O: /var/log/pods/.../0.log):
+ * "stdout F " or "stderr P " (later tags follow a colon: "F:x").  The bytes
+ * taken, 0 if it is not one; *partial for tag P.
+ */
+static size_t text_cri_tag(const char *s, size_t n, int *partial)
+{
+	size_t i = 8;
+
+	if (n < 8 || (!text_prefix(s, n, "stdout ") && !text_prefix(s, n, "stderr ")) ||
+	    (s[7] != 'F' && s[7] != 'P'))
+		return 0;
+	if (i < n && s[i] == ':')
+		while (i < n && s[i] != ' ')
+			i++;
+	if (i < n && s[i] != ' ')
+		return 0;
+	*partial = s[7] == 'P';
+	return i < n ? i + 1 : i;
+}
+
+/* True when a line is a CRI line (it goes on with a partial one). */
+static int text_cri_line(const char *s, size_t n)
+{
+	int64_t us;
+	size_t took = text_iso(s, n, &us, NULL);
+	int partial;
+
+	return took > 0 && text_cri_tag(s + took, n - took, &partial) > 0;
+}
+
 /* ---- one line -------------------------------------------------------------- */
 
 /* A journal line after its date: "HOST IDENT[PID]: MESSAGE". */
@@ -555,8 +643,8 @@ static int text_dated(struct lt_textlog *t, struct lt_log_line *ln, const char *
 		      const struct lt_where *at)
 {
 	int64_t ts, tod, zone;
-	int mon, day;
-	size_t took;
+	int mon, day, partial;
+	size_t took, tag;
 
 	if ((took = text_short_date(s, n, &mon, &day, &tod)) > 0) {
 		ln->ts_us = text_stamp(text_year(t, mon, day, tod), mon, day, tod) - text_zone(t);
@@ -565,6 +653,11 @@ static int text_dated(struct lt_textlog *t, struct lt_log_line *ln, const char *
 	}
 	if ((took = text_iso(s, n, &ts, &zone)) == 0)
 		return 1;
+	/* a CRI line: the runtime's time is exact; the klog time is the container's own zone */
+	if ((tag = text_cri_tag(s + took, n - took, &partial)) > 0) {
+		ln->ts_us = ts;
+		return lt_textlog_container(t, ln, s + took + tag, n - took - tag, partial, at);
+	}
 	/* an ISO time, then either a journal "HOST IDENT[PID]:" or a CloudWatch record */
 	if (took < n && text_iso_journal(s + took, n - took)) {
 		ln->ts_us = ts;
@@ -661,6 +754,8 @@ static int text_line(struct lt_textlog *t, const char *s, size_t n)
 	while (n > 0 && s[n - 1] == '\r')
 		n--;
 	t->line_zone_set = 0;
+	if (t->cpart_open && !text_cri_line(s, n) && (rc = text_cpart_flush(t)) != 0)
+		return rc;
 	if (n == 0 || text_header_line(s, n)) {
 		text_header_range(t, s, n);
 		return text_pend_flush(t);
@@ -688,17 +783,39 @@ static int text_line(struct lt_textlog *t, const char *s, size_t n)
 
 /* ---- the stream of bytes ----------------------------------------------------- */
 
-/* The component a file name hints at, for bare klog files that say nothing else. */
+/* A CRI pod log's name: "0.log", rotated "0.log.20240405-060404" or "0.log.…gz". */
+static int text_cri_log_name(const char *base)
+{
+	const char *p = base;
+
+	while (text_is_digit(*p))
+		p++;
+	return p > base && strncmp(p, ".log", 4) == 0 && (p[4] == '\0' || p[4] == '.');
+}
+
+/*
+ * The component a file name hints at, for bare klog files that say
+ * nothing else.  A CRI pod log (/var/log/pods/NS_POD_UID/CONTAINER/0.log)
+ * is named by its folder, the container.
+ */
 static const char *text_path_component(const char *path)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = strrchr(path, '/'), *dir;
+	size_t len;
 
 	base = base ? base + 1 : path;
-	if (strstr(base, "controller-manager") || strstr(base, "kcm"))
+	len = strlen(base);
+	if (text_cri_log_name(base) && base - path >= 2) {
+		for (dir = base - 1; dir > path && dir[-1] != '/'; dir--)
+			;
+		len = (size_t)(base - 1 - dir);
+		base = dir;
+	}
+	if (memmem(base, len, "controller-manager", 18) || memmem(base, len, "kcm", 3))
 		return "kube-controller-manager";
-	if (strstr(base, "scheduler"))
+	if (memmem(base, len, "scheduler", 9))
 		return "kube-scheduler";
-	if (strstr(base, "kubelet"))
+	if (memmem(base, len, "kubelet", 7))
 		return "kubelet";
 	return NULL;
 }
@@ -739,6 +856,8 @@ struct lt_textlog *lt_textlog_new(const struct lt_sink *sink, void *ctx, struct 
 	lt_buf_init(&t->msg);
 	lt_buf_init(&t->fields);
 	lt_buf_init(&t->text);
+	lt_buf_init(&t->cpart_raw);
+	lt_buf_init(&t->cpart_msg);
 	return t;
 }
 
@@ -752,6 +871,8 @@ void lt_textlog_free(struct lt_textlog *t)
 	lt_buf_release(&t->msg);
 	lt_buf_release(&t->fields);
 	lt_buf_release(&t->text);
+	lt_buf_release(&t->cpart_raw);
+	lt_buf_release(&t->cpart_msg);
 	free(t);
 }
 
@@ -786,7 +907,7 @@ static int text_line_zeroed(struct lt_textlog *t, const char *s, size_t n)
 	if (z == NULL)
 		return text_line(t, s, n);
 	pre = (size_t)(z - s);
-	if ((rc = text_pend_flush(t)) != 0)
+	if ((rc = text_pend_flush(t)) != 0 || (rc = text_cpart_flush(t)) != 0)
 		return rc;
 	snprintf(reason, sizeof reason, "%s %zu zero bytes (a block zeroed by a crash?)",
 		 pre > 0 ? "line cut off by" : "skipped", run);
@@ -857,6 +978,8 @@ int lt_textlog_finish(struct lt_textlog *t)
 	lt_buf_reset(&t->part);
 	if (rc == 0)
 		rc = text_pend_flush(t);
+	if (rc == 0)
+		rc = text_cpart_flush(t);
 	return rc;
 }
 

@@ -107,7 +107,39 @@ set -e
 "$bin" timeline --db node.db 127.0.0.1 >tl-node.txt
 [ "$(grep -c 'kubelet  *node-status-error' tl-node.txt)" = 1 ] || fail "--node timeline: $(cat tl-node.txt)"
 
-# 4. the real kubelet and controller-manager logs, with the audit log of the same story
+# 4. a static pod's log as the container runtime keeps it: CRI (/var/log/pods/NS_POD_UID/
+# CONTAINER/0.log, with a line split in a P and an F part) and docker json-file (named as in
+# /var/log/containers), both made from the kcm samples: the kcm lease's timeline is the one of
+# the klog files
+cri_of() { # klog file -> CRI lines; line 5 split in two parts
+  awk '{ t = "2024-" substr($1, 2, 2) "-" substr($1, 4, 2) "T" $2 "123Z"
+         if (NR == 5) { print t " stderr P " substr($0, 1, 20); print t " stderr F " substr($0, 21) }
+         else print t " stderr F " $0 }' "$1"
+}
+docker_of() { # klog file -> docker json-file records
+  awk '{ t = "2024-" substr($1, 2, 2) "-" substr($1, 4, 2) "T" $2 "123Z"; m = $0
+         gsub(/\\/, "&&", m); gsub(/"/, "\\\"", m)
+         print "{\"log\":\"" m "\\n\",\"stream\":\"stderr\",\"time\":\"" t "\"}" }' "$1"
+}
+for h in 33-232 40-128; do
+  d=pods/kube-system_kube-controller-manager-ip-172-16-${h}_0f1e/kube-controller-manager
+  mkdir -p "$d" docker/$h
+  cri_of "$samples/logs/kube-controller-manager.ip-172-16-$h.ec2.internal.log" >"$d/0.log"
+  # named as /var/log/containers names it: POD_NS_CONTAINER-ID.log
+  docker_of "$samples/logs/kube-controller-manager.ip-172-16-$h.ec2.internal.log" \
+    >"docker/$h/kube-controller-manager-ip-172-16-${h}_kube-system_kube-controller-manager-0f1e.log"
+done
+strip_ids() { sed 's/ (line L[0-9]*)//' "$1"; }
+strip_ids "$golden/timeline-kcm.txt" >kcm-want.txt
+for fmt in pods docker; do
+  "$bin" ingest --db "$fmt.db" "$samples/audit" "$fmt" >"$fmt.out" 2>"$fmt.err" || fail "$fmt ingest"
+  [ ! -s "$fmt.err" ] || fail "$fmt: $(cat "$fmt.err")"
+  "$bin" timeline --db "$fmt.db" kube-system/kube-controller-manager >"tl-$fmt.txt"
+  strip_ids "tl-$fmt.txt" | diff -u kcm-want.txt - || fail "$fmt: the kcm timeline differs"
+done
+grep -q '0.log: ingested, 76 records, 76 stored' pods.out || fail "CRI parts: $(cat pods.out)"
+
+# 5. the real kubelet and controller-manager logs, with the audit log of the same story
 "$bin" ingest --db c.db "$corpus/kubelet" "$corpus/audit/eks-lease-blog_audit_pretty_node-delete-lease-gc.json" \
   >corpus.out 2>corpus.err || [ $? = 3 ] || fail "corpus ingest failed"
 grep -q 'klog-fragments_lease.log:1: rejected: not a log line' corpus.err \

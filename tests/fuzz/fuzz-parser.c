@@ -1,6 +1,7 @@
 /*
- * fuzz-parser.c - the JSON record framer, the audit and CloudWatch record
- * decoders, and the Logs Insights CSV reader on hostile bytes.
+ * fuzz-parser.c - the JSON record framer, the audit, CloudWatch and
+ * journal/docker record decoders, the Logs Insights CSV reader and the text
+ * log reader (journal, klog, CRI, CloudWatch text) on hostile bytes.
  *
  * With clang -fsanitize=fuzzer this is a libFuzzer target; otherwise main()
  * replays the files named on the command line (ctest runs it over the real
@@ -17,6 +18,7 @@
 struct fuzz_count {
 	struct lt_audit_decoder *dec;
 	struct lt_cw_decoder *cw;
+	struct lt_journal_decoder *journal;
 	size_t records, rejects;
 };
 
@@ -56,9 +58,15 @@ static int fuzz_record(const char *text, size_t len, uint64_t line, uint64_t off
 	char reason[256];
 	struct lt_buf b;
 
+	struct lt_log_line ln;
+	struct lt_str msg;
+	int partial;
+
 	(void)line;
 	(void)offset;
 	fuzz_cloudwatch(c, text, len);
+	memset(&ln, 0, sizeof ln);
+	lt_journal_decode(c->journal, &ln, &msg, &partial, text, len, reason, sizeof reason);
 	if (lt_audit_decode(c->dec, &ev, text, len, reason, sizeof reason) == 0) {
 		/* everything a terminal could be shown goes through the sanitizer */
 		lt_buf_init(&b);
@@ -85,6 +93,53 @@ static int fuzz_reject(uint64_t line, uint64_t offset, const char *reason, void 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static int fuzz_log(const struct lt_log_line *ln, const struct lt_where *at, void *ctx)
+{
+	struct fuzz_count *c = ctx;
+	struct lt_buf b;
+
+	(void)at;
+	lt_buf_init(&b);
+	lt_sanitize(&b, ln->raw.ptr ? ln->raw.ptr : "", ln->raw.len);
+	lt_sanitize(&b, ln->message.ptr ? ln->message.ptr : "", ln->message.len);
+	lt_buf_release(&b);
+	c->records++;
+	return 0;
+}
+
+static int fuzz_log_reject(const struct lt_where *at, const char *reason, void *ctx)
+{
+	(void)at;
+	(void)reason;
+	((struct fuzz_count *)ctx)->rejects++;
+	return 0;
+}
+
+static int fuzz_route(const char *json, size_t len, const struct lt_where *at, void *ctx)
+{
+	struct fuzz_count *c = ctx;
+	struct lt_audit_event ev;
+	char reason[256];
+
+	(void)at;
+	lt_audit_decode(c->dec, &ev, json, len, reason, sizeof reason);
+	return 0;
+}
+
+/* The same bytes as a text log, in the same chunks. */
+static void fuzz_text(struct fuzz_count *c, const uint8_t *data, size_t size, size_t chunk)
+{
+	static const struct lt_sink sink = {
+	    .log = fuzz_log, .reject = fuzz_log_reject, .year = 2024};
+	struct lt_textlog *t = lt_textlog_new(&sink, c, NULL, fuzz_route, c);
+
+	lt_text_sniff((const char *)data, size);
+	for (size_t i = 0; i < size; i += chunk)
+		lt_textlog_feed(t, (const char *)data + i, size - i < chunk ? size - i : chunk);
+	lt_textlog_finish(t);
+	lt_textlog_free(t);
+}
+
 /* The same bytes as a Logs Insights CSV export, in the same chunks. */
 static void fuzz_csv(struct fuzz_count *c, const uint8_t *data, size_t size, size_t chunk)
 {
@@ -101,7 +156,8 @@ static void fuzz_csv(struct fuzz_count *c, const uint8_t *data, size_t size, siz
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct lt_frame_ops ops = {fuzz_record, fuzz_reject};
-	struct fuzz_count c = {lt_audit_decoder_new(), lt_cw_decoder_new(), 0, 0};
+	struct fuzz_count c = {lt_audit_decoder_new(), lt_cw_decoder_new(),
+			       lt_journal_decoder_new(), 0, 0};
 	struct lt_frame *f = lt_frame_new(&ops, &c, 4096);
 	size_t chunk = size > 0 ? (size_t)data[0] % 64 + 1 : 1;
 	int64_t us;
@@ -111,6 +167,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lt_frame_finish(f);
 	lt_frame_free(f);
 	fuzz_csv(&c, data, size, chunk);
+	fuzz_text(&c, data, size, chunk);
+	lt_journal_decoder_free(c.journal);
 	lt_cw_decoder_free(c.cw);
 	lt_audit_decoder_free(c.dec);
 	lt_time_parse(&us, (const char *)data, size < 64 ? size : 64);

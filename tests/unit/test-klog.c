@@ -752,6 +752,7 @@ static void test_corpus_chunks(void **state)
 /* ---- each journal format, one hand-written line each -------------------------- */
 
 #define NODE1 "ip-10-0-0-1"
+#define KCML  "kube-system/kube-controller-manager"
 
 static void test_journal_short(void **state)
 {
@@ -951,35 +952,190 @@ static void test_journal_json_decoder(void **state)
 	struct lt_log_line ln;
 	struct lt_str msg;
 	char reason[200];
+	int partial = -1;
 	static const char nul[] = "{\"__REALTIME_TIMESTAMP\":\"1\",\"MESSAGE\":[97,0,98],"
 				  "\"_PID\":\"x12\",\"SYSLOG_IDENTIFIER\":\"kubelet\"}";
 
 	(void)state;
 	memset(&ln, 0, sizeof ln);
-	assert_int_equal(lt_journal_decode(d, &ln, &msg, nul, strlen(nul), reason, sizeof reason),
-			 0);
+	assert_int_equal(
+	    lt_journal_decode(d, &ln, &msg, &partial, nul, strlen(nul), reason, sizeof reason), 0);
+	assert_int_equal(partial, 0);
 	assert_int_equal(msg.len, 3);
 	assert_memory_equal(msg.ptr, "a\0b", 3);
 	assert_int_equal(ln.ts_us, 1);
 	assert_int_equal(ln.pid, -1); /* not digits: absent */
 	assert_true(lt_str_eq(ln.ident, "kubelet"));
 	assert_null(ln.host.ptr);
-	assert_int_equal(
-	    lt_journal_decode(d, &ln, &msg, "{\"MESSAGE\":\"x\"}", 15, reason, sizeof reason),
-	    LT_ERR_FORMAT);
-	assert_non_null(strstr(reason, "__REALTIME_TIMESTAMP"));
-	assert_int_equal(lt_journal_decode(d, &ln, &msg, "{\"__REALTIME_TIMESTAMP\":\"5\"}", 28,
+	assert_int_equal(lt_journal_decode(d, &ln, &msg, &partial, "{\"MESSAGE\":\"x\"}", 15,
 					   reason, sizeof reason),
+			 LT_ERR_FORMAT);
+	assert_non_null(strstr(reason, "__REALTIME_TIMESTAMP"));
+	assert_int_equal(lt_journal_decode(d, &ln, &msg, &partial,
+					   "{\"__REALTIME_TIMESTAMP\":\"5\"}", 28, reason,
+					   sizeof reason),
 			 LT_ERR_FORMAT);
 	assert_non_null(strstr(reason, "MESSAGE"));
 	assert_int_equal(
-	    lt_journal_decode(d, &ln, &msg, "{\"__REALTIME", 12, reason, sizeof reason),
+	    lt_journal_decode(d, &ln, &msg, &partial, "{\"__REALTIME", 12, reason, sizeof reason),
 	    LT_ERR_FORMAT);
 	assert_non_null(strstr(reason, "broken JSON"));
 	assert_true(lt_journal_json_probe(nul, strlen(nul)));
 	assert_false(lt_journal_json_probe("{\"kind\":\"Event\"}", 16));
 	lt_journal_decoder_free(d);
 	lt_journal_decoder_free(NULL);
+}
+
+/* docker json-file records: "log" with its newline, "time" in RFC 3339 with nanoseconds. */
+static void test_docker_json_decoder(void **state)
+{
+	static const char whole[] =
+	    "{\"log\":\"I0405 06:04:04.422460       1 x.go:1] a\\n\","
+	    "\"stream\":\"stderr\",\"time\":\"2024-04-05T06:04:04.42246099Z\"}";
+	static const char part[] =
+	    "{ \"time\" : \"2024-04-05T08:04:05.5+02:00\", \"log\": \"I0405\" }";
+	static const char audit[] = "{\"auditID\":\"a\",\"log\":\"x\",\"time\":\"y\"}";
+	struct lt_journal_decoder *d = lt_journal_decoder_new();
+	struct lt_log_line ln;
+	struct lt_str msg;
+	char reason[200];
+	int partial = -1;
+
+	(void)state;
+	assert_true(lt_journal_json_probe(whole, strlen(whole)));
+	assert_true(lt_journal_json_probe(part, strlen(part)));
+	assert_false(lt_journal_json_probe(audit, strlen(audit)));
+	memset(&ln, 0, sizeof ln);
+	assert_int_equal(
+	    lt_journal_decode(d, &ln, &msg, &partial, whole, strlen(whole), reason, sizeof reason),
+	    0);
+	assert_int_equal(partial, 0);
+	assert_int_equal(msg.len, strlen("I0405 06:04:04.422460       1 x.go:1] a"));
+	want_time(__LINE__, "ts", ln.ts_us, "2024-04-05T06:04:04.422460Z");
+	assert_int_equal(
+	    lt_journal_decode(d, &ln, &msg, &partial, part, strlen(part), reason, sizeof reason),
+	    0);
+	assert_int_equal(partial, 1);
+	assert_true(msg.len == 5 && memcmp(msg.ptr, "I0405", 5) == 0);
+	want_time(__LINE__, "ts", ln.ts_us, "2024-04-05T06:04:05.500000Z");
+	assert_int_equal(lt_journal_decode(d, &ln, &msg, &partial, "{\"log\":\"x\\n\"}", 13, reason,
+					   sizeof reason),
+			 LT_ERR_FORMAT);
+	assert_non_null(strstr(reason, "without a valid \"time\""));
+	lt_journal_decoder_free(d);
+}
+
+/*
+ * A static pod's log on disk: docker json-file records, a line over 16 KiB
+ * split in parts (only the last ends in a newline) joined again, the
+ * component from the message, a last part that never came still kept.
+ */
+static void test_docker_json_file(void **state)
+{
+	struct run *r = run_new();
+	char dir[PATH_SIZE], path[PATH_SIZE];
+	enum lt_format fmt;
+	static const char text[] =
+	    "{\"log\":\"I0405 05:59:17.000000       1 leaderelection.go:250] attempting to acquire "
+	    "leader lease kube-system/kube-controller-manager...\\n\",\"stream\":\"stderr\","
+	    "\"time\":\"2024-04-05T05:59:17.000100200Z\"}\n"
+	    "{\"log\":\"E0405 05:59:18.000000       1 leaderelection.go:332] error retrieving \","
+	    "\"stream\":\"stderr\",\"time\":\"2024-04-05T05:59:18.000200Z\"}\n"
+	    "{\"log\":\"resource lock kube-system/kube-controller-manager: timeout\\n\","
+	    "\"stream\":\"stderr\",\"time\":\"2024-04-05T05:59:18.000300Z\"}\n"
+	    "{\"log\":\"E0405 05:59:19.000000       1 server.go:1] \\\"leaderelection "
+	    "lost\\\"\\n\","
+	    "\"stream\":\"stderr\",\"time\":\"2024-04-05T05:59:19.000400Z\"}\n"
+	    "{\"log\":\"I0405 05:59:20.000000       1 x.go:1] cut \",\"stream\":\"stderr\","
+	    "\"time\":\"2024-04-05T05:59:20Z\"}\n";
+
+	(void)state;
+	case_dir(dir, "docker-json");
+	scratch(path, dir, "abc-json.log", text, strlen(text));
+	assert_int_equal(parse_file(r, path, &fmt), 0);
+	assert_int_equal(fmt, LT_FMT_JSON);
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrec, 4);
+	CHECK(&r->rec[0], .ts = "2024-04-05T05:59:17.000100Z",
+	      .klog = "2024-04-05T05:59:17.000000Z", .pid = 1, .sev = 'I',
+	      .location = "leaderelection.go:250",
+	      .message = "attempting to acquire leader lease " KCML "...",
+	      .kind = "leader-acquiring", .subject = KCML);
+	CHECK(&r->rec[1], .ts = "2024-04-05T05:59:18.000200Z",
+	      .klog = "2024-04-05T05:59:18.000000Z", .pid = 1, .sev = 'E',
+	      .location = "leaderelection.go:332",
+	      .message = "error retrieving resource lock " KCML ": timeout");
+	assert_int_equal(r->rec[1].line, 2);
+	assert_non_null(strstr(r->rec[1].raw, "}\n{")); /* both records, as read */
+	CHECK(&r->rec[2], .ts = "2024-04-05T05:59:19.000400Z",
+	      .klog = "2024-04-05T05:59:19.000000Z", .pid = 1, .sev = 'E',
+	      .location = "server.go:1", .message = "leaderelection lost", .kind = "leader-lost",
+	      .subject = KCML);
+	assert_int_equal(r->rec[3].line, 5);
+	assert_string_equal(r->rec[3].message, "cut");
+	run_free(r);
+}
+
+/*
+ * CRI logs (containerd, CRI-O) of a static pod: /var/log/pods/NS_POD_UID/
+ * CONTAINER/0.log names the container; the runtime's time (nanoseconds,
+ * any zone) is the line's; P parts are joined up to their F; the klog time
+ * stays in the container's own zone (UTC here) whatever the host's.
+ */
+static void test_cri_pod_log(void **state)
+{
+	struct run *r = run_new();
+	char dir[PATH_SIZE], sub[PATH_SIZE], path[PATH_SIZE];
+	enum lt_format fmt;
+	static const char text[] =
+	    "2024-04-05T07:59:17.000100200+02:00 stderr F I0405 05:59:17.000100       1 "
+	    "leaderelection.go:250] attempting to acquire leader lease " KCML "...\n"
+	    "2024-04-05T07:59:18.000200000+02:00 stderr P E0405 05:59:18.000200       1 "
+	    "node_lifecycle_controller.go:1\r\n"
+	    "2024-04-05T07:59:18.000300000+02:00 stderr P:x ] \"Node is unresponsive. Adding it to "
+	    "the Taint queue\" \n"
+	    "2024-04-05T07:59:18.000400000+02:00 stderr F node=\"" NODE1 "\"\n"
+	    "2024-04-05T05:59:19Z stdout F\n"
+	    "2024-04-05T05:59:20Z stderr P I0405 05:59:20.000000       1 x.go:1] cut\n"
+	    "I0405 05:59:21.000000       1 x.go:1] bare\n";
+
+	(void)state;
+	case_dir(dir, "cri");
+	path_join(sub, dir, "kube-system_kube-controller-manager-m1_0123");
+	assert_int_equal(mkdir(sub, 0755), 0);
+	path_join(dir, sub, "kube-controller-manager");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	scratch(path, dir, "0.log", text, strlen(text));
+	assert_int_equal(parse_file(r, path, &fmt), 0);
+	assert_int_equal(fmt, LT_FMT_TEXT);
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrec, 5);
+	CHECK(&r->rec[0], .ts = "2024-04-05T05:59:17.000100Z",
+	      .klog = "2024-04-05T05:59:17.000100Z", .pid = 1, .component = KCM, .sev = 'I',
+	      .location = "leaderelection.go:250",
+	      .message = "attempting to acquire leader lease " KCML "...",
+	      .kind = "leader-acquiring", .subject = KCML);
+	CHECK(&r->rec[1], .ts = "2024-04-05T05:59:18.000200Z",
+	      .klog = "2024-04-05T05:59:18.000200Z", .pid = 1, .component = KCM, .sev = 'E',
+	      .location = "node_lifecycle_controller.go:1",
+	      .message = "Node is unresponsive. Adding it to the Taint queue",
+	      .fields = "{\"node\":\"" NODE1 "\"}", .kind = "nlc-unresponsive", .subject = NODE1);
+	assert_int_equal(r->rec[1].line, 2);
+	assert_non_null(strstr(r->rec[1].raw, "stderr P:x ]"));
+	assert_non_null(strstr(r->rec[1].raw, "stderr F node="));
+	assert_int_equal(r->rec[2].line, 5);
+	assert_string_equal(r->rec[2].message, "");
+	assert_int_equal(r->rec[3].line, 6); /* its F never came: kept as it is */
+	assert_string_equal(r->rec[3].message, "cut");
+	assert_int_equal(r->rec[4].line, 7);
+	assert_string_equal(r->rec[4].message, "bare");
+	for (size_t chunk = 1; chunk < 64; chunk++) { /* parts joined however the bytes come */
+		feed_text(r, text, strlen(text), chunk);
+		assert_int_equal(r->nrec, 5);
+		assert_string_equal(r->rec[1].message,
+				    "Node is unresponsive. Adding it to the Taint queue");
+	}
+	run_free(r);
 }
 
 /* --output=cat: bare klog; the file's name, else the kind, says whose it is. */
@@ -1369,7 +1525,6 @@ struct cls_case {
 };
 
 #define UID1 "0b9b2e9c-1111-4222-8333-444455556666"
-#define KCML "kube-system/kube-controller-manager"
 
 static const struct cls_case cls_cases[] = {
     /* lease controller (component-helpers/apimachinery/lease), newest and oldest wordings */
@@ -2208,6 +2363,9 @@ int main(void)
 	    cmocka_unit_test(test_journal_short_iso_precise_offset),
 	    cmocka_unit_test(test_journal_json),
 	    cmocka_unit_test(test_journal_json_decoder),
+	    cmocka_unit_test(test_docker_json_decoder),
+	    cmocka_unit_test(test_docker_json_file),
+	    cmocka_unit_test(test_cri_pod_log),
 	    cmocka_unit_test(test_output_cat),
 	    cmocka_unit_test(test_journal_headers_and_others),
 	    cmocka_unit_test(test_journal_klog_date_disagrees),
