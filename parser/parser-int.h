@@ -126,6 +126,26 @@ int lt_textlog_container(struct lt_textlog *t, struct lt_log_line *line, const c
 /* The component a CloudWatch stream name stands for ("kube-controller-manager-…"), or NULL. */
 const char *lt_stream_component(struct lt_str stream);
 
+/* ---- Kubernetes' JSON log format (parser-jsonlog.c) ------------------ */
+
+/* One line of --logging-format=json. */
+struct lt_jsonlog {
+	int64_t ts_us; /* "ts", UTC */
+	char severity; /* 'E' with an "err", else 'I' */
+	struct lt_str msg, caller;
+};
+
+/* True when a JSON record looks like such a line ("ts" and "msg", no auditID). */
+int lt_jsonlog_probe(const char *json, size_t len);
+
+/*
+ * Parses s[0..n) as a JSON log line: 0, or -1 when it is none.  msg and
+ * caller point into arena; the other top-level values are appended to
+ * pairs as klog writes them (` key="value"`), for the classifier.
+ */
+int lt_jsonlog_parse(struct lt_jsonlog *out, struct lt_buf *arena, struct lt_buf *pairs,
+		     const char *s, size_t n);
+
 /* ---- journalctl -o json records (parser-journal.c) -------------------- */
 
 /* True when a JSON record is a journal entry (it has __REALTIME_TIMESTAMP) or a docker one. */

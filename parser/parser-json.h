@@ -1,6 +1,6 @@
 /*
  * parser-json.h - what the yajl decoders share (parser-audit.c, parser-journal.c,
- * parser-cloudwatch.c); only they include it, so yajl stays behind them.
+ * parser-jsonlog.c, parser-cloudwatch.c); only they include it, so yajl stays behind them.
  */
 #ifndef LT_PARSER_JSON_H
 #define LT_PARSER_JSON_H

@@ -82,7 +82,7 @@ enum lt_format lt_sniff(const char *buf, size_t len)
 }
 
 /* What a JSON record turned out to be; the first one decides for the file. */
-enum run_mode { RUN_UNDECIDED, RUN_AUDIT, RUN_JOURNAL, RUN_CLOUDWATCH };
+enum run_mode { RUN_UNDECIDED, RUN_AUDIT, RUN_JOURNAL, RUN_CLOUDWATCH, RUN_JSONLOG };
 
 /* What the framer's callbacks need to reach the caller's sink. */
 struct run_ctx {
@@ -139,6 +139,19 @@ static int run_journal(struct run_ctx *r, const char *text, size_t len, struct l
 	return lt_textlog_container(r->text, &ln, msg.ptr, msg.len, partial, at);
 }
 
+/* A line of Kubernetes' JSON log format on its own (kubectl logs of a component). */
+static int run_jsonlog(struct run_ctx *r, const char *text, size_t len, struct lt_where *at)
+{
+	struct lt_log_line ln;
+
+	if (r->sink->log == NULL)
+		return run_no_logs(r, at);
+	memset(&ln, 0, sizeof ln);
+	ln.raw = (struct lt_str){text, len};
+	ln.pid = -1;
+	return lt_textlog_message(r->text, &ln, text, len, at);
+}
+
 /* A CloudWatch record: its message is an audit Event or a log line; the stream says whose. */
 static int run_cloudwatch(struct run_ctx *r, const struct lt_cw_record *rec, struct lt_where *at)
 {
@@ -171,6 +184,8 @@ static void run_decide(struct run_ctx *r, const char *text, size_t len)
 	} else if ((r->shape = lt_cw_shape_of(text, len)) != LT_CW_NONE) {
 		r->mode = RUN_CLOUDWATCH;
 		r->cwdec = lt_cw_decoder_new();
+	} else if (lt_jsonlog_probe(text, len)) {
+		r->mode = RUN_JSONLOG;
 	} else {
 		r->mode = RUN_AUDIT;
 	}
@@ -190,6 +205,8 @@ static int run_record(const char *text, size_t len, uint64_t line, uint64_t offs
 		run_decide(r, text, len);
 	if (r->mode == RUN_JOURNAL)
 		return run_journal(r, text, len, &at);
+	if (r->mode == RUN_JSONLOG)
+		return run_jsonlog(r, text, len, &at);
 	if (r->mode == RUN_AUDIT)
 		return run_audit(text, len, &at, r);
 	if (lt_cw_decode(r->cwdec, &rec, lt_cw_shape_of(text, len), text, len, reason,

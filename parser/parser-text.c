@@ -432,15 +432,43 @@ static void text_payload(struct lt_textlog *t, struct lt_log_line *ln, const cha
 				   : (struct lt_str){NULL, 0};
 }
 
+/*
+ * A line of Kubernetes' JSON log format: its "ts" is the klog time (UTC,
+ * with its year), "caller" the location; the object itself is the fields.
+ */
+static int text_jsonlog(struct lt_textlog *t, struct lt_log_line *ln, const char *p, size_t len)
+{
+	struct lt_jsonlog j;
+
+	while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\r'))
+		len--;
+	lt_buf_reset(&t->fields);
+	if (len == 0 || p[0] != '{' || lt_jsonlog_parse(&j, &t->msg, &t->fields, p, len) != 0)
+		return 0;
+	ln->klog_us = j.ts_us;
+	if (ln->ts_us == 0 || text_refines(ln->ts_us, ln->klog_us))
+		ln->ts_us = ln->klog_us;
+	ln->severity = j.severity;
+	ln->location = j.caller;
+	ln->message = j.msg;
+	ln->fields = (struct lt_str){p, len};
+	lt_buf_reset(&t->text); /* the message and the pairs, as klog would have written them */
+	lt_buf_append(&t->text, j.msg.ptr, j.msg.len);
+	lt_buf_append(&t->text, t->fields.ptr ? t->fields.ptr : "", t->fields.len);
+	return 1;
+}
+
 int lt_textlog_message(struct lt_textlog *t, struct lt_log_line *ln, const char *msg, size_t len,
 		       const struct lt_where *at)
 {
 	size_t h = text_klog(t, ln, msg, len);
+	int json = h == 0 && text_jsonlog(t, ln, msg, len);
 
 	if (ln->ts_us == 0)
 		return text_reject(t, at,
 				   "a log line without a time: no journal date, no klog header");
-	text_payload(t, ln, msg + h, len - h);
+	if (!json)
+		text_payload(t, ln, msg + h, len - h);
 	if (t->cls == NULL)
 		t->cls = lt_classifier_new();
 	lt_classify(t->cls, ln, t->text.ptr ? t->text.ptr : "", t->text.len);

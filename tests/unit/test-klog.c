@@ -1138,6 +1138,68 @@ static void test_cri_pod_log(void **state)
 	run_free(r);
 }
 
+/*
+ * Kubernetes' JSON log format (--logging-format=json): in a journal, and
+ * on its own as `kubectl logs` prints it.  "ts" is the klog time, an "err"
+ * makes an error, an object reference reads as "ns/name", the object is
+ * the fields; the classifier reads it like the same klog line.
+ */
+static void test_json_log_format(void **state)
+{
+	static const char journal[] =
+	    "Apr 05 06:04:04 " NODE1 " kubelet[4321]: {\"ts\":1712297044.42246,\"caller\":"
+	    "\"nodelease/controller.go:193\",\"msg\":\"Failed to update lease\",\"err\":\"Put "
+	    "\\\"https://x/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/" NODE1
+	    "\\\": context deadline exceeded\"}\n"
+	    "Apr 05 06:04:05 " NODE1 " kubelet[4321]: {not a JSON log line\n";
+	static const char bare[] =
+	    "{\"ts\":1712296757.0001234,\"caller\":\"leaderelection/"
+	    "leaderelection.go:250\",\"msg\":"
+	    "\"attempting to acquire leader lease " KCML "...\",\"v\":0}\n"
+	    "{\"v\":0,\"node\":{\"name\":\"" NODE1 "\"},\"msg\":\"Node is unresponsive. Adding it "
+	    "to the Taint queue\",\"timeStamp\":\"2024-04-05 05:59:18\",\"ts\":1712296758}\n"
+	    "{\"ts\":1712296759.5,\"msg\":\"leaderelection lost\",\"err\":null}\n";
+	struct run *r = run_new();
+	char dir[PATH_SIZE], path[PATH_SIZE];
+	enum lt_format fmt;
+
+	(void)state;
+	r->sink.year = YEAR;
+	feed_str(r, journal);
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrec, 2);
+	CHECK(&r->rec[0], .ts = "2024-04-05T06:04:04.422460Z",
+	      .klog = "2024-04-05T06:04:04.422460Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
+	      .ident = "kubelet", .pid = 4321, .component = "kubelet", .sev = 'E',
+	      .location = "nodelease/controller.go:193", .message = "Failed to update lease",
+	      .fields = "{\"ts\":1712297044.42246,\"caller\":\"nodelease/controller.go:193\","
+			"\"msg\":\"Failed to update lease\",\"err\":\"Put \\\"https://x/apis/"
+			"coordination.k8s.io/v1/namespaces/kube-node-lease/leases/" NODE1
+			"\\\": context deadline exceeded\"}",
+	      .kind = "lease-update-failed");
+	assert_string_equal(r->rec[1].message, "{not a JSON log line");
+
+	case_dir(dir, "json-log");
+	scratch(path, dir, "kcm.log", bare, strlen(bare));
+	assert_int_equal(parse_file(r, path, &fmt), 0);
+	assert_int_equal(fmt, LT_FMT_JSON);
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrec, 3);
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2024-04-05T05:59:17.000123Z");
+	assert_int_equal(r->rec[0].severity, 'I');
+	assert_string_equal(r->rec[0].location, "leaderelection/leaderelection.go:250");
+	want_str(__LINE__, "kind", r->rec[0].kind, "leader-acquiring");
+	want_str(__LINE__, "subject", r->rec[0].subject, KCML);
+	want_time(__LINE__, "ts", r->rec[1].ts_us, "2024-04-05T05:59:18.000000Z");
+	want_str(__LINE__, "kind", r->rec[1].kind, "nlc-unresponsive");
+	want_str(__LINE__, "subject", r->rec[1].subject, NODE1);
+	assert_string_equal(r->rec[1].component, KCM);
+	assert_int_equal(r->rec[2].severity, 'E'); /* ErrorS(nil, ...) */
+	want_str(__LINE__, "kind", r->rec[2].kind, "leader-lost");
+	want_str(__LINE__, "subject", r->rec[2].subject, KCML); /* what its process named */
+	run_free(r);
+}
+
 /* --output=cat: bare klog; the file's name, else the kind, says whose it is. */
 static void test_output_cat(void **state)
 {
@@ -2366,6 +2428,7 @@ int main(void)
 	    cmocka_unit_test(test_docker_json_decoder),
 	    cmocka_unit_test(test_docker_json_file),
 	    cmocka_unit_test(test_cri_pod_log),
+	    cmocka_unit_test(test_json_log_format),
 	    cmocka_unit_test(test_output_cat),
 	    cmocka_unit_test(test_journal_headers_and_others),
 	    cmocka_unit_test(test_journal_klog_date_disagrees),

@@ -1,0 +1,243 @@
+/*
+ * parser-jsonlog.c - one line of Kubernetes' JSON log format
+ * (--logging-format=json, component-base/logs/json), with yajl:
+ *
+ *   {"ts":1712296200.123456,"caller":"nodelease/controller.go:1","msg":"...",
+ *    "v":0,"err":"...","node":"x","pod":{"name":"p","namespace":"ns"}}
+ *
+ * "ts" is seconds since the epoch, UTC; "v" marks an info line and an
+ * "err" an error (the format has no level).  Besides the message, the
+ * classifier gets the other top-level values written as klog writes them
+ * (key="value", an object reference as "ns/name"), so the rules of
+ * parser-classify.c read both formats alike.
+ */
+#define _GNU_SOURCE /* memmem */
+#include "parser-json.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct jsonlog_run {
+	struct lt_jsonlog *out;
+	struct lt_buf *arena; /* msg and caller: copies, yajl's strings are borrowed */
+	struct lt_buf *pairs; /* key="value" pairs for the classifier */
+	size_t msg_at, caller_at;
+	int depth;
+	enum { JL_OTHER, JL_TS, JL_MSG, JL_CALLER, JL_VALUE } field;
+	char key[64]; /* the top-level key being read, for JL_VALUE */
+	/* an object reference {"name":..,"namespace":..} as a value */
+	struct lt_buf ref_name, ref_ns;
+	int ref_key; /* 1 name, 2 namespace, 0 other */
+};
+
+/* `key="value"` with klog's escapes, for the classifier. */
+static void jsonlog_pair(struct jsonlog_run *r, const char *v, size_t n)
+{
+	lt_buf_printf(r->pairs, " %s=\"", r->key);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] == '"' || v[i] == '\\')
+			lt_buf_putc(r->pairs, '\\');
+		lt_buf_putc(r->pairs, v[i] == '\n' ? ' ' : v[i]);
+	}
+	lt_buf_putc(r->pairs, '"');
+}
+
+static int jsonlog_string(void *ctx, const unsigned char *s, size_t n)
+{
+	struct jsonlog_run *r = ctx;
+	const char *v = (const char *)s;
+
+	if (r->depth == 2 && r->field == JL_VALUE) {
+		if (r->ref_key == 1)
+			lt_buf_append(&r->ref_name, v, n);
+		else if (r->ref_key == 2)
+			lt_buf_append(&r->ref_ns, v, n);
+		return 1;
+	}
+	if (r->depth != 1)
+		return 1;
+	if (r->field == JL_MSG || r->field == JL_CALLER) {
+		*(r->field == JL_MSG ? &r->msg_at : &r->caller_at) = r->arena->len;
+		*(r->field == JL_MSG ? &r->out->msg.len : &r->out->caller.len) = n;
+		lt_buf_append(r->arena, v, n);
+	} else if (r->field == JL_VALUE) {
+		jsonlog_pair(r, v, n);
+		if (strcmp(r->key, "err") == 0)
+			r->out->severity = 'E';
+	}
+	return 1;
+}
+
+/* "1712296200.1234567" seconds as µs, digit by digit (a double loses the last ones). */
+static int64_t jsonlog_seconds(const char *s, size_t n)
+{
+	int64_t us = 0, scale = 1000000;
+	size_t i = 0;
+	char num[64];
+	double secs;
+
+	for (; i < n && s[i] >= '0' && s[i] <= '9' && us < INT64_MAX / 10 / scale; i++)
+		us = us * 10 + (s[i] - '0');
+	us *= scale;
+	if (i < n && s[i] == '.')
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			us += (scale /= 10) * (s[i] - '0');
+	if (i == n)
+		return us;
+	if (n >= sizeof num) /* an exponent: strtod's precision will do */
+		return 0;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	secs = strtod(num, NULL);
+	return secs > 0 && secs < 1e11 ? (int64_t)(secs * 1e6 + 0.5) : 0;
+}
+
+static int jsonlog_number(void *ctx, const char *s, size_t n)
+{
+	struct jsonlog_run *r = ctx;
+
+	if (r->depth != 1)
+		return 1;
+	if (r->field == JL_TS) {
+		r->out->ts_us = jsonlog_seconds(s, n);
+	} else if (r->field == JL_VALUE) {
+		jsonlog_pair(r, s, n);
+	}
+	return 1;
+}
+
+static int jsonlog_null(void *ctx)
+{
+	struct jsonlog_run *r = ctx;
+
+	if (r->depth == 1 && r->field == JL_VALUE && strcmp(r->key, "err") == 0)
+		r->out->severity = 'E'; /* ErrorS(nil, ...) */
+	return 1;
+}
+
+static int jsonlog_bool(void *ctx, int b)
+{
+	struct jsonlog_run *r = ctx;
+
+	if (r->depth == 1 && r->field == JL_VALUE)
+		jsonlog_pair(r, b ? "true" : "false", b ? 4 : 5);
+	return 1;
+}
+
+static int jsonlog_key(void *ctx, const unsigned char *k, size_t n)
+{
+	struct jsonlog_run *r = ctx;
+	static const struct {
+		const char *key;
+		int field;
+	} known[] = {{"ts", JL_TS}, {"msg", JL_MSG}, {"caller", JL_CALLER}, {"v", JL_OTHER}};
+
+	if (r->depth == 2) {
+		r->ref_key = n == 4 && memcmp(k, "name", 4) == 0	? 1
+			     : n == 9 && memcmp(k, "namespace", 9) == 0 ? 2
+									: 0;
+		return 1;
+	}
+	if (r->depth != 1)
+		return 1;
+	r->field = n < sizeof r->key ? JL_VALUE : JL_OTHER;
+	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+		if (strlen(known[i].key) == n && memcmp(k, known[i].key, n) == 0)
+			r->field = known[i].field;
+	if (r->field == JL_VALUE) {
+		memcpy(r->key, k, n);
+		r->key[n] = '\0';
+	}
+	return 1;
+}
+
+static int jsonlog_start_map(void *ctx)
+{
+	struct jsonlog_run *r = ctx;
+
+	if (++r->depth == 2) {
+		lt_buf_reset(&r->ref_name);
+		lt_buf_reset(&r->ref_ns);
+		r->ref_key = 0;
+	}
+	return 1;
+}
+
+/* The end of an object reference: "ns/name", or "name" alone. */
+static int jsonlog_end_map(void *ctx)
+{
+	struct jsonlog_run *r = ctx;
+	struct lt_buf both;
+
+	if (r->depth-- == 2 && r->field == JL_VALUE && r->ref_name.len > 0) {
+		lt_buf_init(&both);
+		if (r->ref_ns.len > 0)
+			lt_buf_printf(&both, "%.*s/", (int)r->ref_ns.len, r->ref_ns.ptr);
+		lt_buf_append(&both, r->ref_name.ptr, r->ref_name.len);
+		jsonlog_pair(r, both.ptr, both.len);
+		lt_buf_release(&both);
+	}
+	return 1;
+}
+
+static int jsonlog_start_array(void *ctx)
+{
+	((struct jsonlog_run *)ctx)->depth++;
+	return 1;
+}
+
+static int jsonlog_end_array(void *ctx)
+{
+	((struct jsonlog_run *)ctx)->depth--;
+	return 1;
+}
+
+static const yajl_callbacks jsonlog_callbacks = {
+    jsonlog_null,
+    jsonlog_bool,
+    NULL,
+    NULL,
+    jsonlog_number,
+    jsonlog_string,
+    jsonlog_start_map,
+    jsonlog_key,
+    jsonlog_end_map,
+    jsonlog_start_array,
+    jsonlog_end_array,
+};
+
+int lt_jsonlog_probe(const char *json, size_t len)
+{
+	return memmem(json, len, "\"ts\"", 4) != NULL && memmem(json, len, "\"msg\"", 5) != NULL &&
+	       memmem(json, len, "\"auditID\"", 9) == NULL;
+}
+
+int lt_jsonlog_parse(struct lt_jsonlog *out, struct lt_buf *arena, struct lt_buf *pairs,
+		     const char *s, size_t n)
+{
+	struct jsonlog_run r;
+	char reason[64];
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (n < 2 || s[0] != '{' || memmem(s, n, "\"msg\"", 5) == NULL)
+		return -1;
+	memset(&r, 0, sizeof r);
+	r.out = out;
+	r.arena = arena;
+	r.pairs = pairs;
+	out->severity = 'I';
+	lt_buf_reset(arena);
+	lt_buf_init(&r.ref_name);
+	lt_buf_init(&r.ref_ns);
+	rc =
+	    lt_json_run(&jsonlog_callbacks, &r, NULL, "JSON log line", s, n, reason, sizeof reason);
+	lt_buf_release(&r.ref_name);
+	lt_buf_release(&r.ref_ns);
+	if (rc != 0 || out->ts_us == 0)
+		return -1;
+	out->msg.ptr = out->msg.len ? arena->ptr + r.msg_at : "";
+	out->caller.ptr = out->caller.len ? arena->ptr + r.caller_at : NULL;
+	return 0;
+}
