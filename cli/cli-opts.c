@@ -121,6 +121,11 @@ int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_stor
 
 	if (lt_store_open(st, q->db, LT_STORE_READONLY, &err) != 0)
 		return cli_error(LT_EXIT_FAIL, &err);
+	if (lt_lifecycle_outdated(*st))
+		fprintf(stderr,
+			"leasetrail: %s: episodes built by an older leasetrail; "
+			"`leasetrail rebuild` brings them up to date\n",
+			lt_store_path(*st));
 	end = q->since || q->until ? lt_store_end_us(*st) : 0;
 	if ((q->since && lt_time_arg(&q->opts.since_us, q->since, end) != 0) ||
 	    (q->until && lt_time_arg(&q->opts.until_us, q->until, end) != 0)) {

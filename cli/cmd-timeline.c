@@ -16,8 +16,10 @@ const struct lt_cmd lt_cmd_timeline = {
     "[OPTIONS] NODE|NAMESPACE/LEASE",
     "The episodes of a lease (and, for a node, its Node object's events) in time order.",
     "Options:\n" CLI_QUERY_OPTIONS "  -v, --verbose     list the requests under each episode\n\n"
-    "Episodes: CREATED, RENEWING, GAP, NOT_FOUND, DELETED, RE-CREATED, AUTH_FAILURE, SLOW,\n"
-    "HOLDER_CHANGE; node rows: NODE_REGISTERED, NODE_DELETED, NODE_STATUS, NODE_UPDATED.\n",
+    "Episodes: CREATED, RENEWING (one holder's renews), GAP, NOT_FOUND, DELETED, RE-CREATED,\n"
+    "AUTH_FAILURE, SLOW, HOLDER_CHANGE, RELEASED (a leader gave the lease up); STALE: no renew\n"
+    "since, up to the end of the logs; node rows: NODE_REGISTERED, NODE_DELETED, NODE_STATUS,\n"
+    "NODE_UPDATED.\n",
     timeline_run,
     CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_VERBOSE,
     1,

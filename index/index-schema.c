@@ -45,22 +45,22 @@
 #define DERIVED_EPISODES_BY_KIND(T)                                                                \
 	"CREATE INDEX IF NOT EXISTS lt_episodes_kind ON lt_episodes(kind, start_us)"
 
+/* The states of the leases and nodes views (LT_LEASE_STATE). */
+#define DERIVED_LEASE_STATE LT_LEASE_STATE("l.state", "l.last_renew_us", "l.gap_us", LT_LEASES_END)
+#define DERIVED_NODE_STATE  LT_LEASE_STATE("n.state", "n.last_renew", "n.gap_us", LT_LEASES_END)
+
 #define DERIVED_LEASES_VIEW(T)                                                                     \
 	"CREATE " T "VIEW IF NOT EXISTS leases AS SELECT l.id AS id,"                              \
 	" (SELECT s FROM strs WHERE id = l.namespace_id) AS namespace,"                            \
-	" (SELECT s FROM strs WHERE id = l.name_id) AS name, l.kind AS kind, l.state AS state,"    \
+	" (SELECT s FROM strs WHERE id = l.name_id) AS name, l.kind AS kind,"                      \
+	" " DERIVED_LEASE_STATE " AS state,"                                                       \
 	" l.first_us AS first_us, l.last_us AS last_us, l.last_renew_us AS last_renew_us,"         \
 	" l.renews AS renews, l.creates AS creates, l.deletes AS deletes,"                         \
 	" l.not_found AS not_found, l.auth_failures AS auth_failures, l.conflicts AS conflicts,"   \
 	" l.slow AS slow, l.gaps AS gaps, l.max_gap_us AS max_gap_us, l.holder AS holder,"         \
 	" l.duration_s AS duration_s, l.gap_us AS gap_threshold_us FROM lt_leases AS l"
 
-/*
- * Nodes are the node leases plus node objects that never had a lease.
- * "stale" is judged here, against the newest event in the store, so a
- * later ingest that extends the time range makes an idle lease stale
- * without rebuilding it.
- */
+/* Nodes are the node leases plus node objects that never had a lease; states as in leases. */
 #define DERIVED_NODES_VIEW(T)                                                                      \
 	"CREATE " T "VIEW IF NOT EXISTS nodes AS WITH n AS ("                                      \
 	" SELECT l.id AS lid, l.name_id AS name_id, l.state AS state, l.last_renew_us AS "         \
@@ -74,10 +74,7 @@
 	"  AND namespace_id IS NULL AND name_id IS NOT NULL) AS o"                                 \
 	"  WHERE o.name_id NOT IN (SELECT name_id FROM lt_leases WHERE kind = 'node'))"            \
 	" SELECT (SELECT s FROM strs WHERE id = n.name_id) AS node,"                               \
-	"  CASE WHEN n.state IN ('renewing', 're-created') AND (SELECT max(last_us) FROM "         \
-	"lt_leases) - "                                                                            \
-	"n.last_renew > n.gap_us"                                                                  \
-	"   THEN 'stale' ELSE n.state END AS state,"                                               \
+	"  " DERIVED_NODE_STATE " AS state,"                                                       \
 	"  n.last_renew AS last_renew_us, n.renews AS renews, n.max_gap AS max_gap_us,"            \
 	"  n.nf AS not_found,"                                                                     \
 	"  n.ldel + coalesce(d.n, 0) AS deletes,"                                                  \

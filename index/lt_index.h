@@ -148,6 +148,20 @@ int lt_store_has_lease_bodies(struct lt_store *st);
  */
 #define LT_LINE_NOTABLE "(severity IN ('E', 'F', 'W') OR not_found > 0 OR kind_id IS NOT NULL)"
 
+/*
+ * A lease's state as every view and command shows it: a renewing (or
+ * re-created) lease with no renew for longer than its gap threshold before
+ * END (the newest event in the store) is "stale".  Judged when read, not
+ * when built, so a later ingest that extends the time range makes an idle
+ * lease stale without rebuilding it.  The arguments are SQL expressions.
+ */
+#define LT_LEASE_STATE(state, last_renew, gap, end)                                                \
+	"(CASE WHEN " state " IN ('renewing', 're-created') AND " end " - " last_renew " > " gap   \
+	" THEN 'stale' ELSE " state " END)"
+
+/* The END of LT_LEASE_STATE: the newest event of any lease. */
+#define LT_LEASES_END "(SELECT max(last_us) FROM lt_leases)"
+
 /* ---- reading ------------------------------------------------------------ */
 
 enum lt_col_type { LT_COL_NULL, LT_COL_INT, LT_COL_REAL, LT_COL_TEXT, LT_COL_BLOB };

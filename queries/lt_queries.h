@@ -49,10 +49,18 @@ int lt_query_stats(struct lt_store *st, FILE *out, struct lt_error *err);
 
 /*
  * Recomputes the lease rows and episodes (tables lt_leases, lt_episodes) of
- * every lease with an event whose id is above since_id; 0 rebuilds all.
+ * every lease with an event whose id is above since_id; 0 rebuilds all, and
+ * so does any since_id while the stored episodes are outdated.
  * Runs in one transaction: the derived tables are never half updated.
  */
 int lt_lifecycle_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err);
+
+/*
+ * 1 when the store's episodes were built by an older leasetrail (built
+ * otherwise from the same events): `rebuild` or the next ingest rebuilds
+ * every lease; until then the views show the old episodes.
+ */
+int lt_lifecycle_outdated(struct lt_store *st);
 
 /*
  * Recomputes every lease's episodes with other thresholds (gap_us, slow_us;

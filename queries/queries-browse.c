@@ -15,16 +15,16 @@
 
 /*
  * The cluster list.  ?1 sort key (enum lt_browse_sort), ?2 limit (-1: all),
- * ?3 offset.  "stale" is judged as in the nodes view, against the newest
- * event of the store; lt_leases is small (one row per lease), so sorting it
- * whole is cheap; the expensive columns are read for the page only.
+ * ?3 offset.  States are LT_LEASE_STATE's, as in every view; lt_leases is
+ * small (one row per lease), so sorting it whole is cheap; the expensive
+ * columns are read for the page only.
  */
+#define BROWSE_STATE LT_LEASE_STATE("x.state", "x.last_renew_us", "x.gap_us", LT_LEASES_END)
+
 static const char list_sql[] =
     "WITH l AS MATERIALIZED (SELECT CASE x.kind WHEN 'node' THEN 0 WHEN 'leader' THEN 1"
     "  ELSE 2 END AS sec, x.id AS lid, x.namespace_id AS ns, x.name_id AS nm,"
-    "  CASE WHEN x.state IN ('renewing', 're-created')"
-    "   AND (SELECT max(last_us) FROM lt_leases) - x.last_renew_us > x.gap_us"
-    "   THEN 'stale' ELSE x.state END AS state, x.first_us AS first_us, x.last_us AS last_us,"
+    "  " BROWSE_STATE " AS state, x.first_us AS first_us, x.last_us AS last_us,"
     "  x.last_renew_us AS last_renew_us, x.renews AS renews, x.not_found AS not_found,"
     "  x.deletes AS deletes, x.gaps AS gaps, x.auth_failures AS auth, x.slow AS slow,"
     "  x.conflicts AS conflicts FROM lt_leases AS x"

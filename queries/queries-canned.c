@@ -27,10 +27,17 @@ struct canned {
 	" AND a.verb_id = (SELECT id FROM strs WHERE s = '" verb "') AND a.superseded = 0)"
 
 static const struct canned canned_queries[] = {
-    {{"renew-gaps", "leases not renewed for longer than their gap threshold, longest first"},
+    {{"renew-gaps", "leases not renewed for longer than their gap threshold, longest first"
+		    " (no next_renew: still not renewed at the end of the logs)"},
      "SELECT e.namespace, e.name, e.lease_kind, e.start_us, e.end_us, e.max_us, l.gap_us,"
      " e.user FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
-     " WHERE e.kind = 'GAP'" CANNED_RANGE " ORDER BY e.max_us DESC, e.start_us",
+     " WHERE e.kind = 'GAP'" CANNED_RANGE
+     /* a stale lease: a gap no renew has ended yet, up to the end of the logs */
+     " UNION ALL SELECT l.namespace, l.name, l.kind, l.last_renew_us, NULL,"
+     " ?3 - l.last_renew_us, l.gap_threshold_us, (SELECT e.user FROM episodes AS e"
+     "  WHERE e.lease_id = l.id AND e.kind = 'RENEWING' ORDER BY e.end_us DESC LIMIT 1)"
+     " FROM leases AS l WHERE l.state = 'stale' AND l.last_renew_us BETWEEN ?1 AND ?2"
+     " ORDER BY 6 DESC, 4",
      {{"namespace", 't'},
       {"lease", 't'},
       {"kind", 't'},
@@ -176,11 +183,14 @@ static const struct canned canned_queries[] = {
       {"lease_conflicts", 'n'}},
      7},
     {{"apiserver-identity",
-      "apiserver identity leases: holder, last renew, and whether it expired (no renew for 1h)"},
+      "apiserver identity leases: holder, last renew, and whether it is fresh, stale (stopped "
+      "renewing) or expired (no renew for 1h)"},
+     /* stale as in the leases view: its apiserver stopped, though Kubernetes counts it for 1h */
      "SELECT l.name, l.holder, l.first_us, l.last_renew_us, l.renews,"
-     " CASE WHEN ?3 - l.last_renew_us > 3600000000 THEN 'expired' ELSE 'fresh' END,"
+     " CASE WHEN ?3 - l.last_renew_us > 3600000000 THEN 'expired'"
+     "  WHEN l.state = 'stale' THEN 'stale' ELSE 'fresh' END,"
      " (SELECT count(*) FROM leases AS f WHERE f.kind = 'apiserver-identity'"
-     "  AND ?3 - f.last_renew_us <= 3600000000)"
+     "  AND ?3 - f.last_renew_us <= 3600000000 AND f.state <> 'stale')"
      " FROM leases AS l WHERE l.kind = 'apiserver-identity' AND l.last_us >= ?1"
      " AND l.first_us <= ?2 ORDER BY l.name",
      {{"lease", 't'},

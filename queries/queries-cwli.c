@@ -106,7 +106,8 @@ static const struct cwli cwli_queries[] = {
       "sort first_renew asc", NULL}},
     {"apiserver-identity",
      CWLI_AUDIT_GROUP,
-     "an identity lease whose last_renew is over 1h before the range's end has expired",
+     "an identity lease whose last_renew is over 1h before the range's end has expired;"
+     " over 40s before it (4 renews missed), its apiserver stopped (stale)",
      {CWLI_AUDIT_STREAMS,
       "filter objectRef.resource = \"leases\" and objectRef.namespace = \"kube-system\""
       " and objectRef.name like /^(kube-)?apiserver-/ and responseStatus.code < 300",

@@ -9,7 +9,10 @@
  *   update/patch 2xx    a renew: extends RENEWING; a wait longer than the
  *                       gap threshold closes it with a GAP; a slow request
  *                       (latency over the slow threshold) joins a SLOW run;
- *                       on leader leases a new holder is a HOLDER_CHANGE
+ *                       on leader and identity leases a new holder is a
+ *                       HOLDER_CHANGE, which also closes RENEWING: each
+ *                       RENEWING is one holder's renews
+ *   holder "" written   RELEASED (client-go's release()): not a renew
  *   delete 2xx          DELETED, with the node deletion that caused it
  *   404                 a NOT_FOUND run (count, first, last, who asked)
  *   401/403             an AUTH_FAILURE run (user, groups, reason)
@@ -63,7 +66,8 @@ struct lc_hist {
 /* The strs ids the builder compares against, fetched once per lease. */
 struct lc_ids {
 	int64_t update, patch, create, del;
-	int bodies; /* the store has seen a Lease body: leaseDurationSeconds may be known */
+	int64_t empty; /* "": the holderIdentity of a released lease */
+	int bodies;    /* the store has seen a Lease body: leaseDurationSeconds may be known */
 };
 
 /* The builder's state while it walks one lease's events. */
@@ -80,13 +84,15 @@ struct lc {
 	int64_t gone_us, gone_event;
 	int64_t prev_holder;	     /* strs id of the last holder seen in a Lease body */
 	int64_t prev_ip, prev_agent; /* last renewer, for leases without bodies */
+	int released;		     /* the holder gave the lease up, no renew since */
+	int64_t release_us, release_event;
 };
 
 const char *lc_kind_name(const char *stored)
 {
-	static const char *const kinds[] = {"CREATED",	    "RENEWING", "GAP",
-					    "NOT_FOUND",    "DELETED",	"RE-CREATED",
-					    "AUTH_FAILURE", "SLOW",	"HOLDER_CHANGE"};
+	static const char *const kinds[] = {
+	    "CREATED",	  "RENEWING",	  "GAP",  "NOT_FOUND",	   "DELETED",
+	    "RE-CREATED", "AUTH_FAILURE", "SLOW", "HOLDER_CHANGE", "RELEASED"};
 
 	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
 		if (strcmp(kinds[i], stored) == 0)
@@ -146,7 +152,8 @@ static void lc_fetch_ids(struct lt_store *st, struct lc_ids *ids)
 			     " (SELECT id FROM strs WHERE s = 'patch'),"
 			     " (SELECT id FROM strs WHERE s = 'create'),"
 			     " (SELECT id FROM strs WHERE s = 'delete'),"
-			     " (SELECT count(*) FROM meta WHERE key = 'lease_bodies')",
+			     " (SELECT count(*) FROM meta WHERE key = 'lease_bodies'),"
+			     " (SELECT id FROM strs WHERE s = '')",
 			     NULL) != 0)
 		return;
 	if (lt_stmt_step(q, NULL) == 1) {
@@ -155,6 +162,7 @@ static void lc_fetch_ids(struct lt_store *st, struct lc_ids *ids)
 		ids->create = lt_stmt_int(q, 2);
 		ids->del = lt_stmt_int(q, 3);
 		ids->bodies = lt_stmt_int(q, 4) > 0;
+		ids->empty = lt_stmt_int(q, 5);
 	}
 	lt_stmt_free(q);
 }
@@ -335,14 +343,14 @@ static void lc_interval(struct lc *b, int64_t us)
 	lc_hist_add(b->hist, us);
 }
 
-/* A renew after a wait longer than the threshold: the lease went unrenewed. */
+/* A renew after a wait longer than the threshold since the last renew or release. */
 static void lc_gap(struct lc *b, const struct lc_event *e, int64_t wait)
 {
 	struct lc_episode gap = lc_start("GAP", e);
 	struct lc_summary *s = &b->r->sum;
 
-	gap.start_us = b->renewing.end_us;
-	gap.first_event = b->renewing.last_event;
+	gap.start_us = b->in_renewing ? b->renewing.end_us : b->release_us;
+	gap.first_event = b->in_renewing ? b->renewing.last_event : b->release_event;
 	gap.count = 0;
 	gap.max_us = wait;
 	lc_close_renewing(b);
@@ -350,34 +358,116 @@ static void lc_gap(struct lc *b, const struct lc_event *e, int64_t wait)
 	s->gaps++;
 }
 
-/* Leader leases: a new holder in the Lease body, or else a new renewer (inferred). */
-static void lc_holder(struct lc *b, const struct lc_event *e, enum lc_kind kind)
+/* "OLD -> NEW" of an inferred change: the renewers' source IPs. */
+static void lc_inferred(struct lc *b, const struct lc_event *e, struct lc_episode *ch)
 {
-	struct lc_episode ch = lc_start("HOLDER_CHANGE", e);
+	char *oip = lc_str(b->st, b->prev_ip), *nip = lc_str(b->st, e->ip);
 	struct lt_buf old, now;
+
+	lt_buf_init(&old);
+	lt_buf_init(&now);
+	lt_buf_printf(&old, "%s", oip ? oip : "?");
+	lt_buf_printf(&now, "%s", nip ? nip : "?");
+	ch->old_holder = old.ptr;
+	ch->new_holder = now.ptr;
+	ch->inferred = 1;
+	free(oip);
+	free(nip);
+}
+
+/*
+ * Whether renew e comes from a new holder: a new holderIdentity in the Lease
+ * body (leader and identity leases), or at Metadata level a leader lease's
+ * new renewer (source IP or user agent).  Fills *ch when it does.
+ */
+static int lc_holder(struct lc *b, const struct lc_event *e, enum lc_kind kind,
+		     struct lc_episode *ch)
+{
+	int changed = 0;
+
+	*ch = lc_start("HOLDER_CHANGE", e);
 	if (e->holder != 0) {
 		/* a leader taking over; on identity leases, an apiserver restart */
 		if (b->prev_holder != 0 && b->prev_holder != e->holder && kind != LC_NODE) {
-			ch.old_holder = lc_str(b->st, b->prev_holder);
-			ch.new_holder = lc_str(b->st, e->holder);
-			lc_emit(b, &ch);
+			ch->old_holder = lc_str(b->st, b->prev_holder);
+			ch->new_holder = lc_str(b->st, e->holder);
+			changed = 1;
 		}
 		b->prev_holder = e->holder;
 	} else if (kind == LC_LEADER && b->prev_holder == 0 && b->prev_ip != 0 &&
 		   (b->prev_ip != e->ip || b->prev_agent != e->agent)) {
-		char *oip = lc_str(b->st, b->prev_ip), *nip = lc_str(b->st, e->ip);
-
-		lt_buf_init(&old);
-		lt_buf_init(&now);
-		lt_buf_printf(&old, "%s", oip ? oip : "?");
-		lt_buf_printf(&now, "%s", nip ? nip : "?");
-		ch.old_holder = old.ptr;
-		ch.new_holder = now.ptr;
-		ch.inferred = 1;
-		lc_emit(b, &ch);
-		free(oip);
-		free(nip);
+		lc_inferred(b, e, ch);
+		changed = 1;
 	}
+	if (changed && b->released) {
+		struct lt_buf note;
+		char d[32];
+
+		lt_format_duration(d, sizeof d, e->ts - b->release_us);
+		lt_buf_init(&note);
+		lt_buf_printf(&note, "%s after the release", d);
+		ch->note = note.ptr;
+	}
+	b->prev_ip = e->ip;
+	b->prev_agent = e->agent;
+	return changed;
+}
+
+/* Closes what a renew ends: the wait since the last renew or release, maybe a GAP. */
+static void lc_renew_wait(struct lc *b, const struct lc_event *e, int changed)
+{
+	struct lc_summary *s = &b->r->sum;
+	int64_t wait;
+
+	if (!b->in_renewing && !b->released)
+		return;
+	wait = e->ts - (b->in_renewing ? b->renewing.end_us : b->release_us);
+	if (wait > s->max_gap_us)
+		s->max_gap_us = wait;
+	if (wait > b->gap_us)
+		lc_gap(b, e, wait);
+	else if (changed)
+		lc_close_renewing(b); /* one holder's renews per RENEWING */
+	else if (b->in_renewing)
+		lc_interval(b, wait);
+}
+
+static void lc_slow_step(struct lc *b, const struct lc_event *e)
+{
+	if (e->latency <= b->slow_us) {
+		lc_close_run(b, &b->slow, &b->in_slow);
+		return;
+	}
+	if (!b->in_slow)
+		b->slow = lc_start("SLOW", e), b->slow.max_us = 0, b->in_slow = 1;
+	else
+		lc_extend(&b->slow, e);
+	if (e->latency > b->slow.max_us)
+		b->slow.max_us = e->latency;
+	b->r->sum.slow++;
+}
+
+/*
+ * client-go's release() (ReleaseOnCancel) writes holderIdentity "" so that a
+ * candidate may acquire at once: the old holder's renews end here, and the
+ * next holder's acquire is a HOLDER_CHANGE from it.
+ */
+static void lc_on_release(struct lc *b, const struct lc_event *e)
+{
+	struct lc_episode ep = lc_start("RELEASED", e);
+	struct lt_buf note;
+	char *old = lc_str(b->st, b->prev_holder);
+
+	lc_close_renewing(b);
+	lc_close_run(b, &b->slow, &b->in_slow);
+	lt_buf_init(&note);
+	lt_buf_printf(&note, "%s gave the lease up", old ? old : "its holder");
+	ep.old_holder = old;
+	ep.note = note.ptr;
+	lc_emit(b, &ep);
+	b->released = 1;
+	b->release_us = e->ts;
+	b->release_event = e->id;
 	b->prev_ip = e->ip;
 	b->prev_agent = e->agent;
 }
@@ -385,35 +475,25 @@ static void lc_holder(struct lc *b, const struct lc_event *e, enum lc_kind kind)
 static void lc_on_renew(struct lc *b, const struct lc_event *e, enum lc_kind kind)
 {
 	struct lc_summary *s = &b->r->sum;
+	struct lc_episode ch;
+	int changed;
 
-	if (b->in_renewing) {
-		int64_t wait = e->ts - b->renewing.end_us;
-
-		if (wait > s->max_gap_us)
-			s->max_gap_us = wait;
-		if (wait > b->gap_us)
-			lc_gap(b, e, wait);
-		else
-			lc_interval(b, wait);
+	if (e->holder != 0 && e->holder == b->ids.empty) {
+		lc_on_release(b, e);
+		return;
 	}
+	changed = lc_holder(b, e, kind, &ch);
+	lc_renew_wait(b, e, changed);
+	if (changed)
+		lc_emit(b, &ch);
 	if (!b->in_renewing) {
 		b->renewing = lc_start("RENEWING", e);
 		b->in_renewing = 1;
 	} else {
 		lc_extend(&b->renewing, e);
 	}
-	if (e->latency > b->slow_us) {
-		if (!b->in_slow)
-			b->slow = lc_start("SLOW", e), b->slow.max_us = 0, b->in_slow = 1;
-		else
-			lc_extend(&b->slow, e);
-		if (e->latency > b->slow.max_us)
-			b->slow.max_us = e->latency;
-		s->slow++;
-	} else {
-		lc_close_run(b, &b->slow, &b->in_slow);
-	}
-	lc_holder(b, e, kind);
+	lc_slow_step(b, e);
+	b->released = 0;
 	b->alive_seen = 1;
 	s->renews++;
 	s->last_renew_us = e->ts;
@@ -434,6 +514,7 @@ static void lc_on_create(struct lc *b, const struct lc_event *e)
 	lc_emit(b, &ep);
 	b->r->sum.creates++;
 	b->gone = 0;
+	b->released = 0;
 	b->alive_seen = 1;
 	/* the create is the lease's first heartbeat: renews count from it */
 	b->renewing = lc_start("RENEWING", e);
@@ -485,6 +566,7 @@ static void lc_on_delete(struct lc *b, const struct lc_event *e, enum lc_kind ki
 		lc_link_node_delete(b, &ep);
 	lc_emit(b, &ep);
 	b->r->sum.deletes++;
+	b->released = 0;
 	b->gone = 1;
 	b->gone_us = e->ts;
 	b->gone_event = e->id;
@@ -501,6 +583,7 @@ static void lc_on_notfound(struct lc *b, const struct lc_event *e)
 		b->in_notfound = 1;
 	} /* before the lease was ever alive, a 404 is the kubelet's first sync (GET, then create)
 	   */
+	b->released = 0;
 	if (!b->gone && b->alive_seen) {
 		b->gone = 1;
 		b->gone_us = e->ts;
@@ -580,7 +663,8 @@ static void lc_finish(struct lc *b)
 	lc_close_run(b, &b->auth, &b->in_auth);
 	b->r->sum.state = lc_state(b);
 	lc_close_run(b, &b->notfound, &b->in_notfound);
-	b->r->sum.holder = lc_str(b->st, b->prev_holder);
+	/* after a release no one holds the lease until a candidate acquires it */
+	b->r->sum.holder = b->released ? NULL : lc_str(b->st, b->prev_holder);
 	lc_hist_free(b->hist);
 	b->hist = NULL;
 }
@@ -605,6 +689,8 @@ static int64_t lc_duration(struct lt_store *st, int64_t ns, int64_t name)
 		"SELECT lease_duration_s FROM audit"
 		" WHERE resource_id = (SELECT id FROM strs WHERE s = 'leases')"
 		" AND namespace_id = ?1 AND name_id = ?2 AND lease_duration_s IS NOT NULL"
+		/* a release writes 1 s: "expire at once", not how long a holder may pause */
+		" AND lease_holder_id IS NOT (SELECT id FROM strs WHERE s = '')"
 		" ORDER BY stage_us DESC LIMIT 1",
 		NULL) != 0)
 		return -1;
@@ -626,10 +712,15 @@ static void lc_setup(struct lc *b, const struct lc_ids *ids, int64_t ns, int64_t
 	s->kind = lc_kind_of(ns_s ? ns_s : "", name_s ? name_s : "");
 	/* without a Lease body anywhere (Metadata-level logs) there is no duration to find */
 	s->duration_s = ids->bodies ? lc_duration(b->st, ns, name) : -1;
+	/*
+	 * an identity lease lasts an hour but is renewed every 10 s: the hour is
+	 * when it expires, not how long its apiserver may pause, so Metadata and
+	 * RequestResponse logs of the same apiserver give the same threshold
+	 */
 	if (gap_us <= 0)
-		gap_us = s->duration_s > 0	? s->duration_s * LC_SEC
-			 : s->kind == LC_LEADER ? LC_LEADER_GAP
-						: LC_NODE_GAP;
+		gap_us = s->duration_s > 0 && s->kind != LC_IDENTITY ? s->duration_s * LC_SEC
+			 : s->kind == LC_LEADER			     ? LC_LEADER_GAP
+								     : LC_NODE_GAP;
 	s->gap_us = gap_us;
 	b->gap_us = gap_us;
 	b->slow_us = slow_us > 0 ? slow_us : LC_SLOW;

@@ -17,6 +17,13 @@ static const char rebuild_episode_sql[] =
 
 static const char *const rebuild_kinds[] = {"node", "leader", "apiserver-identity"};
 
+/*
+ * How episodes are built, stored in meta 'episodes' (absent: version 1).
+ * Bumped when the same events make other episodes (2: RENEWING split at a
+ * holder change, RELEASED), so that episodes of two versions never mix.
+ */
+#define REBUILD_EPISODES "2"
+
 /* Runs one statement that returns nothing. */
 static int rebuild_exec(struct lt_store *st, const char *sql, struct lt_error *err)
 {
@@ -147,7 +154,28 @@ static int rebuild_forget(struct lt_store *st, int64_t ns, int64_t name, struct 
 struct rebuild_opts {
 	int64_t gap_us, slow_us;
 	const char *begin; /* BEGIN IMMEDIATE for the store, BEGIN for TEMP tables */
+	int mark;	   /* the store's episodes are all this version's after it */
 };
+
+static const char rebuild_mark_sql[] =
+    "INSERT OR REPLACE INTO meta VALUES('episodes', '" REBUILD_EPISODES "')";
+
+int lt_lifecycle_outdated(struct lt_store *st)
+{
+	struct lt_stmt *q;
+	int old = 0;
+
+	if (lt_store_prepare(st, &q,
+			     "SELECT EXISTS (SELECT 1 FROM lt_leases) AND coalesce((SELECT value"
+			     " FROM meta WHERE key = 'episodes'), '1') <> ?1",
+			     NULL) != 0)
+		return 0;
+	lt_stmt_bind_text(q, 1, REBUILD_EPISODES, (size_t)-1);
+	if (lt_stmt_step(q, NULL) == 1)
+		old = lt_stmt_int(q, 0) != 0;
+	lt_stmt_free(q);
+	return old;
+}
 
 static int rebuild_one(struct lt_store *st, int64_t ns, int64_t name, const struct rebuild_opts *o,
 		       struct lt_error *err)
@@ -352,6 +380,8 @@ static int rebuild_run(struct lt_store *st, int64_t since_id, const struct rebui
 	for (size_t i = 0; n >= REBUILD_STREAM_MIN && i < n && rc == 0; i += REBUILD_CHUNK)
 		rc = rebuild_stream(st, dirty + 2 * i,
 				    n - i < REBUILD_CHUNK ? n - i : REBUILD_CHUNK, o, err);
+	if (rc == 0 && o->mark)
+		rc = rebuild_exec(st, rebuild_mark_sql, err);
 	if (rc == 0)
 		rc = rebuild_exec(st, "COMMIT", err);
 	else
@@ -362,14 +392,16 @@ static int rebuild_run(struct lt_store *st, int64_t since_id, const struct rebui
 
 int lt_lifecycle_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err)
 {
-	const struct rebuild_opts o = {0, 0, "BEGIN IMMEDIATE"};
+	/* episodes of an older leasetrail: rebuild them all, not only the new events' leases */
+	int old = lt_lifecycle_outdated(st);
+	const struct rebuild_opts o = {0, 0, "BEGIN IMMEDIATE", 1};
 
-	return rebuild_run(st, since_id, &o, err);
+	return rebuild_run(st, old ? 0 : since_id, &o, err);
 }
 
 int lt_lifecycle_overlay(struct lt_store *st, int64_t gap_us, int64_t slow_us, struct lt_error *err)
 {
-	const struct rebuild_opts o = {gap_us, slow_us, "BEGIN"};
+	const struct rebuild_opts o = {gap_us, slow_us, "BEGIN", 0};
 	int rc = lt_store_overlay_derived(st, err);
 
 	return rc != 0 ? rc : rebuild_run(st, 0, &o, err);
@@ -383,7 +415,7 @@ struct lt_lifecycle_batch {
 
 int lt_lifecycle_compute(struct lt_store *st, struct lt_lifecycle_batch **out, struct lt_error *err)
 {
-	const struct rebuild_opts o = {0, 0, NULL};
+	const struct rebuild_opts o = {0, 0, NULL, 0};
 	struct lt_lifecycle_batch *b = lt_xcalloc(1, sizeof *b);
 	int64_t *dirty;
 	size_t n;
@@ -407,6 +439,8 @@ int lt_lifecycle_write(struct lt_store *st, struct lt_lifecycle_batch *b, struct
 
 	for (size_t i = 0; i < b->n && rc == 0; i++)
 		rc = rebuild_store_map(st, &b->maps[i], err);
+	if (rc == 0) /* compute built every lease */
+		rc = rebuild_exec(st, rebuild_mark_sql, err);
 	if (rc == 0)
 		rc = rebuild_exec(st, "COMMIT", err);
 	else

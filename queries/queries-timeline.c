@@ -26,6 +26,8 @@ struct tl {
 	struct lt_store *st;
 	int64_t ns, lease, node, leases_id, nodes_id; /* strs ids, 0 = none */
 	int64_t subject;			      /* what log lines about the target name */
+	char state[16];				      /* the lease's, as built (before stale) */
+	int64_t last_renew, gap_us;		      /* 0: never renewed */
 	struct tl_row *rows;
 	size_t n, cap;
 };
@@ -92,6 +94,8 @@ static char *tl_detail(struct tl *t, const struct lc_episode *e, int64_t gap_us)
 		lt_buf_printf(&b, "%s -> %s%s", e->old_holder ? e->old_holder : "?",
 			      e->new_holder ? e->new_holder : "?",
 			      e->inferred ? " (inferred: a new renewer's source IP)" : "");
+		if (e->note)
+			lt_buf_printf(&b, ", %s", e->note);
 	} else {
 		lt_buf_printf(&b, "%s",
 			      strcmp(e->kind, "NOT_FOUND") == 0	     ? "asked by "
@@ -128,6 +132,7 @@ static void tl_stored_row(const struct lt_stmt *q, struct lc_result *r)
 	e.inferred = (int)lt_stmt_int(q, 10);
 	e.note = lt_stmt_type(q, 11) == LT_COL_NULL ? NULL : lt_xstrdup(lt_stmt_text(q, 11, NULL));
 	r->sum.gap_us = lt_stmt_int(q, 12);
+	r->sum.last_renew_us = lt_stmt_int(q, 14);
 	if (r->n == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 16;
 		r->eps = lt_xrealloc(r->eps, r->cap * sizeof *r->eps);
@@ -146,15 +151,18 @@ static int tl_stored(struct tl *t, struct lc_result *r, struct lt_error *err)
 	    t->st, &q,
 	    "SELECT e.kind, e.start_us, e.end_us, e.count, e.user_id, e.source_ip_id,"
 	    " e.median_us, e.max_us, e.old_holder, e.new_holder, e.inferred, e.note,"
-	    " l.gap_us FROM lt_leases AS l JOIN lt_episodes AS e ON e.lease_id = l.id"
+	    " l.gap_us, l.state, l.last_renew_us"
+	    " FROM lt_leases AS l JOIN lt_episodes AS e ON e.lease_id = l.id"
 	    " WHERE l.namespace_id = ?1 AND l.name_id = ?2 ORDER BY e.start_us, e.id",
 	    err);
 	if (rc != 0)
 		return rc;
 	lt_stmt_bind_int(q, 1, t->ns);
 	lt_stmt_bind_int(q, 2, t->lease);
-	while ((rc = lt_stmt_step(q, err)) == 1)
+	while ((rc = lt_stmt_step(q, err)) == 1) {
 		tl_stored_row(q, r);
+		snprintf(t->state, sizeof t->state, "%s", lt_stmt_text(q, 13, NULL));
+	}
 	lt_stmt_free(q);
 	return rc < 0 ? rc : 0;
 }
@@ -175,6 +183,10 @@ static int tl_lease_rows(struct tl *t, const struct lt_query_opts *o, struct lt_
 		lc_result_release(&r);
 		return rc;
 	}
+	if (r.sum.state != NULL) /* built here, not read back */
+		snprintf(t->state, sizeof t->state, "%s", r.sum.state);
+	t->last_renew = r.sum.last_renew_us;
+	t->gap_us = r.sum.gap_us;
 	for (size_t i = 0; i < r.n; i++) {
 		struct tl_row row = {r.eps[i].start_us,
 				     r.eps[i].end_us,
@@ -190,6 +202,43 @@ static int tl_lease_rows(struct tl *t, const struct lt_query_opts *o, struct lt_
 	}
 	lc_result_release(&r);
 	return 0;
+}
+
+/*
+ * A lease stale at the end of the logs (LT_LEASE_STATE, as every view says
+ * it) ends its timeline with an open STALE row: no GAP can show a wait that
+ * no renew ended.
+ */
+static int tl_stale_row(struct tl *t, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int64_t end = lt_store_end_us(t->st);
+	int rc;
+
+	if (t->state[0] == '\0') /* no lease: a Node object alone */
+		return 0;
+	rc = lt_store_prepare(t->st, &q,
+			      "SELECT " LT_LEASE_STATE("?1", "?2", "?3", "?4") " = 'stale'", err);
+	if (rc != 0)
+		return rc;
+	lt_stmt_bind_text(q, 1, t->state, (size_t)-1);
+	if (t->last_renew != 0) /* never renewed: NULL, never stale */
+		lt_stmt_bind_int(q, 2, t->last_renew);
+	lt_stmt_bind_int(q, 3, t->gap_us);
+	lt_stmt_bind_int(q, 4, end);
+	if ((rc = lt_stmt_step(q, err)) == 1 && lt_stmt_int(q, 0) == 1) {
+		struct tl_row row = {t->last_renew, end, 0, "STALE", NULL, 0, 0, NULL, NULL};
+		struct lt_buf b;
+
+		lt_buf_init(&b);
+		tl_dur(&b, "no renew for ", end - t->last_renew);
+		tl_dur(&b, " before the end of the logs (threshold ", t->gap_us);
+		lt_buf_putc(&b, ')');
+		row.detail = b.ptr;
+		tl_add(t, &row);
+	}
+	lt_stmt_free(q);
+	return rc < 0 ? rc : 0;
 }
 
 /* Node object events: registrations and deletions alone, updates as runs. */
@@ -460,6 +509,8 @@ int lt_query_timeline(struct lt_store *st, const char *target, const struct lt_q
 
 	if (rc == 0)
 		rc = tl_lease_rows(&t, o, err);
+	if (rc == 0)
+		rc = tl_stale_row(&t, err);
 	if (rc == 0)
 		rc = tl_node_rows(&t, err);
 	if (rc == 0)

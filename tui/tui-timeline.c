@@ -72,8 +72,8 @@ static int tl_kind_style(const char *kind)
 		return TUI_S_404;
 	if (strcmp(kind, "DELETED") == 0 || strcmp(kind, "NODE_DELETED") == 0)
 		return TUI_S_DELETED;
-	if (strcmp(kind, "GAP") == 0 || strcmp(kind, "SLOW") == 0 ||
-	    strcmp(kind, "HOLDER_CHANGE") == 0)
+	if (strcmp(kind, "GAP") == 0 || strcmp(kind, "SLOW") == 0 || strcmp(kind, "STALE") == 0 ||
+	    strcmp(kind, "HOLDER_CHANGE") == 0 || strcmp(kind, "RELEASED") == 0)
 		return TUI_S_GAP;
 	if (strcmp(kind, "AUTH_FAILURE") == 0)
 		return TUI_S_AUTH;

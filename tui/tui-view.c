@@ -172,7 +172,7 @@ static enum tui_cell cell_of_kind(const char *kind)
 		   {"RE-CREATED", TUI_C_RENEWED}, {"HOLDER_CHANGE", TUI_C_RENEWED},
 		   {"SLOW", TUI_C_RENEWED},	  {"GAP", TUI_C_GAP},
 		   {"NOT_FOUND", TUI_C_404},	  {"AUTH_FAILURE", TUI_C_AUTH},
-		   {"DELETED", TUI_C_DELETED}};
+		   {"DELETED", TUI_C_DELETED},	  {"RELEASED", TUI_C_RENEWED}};
 
 	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
 		if (strcmp(kind, map[i].kind) == 0)

@@ -1500,8 +1500,11 @@ static void test_canned_queries(void **state)
 	    "still_orphaned,evidence\n"
 	    "n31,2024-04-05T06:00:40.000000Z,2024-04-05T06:01:40.500000Z,12,system:node:n31,"
 	    "" KUBELET_IP ",,yes,audit\n");
+	/* n33 has been denied since its last renew: a gap still open at the end (stale) */
 	expect_text("renew-gaps", canned(st, "renew-gaps"),
 		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n"
+		    "kube-node-lease,n33,node,2024-04-05T06:00:10.000000Z,,92.200000,40.000000,"
+		    "system:node:n33\n"
 		    "kube-node-lease,n32,node,2024-04-05T06:00:10.000000Z,"
 		    "2024-04-05T06:00:55.000000Z,45.000000,40.000000,system:node:n32\n");
 
@@ -1547,13 +1550,17 @@ static void test_canned_queries(void **state)
 	capture_open(&c);
 	rc = lt_query_canned(st, "renew-gaps", &o, c.f, &err);
 	expect_text("renew-gaps --gap 45s", capture_close(&c),
-		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n");
+		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n"
+		    "kube-node-lease,n33,node,2024-04-05T06:00:10.000000Z,,92.200000,45.000000,"
+		    "system:node:n33\n");
 	assert_int_equal(rc, 0);
 	o.gap_us = 45 * SEC - 1;
 	capture_open(&c);
 	rc = lt_query_canned(st, "renew-gaps", &o, c.f, &err);
 	expect_text("renew-gaps --gap 44.999999s", capture_close(&c),
 		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n"
+		    "kube-node-lease,n33,node,2024-04-05T06:00:10.000000Z,,92.200000,44.999999,"
+		    "system:node:n33\n"
 		    "kube-node-lease,n32,node,2024-04-05T06:00:10.000000Z,"
 		    "2024-04-05T06:00:55.000000Z,45.000000,44.999999,system:node:n32\n");
 	assert_int_equal(rc, 0);
@@ -1728,6 +1735,244 @@ static void test_duration_overflow(void **state)
 	assert_int_equal(failed, 0);
 }
 
+/* One leader-lease update at T0 + ms; holder NULL: Metadata level. */
+static void leader_update(struct lines *l, const char *ip, const char *holder, int duration_s,
+			  int64_t ms, const char *id)
+{
+	struct ev e = {.verb = "update",
+		       .code = 200,
+		       .user = "system:kube-scheduler",
+		       .ip = ip,
+		       .resource = "leases",
+		       .ns = "kube-system",
+		       .name = "kube-scheduler",
+		       .id = id,
+		       .recv_us = T0 + ms * MS - 3 * MS,
+		       .stage_us = T0 + ms * MS,
+		       .holder = holder,
+		       .duration_s = duration_s};
+
+	add(l, &e);
+}
+
+/*
+ * A handover without a gap: A renews every 2 s, releases (client-go's
+ * release(): holder "", leaseDurationSeconds 1), and B acquires 1.5 s later.
+ * With bodies: A's renews, one RELEASED (not a renew), one HOLDER_CHANGE
+ * A -> B, B's renews; the release's 1 s is not the gap threshold.  At
+ * Metadata level the release looks like A's renew, and B's new source IP
+ * splits RENEWING by the rule that infers HOLDER_CHANGE.
+ */
+static void test_leader_release_handover(void **state)
+{
+	static const char ns[] = "kube-system", name[] = "kube-scheduler";
+	char dir[PATH_SIZE], id[64];
+	struct lines *rr = lines_new(), *md = lines_new();
+	struct lt_store *st;
+
+	(void)state;
+	for (int i = 0; i < 10; i++) {
+		leader_update(rr, "172.16.0.5", "cp-a_aaaa", 15, i * 2000,
+			      idn(id, sizeof id, "a", i));
+		leader_update(md, "172.16.0.5", NULL, 0, i * 2000, idn(id, sizeof id, "a", i));
+	}
+	leader_update(rr, "172.16.0.5", "", 1, 20000, "a-release");
+	leader_update(md, "172.16.0.5", NULL, 0, 20000, "a-release");
+	for (int i = 0; i < 10; i++) {
+		leader_update(rr, "172.16.0.6", "cp-b_bbbb", 15, 21500 + i * 2000,
+			      idn(id, sizeof id, "b", i));
+		leader_update(md, "172.16.0.6", NULL, 0, 21500 + i * 2000,
+			      idn(id, sizeof id, "b", i));
+	}
+	case_dir(dir, "release-rr");
+	st = store_of(dir, lines_text(rr, 0, 1));
+	expect_text("bodies", episodes(st, ns, name),
+		    "RENEWING 0.000000..18.000000 n=10 med=2.000000 max=2.000000 "
+		    "by=system:kube-scheduler\n"
+		    "RELEASED 20.000000..20.000000 n=1 by=system:kube-scheduler "
+		    "holder=cp-a_aaaa->NULL note=cp-a_aaaa gave the lease up\n"
+		    "HOLDER_CHANGE 21.500000..21.500000 n=1 by=system:kube-scheduler "
+		    "holder=cp-a_aaaa->cp-b_bbbb note=1.5s after the release\n"
+		    "RENEWING 21.500000..39.500000 n=10 med=2.000000 max=2.000000 "
+		    "by=system:kube-scheduler\n");
+	expect_text("bodies: lease row", lease_row(st, name),
+		    "leader|renewing|20|0|0|0|0|0|0|0|2000000|cp-b_bbbb|15|15000000\n");
+	expect_text("one change", canned(st, "leader-changes"),
+		    "namespace,lease,ts,old_holder,new_holder,evidence,lease_conflicts\n"
+		    "kube-system,kube-scheduler,2024-04-05T06:00:21.500000Z,cp-a_aaaa,cp-b_bbbb,"
+		    "lease body,0\n");
+
+	case_dir(dir, "release-metadata");
+	st = store_of(dir, lines_text(md, 0, 1));
+	expect_text("metadata", episodes(st, ns, name),
+		    "RENEWING 0.000000..20.000000 n=11 med=2.000000 max=2.000000 "
+		    "by=system:kube-scheduler\n"
+		    "HOLDER_CHANGE 21.500000..21.500000 n=1 by=system:kube-scheduler "
+		    "holder=172.16.0.5->172.16.0.6 inferred\n"
+		    "RENEWING 21.500000..39.500000 n=10 med=2.000000 max=2.000000 "
+		    "by=system:kube-scheduler\n");
+	expect_text("metadata: lease row", lease_row(st, name),
+		    "leader|renewing|21|0|0|0|0|0|0|0|2000000|NULL|NULL|15000000\n");
+}
+
+/*
+ * A release nobody follows, then a takeover 20 s later: the wait after the
+ * release is a GAP (no leader), and the lease has no holder meanwhile.
+ */
+static void test_leader_release_then_gap(void **state)
+{
+	static const char ns[] = "kube-system", name[] = "kube-scheduler";
+	char dir[PATH_SIZE];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+
+	(void)state;
+	leader_update(l, "172.16.0.5", "cp-a_aaaa", 15, 0, "a-0");
+	leader_update(l, "172.16.0.5", "cp-a_aaaa", 15, 2000, "a-1");
+	leader_update(l, "172.16.0.5", "", 1, 4000, "a-release");
+	leader_update(l, "172.16.0.6", "cp-b_bbbb", 15, 24000, "b-0");
+	case_dir(dir, "release-gap");
+	st = store_of(dir, lines_text(l, 0, 1));
+	expect_text("episodes", episodes(st, ns, name),
+		    "RENEWING 0.000000..2.000000 n=2 med=2.000000 max=2.000000 "
+		    "by=system:kube-scheduler\n"
+		    "RELEASED 4.000000..4.000000 n=1 by=system:kube-scheduler "
+		    "holder=cp-a_aaaa->NULL note=cp-a_aaaa gave the lease up\n"
+		    "GAP 4.000000..24.000000 n=0 max=20.000000 by=system:kube-scheduler\n"
+		    "HOLDER_CHANGE 24.000000..24.000000 n=1 by=system:kube-scheduler "
+		    "holder=cp-a_aaaa->cp-b_bbbb note=20.0s after the release\n"
+		    "RENEWING 24.000000..24.000000 n=1 by=system:kube-scheduler\n");
+}
+
+/* What lt_query_timeline prints for target, as CSV. */
+static char *timeline_csv(struct lt_store *st, const char *target)
+{
+	struct lt_query_opts o = {.fmt = LT_OUT_CSV};
+	struct lt_error err = {0};
+	struct capture c;
+
+	capture_open(&c);
+	if (lt_query_timeline(st, target, &o, c.f, &err) != 0)
+		fail_msg("timeline %s: %s", target, err.msg);
+	return capture_close(&c);
+}
+
+static int browse_keep_all(const char *target, void *ctx)
+{
+	(void)target;
+	(void)ctx;
+	return 1;
+}
+
+/*
+ * One definition of stale: a node lease (40 s), a leader lease (15 s) and an
+ * identity lease (40 s, at RequestResponse level too: its 1 h duration is its
+ * expiry) that stopped renewing 4 min before the end are stale in the leases
+ * view, the nodes view, the TUI's list, the timeline (an open STALE row) and
+ * renew-gaps; apiserver-identity calls the identity lease stale, not fresh.
+ */
+static void test_stale_everywhere(void **state)
+{
+	const struct lt_browse_query bq = {LT_BROWSE_BY_NAME, browse_keep_all, NULL};
+	char dir[PATH_SIZE], id[64];
+	struct lines *l = lines_new();
+	struct lt_browse_page page;
+	struct lt_error err = {0};
+	struct lt_store *st;
+	struct lt_buf b;
+
+	(void)state;
+	renews(l, "n40", 0, 30, "n40-r");
+	renews(l, "n41", 0, 6, "n41-r");
+	for (int i = 0; i < 30; i++)
+		leader_update(l, "172.16.0.5", NULL, 0, i * 2000, idn(id, sizeof id, "s", i));
+	for (int i = 0; i < 6; i++) {
+		struct ev e = {.verb = "update",
+			       .code = 200,
+			       .user = "system:apiserver",
+			       .ip = "10.0.0.1",
+			       .resource = "leases",
+			       .ns = "kube-system",
+			       .name = "apiserver-aaaa",
+			       .id = idn(id, sizeof id, "api", i),
+			       .recv_us = T0 + i * 10 * SEC - MS,
+			       .stage_us = T0 + i * 10 * SEC,
+			       .holder = "apiserver-aaaa_1111",
+			       .duration_s = 3600};
+
+		add(l, &e);
+	}
+	case_dir(dir, "stale");
+	st = store_of(dir, lines_text(l, 0, 1));
+	expect_text("leases view",
+		    rows(st, "SELECT name, state, gap_threshold_us FROM leases"
+			     " ORDER BY name"),
+		    "apiserver-aaaa|stale|40000000\n"
+		    "kube-scheduler|stale|15000000\n"
+		    "n40|renewing|40000000\n"
+		    "n41|stale|40000000\n");
+	expect_text("nodes view", rows(st, "SELECT node, state FROM nodes ORDER BY node"),
+		    "n40|renewing\nn41|stale\n");
+	assert_int_equal(lt_browse_list(&page, st, &bq, 0, 100, &err), 0);
+	lt_buf_init(&b);
+	lt_buf_append(&b, "", 0);
+	for (size_t i = 0; i < page.n; i++)
+		if (!page.items[i].heading)
+			lt_buf_printf(&b, "%s|%s\n", page.items[i].target, page.items[i].state);
+	lt_browse_page_release(&page);
+	expect_text("tui list", held_str(b.ptr),
+		    "n40|renewing\nn41|stale\nkube-system/kube-scheduler|stale\n"
+		    "kube-system/apiserver-aaaa|stale\n");
+	expect_text(
+	    "timeline", timeline_csv(st, "kube-system/kube-scheduler"),
+	    "start,end,source,kind,count,detail\n"
+	    "2024-04-05T06:00:00.000000Z,2024-04-05T06:00:58.000000Z,audit,RENEWING,30,"
+	    "\"30 renews by system:kube-scheduler from 172.16.0.5, every 2.0s (max 2.0s)\"\n"
+	    "2024-04-05T06:00:58.000000Z,2024-04-05T06:04:50.000000Z,audit,STALE,0,"
+	    "no renew for 3m52s before the end of the logs (threshold 15.0s)\n");
+	expect_text("renew-gaps", canned(st, "renew-gaps"),
+		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n"
+		    "kube-node-lease,n41,node,2024-04-05T06:00:50.000000Z,,240.000000,40.000000,"
+		    "system:node:n41\n"
+		    "kube-system,apiserver-aaaa,apiserver-identity,2024-04-05T06:00:50.000000Z,,"
+		    "240.000000,40.000000,system:apiserver\n"
+		    "kube-system,kube-scheduler,leader,2024-04-05T06:00:58.000000Z,,232.000000,"
+		    "15.000000,system:kube-scheduler\n");
+	expect_text("apiserver-identity", canned(st, "apiserver-identity"),
+		    "lease,holder,first_seen,last_renew,renews,status,apiservers_fresh\n"
+		    "apiserver-aaaa,apiserver-aaaa_1111,2024-04-05T06:00:00.000000Z,"
+		    "2024-04-05T06:00:50.000000Z,6,stale,0\n");
+}
+
+/*
+ * Episodes of an older leasetrail (meta 'episodes' absent) are outdated: the
+ * next rebuild, even an incremental one, rebuilds every lease and marks them.
+ */
+static void test_outdated_episodes_rebuilt(void **state)
+{
+	char dir[PATH_SIZE], id[64];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+	char *want;
+
+	(void)state;
+	for (int i = 0; i < 10; i++)
+		leader_update(l, i < 5 ? "172.16.0.5" : "172.16.0.6", NULL, 0, i * 2000,
+			      idn(id, sizeof id, "s", i));
+	case_dir(dir, "outdated");
+	st = store_of(dir, lines_text(l, 0, 1));
+	assert_int_equal(lt_lifecycle_outdated(st), 0);
+	want = derived(st);
+	/* what an older leasetrail left: one RENEWING across the change, no version */
+	drop(rows(st, "DELETE FROM lt_episodes WHERE kind = 'RENEWING'"
+		      " AND start_us > (SELECT min(start_us) FROM lt_episodes)"));
+	drop(rows(st, "DELETE FROM meta WHERE key = 'episodes'"));
+	assert_int_equal(lt_lifecycle_outdated(st), 1);
+	rebuild(st, lt_store_last_event_id(st));
+	assert_int_equal(lt_lifecycle_outdated(st), 0);
+	expect_text("rebuilt", derived(st), want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1736,6 +1981,10 @@ int main(void)
 	    cmocka_unit_test_teardown(test_streaming_equals_per_lease, teardown),
 	    cmocka_unit_test_teardown(test_leader_inferred_holder_change, teardown),
 	    cmocka_unit_test_teardown(test_leader_body_holder_and_duration, teardown),
+	    cmocka_unit_test_teardown(test_leader_release_handover, teardown),
+	    cmocka_unit_test_teardown(test_leader_release_then_gap, teardown),
+	    cmocka_unit_test_teardown(test_stale_everywhere, teardown),
+	    cmocka_unit_test_teardown(test_outdated_episodes_rebuilt, teardown),
 	    cmocka_unit_test_teardown(test_two_apiservers_any_order, teardown),
 	    cmocka_unit_test_teardown(test_duplicate_stages_count_once, teardown),
 	    cmocka_unit_test_teardown(test_lease_deleted_and_recreated_twice, teardown),
