@@ -4,13 +4,17 @@
  * Each one is a row of a const table: a name, what it answers, its SQL and
  * its columns.  The SQL reads the derived episodes (fast on any store size)
  * or, for node objects, the per-object index of audit events.  ?1 and ?2 are
- * the --since/--until bounds on the rows' start times.
+ * the --since/--until bounds.  A row is kept when its span overlaps them, as
+ * in `timeline`: an incident that began before --since and goes on into the
+ * window (an orphaned kubelet's 404s, a gap, auth failures) is what "what is
+ * wrong now" asks for.  Single requests and log lines are kept when inside.
  */
 #include "queries-int.h"
 
 #include <string.h>
 
-#define CANNED_RANGE " AND e.start_us BETWEEN ?1 AND ?2"
+/* start before the window ends, end after it begins; start_us keeps lt_episodes_kind usable */
+#define CANNED_RANGE " AND e.start_us <= ?2 AND e.end_us >= ?1"
 
 struct canned {
 	struct lt_canned head;
@@ -64,10 +68,12 @@ static const struct canned canned_queries[] = {
      " FROM lines AS g INDEXED BY lines_notable"
      " WHERE " LT_LINE_NOTABLE " AND g.not_found = 1 AND g.node_id IS NOT NULL"
      " AND g.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
-     " AND g.ts_us BETWEEN ?1 AND ?2 AND NOT EXISTS (SELECT 1 FROM lt_leases AS y"
+     " AND NOT EXISTS (SELECT 1 FROM lt_leases AS y"
      "  JOIN lt_episodes AS x ON x.lease_id = y.id WHERE y.kind = 'node'"
      "  AND y.name_id = g.node_id AND x.kind = 'NOT_FOUND')"
-     " GROUP BY g.node_id) AS u) AS t ORDER BY 2",
+     /* the node's whole run of errors, kept when it overlaps the window */
+     " GROUP BY g.node_id HAVING min(g.ts_us) <= ?2 AND max(g.ts_us) >= ?1) AS u) AS t"
+     " ORDER BY 2",
      {{"node", 't'},
       {"first_404", 'T'},
       {"last_404", 'T'},

@@ -713,6 +713,22 @@ static char *canned(struct lt_store *st, const char *name)
 	return capture_close(&c);
 }
 
+/* A canned query's CSV for --since/--until (0: open). */
+static char *canned_in(struct lt_store *st, const char *name, int64_t since, int64_t until)
+{
+	struct lt_query_opts o = {.fmt = LT_OUT_CSV, .since_us = since, .until_us = until};
+	struct lt_error err = {0};
+	struct capture c;
+
+	capture_open(&c);
+	if (lt_query_canned(st, name, &o, c.f, &err) != 0) {
+		fclose(c.f);
+		free(c.text);
+		fail_msg("canned %s: %s", name, err.msg);
+	}
+	return capture_close(&c);
+}
+
 static int64_t event_id(struct lt_store *st, const char *audit_id)
 {
 	char sql[256];
@@ -1559,6 +1575,74 @@ static void test_canned_queries(void **state)
 	assert_int_equal(rc, 0);
 }
 
+/*
+ * --since/--until keep every row whose span overlaps the window, as timeline
+ * does: a 404 run, a gap, an auth failure run and a slow run that all began
+ * before --since and go on into it are reported; a window after a row's end
+ * (by 1 µs) or before its start is not.
+ */
+static void test_window_overlaps(void **state)
+{
+	static const char gaps_head[] =
+	    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n";
+	static const char orph_head[] = "node,first_404,last_404,requests,kubelet_user,source_ip,"
+					"re_registered,still_orphaned,evidence\n";
+	char dir[PATH_SIZE], id[64];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+	char *got;
+
+	(void)state;
+	story_node_deleted(l, "n41", 0); /* NOT_FOUND 40.0..100.5 */
+	kubelet(l, "n42", "update", 200, 0, "n42-0");
+	kubelet(l, "n42", "update", 200, 10 * SEC, "n42-1"); /* GAP 10..55 */
+	kubelet(l, "n42", "update", 200, 55 * SEC, "n42-2");
+	renews(l, "n43", 0, 2, "n43-r");
+	for (int i = 0; i < 3; i++) /* AUTH_FAILURE 30..50 */
+		kubelet(l, "n43", "update", 403, (30 + i * 10) * SEC, idn(id, sizeof id, "n43", i));
+	for (int i = 0; i < 7; i++) { /* SLOW 40..50 */
+		int64_t t = T0 + i * 10 * SEC;
+
+		lease_ev(l, "update", 200, "system:node:n44", KUBELET_IP, NODE_NS, "n44",
+			 idn(id, sizeof id, "n44", i), t - (i == 4 || i == 5 ? 1500 : 5) * MS, t);
+	}
+	case_dir(dir, "window");
+	st = store_of(dir, lines_text(l, 0, 1));
+
+	expect_text(
+	    "orphaned-kubelets 45..50",
+	    canned_in(st, "orphaned-kubelets", T0 + 45 * SEC, T0 + 50 * SEC),
+	    "node,first_404,last_404,requests,kubelet_user,source_ip,re_registered,"
+	    "still_orphaned,evidence\n"
+	    "n41,2024-04-05T06:00:40.000000Z,2024-04-05T06:01:40.500000Z,12,system:node:n41,"
+	    "" KUBELET_IP ",,yes,audit\n");
+	expect_text("renew-gaps 45..50", canned_in(st, "renew-gaps", T0 + 45 * SEC, T0 + 50 * SEC),
+		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n"
+		    "kube-node-lease,n42,node,2024-04-05T06:00:10.000000Z,"
+		    "2024-04-05T06:00:55.000000Z,45.000000,40.000000,system:node:n42\n");
+	got = canned_in(st, "auth-failures", T0 + 45 * SEC, T0 + 50 * SEC);
+	assert_non_null(strstr(got, "\nkube-node-lease,n43,2024-04-05T06:00:30.000000Z,"
+				    "2024-04-05T06:00:50.000000Z,3,system:node:n43,"));
+	drop(got);
+	expect_text("slow-renewals 45..50",
+		    canned_in(st, "slow-renewals", T0 + 45 * SEC, T0 + 50 * SEC),
+		    "namespace,lease,first,last,requests,max_latency,user\n"
+		    "kube-node-lease,n44,2024-04-05T06:00:40.000000Z,2024-04-05T06:00:50.000000Z,2,"
+		    "1.500000,system:node:n44\n");
+
+	/* the bounds are inclusive: since at a row's end keeps it, 1 µs later does not */
+	got = canned_in(st, "orphaned-kubelets", T0 + 100500 * MS, 0);
+	assert_non_null(strstr(got, "\nn41,"));
+	drop(got);
+	expect_text("orphaned-kubelets after its end",
+		    canned_in(st, "orphaned-kubelets", T0 + 100500 * MS + 1, 0), orph_head);
+	expect_text("renew-gaps until before it", canned_in(st, "renew-gaps", 0, T0 + 10 * SEC - 1),
+		    gaps_head);
+	got = canned_in(st, "renew-gaps", 0, T0 + 10 * SEC);
+	assert_non_null(strstr(got, "\nkube-node-lease,n42,"));
+	drop(got);
+}
+
 /* A row sink writing what it gets as lines: "#" and the names first, then "|"-joined values. */
 static void sink_lines(int ncols, const char *const *names, const char *const *values, void *ctx)
 {
@@ -1747,6 +1831,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_incremental_rebuild, teardown),
 	    cmocka_unit_test_teardown(test_incremental_node_delete_in_later_file, teardown),
 	    cmocka_unit_test_teardown(test_canned_queries, teardown),
+	    cmocka_unit_test_teardown(test_window_overlaps, teardown),
 	    cmocka_unit_test_teardown(test_row_sink, teardown),
 	    cmocka_unit_test_teardown(test_duration_and_time_args, teardown),
 	    cmocka_unit_test_teardown(test_duration_overflow, teardown),
