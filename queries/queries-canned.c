@@ -58,6 +58,12 @@ static const struct canned canned_queries[] = {
      " FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
      " WHERE e.kind = 'NOT_FOUND' AND e.lease_kind = 'node' AND e.end_us - e.start_us > "
      "l.gap_us" CANNED_RANGE
+     /* the node's own kubelet asked in the run: an admin's kubectl get is no orphan */
+     " AND EXISTS (SELECT 1 FROM audit AS k INDEXED BY audit_object"
+     "  WHERE k.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
+     "  AND k.namespace_id = l.namespace_id AND k.name_id = l.name_id"
+     "  AND k.stage_us BETWEEN e.start_us AND e.end_us AND k.code = 404"
+     "  AND k.user_id = (SELECT id FROM strs WHERE s = 'system:node:' || e.name))"
      /* with no audit log at hand: the kubelet's own "node ... not found" errors */
      " UNION ALL SELECT (SELECT s FROM strs WHERE id = t.node_id), t.first, t.last, t.n, NULL,"
      " NULL, t.back, CASE WHEN t.back IS NULL THEN 'yes' ELSE 'no' END, 'kubelet log'"

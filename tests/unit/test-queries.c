@@ -729,6 +729,25 @@ static char *canned_in(struct lt_store *st, const char *name, int64_t since, int
 	return capture_close(&c);
 }
 
+/* What `timeline TARGET -o csv` or `nodes -o csv` (target NULL) prints. */
+static char *printed(struct lt_store *st, const char *target)
+{
+	struct lt_query_opts o = {.fmt = LT_OUT_CSV};
+	struct lt_error err = {0};
+	struct capture c;
+	int rc;
+
+	capture_open(&c);
+	rc = target ? lt_query_timeline(st, target, &o, c.f, &err)
+		    : lt_query_nodes(st, &o, c.f, &err);
+	if (rc != 0) {
+		fclose(c.f);
+		free(c.text);
+		fail_msg("%s: %s", target ? target : "nodes", err.msg);
+	}
+	return capture_close(&c);
+}
+
 static int64_t event_id(struct lt_store *st, const char *audit_id)
 {
 	char sql[256];
@@ -1643,6 +1662,68 @@ static void test_window_overlaps(void **state)
 	drop(got);
 }
 
+/*
+ * Orphaned means the node's own kubelet still gets 404.  A node scaled down
+ * (deleted by a controller, its lease by the garbage collector) whose lease an
+ * admin then GETs (404) is deleted, not orphaned, even when the admin polls for
+ * longer than the gap threshold; a run the kubelet is part of stays orphaned.
+ */
+static void test_admin_404_is_not_orphaned(void **state)
+{
+	static const char ctrl[] = "system:serviceaccount:kube-system:node-controller";
+	char dir[PATH_SIZE], id[64], pre[64];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+	char *got;
+
+	(void)state;
+	for (int n = 50; n <= 51; n++) {
+		char node[16];
+
+		snprintf(node, sizeof node, "n%d", n);
+		snprintf(pre, sizeof pre, "%s-r", node);
+		renews(l, node, 0, 4, pre);
+		snprintf(pre, sizeof pre, "%s-node-del", node);
+		node_ev(l, "delete", 200, ctrl, GC_IP, node, pre, T0 + 33 * SEC - 10 * MS,
+			T0 + 33 * SEC);
+		snprintf(pre, sizeof pre, "%s-gc-del", node);
+		lease_ev(l, "delete", 200, GC_USER, GC_IP, NODE_NS, node, pre, T0 + 33025 * MS,
+			 T0 + 33030 * MS);
+		/* n50: three kubectl gets two minutes later; n51: a minute of polling */
+		snprintf(pre, sizeof pre, "%s-alice", node);
+		for (int k = 0; k < (n == 50 ? 3 : 7); k++) {
+			int64_t t = T0 + 150 * SEC + k * (n == 50 ? 1 : 10) * SEC;
+
+			lease_ev(l, "get", 404, "alice@example.com", ADMIN_IP, NODE_NS, node,
+				 idn(id, sizeof id, pre, k), t - 5 * MS, t);
+		}
+	}
+	story_node_deleted(l, "n52", 0); /* the kubelet's 404s, then alice's */
+	lease_ev(l, "get", 404, "alice@example.com", ADMIN_IP, NODE_NS, "n52", "n52-alice",
+		 T0 + 110 * SEC - 5 * MS, T0 + 110 * SEC);
+	case_dir(dir, "admin-404");
+	st = store_of(dir, lines_text(l, 0, 1));
+
+	expect_text("lease n50", lease_row(st, "n50"),
+		    "node|deleted|4|0|1|3|0|0|0|0|10000000|NULL|NULL|40000000\n");
+	expect_text("lease n51", lease_row(st, "n51"),
+		    "node|deleted|4|0|1|7|0|0|0|0|10000000|NULL|NULL|40000000\n");
+	expect_text("lease n52", lease_row(st, "n52"),
+		    "node|orphaned|4|0|1|13|0|0|0|0|10000000|NULL|NULL|40000000\n");
+	got = printed(st, NULL);
+	assert_non_null(strstr(got, "\nn50,deleted,"));
+	assert_non_null(strstr(got, "\nn51,deleted,"));
+	assert_non_null(strstr(got, "\nn52,orphaned,"));
+	drop(got);
+	/* alice's minute of polling is no kubelet: only n52 is an orphaned kubelet */
+	got = canned(st, "orphaned-kubelets");
+	assert_null(strstr(got, "\nn50,"));
+	assert_null(strstr(got, "\nn51,"));
+	assert_non_null(strstr(got, "\nn52,2024-04-05T06:00:40.000000Z,2024-04-05T06:01:50.000000Z,"
+				    "13,system:node:n52,"));
+	drop(got);
+}
+
 /* A row sink writing what it gets as lines: "#" and the names first, then "|"-joined values. */
 static void sink_lines(int ncols, const char *const *names, const char *const *values, void *ctx)
 {
@@ -1832,6 +1913,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_incremental_node_delete_in_later_file, teardown),
 	    cmocka_unit_test_teardown(test_canned_queries, teardown),
 	    cmocka_unit_test_teardown(test_window_overlaps, teardown),
+	    cmocka_unit_test_teardown(test_admin_404_is_not_orphaned, teardown),
 	    cmocka_unit_test_teardown(test_row_sink, teardown),
 	    cmocka_unit_test_teardown(test_duration_and_time_args, teardown),
 	    cmocka_unit_test_teardown(test_duration_overflow, teardown),
