@@ -215,16 +215,20 @@ static const struct canned canned_queries[] = {
       {"user", 't'}},
      7},
     {{"node-registrations", "node objects created (kubelet registrations and re-registrations)"},
-     "SELECT v.ts_us, v.name, v.code, v.user, v.source_ip, v.user_agent, v.id" CANNED_NODE_EVENTS(
-	 "create") " ORDER BY v.ts_us",
+     /* a restarted kubelet's create gets 409 when its Node exists; it takes that Node over */
+     "SELECT v.ts_us, v.name, v.code, CASE WHEN v.code BETWEEN 200 AND 299 THEN 'registered'"
+     " WHEN v.code = 409 AND v.user = 'system:node:' || v.name"
+     " THEN 'registered (node already existed)' ELSE 'failed' END,"
+     " v.user, v.source_ip, v.user_agent, v.id" CANNED_NODE_EVENTS("create") " ORDER BY v.ts_us",
      {{"ts", 'T'},
       {"node", 't'},
       {"code", 'n'},
+      {"result", 't'},
       {"user", 't'},
       {"source_ip", 't'},
       {"user_agent", 't'},
       {"event", 'n'}},
-     7},
+     8},
     {{"kubelet-errors", "kubelet log errors per node and kind: count, first, last, a sample"},
      "SELECT coalesce((SELECT s FROM strs WHERE id = t.node_id), '?'),"
      " coalesce((SELECT s FROM strs WHERE id = t.kind_id), 'other-error'), t.n, t.first,"

@@ -1724,6 +1724,65 @@ static void test_admin_404_is_not_orphaned(void **state)
 	drop(got);
 }
 
+/*
+ * A kubelet restart on a node that still exists: create nodes -> 409
+ * AlreadyExists by system:node:NAME, then the kubelet takes the existing Node
+ * over.  That is a registration (timeline and node-registrations); a 409 for
+ * someone else's create, or a 403 for the kubelet's, is a failure.
+ */
+static void test_kubelet_restart_reregisters(void **state)
+{
+	char dir[PATH_SIZE];
+	struct lines *l = lines_new();
+	struct lt_buf want;
+	struct lt_store *st;
+	char *got;
+
+	(void)state;
+	node_ev(l, "create", 201, "system:node:n60", KUBELET_IP, "n60", "n60-create", T0 - 5 * MS,
+		T0);
+	renews(l, "n60", 1 * SEC, 4, "n60-r");
+	node_ev(l, "create", 409, "system:node:n60", KUBELET_IP, "n60", "n60-restart",
+		T0 + 45 * SEC - 5 * MS, T0 + 45 * SEC);
+	node_ev(l, "create", 409, ADMIN, ADMIN_IP, "n60", "n60-admin", T0 + 50 * SEC - 5 * MS,
+		T0 + 50 * SEC);
+	node_ev(l, "create", 403, "system:node:n60", KUBELET_IP, "n60", "n60-403",
+		T0 + 55 * SEC - 5 * MS, T0 + 55 * SEC);
+	case_dir(dir, "restart");
+	st = store_of(dir, lines_text(l, 0, 1));
+
+	got = printed(st, "n60");
+	assert_non_null(strstr(got,
+			       "\n2024-04-05T06:00:00.000000Z,2024-04-05T06:00:00.000000Z,"
+			       "audit,NODE_REGISTERED,1,by system:node:n60 from " KUBELET_IP "\n"));
+	assert_non_null(strstr(got,
+			       "\n2024-04-05T06:00:45.000000Z,2024-04-05T06:00:45.000000Z,"
+			       "audit,NODE_REGISTERED,1,\"by system:node:n60 from " KUBELET_IP
+			       ": the node already existed (409), the kubelet took it over\"\n"));
+	assert_non_null(
+	    strstr(got, "\n2024-04-05T06:00:50.000000Z,2024-04-05T06:00:50.000000Z,"
+			"audit,NODE_REGISTER_FAILED,1,by kubernetes-admin from " ADMIN_IP "\n"));
+	assert_non_null(
+	    strstr(got, "\n2024-04-05T06:00:55.000000Z,2024-04-05T06:00:55.000000Z,"
+			"audit,NODE_REGISTER_FAILED,1,by system:node:n60 from " KUBELET_IP "\n"));
+	drop(got);
+
+	lt_buf_init(&want);
+	lt_buf_printf(&want,
+		      "ts,node,code,result,user,source_ip,user_agent,event\n"
+		      "2024-04-05T06:00:00.000000Z,n60,201,registered,system:node:n60," KUBELET_IP
+		      "," KUBELET_UA ",%lld\n"
+		      "2024-04-05T06:00:45.000000Z,n60,409,registered (node already existed),"
+		      "system:node:n60," KUBELET_IP "," KUBELET_UA ",%lld\n"
+		      "2024-04-05T06:00:50.000000Z,n60,409,failed,kubernetes-admin," ADMIN_IP
+		      "," KUBECTL_UA ",%lld\n"
+		      "2024-04-05T06:00:55.000000Z,n60,403,failed,system:node:n60," KUBELET_IP
+		      "," KUBELET_UA ",%lld\n",
+		      (long long)event_id(st, "n60-create"), (long long)event_id(st, "n60-restart"),
+		      (long long)event_id(st, "n60-admin"), (long long)event_id(st, "n60-403"));
+	expect_text("node-registrations", canned(st, "node-registrations"), held_str(want.ptr));
+}
+
 /* A row sink writing what it gets as lines: "#" and the names first, then "|"-joined values. */
 static void sink_lines(int ncols, const char *const *names, const char *const *values, void *ctx)
 {
@@ -1914,6 +1973,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_canned_queries, teardown),
 	    cmocka_unit_test_teardown(test_window_overlaps, teardown),
 	    cmocka_unit_test_teardown(test_admin_404_is_not_orphaned, teardown),
+	    cmocka_unit_test_teardown(test_kubelet_restart_reregisters, teardown),
 	    cmocka_unit_test_teardown(test_row_sink, teardown),
 	    cmocka_unit_test_teardown(test_duration_and_time_args, teardown),
 	    cmocka_unit_test_teardown(test_duration_overflow, teardown),
