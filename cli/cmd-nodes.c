@@ -20,9 +20,11 @@ const struct lt_cmd lt_cmd_nodes = {
     "  -o, --output F    table (default), csv, json or jsonl\n"
     "  --gap D, --slow D recompute episodes with these thresholds (see `timeline --help`)\n\n"
     "STATE is renewing, stale (no renew for longer than the lease's gap threshold before the\n"
-    "newest event in the store), deleted, orphaned (its kubelet still gets 404 for the lease:\n"
-    "the node was deleted under it), re-created, or no-lease. DELETES counts deletions of the\n"
-    "node and of its lease; ANOMALIES counts GAP, NOT_FOUND, AUTH_FAILURE and SLOW episodes.\n",
+    "newest event in the store), deleted, orphaned (its own kubelet, system:node:NODE, still\n"
+    "gets 404 for the lease: the node was deleted under it; anyone else's 404s, such as\n"
+    "`kubectl get lease`, leave it deleted), re-created, or no-lease. DELETES counts\n"
+    "deletions of the node and of its lease; ANOMALIES counts GAP, NOT_FOUND, AUTH_FAILURE\n"
+    "and SLOW episodes.\n",
     nodes_run,
     CLI_OPT_OUTPUT | CLI_OPT_THRESHOLDS,
     0,

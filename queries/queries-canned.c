@@ -4,13 +4,17 @@
  * Each one is a row of a const table: a name, what it answers, its SQL and
  * its columns.  The SQL reads the derived episodes (fast on any store size)
  * or, for node objects, the per-object index of audit events.  ?1 and ?2 are
- * the --since/--until bounds on the rows' start times.
+ * the --since/--until bounds.  A row is kept when its span overlaps them, as
+ * in `timeline`: an incident that began before --since and goes on into the
+ * window (an orphaned kubelet's 404s, a gap, auth failures) is what "what is
+ * wrong now" asks for.  Single requests and log lines are kept when inside.
  */
 #include "queries-int.h"
 
 #include <string.h>
 
-#define CANNED_RANGE " AND e.start_us BETWEEN ?1 AND ?2"
+/* start before the window ends, end after it begins; start_us keeps lt_episodes_kind usable */
+#define CANNED_RANGE " AND e.start_us <= ?2 AND e.end_us >= ?1"
 
 struct canned {
 	struct lt_canned head;
@@ -61,6 +65,12 @@ static const struct canned canned_queries[] = {
      " FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
      " WHERE e.kind = 'NOT_FOUND' AND e.lease_kind = 'node' AND e.end_us - e.start_us > "
      "l.gap_us" CANNED_RANGE
+     /* the node's own kubelet asked in the run: an admin's kubectl get is no orphan */
+     " AND EXISTS (SELECT 1 FROM audit AS k INDEXED BY audit_object"
+     "  WHERE k.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
+     "  AND k.namespace_id = l.namespace_id AND k.name_id = l.name_id"
+     "  AND k.stage_us BETWEEN e.start_us AND e.end_us AND k.code = 404"
+     "  AND k.user_id = (SELECT id FROM strs WHERE s = 'system:node:' || e.name))"
      /* with no audit log at hand: the kubelet's own "node ... not found" errors */
      " UNION ALL SELECT (SELECT s FROM strs WHERE id = t.node_id), t.first, t.last, t.n, NULL,"
      " NULL, t.back, CASE WHEN t.back IS NULL THEN 'yes' ELSE 'no' END, 'kubelet log'"
@@ -71,10 +81,12 @@ static const struct canned canned_queries[] = {
      " FROM lines AS g INDEXED BY lines_notable"
      " WHERE " LT_LINE_NOTABLE " AND g.not_found = 1 AND g.node_id IS NOT NULL"
      " AND g.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
-     " AND g.ts_us BETWEEN ?1 AND ?2 AND NOT EXISTS (SELECT 1 FROM lt_leases AS y"
+     " AND NOT EXISTS (SELECT 1 FROM lt_leases AS y"
      "  JOIN lt_episodes AS x ON x.lease_id = y.id WHERE y.kind = 'node'"
      "  AND y.name_id = g.node_id AND x.kind = 'NOT_FOUND')"
-     " GROUP BY g.node_id) AS u) AS t ORDER BY 2",
+     /* the node's whole run of errors, kept when it overlaps the window */
+     " GROUP BY g.node_id HAVING min(g.ts_us) <= ?2 AND max(g.ts_us) >= ?1) AS u) AS t"
+     " ORDER BY 2",
      {{"node", 't'},
       {"first_404", 'T'},
       {"last_404", 'T'},
@@ -213,16 +225,20 @@ static const struct canned canned_queries[] = {
       {"user", 't'}},
      7},
     {{"node-registrations", "node objects created (kubelet registrations and re-registrations)"},
-     "SELECT v.ts_us, v.name, v.code, v.user, v.source_ip, v.user_agent, v.id" CANNED_NODE_EVENTS(
-	 "create") " ORDER BY v.ts_us",
+     /* a restarted kubelet's create gets 409 when its Node exists; it takes that Node over */
+     "SELECT v.ts_us, v.name, v.code, CASE WHEN v.code BETWEEN 200 AND 299 THEN 'registered'"
+     " WHEN v.code = 409 AND v.user = 'system:node:' || v.name"
+     " THEN 'registered (node already existed)' ELSE 'failed' END,"
+     " v.user, v.source_ip, v.user_agent, v.id" CANNED_NODE_EVENTS("create") " ORDER BY v.ts_us",
      {{"ts", 'T'},
       {"node", 't'},
       {"code", 'n'},
+      {"result", 't'},
       {"user", 't'},
       {"source_ip", 't'},
       {"user_agent", 't'},
       {"event", 'n'}},
-     7},
+     8},
     {{"kubelet-errors", "kubelet log errors per node and kind: count, first, last, a sample"},
      "SELECT coalesce((SELECT s FROM strs WHERE id = t.node_id), '?'),"
      " coalesce((SELECT s FROM strs WHERE id = t.kind_id), 'other-error'), t.n, t.first,"

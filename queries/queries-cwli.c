@@ -128,7 +128,8 @@ static const struct cwli cwli_queries[] = {
       "sort max_latency_s desc", NULL}},
     {"node-registrations",
      CWLI_AUDIT_GROUP,
-     NULL,
+     "a 409 by the node's own kubelet (system:node:NAME) is a restart re-registering: the node "
+     "existed",
      {CWLI_AUDIT_STREAMS,
       "filter objectRef.resource = \"nodes\" and verb = \"create\" and stage ="
       " \"ResponseComplete\"",

@@ -69,4 +69,7 @@ const char *lc_kind_name(const char *stored);
 /* The strs id of a string, or 0 when the store has never seen it. */
 int64_t lc_str_id(struct lt_store *st, const char *s);
 
+/* The strs id of node's own kubelet user (system:node:NODE), or 0 when it never asked. */
+int64_t lc_kubelet_id(struct lt_store *st, const char *node);
+
 #endif

@@ -76,8 +76,10 @@ struct lc {
 	struct lc_result *r;
 	struct lc_ids ids;
 	int64_t name_id, gap_us, slow_us;
+	int64_t kubelet; /* strs id of system:node:NAME on node leases, 0 when none */
 	struct lc_episode renewing, notfound, auth, slow;
 	int in_renewing, in_notfound, in_auth, in_slow;
+	int notfound_kubelet; /* the open NOT_FOUND run holds a 404 of the node's kubelet */
 	struct lc_hist *hist; /* of the open RENEWING, allocated on its first interval */
 	int alive_seen;	      /* created or renewed at least once */
 	int gone;	      /* deleted, or answered 404, since it was last alive */
@@ -111,6 +113,18 @@ int64_t lc_str_id(struct lt_store *st, const char *s)
 	if (lt_stmt_step(q, NULL) == 1)
 		id = lt_stmt_int(q, 0);
 	lt_stmt_free(q);
+	return id;
+}
+
+int64_t lc_kubelet_id(struct lt_store *st, const char *node)
+{
+	struct lt_buf user;
+	int64_t id;
+
+	lt_buf_init(&user);
+	lt_buf_printf(&user, "system:node:%s", node);
+	id = lc_str_id(st, user.ptr);
+	lt_buf_release(&user);
 	return id;
 }
 
@@ -581,9 +595,12 @@ static void lc_on_notfound(struct lc *b, const struct lc_event *e)
 	} else {
 		b->notfound = lc_start("NOT_FOUND", e);
 		b->in_notfound = 1;
-	} /* before the lease was ever alive, a 404 is the kubelet's first sync (GET, then create)
-	   */
+		b->notfound_kubelet = 0;
+	}
+	if (b->kubelet != 0 && e->user == b->kubelet)
+		b->notfound_kubelet = 1;
 	b->released = 0;
+	/* before the lease was ever alive, a 404 is the kubelet's first sync (GET, then create) */
 	if (!b->gone && b->alive_seen) {
 		b->gone = 1;
 		b->gone_us = e->ts;
@@ -648,11 +665,16 @@ static const char *lc_state(const struct lc *b)
 
 	for (size_t i = 0; i < r->n; i++)
 		recreated |= strcmp(r->eps[i].kind, "RE-CREATED") == 0;
-	/* a kubelet still asking for a lease it cannot re-create: its node is gone */
-	if (b->in_notfound)
-		return r->sum.kind == LC_NODE ? "orphaned" : "not-found";
+	/*
+	 * a kubelet still asking for a lease it cannot re-create: its node is gone;
+	 * someone else's 404s (kubectl get lease) say nothing about the kubelet
+	 */
+	if (b->in_notfound && r->sum.kind == LC_NODE && b->notfound_kubelet)
+		return "orphaned";
 	if (b->gone)
 		return "deleted";
+	if (b->in_notfound)
+		return "not-found";
 	return recreated ? "re-created" : "renewing";
 }
 
@@ -725,6 +747,7 @@ static void lc_setup(struct lc *b, const struct lc_ids *ids, int64_t ns, int64_t
 	b->gap_us = gap_us;
 	b->slow_us = slow_us > 0 ? slow_us : LC_SLOW;
 	b->name_id = name;
+	b->kubelet = s->kind == LC_NODE ? lc_kubelet_id(b->st, name_s ? name_s : "") : 0;
 	free(ns_s);
 	free(name_s);
 }

@@ -28,6 +28,7 @@ struct tl {
 	int64_t subject;			      /* what log lines about the target name */
 	char state[16];				      /* the lease's, as built (before stale) */
 	int64_t last_renew, gap_us;		      /* 0: never renewed */
+	int64_t kubelet;			      /* the node's kubelet user, 0 = none */
 	struct tl_row *rows;
 	size_t n, cap;
 };
@@ -241,10 +242,20 @@ static int tl_stale_row(struct tl *t, struct lt_error *err)
 	return rc < 0 ? rc : 0;
 }
 
-/* Node object events: registrations and deletions alone, updates as runs. */
-static const char *tl_node_kind(const char *verb, const char *sub, int64_t code)
+/*
+ * A kubelet restarting on a node that still exists gets 409 AlreadyExists for
+ * its create; it then reads the existing Node, reconciles it and counts itself
+ * registered (kubelet tryRegisterWithAPIServer).  Anyone else's 409 is not that.
+ */
+static int tl_reregistered(const struct tl *t, const char *verb, int64_t code, int64_t user)
 {
-	int ok = code >= 200 && code < 300;
+	return code == 409 && t->kubelet != 0 && user == t->kubelet && strcmp(verb, "create") == 0;
+}
+
+/* Node object events: registrations and deletions alone, updates as runs. */
+static const char *tl_node_kind(const char *verb, const char *sub, int64_t code, int again)
+{
+	int ok = (code >= 200 && code < 300) || again;
 
 	if (strcmp(verb, "create") == 0)
 		return ok ? "NODE_REGISTERED" : "NODE_REGISTER_FAILED";
@@ -258,8 +269,9 @@ static const char *tl_node_kind(const char *verb, const char *sub, int64_t code)
 
 static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *run)
 {
-	const char *kind =
-	    tl_node_kind(lt_stmt_text(q, 1, NULL), lt_stmt_text(q, 2, NULL), lt_stmt_int(q, 3));
+	const char *verb = lt_stmt_text(q, 1, NULL);
+	int again = tl_reregistered(t, verb, lt_stmt_int(q, 3), lt_stmt_int(q, 4));
+	const char *kind = tl_node_kind(verb, lt_stmt_text(q, 2, NULL), lt_stmt_int(q, 3), again);
 	int64_t ts = lt_stmt_int(q, 0);
 	struct lt_buf b;
 
@@ -275,6 +287,8 @@ static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *
 	lt_buf_init(&b);
 	lt_buf_printf(&b, "by ");
 	tl_actor(t, &b, lt_stmt_int(q, 4), lt_stmt_int(q, 5));
+	if (again)
+		lt_buf_printf(&b, ": the node already existed (409), the kubelet took it over");
 	*run = (struct tl_row){ts, ts, 1, kind, b.ptr, 1, 0, NULL, NULL};
 }
 
@@ -433,6 +447,7 @@ static int tl_resolve(struct tl *t, const char *target, struct lt_error *err)
 	} else {
 		t->ns = lc_str_id(t->st, "kube-node-lease");
 		t->lease = t->node = t->subject = lc_str_id(t->st, target);
+		t->kubelet = lc_kubelet_id(t->st, target);
 	}
 	if (t->lease == 0 && t->node == 0 && t->subject == 0)
 		return lt_error_set(err, LT_ERR_NOTFOUND, "no lease or node named '%s' in %s",

@@ -60,8 +60,9 @@ static void help_legend(struct help *h)
 	help_add(h, "");
 	help_add(h, "States: renewing; stale (no renew for longer than its threshold before the "
 		    "newest event); deleted;");
-	help_add(h, "  orphaned (its kubelet still gets 404: its node was deleted); re-created; "
-		    "no-lease (a Node object only).");
+	help_add(h,
+		 "  orphaned (its own kubelet still gets 404: its node was deleted); re-created; "
+		 "no-lease (a Node object only).");
 	help_add(h, "Columns: 404 = requests answered 404, DEL = deletes of the node and its "
 		    "lease, ANOM = GAP, NOT_FOUND,");
 	help_add(h, "  AUTH_FAILURE and SLOW episodes.  All log text is shown sanitized "

@@ -56,6 +56,22 @@ for q in kubelet-errors gc-deletes orphaned-kubelets; do
 done
 grep -q 'audit, kcm log' q-gc-deletes.txt || fail "gc-deletes should cite the kcm log too"
 
+# with the logs alone, the kubelet's own not-found errors answer orphaned-kubelets; --since and
+# --until keep the run when it overlaps them (05:56:04 to 06:01:56), shown whole
+"$bin" ingest -q --db logs-only.db "$samples/logs" >/dev/null
+for range in "" "--since 2024-04-05T05:59:00Z --until 2024-04-05T06:00:00Z" \
+  "--since 2024-04-05T06:01:56.756864Z" "--until 2024-04-05T05:56:04.802076Z"; do
+  # shellcheck disable=SC2086
+  "$bin" query --db logs-only.db orphaned-kubelets $range >q-lo.txt
+  grep -q '^ip-10-0-241-171.ec2.internal  2024-04-05T05:56:04.802076Z  2024-04-05T06:01:56.756864Z  245 .* kubelet log$' q-lo.txt \
+    || fail "logs-only orphaned-kubelets $range: $(cat q-lo.txt)"
+done
+for range in "--since 2024-04-05T06:01:56.756865Z" "--until 2024-04-05T05:56:04.802075Z"; do
+  # shellcheck disable=SC2086
+  "$bin" query --db logs-only.db orphaned-kubelets $range >q-lo.txt
+  [ "$(wc -l <q-lo.txt)" = 1 ] || fail "logs-only orphaned-kubelets $range: $(cat q-lo.txt)"
+done
+
 # show L<id>: the line exactly as read, with -v its file and line
 id=$(grep -o 'line L[0-9]*' tl-171.txt | head -1 | cut -c7-)
 "$bin" show --db s.db -v "L$id" | head -1 | grep -q '^# .*logs/kube.*log:[0-9]* (byte [0-9]*)$' \

@@ -713,6 +713,41 @@ static char *canned(struct lt_store *st, const char *name)
 	return capture_close(&c);
 }
 
+/* A canned query's CSV for --since/--until (0: open). */
+static char *canned_in(struct lt_store *st, const char *name, int64_t since, int64_t until)
+{
+	struct lt_query_opts o = {.fmt = LT_OUT_CSV, .since_us = since, .until_us = until};
+	struct lt_error err = {0};
+	struct capture c;
+
+	capture_open(&c);
+	if (lt_query_canned(st, name, &o, c.f, &err) != 0) {
+		fclose(c.f);
+		free(c.text);
+		fail_msg("canned %s: %s", name, err.msg);
+	}
+	return capture_close(&c);
+}
+
+/* What `timeline TARGET -o csv` or `nodes -o csv` (target NULL) prints. */
+static char *printed(struct lt_store *st, const char *target)
+{
+	struct lt_query_opts o = {.fmt = LT_OUT_CSV};
+	struct lt_error err = {0};
+	struct capture c;
+	int rc;
+
+	capture_open(&c);
+	rc = target ? lt_query_timeline(st, target, &o, c.f, &err)
+		    : lt_query_nodes(st, &o, c.f, &err);
+	if (rc != 0) {
+		fclose(c.f);
+		free(c.text);
+		fail_msg("%s: %s", target ? target : "nodes", err.msg);
+	}
+	return capture_close(&c);
+}
+
 static int64_t event_id(struct lt_store *st, const char *audit_id)
 {
 	char sql[256];
@@ -1566,6 +1601,195 @@ static void test_canned_queries(void **state)
 	assert_int_equal(rc, 0);
 }
 
+/*
+ * --since/--until keep every row whose span overlaps the window, as timeline
+ * does: a 404 run, a gap, an auth failure run and a slow run that all began
+ * before --since and go on into it are reported; a window after a row's end
+ * (by 1 µs) or before its start is not.
+ */
+static void test_window_overlaps(void **state)
+{
+	static const char gaps_head[] =
+	    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n";
+	static const char orph_head[] = "node,first_404,last_404,requests,kubelet_user,source_ip,"
+					"re_registered,still_orphaned,evidence\n";
+	char dir[PATH_SIZE], id[64];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+	char *got;
+
+	(void)state;
+	story_node_deleted(l, "n41", 0); /* NOT_FOUND 40.0..100.5 */
+	kubelet(l, "n42", "update", 200, 0, "n42-0");
+	kubelet(l, "n42", "update", 200, 10 * SEC, "n42-1"); /* GAP 10..55 */
+	kubelet(l, "n42", "update", 200, 55 * SEC, "n42-2");
+	renews(l, "n43", 0, 2, "n43-r");
+	for (int i = 0; i < 3; i++) /* AUTH_FAILURE 30..50 */
+		kubelet(l, "n43", "update", 403, (30 + i * 10) * SEC, idn(id, sizeof id, "n43", i));
+	for (int i = 0; i < 7; i++) { /* SLOW 40..50 */
+		int64_t t = T0 + i * 10 * SEC;
+
+		lease_ev(l, "update", 200, "system:node:n44", KUBELET_IP, NODE_NS, "n44",
+			 idn(id, sizeof id, "n44", i), t - (i == 4 || i == 5 ? 1500 : 5) * MS, t);
+	}
+	case_dir(dir, "window");
+	st = store_of(dir, lines_text(l, 0, 1));
+
+	expect_text(
+	    "orphaned-kubelets 45..50",
+	    canned_in(st, "orphaned-kubelets", T0 + 45 * SEC, T0 + 50 * SEC),
+	    "node,first_404,last_404,requests,kubelet_user,source_ip,re_registered,"
+	    "still_orphaned,evidence\n"
+	    "n41,2024-04-05T06:00:40.000000Z,2024-04-05T06:01:40.500000Z,12,system:node:n41,"
+	    "" KUBELET_IP ",,yes,audit\n");
+	expect_text("renew-gaps 45..50", canned_in(st, "renew-gaps", T0 + 45 * SEC, T0 + 50 * SEC),
+		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n"
+		    "kube-node-lease,n42,node,2024-04-05T06:00:10.000000Z,"
+		    "2024-04-05T06:00:55.000000Z,45.000000,40.000000,system:node:n42\n");
+	got = canned_in(st, "auth-failures", T0 + 45 * SEC, T0 + 50 * SEC);
+	assert_non_null(strstr(got, "\nkube-node-lease,n43,2024-04-05T06:00:30.000000Z,"
+				    "2024-04-05T06:00:50.000000Z,3,system:node:n43,"));
+	drop(got);
+	expect_text("slow-renewals 45..50",
+		    canned_in(st, "slow-renewals", T0 + 45 * SEC, T0 + 50 * SEC),
+		    "namespace,lease,first,last,requests,max_latency,user\n"
+		    "kube-node-lease,n44,2024-04-05T06:00:40.000000Z,2024-04-05T06:00:50.000000Z,2,"
+		    "1.500000,system:node:n44\n");
+
+	/* the bounds are inclusive: since at a row's end keeps it, 1 µs later does not */
+	got = canned_in(st, "orphaned-kubelets", T0 + 100500 * MS, 0);
+	assert_non_null(strstr(got, "\nn41,"));
+	drop(got);
+	expect_text("orphaned-kubelets after its end",
+		    canned_in(st, "orphaned-kubelets", T0 + 100500 * MS + 1, 0), orph_head);
+	expect_text("renew-gaps until before it", canned_in(st, "renew-gaps", 0, T0 + 10 * SEC - 1),
+		    gaps_head);
+	got = canned_in(st, "renew-gaps", 0, T0 + 10 * SEC);
+	assert_non_null(strstr(got, "\nkube-node-lease,n42,"));
+	drop(got);
+}
+
+/*
+ * Orphaned means the node's own kubelet still gets 404.  A node scaled down
+ * (deleted by a controller, its lease by the garbage collector) whose lease an
+ * admin then GETs (404) is deleted, not orphaned, even when the admin polls for
+ * longer than the gap threshold; a run the kubelet is part of stays orphaned.
+ */
+static void test_admin_404_is_not_orphaned(void **state)
+{
+	static const char ctrl[] = "system:serviceaccount:kube-system:node-controller";
+	char dir[PATH_SIZE], id[64], pre[64];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+	char *got;
+
+	(void)state;
+	for (int n = 50; n <= 51; n++) {
+		char node[16];
+
+		snprintf(node, sizeof node, "n%d", n);
+		snprintf(pre, sizeof pre, "%s-r", node);
+		renews(l, node, 0, 4, pre);
+		snprintf(pre, sizeof pre, "%s-node-del", node);
+		node_ev(l, "delete", 200, ctrl, GC_IP, node, pre, T0 + 33 * SEC - 10 * MS,
+			T0 + 33 * SEC);
+		snprintf(pre, sizeof pre, "%s-gc-del", node);
+		lease_ev(l, "delete", 200, GC_USER, GC_IP, NODE_NS, node, pre, T0 + 33025 * MS,
+			 T0 + 33030 * MS);
+		/* n50: three kubectl gets two minutes later; n51: a minute of polling */
+		snprintf(pre, sizeof pre, "%s-alice", node);
+		for (int k = 0; k < (n == 50 ? 3 : 7); k++) {
+			int64_t t = T0 + 150 * SEC + k * (n == 50 ? 1 : 10) * SEC;
+
+			lease_ev(l, "get", 404, "alice@example.com", ADMIN_IP, NODE_NS, node,
+				 idn(id, sizeof id, pre, k), t - 5 * MS, t);
+		}
+	}
+	story_node_deleted(l, "n52", 0); /* the kubelet's 404s, then alice's */
+	lease_ev(l, "get", 404, "alice@example.com", ADMIN_IP, NODE_NS, "n52", "n52-alice",
+		 T0 + 110 * SEC - 5 * MS, T0 + 110 * SEC);
+	case_dir(dir, "admin-404");
+	st = store_of(dir, lines_text(l, 0, 1));
+
+	expect_text("lease n50", lease_row(st, "n50"),
+		    "node|deleted|4|0|1|3|0|0|0|0|10000000|NULL|NULL|40000000\n");
+	expect_text("lease n51", lease_row(st, "n51"),
+		    "node|deleted|4|0|1|7|0|0|0|0|10000000|NULL|NULL|40000000\n");
+	expect_text("lease n52", lease_row(st, "n52"),
+		    "node|orphaned|4|0|1|13|0|0|0|0|10000000|NULL|NULL|40000000\n");
+	got = printed(st, NULL);
+	assert_non_null(strstr(got, "\nn50,deleted,"));
+	assert_non_null(strstr(got, "\nn51,deleted,"));
+	assert_non_null(strstr(got, "\nn52,orphaned,"));
+	drop(got);
+	/* alice's minute of polling is no kubelet: only n52 is an orphaned kubelet */
+	got = canned(st, "orphaned-kubelets");
+	assert_null(strstr(got, "\nn50,"));
+	assert_null(strstr(got, "\nn51,"));
+	assert_non_null(strstr(got, "\nn52,2024-04-05T06:00:40.000000Z,2024-04-05T06:01:50.000000Z,"
+				    "13,system:node:n52,"));
+	drop(got);
+}
+
+/*
+ * A kubelet restart on a node that still exists: create nodes -> 409
+ * AlreadyExists by system:node:NAME, then the kubelet takes the existing Node
+ * over.  That is a registration (timeline and node-registrations); a 409 for
+ * someone else's create, or a 403 for the kubelet's, is a failure.
+ */
+static void test_kubelet_restart_reregisters(void **state)
+{
+	char dir[PATH_SIZE];
+	struct lines *l = lines_new();
+	struct lt_buf want;
+	struct lt_store *st;
+	char *got;
+
+	(void)state;
+	node_ev(l, "create", 201, "system:node:n60", KUBELET_IP, "n60", "n60-create", T0 - 5 * MS,
+		T0);
+	renews(l, "n60", 1 * SEC, 4, "n60-r");
+	node_ev(l, "create", 409, "system:node:n60", KUBELET_IP, "n60", "n60-restart",
+		T0 + 45 * SEC - 5 * MS, T0 + 45 * SEC);
+	node_ev(l, "create", 409, ADMIN, ADMIN_IP, "n60", "n60-admin", T0 + 50 * SEC - 5 * MS,
+		T0 + 50 * SEC);
+	node_ev(l, "create", 403, "system:node:n60", KUBELET_IP, "n60", "n60-403",
+		T0 + 55 * SEC - 5 * MS, T0 + 55 * SEC);
+	case_dir(dir, "restart");
+	st = store_of(dir, lines_text(l, 0, 1));
+
+	got = printed(st, "n60");
+	assert_non_null(strstr(got,
+			       "\n2024-04-05T06:00:00.000000Z,2024-04-05T06:00:00.000000Z,"
+			       "audit,NODE_REGISTERED,1,by system:node:n60 from " KUBELET_IP "\n"));
+	assert_non_null(strstr(got,
+			       "\n2024-04-05T06:00:45.000000Z,2024-04-05T06:00:45.000000Z,"
+			       "audit,NODE_REGISTERED,1,\"by system:node:n60 from " KUBELET_IP
+			       ": the node already existed (409), the kubelet took it over\"\n"));
+	assert_non_null(
+	    strstr(got, "\n2024-04-05T06:00:50.000000Z,2024-04-05T06:00:50.000000Z,"
+			"audit,NODE_REGISTER_FAILED,1,by kubernetes-admin from " ADMIN_IP "\n"));
+	assert_non_null(
+	    strstr(got, "\n2024-04-05T06:00:55.000000Z,2024-04-05T06:00:55.000000Z,"
+			"audit,NODE_REGISTER_FAILED,1,by system:node:n60 from " KUBELET_IP "\n"));
+	drop(got);
+
+	lt_buf_init(&want);
+	lt_buf_printf(&want,
+		      "ts,node,code,result,user,source_ip,user_agent,event\n"
+		      "2024-04-05T06:00:00.000000Z,n60,201,registered,system:node:n60," KUBELET_IP
+		      "," KUBELET_UA ",%lld\n"
+		      "2024-04-05T06:00:45.000000Z,n60,409,registered (node already existed),"
+		      "system:node:n60," KUBELET_IP "," KUBELET_UA ",%lld\n"
+		      "2024-04-05T06:00:50.000000Z,n60,409,failed,kubernetes-admin," ADMIN_IP
+		      "," KUBECTL_UA ",%lld\n"
+		      "2024-04-05T06:00:55.000000Z,n60,403,failed,system:node:n60," KUBELET_IP
+		      "," KUBELET_UA ",%lld\n",
+		      (long long)event_id(st, "n60-create"), (long long)event_id(st, "n60-restart"),
+		      (long long)event_id(st, "n60-admin"), (long long)event_id(st, "n60-403"));
+	expect_text("node-registrations", canned(st, "node-registrations"), held_str(want.ptr));
+}
+
 /* A row sink writing what it gets as lines: "#" and the names first, then "|"-joined values. */
 static void sink_lines(int ncols, const char *const *names, const char *const *values, void *ctx)
 {
@@ -1996,6 +2220,9 @@ int main(void)
 	    cmocka_unit_test_teardown(test_incremental_rebuild, teardown),
 	    cmocka_unit_test_teardown(test_incremental_node_delete_in_later_file, teardown),
 	    cmocka_unit_test_teardown(test_canned_queries, teardown),
+	    cmocka_unit_test_teardown(test_window_overlaps, teardown),
+	    cmocka_unit_test_teardown(test_admin_404_is_not_orphaned, teardown),
+	    cmocka_unit_test_teardown(test_kubelet_restart_reregisters, teardown),
 	    cmocka_unit_test_teardown(test_row_sink, teardown),
 	    cmocka_unit_test_teardown(test_duration_and_time_args, teardown),
 	    cmocka_unit_test_teardown(test_duration_overflow, teardown),
