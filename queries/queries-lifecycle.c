@@ -31,6 +31,12 @@
 #define LC_LEADER_GAP	(15 * LC_SEC)
 #define LC_SLOW		(1 * LC_SEC)
 #define LC_CAUSE_WINDOW (600 * LC_SEC) /* a node delete this long before a lease delete */
+/* The GC acts on the node's deletion as etcd commits it, before the DELETE's response is
+ * logged (its stageTimestamp), and HA apiservers' clocks differ: the node delete may be logged
+ * up to LC_CAUSE_LATE after the lease delete, if it was received before it (give or take
+ * LC_CAUSE_SKEW). */
+#define LC_CAUSE_LATE (60 * LC_SEC)
+#define LC_CAUSE_SKEW (1 * LC_SEC)
 
 enum lc_class { EV_RENEW, EV_CREATE, EV_DELETE, EV_NOTFOUND, EV_AUTH, EV_CONFLICT, EV_OTHER };
 
@@ -536,35 +542,49 @@ static void lc_on_create(struct lc *b, const struct lc_event *e)
 	b->in_renewing = 1;
 }
 
+/* "30ms after its node was deleted by X", or, logged before the node delete completed, "as". */
+static char *lc_cause_note(int64_t after_us, const char *who)
+{
+	struct lt_buf note;
+	char d[32];
+
+	lt_buf_init(&note);
+	lt_format_duration(d, sizeof d, after_us < 0 ? -after_us : after_us);
+	if (after_us >= 0)
+		lt_buf_printf(&note, "%s after its node was deleted by %s", d, who);
+	else
+		lt_buf_printf(&note,
+			      "as its node was being deleted by %s (logged %s before that delete)",
+			      who, d);
+	return note.ptr;
+}
+
 /* The node deletion behind a node lease's deletion (the garbage collector's cause). */
 static void lc_link_node_delete(struct lc *b, struct lc_episode *ep)
 {
 	struct lt_stmt *q;
 	char *who;
 
-	if (lt_store_prepare(
-		b->st, &q,
-		"SELECT a.id, a.user_id, a.stage_us FROM audit AS a"
-		" WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
-		" AND a.namespace_id IS NULL AND a.name_id = ?1"
-		" AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete')"
-		" AND a.code BETWEEN 200 AND 299 AND a.superseded = 0"
-		" AND a.stage_us BETWEEN ?2 - ?3 AND ?2 ORDER BY a.stage_us DESC LIMIT 1",
-		NULL) != 0)
+	if (lt_store_prepare(b->st, &q,
+			     "SELECT a.id, a.user_id, a.stage_us FROM audit AS a"
+			     " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
+			     " AND a.namespace_id IS NULL AND a.name_id = ?1"
+			     " AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete')"
+			     " AND a.code BETWEEN 200 AND 299 AND a.superseded = 0"
+			     " AND a.stage_us BETWEEN ?2 - ?3 AND ?2 + ?4"
+			     " AND coalesce(a.received_us, a.stage_us) <= ?2 + ?5"
+			     " ORDER BY a.stage_us DESC LIMIT 1",
+			     NULL) != 0)
 		return;
 	lt_stmt_bind_int(q, 1, b->name_id);
 	lt_stmt_bind_int(q, 2, ep->start_us);
 	lt_stmt_bind_int(q, 3, LC_CAUSE_WINDOW);
+	lt_stmt_bind_int(q, 4, LC_CAUSE_LATE);
+	lt_stmt_bind_int(q, 5, LC_CAUSE_SKEW);
 	if (lt_stmt_step(q, NULL) == 1) {
-		struct lt_buf note;
-		char d[32];
-
 		ep->cause = lt_stmt_int(q, 0);
 		who = lc_str(b->st, lt_stmt_int(q, 1));
-		lt_format_duration(d, sizeof d, ep->start_us - lt_stmt_int(q, 2));
-		lt_buf_init(&note);
-		lt_buf_printf(&note, "%s after its node was deleted by %s", d, who ? who : "?");
-		ep->note = note.ptr;
+		ep->note = lc_cause_note(ep->start_us - lt_stmt_int(q, 2), who ? who : "?");
 		free(who);
 	}
 	lt_stmt_free(q);

@@ -20,9 +20,11 @@ static const char *const rebuild_kinds[] = {"node", "leader", "apiserver-identit
 /*
  * How episodes are built, stored in meta 'episodes' (absent: version 1).
  * Bumped when the same events make other episodes (2: RENEWING split at a
- * holder change, RELEASED), so that episodes of two versions never mix.
+ * holder change, RELEASED; 3: orphaned only by the kubelet's own 404s, a
+ * node delete logged just after its lease's GC delete is still its cause),
+ * so that episodes of two versions never mix.
  */
-#define REBUILD_EPISODES "2"
+#define REBUILD_EPISODES "3"
 
 /* Runs one statement that returns nothing. */
 static int rebuild_exec(struct lt_store *st, const char *sql, struct lt_error *err)

@@ -1211,6 +1211,43 @@ static void test_node_deleted_orphaned(void **state)
 }
 
 /*
+ * The garbage collector deletes the lease as etcd commits the node's
+ * deletion, before the node DELETE's response is logged (a slow response,
+ * or another apiserver's clock): that node delete is still its cause, as
+ * long as it was received first.  One received 2 s after is not.
+ */
+static void test_gc_delete_logged_before_node_delete(void **state)
+{
+	char dir[PATH_SIZE];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+
+	(void)state;
+	renews(l, "n6", 0, 4, "n6-r");
+	node_ev(l, "delete", 200, ADMIN, ADMIN_IP, "n6", "n6-node-del", T0 + 33000 * MS,
+		T0 + 33060 * MS);
+	lease_ev(l, "delete", 200, GC_USER, GC_IP, NODE_NS, "n6", "n6-gc-del", T0 + 33025 * MS,
+		 T0 + 33030 * MS);
+	renews(l, "n7", 0, 4, "n7-r");
+	lease_ev(l, "delete", 200, ADMIN, ADMIN_IP, NODE_NS, "n7", "n7-del", T0 + 33025 * MS,
+		 T0 + 33030 * MS);
+	node_ev(l, "delete", 200, ADMIN, ADMIN_IP, "n7", "n7-node-del", T0 + 35030 * MS,
+		T0 + 35040 * MS);
+	case_dir(dir, "gc-before-node-delete");
+	st = store_of(dir, lines_text(l, 0, 1));
+	expect_text("n6", episodes(st, NODE_NS, "n6"),
+		    "RENEWING 0.000000..30.000000 n=4 med=10.000000 max=10.000000 "
+		    "by=system:node:n6\n"
+		    "DELETED 33.030000..33.030000 n=1 by=" GC_USER " cause=n6-node-del "
+		    "note=as its node was being deleted by kubernetes-admin (logged 30ms before "
+		    "that delete)\n");
+	expect_text("n7", episodes(st, NODE_NS, "n7"),
+		    "RENEWING 0.000000..30.000000 n=4 med=10.000000 max=10.000000 "
+		    "by=system:node:n7\n"
+		    "DELETED 33.030000..33.030000 n=1 by=" ADMIN "\n");
+}
+
+/*
  * The kubelet's very first sync: GET 404, then CREATE 201.  Nothing was ever
  * deleted: that is a first creation (CREATED), not a re-creation, and the
  * lease is simply renewing.
@@ -2213,6 +2250,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_duplicate_stages_count_once, teardown),
 	    cmocka_unit_test_teardown(test_lease_deleted_and_recreated_twice, teardown),
 	    cmocka_unit_test_teardown(test_node_deleted_orphaned, teardown),
+	    cmocka_unit_test_teardown(test_gc_delete_logged_before_node_delete, teardown),
 	    cmocka_unit_test_teardown(test_first_sync_is_created, teardown),
 	    cmocka_unit_test_teardown(test_auth_failures, teardown),
 	    cmocka_unit_test_teardown(test_slow_renewals, teardown),
