@@ -296,6 +296,20 @@ static void scratch(char *out, const char *dir, const char *name, const char *te
 	write_file(out, text, len);
 }
 
+/* A scratch file CASE/D1/D2/NAME holding text (an export or pod log tree); its path in out. */
+static void scratch_nested(char *out, const char *c, const char *d1, const char *d2,
+			   const char *name, const char *text)
+{
+	char dir[PATH_SIZE], sub[PATH_SIZE];
+
+	case_dir(dir, c);
+	path_join(sub, dir, d1);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	path_join(dir, sub, d2);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	scratch(out, dir, name, text, strlen(text));
+}
+
 /* ---- exact expectations ----------------------------------------------------- */
 
 /* What one record must be.  NULL strings mean "absent"; pid must always be given. */
@@ -1085,7 +1099,7 @@ static void test_docker_json_file(void **state)
 static void test_cri_pod_log(void **state)
 {
 	struct run *r = run_new();
-	char dir[PATH_SIZE], sub[PATH_SIZE], path[PATH_SIZE];
+	char path[PATH_SIZE];
 	enum lt_format fmt;
 	static const char text[] =
 	    "2024-04-05T07:59:17.000100200+02:00 stderr F I0405 05:59:17.000100       1 "
@@ -1100,12 +1114,8 @@ static void test_cri_pod_log(void **state)
 	    "I0405 05:59:21.000000       1 x.go:1] bare\n";
 
 	(void)state;
-	case_dir(dir, "cri");
-	path_join(sub, dir, "kube-system_kube-controller-manager-m1_0123");
-	assert_int_equal(mkdir(sub, 0755), 0);
-	path_join(dir, sub, "kube-controller-manager");
-	assert_int_equal(mkdir(dir, 0755), 0);
-	scratch(path, dir, "0.log", text, strlen(text));
+	scratch_nested(path, "cri", "kube-system_kube-controller-manager-m1_0123",
+		       "kube-controller-manager", "0.log", text);
 	assert_int_equal(parse_file(r, path, &fmt), 0);
 	assert_int_equal(fmt, LT_FMT_TEXT);
 	assert_int_equal(r->nrej, 0);
@@ -2344,16 +2354,11 @@ static void test_cloudwatch_s3_path(void **state)
 	static const char text[] = "2024-04-05T06:04:14.665Z " CW_KLOG "\n"
 				   "2024-04-05T06:04:14.700Z " AUDIT_EV "\n";
 	struct run *r = run_new();
-	char dir[PATH_SIZE], sub[PATH_SIZE], path[PATH_SIZE];
+	char path[PATH_SIZE];
 	enum lt_format fmt;
 
 	(void)state;
-	case_dir(dir, "exp");
-	path_join(sub, dir, "task");
-	assert_int_equal(mkdir(sub, 0755), 0);
-	path_join(dir, sub, "kube-controller-manager-abc");
-	assert_int_equal(mkdir(dir, 0755), 0);
-	scratch(path, dir, "000000", text, strlen(text));
+	scratch_nested(path, "exp", "task", "kube-controller-manager-abc", "000000", text);
 	assert_int_equal(parse_file(r, path, &fmt), 0);
 	assert_int_equal(fmt, LT_FMT_TEXT);
 	assert_int_equal(r->nrej, 0);

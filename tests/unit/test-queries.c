@@ -696,23 +696,6 @@ static char *capture_close(struct capture *c)
 	return held_str(c->text);
 }
 
-static char *canned(struct lt_store *st, const char *name)
-{
-	struct lt_query_opts o = {.fmt = LT_OUT_CSV};
-	struct lt_error err = {0};
-	struct capture c;
-	int rc;
-
-	capture_open(&c);
-	rc = lt_query_canned(st, name, &o, c.f, &err);
-	if (rc != 0) {
-		fclose(c.f);
-		free(c.text);
-		fail_msg("canned %s: %s", name, err.msg);
-	}
-	return capture_close(&c);
-}
-
 /* A canned query's CSV for --since/--until (0: open). */
 static char *canned_in(struct lt_store *st, const char *name, int64_t since, int64_t until)
 {
@@ -727,6 +710,11 @@ static char *canned_in(struct lt_store *st, const char *name, int64_t since, int
 		fail_msg("canned %s: %s", name, err.msg);
 	}
 	return capture_close(&c);
+}
+
+static char *canned(struct lt_store *st, const char *name)
+{
+	return canned_in(st, name, 0, 0);
 }
 
 /* What `timeline TARGET -o csv` or `nodes -o csv` (target NULL) prints. */
