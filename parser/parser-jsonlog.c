@@ -57,9 +57,13 @@ static int jsonlog_string(void *ctx, const unsigned char *s, size_t n)
 	}
 	if (r->depth != 1)
 		return 1;
-	if (r->field == JL_MSG || r->field == JL_CALLER) {
-		*(r->field == JL_MSG ? &r->msg_at : &r->caller_at) = r->arena->len;
-		*(r->field == JL_MSG ? &r->out->msg.len : &r->out->caller.len) = n;
+	if (r->field == JL_MSG) {
+		r->msg_at = r->arena->len;
+		r->out->msg.len = n;
+		lt_buf_append(r->arena, v, n);
+	} else if (r->field == JL_CALLER) {
+		r->caller_at = r->arena->len;
+		r->out->caller.len = n;
 		lt_buf_append(r->arena, v, n);
 	} else if (r->field == JL_VALUE) {
 		jsonlog_pair(r, v, n);
@@ -164,20 +168,20 @@ static int jsonlog_start_map(void *ctx)
 	return 1;
 }
 
-/* The end of an object reference: "ns/name", or "name" alone. */
+/* The end of an object reference: "ns/name" (built on the namespace), or "name" alone. */
 static int jsonlog_end_map(void *ctx)
 {
 	struct jsonlog_run *r = ctx;
-	struct lt_buf both;
 
-	if (r->depth-- == 2 && r->field == JL_VALUE && r->ref_name.len > 0) {
-		lt_buf_init(&both);
-		if (r->ref_ns.len > 0)
-			lt_buf_printf(&both, "%.*s/", (int)r->ref_ns.len, r->ref_ns.ptr);
-		lt_buf_append(&both, r->ref_name.ptr, r->ref_name.len);
-		jsonlog_pair(r, both.ptr, both.len);
-		lt_buf_release(&both);
+	if (r->depth-- != 2 || r->field != JL_VALUE || r->ref_name.len == 0)
+		return 1;
+	if (r->ref_ns.len == 0) {
+		jsonlog_pair(r, r->ref_name.ptr, r->ref_name.len);
+		return 1;
 	}
+	lt_buf_putc(&r->ref_ns, '/');
+	lt_buf_append(&r->ref_ns, r->ref_name.ptr, r->ref_name.len);
+	jsonlog_pair(r, r->ref_ns.ptr, r->ref_ns.len);
 	return 1;
 }
 

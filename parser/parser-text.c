@@ -618,6 +618,14 @@ static size_t text_cri_tag(const char *s, size_t n, int *partial)
 	return i < n ? i + 1 : i;
 }
 
+/* Lets go what waits for more lines: a CloudWatch record, a container line's parts. */
+static int text_held_flush(struct lt_textlog *t)
+{
+	int rc = text_pend_flush(t);
+
+	return rc != 0 ? rc : text_cpart_flush(t);
+}
+
 /* True when a line is a CRI line (it goes on with a partial one). */
 static int text_cri_line(const char *s, size_t n)
 {
@@ -935,7 +943,7 @@ static int text_line_zeroed(struct lt_textlog *t, const char *s, size_t n)
 	if (z == NULL)
 		return text_line(t, s, n);
 	pre = (size_t)(z - s);
-	if ((rc = text_pend_flush(t)) != 0 || (rc = text_cpart_flush(t)) != 0)
+	if ((rc = text_held_flush(t)) != 0)
 		return rc;
 	snprintf(reason, sizeof reason, "%s %zu zero bytes (a block zeroed by a crash?)",
 		 pre > 0 ? "line cut off by" : "skipped", run);
@@ -1004,11 +1012,7 @@ int lt_textlog_finish(struct lt_textlog *t)
 		rc = text_take(t, t->part.ptr ? t->part.ptr : "", t->part.len,
 			       t->offset + t->part.len);
 	lt_buf_reset(&t->part);
-	if (rc == 0)
-		rc = text_pend_flush(t);
-	if (rc == 0)
-		rc = text_cpart_flush(t);
-	return rc;
+	return rc != 0 ? rc : text_held_flush(t);
 }
 
 /* ---- sniffing -------------------------------------------------------------- */

@@ -382,17 +382,10 @@ static void lc_gap(struct lc *b, const struct lc_event *e, int64_t wait)
 static void lc_inferred(struct lc *b, const struct lc_event *e, struct lc_episode *ch)
 {
 	char *oip = lc_str(b->st, b->prev_ip), *nip = lc_str(b->st, e->ip);
-	struct lt_buf old, now;
 
-	lt_buf_init(&old);
-	lt_buf_init(&now);
-	lt_buf_printf(&old, "%s", oip ? oip : "?");
-	lt_buf_printf(&now, "%s", nip ? nip : "?");
-	ch->old_holder = old.ptr;
-	ch->new_holder = now.ptr;
+	ch->old_holder = oip ? oip : lt_xstrdup("?");
+	ch->new_holder = nip ? nip : lt_xstrdup("?");
 	ch->inferred = 1;
-	free(oip);
-	free(nip);
 }
 
 /*

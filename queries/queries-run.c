@@ -135,11 +135,10 @@ int64_t lt_store_end_us(struct lt_store *st)
 	struct lt_stmt *q;
 	int64_t end = 0;
 
-	/* lt_leases is small: its newest event stands for the store's end */
-	if (lt_store_prepare(st, &q,
-			     "SELECT coalesce((SELECT max(last_us) FROM lt_leases),"
-			     " (SELECT max(stage_us) FROM audit), 0)",
-			     NULL) != 0)
+	/* lt_leases is small: its newest event stands for the store's end, as in LT_LEASE_STATE */
+	if (lt_store_prepare(
+		st, &q, "SELECT coalesce(" LT_LEASES_END ", (SELECT max(stage_us) FROM audit), 0)",
+		NULL) != 0)
 		return 0;
 	if (lt_stmt_step(q, NULL) == 1)
 		end = lt_stmt_int(q, 0);

@@ -162,7 +162,8 @@ static int tl_stored(struct tl *t, struct lc_result *r, struct lt_error *err)
 	lt_stmt_bind_int(q, 2, t->lease);
 	while ((rc = lt_stmt_step(q, err)) == 1) {
 		tl_stored_row(q, r);
-		snprintf(t->state, sizeof t->state, "%s", lt_stmt_text(q, 13, NULL));
+		if (t->state[0] == '\0') /* the lease's columns repeat on every row */
+			snprintf(t->state, sizeof t->state, "%s", lt_stmt_text(q, 13, NULL));
 	}
 	lt_stmt_free(q);
 	return rc < 0 ? rc : 0;
