@@ -12,6 +12,78 @@
 
 enum lt_out_format { LT_OUT_TABLE, LT_OUT_CSV, LT_OUT_JSON, LT_OUT_JSONL };
 
+/* ---- episode kinds ------------------------------------------------------- */
+
+/*
+ * The kinds of a timeline's rows that the query layer makes: a lease's
+ * episodes, STALE, and the Node object's own requests.  (A log line's kind
+ * is the parser's classification, lt_log_kinds().)
+ */
+enum lt_episode_kind {
+	LT_EP_NONE, /* unknown: a name this leasetrail does not know */
+	LT_EP_CREATED,
+	LT_EP_RENEWING,
+	LT_EP_GAP,
+	LT_EP_NOT_FOUND,
+	LT_EP_DELETED,
+	LT_EP_RECREATED,
+	LT_EP_AUTH_FAILURE,
+	LT_EP_SLOW,
+	LT_EP_HOLDER_CHANGE,
+	LT_EP_RELEASED,
+	LT_EP_STALE,
+	LT_EP_NODE_REGISTERED,
+	LT_EP_NODE_REGISTER_FAILED,
+	LT_EP_NODE_DELETED,
+	LT_EP_NODE_DELETE_FAILED,
+	LT_EP_NODE_STATUS,
+	LT_EP_NODE_STATUS_FAILED,
+	LT_EP_NODE_UPDATED,
+	LT_EP_COUNT
+};
+
+/* What a heartbeat strip draws for the time a kind covers (stronger ones win). */
+enum lt_strip_cell {
+	LT_STRIP_NONE,
+	LT_STRIP_RENEWED,
+	LT_STRIP_GAP,
+	LT_STRIP_404,
+	LT_STRIP_AUTH,
+	LT_STRIP_DELETED,
+};
+
+/* How a row of a kind reads: fine, worth a look, or one of the failures. */
+enum lt_tone {
+	LT_TONE_NORMAL,
+	LT_TONE_OK,
+	LT_TONE_WARN,
+	LT_TONE_NOT_FOUND,
+	LT_TONE_AUTH,
+	LT_TONE_DELETED,
+};
+
+enum lt_episode_flags {
+	LT_EPF_ANOMALY = 1,	/* counted in `nodes`' anomalies */
+	LT_EPF_NODE_OBJECT = 2, /* about the Node object, not its lease */
+};
+
+struct lt_episode_kind_info {
+	const char *name;    /* as stored and printed: "RE-CREATED", "NODE_STATUS", ... */
+	const char *meaning; /* one line, for help and reports */
+	enum lt_strip_cell strip;
+	enum lt_tone tone;
+	unsigned flags; /* enum lt_episode_flags */
+};
+
+/* The table row of kind k (LT_EP_NONE's for a value out of range). */
+const struct lt_episode_kind_info *lt_episode_kind_info(enum lt_episode_kind k);
+
+/* The stored and printed name of k. */
+const char *lt_episode_kind_name(enum lt_episode_kind k);
+
+/* The kind named name[0..len-1] (as stored), LT_EP_NONE for a name not in the table. */
+enum lt_episode_kind lt_episode_kind_parse(const char *name, size_t len);
+
 /* Parses "table", "csv", "json", "jsonl"; 0 or LT_ERR_USAGE. */
 int lt_out_format_parse(enum lt_out_format *out, const char *name);
 
