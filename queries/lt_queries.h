@@ -406,4 +406,51 @@ int lt_browse_events(struct lt_browse_events *out, struct lt_store *st, const ch
 		     struct lt_error *err);
 void lt_browse_events_release(struct lt_browse_events *e);
 
+/* ---- node health ---------------------------------------------------------- */
+
+/* The Ready condition of a NotReady window. */
+enum lt_node_condition { LT_CONDITION_UNKNOWN, LT_CONDITION_FALSE };
+
+/* Why a node was NotReady, as far as the evidence goes (README: the rules). */
+enum lt_notready_cause {
+	LT_CAUSE_UNKNOWN,
+	LT_CAUSE_NETWORK_PARTITION,
+	LT_CAUSE_KUBELET_STOPPED,
+	LT_CAUSE_NODE_REBOOTED,
+	LT_CAUSE_RUNTIME_DOWN,
+	LT_CAUSE_PLEG,
+	LT_CAUSE_CNI,
+	LT_CAUSE_KUBELET_REPORTED,
+	LT_CAUSE_INSTANCE_TERMINATED,
+	LT_CAUSE_COUNT
+};
+
+/* "network-partition", "pleg-unhealthy", ...: as stored and printed. */
+const char *lt_notready_cause_name(enum lt_notready_cause c);
+
+/* What a window rests on. */
+enum lt_health_evidence {
+	LT_HEALTH_EV_AUDIT = 1,	     /* audit events (node-controller, kubelet writes) */
+	LT_HEALTH_EV_CONTROLLER = 2, /* controller-manager log lines */
+	LT_HEALTH_EV_KUBELET = 4,    /* the kubelet's own log lines */
+};
+
+/* How a window ended. */
+enum lt_health_end { LT_HEALTH_OPEN, LT_HEALTH_RECOVERED, LT_HEALTH_DELETED };
+
+/* One NotReady window of a node. */
+struct lt_health_window {
+	int64_t start_us, end_us; /* end_us 0 while open */
+	enum lt_node_condition condition;
+	enum lt_notready_cause cause;
+	enum lt_health_end end;
+	unsigned evidence;	    /* enum lt_health_evidence bits */
+	int64_t start_ref, end_ref; /* audit event id, or -(log line id); 0 = none */
+	int64_t alive_before_us;    /* the node's last renew before the window, 0 = unknown */
+	int64_t evicted_pods;
+	struct lt_buf reason; /* the kubelet's Ready=False message, "" when none */
+	struct lt_buf taints; /* "+NAME:EFFECT,-NAME:EFFECT" in order seen, "" when none named */
+	int ntaints;
+};
+
 #endif

@@ -72,4 +72,83 @@ int64_t lc_str_id(struct lt_store *st, const char *s);
 /* The strs id of node's own kubelet user (system:node:NODE), or 0 when it never asked. */
 int64_t lc_kubelet_id(struct lt_store *st, const char *node);
 
+/* ---- node health (queries-health.c) -------------------------------------- */
+
+/* Where a fact comes from. */
+enum queries_health_source {
+	QUERIES_HEALTH_AUDIT,
+	QUERIES_HEALTH_KUBELET_LOG,
+	QUERIES_HEALTH_CTRL_LOG
+};
+
+/* What a fact says about its node. */
+enum queries_health_fact_kind {
+	QUERIES_HF_RENEW,	      /* the kubelet renewed its lease */
+	QUERIES_HF_KUBELET_STATUS,    /* the kubelet wrote its node's status (body unknown) */
+	QUERIES_HF_CTRL_UNKNOWN,      /* node-controller: Ready=Unknown (status write, log line) */
+	QUERIES_HF_CTRL_NOT_READY,    /* node-controller: a NotReady node queued for tainting */
+	QUERIES_HF_KUBELET_NOT_READY, /* the kubelet: Ready=False; text = its message */
+	QUERIES_HF_KUBELET_READY,     /* the kubelet: Ready=True after False or Unknown */
+	QUERIES_HF_HEALTHY,	      /* node-controller: healthy again / ready now */
+	QUERIES_HF_TAINT_ADD,	      /* text = "NAME:EFFECT" when known */
+	QUERIES_HF_TAINT_REMOVE,
+	QUERIES_HF_TAINT_PATCH,	  /* node-controller PATCHed the Node, body unknown */
+	QUERIES_HF_NODE_DELETE,	  /* flags: QUERIES_HEALTH_BY_CLOUD */
+	QUERIES_HF_EVICTION,	  /* a pod of the node deleted by the taint manager */
+	QUERIES_HF_CONN_ERROR,	  /* the kubelet could not reach the apiserver */
+	QUERIES_HF_KUBELET_START, /* the kubelet (re)started */
+	QUERIES_HF_BOOT,	  /* the node booted (journal boot marker) */
+	QUERIES_HF_REREGISTER,	  /* the kubelet's create nodes answered 409 */
+	QUERIES_HF_RUNTIME_DOWN,  /* kubelet: container runtime is down */
+	QUERIES_HF_PLEG,	  /* kubelet: PLEG is not healthy */
+	QUERIES_HF_CNI,		  /* kubelet: network plugin / CNI not ready */
+	QUERIES_HF_COUNT
+};
+
+enum queries_health_flags { QUERIES_HEALTH_BY_CLOUD = 1 /* the cloud controller or autoscaler */ };
+
+/* Cause evidence seen since the node's last sign of life. */
+enum queries_health_saw {
+	QUERIES_HEALTH_SAW_CONN_ERROR = 1,
+	QUERIES_HEALTH_SAW_KUBELET_START = 2,
+	QUERIES_HEALTH_SAW_BOOT = 4,
+	QUERIES_HEALTH_SAW_REREGISTER = 8,
+	QUERIES_HEALTH_SAW_RUNTIME_DOWN = 16,
+	QUERIES_HEALTH_SAW_PLEG = 32,
+	QUERIES_HEALTH_SAW_CNI = 64,
+};
+
+/* One fact about a node; text is borrowed for the call. */
+struct queries_health_fact {
+	int64_t ts; /* µs */
+	enum queries_health_fact_kind kind;
+	enum queries_health_source source;
+	unsigned flags;	  /* enum queries_health_flags */
+	int64_t ref;	  /* audit event id, or -(log line id) */
+	const char *text; /* may be NULL */
+	size_t text_len;
+};
+
+struct queries_health_result {
+	struct lt_health_window *windows;
+	size_t n, cap;
+};
+
+struct queries_health;
+
+/* A builder for one node; its windows go to *out (zeroed here). */
+struct queries_health *queries_health_new(struct queries_health_result *out);
+
+/* Feeds the node's next fact, in time order. */
+void queries_health_feed(struct queries_health *b, const struct queries_health_fact *f);
+
+/*
+ * Closes what is open (a window with no recovery stays open: end_us 0),
+ * frees the builder (not *out) and returns the first error: LT_ERR_USAGE
+ * for a fact out of time order or of an unknown kind (later facts ignored).
+ */
+int queries_health_end(struct queries_health *b);
+
+void queries_health_result_release(struct queries_health_result *r);
+
 #endif

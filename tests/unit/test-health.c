@@ -1,0 +1,251 @@
+/*
+ * test-health.c - the node-health builder, fed arrays of facts.
+ *
+ * Each case is a node's story as facts in time order (seconds), and the
+ * windows the builder must find: start, end (0 = still open), condition,
+ * cause, how it ended, evidence, taints and evictions.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "queries-int.h"
+
+#define S(x)	    ((int64_t)((x)*1000000.0))
+#define MAX_FACTS   24
+#define MAX_WINDOWS 3
+
+/* Shorthands: F(ts, kind, source) and FT(..., text). */
+#define F(t, k, src)                                                                               \
+	{                                                                                          \
+		.ts = S(t), .kind = QUERIES_HF_##k, .source = QUERIES_HEALTH_##src                 \
+	}
+#define FT(t, k, src, txt)                                                                         \
+	{                                                                                          \
+		.ts = S(t), .kind = QUERIES_HF_##k, .source = QUERIES_HEALTH_##src, .text = txt,   \
+		.text_len = sizeof txt - 1                                                         \
+	}
+#define FCLOUD(t)                                                                                  \
+	{                                                                                          \
+		.ts = S(t), .kind = QUERIES_HF_NODE_DELETE, .source = QUERIES_HEALTH_AUDIT,        \
+		.flags = QUERIES_HEALTH_BY_CLOUD                                                   \
+	}
+
+struct want {
+	double start, end; /* end 0: open */
+	enum lt_node_condition cond;
+	enum lt_notready_cause cause;
+	enum lt_health_end how;
+	unsigned evidence;
+	const char *taints;
+	int64_t evicted;
+};
+
+struct health_case {
+	const char *name;
+	struct queries_health_fact facts[MAX_FACTS];
+	size_t nwant;
+	struct want want[MAX_WINDOWS];
+};
+
+#define AUD LT_HEALTH_EV_AUDIT
+#define KUB LT_HEALTH_EV_KUBELET
+#define CTL LT_HEALTH_EV_CONTROLLER
+
+static const struct health_case cases[] = {
+    {.name = "a lease gap with no controller write is no window",
+     .facts = {F(0, RENEW, AUDIT), F(10, RENEW, AUDIT), F(50, RENEW, AUDIT),
+	       F(50.5, CONN_ERROR, KUBELET_LOG), F(60, RENEW, AUDIT)},
+     .nwant = 0},
+    {.name = "partition at Metadata level: taint patches, then recovery",
+     .facts = {F(0, RENEW, AUDIT), F(10, RENEW, AUDIT), F(20, CONN_ERROR, KUBELET_LOG),
+	       F(55, CTRL_UNKNOWN, AUDIT), F(55.1, TAINT_PATCH, AUDIT), F(60, TAINT_PATCH, AUDIT),
+	       F(200, RENEW, AUDIT), F(200.2, KUBELET_STATUS, AUDIT), F(204, TAINT_PATCH, AUDIT),
+	       F(210, RENEW, AUDIT)},
+     .nwant = 1,
+     .want = {{55, 204, LT_CONDITION_UNKNOWN, LT_CAUSE_NETWORK_PARTITION, LT_HEALTH_RECOVERED,
+	       AUD | KUB, "", 0}}},
+    {.name = "partition with named taints and evictions",
+     .facts = {F(0, RENEW, AUDIT), F(12, CONN_ERROR, KUBELET_LOG), F(45, CTRL_UNKNOWN, CTRL_LOG),
+	       FT(46, TAINT_ADD, AUDIT, "node.kubernetes.io/unreachable:NoExecute"),
+	       F(346, EVICTION, AUDIT), F(346.5, EVICTION, AUDIT), F(400, RENEW, AUDIT),
+	       F(401, HEALTHY, CTRL_LOG),
+	       FT(401.2, TAINT_REMOVE, AUDIT, "node.kubernetes.io/unreachable:NoExecute")},
+     .nwant = 1,
+     .want =
+	 {{45, 401.2, LT_CONDITION_UNKNOWN, LT_CAUSE_NETWORK_PARTITION, LT_HEALTH_RECOVERED,
+	   AUD | CTL | KUB,
+	   "+node.kubernetes.io/unreachable:NoExecute,-node.kubernetes.io/unreachable:NoExecute",
+	   2}}},
+    {.name = "the kubelet stopped and started again",
+     .facts = {F(0, RENEW, AUDIT), F(50, CTRL_UNKNOWN, AUDIT), F(90, KUBELET_START, KUBELET_LOG),
+	       F(95, RENEW, AUDIT), F(95.5, KUBELET_STATUS, AUDIT)},
+     .nwant = 1,
+     .want = {{50, 95.5, LT_CONDITION_UNKNOWN, LT_CAUSE_KUBELET_STOPPED, LT_HEALTH_RECOVERED,
+	       AUD | KUB, "", 0}}},
+    {.name = "the node rebooted",
+     .facts = {F(0, RENEW, AUDIT), F(50, CTRL_UNKNOWN, AUDIT), F(80, BOOT, KUBELET_LOG),
+	       F(85, KUBELET_START, KUBELET_LOG), F(86, CONN_ERROR, KUBELET_LOG),
+	       F(95, RENEW, AUDIT), F(96, KUBELET_STATUS, AUDIT)},
+     .nwant = 1,
+     .want = {{50, 96, LT_CONDITION_UNKNOWN, LT_CAUSE_NODE_REBOOTED, LT_HEALTH_RECOVERED, AUD | KUB,
+	       "", 0}}},
+    {.name = "container runtime down: the kubelet reports Ready=False while renewing",
+     .facts = {F(0, RENEW, AUDIT),
+	       FT(5, KUBELET_NOT_READY, KUBELET_LOG, "container runtime is down"),
+	       F(6, CTRL_NOT_READY, CTRL_LOG), F(10, RENEW, AUDIT),
+	       FT(11, TAINT_ADD, AUDIT, "node.kubernetes.io/not-ready:NoExecute"),
+	       F(20, RENEW, AUDIT), F(60, KUBELET_READY, AUDIT),
+	       FT(63, TAINT_REMOVE, AUDIT, "node.kubernetes.io/not-ready:NoExecute"),
+	       F(70, RENEW, AUDIT)},
+     .nwant = 1,
+     .want = {{5, 63, LT_CONDITION_FALSE, LT_CAUSE_RUNTIME_DOWN, LT_HEALTH_RECOVERED,
+	       AUD | CTL | KUB,
+	       "+node.kubernetes.io/not-ready:NoExecute,-node.kubernetes.io/not-ready:NoExecute",
+	       0}}},
+    {.name = "PLEG, then CNI, then another reason: three windows",
+     .facts = {FT(5, KUBELET_NOT_READY, KUBELET_LOG,
+		  "PLEG is not healthy: pleg was last seen active 3m7s ago; threshold is 3m0s"),
+	       F(40, KUBELET_READY, AUDIT), F(100, RENEW, AUDIT),
+	       FT(105, KUBELET_NOT_READY, KUBELET_LOG,
+		  "container runtime network not ready: NetworkReady=false "
+		  "reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin "
+		  "not initialized"),
+	       F(140, KUBELET_READY, AUDIT), F(200, RENEW, AUDIT),
+	       FT(205, KUBELET_NOT_READY, KUBELET_LOG, "[disk full]"),
+	       F(240, KUBELET_READY, AUDIT)},
+     .nwant = 3,
+     .want = {{5, 40, LT_CONDITION_FALSE, LT_CAUSE_PLEG, LT_HEALTH_RECOVERED, AUD | KUB, "", 0},
+	      {105, 140, LT_CONDITION_FALSE, LT_CAUSE_CNI, LT_HEALTH_RECOVERED, AUD | KUB, "", 0},
+	      {205, 240, LT_CONDITION_FALSE, LT_CAUSE_KUBELET_REPORTED, LT_HEALTH_RECOVERED,
+	       AUD | KUB, "", 0}}},
+    {.name = "NotReady twice: a taint removal past the tail belongs to no window",
+     .facts = {F(0, RENEW, AUDIT), F(45, CTRL_UNKNOWN, AUDIT), F(60, RENEW, AUDIT),
+	       F(61, HEALTHY, CTRL_LOG), F(64, TAINT_REMOVE, CTRL_LOG), F(120, TAINT_REMOVE, AUDIT),
+	       F(200, CTRL_UNKNOWN, AUDIT), F(260, RENEW, AUDIT), F(261, HEALTHY, CTRL_LOG)},
+     .nwant = 2,
+     .want = {{45, 64, LT_CONDITION_UNKNOWN, LT_CAUSE_UNKNOWN, LT_HEALTH_RECOVERED, AUD | CTL, "",
+	       0},
+	      {200, 261, LT_CONDITION_UNKNOWN, LT_CAUSE_UNKNOWN, LT_HEALTH_RECOVERED, AUD | CTL, "",
+	       0}}},
+    {.name = "NotReady, then the cloud deletes the Node: instance terminated",
+     .facts = {F(0, RENEW, AUDIT), F(45, CTRL_UNKNOWN, AUDIT), F(46, TAINT_PATCH, AUDIT),
+	       FCLOUD(120)},
+     .nwant = 1,
+     .want = {{45, 120, LT_CONDITION_UNKNOWN, LT_CAUSE_INSTANCE_TERMINATED, LT_HEALTH_DELETED, AUD,
+	       "", 0}}},
+    {.name = "NotReady, then deleted by hand: the cause stays the evidence's",
+     .facts = {F(0, RENEW, AUDIT), F(10, CONN_ERROR, KUBELET_LOG), F(45, CTRL_UNKNOWN, AUDIT),
+	       F(300, NODE_DELETE, AUDIT)},
+     .nwant = 1,
+     .want = {{45, 300, LT_CONDITION_UNKNOWN, LT_CAUSE_NETWORK_PARTITION, LT_HEALTH_DELETED,
+	       AUD | KUB, "", 0}}},
+    {.name = "still NotReady when the logs end",
+     .facts = {F(0, RENEW, AUDIT), F(45, CTRL_UNKNOWN, CTRL_LOG), F(46, TAINT_PATCH, AUDIT),
+	       F(100, CONN_ERROR, KUBELET_LOG)},
+     .nwant = 1,
+     .want = {{45, 0, LT_CONDITION_UNKNOWN, LT_CAUSE_NETWORK_PARTITION, LT_HEALTH_OPEN,
+	       AUD | CTL | KUB, "", 0}}},
+    {.name = "recovered, then the cloud deletes the Node minutes later",
+     .facts = {F(0, RENEW, AUDIT), F(45, CTRL_UNKNOWN, AUDIT), F(60, RENEW, AUDIT),
+	       F(61, KUBELET_STATUS, AUDIT), FCLOUD(300)},
+     .nwant = 1,
+     .want = {{45, 61, LT_CONDITION_UNKNOWN, LT_CAUSE_INSTANCE_TERMINATED, LT_HEALTH_RECOVERED, AUD,
+	       "", 0}}},
+};
+
+static size_t facts_len(const struct health_case *c)
+{
+	size_t n = 0;
+
+	while (n < MAX_FACTS && (n == 0 || c->facts[n].ts != 0))
+		n++;
+	return n;
+}
+
+static void check_case(const struct health_case *c)
+{
+	struct queries_health_result r;
+	struct queries_health *b = queries_health_new(&r);
+	size_t n = facts_len(c);
+
+	for (size_t i = 0; i < n; i++)
+		queries_health_feed(b, &c->facts[i]);
+	assert_int_equal(queries_health_end(b), 0);
+	if (r.n != c->nwant)
+		fail_msg("%s: %zu windows, want %zu", c->name, r.n, c->nwant);
+	for (size_t i = 0; i < r.n; i++) {
+		const struct lt_health_window *w = &r.windows[i];
+		const struct want *x = &c->want[i];
+
+		print_message("%s: window %zu\n", c->name, i);
+		assert_int_equal(w->start_us, S(x->start));
+		assert_int_equal(w->end_us, S(x->end));
+		assert_int_equal(w->condition, x->cond);
+		assert_string_equal(lt_notready_cause_name(w->cause),
+				    lt_notready_cause_name(x->cause));
+		assert_int_equal(w->end, x->how);
+		assert_int_equal(w->evidence, x->evidence);
+		if (x->taints[0] != '\0')
+			assert_string_equal(w->taints.ptr, x->taints);
+		assert_int_equal(w->evicted_pods, x->evicted);
+	}
+	queries_health_result_release(&r);
+}
+
+static void test_health_cases(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		check_case(&cases[i]);
+}
+
+static void test_health_out_of_order(void **state)
+{
+	const struct queries_health_fact facts[] = {F(10, RENEW, AUDIT), F(5, CTRL_UNKNOWN, AUDIT),
+						    F(20, CTRL_UNKNOWN, AUDIT)};
+	struct queries_health_result r;
+	struct queries_health *b = queries_health_new(&r);
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++)
+		queries_health_feed(b, &facts[i]);
+	assert_int_equal(queries_health_end(b), LT_ERR_USAGE);
+	assert_int_equal(r.n, 0); /* nothing after the first error */
+	queries_health_result_release(&r);
+}
+
+static void test_health_kubelet_reason_kept(void **state)
+{
+	const struct queries_health_fact facts[] = {
+	    FT(1, KUBELET_NOT_READY, KUBELET_LOG,
+	       "[container runtime is down, PLEG is not healthy]"),
+	    FT(2, KUBELET_NOT_READY, KUBELET_LOG, "a later message")};
+	struct queries_health_result r;
+	struct queries_health *b = queries_health_new(&r);
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++)
+		queries_health_feed(b, &facts[i]);
+	assert_int_equal(queries_health_end(b), 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.windows[0].reason.ptr,
+			    "[container runtime is down, PLEG is not healthy]");
+	assert_int_equal(r.windows[0].cause, LT_CAUSE_PLEG);
+	assert_int_equal(r.windows[0].end, LT_HEALTH_OPEN);
+	queries_health_result_release(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_health_cases),
+	    cmocka_unit_test(test_health_out_of_order),
+	    cmocka_unit_test(test_health_kubelet_reason_kept),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
