@@ -240,10 +240,15 @@ static void health_on_taint(struct queries_health *b, const struct queries_healt
 	if (!b->open)
 		return;
 	b->cur.evidence |= health_evidence_of(f);
+	/* a node that reports Ready=False keeps renewing: only its recovery says removal */
 	if (f->kind == QUERIES_HF_TAINT_PATCH)
-		removal = b->renew_since != 0 || b->recovered;
+		removal = b->recovered ||
+			  (b->cur.condition == LT_CONDITION_UNKNOWN && b->renew_since != 0);
 	health_taint_note(&b->cur, f, removal ? "-" : "+");
-	if (removal && (b->recovered || b->renew_since != 0))
+	if (removal && !b->recovered &&
+	    (b->cur.condition == LT_CONDITION_FALSE || b->renew_since != 0))
+		return; /* a removal before any sign of recovery: the window goes on */
+	if (removal)
 		health_recover(b, f);
 }
 
