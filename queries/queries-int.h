@@ -151,4 +151,12 @@ int queries_health_end(struct queries_health *b);
 
 void queries_health_result_release(struct queries_health_result *r);
 
+/*
+ * The NotReady windows of node, from its Node object's requests, its lease's
+ * episodes (built before) and the log lines of and about it, merged in time
+ * order as they are read.  A node the store never saw has none.
+ */
+int queries_health_node(struct lt_store *st, const char *node, struct queries_health_result *out,
+			struct lt_error *err);
+
 #endif
