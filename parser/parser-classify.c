@@ -50,6 +50,24 @@ static const struct lt_log_kind cls_rules[] = {
      "^unable to register node(?: \"?(?<node>[^\\s\"]+)\"?)? with api ?server"},
     {"node-not-found", "kubelet", "the kubelet's Node is not found",
      "^(?:error getting node\\b|node \"?(?<node>[^\\s\"]+)\"? not found)"},
+    /* kubelet: node readiness (setters.go, kubelet.go syncLoop, runtime.go; docs/node-health.md).
+     * The runtime-down and PLEG rules come before the generic sync line they also match. */
+    {"node-not-ready", "kubelet", "the kubelet reports its node Ready=False",
+     "^(?:node became not ready\\b|recording nodenotready event message for node" CLS_NODE ")"},
+    {"pleg-unhealthy", "kubelet", "the pod lifecycle event generator is stuck",
+     "^(?:skipping pod synchronization\\b.*?)?pleg is not healthy"},
+    {"runtime-down", "kubelet", "the container runtime does not answer",
+     "^(?:skipping pod synchronization\\b.*?container runtime is down|container runtime "
+     "(?:sanity check failed|is down)|status from runtime service failed)"},
+    {"cni-not-ready", "kubelet", "the network plugin (CNI) is not ready",
+     "^(?:skipping pod synchronization\\b.*?)?(?:container runtime network not ready|network "
+     "plugin is not ready|cni config uninitialized)"},
+    {"kubelet-start", "any", "the kubelet (re)started",
+     "^(?:started (?:kubernetes )?kubelet\\b|starting kubelet main sync loop)"},
+    {"kubelet-stop", "any", "the kubelet stopped",
+     "^(?:stopping (?:kubernetes )?kubelet\\b|stopped (?:kubernetes "
+     ")?kubelet\\b|kubelet\\.service: "
+     "(?:main process exited|failed with result))"},
     /* kube-controller-manager: garbage collector */
     {"gc-processing", "kube-controller-manager", "the garbage collector looks at an object",
      "^processing item " CLS_GC_ITEM},

@@ -1271,7 +1271,7 @@ static void test_journal_headers_and_others(void **state)
 	assert_int_equal(r->nrec, 7);
 	assert_int_equal(r->rec[0].line, 2);
 	CHECK(&r->rec[0], .ts = "2024-04-05T06:00:00.000000Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
-	      .ident = "systemd", .pid = 1, .component = "systemd",
+	      .ident = "systemd", .pid = 1, .component = "systemd", .kind = "kubelet-start",
 	      .message = "Started kubelet: The Kubernetes Node Agent.");
 	CHECK(&r->rec[1], .ts = "2024-04-05T06:00:01.000000Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
 	      .ident = "kubelet", .pid = 4321, .component = "kubelet",
@@ -1281,7 +1281,8 @@ static void test_journal_headers_and_others(void **state)
 	CHECK(&r->rec[2], .ts = "2024-04-05T06:00:02.000001Z",
 	      .klog = "2024-04-05T06:00:02.000001Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
 	      .ident = "kubenswrapper", .pid = 77, .component = "kubelet", .sev = 'I',
-	      .location = "kubelet.go:1", .message = "Starting kubelet main sync loop");
+	      .location = "kubelet.go:1", .kind = "kubelet-start",
+	      .message = "Starting kubelet main sync loop");
 	assert_string_equal(r->rec[3].ident, "hyperkube");
 	assert_string_equal(r->rec[3].component, "kubelet");
 	/* a containerized kubelet: klog under docker[PID] is the kubelet's; its pid is docker's */
@@ -1705,6 +1706,39 @@ static const struct cls_case cls_cases[] = {
     {"\"Node is healthy again, removing all taints\" node=\"" NODE1 "\"", "nlc-healthy", NODE1,
      .nf = 0},
     {"Node " NODE1 " is healthy again, removing all taints", "nlc-healthy", NODE1, .nf = 0},
+    /* kubelet: node readiness (pkg/kubelet/nodestatus/setters.go, kubelet.go, runtime.go) */
+    {"\"Node became not ready\" node=\"" NODE1 "\" condition={Type:Ready Status:False "
+     "LastHeartbeatTime:2024-03-05 10:00:00 +0000 UTC LastTransitionTime:2024-03-05 10:00:00 "
+     "+0000 UTC Reason:KubeletNotReady Message:container runtime is down}",
+     "node-not-ready", NODE1, .nf = 0},
+    {"Node became not ready: {Type:Ready Status:False Reason:KubeletNotReady Message:PLEG is "
+     "not healthy: pleg was last seen active 3m7s ago; threshold is 3m0s}",
+     "node-not-ready", .nf = 0},
+    {"Recording NodeNotReady event message for node " NODE1, "node-not-ready", NODE1, .nf = 0},
+    {"\"Skipping pod synchronization\" err=\"PLEG is not healthy: pleg was last seen active "
+     "3m7s ago; threshold is 3m0s\"",
+     "pleg-unhealthy", .nf = 0},
+    {"skipping pod synchronization - [PLEG is not healthy: pleg was last seen active 3m7s ago; "
+     "threshold is 3m0s]",
+     "pleg-unhealthy", .nf = 0},
+    {"skipping pod synchronization - [container runtime is down]", "runtime-down", .nf = 0},
+    {"\"Skipping pod synchronization\" err=\"container runtime is down\"", "runtime-down", .nf = 0},
+    {"\"Container runtime sanity check failed\" err=\"rpc error: code = Unavailable\"",
+     "runtime-down", .nf = 0},
+    {"\"Container runtime network not ready\" networkReady=\"NetworkReady=false "
+     "reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not "
+     "initialized\"",
+     "cni-not-ready", .nf = 0},
+    {"Container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady "
+     "message:docker: network plugin is not ready: cni config uninitialized",
+     "cni-not-ready", .nf = 0},
+    {"\"Starting kubelet main sync loop\"", "kubelet-start", .nf = 0},
+    {"Started kubelet", "kubelet-start", .nf = 0},
+    {"Started Kubernetes Kubelet.", "kubelet-start", .nf = 0},
+    {"Stopping kubelet.service - Kubernetes Kubelet...", "kubelet-stop", .nf = 0},
+    {"Stopped Kubernetes Kubelet.", "kubelet-stop", .nf = 0},
+    {"kubelet.service: Main process exited, code=exited, status=1/FAILURE", "kubelet-stop",
+     .nf = 0},
     {"\"Recording status change event message for node\" status=\"NodeNotReady\" node=\"" NODE1
      "\"",
      "nlc-status-change", NODE1, .nf = 0},
