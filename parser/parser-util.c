@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int util_verror(struct lt_error *err, int code, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static int util_verror(struct lt_error *err, int code,
+							     const char *fmt, va_list ap)
 {
 	if (err == NULL)
 		return code;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Every test, as CI runs them: a Sanitize build (ASan + UBSan) with -Werror, then ctest.
+# CI (.ci/run) then runs tests/build-matrix.sh: gcc Debug and clang Release builds, -Werror.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Sanitize -DLT_WERROR=ON >/dev/null

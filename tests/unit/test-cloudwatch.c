@@ -854,8 +854,8 @@ static void test_cwli_checker(void **state)
 {
 	static const char *const good[] = {
 	    "fields @timestamp, @message | sort @timestamp desc | limit 20",
-	    "filter @message like /Exception/ | stats count(*) as exceptionCount by bin(1h)\n"
-	    "| sort exceptionCount desc",
+	    ("filter @message like /Exception/ | stats count(*) as exceptionCount by bin(1h)\n"
+	     "| sort exceptionCount desc"),
 	    "# a comment\nstats avg(x), min(y) by bin(5m)",
 	    "parse @message \"user=*, ip=*\" as user, ip | filter ip in [\"1\", \"2\"]",
 	    "filter not (a = 1 or b != \"x\") and c =~ /^d+$/",

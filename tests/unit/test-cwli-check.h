@@ -36,7 +36,7 @@ struct cq {
 static int cq_fail(struct cq *q, const char *what)
 {
 	if (q->err[0] == '\0')
-		snprintf(q->err, sizeof q->err, "%s at token %d ('%s')", what, q->i,
+		snprintf(q->err, sizeof q->err, "%s at token %d ('%.120s')", what, q->i,
 			 q->i >= 0 && q->i < q->n ? q->t[q->i].s : "<end>");
 	return -1;
 }

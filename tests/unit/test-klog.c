@@ -2277,8 +2277,8 @@ static void test_sniff(void **state)
 	    "-- Logs begin at Fri 2024-04-05 05:00:01 UTC. --\n",
 	    "I0405 06:04:04.000000       1 x.go:1] a\n",
 	    "2024-04-05T06:04:14.665Z {\"kind\":\"Event\"}\n",
-	    "controller.go:115] no header\nkubelet[2252]: E0124 15:11:57.110928    2252 c.go:1] "
-	    "x\n",
+	    ("controller.go:115] no header\nkubelet[2252]: E0124 15:11:57.110928    2252 c.go:1] "
+	     "x\n"),
 	};
 	static const char *const no[] = {
 	    "hello world\n",
