@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # style.rules: the house rules of docs/style.md that a grep can check, over every .c and .h
 # of the tree (build directories aside).  Prints each violation as FILE:LINE: RULE and exits 1
-# if there is any.  Usage: bash tests/style-rules.sh [SOURCE_DIR]
+# if there is any.  Usage: bash tests/style-rules.sh [SOURCE_DIR | --self-test]
 #
 #   1. no banned call (BANNED below), outside comments and string literals;
 #   2. each third-party header only behind its door (DOORS below);
@@ -9,6 +9,46 @@
 #      modules below it (MODULES below): never another module's private header, never upward.
 #      tests/ (white-box unit tests), samples/ and bench/ are not modules: rule 3 skips them.
 set -euo pipefail
+
+# --self-test: plants one violation of each rule in a scratch tree and checks that each is
+# reported, and that the same tree without them passes (so a broken rule cannot pass silently).
+if [[ ${1:-} == --self-test ]]; then
+	self=$(realpath "$0")
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	mkdir -p "$tmp"/{base,parser,index,queries,tui,cli,tests/unit}
+	echo '#include "lt_base.h"' >"$tmp/parser/lt_parser.h"
+	printf '#include "lt_parser.h"\n#include <sqlite3.h>\n' >"$tmp/index/index-int.h"
+	printf '#include "parser-int.h"\n#include <yajl/yajl_parse.h>\n' >"$tmp/parser/parser-json.h"
+	printf '#include "lt_index.h"\n' >"$tmp/queries/queries-int.h"
+	printf '#include "index-int.h"\n#include <sqlite3.h>\n' >"$tmp/tests/unit/test-index.c"
+	printf '#include <curses.h>\n' >"$tmp/tui/tui-term.c"
+	printf '/* strcpy(a, b) */\nstatic const char *s = "sprintf(x) \\" atoi(";\n' >"$tmp/cli/main.c"
+	touch "$tmp"/base/lt_base.h "$tmp"/parser/parser-int.h "$tmp"/index/lt_index.h
+	touch "$tmp"/queries/lt_queries.h "$tmp"/tui/lt_tui.h
+	bash "$self" "$tmp" >/dev/null || { echo "self-test: the clean tree fails" >&2; exit 1; }
+	cat >>"$tmp/cli/main.c" <<'PLANT'
+static void f(char *d, const char *p) { strcpy(d, p); (void)atoi (p); }
+#include <pcre2.h>
+PLANT
+	printf '#include <sqlite3.h>\n#include "index-int.h"\n#include "lt_tui.h"\n' \
+		>>"$tmp/queries/queries-x.c"
+	printf '#include "parser-json.h"\n#include <ncursesw/curses.h>\n' >>"$tmp/parser/parser-x.c"
+	printf '#include "lt_parser.h"\n#include <yajl/yajl_gen.h>\n' >>"$tmp/base/base-x.c"
+	out=$(bash "$self" "$tmp" 2>&1) && { echo "self-test: planted violations pass" >&2; exit 1; }
+	for want in 'main.c:3: banned call strcpy' 'main.c:3: banned call atoi' \
+		'main.c:4: includes <pcre2.h>' 'queries-x.c:1: includes <sqlite3.h>' \
+		'queries-x.c:2: includes index/index-int.h, a private' 'queries-x.c:3: includes tui/lt_tui.h' \
+		'parser-x.c:1: includes <parser-json.h>' 'parser-x.c:2: includes <ncursesw/curses.h>' \
+		'base-x.c:1: includes parser/lt_parser.h' 'base-x.c:2: includes <yajl/yajl_gen.h>'; do
+		grep -qF "$want" <<<"$out" || { echo "self-test: not reported: $want" >&2; echo "$out" >&2; exit 1; }
+	done
+	n=$(grep -c ': banned call\|: includes' <<<"$out")
+	[[ $n == 10 ]] || { echo "self-test: $n reports, 10 expected" >&2; echo "$out" >&2; exit 1; }
+	echo "style.rules self-test: ok"
+	exit 0
+fi
+
 cd "${1:-$(dirname "$0")/..}"
 
 # Modules, lowest first.
