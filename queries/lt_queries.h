@@ -453,4 +453,11 @@ struct lt_health_window {
 	int ntaints;
 };
 
+/* "Unknown" or "False"; "open", "recovered" or "deleted"; as stored and printed. */
+const char *lt_node_condition_name(enum lt_node_condition c);
+const char *lt_health_end_name(enum lt_health_end e);
+
+/* "audit+controller-log+kubelet-log": the evidence bits as text, into buf. */
+void lt_health_evidence_text(char *buf, size_t size, unsigned ev);
+
 #endif

@@ -159,4 +159,8 @@ void queries_health_result_release(struct queries_health_result *r);
 int queries_health_node(struct lt_store *st, const char *node, struct queries_health_result *out,
 			struct lt_error *err);
 
+/* The derived table's DDL (NULL-terminated), and its rebuild: every node's windows anew. */
+extern const char *const queries_health_schema[];
+int queries_health_rebuild(struct lt_store *st, struct lt_error *err);
+
 #endif

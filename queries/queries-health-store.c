@@ -1,0 +1,168 @@
+/*
+ * queries-health-store.c - node health as a derived table: lt_notready.
+ *
+ * One row per NotReady window of a node, rebuilt whole from the stored
+ * facts (the lease lifecycle's episodes among them, so it is built after
+ * them).  A store of 3000 nodes rebuilds in one pass over each node's
+ * Node requests and notable log lines; the windows are few.
+ */
+#include "queries-int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Tables, indexes and views; T is "" for the store and "TEMP " for an overlay. */
+#define HEALTH_TABLE(T)                                                                            \
+	"CREATE " T "TABLE IF NOT EXISTS lt_notready("                                             \
+	" id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL, start_us INTEGER NOT NULL,"            \
+	" end_us INTEGER, condition TEXT NOT NULL, cause TEXT NOT NULL, ended TEXT NOT NULL,"      \
+	" evidence TEXT NOT NULL, reason TEXT, taints TEXT, evicted_pods INTEGER NOT NULL,"        \
+	" start_ref INTEGER, end_ref INTEGER, alive_before_us INTEGER)"
+
+const char *const queries_health_schema[] = {
+    HEALTH_TABLE(""),
+    "CREATE INDEX IF NOT EXISTS lt_notready_node ON lt_notready(node_id, start_us)",
+    "CREATE VIEW IF NOT EXISTS not_ready AS SELECT w.id AS id,"
+    " (SELECT s FROM strs WHERE id = w.node_id) AS node, w.start_us AS start_us,"
+    " w.end_us AS end_us, w.condition AS condition, w.cause AS cause, w.ended AS ended,"
+    " w.evidence AS evidence, w.reason AS reason, w.taints AS taints,"
+    " w.evicted_pods AS evicted_pods, w.start_ref AS start_ref, w.end_ref AS end_ref"
+    " FROM lt_notready AS w",
+    NULL,
+};
+
+/* The nodes a store knows: node leases, Node objects, and the nodes of log lines. */
+enum health_nodes_col { HN_ID, HN_NAME };
+static const char health_nodes_sql[] =
+    "SELECT n.id, s.s FROM (SELECT name_id AS id FROM lt_leases WHERE kind = 'node'"
+    " UNION SELECT a.name_id FROM audit AS a WHERE a.resource_id ="
+    " (SELECT id FROM strs WHERE s = 'nodes') AND a.namespace_id IS NULL"
+    " AND a.name_id IS NOT NULL"
+    " UNION SELECT node_id FROM lines WHERE node_id IS NOT NULL) AS n"
+    " JOIN strs AS s ON s.id = n.id ORDER BY s.s";
+
+enum health_insert_col {
+	HI_NODE = 1,
+	HI_START,
+	HI_END,
+	HI_CONDITION,
+	HI_CAUSE,
+	HI_ENDED,
+	HI_EVIDENCE,
+	HI_REASON,
+	HI_TAINTS,
+	HI_EVICTED,
+	HI_START_REF,
+	HI_END_REF,
+	HI_ALIVE,
+};
+static const char health_insert_sql[] =
+    "INSERT INTO lt_notready(node_id, start_us, end_us, condition, cause, ended, evidence,"
+    " reason, taints, evicted_pods, start_ref, end_ref, alive_before_us)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+
+const char *lt_node_condition_name(enum lt_node_condition c)
+{
+	return c == LT_CONDITION_FALSE ? "False" : "Unknown";
+}
+
+const char *lt_health_end_name(enum lt_health_end e)
+{
+	static const char *const names[] = {
+	    [LT_HEALTH_OPEN] = "open",
+	    [LT_HEALTH_RECOVERED] = "recovered",
+	    [LT_HEALTH_DELETED] = "deleted",
+	};
+
+	return e >= LT_HEALTH_OPEN && e <= LT_HEALTH_DELETED ? names[e] : "open";
+}
+
+void lt_health_evidence_text(char *buf, size_t size, unsigned ev)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} parts[] = {
+	    {LT_HEALTH_EV_AUDIT, "audit"},
+	    {LT_HEALTH_EV_CONTROLLER, "controller-log"},
+	    {LT_HEALTH_EV_KUBELET, "kubelet-log"},
+	};
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+		if ((ev & parts[i].bit) && used < size) {
+			int n = snprintf(buf + used, size - used, "%s%s", used ? "+" : "",
+					 parts[i].name);
+
+			used += n > 0 ? (size_t)n : 0;
+		}
+}
+
+static void health_bind_opt(struct lt_stmt *q, int col, int64_t v)
+{
+	if (v != 0)
+		lt_stmt_bind_int(q, col, v);
+	else
+		lt_stmt_bind_null(q, col);
+}
+
+static int health_insert(struct lt_stmt *q, int64_t node_id, const struct lt_health_window *w,
+			 struct lt_error *err)
+{
+	char evidence[64];
+
+	lt_health_evidence_text(evidence, sizeof evidence, w->evidence);
+	lt_stmt_reset(q);
+	lt_stmt_bind_int(q, HI_NODE, node_id);
+	lt_stmt_bind_int(q, HI_START, w->start_us);
+	health_bind_opt(q, HI_END, w->end == LT_HEALTH_OPEN ? 0 : w->end_us);
+	lt_stmt_bind_text(q, HI_CONDITION, lt_node_condition_name(w->condition), (size_t)-1);
+	lt_stmt_bind_text(q, HI_CAUSE, lt_notready_cause_name(w->cause), (size_t)-1);
+	lt_stmt_bind_text(q, HI_ENDED, lt_health_end_name(w->end), (size_t)-1);
+	lt_stmt_bind_text(q, HI_EVIDENCE, evidence, (size_t)-1);
+	lt_stmt_bind_text(q, HI_REASON, w->reason.ptr ? w->reason.ptr : "", w->reason.len);
+	lt_stmt_bind_text(q, HI_TAINTS, w->taints.ptr ? w->taints.ptr : "", w->taints.len);
+	lt_stmt_bind_int(q, HI_EVICTED, w->evicted_pods);
+	health_bind_opt(q, HI_START_REF, w->start_ref);
+	health_bind_opt(q, HI_END_REF, w->end_ref);
+	health_bind_opt(q, HI_ALIVE, w->alive_before_us);
+	return lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
+}
+
+/* The windows of one node into lt_notready. */
+static int health_store_node(struct lt_store *st, struct lt_stmt *ins, int64_t node_id,
+			     const char *node, struct lt_error *err)
+{
+	struct queries_health_result r;
+	int rc = queries_health_node(st, node, &r, err);
+
+	for (size_t i = 0; rc == 0 && i < r.n; i++)
+		rc = health_insert(ins, node_id, &r.windows[i], err);
+	queries_health_result_release(&r);
+	return rc;
+}
+
+int queries_health_rebuild(struct lt_store *st, struct lt_error *err)
+{
+	struct lt_stmt *del = NULL, *nodes = NULL, *ins = NULL;
+	int rc;
+
+	if ((rc = lt_store_prepare(st, &del, "DELETE FROM lt_notready", err)) == 0)
+		rc = lt_stmt_step(del, err) < 0 ? LT_ERR_DB : 0;
+	if (rc == 0)
+		rc = lt_store_prepare(st, &nodes, health_nodes_sql, err);
+	if (rc == 0)
+		rc = lt_store_prepare(st, &ins, health_insert_sql, err);
+	while (rc == 0 && (rc = lt_stmt_step(nodes, err)) == 1) {
+		char *node = lt_xstrdup(lt_stmt_text(nodes, HN_NAME, NULL));
+
+		rc = health_store_node(st, ins, lt_stmt_int(nodes, HN_ID), node, err);
+		free(node);
+	}
+	lt_stmt_free(del);
+	lt_stmt_free(nodes);
+	lt_stmt_free(ins);
+	return rc < 0 ? rc : 0;
+}
