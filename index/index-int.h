@@ -96,6 +96,25 @@ int log_loader_store(struct log_loader *ll, const struct lt_log_line *ln, const 
 /* Saves the source's log summary (lines, years, time range); inside the batch's transaction. */
 int log_loader_save(struct log_loader *ll);
 
+/* ---- content identity (index-ident.c) ---- */
+
+enum ident_verdict {
+	IDENT_NEW,	/* no stored source holds this content */
+	IDENT_SAME,	/* read before, all of it: nothing to add */
+	IDENT_CONTINUE, /* source_id read part of it: go on from its resume offset */
+};
+
+struct ident_match {
+	enum ident_verdict verdict;
+	int64_t source_id;
+	uint64_t len; /* on-disk bytes that matched */
+	int grown;    /* CONTINUE of a complete read: the file grew since */
+};
+
+/* What the store knows of the regular file at path (anything else is IDENT_NEW). */
+int ident_find(struct ident_match *out, struct lt_store *st, const char *path,
+	       struct lt_error *err);
+
 /* Ingests one regular file or stdin. */
 int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
 	      struct lt_ingest_totals *totals, struct lt_error *err);

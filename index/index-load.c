@@ -4,9 +4,11 @@
  * A file is loaded in batches of LOAD_BATCH records; each batch commits
  * together with the source row's counters and resume offset, so the store
  * is consistent after a crash at any point and a rerun goes on from the
- * last commit.  A file whose fingerprint is already complete adds nothing;
- * an event already stored (same auditID and stage) is counted as a
- * duplicate and not stored again.
+ * last commit.  A file is known by the XXH3-128 of its content (see
+ * load_identify): the same content read before adds nothing, a file that
+ * grew since it was read (a log still being written) is read on from where
+ * it stopped, an edited one is new.  An event already stored (same auditID
+ * and stage) is counted as a duplicate and not stored again.
  */
 #include "index-int.h"
 
@@ -38,11 +40,13 @@ struct load {
 	struct load_count *counts; /* not yet written to resource_counts */
 	size_t ncounts;
 	sqlite3_stmt *ins_audit, *ins_raw, *ins_reject, *add_count, *save_source;
-	sqlite3_stmt *supersede_new, *supersede_old, *find_key;
+	sqlite3_stmt *supersede_new, *supersede_old, *find_key, *add_mark;
 	int partial_stages;	    /* the store holds a request stage below the final one */
 	int lease_bodies;	    /* this file had a Lease body (leaseDurationSeconds, holder) */
 	int64_t audit_lo, audit_hi; /* stageTimestamps stored by this batch, 0 when none */
 	sqlite3_stmt *ins_ext, *widen_range;
+	int identity;		     /* a regular file: its hash is kept (not stdin or a pipe) */
+	struct lt_input_mark mark;   /* the latest: every record replayed so far lies in it */
 	struct log_loader *logs;     /* created with the file's first log line */
 	struct intern_memo memo[20]; /* per load_intern string */
 };
@@ -94,7 +98,9 @@ static int load_prepare(struct load *l)
 	    store_prepare_raw(st, &l->save_source,
 			      "UPDATE sources SET resume_offset = ?2, bytes = ?3, records = ?4,"
 			      " stored = ?5, duplicates = ?6, skipped = ?7, rejected = ?8,"
-			      " state = ?9, note = ?10, finished_us = ?11 WHERE id = ?1",
+			      " state = ?9, note = ?10, finished_us = ?11,"
+			      " hashed = coalesce(?12, hashed), hash = coalesce(?13, hash),"
+			      " head = coalesce(?14, head) WHERE id = ?1",
 			      err) ||
 	    store_prepare_raw(st, &l->supersede_new, load_supersede_new_sql, err) ||
 	    store_prepare_raw(st, &l->supersede_old, load_supersede_old_sql, err) ||
@@ -102,6 +108,8 @@ static int load_prepare(struct load *l)
 			      "SELECT audit_id IS ?2 AND stage_id IS ?3 FROM audit WHERE akey = ?1",
 			      err) ||
 	    store_prepare_raw(st, &l->ins_ext, "INSERT INTO audit_ext VALUES(?1, ?2, ?3)", err) ||
+	    store_prepare_raw(st, &l->add_mark,
+			      "INSERT OR REPLACE INTO source_marks VALUES(?1, ?2, ?3, ?4)", err) ||
 	    store_prepare_raw(
 		st, &l->widen_range,
 		"INSERT INTO meta VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value ="
@@ -122,6 +130,7 @@ static void load_release(struct load *l)
 	sqlite3_finalize(l->supersede_new);
 	sqlite3_finalize(l->supersede_old);
 	sqlite3_finalize(l->find_key);
+	sqlite3_finalize(l->add_mark);
 	sqlite3_finalize(l->ins_ext);
 	sqlite3_finalize(l->widen_range);
 	log_loader_free(l->logs);
@@ -228,7 +237,30 @@ static int load_save_source(struct load *l, const char *state, const char *note)
 		sqlite3_bind_text(s, 10, note, -1, SQLITE_TRANSIENT);
 	if (strcmp(state, "ingesting") != 0)
 		sqlite3_bind_int64(s, 11, load_now_us());
+	if (l->identity && l->mark.hash[0] != '\0') {
+		sqlite3_bind_int64(s, 12, (sqlite3_int64)l->mark.len);
+		sqlite3_bind_text(s, 13, l->mark.hash, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 14, l->mark.head, -1, SQLITE_STATIC);
+	}
+	if (load_step(l, s, "cannot save source progress") != 0)
+		return LT_ERR_DB;
+	if (!l->identity || strcmp(state, "ingesting") == 0 || l->mark.hash[0] == '\0')
+		return 0;
+	/* a complete read: this content is known from now on, whatever the file becomes */
+	s = l->add_mark;
+	sqlite3_bind_int64(s, 1, l->source_id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)l->mark.len);
+	sqlite3_bind_text(s, 3, l->mark.hash, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, l->mark.head, -1, SQLITE_STATIC);
 	return load_step(l, s, "cannot save source progress");
+}
+
+/* The parser's mark: how far the input was read before the records that follow. */
+static void load_mark(const struct lt_input_mark *m, void *ctx)
+{
+	struct load *l = ctx;
+
+	l->mark = *m;
 }
 
 /* Marks requests seen at several stages so each counts once; free when none ever were. */
@@ -543,55 +575,47 @@ static void load_progress(uint64_t done, uint64_t size, void *ctx)
 		l->opts->on_progress(&p, l->opts->ctx);
 }
 
-/*
- * Finds a source with this fingerprint.  Returns 1 (complete: nothing to
- * do), 2 (interrupted: resume it; counters restored), or 0 (new).
- */
-static int load_find_source(struct load *l, const char *fp)
-{
-	sqlite3_stmt *q;
-	int found = 0;
-
-	if (fp == NULL ||
-	    store_prepare_raw(l->st, &q,
-			      "SELECT id, state, resume_offset, records, stored, duplicates,"
-			      " skipped, rejected FROM sources WHERE fingerprint = ?1",
-			      l->err) != 0)
-		return 0;
-	sqlite3_bind_text(q, 1, fp, -1, SQLITE_STATIC);
-	if (sqlite3_step(q) == SQLITE_ROW) {
-		l->source_id = sqlite3_column_int64(q, 0);
-		found = strcmp((const char *)sqlite3_column_text(q, 1), "ingesting") == 0 ? 2 : 1;
-		l->resume_offset = (uint64_t)sqlite3_column_int64(q, 2);
-		l->next_offset = l->resume_offset;
-		l->rep.records = (uint64_t)sqlite3_column_int64(q, 3);
-		l->rep.stored = (uint64_t)sqlite3_column_int64(q, 4);
-		l->rep.duplicates = (uint64_t)sqlite3_column_int64(q, 5);
-		l->rep.skipped = (uint64_t)sqlite3_column_int64(q, 6);
-		l->rep.rejected = (uint64_t)sqlite3_column_int64(q, 7);
-	}
-	sqlite3_finalize(q);
-	return found;
-}
-
-static int load_new_source(struct load *l, const char *fp, struct lt_input *in)
+/* Restores the counters and resume offset of source id, to go on with it. */
+static int load_continue(struct load *l, int64_t id)
 {
 	sqlite3_stmt *q;
 	int rc;
 
-	if (store_prepare_raw(
-		l->st, &q,
-		"INSERT INTO sources(path, fingerprint, gzip, size, mtime, started_us)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-		l->err) != 0)
+	if (store_prepare_raw(l->st, &q,
+			      "SELECT resume_offset, records, stored, duplicates, skipped, rejected"
+			      " FROM sources WHERE id = ?1",
+			      l->err) != 0)
+		return LT_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	if ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		l->source_id = id;
+		l->resume_offset = (uint64_t)sqlite3_column_int64(q, 0);
+		l->next_offset = l->resume_offset;
+		l->rep.records = (uint64_t)sqlite3_column_int64(q, 1);
+		l->rep.stored = (uint64_t)sqlite3_column_int64(q, 2);
+		l->rep.duplicates = (uint64_t)sqlite3_column_int64(q, 3);
+		l->rep.skipped = (uint64_t)sqlite3_column_int64(q, 4);
+		l->rep.rejected = (uint64_t)sqlite3_column_int64(q, 5);
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_ROW ? 0 : store_db_error(l->st, l->err, "cannot read the source");
+}
+
+static int load_new_source(struct load *l, struct lt_input *in)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (store_prepare_raw(l->st, &q,
+			      "INSERT INTO sources(path, gzip, size, mtime, started_us)"
+			      " VALUES(?1, ?2, ?3, ?4, ?5)",
+			      l->err) != 0)
 		return LT_ERR_DB;
 	sqlite3_bind_text(q, 1, l->rep.path, -1, SQLITE_STATIC);
-	if (fp != NULL)
-		sqlite3_bind_text(q, 2, fp, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 3, lt_input_is_gzip(in));
-	sqlite3_bind_int64(q, 4, (sqlite3_int64)lt_input_size(in));
-	sqlite3_bind_int64(q, 5, lt_input_mtime(in));
-	sqlite3_bind_int64(q, 6, load_now_us());
+	sqlite3_bind_int(q, 2, lt_input_is_gzip(in));
+	sqlite3_bind_int64(q, 3, (sqlite3_int64)lt_input_size(in));
+	sqlite3_bind_int64(q, 4, lt_input_mtime(in));
+	sqlite3_bind_int64(q, 5, load_now_us());
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
@@ -643,13 +667,14 @@ static void load_audit_range(struct load *l, int64_t *lo, int64_t *hi)
 }
 
 /* Parses the input inside transactions; returns the parse result. */
-static int load_run(struct load *l, struct lt_input *in, const char *fp, int resume,
-		    enum lt_format *fmt, struct lt_error *perr)
+static int load_run(struct load *l, struct lt_input *in, int resume, enum lt_format *fmt,
+		    struct lt_error *perr)
 {
 	struct lt_sink sink = {.audit = load_audit,
 			       .log = load_log,
 			       .reject = load_reject,
 			       .progress = load_progress,
+			       .mark = load_mark,
 			       .resume_offset = l->resume_offset,
 			       .year = l->opts->year,
 			       .utc_offset_us = l->opts->utc_offset_us};
@@ -658,18 +683,29 @@ static int load_run(struct load *l, struct lt_input *in, const char *fp, int res
 	load_audit_range(l, &sink.year_lo_us, &sink.year_hi_us);
 	if (store_exec(l->st, "BEGIN IMMEDIATE", l->err) != 0)
 		return LT_ERR_DB;
-	if (!resume && load_new_source(l, fp, in) != 0)
+	if (!resume && load_new_source(l, in) != 0)
 		return LT_ERR_DB;
 	l->since_id = lt_store_last_event_id(l->st);
 	l->partial_stages = load_has_partial_stages(l);
 	rc = pipe_parse(in, &sink, l, fmt, perr);
 	l->rep.bytes = lt_input_consumed(in);
+	if (rc == 0 || rc == LT_ERR_TRUNCATED)
+		lt_input_mark(in, &l->mark); /* all of it: the file's identity */
 	return rc;
 }
 
+/* A file that cannot be read: reported, and the reason in err for the caller to print. */
+static int load_failed(struct load *l, const struct lt_error *perr, struct lt_ingest_totals *t)
+{
+	load_report(l, LT_FILE_FAILED, perr->msg, t);
+	if (l->err != NULL)
+		*l->err = *perr;
+	return LT_ERR_IO;
+}
+
 /* Commits or rolls back after the parse, and reports the file. */
-static int load_finish(struct load *l, int rc, int resume, const struct lt_error *perr,
-		       struct lt_ingest_totals *t)
+static int load_finish(struct load *l, int rc, int resume, const char *detail,
+		       const struct lt_error *perr, struct lt_ingest_totals *t)
 {
 	enum lt_file_status ok = resume ? LT_FILE_RESUMED : LT_FILE_INGESTED;
 
@@ -685,22 +721,52 @@ static int load_finish(struct load *l, int rc, int resume, const struct lt_error
 	if (rc == 0 || rc == LT_ERR_TRUNCATED) {
 		if (load_commit(l, rc ? "truncated" : "complete", rc ? perr->msg : NULL, 0) != 0)
 			return LT_ERR_DB;
-		load_report(l, rc ? LT_FILE_TRUNCATED : ok, rc ? perr->msg : "", t);
+		load_report(l, rc ? LT_FILE_TRUNCATED : ok, rc ? perr->msg : detail, t);
 		return 0;
 	}
 	/* a read error: keep what was read, resumable, and say so */
 	if (load_commit(l, "ingesting", perr->msg, 0) != 0)
 		return LT_ERR_DB;
-	load_report(l, LT_FILE_FAILED, perr->msg, t);
-	return LT_ERR_IO;
+	return load_failed(l, perr, t);
 }
 
-/* True when path is a file (not stdin) whose content is a text log. */
+/* True when path is stdin, a pipe (`<(cmd)`, a FIFO) or a device: read once, as it streams. */
+static int load_is_stream(const char *path)
+{
+	struct stat sb;
+
+	return strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode);
+}
+
+/* True when path is a regular file whose content is a text log. */
 static int load_is_text_log(const char *path)
 {
 	enum lt_format fmt;
 
-	return strcmp(path, "-") != 0 && lt_sniff_path(&fmt, path, NULL) == 0 && fmt == LT_FMT_TEXT;
+	return lt_sniff_path(&fmt, path, NULL) == 0 && fmt == LT_FMT_TEXT;
+}
+
+/* Looks the file up by content: 1 nothing to do, 2 go on with a source, 0 new; <0 error. */
+static int load_identify(struct load *l, const char *path, char *detail, size_t cap,
+			 struct lt_error *perr)
+{
+	struct ident_match m;
+	int rc = ident_find(&m, l->st, path, perr);
+
+	if (rc != 0)
+		return rc;
+	if (m.verdict == IDENT_SAME) {
+		l->source_id = m.source_id;
+		return 1;
+	}
+	if (m.verdict == IDENT_NEW)
+		return 0;
+	if (load_continue(l, m.source_id) != 0)
+		return LT_ERR_DB;
+	if (m.grown)
+		snprintf(detail, cap, "grew since it was read: read on after its first %llu bytes",
+			 (unsigned long long)m.len);
+	return 2;
 }
 
 int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
@@ -710,29 +776,26 @@ int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts
 	struct lt_error perr = {0};
 	struct lt_input *in = NULL;
 	enum lt_format fmt = LT_FMT_UNKNOWN;
-	char fp_buf[33], *fp = NULL;
+	char detail[128] = "";
 	int found = 0, rc;
 
-	if (opts->on_text_log != NULL && load_is_text_log(path)) {
+	l.identity = !load_is_stream(path);
+	if (l.identity && opts->on_text_log != NULL && load_is_text_log(path)) {
 		opts->on_text_log(path, opts->ctx);
 		return 0;
 	}
-	if (strcmp(path, "-") != 0 && lt_fingerprint_file(fp_buf, path, &perr) == 0) {
-		fp = fp_buf;
-		found = load_find_source(&l, fp);
-	}
+	if (l.identity && (found = load_identify(&l, path, detail, sizeof detail, &perr)) < 0)
+		return found == LT_ERR_DB ? LT_ERR_DB : load_failed(&l, &perr, totals);
 	if (found == 1) {
 		load_report(&l, LT_FILE_DUPLICATE, "same content already ingested", totals);
 		return 0;
 	}
-	if (lt_input_open(&in, path, &perr) != 0) {
-		load_report(&l, LT_FILE_FAILED, perr.msg, totals);
-		return LT_ERR_IO;
-	}
+	if (lt_input_open(&in, path, &perr) != 0)
+		return load_failed(&l, &perr, totals);
 	rc = load_prepare(&l);
 	if (rc == 0)
-		rc = load_run(&l, in, fp, found == 2, &fmt, &perr);
-	rc = load_finish(&l, rc, found == 2, &perr, totals);
+		rc = load_run(&l, in, found == 2, &fmt, &perr);
+	rc = load_finish(&l, rc, found == 2, detail, &perr, totals);
 	load_release(&l);
 	lt_input_free(in);
 	return rc;

@@ -18,7 +18,7 @@
 #define PIPE_BATCH_ITEMS 2048
 #define PIPE_DEPTH	 4 /* batches queued at most */
 
-enum pipe_item_type { PIPE_AUDIT, PIPE_LOG, PIPE_REJECT, PIPE_PROGRESS };
+enum pipe_item_type { PIPE_AUDIT, PIPE_LOG, PIPE_REJECT, PIPE_PROGRESS, PIPE_MARK };
 
 /* One callback's arguments; strings hold offsets from the item start (+1; 0 = absent). */
 struct pipe_item {
@@ -29,6 +29,7 @@ struct pipe_item {
 	union {
 		struct lt_audit_event ev;
 		struct lt_log_line ln;
+		struct lt_input_mark mark;
 	} u;
 };
 
@@ -264,6 +265,18 @@ static void pipe_put_progress(uint64_t done, uint64_t size, void *ctx)
 	it->b = size;
 }
 
+static void pipe_put_mark(const struct lt_input_mark *m, void *ctx)
+{
+	struct pipe *p = ctx;
+	size_t start = pipe_reserve(p, sizeof(struct pipe_item));
+	struct pipe_item *it = (struct pipe_item *)(void *)(p->cur->data + start);
+
+	memset(it, 0, sizeof *it);
+	it->type = PIPE_MARK;
+	it->size = sizeof *it;
+	it->u.mark = *m;
+}
+
 static void *pipe_worker(void *arg)
 {
 	struct pipe *p = arg;
@@ -274,6 +287,7 @@ static void *pipe_worker(void *arg)
 	sink.log = p->has_log ? pipe_put_log : NULL;
 	sink.reject = pipe_put_reject;
 	sink.progress = pipe_put_progress;
+	sink.mark = p->worker_sink.mark ? pipe_put_mark : NULL;
 	rc = lt_parse_input(p->in, &sink, p, &p->fmt, &p->err);
 
 	pipe_push(p);
@@ -347,6 +361,9 @@ static int pipe_replay(struct pipe_item *it, const struct lt_sink *sink, void *c
 		return sink->log(&it->u.ln, &it->at, ctx);
 	case PIPE_REJECT:
 		return sink->reject(&it->at, (const char *)(it + 1), ctx);
+	case PIPE_MARK:
+		sink->mark(&it->u.mark, ctx);
+		return 0;
 	default:
 		if (sink->progress)
 			sink->progress(it->a, it->b, ctx);

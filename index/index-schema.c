@@ -2,9 +2,11 @@
 #include "index-int.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define SCHEMA_VERSION "2"
+/* 3: sources are known by the XXH3-128 of their content (hashed, hash, head; source_marks) */
+#define SCHEMA_VERSION "3"
 
 /*
  * Strings that repeat (users, agents, IPs, names, reasons) are stored once
@@ -165,16 +167,25 @@ static const char *const index_names[] = {"audit_rtv",	   "audit_object", "lines
 static const char *const schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS strs(id INTEGER PRIMARY KEY, s TEXT NOT NULL UNIQUE)",
+    /*
+     * A source's identity: the XXH3-128 (hash) of its first `hashed` on-disk bytes, every
+     * record committed for it lying in them, and of its first 64 KiB (head, to find the
+     * candidates cheaply).  Each end of a complete read leaves a row in source_marks, so a
+     * copy of the file as it was then is known even after the file grew (index-load.c).
+     */
     "CREATE TABLE IF NOT EXISTS sources("
-    " id INTEGER PRIMARY KEY, path TEXT NOT NULL, fingerprint TEXT, format TEXT,"
+    " id INTEGER PRIMARY KEY, path TEXT NOT NULL, hashed INTEGER, hash TEXT, head TEXT,"
+    " format TEXT,"
     " gzip INTEGER NOT NULL DEFAULT 0, size INTEGER, mtime INTEGER,"
     " state TEXT NOT NULL DEFAULT 'ingesting', note TEXT,"
     " resume_offset INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0,"
     " records INTEGER NOT NULL DEFAULT 0, stored INTEGER NOT NULL DEFAULT 0,"
     " duplicates INTEGER NOT NULL DEFAULT 0, skipped INTEGER NOT NULL DEFAULT 0,"
     " rejected INTEGER NOT NULL DEFAULT 0, started_us INTEGER, finished_us INTEGER)",
-    "CREATE UNIQUE INDEX IF NOT EXISTS sources_fingerprint ON sources(fingerprint)"
-    " WHERE fingerprint IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS sources_head ON sources(head) WHERE head IS NOT NULL",
+    "CREATE TABLE IF NOT EXISTS source_marks(source_id INTEGER NOT NULL, len INTEGER NOT NULL,"
+    " hash TEXT NOT NULL, head TEXT NOT NULL, PRIMARY KEY(source_id, len)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS source_marks_head ON source_marks(head)",
     "CREATE TABLE IF NOT EXISTS rejects(id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL,"
     " line INTEGER NOT NULL, offset INTEGER NOT NULL, reason TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS rejects_source ON rejects(source_id)",
@@ -266,23 +277,37 @@ static int schema_is_foreign(struct lt_store *st, struct lt_error *err)
 	return foreign;
 }
 
-/* Reads meta 'app' and 'schema'; 0 when they match ours. */
-static int schema_check_meta(struct lt_store *st, struct lt_error *err)
+/*
+ * Checks meta 'schema' against ours: 0 when it matches, or when a store is
+ * new (no meta yet) and may be created.  A store of another version is
+ * refused before anything is written to it, saying which is older.
+ */
+static int schema_check_meta(struct lt_store *st, int may_be_new, struct lt_error *err)
 {
 	sqlite3_stmt *q;
-	int ok = 0;
+	long have = -1;
 
+	if (may_be_new && schema_is_foreign(st, NULL) == 0 &&
+	    store_prepare_raw(st, &q, "SELECT 1 FROM sqlite_master WHERE name = 'meta'", NULL) ==
+		0) {
+		int is_new = sqlite3_step(q) != SQLITE_ROW;
+
+		sqlite3_finalize(q);
+		if (is_new)
+			return 0;
+	}
 	if (store_prepare_raw(st, &q, "SELECT value FROM meta WHERE key = 'schema'", err) != 0)
 		return LT_ERR_DB;
 	if (sqlite3_step(q) == SQLITE_ROW)
-		ok = strcmp((const char *)sqlite3_column_text(q, 0), SCHEMA_VERSION) == 0;
+		have = strtol((const char *)sqlite3_column_text(q, 0), NULL, 10);
 	sqlite3_finalize(q);
-	if (!ok)
-		return lt_error_set(err, LT_ERR_DB,
-				    "%s: a leasetrail store of another schema version; "
-				    "re-ingest into a new store",
-				    st->path);
-	return 0;
+	if (have == strtol(SCHEMA_VERSION, NULL, 10))
+		return 0;
+	return lt_error_set(err, LT_ERR_DB,
+			    "%s: a leasetrail store of schema %ld, made by %s leasetrail (this one "
+			    "reads schema " SCHEMA_VERSION "); re-ingest the logs into a new store",
+			    st->path, have,
+			    have > strtol(SCHEMA_VERSION, NULL, 10) ? "a newer" : "an older");
 }
 
 /* Creates the schema in a new store, or checks an existing one is ours. */
@@ -296,8 +321,10 @@ int store_schema(struct lt_store *st, struct lt_error *err)
 	if (foreign)
 		return lt_error_set(err, LT_ERR_DB,
 				    "%s: not a leasetrail store (an SQLite file with other tables)",
-				    st->path); /* views hold no data: refresh them, so a store
-						  always has this binary's definitions */
+				    st->path);
+	if (schema_check_meta(st, !st->readonly, err) != 0)
+		return LT_ERR_DB;
+	/* views hold no data: refresh them, so a store always has this binary's definitions */
 	if (!st->readonly && store_exec(st,
 					"DROP VIEW IF EXISTS events; DROP VIEW IF EXISTS leases;"
 					" DROP VIEW IF EXISTS episodes; DROP VIEW IF EXISTS nodes; "
@@ -316,7 +343,7 @@ int store_schema(struct lt_store *st, struct lt_error *err)
 			       err) != 0)
 			return LT_ERR_DB;
 	}
-	return schema_check_meta(st, err);
+	return schema_check_meta(st, 0, err);
 }
 
 /* What lt_store_overlay_derived() creates: the derived tables and views, as TEMP objects. */

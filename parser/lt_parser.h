@@ -182,11 +182,30 @@ int64_t lt_input_mtime(const struct lt_input *in);     /* seconds, 0 if unknown 
 void lt_input_free(struct lt_input *in);
 
 /*
- * A content fingerprint of a regular file: its size and a hash of its first
- * and last MiB, as 32 hex digits (+ NUL) in out.  Cheap enough to run
- * before ingesting; identical files get identical fingerprints.
+ * A file's content identity: every on-disk byte read (compressed bytes for
+ * gzip) goes into an XXH3-128 hash as it is read, so how far an input has
+ * been read and the hash of those bytes are known at any point (a mark);
+ * at the end of the input the mark is the whole file's identity.  head is
+ * the hash of the first LT_INPUT_HEAD bytes (of all of them when fewer): a
+ * cheap first look for the files that may share a prefix with this one.
  */
-int lt_fingerprint_file(char out[33], const char *path, struct lt_error *err);
+#define LT_INPUT_HEAD (64 * 1024)
+
+struct lt_input_mark {
+	uint64_t len;  /* on-disk bytes read */
+	char hash[33]; /* XXH3-128 of those bytes, 32 hex digits */
+	char head[33]; /* XXH3-128 of the first min(len, LT_INPUT_HEAD) of them */
+};
+
+void lt_input_mark(const struct lt_input *in, struct lt_input_mark *out);
+
+/*
+ * The XXH3-128 (hex, as in a mark) of the first lens[i] bytes of the file
+ * at path, for n lengths in ascending order, reading it once up to the
+ * last; out[i] is "" when the file is shorter than lens[i].
+ */
+int lt_hash_prefixes(char (*out)[33], const char *path, const uint64_t *lens, size_t n,
+		     struct lt_error *err);
 
 /* ---- records ------------------------------------------------------------ */
 
@@ -287,6 +306,10 @@ struct lt_sink {
 	int (*reject)(const struct lt_where *at, const char *reason, void *ctx);
 	/* Optional: now and then, on-disk bytes read so far of size (0 if unknown). */
 	void (*progress)(uint64_t done, uint64_t size, void *ctx);
+	/* Optional: after each read, before its records: how far the input has been read
+	 * and the hash of it, so every record handed out after it lies in its first
+	 * m->len on-disk bytes. */
+	void (*mark)(const struct lt_input_mark *m, void *ctx);
 	/* Optional: records before this decoded offset are skipped (resume). */
 	uint64_t resume_offset;
 	/* Year for year-less timestamps: year (>0) forces one (LT_YEAR_GIVEN); else a

@@ -1,4 +1,12 @@
-/* parser-input.c - streaming reads of plain or gzip files and stdin, and file fingerprints. */
+/*
+ * parser-input.c - streaming reads of plain or gzip files and stdin, and
+ * their content identity.
+ *
+ * Every on-disk byte read is hashed as it goes by (xxHash's XXH3-128), so
+ * the identity of what has been read so far is known at any point without
+ * a second pass: lt_input_mark() gives it, and at the end of the input it is
+ * the whole file's.  gzip input is hashed as stored (compressed bytes).
+ */
 #include "lt_parser.h"
 
 #include <errno.h>
@@ -7,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include <zlib.h>
 
 #define INPUT_RAW_SIZE (256 * 1024)
@@ -23,7 +32,41 @@ struct lt_input {
 	z_stream zs;
 	unsigned char *raw; /* undecoded bytes: raw[raw_pos..raw_len) */
 	size_t raw_pos, raw_len;
+	XXH3_state_t *hash; /* of the in->consumed bytes read */
+	XXH128_hash_t head; /* of the first LT_INPUT_HEAD bytes, once read */
 };
+
+static XXH3_state_t *input_hash_new(void)
+{
+	XXH3_state_t *h = XXH3_createState();
+
+	if (h == NULL) { /* as lt_xmalloc does: out of memory is fatal here */
+		fputs("leasetrail: out of memory (hash state)\n", stderr);
+		abort();
+	}
+	XXH3_128bits_reset(h);
+	return h;
+}
+
+static void input_hex(char out[33], XXH128_hash_t h)
+{
+	snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.high64,
+		 (unsigned long long)h.low64);
+}
+
+/* Adds the n bytes at p, read at offset off, to the hash; notes the head when it is complete. */
+static void input_hash(struct lt_input *in, const unsigned char *p, size_t n, uint64_t off)
+{
+	if (off < LT_INPUT_HEAD && off + n >= LT_INPUT_HEAD) {
+		size_t first = (size_t)(LT_INPUT_HEAD - off);
+
+		XXH3_128bits_update(in->hash, p, first);
+		in->head = XXH3_128bits_digest(in->hash);
+		p += first;
+		n -= first;
+	}
+	XXH3_128bits_update(in->hash, p, n);
+}
 
 /* Refills in->raw from the file descriptor; 0 on success (also at EOF). */
 static int input_fill(struct lt_input *in, struct lt_error *err)
@@ -40,6 +83,7 @@ static int input_fill(struct lt_input *in, struct lt_error *err)
 				   in->path, strerror(errno));
 	in->raw_pos = 0;
 	in->raw_len = (size_t)n;
+	input_hash(in, in->raw, (size_t)n, in->consumed);
 	in->consumed += (uint64_t)n;
 	in->raw_eof = n == 0;
 	return 0;
@@ -76,6 +120,7 @@ int lt_input_open(struct lt_input **out, const char *path, struct lt_error *err)
 	in->path = lt_xstrdup(path);
 	in->fd = -1;
 	in->raw = lt_xmalloc(INPUT_RAW_SIZE);
+	in->hash = input_hash_new();
 	rc = input_open_fd(in, path, err);
 	if (rc == 0)
 		rc = input_fill(in, err);
@@ -208,66 +253,68 @@ void lt_input_free(struct lt_input *in)
 		inflateEnd(&in->zs);
 	if (in->fd > STDIN_FILENO)
 		close(in->fd);
+	XXH3_freeState(in->hash);
 	free(in->raw);
 	free(in->path);
 	free(in);
 }
 
-/* Two independent 64-bit FNV-1a style hashes, so the fingerprint is 128 bits. */
-static void fp_mix(uint64_t h[2], const unsigned char *p, size_t n)
+void lt_input_mark(const struct lt_input *in, struct lt_input_mark *out)
 {
-	for (size_t i = 0; i < n; i++) {
-		h[0] = (h[0] ^ p[i]) * 0x100000001b3ULL;
-		h[1] = (h[1] ^ p[i]) * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
-	}
+	XXH128_hash_t now = XXH3_128bits_digest(in->hash);
+
+	out->len = in->consumed;
+	input_hex(out->hash, now);
+	input_hex(out->head, in->consumed >= LT_INPUT_HEAD ? in->head : now);
 }
 
-/* Hashes up to len bytes of fd at off; 0 on success. */
-static int fp_mix_range(uint64_t h[2], int fd, uint64_t off, uint64_t len, unsigned char *buf)
+/* Hashes the next want bytes of fd into h; *got < want at the end of the file. */
+static int hash_read(XXH3_state_t *h, int fd, uint64_t want, unsigned char *buf, uint64_t *got)
 {
-	while (len > 0) {
-		size_t want = len > 65536 ? 65536 : (size_t)len;
-		ssize_t n = pread(fd, buf, want, (off_t)off);
+	*got = 0;
+	while (*got < want) {
+		size_t ask = want - *got > INPUT_RAW_SIZE ? INPUT_RAW_SIZE : (size_t)(want - *got);
+		ssize_t n = read(fd, buf, ask);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return n < 0 ? -1 : 0;
-		fp_mix(h, buf, (size_t)n);
-		off += (uint64_t)n;
-		len -= (uint64_t)n;
+		XXH3_128bits_update(h, buf, (size_t)n);
+		*got += (uint64_t)n;
 	}
 	return 0;
 }
 
-int lt_fingerprint_file(char out[33], const char *path, struct lt_error *err)
+int lt_hash_prefixes(char (*out)[33], const char *path, const uint64_t *lens, size_t n,
+		     struct lt_error *err)
 {
-	const uint64_t mib = 1024 * 1024;
-	uint64_t h[2] = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL};
+	XXH3_state_t *h;
 	unsigned char *buf;
-	struct stat st;
-	uint64_t size, tail;
-	int fd, rc;
+	uint64_t at = 0, got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		if (fd >= 0)
-			close(fd);
+	for (size_t i = 0; i < n; i++)
+		out[i][0] = '\0';
+	if (fd < 0)
 		return lt_error_at(err, LT_ERR_IO, path, 0, 0, "%s: cannot open: %s", path,
 				   strerror(errno));
+	h = input_hash_new();
+	buf = lt_xmalloc(INPUT_RAW_SIZE);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (lens[i] < at)
+			continue;
+		rc = hash_read(h, fd, lens[i] - at, buf, &got);
+		at += got;
+		if (rc != 0 || at < lens[i])
+			break;
+		input_hex(out[i], XXH3_128bits_digest(h));
 	}
-	size = (uint64_t)st.st_size;
-	fp_mix(h, (const unsigned char *)&size, sizeof size);
-	buf = lt_xmalloc(65536);
-	tail = size > 2 * mib ? size - mib : mib;
-	rc = fp_mix_range(h, fd, 0, mib, buf);
-	if (rc == 0 && size > mib)
-		rc = fp_mix_range(h, fd, tail, mib, buf);
 	free(buf);
+	XXH3_freeState(h);
 	close(fd);
 	if (rc != 0)
 		return lt_error_at(err, LT_ERR_IO, path, 0, 0, "%s: read failed: %s", path,
 				   strerror(errno));
-	snprintf(out, 33, "%016llx%016llx", (unsigned long long)h[0], (unsigned long long)h[1]);
 	return 0;
 }

@@ -273,6 +273,12 @@ static int run_stream(struct run_ctx *r, struct run_reader *rd, char *buf, size_
 	int rc = 0, rdc = 0;
 
 	while (got > 0) {
+		if (r->sink->mark) {
+			struct lt_input_mark m;
+
+			lt_input_mark(r->in, &m);
+			r->sink->mark(&m, r->sink_ctx);
+		}
 		if ((rc = run_feed(rd, buf, got)) != 0)
 			break;
 		if (r->sink->progress)

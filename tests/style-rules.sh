@@ -66,6 +66,7 @@ DOORS=(
 	'yajl/.*|parser/parser-json.h'
 	'parser-json\.h|parser/parser-json.c parser/parser-audit.c parser/parser-cloudwatch.c parser/parser-journal.c parser/parser-jsonlog.c'
 	'pcre2\.h|parser/parser-regex.c base/base-regex.c'
+	'xxhash\.h|parser/parser-input.c'
 )
 
 mapfile -t FILES < <(find . \( -path './build*' -o -path ./.git -o -path ./bench/out \) -prune \
