@@ -32,6 +32,7 @@ struct lt_store {
 	sqlite3 *db;
 	char *path;
 	int readonly;
+	int lock_fd;	      /* a writable store's flock(2): one writer at a time; -1 when none */
 	int deferred_indexes; /* a bulk load dropped the secondary indexes (ingest_begin) */
 	struct intern_cache strs;
 	sqlite3_stmt *str_find, *str_add;

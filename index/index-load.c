@@ -45,9 +45,11 @@ struct load {
 	int lease_bodies;	    /* this file had a Lease body (leaseDurationSeconds, holder) */
 	int64_t audit_lo, audit_hi; /* stageTimestamps stored by this batch, 0 when none */
 	sqlite3_stmt *ins_ext, *widen_range;
-	int identity;		     /* a regular file: its hash is kept (not stdin or a pipe) */
-	struct lt_input_mark mark;   /* the latest: every record replayed so far lies in it */
-	struct log_loader *logs;     /* created with the file's first log line */
+	int identity;		   /* a regular file: its hash is kept (not stdin or a pipe) */
+	struct lt_input_mark mark; /* the latest: every record replayed so far lies in it */
+	uint64_t tail_reject;	   /* offset + 1 of the last record when it was rejected, else 0 */
+	int open_end;		   /* that record was cut off by the end of a file still open */
+	struct log_loader *logs;   /* created with the file's first log line */
 	struct intern_memo memo[20]; /* per load_intern string */
 };
 
@@ -227,11 +229,11 @@ static int load_save_source(struct load *l, const char *state, const char *note)
 	sqlite3_bind_int64(s, 1, l->source_id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)l->next_offset);
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)l->rep.bytes);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)l->rep.records);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)(l->rep.records - (uint64_t)l->open_end));
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)l->rep.stored);
 	sqlite3_bind_int64(s, 6, (sqlite3_int64)l->rep.duplicates);
 	sqlite3_bind_int64(s, 7, (sqlite3_int64)l->rep.skipped);
-	sqlite3_bind_int64(s, 8, (sqlite3_int64)l->rep.rejected);
+	sqlite3_bind_int64(s, 8, (sqlite3_int64)(l->rep.rejected - (uint64_t)l->open_end));
 	sqlite3_bind_text(s, 9, state, -1, SQLITE_STATIC);
 	if (note != NULL && note[0] != '\0')
 		sqlite3_bind_text(s, 10, note, -1, SQLITE_TRANSIENT);
@@ -351,6 +353,7 @@ static int load_reject(const struct lt_where *at, const char *reason, void *ctx)
 		if (load_step(l, l->ins_reject, "cannot record a rejected record") != 0)
 			return LT_ERR_DB;
 	}
+	l->tail_reject = at->offset + 1;
 	return load_tick(l, at);
 }
 
@@ -547,6 +550,7 @@ static int load_log(const struct lt_log_line *ln, const struct lt_where *at, voi
 		l->rep.stored++;
 	else
 		l->rep.duplicates++;
+	l->tail_reject = 0;
 	return load_tick(l, at);
 }
 
@@ -562,6 +566,7 @@ static int load_audit(const struct lt_audit_event *ev, const struct lt_where *at
 	} else if (load_store_event(l, ev, at) != 0) {
 		return LT_ERR_DB;
 	}
+	l->tail_reject = 0;
 	return load_tick(l, at);
 }
 
@@ -666,6 +671,23 @@ static void load_audit_range(struct load *l, int64_t *lo, int64_t *hi)
 	sqlite3_finalize(q);
 }
 
+/* On resume: the rejects of records it reads again (a line cut off by the file's end). */
+static int load_drop_open_rejects(struct load *l)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (store_prepare_raw(l->st, &q,
+			      "DELETE FROM rejects WHERE source_id = ?1 AND offset >= ?2",
+			      l->err) != 0)
+		return LT_ERR_DB;
+	sqlite3_bind_int64(q, 1, l->source_id);
+	sqlite3_bind_int64(q, 2, (sqlite3_int64)l->resume_offset);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : store_db_error(l->st, l->err, "cannot resume the source");
+}
+
 /* Parses the input inside transactions; returns the parse result. */
 static int load_run(struct load *l, struct lt_input *in, int resume, enum lt_format *fmt,
 		    struct lt_error *perr)
@@ -685,12 +707,23 @@ static int load_run(struct load *l, struct lt_input *in, int resume, enum lt_for
 		return LT_ERR_DB;
 	if (!resume && load_new_source(l, in) != 0)
 		return LT_ERR_DB;
+	if (resume && load_drop_open_rejects(l) != 0)
+		return LT_ERR_DB;
 	l->since_id = lt_store_last_event_id(l->st);
 	l->partial_stages = load_has_partial_stages(l);
 	rc = pipe_parse(in, &sink, l, fmt, perr);
 	l->rep.bytes = lt_input_consumed(in);
 	if (rc == 0 || rc == LT_ERR_TRUNCATED)
 		lt_input_mark(in, &l->mark); /* all of it: the file's identity */
+	/*
+	 * A last record rejected as cut off, in a file ending inside a line, may be
+	 * a log line still being written: it stays counted for this run's report, but
+	 * the source resumes at it, so when the file grows it is read again, whole.
+	 */
+	if (rc == 0 && l->identity && l->tail_reject > 0 && lt_input_ends_open(in)) {
+		l->open_end = 1;
+		l->next_offset = l->tail_reject - 1;
+	}
 	return rc;
 }
 

@@ -37,6 +37,27 @@ static const char logs_ins_sql[] =
     " ext_id, stream_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
     " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)";
 
+/* A source read on (resumed, or grown since): its summary so far is the start of this one. */
+static int logs_restore(struct log_loader *ll)
+{
+	sqlite3_stmt *q;
+
+	if (store_prepare_raw(ll->st, &q,
+			      "SELECT lines, klog_skew, coalesce(first_us, 0), coalesce(last_us, 0)"
+			      " FROM log_sources WHERE source_id = ?1",
+			      ll->err) != 0)
+		return LT_ERR_DB;
+	sqlite3_bind_int64(q, 1, ll->source_id);
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		ll->lines = (uint64_t)sqlite3_column_int64(q, 0);
+		ll->skew = (uint64_t)sqlite3_column_int64(q, 1);
+		ll->first_us = sqlite3_column_int64(q, 2);
+		ll->last_us = sqlite3_column_int64(q, 3);
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
 int log_loader_new(struct log_loader **out, struct lt_store *st, int64_t source_id,
 		   const char *node, struct lt_error *err)
 {
@@ -61,7 +82,8 @@ int log_loader_new(struct log_loader **out, struct lt_store *st, int64_t source_
 			      "INSERT OR REPLACE INTO log_sources(source_id, lines, year,"
 			      " year_rule, first_us, last_us, klog_skew, node)"
 			      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-			      err))
+			      err) ||
+	    logs_restore(ll))
 		goto fail;
 	*out = ll;
 	return 0;

@@ -1,9 +1,22 @@
-/* index-store.c - opening the store, and the statement API the queries use. */
+/*
+ * index-store.c - opening the store, and the statement API the queries use.
+ *
+ * A writable open holds an exclusive flock(2) on the store file for as long
+ * as the store is open, so two ingests (or an ingest and a rebuild) never
+ * write one store at once: the second waits for the first, saying so.  A
+ * read-only open never writes anything (a store on read-only media, in a
+ * read-only directory, a read-only file): SQLite's mode=ro, and immutable=1
+ * when even the shared-memory file of WAL mode cannot be created.
+ */
 #include "index-int.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int store_configured;
 
@@ -103,30 +116,157 @@ static int store_check_exists(const char *path, int flags, struct lt_error *err)
 			    path, path);
 }
 
+/* The directory part of path ("." when none). */
+static void store_dir_of(struct lt_buf *dir, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	lt_buf_reset(dir);
+	if (slash == NULL)
+		lt_buf_append(dir, ".", 1);
+	else
+		lt_buf_append(dir, path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+/*
+ * A writable open needs to write the file and, in WAL mode, to create its
+ * -wal and -shm beside it: say so plainly when it cannot (evidence on
+ * read-only media), rather than fail half-way with SQLite's words.
+ */
+static int store_check_writable(const char *path, struct lt_error *err)
+{
+	struct lt_buf dir;
+	const char *what = NULL;
+	int e = 0;
+
+	lt_buf_init(&dir);
+	store_dir_of(&dir, path);
+	if (access(path, F_OK) == 0 && access(path, W_OK) != 0)
+		what = "the store file", e = errno;
+	else if (access(dir.ptr, W_OK) != 0)
+		what = "its directory", e = errno;
+	lt_buf_release(&dir);
+	if (what == NULL)
+		return 0;
+	return lt_error_set(err, LT_ERR_DB,
+			    "%s: cannot write %s (%s): `ingest` and `rebuild` write the store; "
+			    "read commands work as it is, or copy it somewhere writable",
+			    path, what, strerror(e));
+}
+
+/* Takes the store's writer lock, waiting (and saying so) while another writer holds it. */
+static int store_lock(struct lt_store *st, struct lt_error *err)
+{
+	struct lt_buf msg;
+
+	st->lock_fd = open(st->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (st->lock_fd < 0)
+		return lt_error_set(err, LT_ERR_DB, "%s: cannot open store: %s", st->path,
+				    strerror(errno));
+	if (flock(st->lock_fd, LOCK_EX | LOCK_NB) == 0 || errno != EWOULDBLOCK)
+		return 0; /* locked, or a file system without flock: unlocked, as before */
+	lt_buf_init(&msg);
+	lt_sanitize(&msg, st->path, strlen(st->path));
+	fprintf(stderr,
+		"leasetrail: %s: another leasetrail (ingest or rebuild) is writing this store; "
+		"waiting for it to finish\n",
+		msg.ptr);
+	lt_buf_release(&msg);
+	while (flock(st->lock_fd, LOCK_EX) != 0 && errno == EINTR)
+		;
+	return 0;
+}
+
+/* Appends path to b as the path of an SQLite URI: every byte outside [A-Za-z0-9/._~-] %XX. */
+static void store_uri_path(struct lt_buf *b, const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/._~-", *p) != NULL) {
+			lt_buf_putc(b, (char)*p);
+			continue;
+		}
+		lt_buf_putc(b, '%');
+		lt_buf_putc(b, hex[*p >> 4]);
+		lt_buf_putc(b, hex[*p & 15]);
+	}
+}
+
+/* Opens path read-only with the URI parameter param ("mode=ro", "immutable=1"); SQLite's rc. */
+static int store_open_ro(struct lt_store *st, const char *param)
+{
+	struct lt_buf uri;
+	int rc;
+
+	lt_buf_init(&uri);
+	lt_buf_append(&uri, "file:", 5);
+	store_uri_path(&uri, st->path);
+	lt_buf_printf(&uri, "?%s", param);
+	rc = sqlite3_open_v2(uri.ptr, &st->db,
+			     SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+	lt_buf_release(&uri);
+	if (rc == SQLITE_OK) /* a first read: WAL mode needs its -shm, which may not be creatable */
+		rc = sqlite3_exec(st->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	return rc;
+}
+
+/*
+ * A read-only open that writes nothing: mode=ro, else (the -shm of a WAL
+ * store cannot be created: a read-only directory or medium) immutable=1,
+ * which reads the main file alone without locks.  A store is checkpointed
+ * whole when its last writer closes, so the main file is the store; what a
+ * crashed writer left in a -wal is not seen then.
+ */
+static int store_open_readonly(struct lt_store *st)
+{
+	int rc = store_open_ro(st, "mode=ro");
+
+	if (rc == SQLITE_OK || rc == SQLITE_NOTADB)
+		return rc;
+	sqlite3_close(st->db);
+	st->db = NULL;
+	return store_open_ro(st, "immutable=1");
+}
+
 int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_error *err)
 {
 	struct lt_store *st;
-	int mode = (flags & LT_STORE_READONLY) ? SQLITE_OPEN_READONLY
-					       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	int rc;
 
 	*out = NULL;
 	if ((rc = store_check_exists(path, flags, err)) != 0)
-		return rc; /*
-			    * memory statistics take a global mutex on every allocation; nothing
-			    * here reads them.  sqlite3_config must not race other SQLite calls:
-			    * only the first open (on the main thread, before any helper thread
-			    * exists) makes it.
-			    */
+		return rc;
+	if (!(flags & LT_STORE_READONLY) && (rc = store_check_writable(path, err)) != 0)
+		return rc;
+	/*
+	 * memory statistics take a global mutex on every allocation; nothing
+	 * here reads them.  sqlite3_config must not race other SQLite calls:
+	 * only the first open (on the main thread, before any helper thread
+	 * exists) makes it.
+	 */
 	if (!store_configured) {
 		store_configured = 1;
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	}
 	st = lt_xcalloc(1, sizeof *st);
 	st->path = lt_xstrdup(path);
+	st->lock_fd = -1;
 	st->readonly = (flags & LT_STORE_READONLY) != 0;
-	if (sqlite3_open_v2(path, &st->db, mode | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		rc = store_db_error(st, err, "cannot open store");
+	if (!st->readonly && (rc = store_lock(st, err)) != 0) {
+		lt_store_free(st);
+		return rc;
+	}
+	if (st->readonly)
+		rc = store_open_readonly(st);
+	else
+		rc = sqlite3_open_v2(
+		    path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+		    NULL);
+	if (rc != SQLITE_OK) {
+		rc = store_db_error(
+		    st, err, rc == SQLITE_NOTADB ? "not a leasetrail store" : "cannot open store");
 		lt_store_free(st);
 		return rc;
 	}
@@ -154,6 +294,9 @@ void lt_store_free(struct lt_store *st)
 	sqlite3_finalize(st->str_add);
 	intern_release(&st->strs);
 	sqlite3_close(st->db);
+	/* after the close: closing any descriptor of the file drops SQLite's POSIX locks */
+	if (st->lock_fd >= 0)
+		close(st->lock_fd);
 	free(st->path);
 	free(st);
 }

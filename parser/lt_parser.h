@@ -179,6 +179,8 @@ int lt_input_is_gzip(const struct lt_input *in);
 uint64_t lt_input_size(const struct lt_input *in);     /* on-disk size, 0 if unknown */
 uint64_t lt_input_consumed(const struct lt_input *in); /* on-disk bytes read so far */
 int64_t lt_input_mtime(const struct lt_input *in);     /* seconds, 0 if unknown */
+/* True when the decoded bytes read so far end inside a line (no final newline). */
+int lt_input_ends_open(const struct lt_input *in);
 void lt_input_free(struct lt_input *in);
 
 /*

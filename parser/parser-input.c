@@ -29,6 +29,7 @@ struct lt_input {
 	uint64_t size; /* st_size of a regular file, else 0 */
 	uint64_t consumed;
 	int64_t mtime;
+	int last; /* the last decoded byte handed out, -1 before any */
 	z_stream zs;
 	unsigned char *raw; /* undecoded bytes: raw[raw_pos..raw_len) */
 	size_t raw_pos, raw_len;
@@ -119,6 +120,7 @@ int lt_input_open(struct lt_input **out, const char *path, struct lt_error *err)
 	*out = NULL;
 	in->path = lt_xstrdup(path);
 	in->fd = -1;
+	in->last = -1;
 	in->raw = lt_xmalloc(INPUT_RAW_SIZE);
 	in->hash = input_hash_new();
 	rc = input_open_fd(in, path, err);
@@ -208,16 +210,23 @@ int lt_input_read(struct lt_input *in, char *buf, size_t cap, size_t *got, struc
 
 	*got = 0;
 	if (in->is_gzip)
-		return input_read_gzip(in, buf, cap, got, err);
-	if ((rc = input_fill(in, err)) != 0)
-		return rc;
-	n = in->raw_len - in->raw_pos;
-	if (n > cap)
-		n = cap;
-	memcpy(buf, in->raw + in->raw_pos, n);
-	in->raw_pos += n;
-	*got = n;
-	return 0;
+		rc = input_read_gzip(in, buf, cap, got, err);
+	else if ((rc = input_fill(in, err)) == 0) {
+		n = in->raw_len - in->raw_pos;
+		if (n > cap)
+			n = cap;
+		memcpy(buf, in->raw + in->raw_pos, n);
+		in->raw_pos += n;
+		*got = n;
+	}
+	if (*got > 0)
+		in->last = (unsigned char)buf[*got - 1];
+	return rc;
+}
+
+int lt_input_ends_open(const struct lt_input *in)
+{
+	return in->last >= 0 && in->last != '\n';
 }
 
 const char *lt_input_path(const struct lt_input *in)
