@@ -1,7 +1,6 @@
 /* cmd-ingest.c - `leasetrail ingest`: logs into the store, with progress and a summary. */
 #include "cli.h"
 
-#include <dirent.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,34 +27,6 @@ static double ingest_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* On-disk size of a path (a directory: all it holds), for the progress total. */
-static uint64_t ingest_size(const char *path, int depth)
-{
-	struct stat sb;
-	struct dirent *e;
-	struct lt_buf child;
-	uint64_t sum = 0;
-	DIR *d;
-
-	if (stat(path, &sb) != 0)
-		return 0;
-	if (!S_ISDIR(sb.st_mode))
-		return S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0;
-	if (depth > 32 || (d = opendir(path)) == NULL)
-		return 0;
-	lt_buf_init(&child);
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		lt_buf_reset(&child);
-		lt_buf_printf(&child, "%s/%s", path, e->d_name);
-		sum += ingest_size(child.ptr, depth + 1);
-	}
-	closedir(d);
-	lt_buf_release(&child);
-	return sum;
 }
 
 static void ingest_clear_line(struct ingest_run *r)
@@ -284,6 +255,7 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 						 {"node", required_argument, NULL, 'n'},
 						 {"utc-offset", required_argument, NULL, 'u'},
 						 {"quiet", no_argument, NULL, 'q'},
+						 {"follow", no_argument, NULL, 'F'},
 						 {"help", no_argument, NULL, 'h'},
 						 {NULL, 0, NULL, 0}};
 	struct ingest_run r = {0};
@@ -321,6 +293,9 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 		case 'q':
 			r.quiet = 1;
 			break;
+		case 'F':
+			opts.follow = 1;
+			break;
 		case 'h':
 			cli_help(cmd, stdout);
 			return LT_EXIT_OK;
@@ -335,7 +310,7 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 	r.tty = isatty(STDERR_FILENO);
 	r.started = ingest_now();
 	for (int i = optind; i < argc && r.tty; i++)
-		r.total_size += ingest_size(argv[i], 0);
+		r.total_size += lt_ingest_size(argv[i], &opts);
 	since = lt_store_last_event_id(st);
 	if (lt_store_ingest_begin(st, &err) != 0) {
 		lt_store_free(st);
@@ -352,7 +327,8 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 
 const struct lt_cmd lt_cmd_ingest = {
     "ingest",
-    "[--db FILE] [--all-resources] [--year Y] [--utc-offset ±HH:MM] [--node NAME] [-q] PATH...",
+    "[--db FILE] [--all-resources] [--year Y] [--utc-offset ±HH:MM] [--node NAME] [--follow] [-q] "
+    "PATH...",
     "Read audit, kubelet and controller-manager logs (files, gzip, dirs, -) into the store.",
     "Options:\n"
     "  --db FILE          the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
@@ -365,6 +341,8 @@ const struct lt_cmd lt_cmd_ingest = {
     "                     short-iso journal line's own offset applies to its klog time\n"
     "  --node NAME        the node the log lines of these files come from, whatever\n"
     "                     their host name says (bare klog files have none)\n"
+    "  --follow           walk into symbolic links to directories (each directory\n"
+    "                     is read once, whatever links lead to it)\n"
     "  -q, --quiet        no line per file; only problems and the summary\n"
     "  -h, --help         this help\n\n"
     "Formats are recognized by content: audit Event JSON lines, pretty-printed and\n"

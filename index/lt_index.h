@@ -71,6 +71,7 @@ struct lt_ingest_opts {
 	int year;	       /* > 0: the year of year-less log times (journal short, klog) */
 	int64_t utc_offset_us; /* the nodes' local time minus UTC, for zone-less log times */
 	const char *node;      /* the node every log line of these files comes from (--node) */
+	int follow;	       /* walk into symbolic links to directories met in a directory */
 	/* May be NULL.  When set, a text log among the paths (sniffed by content) is not
 	 * read but handed here, so the caller can ingest it after the rest: its year-less
 	 * times can then take the year of the audit events read before it.  Stdin is read
@@ -91,14 +92,19 @@ struct lt_ingest_totals {
 };
 
 /*
- * Ingests path: a file, "-" for stdin, or a directory walked recursively
- * (in name order; files that are not logs are reported and skipped).
+ * Ingests path: a file, "-" for stdin, a pipe, or a directory walked
+ * recursively (in name order; files that are not logs are reported and
+ * skipped; links to directories followed only with opts->follow; each
+ * directory walked once).
  * Adds to *totals.  Returns 0 when every file was read (rejected records
  * and skipped files included), LT_ERR_IO when a file could not be read
  * (the others are still ingested), or LT_ERR_DB when the store failed.
  */
 int lt_store_ingest(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
 		    struct lt_ingest_totals *totals, struct lt_error *err);
+
+/* The on-disk bytes lt_store_ingest would read under path (progress totals); 0 for stdin. */
+uint64_t lt_ingest_size(const char *path, const struct lt_ingest_opts *opts);
 
 /*
  * Shadows the derived tables (lt_leases, lt_episodes) and their views with
