@@ -301,13 +301,17 @@ void lt_store_free(struct lt_store *st)
 	free(st);
 }
 
-/* True when only blanks and ';' are left: a single statement. */
-static int store_rest_is_empty(const char *tail)
+/* True when what follows the first statement holds no other: blanks, ';' and comments. */
+static int store_rest_is_empty(struct lt_store *st, const char *tail)
 {
-	for (; tail != NULL && *tail; tail++)
-		if (*tail != ';' && *tail != ' ' && *tail != '\t' && *tail != '\n' && *tail != '\r')
-			return 0;
-	return 1;
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if (tail == NULL || *tail == '\0')
+		return 1;
+	rc = sqlite3_prepare_v2(st->db, tail, -1, &s, NULL);
+	sqlite3_finalize(s);
+	return rc == SQLITE_OK && s == NULL;
 }
 
 /*
@@ -346,7 +350,7 @@ int lt_store_prepare(struct lt_store *st, struct lt_stmt **out, const char *sql,
 	}
 	if (s == NULL)
 		return lt_error_set(err, LT_ERR_USAGE, "no SQL statement given");
-	if (!store_rest_is_empty(tail)) {
+	if (!store_rest_is_empty(st, tail)) {
 		sqlite3_finalize(s);
 		return lt_error_set(err, LT_ERR_USAGE, "only one SQL statement at a time");
 	}

@@ -966,6 +966,10 @@ static int text_take(struct lt_textlog *t, const char *s, size_t n, uint64_t nex
 		t->index++;
 		rc = text_reject(t, &at, "over-long line (more than 1 MiB): skipped");
 	} else {
+		/* a UTF-8 byte order mark (Windows editors, some exports) is not the first line's
+		 */
+		if (t->offset == 0 && n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
+			s += 3, n -= 3;
 		rc = text_line_zeroed(t, s, n);
 	}
 	t->part_over = 0;

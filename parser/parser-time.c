@@ -71,13 +71,14 @@ static int time_zone(int64_t *out, const char *s, size_t len, size_t i)
 	if (i >= len || (s[i] != '+' && s[i] != '-'))
 		return -1;
 	sign = s[i] == '-' ? -1 : 1;
+	/* RFC 3339: hours 00..23, minutes 00..59 (+99:99 is no offset) */
 	if (len - i == 6 && s[i + 3] == ':' && time_digits(&hh, s + i + 1, 2) == 0 &&
-	    time_digits(&mm, s + i + 4, 2) == 0) {
+	    time_digits(&mm, s + i + 4, 2) == 0 && hh <= 23 && mm <= 59) {
 		*out = sign * (hh * 3600 + mm * 60);
 		return 0;
 	}
 	if (len - i == 5 && time_digits(&hh, s + i + 1, 2) == 0 &&
-	    time_digits(&mm, s + i + 3, 2) == 0) {
+	    time_digits(&mm, s + i + 3, 2) == 0 && hh <= 23 && mm <= 59) {
 		*out = sign * (hh * 3600 + mm * 60);
 		return 0;
 	}

@@ -112,6 +112,14 @@ static void test_time_parse(void **state)
 	assert_int_equal(lt_time_parse(&us, "2024-02-30T00:00:00Z", 20), LT_ERR_FORMAT);
 	assert_int_equal(lt_time_parse(&us, "2024-04-05T06:04:14", 19), LT_ERR_FORMAT);
 	assert_int_equal(lt_time_parse(&us, "2024-04-05T06:04:14.5", 21), LT_ERR_FORMAT);
+	/* zone offsets are range-checked: hours 00..23, minutes 00..59 */
+	assert_int_equal(lt_time_parse(&us, "2024-04-05T06:04:14+99:99", 25), LT_ERR_FORMAT);
+	assert_int_equal(lt_time_parse(&us, "2024-04-05T06:04:14+24:00", 25), LT_ERR_FORMAT);
+	assert_int_equal(lt_time_parse(&us, "2024-04-05T06:04:14-0060", 24), LT_ERR_FORMAT);
+	assert_int_equal(lt_time_parse(&us, "2024-04-05T06:04:14-23:59", 25), 0);
+	assert_int_equal(us, 1712297054000000LL + (23 * 3600 + 59 * 60) * 1000000LL);
+	assert_int_equal(lt_time_parse(&us, "2024-04-05T11:34:14+0530", 24), 0);
+	assert_int_equal(us, 1712297054000000LL);
 }
 
 static void test_time_format_roundtrip(void **state)
