@@ -32,6 +32,7 @@ struct load {
 	const struct lt_ingest_opts *opts;
 	struct lt_error *err;
 	struct lt_file_report rep;
+	struct lt_file_report committed; /* rep as of the last commit */
 	int64_t source_id;
 	uint64_t resume_offset;	   /* records before this offset are already committed */
 	uint64_t next_offset;	   /* where the next batch would resume */
@@ -321,6 +322,7 @@ static int load_commit(struct load *l, const char *state, const char *note, int 
 	    (l->logs && log_loader_save(l->logs)) || load_save_source(l, state, note) ||
 	    store_exec(l->st, "COMMIT", l->err))
 		return LT_ERR_DB;
+	l->committed = l->rep;
 	l->batch = 0;
 	l->since_id = lt_store_last_event_id(l->st);
 	if (reopen)
@@ -736,6 +738,22 @@ static int load_failed(struct load *l, const struct lt_error *perr, struct lt_in
 	return LT_ERR_IO;
 }
 
+/*
+ * The store failed (a full disk): what the last batch did is rolled back, and
+ * the file is reported with what was committed before, so the summary counts it.
+ */
+static int load_store_failed(struct load *l, struct lt_ingest_totals *t)
+{
+	uint64_t bytes = l->rep.bytes;
+
+	store_exec(l->st, "ROLLBACK", NULL);
+	intern_clear(&l->st->strs);
+	l->rep = l->committed;
+	l->rep.bytes = bytes;
+	load_report(l, LT_FILE_FAILED, l->err ? l->err->msg : "the store failed", t);
+	return LT_ERR_DB;
+}
+
 /* Commits or rolls back after the parse, and reports the file. */
 static int load_finish(struct load *l, int rc, int resume, const char *detail,
 		       const struct lt_error *perr, struct lt_ingest_totals *t)
@@ -745,21 +763,30 @@ static int load_finish(struct load *l, int rc, int resume, const char *detail,
 	if (rc == LT_ERR_DB || rc == LT_ERR_FORMAT) {
 		store_exec(l->st, "ROLLBACK", NULL);
 		intern_clear(&l->st->strs);
-		if (rc == LT_ERR_DB)
+		if (rc == LT_ERR_DB) {
+			/* the store failed (a full disk): the file counts with what was committed
+			 */
+			uint64_t bytes = l->rep.bytes;
+
+			l->rep = l->committed;
+			l->rep.bytes = bytes;
+			load_report(l, LT_FILE_FAILED, l->err ? l->err->msg : "the store failed",
+				    t);
 			return LT_ERR_DB;
+		}
 		l->source_id = 0;
 		load_report(l, LT_FILE_NOT_LOG, perr->msg, t);
 		return 0;
 	}
 	if (rc == 0 || rc == LT_ERR_TRUNCATED) {
 		if (load_commit(l, rc ? "truncated" : "complete", rc ? perr->msg : NULL, 0) != 0)
-			return LT_ERR_DB;
+			return load_store_failed(l, t);
 		load_report(l, rc ? LT_FILE_TRUNCATED : ok, rc ? perr->msg : detail, t);
 		return 0;
 	}
 	/* a read error: keep what was read, resumable, and say so */
 	if (load_commit(l, "ingesting", perr->msg, 0) != 0)
-		return LT_ERR_DB;
+		return load_store_failed(l, t);
 	return load_failed(l, perr, t);
 }
 
@@ -817,14 +844,19 @@ int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts
 		opts->on_text_log(path, opts->ctx);
 		return 0;
 	}
-	if (l.identity && (found = load_identify(&l, path, detail, sizeof detail, &perr)) < 0)
-		return found == LT_ERR_DB ? LT_ERR_DB : load_failed(&l, &perr, totals);
+	if (l.identity && (found = load_identify(&l, path, detail, sizeof detail, &perr)) < 0) {
+		if (found != LT_ERR_DB)
+			return load_failed(&l, &perr, totals);
+		load_report(&l, LT_FILE_FAILED, err ? err->msg : "the store failed", totals);
+		return LT_ERR_DB;
+	}
 	if (found == 1) {
 		load_report(&l, LT_FILE_DUPLICATE, "same content already ingested", totals);
 		return 0;
 	}
 	if (lt_input_open(&in, path, &perr) != 0)
 		return load_failed(&l, &perr, totals);
+	l.committed = l.rep;
 	rc = load_prepare(&l);
 	if (rc == 0)
 		rc = load_run(&l, in, found == 2, &fmt, &perr);
