@@ -103,7 +103,7 @@ static int load_prepare(struct load *l)
 			      " stored = ?5, duplicates = ?6, skipped = ?7, rejected = ?8,"
 			      " state = ?9, note = ?10, finished_us = ?11,"
 			      " hashed = coalesce(?12, hashed), hash = coalesce(?13, hash),"
-			      " head = coalesce(?14, head) WHERE id = ?1",
+			      " head = coalesce(?14, head), open_end = ?15 WHERE id = ?1",
 			      err) ||
 	    store_prepare_raw(st, &l->supersede_new, load_supersede_new_sql, err) ||
 	    store_prepare_raw(st, &l->supersede_old, load_supersede_old_sql, err) ||
@@ -230,11 +230,12 @@ static int load_save_source(struct load *l, const char *state, const char *note)
 	sqlite3_bind_int64(s, 1, l->source_id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)l->next_offset);
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)l->rep.bytes);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)(l->rep.records - (uint64_t)l->open_end));
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)l->rep.records);
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)l->rep.stored);
 	sqlite3_bind_int64(s, 6, (sqlite3_int64)l->rep.duplicates);
 	sqlite3_bind_int64(s, 7, (sqlite3_int64)l->rep.skipped);
-	sqlite3_bind_int64(s, 8, (sqlite3_int64)(l->rep.rejected - (uint64_t)l->open_end));
+	sqlite3_bind_int64(s, 8, (sqlite3_int64)l->rep.rejected);
+	sqlite3_bind_int(s, 15, l->open_end);
 	sqlite3_bind_text(s, 9, state, -1, SQLITE_STATIC);
 	if (note != NULL && note[0] != '\0')
 		sqlite3_bind_text(s, 10, note, -1, SQLITE_TRANSIENT);
@@ -588,10 +589,11 @@ static int load_continue(struct load *l, int64_t id)
 	sqlite3_stmt *q;
 	int rc;
 
-	if (store_prepare_raw(l->st, &q,
-			      "SELECT resume_offset, records, stored, duplicates, skipped, rejected"
-			      " FROM sources WHERE id = ?1",
-			      l->err) != 0)
+	if (store_prepare_raw(
+		l->st, &q,
+		"SELECT resume_offset, records, stored, duplicates, skipped, rejected,"
+		" open_end FROM sources WHERE id = ?1",
+		l->err) != 0)
 		return LT_ERR_DB;
 	sqlite3_bind_int64(q, 1, id);
 	if ((rc = sqlite3_step(q)) == SQLITE_ROW) {
@@ -603,6 +605,11 @@ static int load_continue(struct load *l, int64_t id)
 		l->rep.duplicates = (uint64_t)sqlite3_column_int64(q, 3);
 		l->rep.skipped = (uint64_t)sqlite3_column_int64(q, 4);
 		l->rep.rejected = (uint64_t)sqlite3_column_int64(q, 5);
+		/* the line cut off by the old end is read again: it no longer counts as rejected */
+		if (sqlite3_column_int(q, 6) && l->rep.records > 0 && l->rep.rejected > 0) {
+			l->rep.records--;
+			l->rep.rejected--;
+		}
 	}
 	sqlite3_finalize(q);
 	return rc == SQLITE_ROW ? 0 : store_db_error(l->st, l->err, "cannot read the source");
@@ -719,8 +726,8 @@ static int load_run(struct load *l, struct lt_input *in, int resume, enum lt_for
 		lt_input_mark(in, &l->mark); /* all of it: the file's identity */
 	/*
 	 * A last record rejected as cut off, in a file ending inside a line, may be
-	 * a log line still being written: it stays counted for this run's report, but
-	 * the source resumes at it, so when the file grows it is read again, whole.
+	 * a log line still being written: it counts as rejected, but the source
+	 * resumes at it (open_end), so when the file grows it is read again, whole.
 	 */
 	if (rc == 0 && l->identity && l->tail_reject > 0 && lt_input_ends_open(in)) {
 		l->open_end = 1;

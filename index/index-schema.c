@@ -171,7 +171,9 @@ static const char *const schema_sql[] = {
      * A source's identity: the XXH3-128 (hash) of its first `hashed` on-disk bytes, every
      * record committed for it lying in them, and of its first 64 KiB (head, to find the
      * candidates cheaply).  Each end of a complete read leaves a row in source_marks, so a
-     * copy of the file as it was then is known even after the file grew (index-load.c).
+     * copy of the file as it was then is known even after the file grew (index-ident.c).
+     * open_end: the last record, rejected as cut off by the file's end, is read again if the
+     * file grows (resume_offset is its offset).
      */
     "CREATE TABLE IF NOT EXISTS sources("
     " id INTEGER PRIMARY KEY, path TEXT NOT NULL, hashed INTEGER, hash TEXT, head TEXT,"
@@ -181,7 +183,8 @@ static const char *const schema_sql[] = {
     " resume_offset INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0,"
     " records INTEGER NOT NULL DEFAULT 0, stored INTEGER NOT NULL DEFAULT 0,"
     " duplicates INTEGER NOT NULL DEFAULT 0, skipped INTEGER NOT NULL DEFAULT 0,"
-    " rejected INTEGER NOT NULL DEFAULT 0, started_us INTEGER, finished_us INTEGER)",
+    " rejected INTEGER NOT NULL DEFAULT 0, started_us INTEGER, finished_us INTEGER,"
+    " open_end INTEGER NOT NULL DEFAULT 0)",
     "CREATE INDEX IF NOT EXISTS sources_head ON sources(head) WHERE head IS NOT NULL",
     "CREATE TABLE IF NOT EXISTS source_marks(source_id INTEGER NOT NULL, len INTEGER NOT NULL,"
     " hash TEXT NOT NULL, head TEXT NOT NULL, PRIMARY KEY(source_id, len)) WITHOUT ROWID",

@@ -1337,6 +1337,43 @@ static void test_readonly_store(void **state)
 	close_store(st);
 }
 
+/* A store of another schema version is refused, naming both versions, and left as it was. */
+static void test_schema_versions(void **state)
+{
+	static const struct {
+		const char *version, *says;
+	} cases[] = {{"2", "schema 2, made by an older leasetrail"},
+		     {"9", "schema 9, made by a newer leasetrail"}};
+	char dir[PATH_SIZE], db[PATH_SIZE], sql[96];
+	struct lt_error err = {0};
+	sqlite3 *raw;
+
+	(void)state;
+	case_dir(dir, "schema-versions");
+	close_store(open_store(dir));
+	path_join(db, dir, "store.db");
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		size_t before_len, after_len;
+		char *before, *after;
+
+		snprintf(sql, sizeof sql, "UPDATE meta SET value = '%s' WHERE key = 'schema'",
+			 cases[i].version);
+		assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(raw);
+		before = read_all(db, &before_len);
+		for (int flags = 0; flags <= LT_STORE_READONLY; flags += LT_STORE_READONLY) {
+			open_fails(db, flags, LT_ERR_DB, &err);
+			assert_non_null(strstr(err.msg, cases[i].says));
+			assert_non_null(strstr(err.msg, "this one reads schema 3"));
+		}
+		after = read_all(db, &after_len);
+		assert_true(after_len == before_len && memcmp(before, after, before_len) == 0);
+		free(before);
+		free(after);
+	}
+}
+
 /* An event's raw JSON and where it came from, and a clear miss for an unknown id. */
 static void test_event_origin(void **state)
 {
@@ -1415,6 +1452,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_every_field, teardown),
+	    cmocka_unit_test_teardown(test_schema_versions, teardown),
 	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
 	    cmocka_unit_test_teardown(test_other_resources, teardown),
 	    cmocka_unit_test_teardown(test_reingest_is_noop, teardown),
