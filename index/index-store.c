@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -155,16 +156,67 @@ static int store_check_writable(const char *path, struct lt_error *err)
 }
 
 /* Takes the store's writer lock, waiting (and saying so) while another writer holds it. */
+/*
+ * The stores this process holds the writer lock of: a second writable open
+ * of one of them (same device and inode) in this process shares the lock
+ * instead of waiting for itself.
+ */
+static struct store_held {
+	dev_t dev;
+	ino_t ino;
+} store_held[16];
+static size_t store_nheld;
+static pthread_mutex_t store_held_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* 1 when this process holds the lock of the file at path (then nothing is opened). */
+static int store_held_here(const char *path)
+{
+	struct stat sb;
+	int held = 0;
+
+	if (stat(path, &sb) != 0)
+		return 0;
+	pthread_mutex_lock(&store_held_mu);
+	for (size_t i = 0; i < store_nheld && !held; i++)
+		held = store_held[i].dev == sb.st_dev && store_held[i].ino == sb.st_ino;
+	pthread_mutex_unlock(&store_held_mu);
+	return held;
+}
+
+/* Notes (on 1) or forgets (on 0) the lock held through fd. */
+static void store_held_note(int fd, int add)
+{
+	struct stat sb;
+
+	if (fstat(fd, &sb) != 0)
+		return;
+	pthread_mutex_lock(&store_held_mu);
+	for (size_t i = 0; i < store_nheld; i++)
+		if (store_held[i].dev == sb.st_dev && store_held[i].ino == sb.st_ino) {
+			store_held[i] = store_held[--store_nheld];
+			break;
+		}
+	if (add && store_nheld < sizeof store_held / sizeof *store_held)
+		store_held[store_nheld++] = (struct store_held){sb.st_dev, sb.st_ino};
+	pthread_mutex_unlock(&store_held_mu);
+}
+
 static int store_lock(struct lt_store *st, struct lt_error *err)
 {
 	struct lt_buf msg;
 
+	if (store_held_here(st->path))
+		return 0;
 	st->lock_fd = open(st->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (st->lock_fd < 0)
 		return lt_error_set(err, LT_ERR_DB, "%s: cannot open store: %s", st->path,
 				    strerror(errno));
-	if (flock(st->lock_fd, LOCK_EX | LOCK_NB) == 0 || errno != EWOULDBLOCK)
-		return 0; /* locked, or a file system without flock: unlocked, as before */
+	if (flock(st->lock_fd, LOCK_EX | LOCK_NB) == 0) {
+		store_held_note(st->lock_fd, 1);
+		return 0;
+	}
+	if (errno != EWOULDBLOCK)
+		return 0; /* a file system without flock: unlocked, as before */
 	lt_buf_init(&msg);
 	lt_sanitize(&msg, st->path, strlen(st->path));
 	fprintf(stderr,
@@ -174,6 +226,7 @@ static int store_lock(struct lt_store *st, struct lt_error *err)
 	lt_buf_release(&msg);
 	while (flock(st->lock_fd, LOCK_EX) != 0 && errno == EINTR)
 		;
+	store_held_note(st->lock_fd, 1);
 	return 0;
 }
 
@@ -295,8 +348,10 @@ void lt_store_free(struct lt_store *st)
 	intern_release(&st->strs);
 	sqlite3_close(st->db);
 	/* after the close: closing any descriptor of the file drops SQLite's POSIX locks */
-	if (st->lock_fd >= 0)
+	if (st->lock_fd >= 0) {
+		store_held_note(st->lock_fd, 0);
 		close(st->lock_fd);
+	}
 	free(st->path);
 	free(st);
 }

@@ -1374,6 +1374,30 @@ static void test_schema_versions(void **state)
 	}
 }
 
+/*
+ * The writer lock is per process: a second writable open of one store in the
+ * same process (no other writer) opens at once, and a third after both closed.
+ */
+static void test_writer_lock_in_process(void **state)
+{
+	char dir[PATH_SIZE], log[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct lt_store *a, *b;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "writer-lock");
+	write_file(log, dir, "audit.log", LEASE("wl1", DONE, "") "\n");
+	a = open_store(dir);
+	b = open_store(dir);
+	ingest_ok(b, log, &s, &t);
+	close_store(b);
+	close_store(a);
+	a = open_store(dir);
+	expect_rows(a, "SELECT audit_id FROM events", NULL, "wl1\n");
+	close_store(a);
+}
+
 /* An event's raw JSON and where it came from, and a clear miss for an unknown id. */
 static void test_event_origin(void **state)
 {
@@ -1453,6 +1477,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_every_field, teardown),
 	    cmocka_unit_test_teardown(test_schema_versions, teardown),
+	    cmocka_unit_test_teardown(test_writer_lock_in_process, teardown),
 	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
 	    cmocka_unit_test_teardown(test_other_resources, teardown),
 	    cmocka_unit_test_teardown(test_reingest_is_noop, teardown),
