@@ -767,20 +767,11 @@ static int load_finish(struct load *l, int rc, int resume, const char *detail,
 {
 	enum lt_file_status ok = resume ? LT_FILE_RESUMED : LT_FILE_INGESTED;
 
-	if (rc == LT_ERR_DB || rc == LT_ERR_FORMAT) {
+	if (rc == LT_ERR_DB)
+		return load_store_failed(l, t);
+	if (rc == LT_ERR_FORMAT) {
 		store_exec(l->st, "ROLLBACK", NULL);
 		intern_clear(&l->st->strs);
-		if (rc == LT_ERR_DB) {
-			/* the store failed (a full disk): the file counts with what was committed
-			 */
-			uint64_t bytes = l->rep.bytes;
-
-			l->rep = l->committed;
-			l->rep.bytes = bytes;
-			load_report(l, LT_FILE_FAILED, l->err ? l->err->msg : "the store failed",
-				    t);
-			return LT_ERR_DB;
-		}
 		l->source_id = 0;
 		load_report(l, LT_FILE_NOT_LOG, perr->msg, t);
 		return 0;
@@ -854,7 +845,7 @@ int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts
 	if (l.identity && (found = load_identify(&l, path, detail, sizeof detail, &perr)) < 0) {
 		if (found != LT_ERR_DB)
 			return load_failed(&l, &perr, totals);
-		load_report(&l, LT_FILE_FAILED, err ? err->msg : "the store failed", totals);
+		load_failed(&l, &perr, totals); /* the store's error, in err as for a file */
 		return LT_ERR_DB;
 	}
 	if (found == 1) {

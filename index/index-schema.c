@@ -290,14 +290,19 @@ static int schema_check_meta(struct lt_store *st, int may_be_new, struct lt_erro
 	sqlite3_stmt *q;
 	long have = -1;
 
-	if (may_be_new && schema_is_foreign(st, NULL) == 0 &&
+	if (schema_is_foreign(st, NULL) == 0 &&
 	    store_prepare_raw(st, &q, "SELECT 1 FROM sqlite_master WHERE name = 'meta'", NULL) ==
 		0) {
 		int is_new = sqlite3_step(q) != SQLITE_ROW;
 
 		sqlite3_finalize(q);
-		if (is_new)
+		if (is_new && may_be_new)
 			return 0;
+		if (is_new) /* an empty file: a store whose creation never completed */
+			return lt_error_set(err, LT_ERR_NOTFOUND,
+					    "%s: an empty store, nothing ingested into it (run "
+					    "`leasetrail ingest --db %s PATH...`)",
+					    st->path, st->path);
 	}
 	if (store_prepare_raw(st, &q, "SELECT value FROM meta WHERE key = 'schema'", err) != 0)
 		return LT_ERR_DB;
@@ -311,6 +316,27 @@ static int schema_check_meta(struct lt_store *st, int may_be_new, struct lt_erro
 			    "reads schema " SCHEMA_VERSION "); re-ingest the logs into a new store",
 			    st->path, have,
 			    have > strtol(SCHEMA_VERSION, NULL, 10) ? "a newer" : "an older");
+}
+
+/* Creates what is missing and refreshes the views; inside the caller's transaction. */
+static int schema_create(struct lt_store *st, struct lt_error *err)
+{
+	/* views hold no data: refresh them, so a store always has this binary's definitions */
+	if (store_exec(st,
+		       "DROP VIEW IF EXISTS events; DROP VIEW IF EXISTS leases;"
+		       " DROP VIEW IF EXISTS episodes; DROP VIEW IF EXISTS nodes; "
+		       "DROP VIEW IF EXISTS logs;",
+		       err) != 0)
+		return LT_ERR_DB;
+	for (size_t i = 0; i < sizeof schema_sql / sizeof *schema_sql; i++)
+		if (store_exec(st, schema_sql[i], err) != 0)
+			return LT_ERR_DB;
+	if (store_create_indexes(st, err) != 0)
+		return LT_ERR_DB;
+	return store_exec(st,
+			  "INSERT OR IGNORE INTO meta VALUES('app', 'leasetrail');"
+			  "INSERT OR IGNORE INTO meta VALUES('schema', '" SCHEMA_VERSION "');",
+			  err);
 }
 
 /* Creates the schema in a new store, or checks an existing one is ours. */
@@ -327,24 +353,11 @@ int store_schema(struct lt_store *st, struct lt_error *err)
 				    st->path);
 	if (schema_check_meta(st, !st->readonly, err) != 0)
 		return LT_ERR_DB;
-	/* views hold no data: refresh them, so a store always has this binary's definitions */
-	if (!st->readonly && store_exec(st,
-					"DROP VIEW IF EXISTS events; DROP VIEW IF EXISTS leases;"
-					" DROP VIEW IF EXISTS episodes; DROP VIEW IF EXISTS nodes; "
-					"DROP VIEW IF EXISTS logs;",
-					err) != 0)
+	/* one transaction: a store whose creation was interrupted is no store, not half of one */
+	if (!st->readonly && (store_exec(st, "BEGIN IMMEDIATE", err) != 0 ||
+			      schema_create(st, err) != 0 || store_exec(st, "COMMIT", err) != 0)) {
+		store_exec(st, "ROLLBACK", NULL);
 		return LT_ERR_DB;
-	if (!st->readonly) {
-		for (size_t i = 0; i < sizeof schema_sql / sizeof *schema_sql; i++)
-			if (store_exec(st, schema_sql[i], err) != 0)
-				return LT_ERR_DB;
-		if (store_create_indexes(st, err) != 0)
-			return LT_ERR_DB;
-		if (store_exec(st,
-			       "INSERT OR IGNORE INTO meta VALUES('app', 'leasetrail');"
-			       "INSERT OR IGNORE INTO meta VALUES('schema', '" SCHEMA_VERSION "');",
-			       err) != 0)
-			return LT_ERR_DB;
 	}
 	return schema_check_meta(st, 0, err);
 }

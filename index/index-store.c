@@ -20,6 +20,31 @@
 #include <unistd.h>
 
 static int store_configured;
+static sqlite3_mem_methods store_mem; /* SQLite's own allocator, under the fault hook */
+
+static void *store_fault_malloc(int n)
+{
+	return lt_fault(LT_FAULT_SQLITE) ? NULL : store_mem.xMalloc(n);
+}
+
+static void *store_fault_realloc(void *p, int n)
+{
+	return lt_fault(LT_FAULT_SQLITE) ? NULL : store_mem.xRealloc(p, n);
+}
+
+/* With LEASETRAIL_FAULT=sqlite:N (a -DLT_FAULT=ON build), SQLite's Nth allocation fails. */
+static void store_fault_install(void)
+{
+	sqlite3_mem_methods m;
+
+	if (!lt_fault_armed(LT_FAULT_SQLITE) ||
+	    sqlite3_config(SQLITE_CONFIG_GETMALLOC, &store_mem) != SQLITE_OK)
+		return;
+	m = store_mem;
+	m.xMalloc = store_fault_malloc;
+	m.xRealloc = store_fault_realloc;
+	sqlite3_config(SQLITE_CONFIG_MALLOC, &m);
+}
 
 const char *lt_store_default_path(void)
 {
@@ -302,6 +327,7 @@ int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_
 	if (!store_configured) {
 		store_configured = 1;
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+		store_fault_install();
 	}
 	st = lt_xcalloc(1, sizeof *st);
 	st->path = lt_xstrdup(path);
@@ -401,6 +427,10 @@ int lt_store_prepare(struct lt_store *st, struct lt_stmt **out, const char *sql,
 		/* a bulk load builds the secondary indexes at its end */
 		if (strstr(sqlite3_errmsg(st->db), "no such index") != NULL)
 			return store_check_indexes(st, err);
+		/* the SQL's fault is a usage error; memory, I/O or a damaged store are the store's
+		 */
+		if (sqlite3_errcode(st->db) != SQLITE_ERROR)
+			return store_db_error(st, err, "cannot prepare a query");
 		return lt_error_set(err, LT_ERR_USAGE, "SQL error: %s", sqlite3_errmsg(st->db));
 	}
 	if (s == NULL)

@@ -62,6 +62,15 @@ void *lt_xrealloc(void *p, size_t n);
 char *lt_xstrdup(const char *s);
 char *lt_xstrndup(const char *s, size_t n);
 
+/*
+ * Fault injection (parser-fault.c; built in with -DLT_FAULT=ON, else always
+ * 0): true when this call of the kind is the one LEASETRAIL_FAULT=KIND:N
+ * asks to fail.  armed: LEASETRAIL_FAULT names the kind.
+ */
+enum lt_fault_kind { LT_FAULT_ALLOC, LT_FAULT_SQLITE };
+int lt_fault(enum lt_fault_kind kind);
+int lt_fault_armed(enum lt_fault_kind kind);
+
 /* ---- growable byte buffer (owned, always NUL-terminated) ------------- */
 
 struct lt_buf {

@@ -57,17 +57,18 @@ static void *util_check(void *p, size_t n)
 
 void *lt_xmalloc(size_t n)
 {
-	return util_check(malloc(n ? n : 1), n ? n : 1);
+	return util_check(lt_fault(LT_FAULT_ALLOC) ? NULL : malloc(n ? n : 1), n ? n : 1);
 }
 
 void *lt_xcalloc(size_t count, size_t n)
 {
-	return util_check(calloc(count ? count : 1, n ? n : 1), 1);
+	return util_check(lt_fault(LT_FAULT_ALLOC) ? NULL : calloc(count ? count : 1, n ? n : 1),
+			  1);
 }
 
 void *lt_xrealloc(void *p, size_t n)
 {
-	return util_check(realloc(p, n ? n : 1), n ? n : 1);
+	return util_check(lt_fault(LT_FAULT_ALLOC) ? NULL : realloc(p, n ? n : 1), n ? n : 1);
 }
 
 char *lt_xstrndup(const char *s, size_t n)
