@@ -121,6 +121,12 @@ int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_stor
 
 	if (lt_store_open(st, q->db, LT_STORE_READONLY, &err) != 0)
 		return cli_error(LT_EXIT_FAIL, &err);
+	if (lt_store_wal_unread(*st))
+		fprintf(
+		    stderr,
+		    "leasetrail: %s: read without its -wal file (it cannot be used from a "
+		    "read-only place): the last commits of an unfinished ingest are not shown\n",
+		    lt_store_path(*st));
 	if (lt_lifecycle_outdated(*st))
 		fprintf(stderr,
 			"leasetrail: %s: episodes built by an older leasetrail; "

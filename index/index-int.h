@@ -33,6 +33,7 @@ struct lt_store {
 	char *path;
 	int readonly;
 	int lock_fd;	      /* a writable store's flock(2): one writer at a time; -1 when none */
+	int wal_unread;	      /* opened immutable=1 with a non-empty -wal beside it */
 	int deferred_indexes; /* a bulk load dropped the secondary indexes (ingest_begin) */
 	struct intern_cache strs;
 	sqlite3_stmt *str_find, *str_add;

@@ -290,6 +290,20 @@ static int store_open_ro(struct lt_store *st, const char *param)
 	return rc;
 }
 
+/* True when a non-empty -wal lies beside path: commits a writer had not yet checkpointed. */
+static int store_wal_left(const char *path)
+{
+	struct lt_buf wal;
+	struct stat sb;
+	int left;
+
+	lt_buf_init(&wal);
+	lt_buf_printf(&wal, "%s-wal", path);
+	left = stat(wal.ptr, &sb) == 0 && sb.st_size > 0;
+	lt_buf_release(&wal);
+	return left;
+}
+
 /*
  * A read-only open that writes nothing: mode=ro, else (the -shm of a WAL
  * store cannot be created: a read-only directory or medium) immutable=1,
@@ -305,7 +319,13 @@ static int store_open_readonly(struct lt_store *st)
 		return rc;
 	sqlite3_close(st->db);
 	st->db = NULL;
+	st->wal_unread = store_wal_left(st->path);
 	return store_open_ro(st, "immutable=1");
+}
+
+int lt_store_wal_unread(const struct lt_store *st)
+{
+	return st->wal_unread;
 }
 
 int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_error *err)

@@ -27,6 +27,13 @@ enum lt_store_flags {
 int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_error *err);
 void lt_store_free(struct lt_store *st);
 
+/*
+ * True when a read-only open had to read the main file alone (immutable:
+ * the -shm of WAL mode could not be created) while a non-empty -wal lies
+ * beside it: the commits of a writer that never finished are not seen.
+ */
+int lt_store_wal_unread(const struct lt_store *st);
+
 /* Sets this connection's page cache (default 16 MiB); 0 or LT_ERR_DB. */
 int lt_store_set_cache(struct lt_store *st, int kib, struct lt_error *err);
 
