@@ -81,7 +81,7 @@ for kind in sqlite alloc; do
   for n in $(sweep "$total" 24); do
     rm -f "$tmp/s.db"*
     set +e
-    (LEASETRAIL_FAULT=$kind:$n "$bin" ingest --db "$tmp/s.db" "${inputs[@]}" >/dev/null 2>"$tmp/err") 2>/dev/null
+    (LEASETRAIL_FAULT=$kind:$n "$bin" ingest --db "$tmp/s.db" "${inputs[@]}" >/dev/null 2>"$tmp/err"; exit $?) 2>/dev/null
     status=$?
     set -e
     clean_end "$kind" "$status" "ingest, $kind call $n of $total"
@@ -95,7 +95,7 @@ for kind in sqlite alloc; do
     for n in $(sweep "$total" 8); do
       set +e
       # shellcheck disable=SC2086
-      (LEASETRAIL_FAULT=$kind:$n "$bin" $cmd --db "$tmp/clean.db" >/dev/null 2>"$tmp/err") 2>/dev/null
+      (LEASETRAIL_FAULT=$kind:$n "$bin" $cmd --db "$tmp/clean.db" >/dev/null 2>"$tmp/err"; exit $?) 2>/dev/null
       status=$?
       set -e
       clean_end "$kind" "$status" "$cmd, $kind call $n of $total"
