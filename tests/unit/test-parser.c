@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
 #include <cmocka.h>
 
 #include "parser-int.h"
@@ -355,6 +357,95 @@ static void test_sniff_zeros(void **state)
 	assert_int_equal(lt_sniff(buf + 1, n - 1), LT_FMT_BINARY);
 }
 
+/* ---- content identity: the hash of what lt_input read ------------------------ */
+
+/* Writes n pseudo-random bytes (lines of them, the last one open when open_end) to path. */
+static void write_bytes(const char *path, size_t n, int gzip, int open_end)
+{
+	unsigned char *b = malloc(n);
+	uint32_t x = 2463534242u;
+	gzFile gz;
+	FILE *f;
+
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		b[i] = (i % 80 == 79) ? '\n' : (unsigned char)('a' + x % 26);
+	}
+	b[n - 1] = open_end ? 'z' : '\n';
+	if (gzip) {
+		assert_non_null(gz = gzopen(path, "wb"));
+		assert_int_equal(gzwrite(gz, b, (unsigned)n), (int)n);
+		gzclose(gz);
+	} else {
+		assert_non_null(f = fopen(path, "wb"));
+		assert_int_equal(fwrite(b, 1, n, f), n);
+		fclose(f);
+	}
+	free(b);
+}
+
+/* Reads all of path through lt_input in odd chunks; returns its final mark. */
+static void read_all_marked(const char *path, struct lt_input_mark *m, int *ends_open)
+{
+	struct lt_input *in;
+	char buf[1000];
+	size_t got;
+
+	assert_int_equal(lt_input_open(&in, path, NULL), 0);
+	do
+		assert_int_equal(lt_input_read(in, buf, sizeof buf - 7, &got, NULL), 0);
+	while (got > 0);
+	lt_input_mark(in, m);
+	*ends_open = lt_input_ends_open(in);
+	lt_input_free(in);
+}
+
+static void test_input_identity(void **state)
+{
+	static const struct {
+		const char *name;
+		size_t size;
+		int gzip, open_end;
+	} cases[] = {{"small.log", 1000, 0, 0},
+		     {"big.log", 200000, 0, 1},
+		     {"head.log", LT_INPUT_HEAD, 0, 0},
+		     {"big.log.gz", 300000, 1, 1}};
+	char path[512], hashes[2][33];
+	struct lt_input_mark m;
+	struct stat sb;
+	int open_end;
+	FILE *f;
+
+	(void)state;
+	mkdir(LT_TEST_TMP, 0755);
+	/* the XXH3-128 of nothing, as `xxhsum -H2` prints it */
+	snprintf(path, sizeof path, "%s/empty", LT_TEST_TMP);
+	assert_non_null(f = fopen(path, "w"));
+	fclose(f);
+	assert_int_equal(lt_hash_prefixes(hashes, path, (uint64_t[]){0}, 1, NULL), 0);
+	assert_string_equal(hashes[0], "99aa06d3014798d86001c324468d497f");
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		uint64_t lens[2];
+
+		snprintf(path, sizeof path, "%s/%s", LT_TEST_TMP, cases[i].name);
+		write_bytes(path, cases[i].size, cases[i].gzip, cases[i].open_end);
+		assert_int_equal(stat(path, &sb), 0);
+		read_all_marked(path, &m, &open_end);
+		/* the mark covers every on-disk byte (compressed ones for gzip) */
+		assert_int_equal(m.len, (uint64_t)sb.st_size);
+		lens[0] = m.len < LT_INPUT_HEAD ? m.len : LT_INPUT_HEAD;
+		lens[1] = m.len;
+		assert_int_equal(lt_hash_prefixes(hashes, path, lens, 2, NULL), 0);
+		assert_string_equal(m.head, hashes[0]);
+		assert_string_equal(m.hash, hashes[1]);
+		assert_int_equal(open_end, cases[i].open_end);
+	}
+	/* a length past the end is no hash */
+	assert_int_equal(lt_hash_prefixes(hashes, path, (uint64_t[]){1, 10000000}, 2, NULL), 0);
+	assert_int_equal(strlen(hashes[0]), 32);
+	assert_string_equal(hashes[1], "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +460,7 @@ int main(void)
 	    cmocka_unit_test(test_sniff),
 	    cmocka_unit_test(test_sniff_zeros),
 	    cmocka_unit_test(test_frame_zeroed_blocks),
+	    cmocka_unit_test(test_input_identity),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
