@@ -176,9 +176,29 @@ static int walk_path(struct walk *w, const char *path, int depth)
 	return w->file(w, path, &sb);
 }
 
+/* True when sb is the store being written, or one of its -wal, -shm, -journal files. */
+static int walk_is_store(const struct walk *w, const struct stat *sb)
+{
+	static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+	struct lt_buf p;
+	struct stat ss;
+	int same = 0;
+
+	lt_buf_init(&p);
+	for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes && !same; i++) {
+		lt_buf_reset(&p);
+		lt_buf_printf(&p, "%s%s", lt_store_path(w->st), suffixes[i]);
+		same = stat(p.ptr, &ss) == 0 && ss.st_dev == sb->st_dev && ss.st_ino == sb->st_ino;
+	}
+	lt_buf_release(&p);
+	return same;
+}
+
 static int walk_ingest_file(struct walk *w, const char *path, const struct stat *sb)
 {
-	(void)sb;
+	/* a store inside the directory it is fed from is not one of its logs */
+	if (sb != NULL && walk_is_store(w, sb))
+		return 0;
 	return load_file(w->st, path, w->opts, w->t, w->err);
 }
 

@@ -40,6 +40,14 @@ timeout 20 "$bin" ingest --db "$tmp/f2.db" --follow "$tmp/d" >"$tmp/out" 2>&1 \
   || fail "--follow with 26 loops did not end in 20 s"
 [ "$(grep -c ': ingested' "$tmp/out")" = 2 ] || fail "--follow, 26 loops: $(cat "$tmp/out")"
 
+# ---- a store inside the directory it is fed from is not read as one of its logs -------------
+mkdir -p "$tmp/inside" && cp "$audit" "$tmp/inside/a.log"
+for _ in 1 2; do
+  "$bin" ingest --db "$tmp/inside/s.db" "$tmp/inside" >"$tmp/out" 2>&1 || fail "store inside: $(cat "$tmp/out")"
+  ! grep -q 's\.db' "$tmp/out" || fail "the store read as input: $(cat "$tmp/out")"
+  grep -q '^1 files (.*0 not logs' "$tmp/out" || fail "store inside: $(cat "$tmp/out")"
+done
+
 # ---- a FIFO and a process substitution, read once like stdin --------------------------------
 mkfifo "$tmp/fifo"
 cat "$audit" >"$tmp/fifo" &
