@@ -44,6 +44,9 @@ struct lt_stmt {
 	sqlite3_stmt *s;
 };
 
+/* With LEASETRAIL_FAULT=io:N, SQLite's Nth write fails as on a full disk (index-fault.c). */
+void store_fault_vfs_install(void);
+
 /* Creates the schema in a new store, or checks that an existing one is ours. */
 int store_schema(struct lt_store *st, struct lt_error *err);
 

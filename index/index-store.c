@@ -348,6 +348,7 @@ int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_
 		store_configured = 1;
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 		store_fault_install();
+		store_fault_vfs_install();
 	}
 	st = lt_xcalloc(1, sizeof *st);
 	st->path = lt_xstrdup(path);

@@ -6,7 +6,8 @@
  * is always 0.  LEASETRAIL_FAULT=KIND:N makes the Nth call of that kind fail
  * once (KIND alloc: the lt_xmalloc family, which then exits as on a real
  * exhaustion; sqlite: an allocation inside SQLite, which the failing SQLite
- * call reports as "out of memory"); KIND:count prints how many calls of the
+ * call reports as "out of memory"; io: a write of SQLite's, which fails as on
+ * a full disk, index-fault.c); KIND:count prints how many calls of the
  * kind a run made, at exit, so a test can sweep N over all of them.
  */
 #include "lt_parser.h"
@@ -18,7 +19,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-static const char *const fault_names[] = {"alloc", "sqlite"};
+static const char *const fault_names[] = {"alloc", "sqlite", "io"};
 static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
 static int fault_kind = -1; /* the armed kind */
 static long fault_at;	    /* the call that fails, 1-based; 0 = count only */
