@@ -819,8 +819,11 @@ static int load_identify(struct load *l, const char *path, char *detail, size_t 
 	}
 	if (m.verdict == IDENT_NEW)
 		return 0;
-	if (load_continue(l, m.source_id) != 0)
+	if (load_continue(l, m.source_id) != 0) {
+		if (l->err != NULL)
+			*perr = *l->err; /* load_file reports perr */
 		return LT_ERR_DB;
+	}
 	if (m.grown)
 		snprintf(detail, cap, "grew since it was read: read on after its first %llu bytes",
 			 (unsigned long long)m.len);
