@@ -23,6 +23,12 @@
 const char *const queries_health_schema[] = {
     HEALTH_TABLE(""),
     "CREATE INDEX IF NOT EXISTS lt_notready_node ON lt_notready(node_id, start_us)",
+    /* pods the taint-eviction controller deleted; node_id NULL: not attributable */
+    "CREATE TABLE IF NOT EXISTS lt_evictions(id INTEGER PRIMARY KEY, pod TEXT NOT NULL,"
+    " ts_us INTEGER NOT NULL, node_id INTEGER, window_id INTEGER, ref INTEGER)",
+    "CREATE VIEW IF NOT EXISTS evictions AS SELECT v.id AS id, v.pod AS pod, v.ts_us AS ts_us,"
+    " (SELECT s FROM strs WHERE id = v.node_id) AS node, v.window_id AS window_id,"
+    " v.node_id IS NOT NULL AS attributable, v.ref AS ref FROM lt_evictions AS v",
     "CREATE VIEW IF NOT EXISTS not_ready AS SELECT w.id AS id,"
     " (SELECT s FROM strs WHERE id = w.node_id) AS node, w.start_us AS start_us,"
     " w.end_us AS end_us, w.condition AS condition, w.cause AS cause, w.ended AS ended,"
@@ -100,6 +106,139 @@ void lt_health_evidence_text(char *buf, size_t size, unsigned ev)
 		}
 }
 
+/* ---- evictions and stream offsets, before the windows --------------------- */
+
+#define HEALTH_SQL_ID(s) "(SELECT id FROM strs WHERE s = '" s "')"
+
+/* Every pod the taint-eviction controller deleted (its line or its DELETE), once. */
+static const char *const health_evicted_sql[] = {
+    "CREATE TEMP TABLE IF NOT EXISTS health_evicted(pod TEXT PRIMARY KEY, ts_us INTEGER"
+    " NOT NULL, ref INTEGER, node_id INTEGER)",
+    "DELETE FROM temp.health_evicted",
+    "INSERT INTO temp.health_evicted(pod, ts_us, ref) SELECT pod, min(ts), ref FROM ("
+    " SELECT coalesce(json_extract(g.fields, '$.pod'), CASE WHEN instr(g.message, 'Pod: ') > 0"
+    " THEN substr(g.message, instr(g.message, 'Pod: ') + 5) END) AS pod, g.ts_us AS ts,"
+    " -g.id AS ref FROM lines AS g WHERE g.kind_id = " HEALTH_SQL_ID(
+	"pod-eviction") " AND (g.fields IS NULL OR json_valid(g.fields))"
+			" UNION ALL SELECT (SELECT s FROM strs WHERE id = a.namespace_id) || "
+			"'/' ||"
+			" (SELECT s FROM strs WHERE id = a.name_id), a.stage_us, a.id FROM "
+			"audit AS a"
+			" WHERE a.resource_id = " HEALTH_SQL_ID(
+			    "pods") " AND a.verb_id = " HEALTH_SQL_ID("delete") " AND "
+										"a.subresource_"
+										"id IS NULL "
+										"AND a.code "
+										"BETWEEN 200 "
+										"AND 299 AND "
+										"a.superseded "
+										"= 0"
+										" AND "
+										"a.user_id "
+										"="
+										" " HEALTH_SQL_ID(
+										    "system:"
+										    "serviceacc"
+										    "ount:kube-"
+										    "system:"
+										    "node-"
+										    "controlle"
+										    "r") ") "
+											 "WHERE"
+											 " pod "
+											 "IS "
+											 "NOT "
+											 "NULL "
+											 "GROUP"
+											 " BY "
+											 "pod",
+    NULL,
+};
+
+/* A pod's node: the one node whose kubelet lines name it (one scan, only when pods went). */
+static const char *const health_podnode_sql[] = {
+    "UPDATE temp.health_evicted SET node_id = (SELECT m.node_id FROM (SELECT k.node_id AS"
+    " node_id, json_extract(k.fields, '$.pod') AS pod FROM lines AS k WHERE k.node_id IS NOT"
+    " NULL AND k.component_id = " HEALTH_SQL_ID(
+	"kubelet") " AND instr(k.fields, '\"pod\":') > 0"
+		   " AND json_valid(k.fields) AND json_extract(k.fields, '$.pod') IN (SELECT pod "
+		   "FROM"
+		   " temp.health_evicted) GROUP BY 1, 2) AS m WHERE m.pod = health_evicted.pod"
+		   " GROUP BY m.pod HAVING count(*) = 1)",
+    "DELETE FROM lt_evictions",
+    "INSERT INTO lt_evictions(pod, ts_us, node_id, ref) SELECT pod, ts_us, node_id, ref"
+    " FROM temp.health_evicted ORDER BY ts_us",
+    NULL,
+};
+
+static const char *const health_window_of_eviction_sql[] = {
+    "UPDATE lt_evictions SET window_id = (SELECT w.id FROM lt_notready AS w"
+    " WHERE w.node_id = lt_evictions.node_id AND w.start_us <= lt_evictions.ts_us"
+    " AND (w.end_us IS NULL OR w.end_us >= lt_evictions.ts_us) ORDER BY w.start_us LIMIT 1)"
+    " WHERE node_id IS NOT NULL",
+    NULL,
+};
+
+/* Runs each statement of a NULL-terminated list. */
+static int health_exec(struct lt_store *st, const char *const *sql, struct lt_error *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && sql[i] != NULL; i++) {
+		struct lt_stmt *q = NULL;
+
+		if ((rc = lt_store_prepare(st, &q, sql[i], err)) == 0)
+			rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
+		lt_stmt_free(q);
+	}
+	return rc;
+}
+
+/* Builds temp.health_evicted and lt_evictions; *any: whether a pod was evicted. */
+static int health_evictions(struct lt_store *st, int *any, struct lt_error *err)
+{
+	struct lt_stmt *q = NULL;
+	int rc = health_exec(st, health_evicted_sql, err);
+
+	*any = 0;
+	if (rc == 0 &&
+	    (rc = lt_store_prepare(st, &q, "SELECT 1 FROM temp.health_evicted LIMIT 1", err)) == 0)
+		*any = lt_stmt_step(q, err) == 1;
+	lt_stmt_free(q);
+	if (rc == 0 && *any)
+		rc = health_exec(st, health_podnode_sql, err);
+	else if (rc == 0)
+		rc = health_exec(st, (const char *const[]){"DELETE FROM lt_evictions", NULL}, err);
+	return rc;
+}
+
+/* temp.health_skew: the estimated offset of each audit stream, for the feed. */
+static int health_skew(struct lt_store *st, struct lt_error *err)
+{
+	struct queries_health_offset off[16];
+	struct lt_stmt *ins = NULL;
+	int n = queries_health_offsets(st, off, sizeof off / sizeof *off, err);
+	int rc = n < 0 ? n : 0;
+
+	if (rc == 0)
+		rc = health_exec(
+		    st,
+		    (const char *const[]){HEALTH_SKEW_TABLE, "DELETE FROM temp.health_skew", NULL},
+		    err);
+	if (rc == 0)
+		rc = lt_store_prepare(
+		    st, &ins, "INSERT INTO temp.health_skew(source_id, offset_us) VALUES(?1, ?2)",
+		    err);
+	for (int i = 0; rc == 0 && i < n; i++) {
+		lt_stmt_reset(ins);
+		lt_stmt_bind_int(ins, 1, off[i].source_id);
+		lt_stmt_bind_int(ins, 2, off[i].offset_us);
+		rc = lt_stmt_step(ins, err) < 0 ? LT_ERR_DB : 0;
+	}
+	lt_stmt_free(ins);
+	return rc;
+}
+
 static void health_bind_opt(struct lt_stmt *q, int col, int64_t v)
 {
 	if (v != 0)
@@ -133,10 +272,10 @@ static int health_insert(struct lt_stmt *q, int64_t node_id, const struct lt_hea
 
 /* The windows of one node into lt_notready. */
 static int health_store_node(struct lt_store *st, struct lt_stmt *ins, int64_t node_id,
-			     const char *node, struct lt_error *err)
+			     const char *node, int evictions, struct lt_error *err)
 {
 	struct queries_health_result r;
-	int rc = queries_health_node(st, node, &r, err);
+	int rc = queries_health_node(st, node, evictions, &r, err);
 
 	for (size_t i = 0; rc == 0 && i < r.n; i++)
 		rc = health_insert(ins, node_id, &r.windows[i], err);
@@ -147,10 +286,14 @@ static int health_store_node(struct lt_store *st, struct lt_stmt *ins, int64_t n
 int queries_health_rebuild(struct lt_store *st, struct lt_error *err)
 {
 	struct lt_stmt *del = NULL, *nodes = NULL, *ins = NULL;
-	int rc;
+	int rc, evictions = 0;
 
 	if ((rc = lt_store_prepare(st, &del, "DELETE FROM lt_notready", err)) == 0)
 		rc = lt_stmt_step(del, err) < 0 ? LT_ERR_DB : 0;
+	if (rc == 0)
+		rc = health_skew(st, err);
+	if (rc == 0)
+		rc = health_evictions(st, &evictions, err);
 	if (rc == 0)
 		rc = lt_store_prepare(st, &nodes, health_nodes_sql, err);
 	if (rc == 0)
@@ -158,9 +301,11 @@ int queries_health_rebuild(struct lt_store *st, struct lt_error *err)
 	while (rc == 0 && (rc = lt_stmt_step(nodes, err)) == 1) {
 		char *node = lt_xstrdup(lt_stmt_text(nodes, HN_NAME, NULL));
 
-		rc = health_store_node(st, ins, lt_stmt_int(nodes, HN_ID), node, err);
+		rc = health_store_node(st, ins, lt_stmt_int(nodes, HN_ID), node, evictions, err);
 		free(node);
 	}
+	if (rc == 0 && evictions)
+		rc = health_exec(st, health_window_of_eviction_sql, err);
 	lt_stmt_free(del);
 	lt_stmt_free(nodes);
 	lt_stmt_free(ins);
