@@ -317,7 +317,7 @@ static const char health_evict_sql[] =
     "SELECT ts_us, ref FROM temp.health_evicted WHERE node_id = ?1 ORDER BY ts_us";
 
 /* The message of a "Node became not ready" line: in its fields (JSON, or a klog struct
- * "Message:..."), else the whole message. */
+ * "Message:..."); none when the line has none. */
 static struct lt_str health_reason(const char *msg, const char *fields)
 {
 	static const struct {
@@ -341,7 +341,7 @@ static struct lt_str health_reason(const char *msg, const char *fields)
 			return (struct lt_str){v, (size_t)(e - v)};
 		}
 	}
-	return (struct lt_str){msg, strlen(msg)};
+	return (struct lt_str){NULL, 0}; /* "Recording NodeNotReady event ...": no message */
 }
 
 /* Controllers' kinds (the node lifecycle, cloud and autoscaler) come from controller logs. */
@@ -413,7 +413,9 @@ static int health_line_fact(struct queries_health_fact *f, struct health_ids *id
 		if (f->text_len == 0)
 			f->text_len = health_taint_text(msg, ids->text, sizeof ids->text);
 		f->text = f->text_len ? ids->text : NULL;
-		return 1;
+		/* "Made sure that Node X has no [] Taint": nothing was removed */
+		return f->kind == QUERIES_HF_TAINT_ADD || f->text_len > 0 ||
+		       strcmp(health_line_facts[k].log_kind, "nlc-taint-removed") != 0;
 	case QUERIES_HF_NODE_DELETE:
 		f->flags = strncmp(health_line_facts[k].log_kind, "cloud-", 6) == 0
 			       ? QUERIES_HEALTH_BY_CLOUD

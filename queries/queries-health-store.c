@@ -38,14 +38,19 @@ const char *const queries_health_schema[] = {
     NULL,
 };
 
-/* The nodes a store knows: node leases, Node objects, and the nodes of log lines. */
+/* The nodes a store knows: node leases, Node objects, the nodes of log lines and the nodes
+ * controllers' lines name. */
 enum health_nodes_col { HN_ID, HN_NAME };
 static const char health_nodes_sql[] =
     "SELECT n.id, s.s FROM (SELECT name_id AS id FROM lt_leases WHERE kind = 'node'"
     " UNION SELECT a.name_id FROM audit AS a WHERE a.resource_id ="
     " (SELECT id FROM strs WHERE s = 'nodes') AND a.namespace_id IS NULL"
     " AND a.name_id IS NOT NULL"
-    " UNION SELECT node_id FROM lines WHERE node_id IS NOT NULL) AS n"
+    " UNION SELECT node_id FROM lines WHERE node_id IS NOT NULL"
+    /* a controller's line names a node no journal or request did */
+    " UNION SELECT g.subject_id FROM lines AS g JOIN strs AS k ON k.id = g.kind_id"
+    " WHERE g.subject_id IS NOT NULL AND (k.s LIKE 'nlc-%' OR k.s LIKE 'cloud-%'"
+    " OR k.s LIKE 'ca-%')) AS n"
     " JOIN strs AS s ON s.id = n.id ORDER BY s.s";
 
 enum health_insert_col {

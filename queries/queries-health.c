@@ -67,10 +67,11 @@ static const struct {
 	const char *needle;
 	enum lt_notready_cause cause;
 } health_reasons[] = {
-    /* a runtime that is down stalls the PLEG too: the runtime is the root */
+    /* a runtime that is down stalls the PLEG too: the runtime is the root; a status
+     * check not yet completed is the kubelet starting, weaker than a stuck PLEG */
     {"container runtime is down", LT_CAUSE_RUNTIME_DOWN},
-    {"container runtime status check may not have completed", LT_CAUSE_RUNTIME_DOWN},
     {"PLEG is not healthy", LT_CAUSE_PLEG},
+    {"container runtime status check may not have completed", LT_CAUSE_RUNTIME_DOWN},
     {"runtime network not ready", LT_CAUSE_CNI},
     {"network plugin", LT_CAUSE_CNI},
     {"cni plugin not initialized", LT_CAUSE_CNI},
@@ -281,10 +282,9 @@ static void health_on_taint(struct queries_health *b, const struct queries_healt
 		removal = b->recovered ||
 			  (b->cur.condition == LT_CONDITION_UNKNOWN && b->renew_since != 0);
 	health_taint_note(&b->cur, f, removal ? "-" : "+");
-	if (removal && !b->recovered &&
-	    (b->cur.condition == LT_CONDITION_FALSE || b->renew_since != 0))
-		return; /* a removal before any sign of recovery: the window goes on */
-	if (removal)
+	/* a removal before any sign of life is a swap (not-ready for unreachable): it goes on */
+	if (removal &&
+	    (b->recovered || (b->cur.condition == LT_CONDITION_UNKNOWN && b->renew_since != 0)))
 		health_recover(b, f);
 }
 

@@ -2,6 +2,7 @@
  * health-eval.c - node health measured against lt-gen's ground truth.
  *
  * Usage: health-eval DB TRUTH MODE
+ *        health-eval DB --dump
  * Opens the store DB (ingested by `leasetrail ingest`), builds its NotReady
  * windows (queries_health_rebuild: until ingest builds them itself), and
  * compares them with TRUTH (lt-gen --health --truth: node, start_us, end_us
@@ -9,7 +10,8 @@
  * logs), "audit" or "logs": what the store was given.  Prints one line of
  * figures; exits 1 when a window is missed or invented, a start is off by
  * more than 6 s or an end by more than 2 s, or (both) fewer than 95 % of
- * causes are right.
+ * causes are right.  With --dump it prints the windows and the evictions
+ * (a golden output until `leasetrail sql` can read them after ingest).
  */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include <stdio.h>
@@ -99,6 +101,41 @@ static int eval_build(struct lt_store *st, struct lt_error *err)
 	return queries_health_rebuild(st, err);
 }
 
+/* Prints not_ready and evictions, one tab-separated line per row. */
+static int eval_dump(struct lt_store *st, struct lt_error *err)
+{
+	static const char *const sql[] = {
+	    "SELECT 'window', node, start_us, coalesce(end_us, '-'), condition, cause, ended,"
+	    " evidence, reason, taints, evicted_pods FROM not_ready ORDER BY node, start_us",
+	    "SELECT 'eviction', pod, ts_us, coalesce(node, 'not attributable'),"
+	    " coalesce(window_id, '-') FROM evictions ORDER BY ts_us, pod",
+	};
+
+	for (size_t i = 0; i < sizeof sql / sizeof *sql; i++) {
+		struct lt_stmt *q = NULL;
+		int rc = lt_store_prepare(st, &q, sql[i], err);
+
+		while (rc == 0 && (rc = lt_stmt_step(q, err)) == 1) {
+			for (int c = 0; c < lt_stmt_columns(q); c++) {
+				size_t n = 0;
+				const char *v = lt_stmt_text(q, c, &n);
+				struct lt_buf b;
+
+				lt_buf_init(&b);
+				lt_sanitize(&b, v ? v : "", v ? n : 0); /* log text is hostile */
+				printf("%s%.*s", c ? "\t" : "", (int)b.len, b.ptr ? b.ptr : "");
+				lt_buf_release(&b);
+			}
+			putchar('\n');
+			rc = 0;
+		}
+		lt_stmt_free(q);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct eval_win truth[EVAL_MAX], found[EVAL_MAX];
@@ -107,6 +144,16 @@ int main(int argc, char **argv)
 	size_t nt, nf, matched = 0, causes = 0, starts = 0, ends = 0, evicted = 0;
 	int both;
 
+	if (argc == 3 && strcmp(argv[2], "--dump") == 0) {
+		int rc = lt_store_open(&st, argv[1], 0, &err);
+
+		if (rc == 0 && (rc = eval_build(st, &err)) == 0)
+			rc = eval_dump(st, &err);
+		if (rc != 0)
+			fprintf(stderr, "health-eval: %s\n", err.msg);
+		lt_store_free(st);
+		return rc != 0 ? 2 : 0;
+	}
 	if (argc != 4) {
 		fputs("usage: health-eval DB TRUTH both|audit|logs\n", stderr);
 		return 2;
