@@ -162,7 +162,7 @@ static enum queries_health_actor health_actor(const struct health_ids *ids, int6
 /* The audit stream's facts of one row (several when a body names taints). */
 struct health_pending {
 	struct queries_health_fact f[HEALTH_PEND];
-	char text[HEALTH_PEND][128];
+	char text[HEALTH_PEND][512]; /* taint names, or the kubelet's Ready=False message */
 	size_t n, next;
 };
 
@@ -223,7 +223,7 @@ static void health_copy(char *dst, size_t size, const char *src)
 /* A RequestResponse body: the facts it adds, and the Node as it now is. */
 static void health_body_facts(struct health_pending *p, struct health_ids *ids,
 			      const struct queries_health_fact *base, const struct lt_stmt *q,
-			      int ctrl_patch, int kubelet_status)
+			      int write, int ctrl_patch, int kubelet_status)
 {
 	const char *taints = lt_stmt_text(q, HA_TAINTS, NULL);
 	const char *ready = lt_stmt_text(q, HA_READY, NULL);
@@ -248,6 +248,10 @@ static void health_body_facts(struct health_pending *p, struct health_ids *ids,
 		   strcmp(ids->ready, "True") != 0) {
 		health_pend(p, base, QUERIES_HF_KUBELET_READY);
 	}
+	/* only writes move the state: a read may be logged by another apiserver, a little out
+	 * of order, and say what a write just made */
+	if (!write)
+		return;
 	health_copy(ids->taints, sizeof ids->taints, taints);
 	if (ready[0])
 		health_copy(ids->ready, sizeof ids->ready, ready);
@@ -289,7 +293,7 @@ static void health_audit_facts(struct health_pending *p, struct health_ids *ids,
 	if (write && !status && who == QUERIES_ACTOR_AUTOSCALER)
 		health_pend(p, &base, QUERIES_HF_SCALE_DOWN);
 	if (body)
-		health_body_facts(p, ids, &base, q,
+		health_body_facts(p, ids, &base, q, write,
 				  write && !status && who == QUERIES_ACTOR_NODE_CONTROLLER,
 				  write && status && who == QUERIES_ACTOR_KUBELET);
 	else if (write && !status && who == QUERIES_ACTOR_NODE_CONTROLLER)

@@ -7,12 +7,16 @@
  * update worker PATCHes a Node's taints in answer to the kubelet's status
  * write (docs/node-health.md), within milliseconds.  For each such pair
  * (the kubelet's status write c, the node-controller PATCH e of the same
- * Node nearest to it within 1 s), v = c.stage - e.received.  On one clock
- * v = -reaction; across streams v = -reaction - (clock_e - clock_c).  The
- * median of same-stream pairs is the reaction, the median of each
- * cross-stream direction gives the offset; both directions are averaged,
- * weighted by their counts.  Streams are source files (one per apiserver).
- * Memory: the gaps of the pairs, bounded by HEALTH_SKEW_MAX_PAIRS.
+ * Node nearest to it), gap = e.received - c.stage.  On one clock the gap is
+ * the reaction; across streams it is the reaction plus the clock error.
+ * The median of same-stream gaps is the reaction; the median of cross-stream
+ * gaps minus it (both directions, signs flipped for one) is a stream's
+ * offset against the reference (the first source read).  Two rounds: the
+ * answers are picked on raw clocks, then again on the corrected ones (a
+ * cause logged 300 ms late is nearer to the wrong PATCH at first).  Streams
+ * are source files (one per apiserver); pairs between two non-reference
+ * streams are not used.  Memory: the candidate pairs, at most
+ * HEALTH_SKEW_MAX_PAIRS.
  */
 #include "queries-int.h"
 
@@ -20,12 +24,12 @@
 #include <string.h>
 
 #define HEALTH_SKEW_MAX_SOURCES 32
-#define HEALTH_SKEW_MAX_PAIRS	4096 /* per ordered pair of streams */
+#define HEALTH_SKEW_MAX_PAIRS	65536 /* candidate (status write, PATCH) pairs kept */
 #define HEALTH_SKEW_WINDOW	1000000LL
 
-enum skew_col { SK_CAUSE, SK_CSRC, SK_ESRC, SK_GAP };
+enum skew_col { SK_CAUSE, SK_CSRC, SK_ESRC, SK_CSTAGE, SK_ESTAGE, SK_ERECV };
 static const char skew_pairs_sql[] =
-    "SELECT c.id, c.source_id, e.source_id, c.stage_us - e.received_us"
+    "SELECT c.id, c.source_id, e.source_id, c.stage_us, e.stage_us, e.received_us"
     " FROM audit AS c JOIN audit AS e ON e.resource_id = c.resource_id"
     " AND e.namespace_id IS NULL AND e.name_id = c.name_id AND e.user_id = ?3"
     " AND e.subresource_id IS NULL AND e.verb_id = ?4 AND e.received_us IS NOT NULL"
@@ -34,18 +38,22 @@ static const char skew_pairs_sql[] =
     " AND c.code BETWEEN 200 AND 299 AND c.superseded = 0 AND c.namespace_id IS NULL"
     " AND c.user_id = (SELECT id FROM strs WHERE s = 'system:node:' ||"
     " (SELECT s FROM strs WHERE id = c.name_id))"
-    " ORDER BY c.id, abs(e.stage_us - c.stage_us)";
+    " ORDER BY c.id, e.stage_us";
 
-/* The gaps of one ordered pair of streams (cause's, effect's). */
-struct skew_gaps {
-	int64_t *v;
-	size_t n, cap;
+/* A candidate pair: a status write (cause) and a PATCH of its Node near it (answer?). */
+struct skew_pair {
+	int64_t cause, cstage, estage, erecv;
+	int csrc, esrc; /* indexes into src */
 };
 
 struct skew {
 	int64_t src[HEALTH_SKEW_MAX_SOURCES];
+	int64_t off[HEALTH_SKEW_MAX_SOURCES]; /* current estimate: add to the stream's times */
+	int64_t npairs[HEALTH_SKEW_MAX_SOURCES];
 	size_t nsrc;
-	struct skew_gaps g[HEALTH_SKEW_MAX_SOURCES][HEALTH_SKEW_MAX_SOURCES];
+	struct skew_pair *p;
+	size_t n, cap;
+	int64_t *v; /* scratch for medians */
 };
 
 static int skew_cmp(const void *a, const void *b)
@@ -55,10 +63,10 @@ static int skew_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int64_t skew_median(struct skew_gaps *g)
+static int64_t skew_median(int64_t *v, size_t n)
 {
-	qsort(g->v, g->n, sizeof *g->v, skew_cmp);
-	return g->n % 2 ? g->v[g->n / 2] : (g->v[g->n / 2 - 1] + g->v[g->n / 2]) / 2;
+	qsort(v, n, sizeof *v, skew_cmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* The index of source id s, added when new; -1 when there are too many. */
@@ -73,28 +81,10 @@ static int skew_index(struct skew *k, int64_t s)
 	return (int)k->nsrc++;
 }
 
-static void skew_add(struct skew *k, int64_t csrc, int64_t esrc, int64_t gap)
-{
-	int a = skew_index(k, csrc), b = skew_index(k, esrc);
-	struct skew_gaps *g;
-
-	if (a < 0 || b < 0)
-		return;
-	g = &k->g[a][b];
-	if (g->n == HEALTH_SKEW_MAX_PAIRS)
-		return;
-	if (g->n == g->cap) {
-		g->cap = g->cap ? 2 * g->cap : 64;
-		g->v = lt_xrealloc(g->v, g->cap * sizeof *g->v);
-	}
-	g->v[g->n++] = gap;
-}
-
-/* Reads every causal pair's gap (one per cause: its nearest effect). */
+/* Reads every candidate pair: each status write with every node-controller PATCH within 1 s. */
 static int skew_read(struct lt_store *st, struct skew *k, struct lt_error *err)
 {
 	struct lt_stmt *q = NULL;
-	int64_t last = 0;
 	int rc;
 
 	if ((rc = lt_store_prepare(st, &q, skew_pairs_sql, err)) != 0)
@@ -105,37 +95,79 @@ static int skew_read(struct lt_store *st, struct skew *k, struct lt_error *err)
 	lt_stmt_bind_int(q, 4, lc_str_id(st, "patch"));
 	lt_stmt_bind_int(q, 5, HEALTH_SKEW_WINDOW);
 	lt_stmt_bind_int(q, 6, lc_str_id(st, "update"));
-	while ((rc = lt_stmt_step(q, err)) == 1) {
-		int64_t cause = lt_stmt_int(q, SK_CAUSE);
+	while ((rc = lt_stmt_step(q, err)) == 1 && k->n < HEALTH_SKEW_MAX_PAIRS) {
+		int c = skew_index(k, lt_stmt_int(q, SK_CSRC)),
+		    e = skew_index(k, lt_stmt_int(q, SK_ESRC));
 
-		if (cause == last)
-			continue; /* a farther PATCH of the same status write */
-		last = cause;
-		skew_add(k, lt_stmt_int(q, SK_CSRC), lt_stmt_int(q, SK_ESRC),
-			 lt_stmt_int(q, SK_GAP));
+		if (c < 0 || e < 0)
+			continue;
+		if (k->n == k->cap) {
+			k->cap = k->cap ? 2 * k->cap : 256;
+			k->p = lt_xrealloc(k->p, k->cap * sizeof *k->p);
+		}
+		k->p[k->n++] = (struct skew_pair){.cause = lt_stmt_int(q, SK_CAUSE),
+						  .cstage = lt_stmt_int(q, SK_CSTAGE),
+						  .estage = lt_stmt_int(q, SK_ESTAGE),
+						  .erecv = lt_stmt_int(q, SK_ERECV),
+						  .csrc = c,
+						  .esrc = e};
 	}
 	lt_stmt_free(q);
 	return rc < 0 ? rc : 0;
 }
 
-/* The reaction time: the median gap of same-stream pairs (0 when there are none). */
-static int64_t skew_reaction(struct skew *k)
+/* The gap of a pair on the current clocks: the answer's start minus its cause's end. */
+static int64_t skew_gap(const struct skew *k, const struct skew_pair *p)
 {
-	struct skew_gaps all = {0};
-	int64_t r = 0;
+	return p->erecv + k->off[p->esrc] - (p->cstage + k->off[p->csrc]);
+}
 
-	for (size_t i = 0; i < k->nsrc; i++)
-		for (size_t j = 0; j < k->g[i][i].n; j++) {
-			if (all.n == all.cap) {
-				all.cap = all.cap ? 2 * all.cap : 64;
-				all.v = lt_xrealloc(all.v, all.cap * sizeof *all.v);
-			}
-			all.v[all.n++] = k->g[i][i].v[j];
+/* One estimate: each status write's answer is the PATCH nearest it on the current clocks;
+ * the reaction is the median gap of same-stream answers; each stream's offset against the
+ * reference r moves by the median of its cross-stream answers' gap minus the reaction. */
+static void skew_round(struct skew *k, size_t r)
+{
+	size_t *best = lt_xcalloc(k->n + 1, sizeof *best), nb = 0, nv = 0;
+	int64_t reaction = 0;
+
+	for (size_t i = 0; i < k->n; i++) {
+		if (nb > 0 && k->p[best[nb - 1]].cause == k->p[i].cause) {
+			const struct skew_pair *b = &k->p[best[nb - 1]];
+			int64_t gb = skew_gap(k, b), gi = skew_gap(k, &k->p[i]);
+
+			if ((gi < 0 ? -gi : gi) < (gb < 0 ? -gb : gb))
+				best[nb - 1] = i;
+			continue;
 		}
-	if (all.n > 0)
-		r = -skew_median(&all);
-	free(all.v);
-	return r;
+		best[nb++] = i;
+	}
+	for (size_t i = 0; i < nb; i++)
+		if (k->p[best[i]].csrc == k->p[best[i]].esrc)
+			k->v[nv++] = skew_gap(k, &k->p[best[i]]);
+	if (nv > 0)
+		reaction = skew_median(k->v, nv);
+	for (size_t x = 0; x < k->nsrc; x++) {
+		if (x == r)
+			continue;
+		nv = 0;
+		/* x answering r: its gap is reaction + (its clock error); r answering x: the
+		 * opposite */
+		for (size_t i = 0; i < nb; i++) {
+			const struct skew_pair *p = &k->p[best[i]];
+
+			if ((size_t)p->esrc == x && (size_t)p->csrc == r)
+				k->v[nv++] = skew_gap(k, p) - reaction;
+			else if ((size_t)p->csrc == x && (size_t)p->esrc == r)
+				k->v[nv++] = reaction - skew_gap(k, p);
+		}
+		k->npairs[x] = (int64_t)nv;
+		if (nv > 0)
+			k->off[x] -= skew_median(k->v, nv);
+	}
+	k->npairs[r] = 0;
+	for (size_t i = 0; i < nb; i++)
+		k->npairs[r] += k->p[best[i]].csrc == (int)r && k->p[best[i]].esrc == (int)r;
+	free(best);
 }
 
 static void skew_path(struct lt_store *st, int64_t source, char *out, size_t size)
@@ -158,50 +190,33 @@ static void skew_path(struct lt_store *st, int64_t source, char *out, size_t siz
 	lt_stmt_free(q);
 }
 
-/* The offset to add to stream x's times to put them on the reference stream r's clock. */
-static int64_t skew_offset(struct skew *k, size_t r, size_t x, int64_t reaction, int64_t *pairs)
-{
-	struct skew_gaps *rx = &k->g[r][x], *xr = &k->g[x][r];
-	int64_t n = (int64_t)(rx->n + xr->n), sum = 0;
-
-	*pairs = n;
-	if (n == 0)
-		return 0;
-	/* r causes, x answers: v = -reaction - (clock_x - clock_r) */
-	if (rx->n > 0)
-		sum += (int64_t)rx->n * (-skew_median(rx) - reaction);
-	/* x causes, r answers: v = -reaction - (clock_r - clock_x) */
-	if (xr->n > 0)
-		sum += (int64_t)xr->n * (skew_median(xr) + reaction);
-	return -(sum / n);
-}
-
 int queries_health_offsets(struct lt_store *st, struct queries_health_offset *out, size_t max,
 			   struct lt_error *err)
 {
 	struct skew *k = lt_xcalloc(1, sizeof *k);
 	size_t r = 0, n = 0;
 	int rc = skew_read(st, k, err);
-	int64_t reaction = skew_reaction(k), best = -1;
 
 	/* the reference: the first source read (the lowest id) */
-	for (size_t i = 0; rc == 0 && i < k->nsrc; i++)
-		if (best < 0 || k->src[i] < best)
-			best = k->src[i], r = i;
+	for (size_t i = 1; i < k->nsrc; i++)
+		if (k->src[i] < k->src[r])
+			r = i;
+	k->v = lt_xcalloc(k->n + 1, sizeof *k->v);
+	/* twice: the answers picked on raw clocks, then again on the corrected ones */
+	for (int round = 0; rc == 0 && k->n > 0 && round < 2; round++)
+		skew_round(k, r);
 	for (size_t i = 0; rc == 0 && i < k->nsrc && n < max; i++) {
 		struct queries_health_offset *o = &out[n];
-		int64_t pairs;
 
 		o->source_id = k->src[i];
-		o->offset_us = i == r ? 0 : skew_offset(k, r, i, reaction, &pairs);
-		o->pairs = i == r ? (int64_t)k->g[r][r].n : pairs;
+		o->offset_us = k->off[i];
+		o->pairs = k->npairs[i];
 		skew_path(st, o->source_id, o->path, sizeof o->path);
 		if (o->pairs > 0)
 			n++;
 	}
-	for (size_t i = 0; i < k->nsrc; i++)
-		for (size_t j = 0; j < k->nsrc; j++)
-			free(k->g[i][j].v);
+	free(k->v);
+	free(k->p);
 	free(k);
 	return rc != 0 ? rc : (int)n;
 }

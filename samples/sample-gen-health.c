@@ -33,7 +33,9 @@
  * node-controller); DaemonSet pods tolerate it.
  *
  * --truth FILE writes one line per NotReady window, tab-separated:
- *   node start_us end_us|- condition cause ended evicted_pods
+ *   node start_us end_us|- condition cause ended evicted_pods evicted_named
+ * evicted_named: those of the evicted pods the node's kubelet journal names (only
+ * they can be tied to the node; the others are "not attributable").
  * start: the controller's Ready=Unknown write, or the kubelet's Ready=False
  * status write; end: the last taint removal, or the Node's deletion.
  */
@@ -62,6 +64,7 @@
 #define HG_KUBELET_UA  "kubelet/v1.29.0 (linux/amd64) kubernetes/3f7a50f"
 #define HG_KCM_UA      "kube-controller-manager/v1.29.1 (linux/amd64) kubernetes/b9c9ed7"
 #define HG_KCM_HOST    "ip-172-16-40-128.ec2.internal"
+#define HG_MAX_TRUTH   (4 * HG_MAX_NODES)
 
 enum hg_story {
 	HG_PARTITION,
@@ -122,6 +125,7 @@ struct hg_node {
 	const char *msg;
 	struct hg_lines journal;
 	uint32_t pid;
+	unsigned named; /* bit i: the journal names pods[i] */
 	bool gone;
 };
 
@@ -142,7 +146,9 @@ struct hg {
 	uint64_t seq;
 	int64_t phase; /* the monitor pass runs at start + phase + k * 5 s */
 	int64_t end;
-	FILE *truth;
+	struct hg_truth *truths;
+	size_t ntruth;
+	bool open_done; /* a window was left open (odd seeds) */
 };
 
 /* ---- text -------------------------------------------------------------- */
@@ -443,7 +449,8 @@ struct hg_win {
 	int64_t start, end;
 	bool open, deleted, unknown;
 	int evicted;
-	int64_t ne_at; /* the NoExecute taint's time */
+	unsigned evicted_mask; /* bit i: pods[i] went */
+	int64_t ne_at;	       /* the NoExecute taint's time */
 };
 
 /* The controller marks n Unknown at pass p: lines, status update, NoSchedule, next pass NoExecute.
@@ -515,6 +522,7 @@ static void hg_evict(struct hg *g, struct hg_node *n, struct hg_win *w, int64_t 
 			 &(struct hg_req){"delete", HG_NC, HG_SA_GROUPS, "172.16.40.128", HG_KCM_UA,
 					  NULL, "pods", NULL, ns, name, 200, NULL, NULL});
 		w->evicted++;
+		w->evicted_mask |= 1u << i;
 	}
 }
 
@@ -567,6 +575,7 @@ static void hg_pod_lines(struct hg *g, struct hg_node *n, int64_t from, int64_t 
 {
 	for (int64_t t = from + hg_lat(g, 1000, 20000); t < to; t += hg_lat(g, 40000, 80000)) {
 		int i = (int)gen_range(&g->r, 0, HG_PODS - 1);
+		n->named |= 1u << i;
 		HG_KL(g, n, t, 'I', "kubelet.go:2528",
 		      "\"SyncLoop (probe)\" probe=\"readiness\" status=\"ready\" pod=\"%s\"",
 		      n->pods[i]);
@@ -630,21 +639,45 @@ static void hg_false_lines(struct hg *g, struct hg_node *n, enum hg_story s, int
 	}
 }
 
+/* A window for the truth file, written once every journal line is known. */
+struct hg_truth {
+	const struct hg_node *n;
+	struct hg_win w;
+	enum hg_story s;
+};
+
 static void hg_truth(struct hg *g, const struct hg_node *n, const struct hg_win *w, enum hg_story s)
 {
-	if (g->truth == NULL)
-		return;
-	fprintf(g->truth, "%s\t%lld\t", n->name, (long long)w->start);
-	if (w->open)
-		fputs("-", g->truth);
-	else
-		fprintf(g->truth, "%lld", (long long)w->end);
-	fprintf(g->truth, "\t%s\t%s\t%s\t%d\n", w->unknown ? "Unknown" : "False",
-		hg_stories[s].cause,
-		w->open	     ? "open"
-		: w->deleted ? "deleted"
-			     : "recovered",
-		w->evicted);
+	if (g->ntruth < HG_MAX_TRUTH)
+		g->truths[g->ntruth++] = (struct hg_truth){n, *w, s};
+}
+
+static int hg_truth_write(struct hg *g)
+{
+	FILE *f = fopen(g->o.truth, "w");
+	if (f == NULL) {
+		fprintf(stderr, "lt-gen: %s: %s\n", g->o.truth, strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < g->ntruth; i++) {
+		const struct hg_truth *t = &g->truths[i];
+		const struct hg_win *w = &t->w;
+		int named = 0;
+		for (unsigned m = w->evicted_mask & t->n->named; m; m &= m - 1)
+			named++;
+		fprintf(f, "%s\t%lld\t", t->n->name, (long long)w->start);
+		if (w->open)
+			fputs("-", f);
+		else
+			fprintf(f, "%lld", (long long)w->end);
+		fprintf(f, "\t%s\t%s\t%s\t%d\t%d\n", w->unknown ? "Unknown" : "False",
+			hg_stories[t->s].cause,
+			w->open	     ? "open"
+			: w->deleted ? "deleted"
+				     : "recovered",
+			w->evicted, named);
+	}
+	return fclose(f) == 0 ? 0 : -1;
 }
 
 /* A heartbeat incident (partition, stop, reboot, scale-down) from renew time *t. */
@@ -821,9 +854,13 @@ static size_t hg_incidents(struct hg *g, long i, const enum hg_story *chosen, si
 	int64_t at = g->o.start + span / 10 + gen_range(&g->r, 0, span / 5);
 	int64_t d = gen_range(&g->r, hg_stories[s].min_s, hg_stories[s].max_s) * GEN_SEC;
 	out[0] = (struct hg_incident){s, at, at + d};
-	/* the first heartbeat incident of an odd seed never ends: a window open at the end */
-	if (i == 0 && (g->o.seed & 1) && hg_stories[s].unknown && s != HG_SCALE_DOWN)
+	/* the first partition or kubelet stop of an odd seed never ends: a window open at the
+	 * end (a reboot that never ends would leave no evidence of its cause at all) */
+	if (!g->open_done && (g->o.seed & 1) && (s == HG_PARTITION || s == HG_KUBELET_STOP)) {
 		out[0].until = g->end + GEN_SEC;
+		g->open_done = true;
+		return 1;
+	}
 	if (i == 0 && !(g->o.seed & 1) && s != HG_SCALE_DOWN &&
 	    out[0].until + 400 * GEN_SEC < g->end) {
 		int64_t at2 = out[0].until + gen_range(&g->r, 120, 300) * GEN_SEC;
@@ -971,22 +1008,18 @@ int gen_health_main(int argc, char **argv)
 	int rc = hg_parse(&g->o, argc, argv);
 	if (rc == 0) {
 		gen_rng_seed(&g->r, g->o.seed, 0x4e6f6465);
-		if (g->o.truth && (g->truth = fopen(g->o.truth, "w")) == NULL) {
-			fprintf(stderr, "lt-gen: %s: %s\n", g->o.truth, strerror(errno));
-			rc = -1;
-		}
-	}
-	if (rc == 0) {
+		g->truths = gen_calloc(HG_MAX_TRUTH, sizeof *g->truths);
 		hg_run(g);
 		rc = hg_output(g);
-		if (g->truth && fclose(g->truth) != 0)
-			rc = -1;
+		if (rc == 0 && g->o.truth)
+			rc = hg_truth_write(g);
 	}
 	for (int s = 0; s < 2; s++)
 		hg_free_lines(&g->audit[s]);
 	hg_free_lines(&g->kcm);
 	for (long i = 0; i < HG_MAX_NODES; i++)
 		hg_free_lines(&g->nodes[i].journal);
+	free(g->truths);
 	free(g);
 	return rc == 0 ? 0 : 2;
 }
