@@ -549,14 +549,19 @@ static int health_stream_advance(struct health_stream *s, int which, struct heal
 	}
 }
 
+/* What every node's facts are read with: the store's ids and the prepared statements. */
+struct queries_health_ctx {
+	struct lt_store *st;
+	struct health_ids proto; /* node and kubelet left 0 */
+	struct lt_stmt *q[HS_COUNT];
+};
+
 /* Looks up the strs ids every fact is compared against. */
-static void health_ids_init(struct health_ids *ids, struct lt_store *st, const char *node)
+static void health_ids_init(struct health_ids *ids, struct lt_store *st)
 {
 	memset(ids, 0, sizeof *ids);
 	ids->nodes = lc_str_id(st, "nodes");
 	ids->kube_node_lease = lc_str_id(st, "kube-node-lease");
-	ids->node = lc_str_id(st, node);
-	ids->kubelet = lc_kubelet_id(st, node);
 	ids->node_controller = lc_str_id(st, HEALTH_NODE_CONTROLLER);
 	ids->autoscaler = lc_str_id(st, HEALTH_AUTOSCALER);
 	for (size_t i = 0; i < sizeof ids->cloud / sizeof *ids->cloud; i++)
@@ -565,24 +570,61 @@ static void health_ids_init(struct health_ids *ids, struct lt_store *st, const c
 		ids->line_kind[i] = lc_str_id(st, health_line_facts[i].log_kind);
 }
 
-static int health_prepare(struct lt_store *st, struct health_stream s[HS_COUNT],
-			  const struct health_ids *ids, int evictions, struct lt_error *err)
+int queries_health_ctx_new(struct queries_health_ctx **out, struct lt_store *st, int evictions,
+			   struct lt_error *err)
 {
+	struct queries_health_ctx *c = lt_xcalloc(1, sizeof *c);
+	struct lt_stmt *t = NULL;
 	int rc;
 
-	if ((rc = lt_store_prepare(st, &s[HS_AUDIT].q, health_audit_sql, err)) != 0 ||
-	    (rc = lt_store_prepare(st, &s[HS_LEASE].q, health_lease_sql, err)) != 0 ||
-	    (rc = lt_store_prepare(st, &s[HS_LINES].q, health_line_sql, err)) != 0 ||
-	    (evictions && (rc = lt_store_prepare(st, &s[HS_EVICT].q, health_evict_sql, err)) != 0))
-		return rc;
+	c->st = st;
+	health_ids_init(&c->proto, st);
+	/* the feed reads temp.health_skew: empty when the offsets were never estimated */
+	if ((rc = lt_store_prepare(st, &t, HEALTH_SKEW_TABLE, err)) == 0)
+		rc = lt_stmt_step(t, err) < 0 ? LT_ERR_DB : 0;
+	lt_stmt_free(t);
+	if (rc == 0)
+		rc = lt_store_prepare(st, &c->q[HS_AUDIT], health_audit_sql, err);
+	if (rc == 0)
+		rc = lt_store_prepare(st, &c->q[HS_LEASE], health_lease_sql, err);
+	if (rc == 0)
+		rc = lt_store_prepare(st, &c->q[HS_LINES], health_line_sql, err);
+	if (rc == 0 && evictions)
+		rc = lt_store_prepare(st, &c->q[HS_EVICT], health_evict_sql, err);
+	if (rc != 0) {
+		queries_health_ctx_free(c);
+		c = NULL;
+	}
+	*out = c;
+	return rc;
+}
+
+void queries_health_ctx_free(struct queries_health_ctx *c)
+{
+	if (c == NULL)
+		return;
+	for (int i = 0; i < HS_COUNT; i++)
+		lt_stmt_free(c->q[i]);
+	free(c);
+}
+
+/* Points the streams at node's rows. */
+static void health_bind(struct queries_health_ctx *c, struct health_stream s[HS_COUNT],
+			const struct health_ids *ids)
+{
+	static const int node_col[HS_COUNT] = {
+	    [HS_AUDIT] = 2, [HS_LEASE] = 2, [HS_LINES] = 1, [HS_EVICT] = 1};
+
+	memset(s, 0, HS_COUNT * sizeof *s);
+	for (int i = 0; i < HS_COUNT; i++) {
+		s[i].q = c->q[i];
+		if (s[i].q == NULL)
+			continue;
+		lt_stmt_reset(s[i].q);
+		lt_stmt_bind_int(s[i].q, node_col[i], ids->node);
+	}
 	lt_stmt_bind_int(s[HS_AUDIT].q, 1, ids->nodes);
-	lt_stmt_bind_int(s[HS_AUDIT].q, 2, ids->node);
 	lt_stmt_bind_int(s[HS_LEASE].q, 1, ids->kube_node_lease);
-	lt_stmt_bind_int(s[HS_LEASE].q, 2, ids->node);
-	lt_stmt_bind_int(s[HS_LINES].q, 1, ids->node);
-	if (evictions)
-		lt_stmt_bind_int(s[HS_EVICT].q, 1, ids->node);
-	return 0;
 }
 
 /* Feeds the earliest pending fact of the streams until all are done. */
@@ -608,27 +650,24 @@ static int health_merge(struct queries_health *b, struct health_stream s[HS_COUN
 	}
 }
 
-int queries_health_node(struct lt_store *st, const char *node, int evictions,
+int queries_health_node(struct queries_health_ctx *c, int64_t node_id, const char *node,
 			struct queries_health_result *out, struct lt_error *err)
 {
 	struct health_stream s[HS_COUNT];
 	struct health_ids *ids = lt_xcalloc(1, sizeof *ids);
 	struct queries_health *b = queries_health_new(out);
-	int rc, brc;
+	int rc = 0, brc;
 
-	memset(s, 0, sizeof s);
-	health_ids_init(ids, st, node);
-	rc = lt_store_prepare(st, &s[HS_AUDIT].q, HEALTH_SKEW_TABLE, err);
-	if (rc == 0)
-		rc = lt_stmt_step(s[HS_AUDIT].q, err) < 0 ? LT_ERR_DB : 0;
-	lt_stmt_free(s[HS_AUDIT].q);
-	s[HS_AUDIT].q = NULL;
-	if (rc == 0 && ids->node != 0)
-		rc = health_prepare(st, s, ids, evictions, err);
-	if (rc == 0 && ids->node != 0)
+	*ids = c->proto;
+	ids->node = node_id;
+	ids->kubelet = lc_kubelet_id(c->st, node);
+	if (node_id != 0) {
+		health_bind(c, s, ids);
 		rc = health_merge(b, s, ids, err);
-	for (int i = 0; i < HS_COUNT; i++)
-		lt_stmt_free(s[i].q);
+		for (int i = 0; i < HS_COUNT; i++)
+			if (s[i].q != NULL)
+				lt_stmt_reset(s[i].q);
+	}
 	free(ids);
 	brc = queries_health_end(b);
 	if (rc == 0 && brc != 0) {

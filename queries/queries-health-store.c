@@ -276,11 +276,11 @@ static int health_insert(struct lt_stmt *q, int64_t node_id, const struct lt_hea
 }
 
 /* The windows of one node into lt_notready. */
-static int health_store_node(struct lt_store *st, struct lt_stmt *ins, int64_t node_id,
-			     const char *node, int evictions, struct lt_error *err)
+static int health_store_node(struct queries_health_ctx *c, struct lt_stmt *ins, int64_t node_id,
+			     const char *node, struct lt_error *err)
 {
 	struct queries_health_result r;
-	int rc = queries_health_node(st, node, evictions, &r, err);
+	int rc = queries_health_node(c, node_id, node, &r, err);
 
 	for (size_t i = 0; rc == 0 && i < r.n; i++)
 		rc = health_insert(ins, node_id, &r.windows[i], err);
@@ -291,6 +291,7 @@ static int health_store_node(struct lt_store *st, struct lt_stmt *ins, int64_t n
 int queries_health_rebuild(struct lt_store *st, struct lt_error *err)
 {
 	struct lt_stmt *del = NULL, *nodes = NULL, *ins = NULL;
+	struct queries_health_ctx *c = NULL;
 	int rc, evictions = 0;
 
 	if ((rc = lt_store_prepare(st, &del, "DELETE FROM lt_notready", err)) == 0)
@@ -303,14 +304,17 @@ int queries_health_rebuild(struct lt_store *st, struct lt_error *err)
 		rc = lt_store_prepare(st, &nodes, health_nodes_sql, err);
 	if (rc == 0)
 		rc = lt_store_prepare(st, &ins, health_insert_sql, err);
+	if (rc == 0)
+		rc = queries_health_ctx_new(&c, st, evictions, err);
 	while (rc == 0 && (rc = lt_stmt_step(nodes, err)) == 1) {
 		char *node = lt_xstrdup(lt_stmt_text(nodes, HN_NAME, NULL));
 
-		rc = health_store_node(st, ins, lt_stmt_int(nodes, HN_ID), node, evictions, err);
+		rc = health_store_node(c, ins, lt_stmt_int(nodes, HN_ID), node, err);
 		free(node);
 	}
 	if (rc == 0 && evictions)
 		rc = health_exec(st, health_window_of_eviction_sql, err);
+	queries_health_ctx_free(c);
 	lt_stmt_free(del);
 	lt_stmt_free(nodes);
 	lt_stmt_free(ins);

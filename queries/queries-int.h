@@ -170,14 +170,26 @@ void queries_health_result_release(struct queries_health_result *r);
 	"CREATE TEMP TABLE IF NOT EXISTS health_skew(source_id INTEGER PRIMARY KEY,"               \
 	" offset_us INTEGER NOT NULL)"
 
+/* What every node's facts are read with: ids and statements prepared once. */
+struct queries_health_ctx;
+
 /*
- * The NotReady windows of node, from its Node object's requests (their times
- * corrected by temp.health_skew, created empty when missing), its lease's
- * episodes (built before), the log lines of and about it and, when
- * evictions, the pods of temp.health_evicted tied to it, merged in time
- * order as they are read.  A node the store never saw has none.
+ * Prepares the reads of queries_health_node on st; evictions: read the pods of
+ * temp.health_evicted (built by the rebuild).  temp.health_skew is created
+ * empty when missing (no offsets).
  */
-int queries_health_node(struct lt_store *st, const char *node, int evictions,
+int queries_health_ctx_new(struct queries_health_ctx **out, struct lt_store *st, int evictions,
+			   struct lt_error *err);
+void queries_health_ctx_free(struct queries_health_ctx *c);
+
+/*
+ * The NotReady windows of node (strs id node_id), from its Node object's
+ * requests (their times corrected by temp.health_skew), its lease's
+ * episodes (built before), the log lines of and about it and the evicted
+ * pods tied to it, merged in time order as they are read.  A node the store
+ * never saw (node_id 0) has none.
+ */
+int queries_health_node(struct queries_health_ctx *c, int64_t node_id, const char *node,
 			struct queries_health_result *out, struct lt_error *err);
 
 /* One audit stream's estimated clock offset against the reference stream. */
