@@ -8,9 +8,11 @@
  *   node-controller writes nodes/status   Ready=Unknown: the kubelet's lease
  *   ("hasn't been updated", unresponsive)  and status went unrenewed for the
  *                                         grace period: a window opens
- *   the kubelet reports Ready=False       "Node became not ready" or the
- *   (or the controller queues a NotReady   controller's NotReady taint queue
- *   node for tainting)                    line: a window opens, its reason
+ *   the kubelet reports Ready=False       "Node became not ready", a body
+ *   (or the controller queues a NotReady   with Ready=False, the controller's
+ *   node for tainting; or, at Metadata     NotReady taint queue line, or a
+ *   level, answers a status write with     status write answered by a
+ *   a taint PATCH)                         PATCH: a window opens, its reason
  *                                         is the kubelet's message
  *   taints added / removed                named when the body or line says
  *   "healthy again", Ready=True, a taint  the window ends at the last taint
@@ -244,7 +246,6 @@ static void health_on_start(struct queries_health *b, const struct queries_healt
 		lt_buf_append(&b->cur.reason, f->text, f->text_len);
 }
 
-/* A taint PATCH whose body is unknown: an add while the node is away, else a removal. */
 /* A node-controller PATCH within this long of the kubelet's status write answers it. */
 #define HEALTH_ANSWER (2 * HEALTH_SEC)
 
@@ -255,6 +256,8 @@ static int health_answers_status(const struct queries_health *b,
 	       f->ts - b->kstatus <= HEALTH_ANSWER;
 }
 
+/* A taint change; a PATCH whose body is unknown is an add while the node is away, else a
+ * removal. */
 static void health_on_taint(struct queries_health *b, const struct queries_health_fact *f,
 			    int removal)
 {

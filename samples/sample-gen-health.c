@@ -159,6 +159,13 @@ static char *hg_dup(const char *s)
 	return memcpy(gen_calloc(n, 1), s, n);
 }
 
+#if defined(__GNUC__)
+#define HG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define HG_PRINTF(f, a)
+#endif
+
+static char *hg_vfmt(const char *fmt, va_list ap) HG_PRINTF(1, 0);
 static char *hg_vfmt(const char *fmt, va_list ap)
 {
 	va_list cp;
@@ -191,7 +198,7 @@ static void hg_iso(char out[40], int64_t t)
 
 /* A klog line "Immdd hh:mm:ss.uuuuuu PID src] msg" at t. */
 static char *hg_klog(int64_t t, char lvl, uint32_t pid, const char *src, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+    HG_PRINTF(5, 6);
 static char *hg_klog(int64_t t, char lvl, uint32_t pid, const char *src, const char *fmt, ...)
 {
 	char iso[40];
