@@ -557,11 +557,20 @@ static int load_log(const struct lt_log_line *ln, const struct lt_where *at, voi
 	return load_tick(l, at);
 }
 
+/* Node health's narrow default: a pod DELETE by the node lifecycle controller's identity is
+ * a taint-based eviction (the taint-eviction controller uses it too); docs/node-health.md. */
+static int load_is_eviction(const struct lt_audit_event *ev)
+{
+	return lt_str_eq(ev->resource, "pods") && ev->subresource.len == 0 &&
+	       lt_str_eq(ev->verb, "delete") &&
+	       lt_str_eq(ev->username, "system:serviceaccount:kube-system:node-controller");
+}
+
 static int load_audit(const struct lt_audit_event *ev, const struct lt_where *at, void *ctx)
 {
 	struct load *l = ctx;
 	int wanted = l->opts->all_resources || lt_str_eq(ev->resource, "leases") ||
-		     lt_str_eq(ev->resource, "nodes");
+		     lt_str_eq(ev->resource, "nodes") || load_is_eviction(ev);
 
 	if (!wanted) {
 		l->rep.skipped++;

@@ -93,11 +93,32 @@ static const struct lt_log_kind cls_rules[] = {
      "^recording status change (?:\\S+ )?event message for node" CLS_NODE},
     {"nlc-disruption", "kube-controller-manager", "all nodes not ready: disruption mode",
      "^controller detected that (?:all nodes are not-ready|some nodes are ready)"},
+    /* controller_utils.go at V(4): 1.13-1.17 printf "Added [&Taint{Key:K,...}] Taint to Node X",
+     * "Made sure that Node X has no [&Taint{...}] Taint"; structured "Added taint to node"
+     * taint=[...] node="X", "Made sure that node has no taint" node="X" taint=[...] */
+    {"nlc-taint-added", "kube-controller-manager", "a taint was added to a node",
+     "^added (?:\\[.*?\\] taint to node (?<node>[^\\s\"]+)|taint to node\\b)"},
+    {"nlc-taint-removed", "kube-controller-manager", "a node was made sure to have no such taint",
+     "^made sure that node (?:(?<node>[^\\s\"]+) )?has no (?:\\[.*?\\] )?taint"},
+    {"nlc-ready-now", "kube-controller-manager", "a node queued for tainting was ready again",
+     "^node (?:(?<node>[^\\s\"]+) )?was in a taint queue, but it'?s ready now"},
     {"nlc-taint", "kube-controller-manager", "a taint was added to or removed from a node",
      "^(?:adding|removing|failed to (?:add|remove)) (?:\\S+ )?taints?\\b"},
+    /* taint_manager.go "NoExecuteTaintManager is deleting Pod: NS/NAME" (printf) or pod="NS/NAME";
+     * 1.29+ taint_eviction.go "Deleting pod" controller="taint-eviction-controller" pod="NS/NAME"
+     * (other controllers' "Deleting pod" lines name their own controller) */
     {"pod-eviction", "kube-controller-manager", "pods deleted from a tainted node",
-     "^(?:noexecutetaintmanager is deleting pod|marking for deletion pod|evicting pods?\\b|"
-     "deleting pods? from node)"},
+     "^(?:noexecutetaintmanager is deleting pod|deleting pod controller=\"?taint-eviction-"
+     "controller|marking for deletion pod|evicting pods?\\b|deleting pods? from node)"},
+    /* cloud-provider node_lifecycle_controller.go: "Deleting node (no longer present in cloud
+     * provider): X" (1.9), "Deleting node since it is no longer present in cloud provider: X" */
+    {"cloud-node-deleted", "any", "the cloud says the instance is gone",
+     "^deleting node (?:since it is |\\()no longer present in cloud provider\\)?"
+     "(?:: \"?(?<node>[^\\s\"]+))?"},
+    /* cluster-autoscaler scale_down: "Scale-down: removing empty node X", "Scale-down: removing
+     * node X, utilization: ..." */
+    {"ca-scale-down", "any", "the autoscaler removes a node",
+     "^scale-down: removing (?:empty )?node \"?(?<node>[^\\s\",]+)"},
     /* any component: client-go leader election */
     {"leader-acquiring", "any", "a candidate tries to take a leader lease",
      "^attempting to acquire leader lease (?<lease>\\S+?)(?:\\.\\.\\.)?(?:\\s|$)"},

@@ -196,13 +196,14 @@ static const struct canned canned_queries[] = {
      7},
     {{"apiserver-identity",
       "apiserver identity leases: holder, last renew, and whether it is fresh, stale (stopped "
-      "renewing) or expired (no renew for 1h)"},
+      "renewing), expired (no renew for 1h) or deleted"},
      /* stale as in the leases view: its apiserver stopped, though Kubernetes counts it for 1h */
      "SELECT l.name, l.holder, l.first_us, l.last_renew_us, l.renews,"
-     " CASE WHEN ?3 - l.last_renew_us > 3600000000 THEN 'expired'"
+     " CASE WHEN l.state = 'deleted' THEN 'deleted'"
+     "  WHEN ?3 - l.last_renew_us > 3600000000 THEN 'expired'"
      "  WHEN l.state = 'stale' THEN 'stale' ELSE 'fresh' END,"
      " (SELECT count(*) FROM leases AS f WHERE f.kind = 'apiserver-identity'"
-     "  AND ?3 - f.last_renew_us <= 3600000000 AND f.state <> 'stale')"
+     "  AND ?3 - f.last_renew_us <= 3600000000 AND f.state NOT IN ('stale', 'deleted'))"
      " FROM leases AS l WHERE l.kind = 'apiserver-identity' AND l.last_us >= ?1"
      " AND l.first_us <= ?2 ORDER BY l.name",
      {{"lease", 't'},

@@ -1,7 +1,7 @@
 /*
  * queries-health-feed.c - a node's facts, read from the store, for the builder.
  *
- * Three streams, each in time order, merged as they are read (memory stays
+ * Four streams, each in time order, merged as they are read (memory stays
  * bounded however long the logs are):
  *
  *   audit    the Node object's requests: who wrote its status, who PATCHed
@@ -10,17 +10,27 @@
  *            the node's signs of life (every renew in between says nothing new)
  *   lines    the node's own log lines and the controllers' lines about it,
  *            of the kinds the table below turns into facts
+ *   evicted  the pods the taint-eviction controller deleted that a kubelet
+ *            line of this node names (queries-health-store.c finds them)
  *
- * Nothing here reads a Node body: at Metadata level there is none, and a
- * node-controller PATCH is a taint change whose direction the builder infers.
+ * At RequestResponse level a Node body says more (read from audit_raw with
+ * SQLite's JSON functions, only for this node's rows): the Ready condition
+ * and its message, the taints (a node-controller PATCH becomes named adds
+ * and removals, diffed against the last body seen) and the boot ID (a new
+ * one is a reboot).  At Metadata level a node-controller PATCH is a taint
+ * change whose direction the builder infers.  Audit times are corrected by
+ * the estimated offset of their apiserver's stream (queries-health-skew.c),
+ * so a taint is fed after the status write it answers.
  */
 #include "queries-int.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The users whose writes mean something for node health. */
 #define HEALTH_NODE_CONTROLLER "system:serviceaccount:kube-system:node-controller"
+#define HEALTH_AUTOSCALER      "system:serviceaccount:kube-system:cluster-autoscaler"
 
 /* Deleters of a Node whose instance was going away (the cloud or the autoscaler). */
 static const char *const health_cloud_deleters[] = {
@@ -47,6 +57,12 @@ static const struct {
     {"runtime-down", QUERIES_HF_RUNTIME_DOWN},
     {"cni-not-ready", QUERIES_HF_CNI},
     {"kubelet-start", QUERIES_HF_KUBELET_START},
+    {"kubelet-stop", QUERIES_HF_KUBELET_STOP},
+    {"nlc-taint-added", QUERIES_HF_TAINT_ADD},
+    {"nlc-taint-removed", QUERIES_HF_TAINT_REMOVE},
+    {"nlc-ready-now", QUERIES_HF_HEALTHY},
+    {"cloud-node-deleted", QUERIES_HF_NODE_DELETE}, /* the instance is gone: by the cloud */
+    {"ca-scale-down", QUERIES_HF_SCALE_DOWN},
     {"lease-update-failed", QUERIES_HF_CONN_ERROR}, /* only with a connection error */
     {"lease-ensure-failed", QUERIES_HF_CONN_ERROR},
     {"node-status-error", QUERIES_HF_CONN_ERROR},
@@ -62,11 +78,20 @@ static const char *const health_conn_words[] = {
     "TLS handshake timeout",
 };
 
-/* The ids one node's facts are read with. */
+#define HEALTH_PEND	  6
+#define HEALTH_TAINTS_MAX 512
+
+/* The ids one node's facts are read with, and what its last Node body said. */
 struct health_ids {
-	int64_t nodes, leases, kube_node_lease, node, kubelet, node_controller;
+	int64_t nodes, leases, kube_node_lease, node, kubelet, node_controller, autoscaler;
+	int64_t pods, delete_verb;
 	int64_t cloud[sizeof health_cloud_deleters / sizeof *health_cloud_deleters];
 	int64_t line_kind[HEALTH_LINE_KINDS];
+	char text[128]; /* a log line fact's taint name */
+	/* from the last RequestResponse body of the Node ("" until one is seen) */
+	char taints[HEALTH_TAINTS_MAX]; /* "NAME:EFFECT,..." */
+	char ready[16], boot[64];
+	int have_body;
 };
 
 static int health_has_word(const char *msg, const char *const *words, size_t n)
@@ -77,14 +102,205 @@ static int health_has_word(const char *msg, const char *const *words, size_t n)
 	return 0;
 }
 
-/* ---- the three streams ---------------------------------------------------- */
+/* ---- the audit stream ------------------------------------------------------ */
 
-enum health_audit_col { HA_ID, HA_TS, HA_VERB, HA_SUB, HA_USER, HA_CODE };
+/* A Node body's taints, Ready and boot ID are read only where the level carries them. */
+#define HEALTH_BODY(path)                                                                          \
+	" (SELECT group_concat(json_extract(t.value, '$.key') || ':' ||"                           \
+	" json_extract(t.value, '$.effect'), ',') FROM json_each(r.json, '" path ".spec.taints')"  \
+	" AS t), (SELECT json_extract(c.value, '$.status') FROM json_each(r.json, '" path          \
+	".status.conditions') AS c WHERE json_extract(c.value, '$.type') = 'Ready'),"              \
+	" (SELECT json_extract(c.value, '$.message') FROM json_each(r.json, '" path                \
+	".status.conditions') AS c WHERE json_extract(c.value, '$.type') = 'Ready'),"              \
+	" json_extract(r.json, '" path ".status.nodeInfo.bootID')"
+
+enum health_audit_col {
+	HA_ID,
+	HA_TS,
+	HA_VERB,
+	HA_SUB,
+	HA_USER,
+	HA_CODE,
+	HA_SOURCE,
+	HA_BODY,
+	HA_TAINTS,
+	HA_READY,
+	HA_MESSAGE,
+	HA_BOOT
+};
 static const char health_audit_sql[] =
-    "SELECT a.id, a.stage_us, (SELECT s FROM strs WHERE id = a.verb_id),"
-    " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''), a.user_id, a.code"
-    " FROM audit AS a WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
-    " AND a.superseded = 0 ORDER BY a.stage_us, a.id";
+    "SELECT a.id, a.stage_us + coalesce((SELECT k.offset_us FROM temp.health_skew AS k"
+    " WHERE k.source_id = a.source_id), 0) AS ts, (SELECT s FROM strs WHERE id = a.verb_id),"
+    " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''), a.user_id, a.code,"
+    " a.source_id, json_extract(r.json, '$.responseObject.kind') = 'Node'," HEALTH_BODY(
+	"$.responseObject") " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id AND a.code "
+			    "BETWEEN 200 AND 299"
+			    " AND instr(r.json, '\"responseObject\"') > 0 AND json_valid(r.json)"
+			    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = "
+			    "?2"
+			    " AND a.superseded = 0 ORDER BY ts, a.id";
+
+static int health_is_cloud(const struct health_ids *ids, int64_t user)
+{
+	for (size_t i = 0; i < sizeof ids->cloud / sizeof *ids->cloud; i++)
+		if (ids->cloud[i] != 0 && ids->cloud[i] == user)
+			return 1;
+	return 0;
+}
+
+static enum queries_health_actor health_actor(const struct health_ids *ids, int64_t user)
+{
+	if (user != 0 && user == ids->node_controller)
+		return QUERIES_ACTOR_NODE_CONTROLLER;
+	if (user != 0 && user == ids->kubelet)
+		return QUERIES_ACTOR_KUBELET;
+	if (user != 0 && user == ids->autoscaler)
+		return QUERIES_ACTOR_AUTOSCALER;
+	return health_is_cloud(ids, user) ? QUERIES_ACTOR_CLOUD : QUERIES_ACTOR_OTHER;
+}
+
+/* The audit stream's facts of one row (several when a body names taints). */
+struct health_pending {
+	struct queries_health_fact f[HEALTH_PEND];
+	char text[HEALTH_PEND][512]; /* taint names, or the kubelet's Ready=False message */
+	size_t n, next;
+};
+
+static struct queries_health_fact *health_pend(struct health_pending *p,
+					       const struct queries_health_fact *base,
+					       enum queries_health_fact_kind kind)
+{
+	struct queries_health_fact *f = &p->f[p->n < HEALTH_PEND ? p->n++ : HEALTH_PEND - 1];
+
+	*f = *base;
+	f->kind = kind;
+	return f;
+}
+
+/* Is "NAME:EFFECT" (len n) in the comma list set? */
+static int health_taint_in(const char *set, const char *t, size_t n)
+{
+	for (const char *p = set; *p;) {
+		size_t m = strcspn(p, ",");
+
+		if (m == n && memcmp(p, t, n) == 0)
+			return 1;
+		p += m + (p[m] == ',');
+	}
+	return 0;
+}
+
+/* One fact per taint in a but not in b (adds when a is the new set, removals when b is). */
+static void health_taint_diff(struct health_pending *p, const struct queries_health_fact *base,
+			      const char *a, const char *b, enum queries_health_fact_kind kind)
+{
+	for (const char *t = a; *t;) {
+		size_t m = strcspn(t, ",");
+
+		if (m > 0 && m < sizeof p->text[0] && !health_taint_in(b, t, m) &&
+		    p->n < HEALTH_PEND) {
+			struct queries_health_fact *f = health_pend(p, base, kind);
+
+			memcpy(p->text[p->n - 1], t, m);
+			p->text[p->n - 1][m] = '\0';
+			f->text = p->text[p->n - 1];
+			f->text_len = m;
+		}
+		t += m + (t[m] == ',');
+	}
+}
+
+static void health_copy(char *dst, size_t size, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= size)
+		n = 0; /* too long to compare: as if unknown */
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* A RequestResponse body: the facts it adds, and the Node as it now is. */
+static void health_body_facts(struct health_pending *p, struct health_ids *ids,
+			      const struct queries_health_fact *base, const struct lt_stmt *q,
+			      int write, int ctrl_patch, int kubelet_status)
+{
+	const char *taints = lt_stmt_text(q, HA_TAINTS, NULL);
+	const char *ready = lt_stmt_text(q, HA_READY, NULL);
+	const char *boot = lt_stmt_text(q, HA_BOOT, NULL);
+
+	if (ctrl_patch && ids->have_body) {
+		health_taint_diff(p, base, taints, ids->taints, QUERIES_HF_TAINT_ADD);
+		health_taint_diff(p, base, ids->taints, taints, QUERIES_HF_TAINT_REMOVE);
+	} else if (ctrl_patch) {
+		health_pend(p, base, QUERIES_HF_TAINT_PATCH);
+	}
+	if (kubelet_status && ids->boot[0] && boot[0] && strcmp(boot, ids->boot) != 0)
+		health_pend(p, base, QUERIES_HF_BOOT);
+	if (kubelet_status && strcmp(ready, "False") == 0 && strcmp(ids->ready, "False") != 0) {
+		struct queries_health_fact *f = health_pend(p, base, QUERIES_HF_KUBELET_NOT_READY);
+		const char *msg = lt_stmt_text(q, HA_MESSAGE, NULL);
+
+		health_copy(p->text[p->n - 1], sizeof p->text[0], msg);
+		f->text = p->text[p->n - 1];
+		f->text_len = strlen(f->text);
+	} else if (kubelet_status && strcmp(ready, "True") == 0 && ids->ready[0] &&
+		   strcmp(ids->ready, "True") != 0) {
+		health_pend(p, base, QUERIES_HF_KUBELET_READY);
+	}
+	/* only writes move the state: a read may be logged by another apiserver, a little out
+	 * of order, and say what a write just made */
+	if (!write)
+		return;
+	health_copy(ids->taints, sizeof ids->taints, taints);
+	if (ready[0])
+		health_copy(ids->ready, sizeof ids->ready, ready);
+	if (boot[0])
+		health_copy(ids->boot, sizeof ids->boot, boot);
+	ids->have_body = 1;
+}
+
+/* An audit row as facts into p (none when it says nothing about health). */
+static void health_audit_facts(struct health_pending *p, struct health_ids *ids,
+			       const struct lt_stmt *q)
+{
+	const char *verb = lt_stmt_text(q, HA_VERB, NULL);
+	int status = strcmp(lt_stmt_text(q, HA_SUB, NULL), "status") == 0;
+	int64_t user = lt_stmt_int(q, HA_USER), code = lt_stmt_int(q, HA_CODE);
+	int write = strcmp(verb, "update") == 0 || strcmp(verb, "patch") == 0;
+	int ok = code >= 200 && code < 300;
+	int body = lt_stmt_int(q, HA_BODY) == 1;
+	enum queries_health_actor who = health_actor(ids, user);
+	struct queries_health_fact base = {.ts = lt_stmt_int(q, HA_TS),
+					   .source = QUERIES_HEALTH_AUDIT,
+					   .actor = who,
+					   .ref = lt_stmt_int(q, HA_ID)};
+
+	p->n = p->next = 0;
+	if (strcmp(verb, "create") == 0 && code == 409 && who == QUERIES_ACTOR_KUBELET)
+		health_pend(p, &base, QUERIES_HF_REREGISTER);
+	if (!ok)
+		return;
+	if (strcmp(verb, "delete") == 0) {
+		health_pend(p, &base, QUERIES_HF_NODE_DELETE)->flags =
+		    health_is_cloud(ids, user) ? QUERIES_HEALTH_BY_CLOUD : 0;
+		return;
+	}
+	if (write && who == QUERIES_ACTOR_NODE_CONTROLLER && status)
+		health_pend(p, &base, QUERIES_HF_CTRL_UNKNOWN);
+	if (write && status && who == QUERIES_ACTOR_KUBELET)
+		health_pend(p, &base, QUERIES_HF_KUBELET_STATUS);
+	if (write && !status && who == QUERIES_ACTOR_AUTOSCALER)
+		health_pend(p, &base, QUERIES_HF_SCALE_DOWN);
+	if (body)
+		health_body_facts(p, ids, &base, q, write,
+				  write && !status && who == QUERIES_ACTOR_NODE_CONTROLLER,
+				  write && status && who == QUERIES_ACTOR_KUBELET);
+	else if (write && !status && who == QUERIES_ACTOR_NODE_CONTROLLER)
+		health_pend(p, &base, QUERIES_HF_TAINT_PATCH);
+}
+
+/* ---- the lines and lease streams ---------------------------------------- */
 
 enum health_lease_col { HL_START, HL_END, HL_FIRST };
 static const char health_lease_sql[] =
@@ -99,66 +315,73 @@ static const char health_line_sql[] =
     " FROM lines AS g WHERE (g.node_id = ?1 OR g.subject_id = ?1) AND g.kind_id IS NOT NULL"
     " ORDER BY g.ts_us, g.id";
 
-static int health_is_cloud(const struct health_ids *ids, int64_t user)
-{
-	for (size_t i = 0; i < sizeof ids->cloud / sizeof *ids->cloud; i++)
-		if (ids->cloud[i] != 0 && ids->cloud[i] == user)
-			return 1;
-	return 0;
-}
+/* The evicted pods a kubelet line of this node names (temp.health_evicted, when built). */
+enum health_evict_col { HE_TS, HE_REF };
+static const char health_evict_sql[] =
+    "SELECT ts_us, ref FROM temp.health_evicted WHERE node_id = ?1 ORDER BY ts_us";
 
-/* An audit row as a fact; 0 when it says nothing about health. */
-static int health_audit_fact(struct queries_health_fact *f, const struct health_ids *ids,
-			     const struct lt_stmt *q)
-{
-	const char *verb = lt_stmt_text(q, HA_VERB, NULL);
-	int status = strcmp(lt_stmt_text(q, HA_SUB, NULL), "status") == 0;
-	int64_t user = lt_stmt_int(q, HA_USER), code = lt_stmt_int(q, HA_CODE);
-	int write = strcmp(verb, "update") == 0 || strcmp(verb, "patch") == 0;
-	int ok = code >= 200 && code < 300;
-
-	*f = (struct queries_health_fact){.ts = lt_stmt_int(q, HA_TS),
-					  .source = QUERIES_HEALTH_AUDIT,
-					  .ref = lt_stmt_int(q, HA_ID)};
-	if (strcmp(verb, "create") == 0 && code == 409 && user == ids->kubelet && user != 0)
-		f->kind = QUERIES_HF_REREGISTER;
-	else if (!ok)
-		return 0;
-	else if (strcmp(verb, "delete") == 0)
-		f->kind = QUERIES_HF_NODE_DELETE,
-		f->flags = health_is_cloud(ids, user) ? QUERIES_HEALTH_BY_CLOUD : 0;
-	else if (write && user == ids->node_controller && user != 0)
-		f->kind = status ? QUERIES_HF_CTRL_UNKNOWN : QUERIES_HF_TAINT_PATCH;
-	else if (write && status && user == ids->kubelet && user != 0)
-		f->kind = QUERIES_HF_KUBELET_STATUS;
-	else
-		return 0;
-	return 1;
-}
-
-/* The text after "message"/"Message:" in a "Node became not ready" line, else all of it. */
+/* The message of a "Node became not ready" line: in its fields (JSON, or a klog struct
+ * "Message:..."); none when the line has none. */
 static struct lt_str health_reason(const char *msg, const char *fields)
 {
-	static const char *const keys[] = {"\"message\":\"", "Message:"};
+	static const struct {
+		const char *key, *stop;
+	} keys[] = {
+	    {"\\\"message\\\":\\\"", "\\"}, /* a JSON object inside a JSON string */
+	    {"\"message\":\"", "\""},
+	    {"Message:", "}"},
+	};
 	const char *src = fields[0] ? fields : msg;
 
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-		const char *p = strstr(src, keys[i]);
+		const char *p = strstr(src, keys[i].key);
 
 		if (p != NULL) {
-			const char *v = p + strlen(keys[i]), *e = v;
+			const char *v = p + strlen(keys[i].key), *e = v;
 
-			while (*e && *e != '"' && *e != '}' &&
+			while (*e && *e != keys[i].stop[0] && *e != '"' &&
 			       strncmp(e, " LastHeartbeat", 14) != 0)
 				e++;
 			return (struct lt_str){v, (size_t)(e - v)};
 		}
 	}
-	return (struct lt_str){msg, strlen(msg)};
+	return (struct lt_str){NULL, 0}; /* "Recording NodeNotReady event ...": no message */
+}
+
+/* Controllers' kinds (the node lifecycle, cloud and autoscaler) come from controller logs. */
+static enum queries_health_source health_line_source(const char *kind)
+{
+	static const char *const ctrl[] = {"nlc-", "cloud-", "ca-"};
+
+	for (size_t i = 0; i < sizeof ctrl / sizeof *ctrl; i++)
+		if (strncmp(kind, ctrl[i], strlen(ctrl[i])) == 0)
+			return QUERIES_HEALTH_CTRL_LOG;
+	return QUERIES_HEALTH_KUBELET_LOG;
+}
+
+/* "NAME:EFFECT" of the first "Key:NAME,...,Effect:EFFECT" (a v1.Taint printed by klog) in s. */
+static size_t health_taint_text(const char *s, char *out, size_t size)
+{
+	const char *k = strstr(s, "Key:"), *e = k ? strstr(k, "Effect:") : NULL;
+	size_t kn, en;
+
+	if (k == NULL || e == NULL)
+		return 0;
+	k += 4;
+	e += 7;
+	kn = strcspn(k, ",}");
+	en = strcspn(e, ",}");
+	if (kn + en + 2 > size || kn == 0 || en == 0)
+		return 0;
+	memcpy(out, k, kn);
+	out[kn] = ':';
+	memcpy(out + kn + 1, e, en);
+	out[kn + 1 + en] = '\0';
+	return kn + 1 + en;
 }
 
 /* A log line as a fact; 0 when its kind or words say nothing about health. */
-static int health_line_fact(struct queries_health_fact *f, const struct health_ids *ids,
+static int health_line_fact(struct queries_health_fact *f, struct health_ids *ids,
 			    const struct lt_stmt *q)
 {
 	int64_t kind_id = lt_stmt_int(q, HG_KIND);
@@ -173,9 +396,7 @@ static int health_line_fact(struct queries_health_fact *f, const struct health_i
 	*f = (struct queries_health_fact){.ts = lt_stmt_int(q, HG_TS),
 					  .kind = health_line_facts[k].fact,
 					  .source =
-					      strncmp(health_line_facts[k].log_kind, "nlc-", 4) == 0
-						  ? QUERIES_HEALTH_CTRL_LOG
-						  : QUERIES_HEALTH_KUBELET_LOG,
+					      health_line_source(health_line_facts[k].log_kind),
 					  .ref = -lt_stmt_int(q, HG_ID)};
 	switch (f->kind) {
 	case QUERIES_HF_CONN_ERROR:
@@ -187,11 +408,24 @@ static int health_line_fact(struct queries_health_fact *f, const struct health_i
 		if (strstr(msg, "NodeReady") != NULL || strstr(fields, "\"NodeReady\"") != NULL)
 			f->kind = QUERIES_HF_HEALTHY;
 		return 1;
-	case QUERIES_HF_TAINT_ADD: {
+	case QUERIES_HF_TAINT_ADD:
+	case QUERIES_HF_TAINT_REMOVE:
 		if (strncmp(msg, "Removing", 8) == 0 || strncmp(msg, "removing", 8) == 0)
 			f->kind = QUERIES_HF_TAINT_REMOVE;
+		f->text_len =
+		    health_taint_text(fields[0] ? fields : msg, ids->text, sizeof ids->text);
+		if (f->text_len == 0)
+			f->text_len = health_taint_text(msg, ids->text, sizeof ids->text);
+		f->text = f->text_len ? ids->text : NULL;
+		/* "Made sure that Node X has no [] Taint": nothing was removed */
+		return f->kind == QUERIES_HF_TAINT_ADD || f->text_len > 0 ||
+		       strcmp(health_line_facts[k].log_kind, "nlc-taint-removed") != 0;
+	case QUERIES_HF_NODE_DELETE:
+		f->flags = strncmp(health_line_facts[k].log_kind, "cloud-", 6) == 0
+			       ? QUERIES_HEALTH_BY_CLOUD
+			       : 0;
+		f->actor = f->flags ? QUERIES_ACTOR_CLOUD : QUERIES_ACTOR_NODE_CONTROLLER;
 		return 1;
-	}
 	case QUERIES_HF_KUBELET_NOT_READY: {
 		struct lt_str r = health_reason(msg, fields);
 
@@ -206,6 +440,8 @@ static int health_line_fact(struct queries_health_fact *f, const struct health_i
 
 /* ---- merging ----------------------------------------------------------------- */
 
+enum { HS_AUDIT, HS_LEASE, HS_LINES, HS_EVICT, HS_COUNT };
+
 /* One stream: its statement, its next fact, whether it has one. */
 struct health_stream {
 	struct lt_stmt *q;
@@ -213,22 +449,41 @@ struct health_stream {
 	int have;
 	int lease_end_pending;	       /* lease stream: the run's end is the next fact */
 	int64_t lease_end, lease_last; /* lease stream: its facts never go back in time */
+	struct health_pending pend;    /* audit stream: the facts of its current row */
 };
 
-static int health_advance(struct health_stream *s, const struct health_ids *ids,
-			  int (*fact)(struct queries_health_fact *, const struct health_ids *,
-				      const struct lt_stmt *),
-			  struct lt_error *err)
+static int health_lines_advance(struct health_stream *s, struct health_ids *ids,
+				struct lt_error *err)
 {
 	int rc;
 
 	s->have = 0;
 	while ((rc = lt_stmt_step(s->q, err)) == 1)
-		if (fact(&s->next, ids, s->q)) {
+		if (health_line_fact(&s->next, ids, s->q)) {
 			s->have = 1;
 			return 0;
 		}
 	return rc;
+}
+
+/* The audit stream: the next pending fact of its row, else of the next row that has one. */
+static int health_audit_advance(struct health_stream *s, struct health_ids *ids,
+				struct lt_error *err)
+{
+	int rc;
+
+	s->have = 0;
+	while (s->pend.next >= s->pend.n) {
+		if ((rc = lt_stmt_step(s->q, err)) != 1)
+			return rc;
+		health_audit_facts(&s->pend, ids, s->q);
+	}
+	s->next = s->pend.f[s->pend.next++];
+	if (s->next.ts < s->lease_last) /* corrected times may tie back: never go back */
+		s->next.ts = s->lease_last;
+	s->lease_last = s->next.ts;
+	s->have = 1;
+	return 0;
 }
 
 /* The lease stream gives two facts per run: its start, then its end. */
@@ -248,6 +503,7 @@ static int health_lease_advance(struct health_stream *s, struct lt_error *err)
 	s->next = (struct queries_health_fact){.ts = lt_stmt_int(s->q, HL_START),
 					       .kind = QUERIES_HF_RENEW,
 					       .source = QUERIES_HEALTH_AUDIT,
+					       .actor = QUERIES_ACTOR_KUBELET,
 					       .ref = lt_stmt_int(s->q, HL_FIRST)};
 	if (s->next.ts < s->lease_last)
 		s->next.ts = s->lease_last;
@@ -258,79 +514,161 @@ static int health_lease_advance(struct health_stream *s, struct lt_error *err)
 	return 0;
 }
 
+static int health_evict_advance(struct health_stream *s, struct lt_error *err)
+{
+	int rc;
+
+	s->have = 0;
+	if (s->q == NULL)
+		return 0;
+	if ((rc = lt_stmt_step(s->q, err)) != 1)
+		return rc;
+	s->next = (struct queries_health_fact){.ts = lt_stmt_int(s->q, HE_TS),
+					       .kind = QUERIES_HF_EVICTION,
+					       .source = QUERIES_HEALTH_CTRL_LOG,
+					       .actor = QUERIES_ACTOR_NODE_CONTROLLER,
+					       .ref = lt_stmt_int(s->q, HE_REF)};
+	if (s->next.ref > 0)
+		s->next.source = QUERIES_HEALTH_AUDIT;
+	s->have = 1;
+	return 0;
+}
+
+static int health_stream_advance(struct health_stream *s, int which, struct health_ids *ids,
+				 struct lt_error *err)
+{
+	switch (which) {
+	case HS_AUDIT:
+		return health_audit_advance(s, ids, err);
+	case HS_LEASE:
+		return health_lease_advance(s, err);
+	case HS_LINES:
+		return health_lines_advance(s, ids, err);
+	default:
+		return health_evict_advance(s, err);
+	}
+}
+
+/* What every node's facts are read with: the store's ids and the prepared statements. */
+struct queries_health_ctx {
+	struct lt_store *st;
+	struct health_ids proto; /* node and kubelet left 0 */
+	struct lt_stmt *q[HS_COUNT];
+};
+
 /* Looks up the strs ids every fact is compared against. */
-static void health_ids_init(struct health_ids *ids, struct lt_store *st, const char *node)
+static void health_ids_init(struct health_ids *ids, struct lt_store *st)
 {
 	memset(ids, 0, sizeof *ids);
 	ids->nodes = lc_str_id(st, "nodes");
 	ids->kube_node_lease = lc_str_id(st, "kube-node-lease");
-	ids->node = lc_str_id(st, node);
-	ids->kubelet = lc_kubelet_id(st, node);
 	ids->node_controller = lc_str_id(st, HEALTH_NODE_CONTROLLER);
+	ids->autoscaler = lc_str_id(st, HEALTH_AUTOSCALER);
 	for (size_t i = 0; i < sizeof ids->cloud / sizeof *ids->cloud; i++)
 		ids->cloud[i] = lc_str_id(st, health_cloud_deleters[i]);
 	for (size_t i = 0; i < HEALTH_LINE_KINDS; i++)
 		ids->line_kind[i] = lc_str_id(st, health_line_facts[i].log_kind);
 }
 
-static int health_prepare(struct lt_store *st, struct health_stream s[3],
-			  const struct health_ids *ids, struct lt_error *err)
+int queries_health_ctx_new(struct queries_health_ctx **out, struct lt_store *st, int evictions,
+			   struct lt_error *err)
 {
+	struct queries_health_ctx *c = lt_xcalloc(1, sizeof *c);
+	struct lt_stmt *t = NULL;
 	int rc;
 
-	if ((rc = lt_store_prepare(st, &s[0].q, health_audit_sql, err)) != 0 ||
-	    (rc = lt_store_prepare(st, &s[1].q, health_lease_sql, err)) != 0 ||
-	    (rc = lt_store_prepare(st, &s[2].q, health_line_sql, err)) != 0)
-		return rc;
-	lt_stmt_bind_int(s[0].q, 1, ids->nodes);
-	lt_stmt_bind_int(s[0].q, 2, ids->node);
-	lt_stmt_bind_int(s[1].q, 1, ids->kube_node_lease);
-	lt_stmt_bind_int(s[1].q, 2, ids->node);
-	lt_stmt_bind_int(s[2].q, 1, ids->node);
-	return 0;
+	c->st = st;
+	health_ids_init(&c->proto, st);
+	/* the feed reads temp.health_skew: empty when the offsets were never estimated */
+	if ((rc = lt_store_prepare(st, &t, HEALTH_SKEW_TABLE, err)) == 0)
+		rc = lt_stmt_step(t, err) < 0 ? LT_ERR_DB : 0;
+	lt_stmt_free(t);
+	if (rc == 0)
+		rc = lt_store_prepare(st, &c->q[HS_AUDIT], health_audit_sql, err);
+	if (rc == 0)
+		rc = lt_store_prepare(st, &c->q[HS_LEASE], health_lease_sql, err);
+	if (rc == 0)
+		rc = lt_store_prepare(st, &c->q[HS_LINES], health_line_sql, err);
+	if (rc == 0 && evictions)
+		rc = lt_store_prepare(st, &c->q[HS_EVICT], health_evict_sql, err);
+	if (rc != 0) {
+		queries_health_ctx_free(c);
+		c = NULL;
+	}
+	*out = c;
+	return rc;
 }
 
-/* Feeds the earliest pending fact of the three streams until all are done. */
-static int health_merge(struct queries_health *b, struct health_stream s[3],
-			const struct health_ids *ids, struct lt_error *err)
+void queries_health_ctx_free(struct queries_health_ctx *c)
+{
+	if (c == NULL)
+		return;
+	for (int i = 0; i < HS_COUNT; i++)
+		lt_stmt_free(c->q[i]);
+	free(c);
+}
+
+/* Points the streams at node's rows. */
+static void health_bind(struct queries_health_ctx *c, struct health_stream s[HS_COUNT],
+			const struct health_ids *ids)
+{
+	static const int node_col[HS_COUNT] = {
+	    [HS_AUDIT] = 2, [HS_LEASE] = 2, [HS_LINES] = 1, [HS_EVICT] = 1};
+
+	memset(s, 0, HS_COUNT * sizeof *s);
+	for (int i = 0; i < HS_COUNT; i++) {
+		s[i].q = c->q[i];
+		if (s[i].q == NULL)
+			continue;
+		lt_stmt_reset(s[i].q);
+		lt_stmt_bind_int(s[i].q, node_col[i], ids->node);
+	}
+	lt_stmt_bind_int(s[HS_AUDIT].q, 1, ids->nodes);
+	lt_stmt_bind_int(s[HS_LEASE].q, 1, ids->kube_node_lease);
+}
+
+/* Feeds the earliest pending fact of the streams until all are done. */
+static int health_merge(struct queries_health *b, struct health_stream s[HS_COUNT],
+			struct health_ids *ids, struct lt_error *err)
 {
 	int rc;
 
-	if ((rc = health_advance(&s[0], ids, health_audit_fact, err)) < 0 ||
-	    (rc = health_lease_advance(&s[1], err)) < 0 ||
-	    (rc = health_advance(&s[2], ids, health_line_fact, err)) < 0)
-		return rc;
+	for (int i = 0; i < HS_COUNT; i++)
+		if ((rc = health_stream_advance(&s[i], i, ids, err)) < 0)
+			return rc;
 	for (;;) {
 		int pick = -1;
 
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < HS_COUNT; i++)
 			if (s[i].have && (pick < 0 || s[i].next.ts < s[pick].next.ts))
 				pick = i;
 		if (pick < 0)
 			return 0;
 		queries_health_feed(b, &s[pick].next);
-		rc = pick == 1	 ? health_lease_advance(&s[1], err)
-		     : pick == 0 ? health_advance(&s[0], ids, health_audit_fact, err)
-				 : health_advance(&s[2], ids, health_line_fact, err);
-		if (rc < 0)
+		if ((rc = health_stream_advance(&s[pick], pick, ids, err)) < 0)
 			return rc;
 	}
 }
 
-int queries_health_node(struct lt_store *st, const char *node, struct queries_health_result *out,
-			struct lt_error *err)
+int queries_health_node(struct queries_health_ctx *c, int64_t node_id, const char *node,
+			struct queries_health_result *out, struct lt_error *err)
 {
-	struct health_stream s[3] = {{0}};
-	struct health_ids ids;
+	struct health_stream s[HS_COUNT];
+	struct health_ids *ids = lt_xcalloc(1, sizeof *ids);
 	struct queries_health *b = queries_health_new(out);
-	int rc, brc;
+	int rc = 0, brc;
 
-	health_ids_init(&ids, st, node);
-	rc = ids.node == 0 ? 0 : health_prepare(st, s, &ids, err);
-	if (rc == 0 && ids.node != 0)
-		rc = health_merge(b, s, &ids, err);
-	for (int i = 0; i < 3; i++)
-		lt_stmt_free(s[i].q);
+	*ids = c->proto;
+	ids->node = node_id;
+	ids->kubelet = lc_kubelet_id(c->st, node);
+	if (node_id != 0) {
+		health_bind(c, s, ids);
+		rc = health_merge(b, s, ids, err);
+		for (int i = 0; i < HS_COUNT; i++)
+			if (s[i].q != NULL)
+				lt_stmt_reset(s[i].q);
+	}
+	free(ids);
 	brc = queries_health_end(b);
 	if (rc == 0 && brc != 0) {
 		rc = brc;

@@ -23,6 +23,12 @@
 const char *const queries_health_schema[] = {
     HEALTH_TABLE(""),
     "CREATE INDEX IF NOT EXISTS lt_notready_node ON lt_notready(node_id, start_us)",
+    /* pods the taint-eviction controller deleted; node_id NULL: not attributable */
+    "CREATE TABLE IF NOT EXISTS lt_evictions(id INTEGER PRIMARY KEY, pod TEXT NOT NULL,"
+    " ts_us INTEGER NOT NULL, node_id INTEGER, window_id INTEGER, ref INTEGER)",
+    "CREATE VIEW IF NOT EXISTS evictions AS SELECT v.id AS id, v.pod AS pod, v.ts_us AS ts_us,"
+    " (SELECT s FROM strs WHERE id = v.node_id) AS node, v.window_id AS window_id,"
+    " v.node_id IS NOT NULL AS attributable, v.ref AS ref FROM lt_evictions AS v",
     "CREATE VIEW IF NOT EXISTS not_ready AS SELECT w.id AS id,"
     " (SELECT s FROM strs WHERE id = w.node_id) AS node, w.start_us AS start_us,"
     " w.end_us AS end_us, w.condition AS condition, w.cause AS cause, w.ended AS ended,"
@@ -32,14 +38,19 @@ const char *const queries_health_schema[] = {
     NULL,
 };
 
-/* The nodes a store knows: node leases, Node objects, and the nodes of log lines. */
+/* The nodes a store knows: node leases, Node objects, the nodes of log lines and the nodes
+ * controllers' lines name. */
 enum health_nodes_col { HN_ID, HN_NAME };
 static const char health_nodes_sql[] =
     "SELECT n.id, s.s FROM (SELECT name_id AS id FROM lt_leases WHERE kind = 'node'"
     " UNION SELECT a.name_id FROM audit AS a WHERE a.resource_id ="
     " (SELECT id FROM strs WHERE s = 'nodes') AND a.namespace_id IS NULL"
     " AND a.name_id IS NOT NULL"
-    " UNION SELECT node_id FROM lines WHERE node_id IS NOT NULL) AS n"
+    " UNION SELECT node_id FROM lines WHERE node_id IS NOT NULL"
+    /* a controller's line names a node no journal or request did */
+    " UNION SELECT g.subject_id FROM lines AS g JOIN strs AS k ON k.id = g.kind_id"
+    " WHERE g.subject_id IS NOT NULL AND (k.s LIKE 'nlc-%' OR k.s LIKE 'cloud-%'"
+    " OR k.s LIKE 'ca-%')) AS n"
     " JOIN strs AS s ON s.id = n.id ORDER BY s.s";
 
 enum health_insert_col {
@@ -100,6 +111,139 @@ void lt_health_evidence_text(char *buf, size_t size, unsigned ev)
 		}
 }
 
+/* ---- evictions and stream offsets, before the windows --------------------- */
+
+#define HEALTH_SQL_ID(s) "(SELECT id FROM strs WHERE s = '" s "')"
+
+/* Every pod the taint-eviction controller deleted (its line or its DELETE), once. */
+static const char *const health_evicted_sql[] = {
+    "CREATE TEMP TABLE IF NOT EXISTS health_evicted(pod TEXT PRIMARY KEY, ts_us INTEGER"
+    " NOT NULL, ref INTEGER, node_id INTEGER)",
+    "DELETE FROM temp.health_evicted",
+    "INSERT INTO temp.health_evicted(pod, ts_us, ref) SELECT pod, min(ts), ref FROM ("
+    " SELECT coalesce(json_extract(g.fields, '$.pod'), CASE WHEN instr(g.message, 'Pod: ') > 0"
+    " THEN substr(g.message, instr(g.message, 'Pod: ') + 5) END) AS pod, g.ts_us AS ts,"
+    " -g.id AS ref FROM lines AS g WHERE g.kind_id = " HEALTH_SQL_ID(
+	"pod-eviction") " AND (g.fields IS NULL OR json_valid(g.fields))"
+			" UNION ALL SELECT (SELECT s FROM strs WHERE id = a.namespace_id) || "
+			"'/' ||"
+			" (SELECT s FROM strs WHERE id = a.name_id), a.stage_us, a.id FROM "
+			"audit AS a"
+			" WHERE a.resource_id = " HEALTH_SQL_ID(
+			    "pods") " AND a.verb_id = " HEALTH_SQL_ID("delete") " AND "
+										"a.subresource_"
+										"id IS NULL "
+										"AND a.code "
+										"BETWEEN 200 "
+										"AND 299 AND "
+										"a.superseded "
+										"= 0"
+										" AND "
+										"a.user_id "
+										"="
+										" " HEALTH_SQL_ID(
+										    "system:"
+										    "serviceacc"
+										    "ount:kube-"
+										    "system:"
+										    "node-"
+										    "controlle"
+										    "r") ") "
+											 "WHERE"
+											 " pod "
+											 "IS "
+											 "NOT "
+											 "NULL "
+											 "GROUP"
+											 " BY "
+											 "pod",
+    NULL,
+};
+
+/* A pod's node: the one node whose kubelet lines name it (one scan, only when pods went). */
+static const char *const health_podnode_sql[] = {
+    "UPDATE temp.health_evicted SET node_id = (SELECT m.node_id FROM (SELECT k.node_id AS"
+    " node_id, json_extract(k.fields, '$.pod') AS pod FROM lines AS k WHERE k.node_id IS NOT"
+    " NULL AND k.component_id = " HEALTH_SQL_ID(
+	"kubelet") " AND instr(k.fields, '\"pod\":') > 0"
+		   " AND json_valid(k.fields) AND json_extract(k.fields, '$.pod') IN (SELECT pod "
+		   "FROM"
+		   " temp.health_evicted) GROUP BY 1, 2) AS m WHERE m.pod = health_evicted.pod"
+		   " GROUP BY m.pod HAVING count(*) = 1)",
+    "DELETE FROM lt_evictions",
+    "INSERT INTO lt_evictions(pod, ts_us, node_id, ref) SELECT pod, ts_us, node_id, ref"
+    " FROM temp.health_evicted ORDER BY ts_us",
+    NULL,
+};
+
+static const char *const health_window_of_eviction_sql[] = {
+    "UPDATE lt_evictions SET window_id = (SELECT w.id FROM lt_notready AS w"
+    " WHERE w.node_id = lt_evictions.node_id AND w.start_us <= lt_evictions.ts_us"
+    " AND (w.end_us IS NULL OR w.end_us >= lt_evictions.ts_us) ORDER BY w.start_us LIMIT 1)"
+    " WHERE node_id IS NOT NULL",
+    NULL,
+};
+
+/* Runs each statement of a NULL-terminated list. */
+static int health_exec(struct lt_store *st, const char *const *sql, struct lt_error *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && sql[i] != NULL; i++) {
+		struct lt_stmt *q = NULL;
+
+		if ((rc = lt_store_prepare(st, &q, sql[i], err)) == 0)
+			rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
+		lt_stmt_free(q);
+	}
+	return rc;
+}
+
+/* Builds temp.health_evicted and lt_evictions; *any: whether a pod was evicted. */
+static int health_evictions(struct lt_store *st, int *any, struct lt_error *err)
+{
+	struct lt_stmt *q = NULL;
+	int rc = health_exec(st, health_evicted_sql, err);
+
+	*any = 0;
+	if (rc == 0 &&
+	    (rc = lt_store_prepare(st, &q, "SELECT 1 FROM temp.health_evicted LIMIT 1", err)) == 0)
+		*any = lt_stmt_step(q, err) == 1;
+	lt_stmt_free(q);
+	if (rc == 0 && *any)
+		rc = health_exec(st, health_podnode_sql, err);
+	else if (rc == 0)
+		rc = health_exec(st, (const char *const[]){"DELETE FROM lt_evictions", NULL}, err);
+	return rc;
+}
+
+/* temp.health_skew: the estimated offset of each audit stream, for the feed. */
+static int health_skew(struct lt_store *st, struct lt_error *err)
+{
+	struct queries_health_offset off[16];
+	struct lt_stmt *ins = NULL;
+	int n = queries_health_offsets(st, off, sizeof off / sizeof *off, err);
+	int rc = n < 0 ? n : 0;
+
+	if (rc == 0)
+		rc = health_exec(
+		    st,
+		    (const char *const[]){HEALTH_SKEW_TABLE, "DELETE FROM temp.health_skew", NULL},
+		    err);
+	if (rc == 0)
+		rc = lt_store_prepare(
+		    st, &ins, "INSERT INTO temp.health_skew(source_id, offset_us) VALUES(?1, ?2)",
+		    err);
+	for (int i = 0; rc == 0 && i < n; i++) {
+		lt_stmt_reset(ins);
+		lt_stmt_bind_int(ins, 1, off[i].source_id);
+		lt_stmt_bind_int(ins, 2, off[i].offset_us);
+		rc = lt_stmt_step(ins, err) < 0 ? LT_ERR_DB : 0;
+	}
+	lt_stmt_free(ins);
+	return rc;
+}
+
 static void health_bind_opt(struct lt_stmt *q, int col, int64_t v)
 {
 	if (v != 0)
@@ -132,11 +276,11 @@ static int health_insert(struct lt_stmt *q, int64_t node_id, const struct lt_hea
 }
 
 /* The windows of one node into lt_notready. */
-static int health_store_node(struct lt_store *st, struct lt_stmt *ins, int64_t node_id,
+static int health_store_node(struct queries_health_ctx *c, struct lt_stmt *ins, int64_t node_id,
 			     const char *node, struct lt_error *err)
 {
 	struct queries_health_result r;
-	int rc = queries_health_node(st, node, &r, err);
+	int rc = queries_health_node(c, node_id, node, &r, err);
 
 	for (size_t i = 0; rc == 0 && i < r.n; i++)
 		rc = health_insert(ins, node_id, &r.windows[i], err);
@@ -147,20 +291,30 @@ static int health_store_node(struct lt_store *st, struct lt_stmt *ins, int64_t n
 int queries_health_rebuild(struct lt_store *st, struct lt_error *err)
 {
 	struct lt_stmt *del = NULL, *nodes = NULL, *ins = NULL;
-	int rc;
+	struct queries_health_ctx *c = NULL;
+	int rc, evictions = 0;
 
 	if ((rc = lt_store_prepare(st, &del, "DELETE FROM lt_notready", err)) == 0)
 		rc = lt_stmt_step(del, err) < 0 ? LT_ERR_DB : 0;
 	if (rc == 0)
+		rc = health_skew(st, err);
+	if (rc == 0)
+		rc = health_evictions(st, &evictions, err);
+	if (rc == 0)
 		rc = lt_store_prepare(st, &nodes, health_nodes_sql, err);
 	if (rc == 0)
 		rc = lt_store_prepare(st, &ins, health_insert_sql, err);
+	if (rc == 0)
+		rc = queries_health_ctx_new(&c, st, evictions, err);
 	while (rc == 0 && (rc = lt_stmt_step(nodes, err)) == 1) {
 		char *node = lt_xstrdup(lt_stmt_text(nodes, HN_NAME, NULL));
 
-		rc = health_store_node(st, ins, lt_stmt_int(nodes, HN_ID), node, err);
+		rc = health_store_node(c, ins, lt_stmt_int(nodes, HN_ID), node, err);
 		free(node);
 	}
+	if (rc == 0 && evictions)
+		rc = health_exec(st, health_window_of_eviction_sql, err);
+	queries_health_ctx_free(c);
 	lt_stmt_free(del);
 	lt_stmt_free(nodes);
 	lt_stmt_free(ins);

@@ -8,9 +8,11 @@
  *   node-controller writes nodes/status   Ready=Unknown: the kubelet's lease
  *   ("hasn't been updated", unresponsive)  and status went unrenewed for the
  *                                         grace period: a window opens
- *   the kubelet reports Ready=False       "Node became not ready" or the
- *   (or the controller queues a NotReady   controller's NotReady taint queue
- *   node for tainting)                    line: a window opens, its reason
+ *   the kubelet reports Ready=False       "Node became not ready", a body
+ *   (or the controller queues a NotReady   with Ready=False, the controller's
+ *   node for tainting; or, at Metadata     NotReady taint queue line, or a
+ *   level, answers a status write with     status write answered by a
+ *   a taint PATCH)                         PATCH: a window opens, its reason
  *                                         is the kubelet's message
  *   taints added / removed                named when the body or line says
  *   "healthy again", Ready=True, a taint  the window ends at the last taint
@@ -67,8 +69,10 @@ static const struct {
 	const char *needle;
 	enum lt_notready_cause cause;
 } health_reasons[] = {
-    {"PLEG is not healthy", LT_CAUSE_PLEG},
+    /* a runtime that is down stalls the PLEG too: the runtime is the root; a status
+     * check not yet completed is the kubelet starting, weaker than a stuck PLEG */
     {"container runtime is down", LT_CAUSE_RUNTIME_DOWN},
+    {"PLEG is not healthy", LT_CAUSE_PLEG},
     {"container runtime status check may not have completed", LT_CAUSE_RUNTIME_DOWN},
     {"runtime network not ready", LT_CAUSE_CNI},
     {"network plugin", LT_CAUSE_CNI},
@@ -93,9 +97,11 @@ struct queries_health {
 	int64_t last_alive;  /* the node's last renew or status write before the window */
 	int64_t renew_since; /* a renew after the window opened (0: none) */
 	int64_t last_ts;     /* facts come in time order */
-	unsigned seen;	     /* enum queries_health_saw bits since the last sign of life */
-	unsigned seen_from;  /* enum lt_health_evidence bits of those facts */
-	int64_t evictions;   /* pods evicted while open */
+	int64_t kstatus;     /* the kubelet's last status write (body unknown), 0: none */
+	int64_t kstatus_ref;
+	unsigned seen;	    /* enum queries_health_saw bits since the last sign of life */
+	unsigned seen_from; /* enum lt_health_evidence bits of those facts */
+	int64_t evictions;  /* pods evicted while open */
 	int err;
 };
 
@@ -142,12 +148,13 @@ static void health_open(struct queries_health *b, const struct queries_health_fa
 }
 
 /* The cause of the window about to close, from what was seen (bits) and how it ended. */
-static enum lt_notready_cause health_cause(const struct queries_health *b, int deleted_by_cloud)
+static enum lt_notready_cause health_cause(const struct queries_health *b, enum lt_health_end why,
+					   int deleted_by_cloud)
 {
 	const struct lt_health_window *w = &b->cur;
 	unsigned s = b->seen;
 
-	if (deleted_by_cloud)
+	if (deleted_by_cloud || (why == LT_HEALTH_DELETED && (s & QUERIES_HEALTH_SAW_SCALE_DOWN)))
 		return LT_CAUSE_INSTANCE_TERMINATED;
 	if (w->condition == LT_CONDITION_FALSE) {
 		enum lt_notready_cause c = health_reason_cause(w->reason.ptr);
@@ -163,13 +170,19 @@ static enum lt_notready_cause health_cause(const struct queries_health *b, int d
 		return LT_CAUSE_CNI;
 	if (s & QUERIES_HEALTH_SAW_BOOT)
 		return LT_CAUSE_NODE_REBOOTED;
+	/* a start after a stop line: systemd stopped it; a start out of silence: the node went */
 	if (s & QUERIES_HEALTH_SAW_KUBELET_START)
-		return LT_CAUSE_KUBELET_STOPPED;
+		return s & QUERIES_HEALTH_SAW_KUBELET_STOP ? LT_CAUSE_KUBELET_STOPPED
+							   : LT_CAUSE_NODE_REBOOTED;
 	if (s & QUERIES_HEALTH_SAW_CONN_ERROR)
 		return LT_CAUSE_NETWORK_PARTITION;
-	if (s & QUERIES_HEALTH_SAW_REREGISTER)
+	if (s & (QUERIES_HEALTH_SAW_REREGISTER | QUERIES_HEALTH_SAW_KUBELET_STOP))
 		return LT_CAUSE_KUBELET_STOPPED;
-	return w->condition == LT_CONDITION_FALSE ? LT_CAUSE_KUBELET_REPORTED : LT_CAUSE_UNKNOWN;
+	if (w->condition == LT_CONDITION_FALSE)
+		return LT_CAUSE_KUBELET_REPORTED;
+	/* heartbeats came back with no restart: the kubelet ran on, unheard */
+	return why == LT_HEALTH_RECOVERED && b->renew_since != 0 ? LT_CAUSE_NETWORK_PARTITION
+								 : LT_CAUSE_UNKNOWN;
 }
 
 static void health_push(struct queries_health *b)
@@ -197,7 +210,7 @@ static void health_close(struct queries_health *b, int64_t ts, int64_t ref, enum
 		b->cur.end_ref = ref;
 	}
 	b->cur.evicted_pods = b->evictions;
-	b->cur.cause = health_cause(b, deleted_by_cloud);
+	b->cur.cause = health_cause(b, why, deleted_by_cloud);
 	health_push(b);
 }
 
@@ -233,10 +246,37 @@ static void health_on_start(struct queries_health *b, const struct queries_healt
 		lt_buf_append(&b->cur.reason, f->text, f->text_len);
 }
 
-/* A taint PATCH whose body is unknown: an add while the node is away, else a removal. */
+/* A node-controller PATCH within this long of the kubelet's status write answers it. */
+#define HEALTH_ANSWER (2 * HEALTH_SEC)
+
+static int health_answers_status(const struct queries_health *b,
+				 const struct queries_health_fact *f)
+{
+	return f->kind == QUERIES_HF_TAINT_PATCH && b->kstatus != 0 &&
+	       f->ts - b->kstatus <= HEALTH_ANSWER;
+}
+
+/* A taint change; a PATCH whose body is unknown is an add while the node is away, else a
+ * removal. */
 static void health_on_taint(struct queries_health *b, const struct queries_health_fact *f,
 			    int removal)
 {
+	/* Metadata level: a status write the controller answers with a taint while the lease
+	 * renews is the kubelet's Ready=False (heartbeats lost make an Unknown write first) */
+	if (!b->open && health_answers_status(b, f)) {
+		struct queries_health_fact start = *f;
+
+		start.ts = b->kstatus;
+		start.ref = b->kstatus_ref;
+		health_open(b, &start, LT_CONDITION_FALSE);
+		b->kstatus = 0;
+		return;
+	}
+	if (b->open && !b->recovered && b->cur.condition == LT_CONDITION_FALSE &&
+	    health_answers_status(b, f) && b->kstatus > b->cur.start_us + HEALTH_ANSWER) {
+		health_recover(b, f); /* ... and the next one answered its Ready=True */
+		return;
+	}
 	if (!b->open)
 		return;
 	b->cur.evidence |= health_evidence_of(f);
@@ -245,15 +285,18 @@ static void health_on_taint(struct queries_health *b, const struct queries_healt
 		removal = b->recovered ||
 			  (b->cur.condition == LT_CONDITION_UNKNOWN && b->renew_since != 0);
 	health_taint_note(&b->cur, f, removal ? "-" : "+");
-	if (removal && !b->recovered &&
-	    (b->cur.condition == LT_CONDITION_FALSE || b->renew_since != 0))
-		return; /* a removal before any sign of recovery: the window goes on */
-	if (removal)
+	/* a removal before any sign of life is a swap (not-ready for unreachable): it goes on */
+	if (removal &&
+	    (b->recovered || (b->cur.condition == LT_CONDITION_UNKNOWN && b->renew_since != 0)))
 		health_recover(b, f);
 }
 
 static void health_on_alive(struct queries_health *b, const struct queries_health_fact *f)
 {
+	if (f->kind == QUERIES_HF_KUBELET_STATUS) {
+		b->kstatus = f->ts;
+		b->kstatus_ref = f->ref;
+	}
 	if (!b->open) {
 		b->last_alive = f->ts;
 		b->seen = b->seen_from = 0;
@@ -296,6 +339,8 @@ static const unsigned health_saw[QUERIES_HF_COUNT] = {
     [QUERIES_HF_RUNTIME_DOWN] = QUERIES_HEALTH_SAW_RUNTIME_DOWN,
     [QUERIES_HF_PLEG] = QUERIES_HEALTH_SAW_PLEG,
     [QUERIES_HF_CNI] = QUERIES_HEALTH_SAW_CNI,
+    [QUERIES_HF_KUBELET_STOP] = QUERIES_HEALTH_SAW_KUBELET_STOP,
+    [QUERIES_HF_SCALE_DOWN] = QUERIES_HEALTH_SAW_SCALE_DOWN,
 };
 
 void queries_health_feed(struct queries_health *b, const struct queries_health_fact *f)
@@ -325,7 +370,10 @@ void queries_health_feed(struct queries_health *b, const struct queries_health_f
 	case QUERIES_HF_TAINT_PATCH:
 		health_on_taint(b, f, f->kind == QUERIES_HF_TAINT_REMOVE);
 		break;
-	case QUERIES_HF_HEALTHY:
+	case QUERIES_HF_HEALTHY: /* logged with the last taint removal: the end, even after Ready */
+		if (b->open)
+			health_recover(b, f);
+		break;
 	case QUERIES_HF_KUBELET_READY:
 		if (b->open && !b->recovered)
 			health_recover(b, f);

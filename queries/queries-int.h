@@ -102,6 +102,8 @@ enum queries_health_fact_kind {
 	QUERIES_HF_RUNTIME_DOWN,  /* kubelet: container runtime is down */
 	QUERIES_HF_PLEG,	  /* kubelet: PLEG is not healthy */
 	QUERIES_HF_CNI,		  /* kubelet: network plugin / CNI not ready */
+	QUERIES_HF_KUBELET_STOP,  /* systemd stopped the kubelet (or it exited) */
+	QUERIES_HF_SCALE_DOWN,	  /* the cluster-autoscaler tainted the node for removal */
 	QUERIES_HF_COUNT
 };
 
@@ -116,6 +118,17 @@ enum queries_health_saw {
 	QUERIES_HEALTH_SAW_RUNTIME_DOWN = 16,
 	QUERIES_HEALTH_SAW_PLEG = 32,
 	QUERIES_HEALTH_SAW_CNI = 64,
+	QUERIES_HEALTH_SAW_KUBELET_STOP = 128,
+	QUERIES_HEALTH_SAW_SCALE_DOWN = 256,
+};
+
+/* Who wrote a fact (the user of its request, or the component of its line). */
+enum queries_health_actor {
+	QUERIES_ACTOR_OTHER,
+	QUERIES_ACTOR_KUBELET,
+	QUERIES_ACTOR_NODE_CONTROLLER,
+	QUERIES_ACTOR_AUTOSCALER,
+	QUERIES_ACTOR_CLOUD,
 };
 
 /* One fact about a node; text is borrowed for the call. */
@@ -123,7 +136,8 @@ struct queries_health_fact {
 	int64_t ts; /* µs */
 	enum queries_health_fact_kind kind;
 	enum queries_health_source source;
-	unsigned flags;	  /* enum queries_health_flags */
+	unsigned flags; /* enum queries_health_flags */
+	enum queries_health_actor actor;
 	int64_t ref;	  /* audit event id, or -(log line id) */
 	const char *text; /* may be NULL */
 	size_t text_len;
@@ -151,13 +165,52 @@ int queries_health_end(struct queries_health *b);
 
 void queries_health_result_release(struct queries_health_result *r);
 
+/* The stream offsets the audit feed adds to stage times (source_id, offset_us). */
+#define HEALTH_SKEW_TABLE                                                                          \
+	"CREATE TEMP TABLE IF NOT EXISTS health_skew(source_id INTEGER PRIMARY KEY,"               \
+	" offset_us INTEGER NOT NULL)"
+
+/* What every node's facts are read with: ids and statements prepared once. */
+struct queries_health_ctx;
+
 /*
- * The NotReady windows of node, from its Node object's requests, its lease's
- * episodes (built before) and the log lines of and about it, merged in time
- * order as they are read.  A node the store never saw has none.
+ * Prepares the reads of queries_health_node on st; evictions: read the pods of
+ * temp.health_evicted (built by the rebuild).  temp.health_skew is created
+ * empty when missing (no offsets).
  */
-int queries_health_node(struct lt_store *st, const char *node, struct queries_health_result *out,
-			struct lt_error *err);
+int queries_health_ctx_new(struct queries_health_ctx **out, struct lt_store *st, int evictions,
+			   struct lt_error *err);
+void queries_health_ctx_free(struct queries_health_ctx *c);
+
+/*
+ * The NotReady windows of node (strs id node_id), from its Node object's
+ * requests (their times corrected by temp.health_skew), its lease's
+ * episodes (built before), the log lines of and about it and the evicted
+ * pods tied to it, merged in time order as they are read.  A node the store
+ * never saw (node_id 0) has none.
+ */
+int queries_health_node(struct queries_health_ctx *c, int64_t node_id, const char *node,
+			struct queries_health_result *out, struct lt_error *err);
+
+/* One audit stream's estimated clock offset against the reference stream. */
+struct queries_health_offset {
+	int64_t source_id;
+	char path[256];	   /* the source file, shortened */
+	int64_t offset_us; /* add to its times to put them on the reference's clock */
+	int64_t pairs;	   /* causal pairs it rests on */
+};
+
+/*
+ * Estimates the clock offsets between audit streams (one per source file:
+ * one per apiserver) from causal pairs: a kubelet's status write and the
+ * node-controller PATCH of the same Node that answers it within 1 s.  The
+ * median gap of same-stream pairs is the reaction time; a cross-stream
+ * pair's gap minus it is the offset.  Writes up to max streams into out
+ * (offset 0 for the reference: the first source read) and returns
+ * how many had pairs, or a negative error.
+ */
+int queries_health_offsets(struct lt_store *st, struct queries_health_offset *out, size_t max,
+			   struct lt_error *err);
 
 /* The derived table's DDL (NULL-terminated), and its rebuild: every node's windows anew. */
 extern const char *const queries_health_schema[];

@@ -1,5 +1,5 @@
 /* queries-stats.c - `leasetrail stats`: what the store holds, and where it came from. */
-#include "lt_queries.h"
+#include "queries-int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +223,30 @@ static int stats_rejects(struct lt_store *st, FILE *out, struct lt_error *err)
 			   cols, 4, STATS_MAX_REJECTS, err);
 }
 
+/* Audit streams whose clock is off the first one's (queries-health-skew.c); only when one is. */
+static int stats_offsets(struct lt_store *st, FILE *out, struct lt_error *err)
+{
+	struct queries_health_offset off[16];
+	int n = queries_health_offsets(st, off, sizeof off / sizeof *off, err), shown = 0;
+	struct lt_buf path;
+
+	lt_buf_init(&path);
+	for (int i = 0; i < n; i++) {
+		if (off[i].offset_us > -1000 && off[i].offset_us < 1000)
+			continue; /* under a millisecond: no offset to speak of */
+		path.len = 0;
+		lt_sanitize(&path, off[i].path, strlen(off[i].path));
+		fprintf(out, "%s %.*s %+.3f s (%lld causal pairs)",
+			shown++ ? "," : "\nAudit stream clock offsets (added to match the first):",
+			(int)path.len, path.ptr ? path.ptr : "", (double)off[i].offset_us / 1e6,
+			(long long)off[i].pairs);
+	}
+	lt_buf_release(&path);
+	if (shown)
+		fputc('\n', out);
+	return n < 0 ? n : 0;
+}
+
 int lt_query_stats(struct lt_store *st, FILE *out, struct lt_error *err)
 {
 	int rc = stats_summary(st, out, err);
@@ -235,6 +259,8 @@ int lt_query_stats(struct lt_store *st, FILE *out, struct lt_error *err)
 		rc = stats_others(st, out, err);
 	if (rc == 0)
 		rc = stats_sources(st, out, err);
+	if (rc == 0)
+		rc = stats_offsets(st, out, err);
 	if (rc == 0)
 		rc = stats_logs(st, out, err);
 	if (rc == 0)

@@ -2,6 +2,7 @@
 # make-samples.sh - regenerate samples/ byte for byte from sample-gen*.c.
 #
 # Usage: samples/make-samples.sh [OUTDIR [BADDIR [VARDIR [LOGDIR]]]]
+#        (and OUTDIR/../notready: the node-health cluster)
 #        (default: samples/audit, samples/bad, samples/variants, and LOGDIR
 #        = OUTDIR/../logs, i.e. samples/logs)
 # OUTDIR holds one cluster's audit logs and LOGDIR its kubelet journals and
@@ -22,7 +23,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir -p "$logs"
 
 ${CC:-cc} -std=c11 -O2 -o "$tmp/lt-gen" "$here/sample-gen.c" "$here/sample-gen-logs.c" \
-	"$here/sample-gen-journal.c"
+	"$here/sample-gen-journal.c" "$here/sample-gen-health.c"
 gen="$tmp/lt-gen"
 
 # 1. Two apiservers, 3 nodes, 15 min, every story, ~2 unrelated requests/s;
@@ -63,7 +64,19 @@ mkdir "$tmp/ny"
 	--journal-dir "$tmp/ny"
 mv "$tmp/ny/"kubelet-*.log "$var/kubelet-new-year.log"
 
-# 6. malformed.log: good node-lease events (G) mixed with bad records (B).
+# 6. notready/: a small NotReady cluster (lt-gen --health: every node-health story, two
+#    apiservers, the second one's clock 250 ms ahead), its audit, kubelet journals,
+#    controller-manager log and ground truth (truth.tsv: node, start_us, end_us, condition,
+#    cause, ended, evicted pods). Golden windows: tests/golden/health/samples-notready.txt.
+nr="$(cd "$out/.." && pwd)/notready" # samples/notready by default
+rm -rf "$nr" && mkdir -p "$nr/audit" "$nr/logs"
+"$gen" --health all --seed 7 --nodes 8 --minutes 30 --skew-ms 250 \
+	-o "$tmp/nr" --journal-dir "$nr/logs" --kcm-log "$nr/logs/kube-controller-manager.log" \
+	--truth "$nr/truth.tsv"
+mv "$tmp/nr.1" "$nr/audit/kube-apiserver-audit.1.log"
+mv "$tmp/nr.2" "$nr/audit/kube-apiserver-audit.2.log"
+
+# 7. malformed.log: good node-lease events (G) mixed with bad records (B).
 "$gen" --seed 5 --nodes 2 --minutes 2 --stories none -o "$tmp/m.log"
 grep '"namespace":"kube-node-lease"' "$tmp/m.log" | head -n 12 >"$tmp/good"
 good() { sed -n "$1p" "$tmp/good"; }
@@ -99,7 +112,7 @@ if command -v jq >/dev/null 2>&1; then
 fi
 ls -l "$out" "$logs" "$var" "$bad"
 
-# 7. The same stories as CloudWatch Logs exports (only for the default layout).
+# 8. The same stories as CloudWatch Logs exports (only for the default layout).
 if [ $# -eq 0 ]; then
 	sh "$here/make-cloudwatch.sh" >/dev/null
 fi

@@ -2422,6 +2422,9 @@ int main(int argc, char **argv)
 {
 	struct gen_opts o;
 	struct gen_ctx g;
+	/* lt-gen --health LIST ...: the node-health stories (sample-gen-health.c) */
+	if (argc > 1 && strcmp(argv[1], "--health") == 0)
+		return gen_health_main(argc, argv);
 	int rc = gen_parse(&o, argc, argv);
 	if (rc != 0)
 		return rc < 0 ? 2 : 0;

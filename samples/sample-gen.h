@@ -122,4 +122,7 @@ int gen_log_write(struct gen_log *l);
 /* Frees l; NULL is a no-op. */
 void gen_log_free(struct gen_log *l);
 
+/* lt-gen --health LIST [options]: the node-health stories (sample-gen-health.c). */
+int gen_health_main(int argc, char **argv);
+
 #endif

@@ -1755,6 +1755,37 @@ static const struct cls_case cls_cases[] = {
      .nf = 0},
     {"\"NoExecuteTaintManager is deleting pod\" pod=\"default/web-0\"", "pod-eviction", .nf = 0},
     {"NoExecuteTaintManager is deleting Pod: default/web-0", "pod-eviction", .nf = 0},
+    /* 1.29+ taint_eviction.go; a ReplicaSet's own "Deleting pod" is no eviction */
+    {"\"Deleting pod\" controller=\"taint-eviction-controller\" pod=\"default/web-0\"",
+     "pod-eviction", .nf = 0},
+    {"\"Deleting pod\" controller=\"web-7d4b9c\" pod=\"default/web-0\"", NULL, .nf = 0},
+    /* controller_utils.go, V(4): 1.13-1.17 printf, then structured */
+    {"Added [&Taint{Key:node.kubernetes.io/unreachable,Value:,Effect:NoExecute,TimeAdded:2019-"
+     "06-12 08:56:26.123456789 +0000 UTC m=+3000.1,}] Taint to Node " NODE1,
+     "nlc-taint-added", NODE1, .nf = 0},
+    {"\"Added taint to node\" taint=[&Taint{Key:node.kubernetes.io/not-ready,Value:,Effect:"
+     "NoSchedule,TimeAdded:<nil>,}] node=\"" NODE1 "\"",
+     "nlc-taint-added", NODE1, .nf = 0},
+    {"Made sure that Node " NODE1 " has no [&Taint{Key:node.kubernetes.io/unreachable,Value:,"
+     "Effect:NoExecute,TimeAdded:<nil>,}] Taint",
+     "nlc-taint-removed", NODE1, .nf = 0},
+    {"\"Made sure that node has no taint\" node=\"" NODE1 "\" taint=[&Taint{Key:node.kubernetes"
+     ".io/not-ready,Value:,Effect:NoExecute,TimeAdded:<nil>,}]",
+     "nlc-taint-removed", NODE1, .nf = 0},
+    {"Node " NODE1 " was in a taint queue, but it's ready now. Ignoring taint request.",
+     "nlc-ready-now", NODE1, .nf = 0},
+    /* cloud-provider node lifecycle controller, 1.9 and later printf, then structured */
+    {"Deleting node (no longer present in cloud provider): " NODE1, "cloud-node-deleted", NODE1,
+     .nf = 0},
+    {"deleting node since it is no longer present in cloud provider: " NODE1, "cloud-node-deleted",
+     NODE1, .nf = 0},
+    {"\"Deleting node since it is no longer present in cloud provider\" node=\"" NODE1 "\"",
+     "cloud-node-deleted", NODE1, .nf = 0},
+    /* cluster-autoscaler scale-down */
+    {"Scale-down: removing empty node " NODE1, "ca-scale-down", NODE1, .nf = 0},
+    {"Scale-down: removing node " NODE1 ", utilization: {0.05 0.02 0 cpu 0.05}, pods to "
+     "reschedule: ",
+     "ca-scale-down", NODE1, .nf = 0},
     /* client-go leader election */
     {"attempting to acquire leader lease " KCML "...", "leader-acquiring", KCML, .nf = 0},
     {"attempting to acquire leader lease kube-system/kube-scheduler", "leader-acquiring",
