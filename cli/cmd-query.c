@@ -6,8 +6,10 @@
 
 static int query_do(struct lt_store *st, struct cli_query *q, struct lt_error *err)
 {
-	int rc = lt_query_canned(st, q->args[0], &q->opts, stdout, err);
+	struct lt_printer *p = lt_printer_new(q->opts.fmt, stdout);
+	int rc = lt_query_canned(st, q->args[0], &q->opts, lt_printer_sink(p), err);
 
+	lt_printer_free(p);
 	/* an unknown query name is the command line's fault */
 	return rc == LT_ERR_NOTFOUND ? LT_ERR_USAGE : rc;
 }

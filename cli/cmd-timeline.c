@@ -3,7 +3,11 @@
 
 static int timeline_do(struct lt_store *st, struct cli_query *q, struct lt_error *err)
 {
-	return lt_query_timeline(st, q->args[0], &q->opts, stdout, err);
+	struct lt_printer *p = lt_printer_new(q->opts.fmt, stdout);
+	int rc = lt_query_timeline(st, q->args[0], &q->opts, lt_printer_sink(p), err);
+
+	lt_printer_free(p);
+	return rc;
 }
 
 static int timeline_run(const struct lt_cmd *cmd, int argc, char **argv)

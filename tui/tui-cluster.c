@@ -423,8 +423,13 @@ static void cluster_free(struct tui_screen *s)
 }
 
 static const struct tui_screen_ops cluster_ops = {
-    "Cluster",	      TUI_CTX_CLUSTER, cluster_draw, cluster_action,
-    cluster_prompted, cluster_reload,  cluster_free,
+    .name = "Cluster",
+    .ctx = TUI_CTX_CLUSTER,
+    .draw = cluster_draw,
+    .action = cluster_action,
+    .prompted = cluster_prompted,
+    .reload = cluster_reload,
+    .free = cluster_free,
 };
 
 struct tui_screen *tui_cluster_new(struct tui *t)

@@ -162,7 +162,13 @@ static void event_free(struct tui_screen *s)
 }
 
 static const struct tui_screen_ops event_ops = {
-    "Event", TUI_CTX_EVENT, event_draw, event_action, event_prompted, event_reload, event_free,
+    .name = "Event",
+    .ctx = TUI_CTX_EVENT,
+    .draw = event_draw,
+    .action = event_action,
+    .prompted = event_prompted,
+    .reload = event_reload,
+    .free = event_free,
 };
 
 struct tui_screen *tui_event_new(struct tui *t, int64_t id)

@@ -148,6 +148,9 @@ enum tui_cell {
 void tui_buckets(unsigned char *cells, int n, int64_t from, int64_t to,
 		 const struct lt_browse_episode *eps, size_t neps);
 
+/* The cell a kind's episodes make in a strip (the kinds' table, queries-kinds.c, says). */
+enum tui_cell tui_kind_cell(enum lt_episode_kind k);
+
 /* The symbol of a cell (the state is readable without color) and its legend word. */
 char tui_cell_symbol(enum tui_cell c);
 const char *tui_cell_name(enum tui_cell c);
@@ -201,10 +204,10 @@ void tui_fmt_time(char *buf, size_t size, int64_t us, int with_date, int with_ms
  * The timeline a query result row is about: its node, or NAMESPACE/LEASE
  * (malloc'ed); NULL when the row names neither.
  */
-char *tui_result_target(const struct lt_browse_table *t, size_t r);
+char *tui_result_target(const struct lt_rows *t, size_t r);
 
-/* The row's first time (RFC 3339 cell, left to right), 0 when it has none. */
-int64_t tui_result_time(const struct lt_browse_table *t, size_t r);
+/* The row's first time cell's value (left to right), 0 when it has none. */
+int64_t tui_result_time(const struct lt_rows *t, size_t r);
 
 /* ---- the terminal (tui-term.c, the only file that knows curses) --------- */
 
@@ -225,6 +228,9 @@ enum tui_style {
 };
 
 #define TUI_SEL 0x100 /* or'ed into a style: the row under the cursor */
+
+/* The style a row of kind k is drawn in: its tone in the kinds' table (tui-view.c). */
+enum tui_style tui_kind_style(enum lt_episode_kind k);
 
 /* Takes over the terminal; 0, or LT_ERR_USAGE when there is none. */
 int tui_term_open(int no_color, struct lt_error *err);

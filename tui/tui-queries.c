@@ -4,7 +4,8 @@
  * opens the timeline of the node or lease it is about, at its time.
  *
  * Three panes, Tab from one to the next: the list of queries, the options,
- * the result.
+ * the result.  The result is the typed rows `query` prints, each cell
+ * formatted as `query` formats it for a table when it is drawn.
  */
 #include "tui-int.h"
 
@@ -30,7 +31,7 @@ struct queries {
 	struct tui_win qwin;
 	int pane, opt;
 	char opts[Q_NOPTS][64];
-	struct lt_browse_table res;
+	struct lt_rows res;
 	int have_res;
 	const char *res_name;
 	int *widths;
@@ -58,6 +59,15 @@ static int q_options(struct tui *t, struct queries *q, struct lt_query_opts *o)
 	return 0;
 }
 
+/* Row r's cell of column c as a table shows it ("" for none); buf holds it when formatted. */
+static const char *q_cell(const struct queries *q, size_t r, int c, char *buf, size_t size)
+{
+	size_t len;
+	const char *v = lt_cell_format(lt_rows_cell(&q->res, r, c), LT_OUT_TABLE, buf, size, &len);
+
+	return v ? v : "";
+}
+
 /* Columns s takes as tui_put draws it: cells are raw log text, "\x01" is 4 columns. */
 static int q_cell_width(struct lt_buf *b, const char *s)
 {
@@ -75,9 +85,10 @@ static void q_widths(struct queries *q)
 	q->widths = lt_xcalloc((size_t)(q->res.ncols ? q->res.ncols : 1), sizeof *q->widths);
 	lt_buf_init(&b);
 	for (int c = 0; c < q->res.ncols; c++) {
-		q->widths[c] = q_cell_width(&b, q->res.names[c]);
+		q->widths[c] = q_cell_width(&b, q->res.cols[c].name);
 		for (size_t r = 0; r < q->res.nrows; r++) {
-			int w = q_cell_width(&b, lt_browse_cell(&q->res, r, c));
+			char buf[LT_CELL_BUF];
+			int w = q_cell_width(&b, q_cell(q, r, c, buf, sizeof buf));
 
 			q->widths[c] = w > q->widths[c] ? w : q->widths[c];
 		}
@@ -93,7 +104,6 @@ static void q_run(struct tui *t, struct queries *q)
 
 	if (q_options(t, q, &o) != 0)
 		return;
-	lt_browse_table_release(&q->res);
 	q->have_res = 0;
 	if (lt_browse_canned(&q->res, t->st, name, &o, &err) != 0) {
 		tui_status(t, 1, "%s", err.msg);
@@ -102,7 +112,7 @@ static void q_run(struct tui *t, struct queries *q)
 	q->have_res = 1;
 	q->res_name = name;
 	q->col0 = 0;
-	q->rwin = (struct tui_win){q->res.nrows, 0, 0, q->rwin.height};
+	q->rwin = (struct tui_win){.total = q->res.nrows, .height = q->rwin.height};
 	q_widths(q);
 	q->pane = Q_RESULT;
 	tui_status(t, 0, "%s: %zu rows", name, q->res.nrows);
@@ -148,7 +158,7 @@ static void q_draw_result(struct queries *q, int y0, int h, int cols)
 	tui_draw_header(y0, cols, "");
 	for (int c = q->col0, x = 0; c < q->res.ncols && x < cols; c++) {
 		tui_put(y0, x, q->widths[c] < cols - x ? q->widths[c] : cols - x, TUI_S_HEADER,
-			q->res.names[c]);
+			q->res.cols[c].name);
 		x += q->widths[c] + 2;
 	}
 	for (size_t k = 0; k < q->rwin.height && q->rwin.top + k < q->res.nrows; k++) {
@@ -158,8 +168,10 @@ static void q_draw_result(struct queries *q, int y0, int h, int cols)
 
 		tui_fill(y, 0, cols, sel);
 		for (int c = q->col0, x = 0; c < q->res.ncols && x < cols; c++) {
+			char buf[LT_CELL_BUF];
+
 			tui_put(y, x, q->widths[c] < cols - x ? q->widths[c] : cols - x,
-				TUI_S_NORMAL | sel, lt_browse_cell(&q->res, r, c));
+				TUI_S_NORMAL | sel, q_cell(q, r, c, buf, sizeof buf));
 			x += q->widths[c] + 2;
 		}
 	}
@@ -203,7 +215,8 @@ static void q_jump(struct tui *t, struct queries *q)
 static int q_row_matches(struct queries *q, size_t r)
 {
 	for (int c = 0; c < q->res.ncols; c++) {
-		const char *v = lt_browse_cell(&q->res, r, c);
+		char buf[LT_CELL_BUF];
+		const char *v = q_cell(q, r, c, buf, sizeof buf);
 
 		if (lt_regex_match(q->search_re, v, strlen(v)))
 			return 1;
@@ -249,7 +262,7 @@ static void q_prompted(struct tui *t, struct tui_screen *s, int what, const char
 
 static int q_move(struct queries *q, enum tui_action a)
 {
-	struct tui_win ow = {Q_NOPTS, 0, (size_t)q->opt, Q_NOPTS};
+	struct tui_win ow = {.total = Q_NOPTS, .cur = (size_t)q->opt, .height = Q_NOPTS};
 
 	if (q->pane == Q_LIST)
 		return tui_win_apply(&q->qwin, a);
@@ -325,14 +338,20 @@ static void q_free(struct tui_screen *s)
 {
 	struct queries *q = (struct queries *)s;
 
-	lt_browse_table_release(&q->res);
+	lt_rows_release(&q->res);
 	lt_regex_free(q->search_re);
 	free(q->widths);
 	free(q);
 }
 
 static const struct tui_screen_ops queries_ops = {
-    "Queries", TUI_CTX_QUERIES, q_draw, q_action, q_prompted, q_reload, q_free,
+    .name = "Queries",
+    .ctx = TUI_CTX_QUERIES,
+    .draw = q_draw,
+    .action = q_action,
+    .prompted = q_prompted,
+    .reload = q_reload,
+    .free = q_free,
 };
 
 struct tui_screen *tui_queries_new(struct tui *t)
