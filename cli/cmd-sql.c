@@ -71,16 +71,16 @@ static int sql_run(const struct lt_cmd *cmd, int argc, char **argv)
 }
 
 const struct lt_cmd lt_cmd_sql = {
-    "sql",
-    "[--db FILE] [-o table|csv|json|jsonl] \"SELECT ...\"",
-    "Run one read-only SQL statement over the store (see README: the events view).",
-    "Options:\n"
-    "  --db FILE       the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
-    "  -o, --output F  table (aligned, sanitized; default), csv, json or jsonl\n"
-    "  -h, --help      this help\n\n"
-    "The store is opened read-only and statements that could write are refused.\n",
-    sql_run,
-    CLI_OPT_OUTPUT,
-    1,
-    1,
+    .name = "sql",
+    .usage = "[--db FILE] [-o table|csv|json|jsonl] \"SELECT ...\"",
+    .summary = "Run one read-only SQL statement over the store (see README: the events view).",
+    .help = "Options:\n"
+	    "  --db FILE       the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
+	    "  -o, --output F  table (aligned, sanitized; default), csv, json or jsonl\n"
+	    "  -h, --help      this help\n\n"
+	    "The store is opened read-only and statements that could write are refused.\n",
+    .run = sql_run,
+    .opts = CLI_OPT_OUTPUT,
+    .min_args = 1,
+    .max_args = 1,
 };

@@ -336,12 +336,17 @@ int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query
  */
 int lt_query_cwli(const char *name, const struct lt_query_opts *o, FILE *out, struct lt_error *err);
 
-/* `leasetrail show ID`: the event's raw JSON (and, if verbose, where it came from). */
-int lt_query_show(struct lt_store *st, int64_t id, int verbose, FILE *out, struct lt_error *err);
+/* What `show` shows: an audit event, or a log line (L<id>). */
+enum lt_record { LT_RECORD_EVENT, LT_RECORD_LINE };
 
-/* The same for an audit event (is_line 0) or a log line (is_line 1, shown as L<id>). */
-int lt_query_show_record(struct lt_store *st, int64_t id, int is_line, int verbose, FILE *out,
-			 struct lt_error *err);
+enum lt_show_flags { LT_SHOW_VERBOSE = 1 /* first, where the record came from */ };
+
+/* `leasetrail show ID`: the event's raw JSON (flags: enum lt_show_flags). */
+int lt_query_show(struct lt_store *st, int64_t id, unsigned flags, FILE *out, struct lt_error *err);
+
+/* The same for an audit event or a log line. */
+int lt_query_show_record(struct lt_store *st, int64_t id, enum lt_record rec, unsigned flags,
+			 FILE *out, struct lt_error *err);
 
 /* ---- browsing (the TUI) ---- */
 
@@ -401,13 +406,16 @@ int lt_browse_list(struct lt_browse_page *out, struct lt_store *st, const struct
 		   size_t offset, size_t limit, struct lt_error *err);
 void lt_browse_page_release(struct lt_browse_page *p);
 
+/* Which way a search goes. */
+enum lt_browse_dir { LT_BROWSE_FORWARD, LT_BROWSE_BACKWARD };
+
 /*
  * The index in q's list of the next row (not a heading) after from (before
- * it when backward) whose target match() accepts, wrapping around the end.
- * LT_ERR_NOTFOUND when there is none.
+ * it, LT_BROWSE_BACKWARD) whose target match() accepts, wrapping around the
+ * end.  LT_ERR_NOTFOUND when there is none.
  */
 int lt_browse_find(size_t *out, struct lt_store *st, const struct lt_browse_query *q, size_t from,
-		   int backward, int (*match)(const char *target, void *ctx), void *ctx,
+		   enum lt_browse_dir dir, int (*match)(const char *target, void *ctx), void *ctx,
 		   struct lt_error *err);
 
 /* The time the store's leases cover (first and last event, µs); 0 and 0 when empty. */
@@ -464,14 +472,17 @@ struct lt_browse_events {
 	size_t total; /* events in [from_us, to_us] */
 };
 
+/* Whose requests: target's lease, or the Node object of the node target names. */
+enum lt_browse_object { LT_BROWSE_LEASE, LT_BROWSE_NODE_OBJECT };
+
 /*
- * Events offset..offset+limit-1, in time order, of target's lease (or, when
- * node_object, of its Node object) between from_us and to_us included, and
- * how many there are in all.
+ * Events offset..offset+limit-1, in time order, of target's lease or Node
+ * object (obj) between from_us and to_us included, and how many there are
+ * in all.
  */
 int lt_browse_events(struct lt_browse_events *out, struct lt_store *st, const char *target,
-		     int node_object, int64_t from_us, int64_t to_us, size_t offset, size_t limit,
-		     struct lt_error *err);
+		     enum lt_browse_object obj, int64_t from_us, int64_t to_us, size_t offset,
+		     size_t limit, struct lt_error *err);
 void lt_browse_events_release(struct lt_browse_events *e);
 
 /* ---- node health ---------------------------------------------------------- */

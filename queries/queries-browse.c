@@ -325,7 +325,7 @@ struct browse_search {
 	int (*match)(const char *target, void *ctx);
 	void *ctx;
 	size_t from;
-	int backward;
+	enum lt_browse_dir dir;
 	int have_first, have_before, have_after;
 	size_t first, last, before, after;
 };
@@ -347,26 +347,27 @@ static int browse_search_visit(struct browse_walk *w, struct lt_browse_item *it,
 		s->before = i, s->have_before = 1;
 	if (i > s->from && !s->have_after) {
 		s->after = i, s->have_after = 1;
-		return !s->backward; /* forward: the first one after from is the answer */
+		return s->dir ==
+		       LT_BROWSE_FORWARD; /* forward: the first one after from is the answer */
 	}
 	return 0;
 }
 
 int lt_browse_find(size_t *out, struct lt_store *st, const struct lt_browse_query *q, size_t from,
-		   int backward, int (*match)(const char *target, void *ctx), void *ctx,
+		   enum lt_browse_dir dir, int (*match)(const char *target, void *ctx), void *ctx,
 		   struct lt_error *err)
 {
-	struct browse_search s = {.match = match, .ctx = ctx, .from = from, .backward = backward};
+	struct browse_search s = {.match = match, .ctx = ctx, .from = from, .dir = dir};
 	struct browse_walk w = {.q = q, .visit = browse_search_visit, .ctx = &s};
 	int rc = browse_walk_run(&w, st, err);
 
 	if (rc != 0)
 		return rc;
-	if (!backward && (s.have_after || s.have_first)) {
+	if (dir == LT_BROWSE_FORWARD && (s.have_after || s.have_first)) {
 		*out = s.have_after ? s.after : s.first; /* wrap to the top */
 		return 0;
 	}
-	if (backward && (s.have_before || s.have_first)) {
+	if (dir == LT_BROWSE_BACKWARD && (s.have_before || s.have_first)) {
 		*out = s.have_before ? s.before : s.last; /* wrap to the bottom */
 		return 0;
 	}
@@ -493,12 +494,13 @@ int lt_browse_timeline(struct lt_rows *out, struct lt_store *st, const char *tar
 /* ---- events ------------------------------------------------------------- */
 
 /* The resource, namespace and name ids of target's lease or Node object; 0 if unknown. */
-static void browse_object(struct lt_store *st, const char *target, int node_object, int64_t id[3])
+static void browse_object(struct lt_store *st, const char *target, enum lt_browse_object obj,
+			  int64_t id[3])
 {
 	const char *slash = strchr(target, '/');
 
-	id[0] = lc_str_id(st, node_object ? "nodes" : "leases");
-	if (node_object) {
+	id[0] = lc_str_id(st, obj == LT_BROWSE_NODE_OBJECT ? "nodes" : "leases");
+	if (obj == LT_BROWSE_NODE_OBJECT) {
 		id[1] = -1; /* NULL: Nodes are cluster-scoped */
 		id[2] = lc_str_id(st, target);
 	} else if (slash != NULL) {
@@ -568,15 +570,15 @@ static void browse_read_event(struct lt_browse_event *e, const struct lt_stmt *q
 }
 
 int lt_browse_events(struct lt_browse_events *out, struct lt_store *st, const char *target,
-		     int node_object, int64_t from_us, int64_t to_us, size_t offset, size_t limit,
-		     struct lt_error *err)
+		     enum lt_browse_object obj, int64_t from_us, int64_t to_us, size_t offset,
+		     size_t limit, struct lt_error *err)
 {
 	struct lt_stmt *q = NULL, *c = NULL;
 	int64_t id[3];
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	browse_object(st, target, node_object, id);
+	browse_object(st, target, obj, id);
 	if (id[0] == 0 || id[1] == 0 || id[2] == 0)
 		return 0; /* a name the store never saw: no events */
 	rc = lt_store_prepare(st, &c, events_count_sql, err);

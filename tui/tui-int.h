@@ -125,7 +125,8 @@ struct tui_axis {
 
 void tui_axis_init(struct tui_axis *a, int64_t lo, int64_t hi);
 /* Halves (in) or doubles the span shown around its middle, inside [lo, hi]. */
-void tui_axis_zoom(struct tui_axis *a, int in);
+enum tui_zoom { TUI_ZOOM_OUT, TUI_ZOOM_IN };
+void tui_axis_zoom(struct tui_axis *a, enum tui_zoom z);
 /* Moves what is shown by a quarter of its span, left (dir < 0) or right. */
 void tui_axis_pan(struct tui_axis *a, int dir);
 
@@ -197,8 +198,15 @@ struct tui_line {
 /* Applies key to l: 1 on Enter, -1 on Esc, 0 otherwise (typing, Backspace, Ctrl-U). */
 int tui_line_key(struct tui_line *l, int key);
 
-/* "05:56:00.230" (ms when with_ms) or "2024-04-05 05:56:00" (with_date). */
-void tui_fmt_time(char *buf, size_t size, int64_t us, int with_date, int with_ms);
+/* How tui_fmt_time writes a time: bits. */
+enum tui_time_fmt {
+	TUI_TIME_CLOCK = 0, /* "05:56:00" */
+	TUI_TIME_DATE = 1,  /* the date before it: "2024-04-05 05:56:00" */
+	TUI_TIME_MS = 2,    /* milliseconds after it: "05:56:00.230" */
+};
+
+/* us as fmt (enum tui_time_fmt bits) says; "-" for 0. */
+void tui_fmt_time(char *buf, size_t size, int64_t us, unsigned fmt);
 
 /*
  * The timeline a query result row is about: its node, or NAMESPACE/LEASE
@@ -302,8 +310,11 @@ struct tui {
 	} prompt;
 };
 
-/* Shows msg on the status line until the next key (error: in the error style). */
-void tui_status(struct tui *t, int error, const char *fmt, ...)
+/* A status message: news, or an error (drawn in the error style). */
+enum tui_status_kind { TUI_INFO, TUI_ERROR };
+
+/* Shows msg on the status line until the next key. */
+void tui_status(struct tui *t, enum tui_status_kind kind, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif

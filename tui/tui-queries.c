@@ -48,12 +48,12 @@ static int q_options(struct tui *t, struct queries *q, struct lt_query_opts *o)
 	memset(o, 0, sizeof *o);
 	if ((q->opts[0][0] && lt_time_arg(&o->since_us, q->opts[0], end) != 0) ||
 	    (q->opts[1][0] && lt_time_arg(&o->until_us, q->opts[1], end) != 0)) {
-		tui_status(t, 1, "since/until take RFC 3339 or a duration like 2h");
+		tui_status(t, TUI_ERROR, "since/until take RFC 3339 or a duration like 2h");
 		return -1;
 	}
 	if ((q->opts[2][0] && lt_duration_parse(&o->gap_us, q->opts[2]) != 0) ||
 	    (q->opts[3][0] && lt_duration_parse(&o->slow_us, q->opts[3]) != 0)) {
-		tui_status(t, 1, "a duration is like 40s, 2m, 1h30m or 500ms");
+		tui_status(t, TUI_ERROR, "a duration is like 40s, 2m, 1h30m or 500ms");
 		return -1;
 	}
 	return 0;
@@ -106,7 +106,7 @@ static void q_run(struct tui *t, struct queries *q)
 		return;
 	q->have_res = 0;
 	if (lt_browse_canned(&q->res, t->st, name, &o, &err) != 0) {
-		tui_status(t, 1, "%s", err.msg);
+		tui_status(t, TUI_ERROR, "%s", err.msg);
 		return;
 	}
 	q->have_res = 1;
@@ -115,7 +115,7 @@ static void q_run(struct tui *t, struct queries *q)
 	q->rwin = (struct tui_win){.total = q->res.nrows, .height = q->rwin.height};
 	q_widths(q);
 	q->pane = Q_RESULT;
-	tui_status(t, 0, "%s: %zu rows", name, q->res.nrows);
+	tui_status(t, TUI_INFO, "%s: %zu rows", name, q->res.nrows);
 }
 
 static void q_draw_list(struct queries *q, int y0, int h, int cols)
@@ -205,7 +205,7 @@ static void q_jump(struct tui *t, struct queries *q)
 		return;
 	target = tui_result_target(&q->res, q->rwin.cur);
 	if (target == NULL) {
-		tui_status(t, 1, "this row names no node or lease");
+		tui_status(t, TUI_ERROR, "this row names no node or lease");
 		return;
 	}
 	tui_push(t, tui_timeline_new(t, target, tui_result_time(&q->res, q->rwin.cur)));
@@ -224,16 +224,17 @@ static int q_row_matches(struct queries *q, size_t r)
 	return 0;
 }
 
-static void q_search(struct tui *t, struct queries *q, int backward)
+static void q_search(struct tui *t, struct queries *q, enum lt_browse_dir dir)
 {
 	size_t n = q->res.nrows;
 
 	if (q->search_re == NULL || !q->have_res) {
-		tui_status(t, 0, "no search yet: run a query, then /");
+		tui_status(t, TUI_INFO, "no search yet: run a query, then /");
 		return;
 	}
 	for (size_t k = 1; k <= n; k++) {
-		size_t r = backward ? (q->rwin.cur + n - k) % n : (q->rwin.cur + k) % n;
+		size_t r =
+		    dir == LT_BROWSE_BACKWARD ? (q->rwin.cur + n - k) % n : (q->rwin.cur + k) % n;
 
 		if (q_row_matches(q, r)) {
 			q->pane = Q_RESULT;
@@ -241,7 +242,7 @@ static void q_search(struct tui *t, struct queries *q, int backward)
 			return;
 		}
 	}
-	tui_status(t, 1, "pattern not found");
+	tui_status(t, TUI_ERROR, "pattern not found");
 }
 
 static void q_prompted(struct tui *t, struct tui_screen *s, int what, const char *text)
@@ -257,7 +258,7 @@ static void q_prompted(struct tui *t, struct tui_screen *s, int what, const char
 		return;
 	lt_regex_free(q->search_re);
 	q->search_re = re;
-	q_search(t, q, 0);
+	q_search(t, q, LT_BROWSE_FORWARD);
 }
 
 static int q_move(struct queries *q, enum tui_action a)
@@ -314,7 +315,7 @@ static int q_action(struct tui *t, struct tui_screen *s, enum tui_action a)
 		return 1;
 	case TUI_A_NEXT:
 	case TUI_A_PREV:
-		q_search(t, q, a == TUI_A_PREV);
+		q_search(t, q, a == TUI_A_PREV ? LT_BROWSE_BACKWARD : LT_BROWSE_FORWARD);
 		return 1;
 	default:
 		return 0;

@@ -39,7 +39,7 @@ static void tl_load(struct tui *t, struct timeline *s)
 	struct lt_error err = {0};
 
 	if (lt_browse_timeline(&s->tl, t->st, s->target, &err) != 0)
-		tui_status(t, 1, "%s", err.msg);
+		tui_status(t, TUI_ERROR, "%s", err.msg);
 	s->win.total = s->tl.nrows;
 	tui_win_fix(&s->win);
 }
@@ -62,6 +62,12 @@ static int tl_is_node(const struct timeline *s, size_t i)
 
 	return k->type == LT_CELL_KIND &&
 	       (lt_episode_kind_info((enum lt_episode_kind)k->i)->flags & LT_EPF_NODE_OBJECT);
+}
+
+/* Whose requests the row stands for: the lease's or the Node object's. */
+static enum lt_browse_object tl_object(const struct timeline *s, size_t i)
+{
+	return tl_is_node(s, i) ? LT_BROWSE_NODE_OBJECT : LT_BROWSE_LEASE;
 }
 
 /* The kind's name, and the style its row is drawn in. */
@@ -105,10 +111,10 @@ static void tl_load_events(struct tui *t, struct timeline *s)
 	lt_browse_events_release(&s->evs);
 	s->evs_loaded = 1;
 	s->evs_off = off;
-	if (lt_browse_events(&s->evs, t->st, s->target, tl_is_node(s, s->open_row),
+	if (lt_browse_events(&s->evs, t->st, s->target, tl_object(s, s->open_row),
 			     tl_cell(s, s->open_row, LT_TL_START)->i,
 			     tl_cell(s, s->open_row, LT_TL_END)->i, off, n, &err) != 0)
-		tui_status(t, 1, "%s", err.msg);
+		tui_status(t, TUI_ERROR, "%s", err.msg);
 	s->ewin.total = s->evs.total;
 	tui_win_fix(&s->ewin);
 }
@@ -119,8 +125,10 @@ static void tl_row(struct tui *t, struct timeline *s, int y, int cols, size_t i,
 	char a[40], b[40], n[24];
 	int x = 0, tw = dated ? 23 : 12;
 
-	tui_fmt_time(a, sizeof a, tl_cell(s, i, LT_TL_START)->i, dated, 1);
-	tui_fmt_time(b, sizeof b, tl_cell(s, i, LT_TL_END)->i, dated, 1);
+	tui_fmt_time(a, sizeof a, tl_cell(s, i, LT_TL_START)->i,
+		     (dated ? TUI_TIME_DATE : TUI_TIME_CLOCK) | TUI_TIME_MS);
+	tui_fmt_time(b, sizeof b, tl_cell(s, i, LT_TL_END)->i,
+		     (dated ? TUI_TIME_DATE : TUI_TIME_CLOCK) | TUI_TIME_MS);
 	snprintf(n, sizeof n, "%6lld", (long long)tl_cell(s, i, LT_TL_COUNT)->i);
 	tui_fill(y, 0, cols, TUI_S_NORMAL | sel);
 	x += tui_put(y, x, tw, TUI_S_NORMAL | sel, a) + 1;
@@ -142,7 +150,7 @@ static void tl_event_text(char *buf, size_t size, const struct lt_browse_event *
 {
 	char ts[40], lat[24], verb[64];
 
-	tui_fmt_time(ts, sizeof ts, e->ts_us, 0, 1);
+	tui_fmt_time(ts, sizeof ts, e->ts_us, TUI_TIME_MS);
 	lt_format_duration(lat, sizeof lat, e->latency_us);
 	snprintf(verb, sizeof verb, "%s%s%s", e->verb, e->subresource[0] ? "/" : "",
 		 e->subresource);
@@ -229,7 +237,8 @@ static void tl_expand(struct tui *t, struct timeline *s)
 	if (s->win.cur >= s->tl.nrows)
 		return;
 	if (tl_is_log(s, s->win.cur)) {
-		tui_status(t, 0, "a row of %s log lines: the requests pane lists audit events only",
+		tui_status(t, TUI_INFO,
+			   "a row of %s log lines: the requests pane lists audit events only",
 			   tl_text(s, s->win.cur, LT_TL_SOURCE));
 		return;
 	}
@@ -250,7 +259,7 @@ static int tl_row_matches(const struct timeline *s, size_t i)
 }
 
 /* The next (or previous) event matching the search, read a page at a time; wraps around. */
-static int tl_search_events(struct tui *t, struct timeline *s, int backward, size_t *at)
+static int tl_search_events(struct tui *t, struct timeline *s, enum lt_browse_dir dir, size_t *at)
 {
 	size_t row = s->open_row;
 	struct lt_browse_events page = {0};
@@ -259,19 +268,20 @@ static int tl_search_events(struct tui *t, struct timeline *s, int backward, siz
 	int found = 0;
 
 	for (size_t k = 1; k <= total && !found; k++) {
-		size_t i = backward ? (s->ewin.cur + total - k % total) % total
-				    : (s->ewin.cur + k) % total;
+		size_t i = dir == LT_BROWSE_BACKWARD ? (s->ewin.cur + total - k % total) % total
+						     : (s->ewin.cur + k) % total;
 		struct lt_error err = {0};
 
 		if (page.n == 0 || i < first || i - first >= page.n) {
 			lt_browse_events_release(&page);
-			first =
-			    backward ? (i >= TL_EVENT_PAGE - 1 ? i - (TL_EVENT_PAGE - 1) : 0) : i;
-			if (lt_browse_events(&page, t->st, s->target, tl_is_node(s, row),
+			first = dir == LT_BROWSE_BACKWARD
+				    ? (i >= TL_EVENT_PAGE - 1 ? i - (TL_EVENT_PAGE - 1) : 0)
+				    : i;
+			if (lt_browse_events(&page, t->st, s->target, tl_object(s, row),
 					     tl_cell(s, row, LT_TL_START)->i,
 					     tl_cell(s, row, LT_TL_END)->i, first, TL_EVENT_PAGE,
 					     &err) != 0) {
-				tui_status(t, 1, "%s", err.msg);
+				tui_status(t, TUI_ERROR, "%s", err.msg);
 				return 0;
 			}
 			if (i - first >= page.n)
@@ -285,30 +295,31 @@ static int tl_search_events(struct tui *t, struct timeline *s, int backward, siz
 	return found;
 }
 
-static void tl_search(struct tui *t, struct timeline *s, int backward)
+static void tl_search(struct tui *t, struct timeline *s, enum lt_browse_dir dir)
 {
 	size_t n = s->tl.nrows, at;
 
 	if (s->search_re == NULL) {
-		tui_status(t, 0, "no search yet: / first");
+		tui_status(t, TUI_INFO, "no search yet: / first");
 		return;
 	}
 	if (s->expanded && s->focus) {
-		if (tl_search_events(t, s, backward, &at))
+		if (tl_search_events(t, s, dir, &at))
 			tui_win_goto(&s->ewin, at);
 		else if (!t->status_error)
-			tui_status(t, 1, "pattern not found");
+			tui_status(t, TUI_ERROR, "pattern not found");
 		return;
 	}
 	for (size_t k = 1; k <= n; k++) {
-		size_t i = backward ? (s->win.cur + n - k) % n : (s->win.cur + k) % n;
+		size_t i =
+		    dir == LT_BROWSE_BACKWARD ? (s->win.cur + n - k) % n : (s->win.cur + k) % n;
 
 		if (tl_row_matches(s, i)) {
 			tui_win_goto(&s->win, i);
 			return;
 		}
 	}
-	tui_status(t, 1, "pattern not found");
+	tui_status(t, TUI_ERROR, "pattern not found");
 }
 
 static void tl_prompted(struct tui *t, struct tui_screen *sc, int what, const char *text)
@@ -320,7 +331,7 @@ static void tl_prompted(struct tui *t, struct tui_screen *sc, int what, const ch
 		return;
 	lt_regex_free(s->search_re);
 	s->search_re = re;
-	tl_search(t, s, 0);
+	tl_search(t, s, LT_BROWSE_FORWARD);
 }
 
 static int tl_enter(struct tui *t, struct timeline *s)
@@ -361,7 +372,7 @@ static int tl_action(struct tui *t, struct tui_screen *sc, enum tui_action a)
 		return 1;
 	case TUI_A_NEXT:
 	case TUI_A_PREV:
-		tl_search(t, s, a == TUI_A_PREV);
+		tl_search(t, s, a == TUI_A_PREV ? LT_BROWSE_BACKWARD : LT_BROWSE_FORWARD);
 		return 1;
 	default:
 		return 0;

@@ -135,11 +135,11 @@ static void axis_clamp(struct tui_axis *a)
 		a->to = a->hi, a->from = a->hi - span;
 }
 
-void tui_axis_zoom(struct tui_axis *a, int in)
+void tui_axis_zoom(struct tui_axis *a, enum tui_zoom z)
 {
 	int64_t span = a->to - a->from, mid = a->from + span / 2;
 
-	if (in)
+	if (z == TUI_ZOOM_IN)
 		span = span / 2 < TUI_AXIS_MIN_SPAN
 			   ? (span < TUI_AXIS_MIN_SPAN ? span : TUI_AXIS_MIN_SPAN)
 			   : span / 2;
@@ -470,7 +470,7 @@ int tui_line_key(struct tui_line *l, int key)
 	}
 }
 
-void tui_fmt_time(char *buf, size_t size, int64_t us, int with_date, int with_ms)
+void tui_fmt_time(char *buf, size_t size, int64_t us, unsigned fmt)
 {
 	char iso[40];
 
@@ -479,10 +479,10 @@ void tui_fmt_time(char *buf, size_t size, int64_t us, int with_date, int with_ms
 		return;
 	}
 	lt_time_format(iso, sizeof iso, us); /* 2024-04-05T05:56:00.230965Z */
-	if (with_date)
-		snprintf(buf, size, "%.10s %.*s", iso, with_ms ? 12 : 8, iso + 11);
+	if (fmt & TUI_TIME_DATE)
+		snprintf(buf, size, "%.10s %.*s", iso, fmt & TUI_TIME_MS ? 12 : 8, iso + 11);
 	else
-		snprintf(buf, size, "%.*s", with_ms ? 12 : 8, iso + 11);
+		snprintf(buf, size, "%.*s", fmt & TUI_TIME_MS ? 12 : 8, iso + 11);
 }
 
 /* ---- jumping from a query result ----------------------------------------- */

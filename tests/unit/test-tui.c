@@ -113,7 +113,7 @@ static void test_axis(void **state)
 
 	(void)state;
 	tui_axis_init(&a, 0, 1000 * SEC);
-	tui_axis_zoom(&a, 1);
+	tui_axis_zoom(&a, TUI_ZOOM_IN);
 	assert_int_equal(a.from, 250 * SEC);
 	assert_int_equal(a.to, 750 * SEC);
 	tui_axis_pan(&a, 1);
@@ -123,10 +123,10 @@ static void test_axis(void **state)
 	assert_int_equal(a.to, 1000 * SEC);
 	assert_int_equal(a.to - a.from, 500 * SEC);
 	for (int i = 0; i < 40; i++)
-		tui_axis_zoom(&a, 1); /* stops at the smallest span */
+		tui_axis_zoom(&a, TUI_ZOOM_IN); /* stops at the smallest span */
 	assert_int_equal(a.to - a.from, TUI_AXIS_MIN_SPAN);
 	for (int i = 0; i < 40; i++)
-		tui_axis_zoom(&a, 0); /* and at the whole range */
+		tui_axis_zoom(&a, TUI_ZOOM_OUT); /* and at the whole range */
 	assert_int_equal(a.from, 0);
 	assert_int_equal(a.to, 1000 * SEC);
 	tui_axis_init(&a, 5, 5); /* an empty store still has an axis */
@@ -308,11 +308,11 @@ static void test_fmt_time(void **state)
 	char s[40];
 
 	(void)state;
-	tui_fmt_time(s, sizeof s, 1712296560230965LL, 0, 1);
+	tui_fmt_time(s, sizeof s, 1712296560230965LL, TUI_TIME_MS);
 	assert_string_equal(s, "05:56:00.230");
-	tui_fmt_time(s, sizeof s, 1712296560230965LL, 1, 0);
+	tui_fmt_time(s, sizeof s, 1712296560230965LL, TUI_TIME_DATE);
 	assert_string_equal(s, "2024-04-05 05:56:00");
-	tui_fmt_time(s, sizeof s, 0, 0, 0);
+	tui_fmt_time(s, sizeof s, 0, TUI_TIME_CLOCK);
 	assert_string_equal(s, "-");
 }
 
@@ -561,20 +561,22 @@ static void test_browse_find(void **state)
 	size_t at;
 
 	(void)state;
-	assert_int_equal(
-	    lt_browse_find(&at, sample_store, &q, 1, 0, match_substr, (void *)"241-7", &err), 0);
+	assert_int_equal(lt_browse_find(&at, sample_store, &q, 1, LT_BROWSE_FORWARD, match_substr,
+					(void *)"241-7", &err),
+			 0);
 	assert_int_equal(at, 3);
 	/* wraps past the end, and backward past the top */
-	assert_int_equal(
-	    lt_browse_find(&at, sample_store, &q, 3, 0, match_substr, (void *)"ip-", &err), 0);
+	assert_int_equal(lt_browse_find(&at, sample_store, &q, 3, LT_BROWSE_FORWARD, match_substr,
+					(void *)"ip-", &err),
+			 0);
 	assert_int_equal(at, 1);
-	assert_int_equal(
-	    lt_browse_find(&at, sample_store, &q, 1, 1, match_substr, (void *)"apiserver", &err),
-	    0);
+	assert_int_equal(lt_browse_find(&at, sample_store, &q, 1, LT_BROWSE_BACKWARD, match_substr,
+					(void *)"apiserver", &err),
+			 0);
 	assert_int_equal(at, 9);
-	assert_int_equal(
-	    lt_browse_find(&at, sample_store, &q, 0, 0, match_substr, (void *)"nope", &err),
-	    LT_ERR_NOTFOUND);
+	assert_int_equal(lt_browse_find(&at, sample_store, &q, 0, LT_BROWSE_FORWARD, match_substr,
+					(void *)"nope", &err),
+			 LT_ERR_NOTFOUND);
 }
 
 static void test_browse_episodes(void **state)
@@ -680,8 +682,8 @@ static void test_browse_events(void **state)
 
 	(void)state;
 	/* the NOT_FOUND run: 41 requests, read a page at a time */
-	assert_int_equal(lt_browse_events(&e, sample_store, node, 0, 1712296569636568LL,
-					  1712296920258540LL, 0, 10, &err),
+	assert_int_equal(lt_browse_events(&e, sample_store, node, LT_BROWSE_LEASE,
+					  1712296569636568LL, 1712296920258540LL, 0, 10, &err),
 			 0);
 	assert_int_equal(e.total, 41);
 	assert_int_equal(e.n, 10);
@@ -689,24 +691,24 @@ static void test_browse_events(void **state)
 	assert_string_equal(e.evs[0].verb, "update");
 	assert_true(e.evs[0].ts_us <= e.evs[9].ts_us);
 	lt_browse_events_release(&e);
-	assert_int_equal(lt_browse_events(&e, sample_store, node, 0, 1712296569636568LL,
-					  1712296920258540LL, 40, 10, &err),
+	assert_int_equal(lt_browse_events(&e, sample_store, node, LT_BROWSE_LEASE,
+					  1712296569636568LL, 1712296920258540LL, 40, 10, &err),
 			 0);
 	assert_int_equal(e.n, 1);
 	assert_string_equal(e.evs[0].verb, "get");
 	lt_browse_events_release(&e);
 	/* the Node object: the admin's delete */
-	assert_int_equal(lt_browse_events(&e, sample_store, node, 1, 1712296560198927LL,
-					  1712296560198927LL, 0, 10, &err),
+	assert_int_equal(lt_browse_events(&e, sample_store, node, LT_BROWSE_NODE_OBJECT,
+					  1712296560198927LL, 1712296560198927LL, 0, 10, &err),
 			 0);
 	assert_int_equal(e.n, 1);
 	assert_string_equal(e.evs[0].verb, "delete");
 	assert_string_equal(e.evs[0].user, "kubernetes-admin");
 	assert_string_equal(e.evs[0].source_ip, "203.0.113.231");
 	lt_browse_events_release(&e);
-	assert_int_equal(
-	    lt_browse_events(&e, sample_store, "kube-system/nope", 0, 0, INT64_MAX, 0, 10, &err),
-	    0);
+	assert_int_equal(lt_browse_events(&e, sample_store, "kube-system/nope", LT_BROWSE_LEASE, 0,
+					  INT64_MAX, 0, 10, &err),
+			 0);
 	assert_int_equal(e.n, 0);
 	lt_browse_events_release(&e);
 }
