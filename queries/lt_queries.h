@@ -1,9 +1,11 @@
 /*
  * lt_queries.h - questions asked of the store, and how answers are printed.
  *
- * Every answer is a table: named columns, rows of values.  A table writer
- * prints it aligned for people (times in UTC, log text sanitized), or as
- * CSV, JSON or JSON lines for programs, with stable column names.
+ * Every answer is a table: named, typed columns and rows of typed values
+ * (times, durations, counts, ids, kinds as values).  Queries compute the
+ * rows and hand them to a sink; the printers print them aligned for people
+ * (times in UTC, log text sanitized), or as CSV, JSON or JSON lines for
+ * programs, with stable column names; the TUI keeps them and draws them.
  */
 #ifndef LT_QUERIES_H
 #define LT_QUERIES_H
