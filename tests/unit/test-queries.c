@@ -1845,6 +1845,78 @@ static void test_kubelet_restart_reregisters(void **state)
 	expect_text("node-registrations", canned(st, "node-registrations"), held_str(want.ptr));
 }
 
+/* The printers: one typed result in each format (the goldens cover whole commands). */
+static char *typed_printed(enum lt_out_format fmt, const struct lt_col *cols, int ncols,
+			   const struct lt_cell *cells, size_t nrows)
+{
+	struct lt_printer *p;
+	const struct lt_row_sink *out;
+	struct capture c;
+
+	capture_open(&c);
+	p = lt_printer_new(fmt, c.f);
+	out = lt_printer_sink(p);
+	out->begin(out->ctx, cols, ncols);
+	for (size_t r = 0; r < nrows; r++)
+		out->row(out->ctx, cells + r * (size_t)ncols);
+	out->end(out->ctx);
+	lt_printer_free(p);
+	return capture_close(&c);
+}
+
+static void test_printers(void **state)
+{
+	static const struct lt_col cols[] = {
+	    {.name = "name", .type = LT_CELL_TEXT},	{.name = "at", .type = LT_CELL_TIME},
+	    {.name = "took", .type = LT_CELL_DURATION}, {.name = "n", .type = LT_CELL_INT},
+	    {.name = "kind", .type = LT_CELL_KIND},	{.name = "note", .type = LT_CELL_TEXT}};
+	const struct lt_cell cells[] = {
+	    lt_cell_text("a,\"b\""),
+	    lt_cell_int(LT_CELL_TIME, T0 + 230965),
+	    lt_cell_int(LT_CELL_DURATION, 10400000),
+	    lt_cell_int(LT_CELL_INT, 7),
+	    lt_cell_int(LT_CELL_KIND, LT_EP_RECREATED),
+	    lt_cell_text("x\x1b[31my"),
+	    /* text that reads like a number stays text; no value is empty, or null */
+	    lt_cell_text("123"),
+	    lt_cell_null(),
+	    lt_cell_int(LT_CELL_DURATION, 32038),
+	    lt_cell_null(),
+	    lt_cell_int(LT_CELL_KIND, LT_EP_GAP),
+	    lt_cell_null(),
+	};
+
+	(void)state;
+	/* aligned, sanitized, human durations, kinds by name, no trailing blanks */
+	expect_text("table", typed_printed(LT_OUT_TABLE, cols, 6, cells, 2),
+		    "NAME   AT                           TOOK   N  KIND        NOTE\n"
+		    "a,\"b\"  2024-04-05T06:00:00.230965Z  10.4s  7  RE-CREATED  x\\x1b[31my\n"
+		    "123                                 32ms      GAP\n");
+	/* RFC 4180 quoting, seconds for programs, the bytes as they are */
+	expect_text(
+	    "csv", typed_printed(LT_OUT_CSV, cols, 6, cells, 2),
+	    "name,at,took,n,kind,note\n"
+	    "\"a,\"\"b\"\"\",2024-04-05T06:00:00.230965Z,10.400000,7,RE-CREATED,x\x1b[31my\n"
+	    "123,,0.032038,,GAP,\n");
+	/* numbers by type, not by look: "123" is text */
+	expect_text(
+	    "json", typed_printed(LT_OUT_JSON, cols, 6, cells, 2),
+	    "[\n{\"name\":\"a,\\\"b\\\"\",\"at\":\"2024-04-05T06:00:00.230965Z\","
+	    "\"took\":10.400000,\"n\":7,\"kind\":\"RE-CREATED\",\"note\":\"x\\u001b[31my\"},\n"
+	    "{\"name\":\"123\",\"at\":null,\"took\":0.032038,\"n\":null,\"kind\":\"GAP\","
+	    "\"note\":null}\n]\n");
+	expect_text("jsonl", typed_printed(LT_OUT_JSONL, cols, 6, cells + 6, 1),
+		    "{\"name\":\"123\",\"at\":null,\"took\":0.032038,\"n\":null,\"kind\":\"GAP\","
+		    "\"note\":null}\n");
+	/* no rows: a table has its header, CSV too, JSON an empty array, JSON lines nothing */
+	expect_text("table, empty", typed_printed(LT_OUT_TABLE, cols, 6, NULL, 0),
+		    "NAME  AT  TOOK  N  KIND  NOTE\n");
+	expect_text("csv, empty", typed_printed(LT_OUT_CSV, cols, 6, NULL, 0),
+		    "name,at,took,n,kind,note\n");
+	expect_text("json, empty", typed_printed(LT_OUT_JSON, cols, 6, NULL, 0), "[]\n");
+	expect_text("jsonl, empty", typed_printed(LT_OUT_JSONL, cols, 6, NULL, 0), "");
+}
+
 /*
  * Typed rows as text: one line a row, "|" between cells, each with its
  * type: t:TIME(µs), d:DURATION(µs), n:INT, k:KIND, id:ID, "-" for no value,
@@ -2322,6 +2394,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_admin_404_is_not_orphaned, teardown),
 	    cmocka_unit_test_teardown(test_kubelet_restart_reregisters, teardown),
 	    cmocka_unit_test_teardown(test_row_sink, teardown),
+	    cmocka_unit_test(test_printers),
 	    cmocka_unit_test_teardown(test_duration_and_time_args, teardown),
 	    cmocka_unit_test_teardown(test_duration_overflow, teardown),
 	};
