@@ -203,8 +203,11 @@ int lt_rows_col(const struct lt_rows *t, const char *name);
 
 void lt_rows_release(struct lt_rows *t);
 
-/* Writes s to f, made safe for a terminal; newlines kept when keep_newlines. */
-void lt_print_safe(FILE *f, const char *s, size_t len, int keep_newlines);
+/* What lt_print_safe does with a newline: sanitized like any control byte, or kept. */
+enum lt_safe_mode { LT_SAFE_ONE_LINE, LT_SAFE_KEEP_NEWLINES };
+
+/* Writes s to f, made safe for a terminal. */
+void lt_print_safe(FILE *f, const char *s, size_t len, enum lt_safe_mode mode);
 
 /* "1h2m", "15.2s", "340ms": a duration in microseconds, as kubectl shows ages. */
 void lt_format_duration(char *buf, size_t size, int64_t us);

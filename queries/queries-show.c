@@ -22,13 +22,13 @@ int lt_query_show_record(struct lt_store *st, int64_t id, enum lt_record rec, un
 	if (rc == 0) {
 		if (flags & LT_SHOW_VERBOSE) {
 			fputs("# ", out);
-			lt_print_safe(out, o.file.ptr, o.file.len, 0);
+			lt_print_safe(out, o.file.ptr, o.file.len, LT_SAFE_ONE_LINE);
 			fprintf(out, ":%llu (byte %llu)\n", (unsigned long long)o.line,
 				(unsigned long long)o.offset);
 		}
 		/* exact bytes for a pipe (jq), made safe for a terminal */
 		if (tty)
-			lt_print_safe(out, o.raw.ptr, o.raw.len, 1);
+			lt_print_safe(out, o.raw.ptr, o.raw.len, LT_SAFE_KEEP_NEWLINES);
 		else
 			fwrite(o.raw.ptr, 1, o.raw.len, out);
 		fputc('\n', out);

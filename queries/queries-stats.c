@@ -90,7 +90,7 @@ static int stats_summary(struct lt_store *st, FILE *out, struct lt_error *err)
 		return rc;
 	if ((rc = lt_stmt_step(q, err)) == 1) {
 		fputs("Store:       ", out);
-		lt_print_safe(out, lt_store_path(st), strlen(lt_store_path(st)), 0);
+		lt_print_safe(out, lt_store_path(st), strlen(lt_store_path(st)), LT_SAFE_ONE_LINE);
 		fputc('\n', out);
 		if (lt_stmt_int(q, 2) > 0) {
 			lt_time_format(a, sizeof a, lt_stmt_int(q, 0));

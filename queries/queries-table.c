@@ -32,14 +32,14 @@ int lt_out_format_parse(enum lt_out_format *out, const char *name)
 	return LT_ERR_USAGE;
 }
 
-void lt_print_safe(FILE *f, const char *s, size_t len, int keep_newlines)
+void lt_print_safe(FILE *f, const char *s, size_t len, enum lt_safe_mode mode)
 {
 	struct lt_buf b;
 	size_t start = 0;
 
 	lt_buf_init(&b);
 	for (size_t i = 0; i <= len; i++) {
-		if (i < len && !(keep_newlines && s[i] == '\n'))
+		if (i < len && !(mode == LT_SAFE_KEEP_NEWLINES && s[i] == '\n'))
 			continue;
 		lt_buf_reset(&b);
 		lt_sanitize(&b, s + start, i - start);

@@ -316,11 +316,13 @@ static int tl_reregistered(const struct tl *t, const char *verb, int64_t code, i
 }
 
 /* The rows a Node object's requests make, by verb (and subresource), ok or failed. */
-static const struct {
+struct tl_node_kind {
 	const char *verb;
 	int status; /* the status subresource only */
 	enum lt_episode_kind ok, failed;
-} tl_node_kinds[] = {
+};
+
+static const struct tl_node_kind tl_node_kinds[] = {
     {.verb = "create", .ok = LT_EP_NODE_REGISTERED, .failed = LT_EP_NODE_REGISTER_FAILED},
     {.verb = "delete", .ok = LT_EP_NODE_DELETED, .failed = LT_EP_NODE_DELETE_FAILED},
     {.verb = "update", .status = 1, .ok = LT_EP_NODE_STATUS, .failed = LT_EP_NODE_STATUS_FAILED},
@@ -329,15 +331,15 @@ static const struct {
     {.verb = "patch", .ok = LT_EP_NODE_UPDATED, .failed = LT_EP_NODE_UPDATED},
 };
 
-/* Node object events: registrations and deletions alone, updates as runs; LT_EP_NONE: none. */
-static enum lt_episode_kind tl_node_kind(const char *verb, const char *sub, int64_t code, int again)
+/* The kinds a request of verb on subresource sub makes; NULL: none (a get, a watch...). */
+static const struct tl_node_kind *tl_node_kind(const char *verb, const char *sub)
 {
-	int ok = (code >= 200 && code < 300) || again, status = strcmp(sub, "status") == 0;
+	int status = strcmp(sub, "status") == 0;
 
 	for (size_t i = 0; i < sizeof tl_node_kinds / sizeof *tl_node_kinds; i++)
 		if (strcmp(verb, tl_node_kinds[i].verb) == 0 && tl_node_kinds[i].status <= status)
-			return ok ? tl_node_kinds[i].ok : tl_node_kinds[i].failed;
-	return LT_EP_NONE;
+			return &tl_node_kinds[i];
+	return NULL;
 }
 
 /* The Node object's requests, in time order. */
@@ -355,13 +357,14 @@ static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *
 	const char *verb = lt_stmt_text(q, TL_NODE_VERB, NULL);
 	int64_t code = lt_stmt_int(q, TL_NODE_CODE), user = lt_stmt_int(q, TL_NODE_USER);
 	int again = tl_reregistered(t, verb, code, user);
-	enum lt_episode_kind kind =
-	    tl_node_kind(verb, lt_stmt_text(q, TL_NODE_SUB, NULL), code, again);
+	const struct tl_node_kind *nk = tl_node_kind(verb, lt_stmt_text(q, TL_NODE_SUB, NULL));
 	int64_t ts = lt_stmt_int(q, TL_NODE_TS);
+	enum lt_episode_kind kind;
 	struct lt_buf b;
 
-	if (kind == LT_EP_NONE)
+	if (nk == NULL)
 		return;
+	kind = (code >= 200 && code < 300) || again ? nk->ok : nk->failed;
 	if (run->kind == kind && (lt_episode_kind_info(kind)->flags & LT_EPF_RUN)) {
 		run->end = ts;
 		run->count++;
@@ -463,7 +466,8 @@ static struct tl_row *tl_run_of(struct tl *t, size_t first_log, const char *key,
 	return NULL;
 }
 
-static void tl_line(struct tl *t, const struct lt_stmt *q, size_t first_log, int verbose)
+static void tl_line(struct tl *t, const struct lt_stmt *q, size_t first_log,
+		    const struct lt_query_opts *o)
 {
 	struct tl_row row = {0}, *run;
 	struct lt_buf key, detail;
@@ -479,7 +483,7 @@ static void tl_line(struct tl *t, const struct lt_stmt *q, size_t first_log, int
 		lt_buf_printf(&detail, " %s %s%s%s", lt_stmt_text(q, TL_LINE_OBJ_KIND, NULL), ns,
 			      ns[0] ? "/" : "", lt_stmt_text(q, TL_LINE_SUBJECT, NULL));
 	lt_buf_printf(&key, "%s\t%s\t%s", component, kind, detail.ptr);
-	if (!verbose && (run = tl_run_of(t, first_log, key.ptr, ts)) != NULL) {
+	if (!o->verbose && (run = tl_run_of(t, first_log, key.ptr, ts)) != NULL) {
 		run->end = ts;
 		run->count++;
 		lt_buf_release(&key);
@@ -512,7 +516,7 @@ static int tl_log_rows(struct tl *t, const struct lt_query_opts *o, struct lt_er
 	lt_stmt_bind_int(q, 2, t->subject);
 	lt_stmt_bind_int(q, 3, o->verbose != 0);
 	while ((rc = lt_stmt_step(q, err)) == 1)
-		tl_line(t, q, first_log, o->verbose);
+		tl_line(t, q, first_log, o);
 	lt_stmt_free(q);
 	return rc < 0 ? rc : 0;
 }

@@ -288,7 +288,7 @@ int lt_tui_run(struct lt_store *st, const struct lt_tui_opts *o, struct lt_error
 	t.st = st;
 	if ((rc = lt_browse_span(&t.first_us, &t.last_us, st, err)) != 0)
 		return rc;
-	if ((rc = tui_term_open(o->no_color, err)) != 0)
+	if ((rc = tui_term_open(o->no_color ? TUI_TERM_NO_COLOR : 0, err)) != 0)
 		return rc;
 	tui_term_size(&t.rows, &t.cols);
 	tui_push(&t, tui_cluster_new(&t));

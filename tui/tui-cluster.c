@@ -273,7 +273,7 @@ static void cluster_draw(struct tui *t, struct tui_screen *s, int y0, int h, int
 }
 
 /* A heading is not a place for the cursor: step over it in the direction of travel. */
-static void cluster_skip_heading(struct tui *t, struct cluster *c, int up)
+static void cluster_skip_heading(struct tui *t, struct cluster *c, enum lt_browse_dir dir)
 {
 	const struct lt_browse_item *it;
 
@@ -281,7 +281,7 @@ static void cluster_skip_heading(struct tui *t, struct cluster *c, int up)
 	it = cluster_item(c, c->win.cur);
 	if (it == NULL || !it->heading)
 		return;
-	if (up && c->win.cur > 0) {
+	if (dir == LT_BROWSE_BACKWARD && c->win.cur > 0) {
 		tui_win_move(&c->win, -1);
 	} else if (c->win.cur + 1 < c->win.total) {
 		tui_win_move(&c->win, 1);
@@ -333,7 +333,7 @@ static void cluster_requery(struct tui *t, struct cluster *c)
 	free(keep);
 	cluster_load(t, c);
 	tui_win_fix(&c->win);
-	cluster_skip_heading(t, c, 0);
+	cluster_skip_heading(t, c, LT_BROWSE_FORWARD);
 }
 
 static void cluster_prompted(struct tui *t, struct tui_screen *s, int what, const char *text)
@@ -368,7 +368,10 @@ static int cluster_action(struct tui *t, struct tui_screen *s, enum tui_action a
 	struct cluster *c = (struct cluster *)s;
 
 	if (tui_win_apply(&c->win, a)) {
-		cluster_skip_heading(t, c, a == TUI_A_UP || a == TUI_A_PGUP || a == TUI_A_TOP);
+		cluster_skip_heading(t, c,
+				     a == TUI_A_UP || a == TUI_A_PGUP || a == TUI_A_TOP
+					 ? LT_BROWSE_BACKWARD
+					 : LT_BROWSE_FORWARD);
 		return 1;
 	}
 	switch (a) {
@@ -442,6 +445,6 @@ struct tui_screen *tui_cluster_new(struct tui *t)
 	tui_axis_init(&c->axis, t->first_us, t->last_us);
 	/* the cursor starts on the first row, not on the first heading */
 	cluster_load(t, c);
-	cluster_skip_heading(t, c, 0);
+	cluster_skip_heading(t, c, LT_BROWSE_FORWARD);
 	return &c->base;
 }

@@ -241,7 +241,8 @@ enum tui_style {
 enum tui_style tui_kind_style(enum lt_episode_kind k);
 
 /* Takes over the terminal; 0, or LT_ERR_USAGE when there is none. */
-int tui_term_open(int no_color, struct lt_error *err);
+enum tui_term_flags { TUI_TERM_NO_COLOR = 1 /* monochrome, whatever the terminal can */ };
+int tui_term_open(unsigned flags, struct lt_error *err);
 
 /* Gives the terminal back as it was; safe to call twice. */
 void tui_term_close(void);

@@ -52,9 +52,11 @@ void tui_win_goto(struct tui_win *w, size_t i)
 }
 
 /* A page scrolls the whole window, as less and vim do, and takes the cursor along. */
-static void win_page(struct tui_win *w, int down)
+/* A page up (TUI_A_PGUP) or down (TUI_A_PGDN). */
+static void win_page(struct tui_win *w, enum tui_action a)
 {
 	size_t h = w->height ? w->height : 1;
+	int down = a == TUI_A_PGDN;
 
 	if (down && w->top + h >= w->total) {
 		w->cur = w->total ? w->total - 1 : 0; /* the last page: to the last row */
@@ -80,10 +82,10 @@ int tui_win_apply(struct tui_win *w, enum tui_action a)
 		tui_win_move(w, 1);
 		return 1;
 	case TUI_A_PGUP:
-		win_page(w, 0);
+		win_page(w, TUI_A_PGUP);
 		return 1;
 	case TUI_A_PGDN:
-		win_page(w, 1);
+		win_page(w, TUI_A_PGDN);
 		return 1;
 	case TUI_A_TOP:
 		tui_win_goto(w, 0);
