@@ -3,7 +3,11 @@
 
 static int nodes_do(struct lt_store *st, struct cli_query *q, struct lt_error *err)
 {
-	return lt_query_nodes(st, &q->opts, stdout, err);
+	struct lt_printer *p = lt_printer_new(q->opts.fmt, stdout);
+	int rc = lt_query_nodes(st, &q->opts, lt_printer_sink(p), err);
+
+	lt_printer_free(p);
+	return rc;
 }
 
 static int nodes_run(const struct lt_cmd *cmd, int argc, char **argv)
@@ -12,21 +16,22 @@ static int nodes_run(const struct lt_cmd *cmd, int argc, char **argv)
 }
 
 const struct lt_cmd lt_cmd_nodes = {
-    "nodes",
-    "[--db FILE] [-o FORMAT] [--gap D] [--slow D]",
-    "One row per node: state, last renew, renews, max gap, 404s, deletes, anomalies.",
-    "Options:\n"
-    "  --db FILE         the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
-    "  -o, --output F    table (default), csv, json or jsonl\n"
-    "  --gap D, --slow D recompute episodes with these thresholds (see `timeline --help`)\n\n"
-    "STATE is renewing, stale (no renew for longer than the lease's gap threshold before the\n"
-    "newest event in the store), deleted, orphaned (its own kubelet, system:node:NODE, still\n"
-    "gets 404 for the lease: the node was deleted under it; anyone else's 404s, such as\n"
-    "`kubectl get lease`, leave it deleted), re-created, or no-lease. DELETES counts\n"
-    "deletions of the node and of its lease; ANOMALIES counts GAP, NOT_FOUND, AUTH_FAILURE\n"
-    "and SLOW episodes.\n",
-    nodes_run,
-    CLI_OPT_OUTPUT | CLI_OPT_THRESHOLDS,
-    0,
-    0,
+    .name = "nodes",
+    .usage = "[--db FILE] [-o FORMAT] [--gap D] [--slow D]",
+    .summary = "One row per node: state, last renew, renews, max gap, 404s, deletes, anomalies.",
+    .help =
+	"Options:\n"
+	"  --db FILE         the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
+	"  -o, --output F    table (default), csv, json or jsonl\n"
+	"  --gap D, --slow D recompute episodes with these thresholds (see `timeline --help`)\n\n"
+	"STATE is renewing, stale (no renew for longer than the lease's gap threshold before the\n"
+	"newest event in the store), deleted, orphaned (its own kubelet, system:node:NODE, still\n"
+	"gets 404 for the lease: the node was deleted under it; anyone else's 404s, such as\n"
+	"`kubectl get lease`, leave it deleted), re-created, or no-lease. DELETES counts\n"
+	"deletions of the node and of its lease; ANOMALIES counts GAP, NOT_FOUND, AUTH_FAILURE\n"
+	"and SLOW episodes.\n",
+    .run = nodes_run,
+    .opts = CLI_OPT_OUTPUT | CLI_OPT_THRESHOLDS,
+    .min_args = 0,
+    .max_args = 0,
 };

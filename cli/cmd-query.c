@@ -6,8 +6,10 @@
 
 static int query_do(struct lt_store *st, struct cli_query *q, struct lt_error *err)
 {
-	int rc = lt_query_canned(st, q->args[0], &q->opts, stdout, err);
+	struct lt_printer *p = lt_printer_new(q->opts.fmt, stdout);
+	int rc = lt_query_canned(st, q->args[0], &q->opts, lt_printer_sink(p), err);
 
+	lt_printer_free(p);
 	/* an unknown query name is the command line's fault */
 	return rc == LT_ERR_NOTFOUND ? LT_ERR_USAGE : rc;
 }
@@ -68,18 +70,19 @@ static int query_run(const struct lt_cmd *cmd, int argc, char **argv)
 }
 
 const struct lt_cmd lt_cmd_query = {
-    "query",
-    "--list | [OPTIONS] NAME | --emit cwli [--since T] [--until T] [--slow D] NAME",
-    "Run a canned troubleshooting query (`--list` names and explains them).",
-    "Options:\n" CLI_QUERY_OPTIONS "  --list            name and explain every query\n"
-    "  --emit cwli       print the query as CloudWatch Logs Insights (over the EKS log\n"
-    "                    group) instead of running it; needs no store\n\n"
-    "With --since/--until, a row is kept when its time span overlaps the range, as in\n"
-    "`timeline`: a 404 run, gap or auth failure run that began earlier and goes on into it\n"
-    "is shown whole. Single requests and log lines (deletes, registrations, kubelet-errors)\n"
-    "count when they fall inside.\n",
-    query_run,
-    CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_LIST | CLI_OPT_EMIT,
-    1,
-    1,
+    .name = "query",
+    .usage = "--list | [OPTIONS] NAME | --emit cwli [--since T] [--until T] [--slow D] NAME",
+    .summary = "Run a canned troubleshooting query (`--list` names and explains them).",
+    .help =
+	"Options:\n" CLI_QUERY_OPTIONS "  --list            name and explain every query\n"
+	"  --emit cwli       print the query as CloudWatch Logs Insights (over the EKS log\n"
+	"                    group) instead of running it; needs no store\n\n"
+	"With --since/--until, a row is kept when its time span overlaps the range, as in\n"
+	"`timeline`: a 404 run, gap or auth failure run that began earlier and goes on into it\n"
+	"is shown whole. Single requests and log lines (deletes, registrations, kubelet-errors)\n"
+	"count when they fall inside.\n",
+    .run = query_run,
+    .opts = CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_LIST | CLI_OPT_EMIT,
+    .min_args = 1,
+    .max_args = 1,
 };

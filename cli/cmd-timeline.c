@@ -3,7 +3,11 @@
 
 static int timeline_do(struct lt_store *st, struct cli_query *q, struct lt_error *err)
 {
-	return lt_query_timeline(st, q->args[0], &q->opts, stdout, err);
+	struct lt_printer *p = lt_printer_new(q->opts.fmt, stdout);
+	int rc = lt_query_timeline(st, q->args[0], &q->opts, lt_printer_sink(p), err);
+
+	lt_printer_free(p);
+	return rc;
 }
 
 static int timeline_run(const struct lt_cmd *cmd, int argc, char **argv)
@@ -12,16 +16,18 @@ static int timeline_run(const struct lt_cmd *cmd, int argc, char **argv)
 }
 
 const struct lt_cmd lt_cmd_timeline = {
-    "timeline",
-    "[OPTIONS] NODE|NAMESPACE/LEASE",
-    "The episodes of a lease (and, for a node, its Node object's events) in time order.",
-    "Options:\n" CLI_QUERY_OPTIONS "  -v, --verbose     list the requests under each episode\n\n"
-    "Episodes: CREATED, RENEWING (one holder's renews), GAP, NOT_FOUND, DELETED, RE-CREATED,\n"
-    "AUTH_FAILURE, SLOW, HOLDER_CHANGE, RELEASED (a leader gave the lease up); STALE: no renew\n"
-    "since, up to the end of the logs; node rows: NODE_REGISTERED, NODE_DELETED, NODE_STATUS,\n"
-    "NODE_UPDATED.\n",
-    timeline_run,
-    CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_VERBOSE,
-    1,
-    1,
+    .name = "timeline",
+    .usage = "[OPTIONS] NODE|NAMESPACE/LEASE",
+    .summary = "The episodes of a lease (and, for a node, its Node object's events) in time order.",
+    .help =
+	"Options:\n" CLI_QUERY_OPTIONS
+	"  -v, --verbose     list the requests under each episode\n\n"
+	"Episodes: CREATED, RENEWING (one holder's renews), GAP, NOT_FOUND, DELETED, RE-CREATED,\n"
+	"AUTH_FAILURE, SLOW, HOLDER_CHANGE, RELEASED (a leader gave the lease up); STALE: no"
+	" renew\nsince, up to the end of the logs; node rows: NODE_REGISTERED, NODE_DELETED,"
+	" NODE_STATUS,\nNODE_UPDATED.\n",
+    .run = timeline_run,
+    .opts = CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_VERBOSE,
+    .min_args = 1,
+    .max_args = 1,
 };

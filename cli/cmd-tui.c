@@ -34,18 +34,19 @@ static int tui_run(const struct lt_cmd *cmd, int argc, char **argv)
 }
 
 const struct lt_cmd lt_cmd_tui = {
-    "tui",
-    "[--db FILE]",
-    "Browse nodes, lease timelines, events and canned queries in the terminal.",
-    "Options:\n"
-    "  --db FILE   the store (default $LEASETRAIL_DB, else ./leasetrail.db), opened read-only\n"
-    "  -h, --help  this help\n\n"
-    "Screens: Cluster (every node and lease, with a heartbeat strip over the store's time\n"
-    "range), Timeline (Enter on a row), Event (Enter on a request), Queries (c), Help (?).\n"
-    "Keys: j/k, PgUp/PgDn, g/G, / n N, Enter, Esc or q back, Tab, + - zoom, r reload.\n"
-    "NO_COLOR (or a monochrome terminal) shows states by their symbols only.\n",
-    tui_run,
-    0,
-    0,
-    0,
+    .name = "tui",
+    .usage = "[--db FILE]",
+    .summary = "Browse nodes, lease timelines, events and canned queries in the terminal.",
+    .help =
+	"Options:\n"
+	"  --db FILE   the store (default $LEASETRAIL_DB, else ./leasetrail.db), opened read-only\n"
+	"  -h, --help  this help\n\n"
+	"Screens: Cluster (every node and lease, with a heartbeat strip over the store's time\n"
+	"range), Timeline (Enter on a row), Event (Enter on a request), Queries (c), Help (?).\n"
+	"Keys: j/k, PgUp/PgDn, g/G, / n N, Enter, Esc or q back, Tab, + - zoom, r reload.\n"
+	"NO_COLOR (or a monochrome terminal) shows states by their symbols only.\n",
+    .run = tui_run,
+    .opts = 0,
+    .min_args = 0,
+    .max_args = 0,
 };

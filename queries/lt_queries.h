@@ -1,14 +1,18 @@
 /*
  * lt_queries.h - questions asked of the store, and how answers are printed.
  *
- * Every answer is a table: named columns, rows of values.  A table writer
- * prints it aligned for people (times in UTC, log text sanitized), or as
- * CSV, JSON or JSON lines for programs, with stable column names.
+ * Every answer is a table: named, typed columns and rows of typed values
+ * (times, durations, counts, ids, kinds as values).  Queries compute the
+ * rows and hand them to a sink; the printers print them aligned for people
+ * (times in UTC, log text sanitized), or as CSV, JSON or JSON lines for
+ * programs, with stable column names; the TUI keeps them and draws them.
  */
 #ifndef LT_QUERIES_H
 #define LT_QUERIES_H
 
 #include "lt_index.h"
+
+#include <string.h>
 
 enum lt_out_format { LT_OUT_TABLE, LT_OUT_CSV, LT_OUT_JSON, LT_OUT_JSONL };
 
@@ -52,7 +56,7 @@ enum lt_strip_cell {
 	LT_STRIP_DELETED,
 };
 
-/* How a row of a kind reads: fine, worth a look, or one of the failures. */
+/* How a row of a kind reads (its style in the TUI): fine, worth a look, or one of the failures. */
 enum lt_tone {
 	LT_TONE_NORMAL,
 	LT_TONE_OK,
@@ -65,6 +69,7 @@ enum lt_tone {
 enum lt_episode_flags {
 	LT_EPF_ANOMALY = 1,	/* counted in `nodes`' anomalies */
 	LT_EPF_NODE_OBJECT = 2, /* about the Node object, not its lease */
+	LT_EPF_RUN = 4,		/* one row stands for a run of back-to-back requests */
 };
 
 struct lt_episode_kind_info {
@@ -84,31 +89,125 @@ const char *lt_episode_kind_name(enum lt_episode_kind k);
 /* The kind named name[0..len-1] (as stored), LT_EP_NONE for a name not in the table. */
 enum lt_episode_kind lt_episode_kind_parse(const char *name, size_t len);
 
+/* ---- typed rows and their printers ---------------------------------------- */
+
+/*
+ * Compute, then print.  Every answer (`nodes`, `timeline`, each canned query,
+ * `sql`) is computed into typed rows: columns with a stable name and a type,
+ * rows of typed cells.  The query hands them to a row sink; one set of
+ * printers (lt_printer) turns them into an aligned table, CSV, JSON or JSON
+ * lines, and the TUI keeps them (lt_rows) and formats each cell as it draws.
+ * Nothing reads back text the program formatted.
+ */
+enum lt_cell_type {
+	LT_CELL_NULL,	  /* no value: "" in tables and CSV, null in JSON */
+	LT_CELL_TEXT,	  /* s[0..len): log text (sanitized when printed for people) */
+	LT_CELL_INT,	  /* i: a count, an HTTP code */
+	LT_CELL_ID,	  /* i: an audit event id, as `show ID` takes it */
+	LT_CELL_REAL,	  /* r */
+	LT_CELL_TIME,	  /* i: µs since the epoch; RFC 3339 UTC */
+	LT_CELL_DURATION, /* i: µs; "10.4s" in tables, seconds ("10.400000") for programs */
+	LT_CELL_KIND,	  /* i: an enum lt_episode_kind; printed as its name */
+};
+
+/* A result column: its stable name (lower case) and the type of its cells. */
+struct lt_col {
+	const char *name;
+	enum lt_cell_type type;
+};
+
+/* One typed value; s is borrowed (a sink copies what it keeps). */
+struct lt_cell {
+	enum lt_cell_type type;
+	int64_t i;
+	double r;
+	const char *s;
+	size_t len;
+};
+
+static inline struct lt_cell lt_cell_null(void)
+{
+	return (struct lt_cell){.type = LT_CELL_NULL};
+}
+
+/* A text cell of the C string s (NULL: no value). */
+static inline struct lt_cell lt_cell_text(const char *s)
+{
+	return s ? (struct lt_cell){.type = LT_CELL_TEXT, .s = s, .len = strlen(s)}
+		 : lt_cell_null();
+}
+
+/* An integer-valued cell of type t (INT, ID, TIME, DURATION, KIND). */
+static inline struct lt_cell lt_cell_int(enum lt_cell_type t, int64_t i)
+{
+	return (struct lt_cell){.type = t, .i = i};
+}
+
+/*
+ * Where rows go.  A query calls begin once with its columns (so a result
+ * without rows still has them), row once a row with ncols cells (borrowed
+ * for the call), then end once, also after a failure half way (a table
+ * prints the rows it has).  A query that fails before its first row may
+ * call none of them.
+ */
+struct lt_row_sink {
+	void (*begin)(void *ctx, const struct lt_col *cols, int ncols);
+	void (*row)(void *ctx, const struct lt_cell *cells);
+	void (*end)(void *ctx);
+	void *ctx;
+};
+
 /* Parses "table", "csv", "json", "jsonl"; 0 or LT_ERR_USAGE. */
 int lt_out_format_parse(enum lt_out_format *out, const char *name);
 
-struct lt_table;
-struct lt_query_opts;
+/* Room for any cell lt_cell_format formats into its buffer. */
+#define LT_CELL_BUF 48
 
 /*
- * A writer of rows with ncols columns to f in o->fmt; names are copied.  When
- * o->row is set, nothing is printed (f may be NULL): each row goes to it.
+ * The text cell c prints as in fmt, before quoting or sanitizing: times in
+ * RFC 3339 UTC, durations human ("10.4s") in a table and as seconds with six
+ * decimals for programs, kinds by name.  NULL for no value.  The text is in
+ * buf (size bytes, LT_CELL_BUF is enough) or c->s; *len gets its length.
  */
-struct lt_table *lt_table_new(const struct lt_query_opts *o, FILE *f, int ncols,
-			      const char *const *names);
+const char *lt_cell_format(const struct lt_cell *c, enum lt_out_format fmt, char *buf, size_t size,
+			   size_t *len);
 
 /*
- * Adds one row of ncols values (NULL for none).  A value is a string; when
- * the column is numeric for machines, pass it as digits and it is printed
- * unquoted in JSON.  Table output sanitizes every value.
+ * The printers: a sink that writes rows to f in fmt.  A table is aligned
+ * (rows wait for end), upper-case headers, every cell sanitized, no trailing
+ * blanks; CSV quotes per RFC 4180; JSON (an array) and JSON lines print
+ * integers, ids, reals and durations as numbers, the rest as strings, no
+ * value as null.  One printer prints one result (begin to end).
  */
-void lt_table_row(struct lt_table *t, const char *const *values);
+struct lt_printer;
+struct lt_printer *lt_printer_new(enum lt_out_format fmt, FILE *f);
+const struct lt_row_sink *lt_printer_sink(struct lt_printer *p);
+void lt_printer_free(struct lt_printer *p);
 
-/* Prints what is buffered (aligned output waits for all rows) and frees t. */
-void lt_table_finish(struct lt_table *t);
+/* A result kept whole: columns and rows of cells, every text owned. */
+struct lt_rows {
+	int ncols;
+	struct lt_col *cols; /* names owned */
+	size_t nrows;
+	struct lt_cell *cells; /* row r, column c at r * ncols + c */
+};
 
-/* Writes s to f, made safe for a terminal; newlines kept when keep_newlines. */
-void lt_print_safe(FILE *f, const char *s, size_t len, int keep_newlines);
+/* A sink that fills *t (zero it first; lt_rows_release frees what it holds). */
+struct lt_row_sink lt_rows_sink(struct lt_rows *t);
+
+/* The cell of row r, column c; a no-value cell when out of range. */
+const struct lt_cell *lt_rows_cell(const struct lt_rows *t, size_t r, int c);
+
+/* The index of column name, or -1. */
+int lt_rows_col(const struct lt_rows *t, const char *name);
+
+void lt_rows_release(struct lt_rows *t);
+
+/* What lt_print_safe does with a newline: sanitized like any control byte, or kept. */
+enum lt_safe_mode { LT_SAFE_ONE_LINE, LT_SAFE_KEEP_NEWLINES };
+
+/* Writes s to f, made safe for a terminal. */
+void lt_print_safe(FILE *f, const char *s, size_t len, enum lt_safe_mode mode);
 
 /* "1h2m", "15.2s", "340ms": a duration in microseconds, as kubectl shows ages. */
 void lt_format_duration(char *buf, size_t size, int64_t us);
@@ -158,20 +257,14 @@ void lt_lifecycle_batch_free(struct lt_lifecycle_batch *b);
 
 #define LT_MAX_COLS 24
 
-/* A result column: its stable name and how to print it. */
-struct lt_col {
-	const char *name;
-	char type; /* 't' text, 'n' number, 'T' time (µs since epoch), 'D' duration (µs) */
-};
-
 /*
- * Runs sql with binds ?1..?nbinds and prints its rows in o->fmt (or hands
- * them to o->row): times as RFC 3339 UTC, durations human ("10.4s") in
- * tables and as seconds in CSV/JSON.
+ * Runs sql with binds ?1..?nbinds and hands its rows to out: result column i
+ * read as cols[i].type says (text; an integer for INT, ID, TIME, DURATION; a
+ * stored kind name for KIND), SQL NULL as no value.
  */
-int lt_run_table(struct lt_store *st, const char *sql, const struct lt_col *cols, int ncols,
-		 const int64_t *binds, int nbinds, const struct lt_query_opts *o, FILE *out,
-		 struct lt_error *err);
+int lt_run_rows(struct lt_store *st, const char *sql, const struct lt_col *cols, int ncols,
+		const int64_t *binds, int nbinds, const struct lt_row_sink *out,
+		struct lt_error *err);
 
 /* "90s", "15m", "2h", "1d", "1h30m", "250ms" to microseconds; 0 or LT_ERR_USAGE. */
 int lt_duration_parse(int64_t *out, const char *s);
@@ -193,26 +286,37 @@ struct lt_query_opts {
 	int64_t since_us, until_us; /* 0: open */
 	int64_t gap_us, slow_us;    /* 0: the defaults */
 	int verbose;
-	/*
-	 * Optional row sink, for callers that want cells rather than text (the
-	 * TUI): when set, fmt is ignored and nothing is printed (the query's
-	 * FILE * may be NULL).  It is called once with values NULL to announce
-	 * the columns (so a result without rows still has them), then once a
-	 * row with the values (NULL for none) as LT_OUT_TABLE would show them,
-	 * times and durations alike, but unpadded and unsanitized.  The strings
-	 * are borrowed for the call.
-	 */
-	void (*row)(int ncols, const char *const *names, const char *const *values, void *ctx);
-	void *row_ctx;
 };
 
-/* `leasetrail nodes`: one row per node, in the spirit of `kubectl get nodes`. */
-int lt_query_nodes(struct lt_store *st, const struct lt_query_opts *o, FILE *out,
-		   struct lt_error *err);
+/*
+ * The queries below hand their rows to out (lt_printer_sink prints them);
+ * o->fmt is the printer's business, not theirs.
+ */
 
-/* `leasetrail timeline NODE|NAMESPACE/LEASE`: episodes (and node events) in time order. */
+/* `leasetrail nodes`: one row per node, in the spirit of `kubectl get nodes`. */
+int lt_query_nodes(struct lt_store *st, const struct lt_query_opts *o,
+		   const struct lt_row_sink *out, struct lt_error *err);
+
+/*
+ * `leasetrail timeline NODE|NAMESPACE/LEASE`: episodes (and node events, and
+ * log lines) in time order, in these columns.  KIND is a LT_CELL_KIND for
+ * the query layer's rows (episodes, STALE, NODE_*) and a LT_CELL_TEXT for a
+ * log line's kind (the parser's classification) and for "event", the
+ * requests -v lists under an episode (whose END and COUNT are no value).
+ * SOURCE is "audit" or the component whose log lines the row stands for.
+ */
+enum lt_timeline_col {
+	LT_TL_START,  /* TIME */
+	LT_TL_END,    /* TIME */
+	LT_TL_SOURCE, /* TEXT */
+	LT_TL_KIND,   /* KIND or TEXT */
+	LT_TL_COUNT,  /* INT: requests or log lines the row stands for */
+	LT_TL_DETAIL, /* TEXT: the one-line explanation */
+	LT_TL_NCOLS
+};
+
 int lt_query_timeline(struct lt_store *st, const char *target, const struct lt_query_opts *o,
-		      FILE *out, struct lt_error *err);
+		      const struct lt_row_sink *out, struct lt_error *err);
 
 /* The canned troubleshooting queries. */
 struct lt_canned {
@@ -224,8 +328,8 @@ struct lt_canned {
 const struct lt_canned *lt_canned_list(void);
 
 /* Runs canned query name; LT_ERR_NOTFOUND when there is no such query. */
-int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query_opts *o, FILE *out,
-		    struct lt_error *err);
+int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query_opts *o,
+		    const struct lt_row_sink *out, struct lt_error *err);
 
 /*
  * `leasetrail query NAME --emit cwli`: prints the CloudWatch Logs Insights
@@ -237,12 +341,17 @@ int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query
  */
 int lt_query_cwli(const char *name, const struct lt_query_opts *o, FILE *out, struct lt_error *err);
 
-/* `leasetrail show ID`: the event's raw JSON (and, if verbose, where it came from). */
-int lt_query_show(struct lt_store *st, int64_t id, int verbose, FILE *out, struct lt_error *err);
+/* What `show` shows: an audit event, or a log line (L<id>). */
+enum lt_record { LT_RECORD_EVENT, LT_RECORD_LINE };
 
-/* The same for an audit event (is_line 0) or a log line (is_line 1, shown as L<id>). */
-int lt_query_show_record(struct lt_store *st, int64_t id, int is_line, int verbose, FILE *out,
-			 struct lt_error *err);
+enum lt_show_flags { LT_SHOW_VERBOSE = 1 /* first, where the record came from */ };
+
+/* `leasetrail show ID`: the event's raw JSON (flags: enum lt_show_flags). */
+int lt_query_show(struct lt_store *st, int64_t id, unsigned flags, FILE *out, struct lt_error *err);
+
+/* The same for an audit event or a log line. */
+int lt_query_show_record(struct lt_store *st, int64_t id, enum lt_record rec, unsigned flags,
+			 FILE *out, struct lt_error *err);
 
 /* ---- browsing (the TUI) ---- */
 
@@ -302,13 +411,16 @@ int lt_browse_list(struct lt_browse_page *out, struct lt_store *st, const struct
 		   size_t offset, size_t limit, struct lt_error *err);
 void lt_browse_page_release(struct lt_browse_page *p);
 
+/* Which way a search goes. */
+enum lt_browse_dir { LT_BROWSE_FORWARD, LT_BROWSE_BACKWARD };
+
 /*
  * The index in q's list of the next row (not a heading) after from (before
- * it when backward) whose target match() accepts, wrapping around the end.
- * LT_ERR_NOTFOUND when there is none.
+ * it, LT_BROWSE_BACKWARD) whose target match() accepts, wrapping around the
+ * end.  LT_ERR_NOTFOUND when there is none.
  */
 int lt_browse_find(size_t *out, struct lt_store *st, const struct lt_browse_query *q, size_t from,
-		   int backward, int (*match)(const char *target, void *ctx), void *ctx,
+		   enum lt_browse_dir dir, int (*match)(const char *target, void *ctx), void *ctx,
 		   struct lt_error *err);
 
 /* The time the store's leases cover (first and last event, µs); 0 and 0 when empty. */
@@ -317,7 +429,7 @@ int lt_browse_span(int64_t *first_us, int64_t *last_us, struct lt_store *st, str
 /* One episode of a lease, reduced to what a heartbeat strip needs. */
 struct lt_browse_episode {
 	int64_t lease_id;
-	char kind[16]; /* CREATED, RENEWING, GAP, NOT_FOUND, DELETED, ... */
+	enum lt_episode_kind kind;
 	int64_t start_us, end_us;
 };
 
@@ -335,54 +447,23 @@ int lt_browse_episodes(struct lt_browse_episodes *out, struct lt_store *st, cons
 		       size_t n, int64_t from_us, int64_t to_us, struct lt_error *err);
 void lt_browse_episodes_release(struct lt_browse_episodes *e);
 
-/* A result table: column names and rows of cells (log text, not sanitized; "" for none). */
-struct lt_browse_table {
-	int ncols;
-	char **names; /* lower case */
-	size_t nrows;
-	char **cells; /* row r, column c at r * ncols + c */
-};
-
-/* The cell of row r, column c. */
-const char *lt_browse_cell(const struct lt_browse_table *t, size_t r, int c);
-
-/* The index of column name, or -1. */
-int lt_browse_col(const struct lt_browse_table *t, const char *name);
-
-void lt_browse_table_release(struct lt_browse_table *t);
-
 /*
- * Runs canned query name with o's range and thresholds (o->fmt and o->row
- * are ignored) and returns its rows, cell for cell what `leasetrail query`
- * prints (unpadded, unsanitized).  Thresholds are applied on a second,
- * read-only connection, so st's other views keep the stored episodes.
+ * Runs canned query name with o's range and thresholds (o->fmt is ignored)
+ * and keeps its rows in *out (released first): the cells `leasetrail query`
+ * prints.  Thresholds are applied on a second, read-only connection, so
+ * st's other views keep the stored episodes.
  */
-int lt_browse_canned(struct lt_browse_table *out, struct lt_store *st, const char *name,
+int lt_browse_canned(struct lt_rows *out, struct lt_store *st, const char *name,
 		     const struct lt_query_opts *o, struct lt_error *err);
 
-/* One row of a lease's or node's timeline. */
-struct lt_browse_row {
-	int64_t start_us, end_us, count;
-	char *kind;   /* CREATED, ..., NODE_DELETED, ... */
-	char *detail; /* the one-line explanation `timeline` prints */
-	char *source; /* "audit", or the component whose log lines it stands for ("" if unknown) */
-	int node;     /* about the Node object, not the lease */
-};
-
-struct lt_browse_timeline {
-	struct lt_browse_row *rows;
-	size_t n;
-};
-
 /*
- * The timeline of target (a node, or "NAMESPACE/NAME"), row for row what
- * `leasetrail timeline` prints: this is the one place that makes the TUI's
- * timeline rows (kubelet and controller-manager log lines go here once the
- * store has them).  LT_ERR_NOTFOUND for an unknown target.
+ * The timeline of target (a node, or "NAMESPACE/NAME") into *out (released
+ * first), row for row and cell for cell what `leasetrail timeline` prints
+ * (columns enum lt_timeline_col): the one place that makes the TUI's
+ * timeline rows.  LT_ERR_NOTFOUND for an unknown target.
  */
-int lt_browse_timeline(struct lt_browse_timeline *out, struct lt_store *st, const char *target,
+int lt_browse_timeline(struct lt_rows *out, struct lt_store *st, const char *target,
 		       struct lt_error *err);
-void lt_browse_timeline_release(struct lt_browse_timeline *t);
 
 /* One stored request, as the timeline's expansion lists it. */
 struct lt_browse_event {
@@ -396,14 +477,17 @@ struct lt_browse_events {
 	size_t total; /* events in [from_us, to_us] */
 };
 
+/* Whose requests: target's lease, or the Node object of the node target names. */
+enum lt_browse_object { LT_BROWSE_LEASE, LT_BROWSE_NODE_OBJECT };
+
 /*
- * Events offset..offset+limit-1, in time order, of target's lease (or, when
- * node_object, of its Node object) between from_us and to_us included, and
- * how many there are in all.
+ * Events offset..offset+limit-1, in time order, of target's lease or Node
+ * object (obj) between from_us and to_us included, and how many there are
+ * in all.
  */
 int lt_browse_events(struct lt_browse_events *out, struct lt_store *st, const char *target,
-		     int node_object, int64_t from_us, int64_t to_us, size_t offset, size_t limit,
-		     struct lt_error *err);
+		     enum lt_browse_object obj, int64_t from_us, int64_t to_us, size_t offset,
+		     size_t limit, struct lt_error *err);
 void lt_browse_events_release(struct lt_browse_events *e);
 
 /* ---- node health ---------------------------------------------------------- */

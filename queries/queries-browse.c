@@ -4,9 +4,9 @@
  * The cluster list is every lease (nodes first, then leader and apiserver
  * leases) plus the Node objects that never had a lease, with a heading row
  * per section, paged by SQLite.  The timeline and the canned queries are
- * read through the same code that prints them for `timeline` and `query`
- * (their aligned tables, split back into cells), so the TUI never tells a
- * different story than the command line.
+ * the typed rows `timeline` and `query` print (kept whole, lt_rows), so the
+ * TUI never tells a different story than the command line; nothing here
+ * reads back printed text.
  */
 #include "queries-int.h"
 
@@ -47,6 +47,28 @@ static const char list_sql[] =
     " CASE ?1 WHEN 1 THEN coalesce(last_renew_us, 0) END,"
     " CASE ?1 WHEN 2 THEN anomalies END DESC, target LIMIT ?2 OFFSET ?3";
 
+enum list_col {
+	LIST_SECTION,
+	LIST_HEADING,
+	LIST_LEASE_ID,
+	LIST_NAME_ID,
+	LIST_TARGET,
+	LIST_STATE,
+	LIST_FIRST,
+	LIST_LAST,
+	LIST_LAST_RENEW,
+	LIST_RENEWS,
+	LIST_NOT_FOUND,
+	LIST_DELETES,
+	LIST_GAPS,
+	LIST_AUTH,
+	LIST_SLOW,
+	LIST_CONFLICTS,
+	LIST_ANOMALIES,
+	LIST_HEADING_COUNT,
+	LIST_TOTAL,
+};
+
 /*
  * Successful deletes of the page's Node objects (?1: their name ids as a JSON
  * array), in one pass over the nodes' part of audit_rtv: the verb is in the
@@ -59,6 +81,8 @@ static const char node_deletes_sql[] =
     " AND a.code BETWEEN 200 AND 299 AND a.superseded = 0"
     " AND a.name_id IN (SELECT value FROM json_each(?1)) GROUP BY a.name_id";
 
+enum node_deletes_col { NODE_DELETES_NAME_ID, NODE_DELETES_COUNT };
+
 static char *browse_text(const struct lt_stmt *q, int col)
 {
 	return lt_stmt_type(q, col) == LT_COL_NULL ? NULL : lt_xstrdup(lt_stmt_text(q, col, NULL));
@@ -67,22 +91,26 @@ static char *browse_text(const struct lt_stmt *q, int col)
 /* One row of list_sql; *name_id gets the row's name (for the Node object's deletes). */
 static void browse_read_item(struct lt_browse_item *it, int64_t *name_id, const struct lt_stmt *q)
 {
-	int64_t *counts[] = {&it->renews,    &it->not_found,	 &it->deletes,
-			     &it->gaps,	     &it->auth_failures, &it->slow,
-			     &it->conflicts, &it->anomalies,	 &it->count};
-
-	memset(it, 0, sizeof *it);
-	it->section = (enum lt_browse_section)lt_stmt_int(q, 0);
-	it->heading = (int)lt_stmt_int(q, 1);
-	it->lease_id = lt_stmt_int(q, 2);
-	*name_id = lt_stmt_int(q, 3);
-	it->target = browse_text(q, 4);
-	it->state = browse_text(q, 5);
-	it->first_us = lt_stmt_int(q, 6);
-	it->last_us = lt_stmt_int(q, 7);
-	it->last_renew_us = lt_stmt_int(q, 8);
-	for (int i = 0; i < 9; i++)
-		*counts[i] = lt_stmt_int(q, 9 + i);
+	*it = (struct lt_browse_item){
+	    .section = (enum lt_browse_section)lt_stmt_int(q, LIST_SECTION),
+	    .heading = (int)lt_stmt_int(q, LIST_HEADING),
+	    .lease_id = lt_stmt_int(q, LIST_LEASE_ID),
+	    .target = browse_text(q, LIST_TARGET),
+	    .state = browse_text(q, LIST_STATE),
+	    .first_us = lt_stmt_int(q, LIST_FIRST),
+	    .last_us = lt_stmt_int(q, LIST_LAST),
+	    .last_renew_us = lt_stmt_int(q, LIST_LAST_RENEW),
+	    .renews = lt_stmt_int(q, LIST_RENEWS),
+	    .not_found = lt_stmt_int(q, LIST_NOT_FOUND),
+	    .deletes = lt_stmt_int(q, LIST_DELETES),
+	    .gaps = lt_stmt_int(q, LIST_GAPS),
+	    .auth_failures = lt_stmt_int(q, LIST_AUTH),
+	    .slow = lt_stmt_int(q, LIST_SLOW),
+	    .conflicts = lt_stmt_int(q, LIST_CONFLICTS),
+	    .anomalies = lt_stmt_int(q, LIST_ANOMALIES),
+	    .count = lt_stmt_int(q, LIST_HEADING_COUNT),
+	};
+	*name_id = lt_stmt_int(q, LIST_NAME_ID);
 }
 
 static void browse_item_release(struct lt_browse_item *it)
@@ -224,10 +252,11 @@ static int browse_node_deletes(struct lt_store *st, struct browse_fill *f, struc
 		lt_stmt_bind_text(q, 1, list.ptr, list.len);
 		while ((rc = lt_stmt_step(q, err)) == 1)
 			for (size_t i = 0; i < f->page->n; i++)
-				if (f->names[i] == lt_stmt_int(q, 0) &&
+				if (f->names[i] == lt_stmt_int(q, NODE_DELETES_NAME_ID) &&
 				    f->page->items[i].section == LT_BROWSE_NODES &&
 				    !f->page->items[i].heading)
-					f->page->items[i].deletes += lt_stmt_int(q, 1);
+					f->page->items[i].deletes +=
+					    lt_stmt_int(q, NODE_DELETES_COUNT);
 		lt_stmt_free(q);
 	}
 	lt_buf_release(&list);
@@ -251,7 +280,7 @@ static int browse_page_sql(struct browse_fill *f, struct lt_store *st,
 		int64_t name_id;
 
 		browse_read_item(&it, &name_id, q);
-		f->page->total = (size_t)lt_stmt_int(q, 18);
+		f->page->total = (size_t)lt_stmt_int(q, LIST_TOTAL);
 		browse_fill_add(f, &it, name_id);
 	}
 	lt_stmt_free(q);
@@ -269,7 +298,7 @@ static int browse_page_sql(struct browse_fill *f, struct lt_store *st,
 int lt_browse_list(struct lt_browse_page *out, struct lt_store *st, const struct lt_browse_query *q,
 		   size_t offset, size_t limit, struct lt_error *err)
 {
-	struct browse_fill f = {out, NULL, offset, limit};
+	struct browse_fill f = {.page = out, .offset = offset, .limit = limit};
 	struct browse_walk w = {.q = q, .visit = browse_fill_visit, .ctx = &f};
 	int rc;
 
@@ -296,7 +325,7 @@ struct browse_search {
 	int (*match)(const char *target, void *ctx);
 	void *ctx;
 	size_t from;
-	int backward;
+	enum lt_browse_dir dir;
 	int have_first, have_before, have_after;
 	size_t first, last, before, after;
 };
@@ -318,26 +347,27 @@ static int browse_search_visit(struct browse_walk *w, struct lt_browse_item *it,
 		s->before = i, s->have_before = 1;
 	if (i > s->from && !s->have_after) {
 		s->after = i, s->have_after = 1;
-		return !s->backward; /* forward: the first one after from is the answer */
+		return s->dir ==
+		       LT_BROWSE_FORWARD; /* forward: the first one after from is the answer */
 	}
 	return 0;
 }
 
 int lt_browse_find(size_t *out, struct lt_store *st, const struct lt_browse_query *q, size_t from,
-		   int backward, int (*match)(const char *target, void *ctx), void *ctx,
+		   enum lt_browse_dir dir, int (*match)(const char *target, void *ctx), void *ctx,
 		   struct lt_error *err)
 {
-	struct browse_search s = {match, ctx, from, backward, 0, 0, 0, 0, 0, 0, 0};
+	struct browse_search s = {.match = match, .ctx = ctx, .from = from, .dir = dir};
 	struct browse_walk w = {.q = q, .visit = browse_search_visit, .ctx = &s};
 	int rc = browse_walk_run(&w, st, err);
 
 	if (rc != 0)
 		return rc;
-	if (!backward && (s.have_after || s.have_first)) {
+	if (dir == LT_BROWSE_FORWARD && (s.have_after || s.have_first)) {
 		*out = s.have_after ? s.after : s.first; /* wrap to the top */
 		return 0;
 	}
-	if (backward && (s.have_before || s.have_first)) {
+	if (dir == LT_BROWSE_BACKWARD && (s.have_before || s.have_first)) {
 		*out = s.have_before ? s.before : s.last; /* wrap to the bottom */
 		return 0;
 	}
@@ -363,16 +393,34 @@ int lt_browse_span(int64_t *first_us, int64_t *last_us, struct lt_store *st, str
 	return rc;
 }
 
+/* ?1: the leases' ids as a JSON array; ?2, ?3: the window. */
+static const char episodes_sql[] =
+    "SELECT e.lease_id, e.kind, e.start_us, e.end_us FROM lt_episodes AS e"
+    " WHERE e.lease_id IN (SELECT value FROM json_each(?1)) AND e.start_us <= ?3"
+    " AND (e.end_us >= ?2 OR e.id = (SELECT p.id FROM lt_episodes AS p"
+    "  WHERE p.lease_id = e.lease_id AND p.start_us < ?2"
+    "  ORDER BY p.start_us DESC, p.id DESC LIMIT 1))"
+    " ORDER BY e.lease_id, e.start_us, e.id";
+
+enum episodes_col { EPISODES_LEASE_ID, EPISODES_KIND, EPISODES_START, EPISODES_END };
+
+/* One row of episodes_sql: the stored kind's name is read back here, once, into the enum. */
+static void browse_read_episode(struct lt_browse_episode *e, const struct lt_stmt *q)
+{
+	size_t len;
+	const char *kind = lt_stmt_text(q, EPISODES_KIND, &len);
+
+	*e = (struct lt_browse_episode){
+	    .lease_id = lt_stmt_int(q, EPISODES_LEASE_ID),
+	    .kind = lt_episode_kind_parse(kind, len),
+	    .start_us = lt_stmt_int(q, EPISODES_START),
+	    .end_us = lt_stmt_int(q, EPISODES_END),
+	};
+}
+
 int lt_browse_episodes(struct lt_browse_episodes *out, struct lt_store *st, const int64_t *ids,
 		       size_t n, int64_t from_us, int64_t to_us, struct lt_error *err)
 {
-	static const char sql[] =
-	    "SELECT e.lease_id, e.kind, e.start_us, e.end_us FROM lt_episodes AS e"
-	    " WHERE e.lease_id IN (SELECT value FROM json_each(?1)) AND e.start_us <= ?3"
-	    " AND (e.end_us >= ?2 OR e.id = (SELECT p.id FROM lt_episodes AS p"
-	    "  WHERE p.lease_id = e.lease_id AND p.start_us < ?2"
-	    "  ORDER BY p.start_us DESC, p.id DESC LIMIT 1))"
-	    " ORDER BY e.lease_id, e.start_us, e.id";
 	struct lt_buf list;
 	struct lt_stmt *q;
 	size_t cap = 0;
@@ -380,23 +428,17 @@ int lt_browse_episodes(struct lt_browse_episodes *out, struct lt_store *st, cons
 
 	memset(out, 0, sizeof *out);
 	browse_id_list(&list, ids, n, NULL);
-	rc = lt_store_prepare(st, &q, sql, err);
+	rc = lt_store_prepare(st, &q, episodes_sql, err);
 	if (rc == 0) {
 		lt_stmt_bind_text(q, 1, list.ptr, list.len);
 		lt_stmt_bind_int(q, 2, from_us);
 		lt_stmt_bind_int(q, 3, to_us);
 		while ((rc = lt_stmt_step(q, err)) == 1) {
-			struct lt_browse_episode *e;
-
 			if (out->n == cap) {
 				cap = cap ? cap * 2 : 64;
 				out->eps = lt_xrealloc(out->eps, cap * sizeof *out->eps);
 			}
-			e = &out->eps[out->n++];
-			e->lease_id = lt_stmt_int(q, 0);
-			snprintf(e->kind, sizeof e->kind, "%s", lt_stmt_text(q, 1, NULL));
-			e->start_us = lt_stmt_int(q, 2);
-			e->end_us = lt_stmt_int(q, 3);
+			browse_read_episode(&out->eps[out->n++], q);
 		}
 		lt_stmt_free(q);
 	}
@@ -414,166 +456,51 @@ void lt_browse_episodes_release(struct lt_browse_episodes *e)
 	memset(e, 0, sizeof *e);
 }
 
-/* ---- result tables ------------------------------------------------------ */
+/* ---- canned queries and timelines: typed rows kept whole ----------------- */
 
-const char *lt_browse_cell(const struct lt_browse_table *t, size_t r, int c)
-{
-	if (r >= t->nrows || c < 0 || c >= t->ncols)
-		return "";
-	return t->cells[r * (size_t)t->ncols + (size_t)c];
-}
-
-int lt_browse_col(const struct lt_browse_table *t, const char *name)
-{
-	for (int i = 0; i < t->ncols; i++)
-		if (strcmp(t->names[i], name) == 0)
-			return i;
-	return -1;
-}
-
-void lt_browse_table_release(struct lt_browse_table *t)
-{
-	if (t == NULL)
-		return;
-	for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++)
-		free(t->cells[i]);
-	for (int i = 0; i < t->ncols; i++)
-		free(t->names[i]);
-	free(t->cells);
-	free(t->names);
-	memset(t, 0, sizeof *t);
-}
-
-/* The columns, lower case as the TUI names them. */
-static void browse_set_names(struct lt_browse_table *t, int ncols, const char *const *names)
-{
-	t->ncols = ncols;
-	t->names = lt_xcalloc((size_t)(ncols ? ncols : 1), sizeof *t->names);
-	for (int i = 0; i < ncols; i++) {
-		t->names[i] = lt_xstrdup(names[i]);
-		for (char *p = t->names[i]; *p; p++)
-			if (*p >= 'A' && *p <= 'Z')
-				*p = (char)(*p - 'A' + 'a');
-	}
-}
-
-/* The row sink: copies each row's cells into the table ctx. */
-static void browse_sink(int ncols, const char *const *names, const char *const *values, void *ctx)
-{
-	struct lt_browse_table *t = ctx;
-	size_t base = t->nrows * (size_t)ncols;
-
-	if (t->names == NULL)
-		browse_set_names(t, ncols, names);
-	if (values == NULL)
-		return; /* the columns, announced before any row */
-	/* room doubles when nrows reaches a power of two: no realloc a row */
-	if ((t->nrows & (t->nrows - 1)) == 0)
-		t->cells = lt_xrealloc(t->cells, (t->nrows ? 2 * t->nrows : 1) * (size_t)ncols *
-						     sizeof *t->cells);
-	for (int c = 0; c < ncols; c++)
-		t->cells[base + (size_t)c] = lt_xstrdup(values[c] ? values[c] : "");
-	t->nrows++;
-}
-
-/* Runs fn with a row sink that fills out: cells, not printed text. */
-static int browse_capture(struct lt_browse_table *out, struct lt_store *st, const char *arg,
-			  const struct lt_query_opts *o,
-			  int (*fn)(struct lt_store *, const char *, const struct lt_query_opts *,
-				    FILE *, struct lt_error *),
-			  struct lt_error *err)
-{
-	struct lt_query_opts to = *o;
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	to.row = browse_sink;
-	to.row_ctx = out;
-	rc = fn(st, arg, &to, NULL, err);
-	if (rc != 0)
-		lt_browse_table_release(out);
-	return rc;
-}
-
-int lt_browse_canned(struct lt_browse_table *out, struct lt_store *st, const char *name,
+int lt_browse_canned(struct lt_rows *out, struct lt_store *st, const char *name,
 		     const struct lt_query_opts *o, struct lt_error *err)
 {
+	struct lt_row_sink sink = lt_rows_sink(out);
 	struct lt_store *own = NULL;
 	int rc;
 
+	lt_rows_release(out);
 	/* other thresholds shadow the derived tables: do that on a connection of its own */
 	if (o->gap_us || o->slow_us) {
 		if ((rc = lt_store_open(&own, lt_store_path(st), LT_STORE_READONLY, err)) != 0)
 			return rc;
 	}
-	rc = browse_capture(out, own ? own : st, name, o, lt_query_canned, err);
+	rc = lt_query_canned(own ? own : st, name, o, &sink, err);
 	lt_store_free(own);
+	if (rc != 0)
+		lt_rows_release(out);
 	return rc;
 }
 
-/* ---- timelines ---------------------------------------------------------- */
-
-void lt_browse_timeline_release(struct lt_browse_timeline *t)
-{
-	if (t == NULL)
-		return;
-	for (size_t i = 0; i < t->n; i++) {
-		free(t->rows[i].kind);
-		free(t->rows[i].detail);
-		free(t->rows[i].source);
-	}
-	free(t->rows);
-	memset(t, 0, sizeof *t);
-}
-
-static int64_t browse_time(const char *s)
-{
-	int64_t us = 0;
-
-	return lt_time_parse(&us, s, strlen(s)) == 0 ? us : 0;
-}
-
-int lt_browse_timeline(struct lt_browse_timeline *out, struct lt_store *st, const char *target,
+int lt_browse_timeline(struct lt_rows *out, struct lt_store *st, const char *target,
 		       struct lt_error *err)
 {
 	const struct lt_query_opts o = {.fmt = LT_OUT_TABLE};
-	struct lt_browse_table t;
-	int c[6], rc;
+	struct lt_row_sink sink = lt_rows_sink(out);
+	int rc;
 
-	memset(out, 0, sizeof *out);
-	if ((rc = browse_capture(&t, st, target, &o, lt_query_timeline, err)) != 0)
-		return rc;
-	c[0] = lt_browse_col(&t, "start");
-	c[1] = lt_browse_col(&t, "end");
-	c[2] = lt_browse_col(&t, "kind");
-	c[3] = lt_browse_col(&t, "count");
-	c[4] = lt_browse_col(&t, "detail");
-	c[5] = lt_browse_col(&t, "source");
-	out->rows = lt_xcalloc(t.nrows ? t.nrows : 1, sizeof *out->rows);
-	for (size_t r = 0; r < t.nrows; r++) {
-		struct lt_browse_row *row = &out->rows[out->n++];
-
-		row->start_us = browse_time(lt_browse_cell(&t, r, c[0]));
-		row->end_us = browse_time(lt_browse_cell(&t, r, c[1]));
-		row->kind = lt_xstrdup(lt_browse_cell(&t, r, c[2]));
-		row->count = strtoll(lt_browse_cell(&t, r, c[3]), NULL, 10);
-		row->detail = lt_xstrdup(lt_browse_cell(&t, r, c[4]));
-		row->source = lt_xstrdup(lt_browse_cell(&t, r, c[5]));
-		row->node = strncmp(row->kind, "NODE_", 5) == 0;
-	}
-	lt_browse_table_release(&t);
-	return 0;
+	lt_rows_release(out);
+	if ((rc = lt_query_timeline(st, target, &o, &sink, err)) != 0)
+		lt_rows_release(out);
+	return rc;
 }
 
 /* ---- events ------------------------------------------------------------- */
 
 /* The resource, namespace and name ids of target's lease or Node object; 0 if unknown. */
-static void browse_object(struct lt_store *st, const char *target, int node_object, int64_t id[3])
+static void browse_object(struct lt_store *st, const char *target, enum lt_browse_object obj,
+			  int64_t id[3])
 {
 	const char *slash = strchr(target, '/');
 
-	id[0] = lc_str_id(st, node_object ? "nodes" : "leases");
-	if (node_object) {
+	id[0] = lc_str_id(st, obj == LT_BROWSE_NODE_OBJECT ? "nodes" : "leases");
+	if (obj == LT_BROWSE_NODE_OBJECT) {
 		id[1] = -1; /* NULL: Nodes are cluster-scoped */
 		id[2] = lc_str_id(st, target);
 	} else if (slash != NULL) {
@@ -601,6 +528,18 @@ static const char events_sql[] =
     " coalesce((SELECT s FROM strs WHERE id = a.user_agent_id), '')" BROWSE_OBJECT_WHERE
     " ORDER BY a.stage_us, a.id LIMIT ?6 OFFSET ?7";
 
+enum events_col {
+	EVENTS_ID,
+	EVENTS_TS,
+	EVENTS_LATENCY,
+	EVENTS_CODE,
+	EVENTS_VERB,
+	EVENTS_SUBRESOURCE,
+	EVENTS_USER,
+	EVENTS_SOURCE_IP,
+	EVENTS_USER_AGENT,
+};
+
 static const char events_count_sql[] = "SELECT count(*)" BROWSE_OBJECT_WHERE;
 
 static void browse_bind_object(struct lt_stmt *q, const int64_t id[3], int64_t from, int64_t to)
@@ -617,27 +556,29 @@ static void browse_bind_object(struct lt_stmt *q, const int64_t id[3], int64_t f
 
 static void browse_read_event(struct lt_browse_event *e, const struct lt_stmt *q)
 {
-	e->id = lt_stmt_int(q, 0);
-	e->ts_us = lt_stmt_int(q, 1);
-	e->latency_us = lt_stmt_int(q, 2);
-	e->code = lt_stmt_int(q, 3);
-	e->verb = lt_xstrdup(lt_stmt_text(q, 4, NULL));
-	e->subresource = lt_xstrdup(lt_stmt_text(q, 5, NULL));
-	e->user = lt_xstrdup(lt_stmt_text(q, 6, NULL));
-	e->source_ip = lt_xstrdup(lt_stmt_text(q, 7, NULL));
-	e->user_agent = lt_xstrdup(lt_stmt_text(q, 8, NULL));
+	*e = (struct lt_browse_event){
+	    .id = lt_stmt_int(q, EVENTS_ID),
+	    .ts_us = lt_stmt_int(q, EVENTS_TS),
+	    .latency_us = lt_stmt_int(q, EVENTS_LATENCY),
+	    .code = lt_stmt_int(q, EVENTS_CODE),
+	    .verb = lt_xstrdup(lt_stmt_text(q, EVENTS_VERB, NULL)),
+	    .subresource = lt_xstrdup(lt_stmt_text(q, EVENTS_SUBRESOURCE, NULL)),
+	    .user = lt_xstrdup(lt_stmt_text(q, EVENTS_USER, NULL)),
+	    .source_ip = lt_xstrdup(lt_stmt_text(q, EVENTS_SOURCE_IP, NULL)),
+	    .user_agent = lt_xstrdup(lt_stmt_text(q, EVENTS_USER_AGENT, NULL)),
+	};
 }
 
 int lt_browse_events(struct lt_browse_events *out, struct lt_store *st, const char *target,
-		     int node_object, int64_t from_us, int64_t to_us, size_t offset, size_t limit,
-		     struct lt_error *err)
+		     enum lt_browse_object obj, int64_t from_us, int64_t to_us, size_t offset,
+		     size_t limit, struct lt_error *err)
 {
 	struct lt_stmt *q = NULL, *c = NULL;
 	int64_t id[3];
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	browse_object(st, target, node_object, id);
+	browse_object(st, target, obj, id);
 	if (id[0] == 0 || id[1] == 0 || id[2] == 0)
 		return 0; /* a name the store never saw: no events */
 	rc = lt_store_prepare(st, &c, events_count_sql, err);

@@ -3,13 +3,13 @@
 
 #include <unistd.h>
 
-int lt_query_show(struct lt_store *st, int64_t id, int verbose, FILE *out, struct lt_error *err)
+int lt_query_show(struct lt_store *st, int64_t id, unsigned flags, FILE *out, struct lt_error *err)
 {
-	return lt_query_show_record(st, id, 0, verbose, out, err);
+	return lt_query_show_record(st, id, LT_RECORD_EVENT, flags, out, err);
 }
 
-int lt_query_show_record(struct lt_store *st, int64_t id, int is_line, int verbose, FILE *out,
-			 struct lt_error *err)
+int lt_query_show_record(struct lt_store *st, int64_t id, enum lt_record rec, unsigned flags,
+			 FILE *out, struct lt_error *err)
 {
 	struct lt_event_origin o = {0};
 	int tty = isatty(fileno(out));
@@ -17,18 +17,18 @@ int lt_query_show_record(struct lt_store *st, int64_t id, int is_line, int verbo
 
 	lt_buf_init(&o.raw);
 	lt_buf_init(&o.file);
-	rc = is_line ? lt_store_line_origin(st, id, &o, err)
-		     : lt_store_event_origin(st, id, &o, err);
+	rc = rec == LT_RECORD_LINE ? lt_store_line_origin(st, id, &o, err)
+				   : lt_store_event_origin(st, id, &o, err);
 	if (rc == 0) {
-		if (verbose) {
+		if (flags & LT_SHOW_VERBOSE) {
 			fputs("# ", out);
-			lt_print_safe(out, o.file.ptr, o.file.len, 0);
+			lt_print_safe(out, o.file.ptr, o.file.len, LT_SAFE_ONE_LINE);
 			fprintf(out, ":%llu (byte %llu)\n", (unsigned long long)o.line,
 				(unsigned long long)o.offset);
 		}
 		/* exact bytes for a pipe (jq), made safe for a terminal */
 		if (tty)
-			lt_print_safe(out, o.raw.ptr, o.raw.len, 1);
+			lt_print_safe(out, o.raw.ptr, o.raw.len, LT_SAFE_KEEP_NEWLINES);
 		else
 			fwrite(o.raw.ptr, 1, o.raw.len, out);
 		fputc('\n', out);

@@ -23,32 +23,26 @@ struct stats_col {
 	char kind; /* 't' text, 'n' number, 'T' time in µs */
 };
 
-static void stats_cell(const struct lt_stmt *q, int i, char kind, char *buf, size_t size,
-		       const char **out)
+/* A cell of column kind; no value reads "" for text and "-" for the others. */
+static struct lt_cell stats_cell(const struct lt_stmt *q, int i, char kind)
 {
-	if (lt_stmt_type(q, i) == LT_COL_NULL) {
-		*out = kind == 't' ? "" : "-";
-		return;
-	}
-	if (kind == 'T') {
-		lt_time_format(buf, size, lt_stmt_int(q, i));
-		*out = buf;
-	} else if (kind == 'n') {
-		snprintf(buf, size, "%lld", (long long)lt_stmt_int(q, i));
-		*out = buf;
-	} else {
-		*out = lt_stmt_text(q, i, NULL);
-	}
+	if (lt_stmt_type(q, i) == LT_COL_NULL)
+		return lt_cell_text(kind == 't' ? "" : "-");
+	if (kind == 'T')
+		return lt_cell_int(LT_CELL_TIME, lt_stmt_int(q, i));
+	if (kind == 'n')
+		return lt_cell_int(LT_CELL_INT, lt_stmt_int(q, i));
+	return lt_cell_text(lt_stmt_text(q, i, NULL));
 }
 
 static int stats_table(struct lt_store *st, FILE *out, const char *title, const char *sql,
 		       const struct stats_col *cols, int ncols, int64_t limit, struct lt_error *err)
 {
-	static const struct lt_query_opts table = {.fmt = LT_OUT_TABLE};
-	const char *names[16], *vals[16];
-	char bufs[16][40];
+	struct lt_col tcols[16];
+	struct lt_cell cells[16];
+	struct lt_printer *p = NULL;
+	const struct lt_row_sink *sink = NULL;
 	struct lt_stmt *q;
-	struct lt_table *t = NULL;
 	int rc;
 
 	if ((rc = lt_store_prepare(st, &q, sql, err)) != 0)
@@ -56,19 +50,26 @@ static int stats_table(struct lt_store *st, FILE *out, const char *title, const 
 	if (limit > 0)
 		lt_stmt_bind_int(q, 1, limit);
 	for (int i = 0; i < ncols; i++)
-		names[i] = cols[i].name;
+		tcols[i] = (struct lt_col){.name = cols[i].name,
+					   .type = cols[i].kind == 'T'	 ? LT_CELL_TIME
+						   : cols[i].kind == 'n' ? LT_CELL_INT
+									 : LT_CELL_TEXT};
 	while ((rc = lt_stmt_step(q, err)) == 1) {
-		if (t == NULL) {
+		if (p == NULL) {
 			fprintf(out, "\n%s%s", title, title[0] ? "\n" : "");
-			t = lt_table_new(&table, out, ncols, names);
+			p = lt_printer_new(LT_OUT_TABLE, out);
+			sink = lt_printer_sink(p);
+			sink->begin(sink->ctx, tcols, ncols);
 		}
 		for (int i = 0; i < ncols; i++)
-			stats_cell(q, i, cols[i].kind, bufs[i], sizeof bufs[i], &vals[i]);
-		lt_table_row(t, vals);
+			cells[i] = stats_cell(q, i, cols[i].kind);
+		sink->row(sink->ctx, cells);
 	}
-	if (t == NULL && title[0])
+	if (p == NULL && title[0])
 		fprintf(out, "\n%s none\n", title);
-	lt_table_finish(t);
+	if (sink != NULL)
+		sink->end(sink->ctx);
+	lt_printer_free(p);
 	lt_stmt_free(q);
 	return rc < 0 ? rc : 0;
 }
@@ -89,7 +90,7 @@ static int stats_summary(struct lt_store *st, FILE *out, struct lt_error *err)
 		return rc;
 	if ((rc = lt_stmt_step(q, err)) == 1) {
 		fputs("Store:       ", out);
-		lt_print_safe(out, lt_store_path(st), strlen(lt_store_path(st)), 0);
+		lt_print_safe(out, lt_store_path(st), strlen(lt_store_path(st)), LT_SAFE_ONE_LINE);
 		fputc('\n', out);
 		if (lt_stmt_int(q, 2) > 0) {
 			lt_time_format(a, sizeof a, lt_stmt_int(q, 0));

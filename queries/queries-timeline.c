@@ -6,6 +6,10 @@
  * status updates).  Episodes are built on the spot for the one lease, so
  * --gap and --slow overrides apply; with -v each row is followed by the
  * requests it stands for.
+ *
+ * Rows are computed first (struct tl_row: times, counts and kinds as values)
+ * and handed to a row sink as typed cells (enum lt_timeline_col); printing
+ * is the printers' business, and the TUI takes the same cells.
  */
 #include "queries-int.h"
 
@@ -14,13 +18,19 @@
 
 struct tl_row {
 	int64_t start, end, count;
-	const char *kind;
+	enum lt_episode_kind kind; /* LT_EP_NONE for a log row */
+	const char *log_kind;	   /* a log row's kind (static), NULL for the others */
 	char *detail;
-	int is_node;  /* a Node object row, not a lease episode */
 	size_t seq;   /* order of arrival: qsort is not stable */
 	char *source; /* a log row's component; NULL for audit rows */
 	char *key;    /* a log row's run key: component, kind and message */
 };
+
+/* A row about the Node object, not its lease. */
+static int tl_is_node(const struct tl_row *r)
+{
+	return (lt_episode_kind_info(r->kind)->flags & LT_EPF_NODE_OBJECT) != 0;
+}
 
 struct tl {
 	struct lt_store *st;
@@ -73,67 +83,121 @@ static void tl_dur(struct lt_buf *b, const char *before, int64_t us)
 	lt_buf_printf(b, "%s%s", before, d);
 }
 
-/* The one-line explanation of an episode. */
-static char *tl_detail(struct tl *t, const struct lc_episode *e, int64_t gap_us)
+/* What the detail of an episode of the other kinds says before its actor. */
+static const char *const tl_actor_intro[LT_EP_COUNT] = {
+    [LT_EP_NOT_FOUND] = "asked by ",
+    [LT_EP_AUTH_FAILURE] = "denied ",
+};
+
+static void tl_detail_renewing(struct tl *t, struct lt_buf *b, const struct lc_episode *e)
+{
+	lt_buf_printf(b, "%lld renews by ", (long long)e->count);
+	tl_actor(t, b, e->user, e->ip);
+	if (e->median_us >= 0) {
+		tl_dur(b, ", every ", e->median_us);
+		tl_dur(b, " (max ", e->max_us);
+		lt_buf_putc(b, ')');
+	}
+}
+
+static void tl_detail_holder(struct lt_buf *b, const struct lc_episode *e)
+{
+	lt_buf_printf(b, "%s -> %s%s", e->old_holder ? e->old_holder : "?",
+		      e->new_holder ? e->new_holder : "?",
+		      e->inferred ? " (inferred: a new renewer's source IP)" : "");
+	if (e->note)
+		lt_buf_printf(b, ", %s", e->note);
+}
+
+/* The one-line explanation of an episode of kind k. */
+static char *tl_detail(struct tl *t, const struct lc_episode *e, enum lt_episode_kind k,
+		       int64_t gap_us)
 {
 	struct lt_buf b;
 
 	lt_buf_init(&b);
-	if (strcmp(e->kind, "RENEWING") == 0) {
-		lt_buf_printf(&b, "%lld renews by ", (long long)e->count);
-		tl_actor(t, &b, e->user, e->ip);
-		if (e->median_us >= 0) {
-			tl_dur(&b, ", every ", e->median_us);
-			tl_dur(&b, " (max ", e->max_us);
-			lt_buf_putc(&b, ')');
-		}
-	} else if (strcmp(e->kind, "GAP") == 0) {
+	switch (k) {
+	case LT_EP_RENEWING:
+		tl_detail_renewing(t, &b, e);
+		break;
+	case LT_EP_GAP:
 		tl_dur(&b, "no renew for ", e->max_us);
 		tl_dur(&b, " (threshold ", gap_us);
 		lt_buf_putc(&b, ')');
-	} else if (strcmp(e->kind, "HOLDER_CHANGE") == 0) {
-		lt_buf_printf(&b, "%s -> %s%s", e->old_holder ? e->old_holder : "?",
-			      e->new_holder ? e->new_holder : "?",
-			      e->inferred ? " (inferred: a new renewer's source IP)" : "");
-		if (e->note)
-			lt_buf_printf(&b, ", %s", e->note);
-	} else {
-		lt_buf_printf(&b, "%s",
-			      strcmp(e->kind, "NOT_FOUND") == 0	     ? "asked by "
-			      : strcmp(e->kind, "AUTH_FAILURE") == 0 ? "denied "
-			      : strcmp(e->kind, "SLOW") == 0	     ? "by "
-								     : "by ");
+		break;
+	case LT_EP_HOLDER_CHANGE:
+		tl_detail_holder(&b, e);
+		break;
+	default:
+		lt_buf_printf(&b, "%s", tl_actor_intro[k] ? tl_actor_intro[k] : "by ");
 		tl_actor(t, &b, e->user, e->ip);
-		if (strcmp(e->kind, "RE-CREATED") == 0)
+		if (k == LT_EP_RECREATED)
 			tl_dur(&b, ", ", e->max_us), lt_buf_printf(&b, " after it was gone");
-		if (strcmp(e->kind, "SLOW") == 0)
+		if (k == LT_EP_SLOW)
 			tl_dur(&b, ", slowest ", e->max_us);
 		if (e->note)
 			lt_buf_printf(&b, ": %s", e->note);
+		break;
 	}
 	return b.ptr;
+}
+
+/* The episodes ingest stored for the lease, with the lease's own columns on every row. */
+static const char tl_stored_sql[] =
+    "SELECT e.kind, e.start_us, e.end_us, e.count, e.user_id, e.source_ip_id,"
+    " e.median_us, e.max_us, e.old_holder, e.new_holder, e.inferred, e.note,"
+    " l.gap_us, l.state, l.last_renew_us"
+    " FROM lt_leases AS l JOIN lt_episodes AS e ON e.lease_id = l.id"
+    " WHERE l.namespace_id = ?1 AND l.name_id = ?2 ORDER BY e.start_us, e.id";
+
+enum tl_stored_col {
+	TL_ST_KIND,
+	TL_ST_START,
+	TL_ST_END,
+	TL_ST_COUNT,
+	TL_ST_USER,
+	TL_ST_IP,
+	TL_ST_MEDIAN,
+	TL_ST_MAX,
+	TL_ST_OLD_HOLDER,
+	TL_ST_NEW_HOLDER,
+	TL_ST_INFERRED,
+	TL_ST_NOTE,
+	TL_ST_GAP,
+	TL_ST_STATE,
+	TL_ST_LAST_RENEW,
+};
+
+static char *tl_text_or_null(const struct lt_stmt *q, int col)
+{
+	return lt_stmt_type(q, col) == LT_COL_NULL ? NULL : lt_xstrdup(lt_stmt_text(q, col, NULL));
+}
+
+static int64_t tl_int_or(const struct lt_stmt *q, int col, int64_t none)
+{
+	return lt_stmt_type(q, col) == LT_COL_NULL ? none : lt_stmt_int(q, col);
 }
 
 /* One stored episode row (see lt_episodes) as the builder would have made it. */
 static void tl_stored_row(const struct lt_stmt *q, struct lc_result *r)
 {
-	struct lc_episode e = {0};
-	e.kind = lc_kind_name(lt_stmt_text(q, 0, NULL));
-	e.start_us = lt_stmt_int(q, 1);
-	e.end_us = lt_stmt_int(q, 2);
-	e.count = lt_stmt_int(q, 3);
-	e.user = lt_stmt_int(q, 4);
-	e.ip = lt_stmt_int(q, 5);
-	e.median_us = lt_stmt_type(q, 6) == LT_COL_NULL ? -1 : lt_stmt_int(q, 6);
-	e.max_us = lt_stmt_type(q, 7) == LT_COL_NULL ? -1 : lt_stmt_int(q, 7);
-	e.old_holder =
-	    lt_stmt_type(q, 8) == LT_COL_NULL ? NULL : lt_xstrdup(lt_stmt_text(q, 8, NULL));
-	e.new_holder =
-	    lt_stmt_type(q, 9) == LT_COL_NULL ? NULL : lt_xstrdup(lt_stmt_text(q, 9, NULL));
-	e.inferred = (int)lt_stmt_int(q, 10);
-	e.note = lt_stmt_type(q, 11) == LT_COL_NULL ? NULL : lt_xstrdup(lt_stmt_text(q, 11, NULL));
-	r->sum.gap_us = lt_stmt_int(q, 12);
-	r->sum.last_renew_us = lt_stmt_int(q, 14);
+	struct lc_episode e = {
+	    .kind = lc_kind_name(lt_stmt_text(q, TL_ST_KIND, NULL)),
+	    .start_us = lt_stmt_int(q, TL_ST_START),
+	    .end_us = lt_stmt_int(q, TL_ST_END),
+	    .count = lt_stmt_int(q, TL_ST_COUNT),
+	    .user = lt_stmt_int(q, TL_ST_USER),
+	    .ip = lt_stmt_int(q, TL_ST_IP),
+	    .median_us = tl_int_or(q, TL_ST_MEDIAN, -1),
+	    .max_us = tl_int_or(q, TL_ST_MAX, -1),
+	    .old_holder = tl_text_or_null(q, TL_ST_OLD_HOLDER),
+	    .new_holder = tl_text_or_null(q, TL_ST_NEW_HOLDER),
+	    .inferred = (int)lt_stmt_int(q, TL_ST_INFERRED),
+	    .note = tl_text_or_null(q, TL_ST_NOTE),
+	};
+
+	r->sum.gap_us = lt_stmt_int(q, TL_ST_GAP);
+	r->sum.last_renew_us = lt_stmt_int(q, TL_ST_LAST_RENEW);
 	if (r->n == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 16;
 		r->eps = lt_xrealloc(r->eps, r->cap * sizeof *r->eps);
@@ -148,25 +212,24 @@ static int tl_stored(struct tl *t, struct lc_result *r, struct lt_error *err)
 	int rc;
 
 	memset(r, 0, sizeof *r);
-	rc = lt_store_prepare(
-	    t->st, &q,
-	    "SELECT e.kind, e.start_us, e.end_us, e.count, e.user_id, e.source_ip_id,"
-	    " e.median_us, e.max_us, e.old_holder, e.new_holder, e.inferred, e.note,"
-	    " l.gap_us, l.state, l.last_renew_us"
-	    " FROM lt_leases AS l JOIN lt_episodes AS e ON e.lease_id = l.id"
-	    " WHERE l.namespace_id = ?1 AND l.name_id = ?2 ORDER BY e.start_us, e.id",
-	    err);
-	if (rc != 0)
+	if ((rc = lt_store_prepare(t->st, &q, tl_stored_sql, err)) != 0)
 		return rc;
 	lt_stmt_bind_int(q, 1, t->ns);
 	lt_stmt_bind_int(q, 2, t->lease);
 	while ((rc = lt_stmt_step(q, err)) == 1) {
 		tl_stored_row(q, r);
 		if (t->state[0] == '\0') /* the lease's columns repeat on every row */
-			snprintf(t->state, sizeof t->state, "%s", lt_stmt_text(q, 13, NULL));
+			snprintf(t->state, sizeof t->state, "%s",
+				 lt_stmt_text(q, TL_ST_STATE, NULL));
 	}
 	lt_stmt_free(q);
 	return rc < 0 ? rc : 0;
+}
+
+/* The kind of an episode, built or read back: its name is looked up here, once. */
+static enum lt_episode_kind tl_episode_kind(const struct lc_episode *e)
+{
+	return lt_episode_kind_parse(e->kind, strlen(e->kind));
 }
 
 static int tl_lease_rows(struct tl *t, const struct lt_query_opts *o, struct lt_error *err)
@@ -190,15 +253,14 @@ static int tl_lease_rows(struct tl *t, const struct lt_query_opts *o, struct lt_
 	t->last_renew = r.sum.last_renew_us;
 	t->gap_us = r.sum.gap_us;
 	for (size_t i = 0; i < r.n; i++) {
-		struct tl_row row = {r.eps[i].start_us,
-				     r.eps[i].end_us,
-				     r.eps[i].count,
-				     r.eps[i].kind,
-				     tl_detail(t, &r.eps[i], r.sum.gap_us),
-				     0,
-				     0,
-				     NULL,
-				     NULL};
+		enum lt_episode_kind k = tl_episode_kind(&r.eps[i]);
+		struct tl_row row = {
+		    .start = r.eps[i].start_us,
+		    .end = r.eps[i].end_us,
+		    .count = r.eps[i].count,
+		    .kind = k,
+		    .detail = tl_detail(t, &r.eps[i], k, r.sum.gap_us),
+		};
 
 		tl_add(t, &row);
 	}
@@ -229,7 +291,7 @@ static int tl_stale_row(struct tl *t, struct lt_error *err)
 	lt_stmt_bind_int(q, 3, t->gap_us);
 	lt_stmt_bind_int(q, 4, end);
 	if ((rc = lt_stmt_step(q, err)) == 1 && lt_stmt_int(q, 0) == 1) {
-		struct tl_row row = {t->last_renew, end, 0, "STALE", NULL, 0, 0, NULL, NULL};
+		struct tl_row row = {.start = t->last_renew, .end = end, .kind = LT_EP_STALE};
 		struct lt_buf b;
 
 		lt_buf_init(&b);
@@ -253,44 +315,69 @@ static int tl_reregistered(const struct tl *t, const char *verb, int64_t code, i
 	return code == 409 && t->kubelet != 0 && user == t->kubelet && strcmp(verb, "create") == 0;
 }
 
-/* Node object events: registrations and deletions alone, updates as runs. */
-static const char *tl_node_kind(const char *verb, const char *sub, int64_t code, int again)
-{
-	int ok = (code >= 200 && code < 300) || again;
+/* The rows a Node object's requests make, by verb (and subresource), ok or failed. */
+struct tl_node_kind {
+	const char *verb;
+	int status; /* the status subresource only */
+	enum lt_episode_kind ok, failed;
+};
 
-	if (strcmp(verb, "create") == 0)
-		return ok ? "NODE_REGISTERED" : "NODE_REGISTER_FAILED";
-	if (strcmp(verb, "delete") == 0)
-		return ok ? "NODE_DELETED" : "NODE_DELETE_FAILED";
-	if (strcmp(verb, "update") == 0 || strcmp(verb, "patch") == 0)
-		return strcmp(sub, "status") == 0 ? (ok ? "NODE_STATUS" : "NODE_STATUS_FAILED")
-						  : "NODE_UPDATED";
+static const struct tl_node_kind tl_node_kinds[] = {
+    {.verb = "create", .ok = LT_EP_NODE_REGISTERED, .failed = LT_EP_NODE_REGISTER_FAILED},
+    {.verb = "delete", .ok = LT_EP_NODE_DELETED, .failed = LT_EP_NODE_DELETE_FAILED},
+    {.verb = "update", .status = 1, .ok = LT_EP_NODE_STATUS, .failed = LT_EP_NODE_STATUS_FAILED},
+    {.verb = "patch", .status = 1, .ok = LT_EP_NODE_STATUS, .failed = LT_EP_NODE_STATUS_FAILED},
+    {.verb = "update", .ok = LT_EP_NODE_UPDATED, .failed = LT_EP_NODE_UPDATED},
+    {.verb = "patch", .ok = LT_EP_NODE_UPDATED, .failed = LT_EP_NODE_UPDATED},
+};
+
+/* The kinds a request of verb on subresource sub makes; NULL: none (a get, a watch...). */
+static const struct tl_node_kind *tl_node_kind(const char *verb, const char *sub)
+{
+	int status = strcmp(sub, "status") == 0;
+
+	for (size_t i = 0; i < sizeof tl_node_kinds / sizeof *tl_node_kinds; i++)
+		if (strcmp(verb, tl_node_kinds[i].verb) == 0 && tl_node_kinds[i].status <= status)
+			return &tl_node_kinds[i];
 	return NULL;
 }
 
+/* The Node object's requests, in time order. */
+static const char tl_node_sql[] =
+    "SELECT a.stage_us, (SELECT s FROM strs WHERE id = a.verb_id),"
+    " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''),"
+    " a.code, a.user_id, a.source_ip_id FROM audit AS a"
+    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
+    " AND a.superseded = 0 ORDER BY a.stage_us, a.id";
+
+enum tl_node_col { TL_NODE_TS, TL_NODE_VERB, TL_NODE_SUB, TL_NODE_CODE, TL_NODE_USER, TL_NODE_IP };
+
 static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *run)
 {
-	const char *verb = lt_stmt_text(q, 1, NULL);
-	int again = tl_reregistered(t, verb, lt_stmt_int(q, 3), lt_stmt_int(q, 4));
-	const char *kind = tl_node_kind(verb, lt_stmt_text(q, 2, NULL), lt_stmt_int(q, 3), again);
-	int64_t ts = lt_stmt_int(q, 0);
+	const char *verb = lt_stmt_text(q, TL_NODE_VERB, NULL);
+	int64_t code = lt_stmt_int(q, TL_NODE_CODE), user = lt_stmt_int(q, TL_NODE_USER);
+	int again = tl_reregistered(t, verb, code, user);
+	const struct tl_node_kind *nk = tl_node_kind(verb, lt_stmt_text(q, TL_NODE_SUB, NULL));
+	int64_t ts = lt_stmt_int(q, TL_NODE_TS);
+	enum lt_episode_kind kind;
 	struct lt_buf b;
 
-	if (kind == NULL)
+	if (nk == NULL)
 		return;
-	if (run->kind != NULL && strcmp(run->kind, kind) == 0 && strstr(kind, "STATUS")) {
+	kind = (code >= 200 && code < 300) || again ? nk->ok : nk->failed;
+	if (run->kind == kind && (lt_episode_kind_info(kind)->flags & LT_EPF_RUN)) {
 		run->end = ts;
 		run->count++;
 		return;
 	}
-	if (run->kind != NULL)
+	if (run->kind != LT_EP_NONE)
 		tl_add(t, run);
 	lt_buf_init(&b);
 	lt_buf_printf(&b, "by ");
-	tl_actor(t, &b, lt_stmt_int(q, 4), lt_stmt_int(q, 5));
+	tl_actor(t, &b, user, lt_stmt_int(q, TL_NODE_IP));
 	if (again)
 		lt_buf_printf(&b, ": the node already existed (409), the kubelet took it over");
-	*run = (struct tl_row){ts, ts, 1, kind, b.ptr, 1, 0, NULL, NULL};
+	*run = (struct tl_row){.start = ts, .end = ts, .count = 1, .kind = kind, .detail = b.ptr};
 }
 
 static int tl_node_rows(struct tl *t, struct lt_error *err)
@@ -301,21 +388,13 @@ static int tl_node_rows(struct tl *t, struct lt_error *err)
 
 	if (t->node == 0 || t->nodes_id == 0)
 		return 0;
-	rc = lt_store_prepare(
-	    t->st, &q,
-	    "SELECT a.stage_us, (SELECT s FROM strs WHERE id = a.verb_id),"
-	    " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''),"
-	    " a.code, a.user_id, a.source_ip_id FROM audit AS a"
-	    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
-	    " AND a.superseded = 0 ORDER BY a.stage_us, a.id",
-	    err);
-	if (rc != 0)
+	if ((rc = lt_store_prepare(t->st, &q, tl_node_sql, err)) != 0)
 		return rc;
 	lt_stmt_bind_int(q, 1, t->nodes_id);
 	lt_stmt_bind_int(q, 2, t->node);
 	while ((rc = lt_stmt_step(q, err)) == 1)
 		tl_node_event(t, q, &run);
-	if (run.kind != NULL)
+	if (run.kind != LT_EP_NONE)
 		tl_add(t, &run);
 	lt_stmt_free(q);
 	return rc < 0 ? rc : 0;
@@ -343,13 +422,29 @@ static const char tl_lines_sql[] =
     "  UNION SELECT id FROM lines INDEXED BY lines_subject WHERE subject_id = ?2)"
     " ORDER BY g.ts_us, g.id";
 
+enum tl_line_col {
+	TL_LINE_TS,
+	TL_LINE_COMPONENT,
+	TL_LINE_KIND,
+	TL_LINE_SEVERITY,
+	TL_LINE_MESSAGE,
+	TL_LINE_ERR,
+	TL_LINE_ID,
+	TL_LINE_OBJ_KIND,
+	TL_LINE_OBJ_NAMESPACE,
+	TL_LINE_SUBJECT,
+};
+
+/* The line's kind as the parser's table names it (a static string), else by severity. */
 static const char *tl_line_kind(const struct lt_stmt *q)
 {
-	const char *sev = lt_stmt_type(q, 3) == LT_COL_NULL ? "" : lt_stmt_text(q, 3, NULL);
+	const char *sev = lt_stmt_type(q, TL_LINE_SEVERITY) == LT_COL_NULL
+			      ? ""
+			      : lt_stmt_text(q, TL_LINE_SEVERITY, NULL);
 
-	if (lt_stmt_type(q, 2) != LT_COL_NULL) {
+	if (lt_stmt_type(q, TL_LINE_KIND) != LT_COL_NULL) {
 		for (const struct lt_log_kind *k = lt_log_kinds(); k->kind; k++)
-			if (strcmp(k->kind, lt_stmt_text(q, 2, NULL)) == 0)
+			if (strcmp(k->kind, lt_stmt_text(q, TL_LINE_KIND, NULL)) == 0)
 				return k->kind;
 	}
 	return strcmp(sev, "E") == 0 || strcmp(sev, "F") == 0 ? "log-error"
@@ -371,33 +466,40 @@ static struct tl_row *tl_run_of(struct tl *t, size_t first_log, const char *key,
 	return NULL;
 }
 
-static void tl_line(struct tl *t, const struct lt_stmt *q, size_t first_log, int verbose)
+static void tl_line(struct tl *t, const struct lt_stmt *q, size_t first_log,
+		    const struct lt_query_opts *o)
 {
 	struct tl_row row = {0}, *run;
 	struct lt_buf key, detail;
-	int64_t ts = lt_stmt_int(q, 0);
-	const char *kind = tl_line_kind(q), *msg = lt_stmt_text(q, 4, NULL);
+	int64_t ts = lt_stmt_int(q, TL_LINE_TS);
+	const char *kind = tl_line_kind(q), *msg = lt_stmt_text(q, TL_LINE_MESSAGE, NULL);
+	const char *ns = lt_stmt_text(q, TL_LINE_OBJ_NAMESPACE, NULL);
+	const char *component = lt_stmt_text(q, TL_LINE_COMPONENT, NULL);
 
 	lt_buf_init(&key);
 	lt_buf_init(&detail);
 	lt_buf_printf(&detail, "%s", msg);
-	if (lt_stmt_type(q, 7) != LT_COL_NULL) /* a garbage collector item */
-		lt_buf_printf(&detail, " %s %s%s%s", lt_stmt_text(q, 7, NULL),
-			      lt_stmt_text(q, 8, NULL), lt_stmt_text(q, 8, NULL)[0] ? "/" : "",
-			      lt_stmt_text(q, 9, NULL));
-	lt_buf_printf(&key, "%s\t%s\t%s", lt_stmt_text(q, 1, NULL), kind, detail.ptr);
-	if (!verbose && (run = tl_run_of(t, first_log, key.ptr, ts)) != NULL) {
+	if (lt_stmt_type(q, TL_LINE_OBJ_KIND) != LT_COL_NULL) /* a garbage collector item */
+		lt_buf_printf(&detail, " %s %s%s%s", lt_stmt_text(q, TL_LINE_OBJ_KIND, NULL), ns,
+			      ns[0] ? "/" : "", lt_stmt_text(q, TL_LINE_SUBJECT, NULL));
+	lt_buf_printf(&key, "%s\t%s\t%s", component, kind, detail.ptr);
+	if (!o->verbose && (run = tl_run_of(t, first_log, key.ptr, ts)) != NULL) {
 		run->end = ts;
 		run->count++;
 		lt_buf_release(&key);
 		lt_buf_release(&detail);
 		return;
 	}
-	if (lt_stmt_type(q, 5) != LT_COL_NULL)
-		lt_buf_printf(&detail, " err=%s", lt_stmt_text(q, 5, NULL));
-	lt_buf_printf(&detail, " (line L%lld)", (long long)lt_stmt_int(q, 6));
-	row = (struct tl_row){
-	    ts, ts, 1, kind, detail.ptr, 0, 0, lt_xstrdup(lt_stmt_text(q, 1, NULL)), key.ptr};
+	if (lt_stmt_type(q, TL_LINE_ERR) != LT_COL_NULL)
+		lt_buf_printf(&detail, " err=%s", lt_stmt_text(q, TL_LINE_ERR, NULL));
+	lt_buf_printf(&detail, " (line L%lld)", (long long)lt_stmt_int(q, TL_LINE_ID));
+	row = (struct tl_row){.start = ts,
+			      .end = ts,
+			      .count = 1,
+			      .log_kind = kind,
+			      .detail = detail.ptr,
+			      .source = lt_xstrdup(component),
+			      .key = key.ptr};
 	tl_add(t, &row);
 }
 
@@ -414,7 +516,7 @@ static int tl_log_rows(struct tl *t, const struct lt_query_opts *o, struct lt_er
 	lt_stmt_bind_int(q, 2, t->subject);
 	lt_stmt_bind_int(q, 3, o->verbose != 0);
 	while ((rc = lt_stmt_step(q, err)) == 1)
-		tl_line(t, q, first_log, o->verbose);
+		tl_line(t, q, first_log, o);
 	lt_stmt_free(q);
 	return rc < 0 ? rc : 0;
 }
@@ -425,9 +527,8 @@ static int tl_cmp(const void *a, const void *b)
 
 	if (x->start != y->start)
 		return (x->start > y->start) - (x->start < y->start);
-	if (x->is_node != y->is_node)
-		return y->is_node -
-		       x->is_node; /* a node delete before the lease delete it causes */
+	if (tl_is_node(x) != tl_is_node(y)) /* a node delete before the lease delete it causes */
+		return tl_is_node(y) - tl_is_node(x);
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
@@ -456,69 +557,99 @@ static int tl_resolve(struct tl *t, const char *target, struct lt_error *err)
 	return 0;
 }
 
-/* The requests behind a row inside [from, to], printed under it with -v. */
-static int tl_events(struct tl *t, const struct tl_row *r, int64_t from, int64_t to,
-		     struct lt_table *tab, struct lt_error *err)
-{
-	static const char sql[] =
-	    "SELECT e.ts_us, e.verb, e.code, e.user, e.source_ip, e.id FROM events AS e"
-	    " WHERE e.id IN (SELECT a.id FROM audit AS a WHERE a.resource_id = ?1"
-	    " AND a.namespace_id IS ?2 AND a.name_id = ?3 AND a.stage_us BETWEEN ?4 AND ?5)"
-	    " ORDER BY e.ts_us, e.id";
-	struct lt_stmt *q;
-	char ts[40], buf[512];
-	int rc;
+static const struct lt_col tl_cols[LT_TL_NCOLS] = {
+    [LT_TL_START] = {.name = "start", .type = LT_CELL_TIME},
+    [LT_TL_END] = {.name = "end", .type = LT_CELL_TIME},
+    [LT_TL_SOURCE] = {.name = "source", .type = LT_CELL_TEXT},
+    [LT_TL_KIND] = {.name = "kind", .type = LT_CELL_KIND},
+    [LT_TL_COUNT] = {.name = "count", .type = LT_CELL_INT},
+    [LT_TL_DETAIL] = {.name = "detail", .type = LT_CELL_TEXT},
+};
 
-	if ((rc = lt_store_prepare(t->st, &q, sql, err)) != 0)
+/* The requests behind a row inside [from, to], listed under it with -v. */
+static const char tl_events_sql[] =
+    "SELECT e.ts_us, e.verb, e.code, e.user, e.source_ip, e.id FROM events AS e"
+    " WHERE e.id IN (SELECT a.id FROM audit AS a WHERE a.resource_id = ?1"
+    " AND a.namespace_id IS ?2 AND a.name_id = ?3 AND a.stage_us BETWEEN ?4 AND ?5)"
+    " ORDER BY e.ts_us, e.id";
+
+enum tl_event_col { TL_EV_TS, TL_EV_VERB, TL_EV_CODE, TL_EV_USER, TL_EV_IP, TL_EV_ID };
+
+static void tl_event_row(const struct lt_stmt *q, const struct lt_row_sink *out)
+{
+	char buf[512];
+	struct lt_cell cells[LT_TL_NCOLS] = {
+	    [LT_TL_START] = lt_cell_int(LT_CELL_TIME, lt_stmt_int(q, TL_EV_TS)),
+	    [LT_TL_END] = lt_cell_null(),
+	    [LT_TL_SOURCE] = lt_cell_text("audit"),
+	    [LT_TL_KIND] = lt_cell_text("event"),
+	    [LT_TL_COUNT] = lt_cell_null(),
+	};
+
+	snprintf(buf, sizeof buf, "%s %lld %s from %s (event %lld)",
+		 lt_stmt_text(q, TL_EV_VERB, NULL), (long long)lt_stmt_int(q, TL_EV_CODE),
+		 lt_stmt_text(q, TL_EV_USER, NULL), lt_stmt_text(q, TL_EV_IP, NULL),
+		 (long long)lt_stmt_int(q, TL_EV_ID));
+	cells[LT_TL_DETAIL] = lt_cell_text(buf);
+	out->row(out->ctx, cells);
+}
+
+static int tl_events(struct tl *t, const struct tl_row *r, int64_t from, int64_t to,
+		     const struct lt_row_sink *out, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int node = tl_is_node(r), rc;
+
+	if ((rc = lt_store_prepare(t->st, &q, tl_events_sql, err)) != 0)
 		return rc;
-	lt_stmt_bind_int(q, 1, r->is_node ? t->nodes_id : t->leases_id);
-	if (!r->is_node)
+	lt_stmt_bind_int(q, 1, node ? t->nodes_id : t->leases_id);
+	if (!node)
 		lt_stmt_bind_int(q, 2, t->ns);
-	lt_stmt_bind_int(q, 3, r->is_node ? t->node : t->lease);
+	lt_stmt_bind_int(q, 3, node ? t->node : t->lease);
 	lt_stmt_bind_int(q, 4, r->start > from ? r->start : from);
 	lt_stmt_bind_int(q, 5, r->end < to ? r->end : to);
-	while ((rc = lt_stmt_step(q, err)) == 1) {
-		const char *vals[6] = {ts, NULL, "audit", "event", NULL, buf};
-
-		lt_time_format(ts, sizeof ts, lt_stmt_int(q, 0));
-		snprintf(buf, sizeof buf, "%s %lld %s from %s (event %lld)",
-			 lt_stmt_text(q, 1, NULL), (long long)lt_stmt_int(q, 2),
-			 lt_stmt_text(q, 3, NULL), lt_stmt_text(q, 4, NULL),
-			 (long long)lt_stmt_int(q, 5));
-		lt_table_row(tab, vals);
-	}
+	while ((rc = lt_stmt_step(q, err)) == 1)
+		tl_event_row(q, out);
 	lt_stmt_free(q);
 	return rc < 0 ? rc : 0;
 }
 
-static int tl_print(struct tl *t, const struct lt_query_opts *o, FILE *out, struct lt_error *err)
+/* A row as typed cells: the query layer's kinds as kinds, a log line's as its text. */
+static void tl_cells(const struct tl_row *r, struct lt_cell cells[LT_TL_NCOLS])
 {
-	static const char *const names[] = {"start", "end", "source", "kind", "count", "detail"};
-	struct lt_table *tab = lt_table_new(o, out, 6, names);
+	cells[LT_TL_START] = lt_cell_int(LT_CELL_TIME, r->start);
+	cells[LT_TL_END] = lt_cell_int(LT_CELL_TIME, r->end);
+	cells[LT_TL_SOURCE] = lt_cell_text(r->source ? r->source : "audit");
+	cells[LT_TL_KIND] =
+	    r->log_kind ? lt_cell_text(r->log_kind) : lt_cell_int(LT_CELL_KIND, r->kind);
+	cells[LT_TL_COUNT] = lt_cell_int(LT_CELL_INT, r->count);
+	cells[LT_TL_DETAIL] = lt_cell_text(r->detail);
+}
+
+static int tl_emit(struct tl *t, const struct lt_query_opts *o, const struct lt_row_sink *out,
+		   struct lt_error *err)
+{
 	int64_t until = o->until_us ? o->until_us : INT64_MAX;
+	struct lt_cell cells[LT_TL_NCOLS];
 	int rc = 0;
 
+	out->begin(out->ctx, tl_cols, LT_TL_NCOLS);
 	for (size_t i = 0; i < t->n && rc == 0; i++) {
 		const struct tl_row *r = &t->rows[i];
-		char a[40], b[40], c[24];
-		const char *vals[6] = {a,	b, r->source ? r->source : "audit",
-				       r->kind, c, r->detail};
 
 		if (r->end < o->since_us || r->start > until)
 			continue;
-		lt_time_format(a, sizeof a, r->start);
-		lt_time_format(b, sizeof b, r->end);
-		snprintf(c, sizeof c, "%lld", (long long)r->count);
-		lt_table_row(tab, vals);
+		tl_cells(r, cells);
+		out->row(out->ctx, cells);
 		if (o->verbose && r->source == NULL)
-			rc = tl_events(t, r, o->since_us, until, tab, err);
+			rc = tl_events(t, r, o->since_us, until, out, err);
 	}
-	lt_table_finish(tab);
+	out->end(out->ctx);
 	return rc;
 }
 
 int lt_query_timeline(struct lt_store *st, const char *target, const struct lt_query_opts *o,
-		      FILE *out, struct lt_error *err)
+		      const struct lt_row_sink *out, struct lt_error *err)
 {
 	struct tl t = {.st = st};
 	int rc = tl_resolve(&t, target, err);
@@ -533,7 +664,7 @@ int lt_query_timeline(struct lt_store *st, const char *target, const struct lt_q
 		rc = tl_log_rows(&t, o, err);
 	if (rc == 0) {
 		qsort(t.rows, t.n, sizeof *t.rows, tl_cmp);
-		rc = tl_print(&t, o, out, err);
+		rc = tl_emit(&t, o, out, err);
 	}
 	for (size_t i = 0; i < t.n; i++) {
 		free(t.rows[i].detail);

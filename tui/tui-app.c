@@ -14,14 +14,14 @@
 #include <string.h>
 #include <time.h>
 
-void tui_status(struct tui *t, int error, const char *fmt, ...)
+void tui_status(struct tui *t, enum tui_status_kind kind, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(t->status, sizeof t->status, fmt, ap);
 	va_end(ap);
-	t->status_error = error;
+	t->status_error = kind == TUI_ERROR;
 }
 
 void tui_prompt(struct tui *t, int what, const char *label, const char *init)
@@ -39,7 +39,7 @@ void tui_push(struct tui *t, struct tui_screen *s)
 		return;
 	if (t->depth == TUI_MAX_DEPTH) {
 		s->ops->free(s);
-		tui_status(t, 1, "too many screens open: go back first (Esc)");
+		tui_status(t, TUI_ERROR, "too many screens open: go back first (Esc)");
 		return;
 	}
 	t->stack[t->depth++] = s;
@@ -63,7 +63,7 @@ struct lt_regex *tui_regex(struct tui *t, const char *pattern)
 		if (*p >= 'A' && *p <= 'Z')
 			icase = 0;
 	if (lt_regex_new(&re, pattern, icase, &err) != 0) {
-		tui_status(t, 1, "%s", err.msg);
+		tui_status(t, TUI_ERROR, "%s", err.msg);
 		return NULL;
 	}
 	return re;
@@ -80,8 +80,8 @@ static void app_title(struct tui *t, int cols)
 	struct tui_screen *s = t->stack[t->depth - 1];
 	char a[40], b[40], line[1024];
 
-	tui_fmt_time(a, sizeof a, t->first_us, 1, 0);
-	tui_fmt_time(b, sizeof b, t->last_us, 1, 0);
+	tui_fmt_time(a, sizeof a, t->first_us, TUI_TIME_DATE);
+	tui_fmt_time(b, sizeof b, t->last_us, TUI_TIME_DATE);
 	if (t->first_us == 0)
 		snprintf(a, sizeof a, "no leases yet"), b[0] = '\0';
 	snprintf(line, sizeof line, " leasetrail | %s | %s | %s%s%s%s", s->ops->name,
@@ -132,7 +132,7 @@ static void app_reload(struct tui *t)
 	struct lt_error err = {0};
 
 	if (lt_browse_span(&t->first_us, &t->last_us, t->st, &err) != 0) {
-		tui_status(t, 1, "%s", err.msg);
+		tui_status(t, TUI_ERROR, "%s", err.msg);
 		return;
 	}
 	/* every screen: going back must not show what was true before the reload */
@@ -140,13 +140,13 @@ static void app_reload(struct tui *t)
 		if (t->stack[i]->ops->reload)
 			t->stack[i]->ops->reload(t, t->stack[i]);
 	if (!t->status_error)
-		tui_status(t, 0, "reloaded");
+		tui_status(t, TUI_INFO, "reloaded");
 }
 
 /* What no screen took: the same everywhere. */
 static void app_generic(struct tui *t, enum tui_action a)
 {
-	const char *top = t->stack[t->depth - 1]->ops->name;
+	unsigned top = t->stack[t->depth - 1]->ops->ctx; /* which screen is on top */
 
 	switch (a) {
 	case TUI_A_BACK:
@@ -163,11 +163,11 @@ static void app_generic(struct tui *t, enum tui_action a)
 		t->quit = 1;
 		break;
 	case TUI_A_HELP:
-		if (strcmp(top, "Help") != 0)
+		if (top != TUI_CTX_HELP)
 			tui_push(t, tui_help_new(t));
 		break;
 	case TUI_A_QUERIES:
-		if (strcmp(top, "Queries") != 0)
+		if (top != TUI_CTX_QUERIES)
 			tui_push(t, tui_queries_new(t));
 		break;
 	case TUI_A_RELOAD:
@@ -288,7 +288,7 @@ int lt_tui_run(struct lt_store *st, const struct lt_tui_opts *o, struct lt_error
 	t.st = st;
 	if ((rc = lt_browse_span(&t.first_us, &t.last_us, st, err)) != 0)
 		return rc;
-	if ((rc = tui_term_open(o->no_color, err)) != 0)
+	if ((rc = tui_term_open(o->no_color ? TUI_TERM_NO_COLOR : 0, err)) != 0)
 		return rc;
 	tui_term_size(&t.rows, &t.cols);
 	tui_push(&t, tui_cluster_new(&t));

@@ -66,7 +66,7 @@ static void cluster_load(struct tui *t, struct cluster *c)
 	c->loaded = 1;
 	c->page_off = off;
 	if (lt_browse_list(&c->page, t->st, &q, off, n, &err) != 0)
-		tui_status(t, 1, "%s", err.msg);
+		tui_status(t, TUI_ERROR, "%s", err.msg);
 	c->win.total = c->page.total;
 	tui_win_fix(&c->win);
 }
@@ -101,7 +101,7 @@ static void cluster_cells(struct tui *t, struct cluster *c, int ncells)
 			ids[nids++] = c->page.items[i].lease_id;
 	if (nids > 0 &&
 	    lt_browse_episodes(&eps, t->st, ids, nids, c->axis.from, c->axis.to, &err) != 0) {
-		tui_status(t, 1, "%s", err.msg);
+		tui_status(t, TUI_ERROR, "%s", err.msg);
 		nids = 0;
 	}
 	for (size_t i = 0; nids > 0 && i < c->page.n; i++) {
@@ -208,8 +208,8 @@ static void cluster_header(struct cluster *c, int y, int cols, int name_w, int s
 	tui_draw_header(y, cols, line);
 	if (c->ncells < 20 || c->axis.lo == 0)
 		return; /* no axis for an empty store */
-	tui_fmt_time(a, sizeof a, c->axis.from, multi_day, 0);
-	tui_fmt_time(b, sizeof b, c->axis.to, multi_day, 0);
+	tui_fmt_time(a, sizeof a, c->axis.from, multi_day ? TUI_TIME_DATE : TUI_TIME_CLOCK);
+	tui_fmt_time(b, sizeof b, c->axis.to, multi_day ? TUI_TIME_DATE : TUI_TIME_CLOCK);
 	tui_put(y, strip_x, c->ncells, TUI_S_HEADER, a);
 	tui_put(y, strip_x + c->ncells - tui_text_width(b, strlen(b)), (int)strlen(b), TUI_S_HEADER,
 		b);
@@ -273,7 +273,7 @@ static void cluster_draw(struct tui *t, struct tui_screen *s, int y0, int h, int
 }
 
 /* A heading is not a place for the cursor: step over it in the direction of travel. */
-static void cluster_skip_heading(struct tui *t, struct cluster *c, int up)
+static void cluster_skip_heading(struct tui *t, struct cluster *c, enum lt_browse_dir dir)
 {
 	const struct lt_browse_item *it;
 
@@ -281,7 +281,7 @@ static void cluster_skip_heading(struct tui *t, struct cluster *c, int up)
 	it = cluster_item(c, c->win.cur);
 	if (it == NULL || !it->heading)
 		return;
-	if (up && c->win.cur > 0) {
+	if (dir == LT_BROWSE_BACKWARD && c->win.cur > 0) {
 		tui_win_move(&c->win, -1);
 	} else if (c->win.cur + 1 < c->win.total) {
 		tui_win_move(&c->win, 1);
@@ -291,7 +291,7 @@ static void cluster_skip_heading(struct tui *t, struct cluster *c, int up)
 	cluster_load(t, c);
 }
 
-static void cluster_search(struct tui *t, struct cluster *c, int backward)
+static void cluster_search(struct tui *t, struct cluster *c, enum lt_browse_dir dir)
 {
 	struct lt_browse_query q = cluster_query(c);
 	struct lt_error err = {0};
@@ -299,14 +299,14 @@ static void cluster_search(struct tui *t, struct cluster *c, int backward)
 	int rc;
 
 	if (c->search_re == NULL) {
-		tui_status(t, 0, "no search yet: / first");
+		tui_status(t, TUI_INFO, "no search yet: / first");
 		return;
 	}
-	rc = lt_browse_find(&at, t->st, &q, c->win.cur, backward, cluster_keep, c->search_re, &err);
+	rc = lt_browse_find(&at, t->st, &q, c->win.cur, dir, cluster_keep, c->search_re, &err);
 	if (rc == LT_ERR_NOTFOUND)
-		tui_status(t, 1, "pattern not found");
+		tui_status(t, TUI_ERROR, "pattern not found");
 	else if (rc != 0)
-		tui_status(t, 1, "%s", err.msg);
+		tui_status(t, TUI_ERROR, "%s", err.msg);
 	else
 		tui_win_goto(&c->win, at);
 }
@@ -327,12 +327,13 @@ static void cluster_requery(struct tui *t, struct cluster *c)
 
 	c->loaded = 0;
 	c->win.cur = c->win.top = 0;
-	if (keep && lt_browse_find(&at, t->st, &q, 0, 0, cluster_exact, keep, &err) == 0)
+	if (keep &&
+	    lt_browse_find(&at, t->st, &q, 0, LT_BROWSE_FORWARD, cluster_exact, keep, &err) == 0)
 		c->win.cur = at;
 	free(keep);
 	cluster_load(t, c);
 	tui_win_fix(&c->win);
-	cluster_skip_heading(t, c, 0);
+	cluster_skip_heading(t, c, LT_BROWSE_FORWARD);
 }
 
 static void cluster_prompted(struct tui *t, struct tui_screen *s, int what, const char *text)
@@ -350,7 +351,7 @@ static void cluster_prompted(struct tui *t, struct tui_screen *s, int what, cons
 	} else if (re != NULL) {
 		lt_regex_free(c->search_re);
 		c->search_re = re;
-		cluster_search(t, c, 0);
+		cluster_search(t, c, LT_BROWSE_FORWARD);
 	}
 }
 
@@ -367,7 +368,10 @@ static int cluster_action(struct tui *t, struct tui_screen *s, enum tui_action a
 	struct cluster *c = (struct cluster *)s;
 
 	if (tui_win_apply(&c->win, a)) {
-		cluster_skip_heading(t, c, a == TUI_A_UP || a == TUI_A_PGUP || a == TUI_A_TOP);
+		cluster_skip_heading(t, c,
+				     a == TUI_A_UP || a == TUI_A_PGUP || a == TUI_A_TOP
+					 ? LT_BROWSE_BACKWARD
+					 : LT_BROWSE_FORWARD);
 		return 1;
 	}
 	switch (a) {
@@ -379,7 +383,7 @@ static int cluster_action(struct tui *t, struct tui_screen *s, enum tui_action a
 		return 1;
 	case TUI_A_NEXT:
 	case TUI_A_PREV:
-		cluster_search(t, c, a == TUI_A_PREV);
+		cluster_search(t, c, a == TUI_A_PREV ? LT_BROWSE_BACKWARD : LT_BROWSE_FORWARD);
 		return 1;
 	case TUI_A_FILTER:
 		tui_prompt(t, CLUSTER_FILTER, "filter (regex, empty: all): ", c->filter);
@@ -387,11 +391,11 @@ static int cluster_action(struct tui *t, struct tui_screen *s, enum tui_action a
 	case TUI_A_SORT:
 		c->sort = (enum lt_browse_sort)((c->sort + 1) % 3);
 		cluster_requery(t, c);
-		tui_status(t, 0, "sorted by %s", sort_names[c->sort]);
+		tui_status(t, TUI_INFO, "sorted by %s", sort_names[c->sort]);
 		return 1;
 	case TUI_A_ZOOM_IN:
 	case TUI_A_ZOOM_OUT:
-		tui_axis_zoom(&c->axis, a == TUI_A_ZOOM_IN);
+		tui_axis_zoom(&c->axis, a == TUI_A_ZOOM_IN ? TUI_ZOOM_IN : TUI_ZOOM_OUT);
 		return 1;
 	case TUI_A_LEFT:
 	case TUI_A_RIGHT:
@@ -423,8 +427,13 @@ static void cluster_free(struct tui_screen *s)
 }
 
 static const struct tui_screen_ops cluster_ops = {
-    "Cluster",	      TUI_CTX_CLUSTER, cluster_draw, cluster_action,
-    cluster_prompted, cluster_reload,  cluster_free,
+    .name = "Cluster",
+    .ctx = TUI_CTX_CLUSTER,
+    .draw = cluster_draw,
+    .action = cluster_action,
+    .prompted = cluster_prompted,
+    .reload = cluster_reload,
+    .free = cluster_free,
 };
 
 struct tui_screen *tui_cluster_new(struct tui *t)
@@ -436,6 +445,6 @@ struct tui_screen *tui_cluster_new(struct tui *t)
 	tui_axis_init(&c->axis, t->first_us, t->last_us);
 	/* the cursor starts on the first row, not on the first heading */
 	cluster_load(t, c);
-	cluster_skip_heading(t, c, 0);
+	cluster_skip_heading(t, c, LT_BROWSE_FORWARD);
 	return &c->base;
 }

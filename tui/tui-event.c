@@ -51,7 +51,7 @@ static void event_load(struct tui *t, struct event *e)
 	lt_buf_init(&o.raw);
 	lt_buf_init(&o.file);
 	if (lt_store_event_origin(t->st, e->id, &o, &err) != 0) {
-		tui_status(t, 1, "%s", err.msg);
+		tui_status(t, TUI_ERROR, "%s", err.msg);
 		snprintf(e->where, sizeof e->where, "(not found)");
 		event_layout(e, "", 0);
 	} else {
@@ -96,23 +96,24 @@ static void event_draw(struct tui *t, struct tui_screen *s, int y0, int h, int c
 	}
 }
 
-static void event_search(struct tui *t, struct event *e, int backward)
+static void event_search(struct tui *t, struct event *e, enum lt_browse_dir dir)
 {
 	size_t n = e->nrows;
 
 	if (e->search_re == NULL) {
-		tui_status(t, 0, "no search yet: / first");
+		tui_status(t, TUI_INFO, "no search yet: / first");
 		return;
 	}
 	for (size_t k = 1; k <= n; k++) {
-		size_t i = backward ? (e->win.cur + n - k) % n : (e->win.cur + k) % n;
+		size_t i =
+		    dir == LT_BROWSE_BACKWARD ? (e->win.cur + n - k) % n : (e->win.cur + k) % n;
 
 		if (lt_regex_match(e->search_re, e->text.ptr + e->rows[i].off, e->rows[i].len)) {
 			tui_win_goto(&e->win, i);
 			return;
 		}
 	}
-	tui_status(t, 1, "pattern not found");
+	tui_status(t, TUI_ERROR, "pattern not found");
 }
 
 static void event_prompted(struct tui *t, struct tui_screen *s, int what, const char *text)
@@ -124,7 +125,7 @@ static void event_prompted(struct tui *t, struct tui_screen *s, int what, const 
 		return;
 	lt_regex_free(e->search_re);
 	e->search_re = re;
-	event_search(t, e, 0);
+	event_search(t, e, LT_BROWSE_FORWARD);
 }
 
 static int event_action(struct tui *t, struct tui_screen *s, enum tui_action a)
@@ -139,7 +140,7 @@ static int event_action(struct tui *t, struct tui_screen *s, enum tui_action a)
 		return 1;
 	case TUI_A_NEXT:
 	case TUI_A_PREV:
-		event_search(t, e, a == TUI_A_PREV);
+		event_search(t, e, a == TUI_A_PREV ? LT_BROWSE_BACKWARD : LT_BROWSE_FORWARD);
 		return 1;
 	default:
 		return 0;
@@ -162,7 +163,13 @@ static void event_free(struct tui_screen *s)
 }
 
 static const struct tui_screen_ops event_ops = {
-    "Event", TUI_CTX_EVENT, event_draw, event_action, event_prompted, event_reload, event_free,
+    .name = "Event",
+    .ctx = TUI_CTX_EVENT,
+    .draw = event_draw,
+    .action = event_action,
+    .prompted = event_prompted,
+    .reload = event_reload,
+    .free = event_free,
 };
 
 struct tui_screen *tui_event_new(struct tui *t, int64_t id)

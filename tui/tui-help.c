@@ -108,7 +108,11 @@ static void help_free(struct tui_screen *s)
 }
 
 static const struct tui_screen_ops help_ops = {
-    "Help", TUI_CTX_HELP, help_draw, help_action, NULL, NULL, help_free,
+    .name = "Help",
+    .ctx = TUI_CTX_HELP,
+    .draw = help_draw,
+    .action = help_action,
+    .free = help_free,
 };
 
 struct tui_screen *tui_help_new(struct tui *t)

@@ -125,7 +125,8 @@ struct tui_axis {
 
 void tui_axis_init(struct tui_axis *a, int64_t lo, int64_t hi);
 /* Halves (in) or doubles the span shown around its middle, inside [lo, hi]. */
-void tui_axis_zoom(struct tui_axis *a, int in);
+enum tui_zoom { TUI_ZOOM_OUT, TUI_ZOOM_IN };
+void tui_axis_zoom(struct tui_axis *a, enum tui_zoom z);
 /* Moves what is shown by a quarter of its span, left (dir < 0) or right. */
 void tui_axis_pan(struct tui_axis *a, int dir);
 
@@ -147,6 +148,9 @@ enum tui_cell {
  */
 void tui_buckets(unsigned char *cells, int n, int64_t from, int64_t to,
 		 const struct lt_browse_episode *eps, size_t neps);
+
+/* The cell a kind's episodes make in a strip (the kinds' table, queries-kinds.c, says). */
+enum tui_cell tui_kind_cell(enum lt_episode_kind k);
 
 /* The symbol of a cell (the state is readable without color) and its legend word. */
 char tui_cell_symbol(enum tui_cell c);
@@ -194,17 +198,24 @@ struct tui_line {
 /* Applies key to l: 1 on Enter, -1 on Esc, 0 otherwise (typing, Backspace, Ctrl-U). */
 int tui_line_key(struct tui_line *l, int key);
 
-/* "05:56:00.230" (ms when with_ms) or "2024-04-05 05:56:00" (with_date). */
-void tui_fmt_time(char *buf, size_t size, int64_t us, int with_date, int with_ms);
+/* How tui_fmt_time writes a time: bits. */
+enum tui_time_fmt {
+	TUI_TIME_CLOCK = 0, /* "05:56:00" */
+	TUI_TIME_DATE = 1,  /* the date before it: "2024-04-05 05:56:00" */
+	TUI_TIME_MS = 2,    /* milliseconds after it: "05:56:00.230" */
+};
+
+/* us as fmt (enum tui_time_fmt bits) says; "-" for 0. */
+void tui_fmt_time(char *buf, size_t size, int64_t us, unsigned fmt);
 
 /*
  * The timeline a query result row is about: its node, or NAMESPACE/LEASE
  * (malloc'ed); NULL when the row names neither.
  */
-char *tui_result_target(const struct lt_browse_table *t, size_t r);
+char *tui_result_target(const struct lt_rows *t, size_t r);
 
-/* The row's first time (RFC 3339 cell, left to right), 0 when it has none. */
-int64_t tui_result_time(const struct lt_browse_table *t, size_t r);
+/* The row's first time cell's value (left to right), 0 when it has none. */
+int64_t tui_result_time(const struct lt_rows *t, size_t r);
 
 /* ---- the terminal (tui-term.c, the only file that knows curses) --------- */
 
@@ -226,8 +237,12 @@ enum tui_style {
 
 #define TUI_SEL 0x100 /* or'ed into a style: the row under the cursor */
 
+/* The style a row of kind k is drawn in: its tone in the kinds' table (tui-view.c). */
+enum tui_style tui_kind_style(enum lt_episode_kind k);
+
 /* Takes over the terminal; 0, or LT_ERR_USAGE when there is none. */
-int tui_term_open(int no_color, struct lt_error *err);
+enum tui_term_flags { TUI_TERM_NO_COLOR = 1 /* monochrome, whatever the terminal can */ };
+int tui_term_open(unsigned flags, struct lt_error *err);
 
 /* Gives the terminal back as it was; safe to call twice. */
 void tui_term_close(void);
@@ -296,8 +311,11 @@ struct tui {
 	} prompt;
 };
 
-/* Shows msg on the status line until the next key (error: in the error style). */
-void tui_status(struct tui *t, int error, const char *fmt, ...)
+/* A status message: news, or an error (drawn in the error style). */
+enum tui_status_kind { TUI_INFO, TUI_ERROR };
+
+/* Shows msg on the status line until the next key. */
+void tui_status(struct tui *t, enum tui_status_kind kind, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif

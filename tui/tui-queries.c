@@ -4,7 +4,8 @@
  * opens the timeline of the node or lease it is about, at its time.
  *
  * Three panes, Tab from one to the next: the list of queries, the options,
- * the result.
+ * the result.  The result is the typed rows `query` prints, each cell
+ * formatted as `query` formats it for a table when it is drawn.
  */
 #include "tui-int.h"
 
@@ -30,7 +31,7 @@ struct queries {
 	struct tui_win qwin;
 	int pane, opt;
 	char opts[Q_NOPTS][64];
-	struct lt_browse_table res;
+	struct lt_rows res;
 	int have_res;
 	const char *res_name;
 	int *widths;
@@ -47,15 +48,24 @@ static int q_options(struct tui *t, struct queries *q, struct lt_query_opts *o)
 	memset(o, 0, sizeof *o);
 	if ((q->opts[0][0] && lt_time_arg(&o->since_us, q->opts[0], end) != 0) ||
 	    (q->opts[1][0] && lt_time_arg(&o->until_us, q->opts[1], end) != 0)) {
-		tui_status(t, 1, "since/until take RFC 3339 or a duration like 2h");
+		tui_status(t, TUI_ERROR, "since/until take RFC 3339 or a duration like 2h");
 		return -1;
 	}
 	if ((q->opts[2][0] && lt_duration_parse(&o->gap_us, q->opts[2]) != 0) ||
 	    (q->opts[3][0] && lt_duration_parse(&o->slow_us, q->opts[3]) != 0)) {
-		tui_status(t, 1, "a duration is like 40s, 2m, 1h30m or 500ms");
+		tui_status(t, TUI_ERROR, "a duration is like 40s, 2m, 1h30m or 500ms");
 		return -1;
 	}
 	return 0;
+}
+
+/* Row r's cell of column c as a table shows it ("" for none); buf holds it when formatted. */
+static const char *q_cell(const struct queries *q, size_t r, int c, char *buf, size_t size)
+{
+	size_t len;
+	const char *v = lt_cell_format(lt_rows_cell(&q->res, r, c), LT_OUT_TABLE, buf, size, &len);
+
+	return v ? v : "";
 }
 
 /* Columns s takes as tui_put draws it: cells are raw log text, "\x01" is 4 columns. */
@@ -75,9 +85,10 @@ static void q_widths(struct queries *q)
 	q->widths = lt_xcalloc((size_t)(q->res.ncols ? q->res.ncols : 1), sizeof *q->widths);
 	lt_buf_init(&b);
 	for (int c = 0; c < q->res.ncols; c++) {
-		q->widths[c] = q_cell_width(&b, q->res.names[c]);
+		q->widths[c] = q_cell_width(&b, q->res.cols[c].name);
 		for (size_t r = 0; r < q->res.nrows; r++) {
-			int w = q_cell_width(&b, lt_browse_cell(&q->res, r, c));
+			char buf[LT_CELL_BUF];
+			int w = q_cell_width(&b, q_cell(q, r, c, buf, sizeof buf));
 
 			q->widths[c] = w > q->widths[c] ? w : q->widths[c];
 		}
@@ -93,19 +104,18 @@ static void q_run(struct tui *t, struct queries *q)
 
 	if (q_options(t, q, &o) != 0)
 		return;
-	lt_browse_table_release(&q->res);
 	q->have_res = 0;
 	if (lt_browse_canned(&q->res, t->st, name, &o, &err) != 0) {
-		tui_status(t, 1, "%s", err.msg);
+		tui_status(t, TUI_ERROR, "%s", err.msg);
 		return;
 	}
 	q->have_res = 1;
 	q->res_name = name;
 	q->col0 = 0;
-	q->rwin = (struct tui_win){q->res.nrows, 0, 0, q->rwin.height};
+	q->rwin = (struct tui_win){.total = q->res.nrows, .height = q->rwin.height};
 	q_widths(q);
 	q->pane = Q_RESULT;
-	tui_status(t, 0, "%s: %zu rows", name, q->res.nrows);
+	tui_status(t, TUI_INFO, "%s: %zu rows", name, q->res.nrows);
 }
 
 static void q_draw_list(struct queries *q, int y0, int h, int cols)
@@ -148,7 +158,7 @@ static void q_draw_result(struct queries *q, int y0, int h, int cols)
 	tui_draw_header(y0, cols, "");
 	for (int c = q->col0, x = 0; c < q->res.ncols && x < cols; c++) {
 		tui_put(y0, x, q->widths[c] < cols - x ? q->widths[c] : cols - x, TUI_S_HEADER,
-			q->res.names[c]);
+			q->res.cols[c].name);
 		x += q->widths[c] + 2;
 	}
 	for (size_t k = 0; k < q->rwin.height && q->rwin.top + k < q->res.nrows; k++) {
@@ -158,8 +168,10 @@ static void q_draw_result(struct queries *q, int y0, int h, int cols)
 
 		tui_fill(y, 0, cols, sel);
 		for (int c = q->col0, x = 0; c < q->res.ncols && x < cols; c++) {
+			char buf[LT_CELL_BUF];
+
 			tui_put(y, x, q->widths[c] < cols - x ? q->widths[c] : cols - x,
-				TUI_S_NORMAL | sel, lt_browse_cell(&q->res, r, c));
+				TUI_S_NORMAL | sel, q_cell(q, r, c, buf, sizeof buf));
 			x += q->widths[c] + 2;
 		}
 	}
@@ -193,7 +205,7 @@ static void q_jump(struct tui *t, struct queries *q)
 		return;
 	target = tui_result_target(&q->res, q->rwin.cur);
 	if (target == NULL) {
-		tui_status(t, 1, "this row names no node or lease");
+		tui_status(t, TUI_ERROR, "this row names no node or lease");
 		return;
 	}
 	tui_push(t, tui_timeline_new(t, target, tui_result_time(&q->res, q->rwin.cur)));
@@ -203,7 +215,8 @@ static void q_jump(struct tui *t, struct queries *q)
 static int q_row_matches(struct queries *q, size_t r)
 {
 	for (int c = 0; c < q->res.ncols; c++) {
-		const char *v = lt_browse_cell(&q->res, r, c);
+		char buf[LT_CELL_BUF];
+		const char *v = q_cell(q, r, c, buf, sizeof buf);
 
 		if (lt_regex_match(q->search_re, v, strlen(v)))
 			return 1;
@@ -211,16 +224,17 @@ static int q_row_matches(struct queries *q, size_t r)
 	return 0;
 }
 
-static void q_search(struct tui *t, struct queries *q, int backward)
+static void q_search(struct tui *t, struct queries *q, enum lt_browse_dir dir)
 {
 	size_t n = q->res.nrows;
 
 	if (q->search_re == NULL || !q->have_res) {
-		tui_status(t, 0, "no search yet: run a query, then /");
+		tui_status(t, TUI_INFO, "no search yet: run a query, then /");
 		return;
 	}
 	for (size_t k = 1; k <= n; k++) {
-		size_t r = backward ? (q->rwin.cur + n - k) % n : (q->rwin.cur + k) % n;
+		size_t r =
+		    dir == LT_BROWSE_BACKWARD ? (q->rwin.cur + n - k) % n : (q->rwin.cur + k) % n;
 
 		if (q_row_matches(q, r)) {
 			q->pane = Q_RESULT;
@@ -228,7 +242,7 @@ static void q_search(struct tui *t, struct queries *q, int backward)
 			return;
 		}
 	}
-	tui_status(t, 1, "pattern not found");
+	tui_status(t, TUI_ERROR, "pattern not found");
 }
 
 static void q_prompted(struct tui *t, struct tui_screen *s, int what, const char *text)
@@ -244,12 +258,12 @@ static void q_prompted(struct tui *t, struct tui_screen *s, int what, const char
 		return;
 	lt_regex_free(q->search_re);
 	q->search_re = re;
-	q_search(t, q, 0);
+	q_search(t, q, LT_BROWSE_FORWARD);
 }
 
 static int q_move(struct queries *q, enum tui_action a)
 {
-	struct tui_win ow = {Q_NOPTS, 0, (size_t)q->opt, Q_NOPTS};
+	struct tui_win ow = {.total = Q_NOPTS, .cur = (size_t)q->opt, .height = Q_NOPTS};
 
 	if (q->pane == Q_LIST)
 		return tui_win_apply(&q->qwin, a);
@@ -301,7 +315,7 @@ static int q_action(struct tui *t, struct tui_screen *s, enum tui_action a)
 		return 1;
 	case TUI_A_NEXT:
 	case TUI_A_PREV:
-		q_search(t, q, a == TUI_A_PREV);
+		q_search(t, q, a == TUI_A_PREV ? LT_BROWSE_BACKWARD : LT_BROWSE_FORWARD);
 		return 1;
 	default:
 		return 0;
@@ -325,14 +339,20 @@ static void q_free(struct tui_screen *s)
 {
 	struct queries *q = (struct queries *)s;
 
-	lt_browse_table_release(&q->res);
+	lt_rows_release(&q->res);
 	lt_regex_free(q->search_re);
 	free(q->widths);
 	free(q);
 }
 
 static const struct tui_screen_ops queries_ops = {
-    "Queries", TUI_CTX_QUERIES, q_draw, q_action, q_prompted, q_reload, q_free,
+    .name = "Queries",
+    .ctx = TUI_CTX_QUERIES,
+    .draw = q_draw,
+    .action = q_action,
+    .prompted = q_prompted,
+    .reload = q_reload,
+    .free = q_free,
 };
 
 struct tui_screen *tui_queries_new(struct tui *t)

@@ -58,7 +58,9 @@ static void term_on_crash(int sig)
 	raise(sig);
 }
 
-static void term_signals(int install)
+enum term_signals { TERM_SIGNALS_RESTORE, TERM_SIGNALS_INSTALL };
+
+static void term_signals(enum term_signals what)
 {
 	struct sigaction sa;
 
@@ -66,14 +68,14 @@ static void term_signals(int install)
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof term_quit_signals / sizeof *term_quit_signals; i++) {
 		sa.sa_handler = term_on_quit; /* no SA_RESTART: a blocked read returns */
-		if (install)
+		if (what == TERM_SIGNALS_INSTALL)
 			sigaction(term_quit_signals[i], &sa, &term_old_quit[i]);
 		else
 			sigaction(term_quit_signals[i], &term_old_quit[i], NULL);
 	}
 	for (size_t i = 0; i < sizeof term_crash_signals / sizeof *term_crash_signals; i++) {
 		sa.sa_handler = term_on_crash;
-		if (install)
+		if (what == TERM_SIGNALS_INSTALL)
 			sigaction(term_crash_signals[i], &sa, &term_old_crash[i]);
 		else
 			sigaction(term_crash_signals[i], &term_old_crash[i], NULL);
@@ -95,7 +97,9 @@ static void term_add_reset(const char *cap)
 }
 
 /* Styles: color pairs where there is color, else attributes; symbols carry the meaning. */
-static void term_styles(int color)
+enum term_colors { TERM_MONO, TERM_COLOR };
+
+static void term_styles(enum term_colors colors)
 {
 	static const struct {
 		short fg;
@@ -117,7 +121,8 @@ static void term_styles(int color)
 
 	for (int i = 0; i < TUI_S_COUNT; i++) {
 		term_attr[i] = def[i].mono;
-		if (color && def[i].fg >= 0 && init_pair((short)(i + 1), def[i].fg, -1) == OK)
+		if (colors == TERM_COLOR && def[i].fg >= 0 &&
+		    init_pair((short)(i + 1), def[i].fg, -1) == OK)
 			term_attr[i] = def[i].attr | COLOR_PAIR(i + 1);
 	}
 }
@@ -127,7 +132,7 @@ static void term_atexit(void)
 	tui_term_close();
 }
 
-int tui_term_open(int no_color, struct lt_error *err)
+int tui_term_open(unsigned flags, struct lt_error *err)
 {
 	static int registered;
 	const char *nc = getenv("NO_COLOR");
@@ -139,10 +144,10 @@ int tui_term_open(int no_color, struct lt_error *err)
 	term_have_tty = tcgetattr(STDIN_FILENO, &term_tty) == 0;
 	term_sig = 0;
 	/* ours before newterm, so that ncurses leaves SIGINT and SIGTERM to us */
-	term_signals(1);
+	term_signals(TERM_SIGNALS_INSTALL);
 	term_screen = newterm(NULL, stdout, stdin);
 	if (term_screen == NULL) {
-		term_signals(0);
+		term_signals(TERM_SIGNALS_RESTORE);
 		return lt_error_set(err, LT_ERR_USAGE, "tui: cannot use terminal type '%s'",
 				    getenv("TERM") ? getenv("TERM") : "");
 	}
@@ -160,10 +165,10 @@ int tui_term_open(int no_color, struct lt_error *err)
 	nonl();
 	keypad(stdscr, TRUE);
 	curs_set(0);
-	color = !no_color && (nc == NULL || nc[0] == '\0') && has_colors();
+	color = !(flags & TUI_TERM_NO_COLOR) && (nc == NULL || nc[0] == '\0') && has_colors();
 	if (color && start_color() == OK)
 		use_default_colors();
-	term_styles(color);
+	term_styles(color ? TERM_COLOR : TERM_MONO);
 	return 0;
 }
 
@@ -176,7 +181,7 @@ void tui_term_close(void)
 	endwin();
 	delscreen(term_screen);
 	term_screen = NULL;
-	term_signals(0);
+	term_signals(TERM_SIGNALS_RESTORE);
 }
 
 int tui_term_signalled(void)

@@ -3,6 +3,9 @@
  * its Node object's events, as `leasetrail timeline` tells them.  Enter on a
  * row opens a second pane with the requests behind it, read a page at a
  * time; Enter there shows one event.
+ *
+ * The rows are the typed cells `timeline` prints (enum lt_timeline_col):
+ * times, counts and kinds are values, formatted here as they are drawn.
  */
 #include "tui-int.h"
 
@@ -19,7 +22,7 @@ enum { TL_SEARCH = 1 };
 struct timeline {
 	struct tui_screen base;
 	char *target;
-	struct lt_browse_timeline tl;
+	struct lt_rows tl; /* columns enum lt_timeline_col */
 	struct tui_win win;
 	int expanded, focus; /* the events pane is open; it has the keys */
 	size_t open_row;     /* the row whose events are shown */
@@ -35,83 +38,111 @@ static void tl_load(struct tui *t, struct timeline *s)
 {
 	struct lt_error err = {0};
 
-	lt_browse_timeline_release(&s->tl);
 	if (lt_browse_timeline(&s->tl, t->st, s->target, &err) != 0)
-		tui_status(t, 1, "%s", err.msg);
-	s->win.total = s->tl.n;
+		tui_status(t, TUI_ERROR, "%s", err.msg);
+	s->win.total = s->tl.nrows;
 	tui_win_fix(&s->win);
+}
+
+static const struct lt_cell *tl_cell(const struct timeline *s, size_t i, enum lt_timeline_col c)
+{
+	return lt_rows_cell(&s->tl, i, c);
+}
+
+/* A row made of log lines (kubelet, controller-manager...): its kind is the parser's, text. */
+static int tl_is_log(const struct timeline *s, size_t i)
+{
+	return tl_cell(s, i, LT_TL_KIND)->type == LT_CELL_TEXT;
+}
+
+/* A row about the Node object, not its lease. */
+static int tl_is_node(const struct timeline *s, size_t i)
+{
+	const struct lt_cell *k = tl_cell(s, i, LT_TL_KIND);
+
+	return k->type == LT_CELL_KIND &&
+	       (lt_episode_kind_info((enum lt_episode_kind)k->i)->flags & LT_EPF_NODE_OBJECT);
+}
+
+/* Whose requests the row stands for: the lease's or the Node object's. */
+static enum lt_browse_object tl_object(const struct timeline *s, size_t i)
+{
+	return tl_is_node(s, i) ? LT_BROWSE_NODE_OBJECT : LT_BROWSE_LEASE;
+}
+
+/* The kind's name, and the style its row is drawn in. */
+static const char *tl_kind_name(const struct timeline *s, size_t i)
+{
+	const struct lt_cell *k = tl_cell(s, i, LT_TL_KIND);
+
+	return k->type == LT_CELL_KIND	 ? lt_episode_kind_name((enum lt_episode_kind)k->i)
+	       : k->type == LT_CELL_TEXT ? k->s
+					 : "";
+}
+
+static int tl_kind_style(const struct timeline *s, size_t i)
+{
+	const struct lt_cell *k = tl_cell(s, i, LT_TL_KIND);
+
+	return k->type == LT_CELL_KIND ? (int)tui_kind_style((enum lt_episode_kind)k->i)
+				       : TUI_S_NORMAL;
+}
+
+/* A text cell's text, "" for none. */
+static const char *tl_text(const struct timeline *s, size_t i, enum lt_timeline_col c)
+{
+	const struct lt_cell *v = tl_cell(s, i, c);
+
+	return v->type == LT_CELL_TEXT ? v->s : "";
 }
 
 /* Reads the events page around the pane's window when the one held does not cover it. */
 static void tl_load_events(struct tui *t, struct timeline *s)
 {
-	const struct lt_browse_row *r;
 	struct lt_error err = {0};
 	size_t off, n;
 
-	if (!s->expanded || s->open_row >= s->tl.n)
+	if (!s->expanded || s->open_row >= s->tl.nrows)
 		return;
 	if (s->evs_loaded && !tui_page_want(&s->ewin, s->evs_off, s->evs.n, &off, &n))
 		return;
 	if (!s->evs_loaded)
 		tui_page_want(&s->ewin, 0, 0, &off, &n);
-	r = &s->tl.rows[s->open_row];
 	lt_browse_events_release(&s->evs);
 	s->evs_loaded = 1;
 	s->evs_off = off;
-	if (lt_browse_events(&s->evs, t->st, s->target, r->node, r->start_us, r->end_us, off, n,
-			     &err) != 0)
-		tui_status(t, 1, "%s", err.msg);
+	if (lt_browse_events(&s->evs, t->st, s->target, tl_object(s, s->open_row),
+			     tl_cell(s, s->open_row, LT_TL_START)->i,
+			     tl_cell(s, s->open_row, LT_TL_END)->i, off, n, &err) != 0)
+		tui_status(t, TUI_ERROR, "%s", err.msg);
 	s->ewin.total = s->evs.total;
 	tui_win_fix(&s->ewin);
 }
 
-static int tl_kind_style(const char *kind)
-{
-	if (strcmp(kind, "NOT_FOUND") == 0 || strstr(kind, "FAILED") != NULL)
-		return TUI_S_404;
-	if (strcmp(kind, "DELETED") == 0 || strcmp(kind, "NODE_DELETED") == 0)
-		return TUI_S_DELETED;
-	if (strcmp(kind, "GAP") == 0 || strcmp(kind, "SLOW") == 0 || strcmp(kind, "STALE") == 0 ||
-	    strcmp(kind, "HOLDER_CHANGE") == 0 || strcmp(kind, "RELEASED") == 0)
-		return TUI_S_GAP;
-	if (strcmp(kind, "AUTH_FAILURE") == 0)
-		return TUI_S_AUTH;
-	if (strcmp(kind, "RENEWING") == 0 || strstr(kind, "CREATED") != NULL ||
-	    strcmp(kind, "NODE_REGISTERED") == 0)
-		return TUI_S_RENEWED;
-	return TUI_S_NORMAL;
-}
-
-/* A row made of log lines (kubelet, controller-manager...), not of audit events. */
-static int tl_is_log(const struct lt_browse_row *r)
-{
-	return r->source[0] != '\0' && strcmp(r->source, "audit") != 0;
-}
-
 static void tl_row(struct tui *t, struct timeline *s, int y, int cols, size_t i, int sel)
 {
-	const struct lt_browse_row *r = &s->tl.rows[i];
 	int dated = t->last_us - t->first_us > 86400000000LL;
 	char a[40], b[40], n[24];
 	int x = 0, tw = dated ? 23 : 12;
 
-	tui_fmt_time(a, sizeof a, r->start_us, dated, 1);
-	tui_fmt_time(b, sizeof b, r->end_us, dated, 1);
-	snprintf(n, sizeof n, "%6lld", (long long)r->count);
+	tui_fmt_time(a, sizeof a, tl_cell(s, i, LT_TL_START)->i,
+		     (dated ? TUI_TIME_DATE : TUI_TIME_CLOCK) | TUI_TIME_MS);
+	tui_fmt_time(b, sizeof b, tl_cell(s, i, LT_TL_END)->i,
+		     (dated ? TUI_TIME_DATE : TUI_TIME_CLOCK) | TUI_TIME_MS);
+	snprintf(n, sizeof n, "%6lld", (long long)tl_cell(s, i, LT_TL_COUNT)->i);
 	tui_fill(y, 0, cols, TUI_S_NORMAL | sel);
 	x += tui_put(y, x, tw, TUI_S_NORMAL | sel, a) + 1;
 	x += tui_put(y, x, tw, TUI_S_NORMAL | sel, b) + 1;
-	tui_put(y, x, TL_KIND_W, tl_kind_style(r->kind) | sel, r->kind);
+	tui_put(y, x, TL_KIND_W, tl_kind_style(s, i) | sel, tl_kind_name(s, i));
 	x += TL_KIND_W + 1;
 	x += tui_put(y, x, 6, TUI_S_NORMAL | sel, n) + 2;
-	if (tl_is_log(r)) {
+	if (tl_is_log(s, i)) {
 		/* a row of log lines: say whose */
 		x += tui_put(y, x, cols - x, TUI_S_DIM | sel, "[");
-		x += tui_put(y, x, cols - x, TUI_S_DIM | sel, r->source);
+		x += tui_put(y, x, cols - x, TUI_S_DIM | sel, tl_text(s, i, LT_TL_SOURCE));
 		x += tui_put(y, x, cols - x, TUI_S_DIM | sel, "] ");
 	}
-	tui_put(y, x, cols - x, TUI_S_NORMAL | sel, r->detail);
+	tui_put(y, x, cols - x, TUI_S_NORMAL | sel, tl_text(s, i, LT_TL_DETAIL));
 }
 
 /* One request: time, verb(/subresource), code, latency, source, user, id. */
@@ -119,7 +150,7 @@ static void tl_event_text(char *buf, size_t size, const struct lt_browse_event *
 {
 	char ts[40], lat[24], verb[64];
 
-	tui_fmt_time(ts, sizeof ts, e->ts_us, 0, 1);
+	tui_fmt_time(ts, sizeof ts, e->ts_us, TUI_TIME_MS);
 	lt_format_duration(lat, sizeof lat, e->latency_us);
 	snprintf(verb, sizeof verb, "%s%s%s", e->verb, e->subresource[0] ? "/" : "",
 		 e->subresource);
@@ -129,14 +160,13 @@ static void tl_event_text(char *buf, size_t size, const struct lt_browse_event *
 
 static void tl_draw_events(struct tui *t, struct timeline *s, int y0, int h, int cols)
 {
-	const struct lt_browse_row *r = &s->tl.rows[s->open_row];
 	char line[1024];
 
 	s->ewin.height = h > 1 ? (size_t)(h - 1) : 1;
 	tl_load_events(t, s);
 	snprintf(line, sizeof line,
 		 "%zu requests of %s %s (Enter: one event, Tab: pane, Esc: close)%s", s->evs.total,
-		 r->kind, s->target, s->focus ? " <" : "");
+		 tl_kind_name(s, s->open_row), s->target, s->focus ? " <" : "");
 	tui_draw_header(y0, cols, line);
 	for (size_t k = 0; k < s->ewin.height; k++) {
 		size_t i = s->ewin.top + k;
@@ -159,10 +189,11 @@ static void tl_draw_detail(struct timeline *s, int y0, int h, int cols)
 	size_t n = 0, cap = 0;
 	struct lt_buf b;
 
-	if (s->win.cur >= s->tl.n || h <= 0)
+	if (s->win.cur >= s->tl.nrows || h <= 0)
 		return;
 	lt_buf_init(&b);
-	lt_sanitize(&b, s->tl.rows[s->win.cur].detail, strlen(s->tl.rows[s->win.cur].detail));
+	lt_sanitize(&b, tl_text(s, s->win.cur, LT_TL_DETAIL),
+		    strlen(tl_text(s, s->win.cur, LT_TL_DETAIL)));
 	tui_wrap(&rows, &n, &cap, b.ptr, b.len, cols);
 	for (size_t i = 0; i < n && (int)i < h; i++) {
 		char *line = lt_xstrndup(b.ptr + rows[i].off, rows[i].len);
@@ -185,15 +216,15 @@ static void tl_draw(struct tui *t, struct tui_screen *sc, int y0, int h, int col
 	tui_win_fix(&s->win);
 	snprintf(line, sizeof line, "%-*s %-*s %-*s %6s  DETAIL of %s (%zu rows)%s",
 		 dated ? 23 : 12, "START", dated ? 23 : 12, "END", TL_KIND_W, "KIND", "COUNT",
-		 s->target, s->tl.n, s->expanded && !s->focus ? " <" : "");
+		 s->target, s->tl.nrows, s->expanded && !s->focus ? " <" : "");
 	tui_draw_header(y0, cols, line);
-	for (size_t k = 0; k < s->win.height && s->win.top + k < s->tl.n; k++) {
+	for (size_t k = 0; k < s->win.height && s->win.top + k < s->tl.nrows; k++) {
 		size_t i = s->win.top + k;
 
 		/* the cursor row stays marked while the events pane has the keys: its events */
 		tl_row(t, s, y0 + 1 + (int)k, cols, i, i == s->win.cur ? TUI_SEL : 0);
 	}
-	if (s->tl.n == 0)
+	if (s->tl.nrows == 0)
 		tui_put(y0 + 1, 0, cols, TUI_S_DIM, "nothing stored for this name");
 	if (s->expanded)
 		tl_draw_events(t, s, y0 + 1 + list_h, h - 1 - list_h, cols);
@@ -203,11 +234,12 @@ static void tl_draw(struct tui *t, struct tui_screen *sc, int y0, int h, int col
 
 static void tl_expand(struct tui *t, struct timeline *s)
 {
-	if (s->win.cur >= s->tl.n)
+	if (s->win.cur >= s->tl.nrows)
 		return;
-	if (tl_is_log(&s->tl.rows[s->win.cur])) {
-		tui_status(t, 0, "a row of %s log lines: the requests pane lists audit events only",
-			   s->tl.rows[s->win.cur].source);
+	if (tl_is_log(s, s->win.cur)) {
+		tui_status(t, TUI_INFO,
+			   "a row of %s log lines: the requests pane lists audit events only",
+			   tl_text(s, s->win.cur, LT_TL_SOURCE));
 		return;
 	}
 	lt_browse_events_release(&s->evs);
@@ -220,33 +252,36 @@ static void tl_expand(struct tui *t, struct timeline *s)
 
 static int tl_row_matches(const struct timeline *s, size_t i)
 {
-	const struct lt_browse_row *r = &s->tl.rows[i];
+	const char *kind = tl_kind_name(s, i), *detail = tl_text(s, i, LT_TL_DETAIL);
 
-	return lt_regex_match(s->search_re, r->kind, strlen(r->kind)) ||
-	       lt_regex_match(s->search_re, r->detail, strlen(r->detail));
+	return lt_regex_match(s->search_re, kind, strlen(kind)) ||
+	       lt_regex_match(s->search_re, detail, strlen(detail));
 }
 
 /* The next (or previous) event matching the search, read a page at a time; wraps around. */
-static int tl_search_events(struct tui *t, struct timeline *s, int backward, size_t *at)
+static int tl_search_events(struct tui *t, struct timeline *s, enum lt_browse_dir dir, size_t *at)
 {
-	const struct lt_browse_row *r = &s->tl.rows[s->open_row];
+	size_t row = s->open_row;
 	struct lt_browse_events page = {0};
 	size_t total = s->ewin.total, first = 0;
 	char line[1024];
 	int found = 0;
 
 	for (size_t k = 1; k <= total && !found; k++) {
-		size_t i = backward ? (s->ewin.cur + total - k % total) % total
-				    : (s->ewin.cur + k) % total;
+		size_t i = dir == LT_BROWSE_BACKWARD ? (s->ewin.cur + total - k % total) % total
+						     : (s->ewin.cur + k) % total;
 		struct lt_error err = {0};
 
 		if (page.n == 0 || i < first || i - first >= page.n) {
 			lt_browse_events_release(&page);
-			first =
-			    backward ? (i >= TL_EVENT_PAGE - 1 ? i - (TL_EVENT_PAGE - 1) : 0) : i;
-			if (lt_browse_events(&page, t->st, s->target, r->node, r->start_us,
-					     r->end_us, first, TL_EVENT_PAGE, &err) != 0) {
-				tui_status(t, 1, "%s", err.msg);
+			first = dir == LT_BROWSE_BACKWARD
+				    ? (i >= TL_EVENT_PAGE - 1 ? i - (TL_EVENT_PAGE - 1) : 0)
+				    : i;
+			if (lt_browse_events(&page, t->st, s->target, tl_object(s, row),
+					     tl_cell(s, row, LT_TL_START)->i,
+					     tl_cell(s, row, LT_TL_END)->i, first, TL_EVENT_PAGE,
+					     &err) != 0) {
+				tui_status(t, TUI_ERROR, "%s", err.msg);
 				return 0;
 			}
 			if (i - first >= page.n)
@@ -260,30 +295,31 @@ static int tl_search_events(struct tui *t, struct timeline *s, int backward, siz
 	return found;
 }
 
-static void tl_search(struct tui *t, struct timeline *s, int backward)
+static void tl_search(struct tui *t, struct timeline *s, enum lt_browse_dir dir)
 {
-	size_t n = s->tl.n, at;
+	size_t n = s->tl.nrows, at;
 
 	if (s->search_re == NULL) {
-		tui_status(t, 0, "no search yet: / first");
+		tui_status(t, TUI_INFO, "no search yet: / first");
 		return;
 	}
 	if (s->expanded && s->focus) {
-		if (tl_search_events(t, s, backward, &at))
+		if (tl_search_events(t, s, dir, &at))
 			tui_win_goto(&s->ewin, at);
 		else if (!t->status_error)
-			tui_status(t, 1, "pattern not found");
+			tui_status(t, TUI_ERROR, "pattern not found");
 		return;
 	}
 	for (size_t k = 1; k <= n; k++) {
-		size_t i = backward ? (s->win.cur + n - k) % n : (s->win.cur + k) % n;
+		size_t i =
+		    dir == LT_BROWSE_BACKWARD ? (s->win.cur + n - k) % n : (s->win.cur + k) % n;
 
 		if (tl_row_matches(s, i)) {
 			tui_win_goto(&s->win, i);
 			return;
 		}
 	}
-	tui_status(t, 1, "pattern not found");
+	tui_status(t, TUI_ERROR, "pattern not found");
 }
 
 static void tl_prompted(struct tui *t, struct tui_screen *sc, int what, const char *text)
@@ -295,7 +331,7 @@ static void tl_prompted(struct tui *t, struct tui_screen *sc, int what, const ch
 		return;
 	lt_regex_free(s->search_re);
 	s->search_re = re;
-	tl_search(t, s, 0);
+	tl_search(t, s, LT_BROWSE_FORWARD);
 }
 
 static int tl_enter(struct tui *t, struct timeline *s)
@@ -336,7 +372,7 @@ static int tl_action(struct tui *t, struct tui_screen *sc, enum tui_action a)
 		return 1;
 	case TUI_A_NEXT:
 	case TUI_A_PREV:
-		tl_search(t, s, a == TUI_A_PREV);
+		tl_search(t, s, a == TUI_A_PREV ? LT_BROWSE_BACKWARD : LT_BROWSE_FORWARD);
 		return 1;
 	default:
 		return 0;
@@ -349,7 +385,7 @@ static void tl_reload(struct tui *t, struct tui_screen *sc)
 
 	tl_load(t, s);
 	s->evs_loaded = 0;
-	if (s->open_row >= s->tl.n)
+	if (s->open_row >= s->tl.nrows)
 		s->expanded = s->focus = 0;
 }
 
@@ -357,7 +393,7 @@ static void tl_free(struct tui_screen *sc)
 {
 	struct timeline *s = (struct timeline *)sc;
 
-	lt_browse_timeline_release(&s->tl);
+	lt_rows_release(&s->tl);
 	lt_browse_events_release(&s->evs);
 	lt_regex_free(s->search_re);
 	free(s->target);
@@ -365,7 +401,13 @@ static void tl_free(struct tui_screen *sc)
 }
 
 static const struct tui_screen_ops timeline_ops = {
-    "Timeline", TUI_CTX_TIMELINE, tl_draw, tl_action, tl_prompted, tl_reload, tl_free,
+    .name = "Timeline",
+    .ctx = TUI_CTX_TIMELINE,
+    .draw = tl_draw,
+    .action = tl_action,
+    .prompted = tl_prompted,
+    .reload = tl_reload,
+    .free = tl_free,
 };
 
 struct tui_screen *tui_timeline_new(struct tui *t, const char *target, int64_t at_us)
@@ -378,8 +420,8 @@ struct tui_screen *tui_timeline_new(struct tui *t, const char *target, int64_t a
 	s->win.height = t->rows > 8 ? (size_t)(t->rows - 6) : 1;
 	tl_load(t, s);
 	/* "at that time": the first row still going on at at_us */
-	for (size_t i = 0; at_us != 0 && i < s->tl.n; i++)
-		if (s->tl.rows[i].end_us >= at_us) {
+	for (size_t i = 0; at_us != 0 && i < s->tl.nrows; i++)
+		if (tl_cell(s, i, LT_TL_END)->i >= at_us) {
 			tui_win_goto(&s->win, i);
 			break;
 		}

@@ -52,9 +52,11 @@ void tui_win_goto(struct tui_win *w, size_t i)
 }
 
 /* A page scrolls the whole window, as less and vim do, and takes the cursor along. */
-static void win_page(struct tui_win *w, int down)
+/* A page up (TUI_A_PGUP) or down (TUI_A_PGDN). */
+static void win_page(struct tui_win *w, enum tui_action a)
 {
 	size_t h = w->height ? w->height : 1;
+	int down = a == TUI_A_PGDN;
 
 	if (down && w->top + h >= w->total) {
 		w->cur = w->total ? w->total - 1 : 0; /* the last page: to the last row */
@@ -80,10 +82,10 @@ int tui_win_apply(struct tui_win *w, enum tui_action a)
 		tui_win_move(w, 1);
 		return 1;
 	case TUI_A_PGUP:
-		win_page(w, 0);
+		win_page(w, TUI_A_PGUP);
 		return 1;
 	case TUI_A_PGDN:
-		win_page(w, 1);
+		win_page(w, TUI_A_PGDN);
 		return 1;
 	case TUI_A_TOP:
 		tui_win_goto(w, 0);
@@ -135,11 +137,11 @@ static void axis_clamp(struct tui_axis *a)
 		a->to = a->hi, a->from = a->hi - span;
 }
 
-void tui_axis_zoom(struct tui_axis *a, int in)
+void tui_axis_zoom(struct tui_axis *a, enum tui_zoom z)
 {
 	int64_t span = a->to - a->from, mid = a->from + span / 2;
 
-	if (in)
+	if (z == TUI_ZOOM_IN)
 		span = span / 2 < TUI_AXIS_MIN_SPAN
 			   ? (span < TUI_AXIS_MIN_SPAN ? span : TUI_AXIS_MIN_SPAN)
 			   : span / 2;
@@ -163,21 +165,26 @@ void tui_axis_pan(struct tui_axis *a, int dir)
 
 /* ---- heartbeat buckets -------------------------------------------------- */
 
-static enum tui_cell cell_of_kind(const char *kind)
+enum tui_cell tui_kind_cell(enum lt_episode_kind k)
 {
-	static const struct {
-		const char *kind;
-		enum tui_cell cell;
-	} map[] = {{"RENEWING", TUI_C_RENEWED},	  {"CREATED", TUI_C_RENEWED},
-		   {"RE-CREATED", TUI_C_RENEWED}, {"HOLDER_CHANGE", TUI_C_RENEWED},
-		   {"SLOW", TUI_C_RENEWED},	  {"GAP", TUI_C_GAP},
-		   {"NOT_FOUND", TUI_C_404},	  {"AUTH_FAILURE", TUI_C_AUTH},
-		   {"DELETED", TUI_C_DELETED},	  {"RELEASED", TUI_C_RENEWED}};
+	static const enum tui_cell of_strip[] = {
+	    [LT_STRIP_NONE] = TUI_C_NONE, [LT_STRIP_RENEWED] = TUI_C_RENEWED,
+	    [LT_STRIP_GAP] = TUI_C_GAP,	  [LT_STRIP_404] = TUI_C_404,
+	    [LT_STRIP_AUTH] = TUI_C_AUTH, [LT_STRIP_DELETED] = TUI_C_DELETED,
+	};
 
-	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-		if (strcmp(kind, map[i].kind) == 0)
-			return map[i].cell;
-	return TUI_C_NONE;
+	return of_strip[lt_episode_kind_info(k)->strip];
+}
+
+enum tui_style tui_kind_style(enum lt_episode_kind k)
+{
+	static const enum tui_style of_tone[] = {
+	    [LT_TONE_NORMAL] = TUI_S_NORMAL, [LT_TONE_OK] = TUI_S_RENEWED,
+	    [LT_TONE_WARN] = TUI_S_GAP,	     [LT_TONE_NOT_FOUND] = TUI_S_404,
+	    [LT_TONE_AUTH] = TUI_S_AUTH,     [LT_TONE_DELETED] = TUI_S_DELETED,
+	};
+
+	return of_tone[lt_episode_kind_info(k)->tone];
 }
 
 /* The bucket holding time t, clamped into [0, n). */
@@ -214,7 +221,7 @@ void tui_buckets(unsigned char *cells, int n, int64_t from, int64_t to,
 		return;
 	memset(cells, TUI_C_NONE, (size_t)n);
 	for (size_t i = 0; i < neps; i++) {
-		enum tui_cell c = cell_of_kind(eps[i].kind);
+		enum tui_cell c = tui_kind_cell(eps[i].kind);
 
 		bucket_mark(cells, n, from, to, eps[i].start_us, eps[i].end_us, c);
 		/* a deleted lease stays gone until its next episode (or the end) */
@@ -465,7 +472,7 @@ int tui_line_key(struct tui_line *l, int key)
 	}
 }
 
-void tui_fmt_time(char *buf, size_t size, int64_t us, int with_date, int with_ms)
+void tui_fmt_time(char *buf, size_t size, int64_t us, unsigned fmt)
 {
 	char iso[40];
 
@@ -474,29 +481,32 @@ void tui_fmt_time(char *buf, size_t size, int64_t us, int with_date, int with_ms
 		return;
 	}
 	lt_time_format(iso, sizeof iso, us); /* 2024-04-05T05:56:00.230965Z */
-	if (with_date)
-		snprintf(buf, size, "%.10s %.*s", iso, with_ms ? 12 : 8, iso + 11);
+	if (fmt & TUI_TIME_DATE)
+		snprintf(buf, size, "%.10s %.*s", iso, fmt & TUI_TIME_MS ? 12 : 8, iso + 11);
 	else
-		snprintf(buf, size, "%.*s", with_ms ? 12 : 8, iso + 11);
+		snprintf(buf, size, "%.*s", fmt & TUI_TIME_MS ? 12 : 8, iso + 11);
 }
 
 /* ---- jumping from a query result ----------------------------------------- */
 
-static const char *result_cell(const struct lt_browse_table *t, size_t r, const char *name)
+/* The text of column name in row r ("" when there is no such column or no value). */
+static const char *result_text(const struct lt_rows *t, size_t r, const char *name)
 {
-	return lt_browse_cell(t, r, lt_browse_col(t, name));
+	const struct lt_cell *c = lt_rows_cell(t, r, lt_rows_col(t, name));
+
+	return c->type == LT_CELL_TEXT ? c->s : "";
 }
 
-char *tui_result_target(const struct lt_browse_table *t, size_t r)
+char *tui_result_target(const struct lt_rows *t, size_t r)
 {
-	const char *node = result_cell(t, r, "node"), *ns = result_cell(t, r, "namespace");
-	const char *name = result_cell(t, r, "lease"), *resource = result_cell(t, r, "resource");
+	const char *node = result_text(t, r, "node"), *ns = result_text(t, r, "namespace");
+	const char *name = result_text(t, r, "lease"), *resource = result_text(t, r, "resource");
 	struct lt_buf b;
 
 	if (node[0] != '\0')
 		return lt_xstrdup(node);
 	if (name[0] == '\0')
-		name = result_cell(t, r, "name");
+		name = result_text(t, r, "name");
 	if (name[0] == '\0')
 		return NULL;
 	if (strcmp(resource, "nodes") == 0 || strcmp(ns, "kube-node-lease") == 0)
@@ -507,14 +517,13 @@ char *tui_result_target(const struct lt_browse_table *t, size_t r)
 	return b.ptr;
 }
 
-int64_t tui_result_time(const struct lt_browse_table *t, size_t r)
+int64_t tui_result_time(const struct lt_rows *t, size_t r)
 {
 	for (int c = 0; c < t->ncols; c++) {
-		const char *v = lt_browse_cell(t, r, c);
-		int64_t us;
+		const struct lt_cell *v = lt_rows_cell(t, r, c);
 
-		if (strlen(v) >= 20 && lt_time_parse(&us, v, strlen(v)) == 0)
-			return us;
+		if (v->type == LT_CELL_TIME)
+			return v->i;
 	}
 	return 0;
 }

@@ -696,6 +696,37 @@ static char *capture_close(struct capture *c)
 	return held_str(c->text);
 }
 
+/* The queries printed to f in o->fmt, as the command line prints them. */
+static int print_canned(struct lt_store *st, const char *name, const struct lt_query_opts *o,
+			FILE *f, struct lt_error *err)
+{
+	struct lt_printer *p = lt_printer_new(o->fmt, f);
+	int rc = lt_query_canned(st, name, o, lt_printer_sink(p), err);
+
+	lt_printer_free(p);
+	return rc;
+}
+
+static int print_timeline(struct lt_store *st, const char *target, const struct lt_query_opts *o,
+			  FILE *f, struct lt_error *err)
+{
+	struct lt_printer *p = lt_printer_new(o->fmt, f);
+	int rc = lt_query_timeline(st, target, o, lt_printer_sink(p), err);
+
+	lt_printer_free(p);
+	return rc;
+}
+
+static int print_nodes(struct lt_store *st, const struct lt_query_opts *o, FILE *f,
+		       struct lt_error *err)
+{
+	struct lt_printer *p = lt_printer_new(o->fmt, f);
+	int rc = lt_query_nodes(st, o, lt_printer_sink(p), err);
+
+	lt_printer_free(p);
+	return rc;
+}
+
 /* A canned query's CSV for --since/--until (0: open). */
 static char *canned_in(struct lt_store *st, const char *name, int64_t since, int64_t until)
 {
@@ -704,7 +735,7 @@ static char *canned_in(struct lt_store *st, const char *name, int64_t since, int
 	struct capture c;
 
 	capture_open(&c);
-	if (lt_query_canned(st, name, &o, c.f, &err) != 0) {
+	if (print_canned(st, name, &o, c.f, &err) != 0) {
 		fclose(c.f);
 		free(c.text);
 		fail_msg("canned %s: %s", name, err.msg);
@@ -726,8 +757,7 @@ static char *printed(struct lt_store *st, const char *target)
 	int rc;
 
 	capture_open(&c);
-	rc = target ? lt_query_timeline(st, target, &o, c.f, &err)
-		    : lt_query_nodes(st, &o, c.f, &err);
+	rc = target ? print_timeline(st, target, &o, c.f, &err) : print_nodes(st, &o, c.f, &err);
 	if (rc != 0) {
 		fclose(c.f);
 		free(c.text);
@@ -1191,7 +1221,7 @@ static void test_node_deleted_orphaned(void **state)
 		    "node|orphaned|4|0|1|12|0|0|0|0|10000000|NULL|NULL|40000000\n");
 
 	capture_open(&c);
-	rc = lt_query_nodes(st, &o, c.f, &err);
+	rc = print_nodes(st, &o, c.f, &err);
 	expect_text("nodes", capture_close(&c),
 		    "node,state,last_renew,renews,max_gap,not_found,deletes,anomalies\n"
 		    "n5,orphaned,2024-04-05T06:00:30.000000Z,4,10.000000,12,2,1\n");
@@ -1599,7 +1629,7 @@ static void test_canned_queries(void **state)
 
 	/* an unknown name: NOTFOUND, naming it, and nothing printed */
 	capture_open(&c);
-	rc = lt_query_canned(st, "no-such-query", &o, c.f, &err);
+	rc = print_canned(st, "no-such-query", &o, c.f, &err);
 	expect_text("unknown", capture_close(&c), "");
 	assert_int_equal(rc, LT_ERR_NOTFOUND);
 	assert_int_equal(err.code, LT_ERR_NOTFOUND);
@@ -1608,7 +1638,7 @@ static void test_canned_queries(void **state)
 	/* --gap: the 45 s wait is no gap at exactly 45 s, one at 44.999999 s (episodes rebuilt) */
 	o.gap_us = 45 * SEC;
 	capture_open(&c);
-	rc = lt_query_canned(st, "renew-gaps", &o, c.f, &err);
+	rc = print_canned(st, "renew-gaps", &o, c.f, &err);
 	expect_text("renew-gaps --gap 45s", capture_close(&c),
 		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n"
 		    "kube-node-lease,n33,node,2024-04-05T06:00:10.000000Z,,92.200000,45.000000,"
@@ -1616,7 +1646,7 @@ static void test_canned_queries(void **state)
 	assert_int_equal(rc, 0);
 	o.gap_us = 45 * SEC - 1;
 	capture_open(&c);
-	rc = lt_query_canned(st, "renew-gaps", &o, c.f, &err);
+	rc = print_canned(st, "renew-gaps", &o, c.f, &err);
 	expect_text("renew-gaps --gap 44.999999s", capture_close(&c),
 		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n"
 		    "kube-node-lease,n33,node,2024-04-05T06:00:10.000000Z,,92.200000,44.999999,"
@@ -1815,24 +1845,121 @@ static void test_kubelet_restart_reregisters(void **state)
 	expect_text("node-registrations", canned(st, "node-registrations"), held_str(want.ptr));
 }
 
-/* A row sink writing what it gets as lines: "#" and the names first, then "|"-joined values. */
-static void sink_lines(int ncols, const char *const *names, const char *const *values, void *ctx)
+/* The printers: one typed result in each format (the goldens cover whole commands). */
+static char *typed_printed(enum lt_out_format fmt, const struct lt_col *cols, int ncols,
+			   const struct lt_cell *cells, size_t nrows)
 {
-	struct lt_buf *b = ctx;
+	struct lt_printer *p;
+	const struct lt_row_sink *out;
+	struct capture c;
 
-	lt_buf_append(b, values == NULL ? "#" : "", values == NULL);
-	for (int i = 0; i < ncols; i++) {
-		const char *v = values == NULL ? names[i] : values[i];
+	capture_open(&c);
+	p = lt_printer_new(fmt, c.f);
+	out = lt_printer_sink(p);
+	out->begin(out->ctx, cols, ncols);
+	for (size_t r = 0; r < nrows; r++)
+		out->row(out->ctx, cells + r * (size_t)ncols);
+	out->end(out->ctx);
+	lt_printer_free(p);
+	return capture_close(&c);
+}
 
-		lt_buf_printf(b, "%s%s", i ? "|" : "", v ? v : "(null)");
-	}
-	lt_buf_putc(b, '\n');
+static void test_printers(void **state)
+{
+	static const struct lt_col cols[] = {
+	    {.name = "name", .type = LT_CELL_TEXT},	{.name = "at", .type = LT_CELL_TIME},
+	    {.name = "took", .type = LT_CELL_DURATION}, {.name = "n", .type = LT_CELL_INT},
+	    {.name = "kind", .type = LT_CELL_KIND},	{.name = "note", .type = LT_CELL_TEXT}};
+	const struct lt_cell cells[] = {
+	    lt_cell_text("a,\"b\""),
+	    lt_cell_int(LT_CELL_TIME, T0 + 230965),
+	    lt_cell_int(LT_CELL_DURATION, 10400000),
+	    lt_cell_int(LT_CELL_INT, 7),
+	    lt_cell_int(LT_CELL_KIND, LT_EP_RECREATED),
+	    lt_cell_text("x\x1b[31my"),
+	    /* text that reads like a number stays text; no value is empty, or null */
+	    lt_cell_text("123"),
+	    lt_cell_null(),
+	    lt_cell_int(LT_CELL_DURATION, 32038),
+	    lt_cell_null(),
+	    lt_cell_int(LT_CELL_KIND, LT_EP_GAP),
+	    lt_cell_null(),
+	};
+
+	(void)state;
+	/* aligned, sanitized, human durations, kinds by name, no trailing blanks */
+	expect_text("table", typed_printed(LT_OUT_TABLE, cols, 6, cells, 2),
+		    "NAME   AT                           TOOK   N  KIND        NOTE\n"
+		    "a,\"b\"  2024-04-05T06:00:00.230965Z  10.4s  7  RE-CREATED  x\\x1b[31my\n"
+		    "123                                 32ms      GAP\n");
+	/* RFC 4180 quoting, seconds for programs, the bytes as they are */
+	expect_text(
+	    "csv", typed_printed(LT_OUT_CSV, cols, 6, cells, 2),
+	    "name,at,took,n,kind,note\n"
+	    "\"a,\"\"b\"\"\",2024-04-05T06:00:00.230965Z,10.400000,7,RE-CREATED,x\x1b[31my\n"
+	    "123,,0.032038,,GAP,\n");
+	/* numbers by type, not by look: "123" is text */
+	expect_text(
+	    "json", typed_printed(LT_OUT_JSON, cols, 6, cells, 2),
+	    "[\n{\"name\":\"a,\\\"b\\\"\",\"at\":\"2024-04-05T06:00:00.230965Z\","
+	    "\"took\":10.400000,\"n\":7,\"kind\":\"RE-CREATED\",\"note\":\"x\\u001b[31my\"},\n"
+	    "{\"name\":\"123\",\"at\":null,\"took\":0.032038,\"n\":null,\"kind\":\"GAP\","
+	    "\"note\":null}\n]\n");
+	expect_text("jsonl", typed_printed(LT_OUT_JSONL, cols, 6, cells + 6, 1),
+		    "{\"name\":\"123\",\"at\":null,\"took\":0.032038,\"n\":null,\"kind\":\"GAP\","
+		    "\"note\":null}\n");
+	/* no rows: a table has its header, CSV too, JSON an empty array, JSON lines nothing */
+	expect_text("table, empty", typed_printed(LT_OUT_TABLE, cols, 6, NULL, 0),
+		    "NAME  AT  TOOK  N  KIND  NOTE\n");
+	expect_text("csv, empty", typed_printed(LT_OUT_CSV, cols, 6, NULL, 0),
+		    "name,at,took,n,kind,note\n");
+	expect_text("json, empty", typed_printed(LT_OUT_JSON, cols, 6, NULL, 0), "[]\n");
+	expect_text("jsonl, empty", typed_printed(LT_OUT_JSONL, cols, 6, NULL, 0), "");
 }
 
 /*
- * The row sink: the cells a table shows (times, "30ms" durations), each
- * whole, unpadded and unsanitized, however many spaces, wide characters or
- * control bytes it holds; nothing printed.  The TUI reads results this way.
+ * Typed rows as text: one line a row, "|" between cells, each with its
+ * type: t:TIME(µs), d:DURATION(µs), n:INT, k:KIND, id:ID, "-" for no value,
+ * text as it is (whole, unsanitized); "#" and the names first.
+ */
+static char *rows_text(const struct lt_rows *t)
+{
+	static const char *const tag[] = {[LT_CELL_INT] = "n:",
+					  [LT_CELL_ID] = "id:",
+					  [LT_CELL_TIME] = "t:",
+					  [LT_CELL_DURATION] = "d:"};
+	struct lt_buf b;
+
+	lt_buf_init(&b);
+	lt_buf_putc(&b, '#');
+	for (int c = 0; c < t->ncols; c++)
+		lt_buf_printf(&b, "%s%s", c ? "|" : "", t->cols[c].name);
+	lt_buf_putc(&b, '\n');
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++) {
+			const struct lt_cell *v = lt_rows_cell(t, r, c);
+
+			lt_buf_printf(&b, "%s", c ? "|" : "");
+			if (v->type == LT_CELL_NULL)
+				lt_buf_printf(&b, "-");
+			else if (v->type == LT_CELL_TEXT)
+				lt_buf_append(&b, v->s, v->len);
+			else if (v->type == LT_CELL_KIND)
+				lt_buf_printf(&b, "k:%s",
+					      lt_episode_kind_name((enum lt_episode_kind)v->i));
+			else
+				lt_buf_printf(&b, "%s%lld", tag[v->type], (long long)v->i);
+		}
+		lt_buf_putc(&b, '\n');
+	}
+	return held_str(b.ptr);
+}
+
+/*
+ * Typed rows: times and durations as microseconds, counts as integers,
+ * kinds as kinds, text whole and unsanitized however many spaces, wide
+ * characters or control bytes it holds; nothing printed.  The TUI reads
+ * results this way, and the printers print these very cells.
  */
 static void test_row_sink(void **state)
 {
@@ -1840,8 +1967,9 @@ static void test_row_sink(void **state)
 	char dir[PATH_SIZE];
 	struct lt_error err = {0};
 	struct lines *l = lines_new();
-	struct lt_buf got;
-	struct lt_query_opts o = {.fmt = LT_OUT_JSON, .row = sink_lines, .row_ctx = &got};
+	struct lt_rows got = {0};
+	struct lt_row_sink sink = lt_rows_sink(&got);
+	struct lt_query_opts o = {.fmt = LT_OUT_JSON};
 	struct lt_store *st;
 	struct capture c;
 
@@ -1854,37 +1982,53 @@ static void test_row_sink(void **state)
 	case_dir(dir, "row-sink");
 	st = store_of(dir, lines_text(l, 0, 1));
 
-	lt_buf_init(&got);
-	assert_int_equal(lt_query_canned(st, "gc-deletes", &o, NULL, &err), 0);
-	expect_text("gc-deletes", held_str(got.ptr),
+	/* T0 is 1712296800000000 µs */
+	assert_int_equal(lt_query_canned(st, "gc-deletes", &o, &sink, &err), 0);
+	expect_text("gc-deletes", rows_text(&got),
 		    "#namespace|lease|lease_deleted|node_deleted|node_deleted_by|source_ip|"
 		    "user_agent|after|evidence\n"
-		    "kube-node-lease|n41|2024-04-05T06:00:33.030000Z|2024-04-05T06:00:33.000000Z|"
-		    "" ODD_USER "|" ADMIN_IP "|" KUBECTL_UA "|30ms|audit\n");
+		    "kube-node-lease|n41|t:1712296833030000|t:1712296833000000|"
+		    "" ODD_USER "|" ADMIN_IP "|" KUBECTL_UA "|d:30000|audit\n");
+	assert_int_equal(got.cols[7].type, LT_CELL_DURATION);
 
-	lt_buf_init(&got);
-	assert_int_equal(lt_query_timeline(st, "n41", &o, NULL, &err), 0);
-	expect_text("timeline", held_str(got.ptr),
+	assert_int_equal(lt_query_timeline(st, "n41", &o, &sink, &err), 0);
+	expect_text("timeline", rows_text(&got),
 		    "#start|end|source|kind|count|detail\n"
-		    "2024-04-05T06:00:00.000000Z|2024-04-05T06:00:30.000000Z|audit|RENEWING|4|"
+		    "t:1712296800000000|t:1712296830000000|audit|k:RENEWING|n:4|"
 		    "4 renews by system:node:n41 from " KUBELET_IP ", every 10.0s (max 10.0s)\n"
-		    "2024-04-05T06:00:33.000000Z|2024-04-05T06:00:33.000000Z|audit|NODE_DELETED|1|"
+		    "t:1712296833000000|t:1712296833000000|audit|k:NODE_DELETED|n:1|"
 		    "by " ODD_USER " from " ADMIN_IP "\n"
-		    "2024-04-05T06:00:33.030000Z|2024-04-05T06:00:33.030000Z|audit|DELETED|1|"
+		    "t:1712296833030000|t:1712296833030000|audit|k:DELETED|n:1|"
 		    "by " GC_USER " from " GC_IP ": 30ms after its node was deleted by " ODD_USER
 		    "\n");
+	assert_int_equal(lt_rows_cell(&got, 1, LT_TL_KIND)->i, LT_EP_NODE_DELETED);
 
-	/* an empty result still names its columns */
-	lt_buf_init(&got);
-	assert_int_equal(lt_query_canned(st, "auth-failures", &o, NULL, &err), 0);
-	expect_text("auth-failures", held_str(got.ptr),
+	/* -v: the requests under each episode, kind "event" (text), no end, no count */
+	o.verbose = 1;
+	assert_int_equal(lt_query_timeline(st, "n41", &o, &sink, &err), 0);
+	assert_int_equal(got.nrows, 3 + 4 + 1 + 1);
+	assert_int_equal(lt_rows_cell(&got, 1, LT_TL_KIND)->type, LT_CELL_TEXT);
+	assert_string_equal(lt_rows_cell(&got, 1, LT_TL_KIND)->s, "event");
+	assert_int_equal(lt_rows_cell(&got, 1, LT_TL_END)->type, LT_CELL_NULL);
+	assert_int_equal(lt_rows_cell(&got, 1, LT_TL_COUNT)->type, LT_CELL_NULL);
+	o.verbose = 0;
+
+	/* an empty result still names its columns; out of range, a cell is no value */
+	assert_int_equal(lt_query_canned(st, "auth-failures", &o, &sink, &err), 0);
+	expect_text("auth-failures", rows_text(&got),
 		    "#namespace|lease|first|last|requests|user|groups|reason|hint\n");
+	assert_int_equal(lt_rows_cell(&got, 0, 0)->type, LT_CELL_NULL);
+	assert_int_equal(lt_rows_cell(&got, 0, -1)->type, LT_CELL_NULL);
+	assert_int_equal(lt_rows_col(&got, "hint"), 8);
+	assert_int_equal(lt_rows_col(&got, "nope"), -1);
+	lt_rows_release(&got);
+	lt_rows_release(&got); /* released twice: nothing left */
+	lt_rows_release(NULL);
 
 	/* the printed table shows the same cell, sanitized */
-	o.row = NULL;
 	o.fmt = LT_OUT_TABLE;
 	capture_open(&c);
-	assert_int_equal(lt_query_canned(st, "gc-deletes", &o, c.f, &err), 0);
+	assert_int_equal(print_canned(st, "gc-deletes", &o, c.f, &err), 0);
 	assert_non_null(strstr(capture_close(&c), "  ops admin \xe7\xae\xa1\\x01x  "));
 #undef ODD_USER
 }
@@ -2101,7 +2245,7 @@ static char *timeline_csv(struct lt_store *st, const char *target)
 	struct capture c;
 
 	capture_open(&c);
-	if (lt_query_timeline(st, target, &o, c.f, &err) != 0)
+	if (print_timeline(st, target, &o, c.f, &err) != 0)
 		fail_msg("timeline %s: %s", target, err.msg);
 	return capture_close(&c);
 }
@@ -2250,6 +2394,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_admin_404_is_not_orphaned, teardown),
 	    cmocka_unit_test_teardown(test_kubelet_restart_reregisters, teardown),
 	    cmocka_unit_test_teardown(test_row_sink, teardown),
+	    cmocka_unit_test(test_printers),
 	    cmocka_unit_test_teardown(test_duration_and_time_args, teardown),
 	    cmocka_unit_test_teardown(test_duration_overflow, teardown),
 	};
