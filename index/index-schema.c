@@ -289,26 +289,29 @@ static int schema_check_meta(struct lt_store *st, int may_be_new, struct lt_erro
 {
 	sqlite3_stmt *q;
 	long have = -1;
+	int rc;
 
-	if (schema_is_foreign(st, NULL) == 0 &&
-	    store_prepare_raw(st, &q, "SELECT 1 FROM sqlite_master WHERE name = 'meta'", NULL) ==
-		0) {
-		int is_new = sqlite3_step(q) != SQLITE_ROW;
-
-		sqlite3_finalize(q);
-		if (is_new && may_be_new)
-			return 0;
-		if (is_new) /* an empty file: a store whose creation never completed */
-			return lt_error_set(err, LT_ERR_NOTFOUND,
-					    "%s: an empty store, nothing ingested into it (run "
-					    "`leasetrail ingest --db %s PATH...`)",
-					    st->path, st->path);
-	}
+	if (store_prepare_raw(st, &q, "SELECT 1 FROM sqlite_master WHERE name = 'meta'", err) != 0)
+		return LT_ERR_DB;
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_db_error(st, err, "cannot read the store's tables");
+	if (rc == SQLITE_DONE && may_be_new)
+		return 0;
+	if (rc == SQLITE_DONE) /* an empty file: a store whose creation never completed */
+		return lt_error_set(err, LT_ERR_NOTFOUND,
+				    "%s: an empty store, nothing ingested into it (run "
+				    "`leasetrail ingest --db %s PATH...`)",
+				    st->path, st->path);
 	if (store_prepare_raw(st, &q, "SELECT value FROM meta WHERE key = 'schema'", err) != 0)
 		return LT_ERR_DB;
-	if (sqlite3_step(q) == SQLITE_ROW)
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW && sqlite3_column_text(q, 0) != NULL)
 		have = strtol((const char *)sqlite3_column_text(q, 0), NULL, 10);
 	sqlite3_finalize(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) /* out of memory, I/O: not a version */
+		return store_db_error(st, err, "cannot read the store's version");
 	if (have == strtol(SCHEMA_VERSION, NULL, 10))
 		return 0;
 	return lt_error_set(err, LT_ERR_DB,

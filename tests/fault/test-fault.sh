@@ -70,12 +70,41 @@ store_recovers() { # db what
   # repair by the ingest itself; until then `rebuild` does
   "$bin" rebuild --db "$1" >/dev/null 2>"$tmp/err2" || fail "$2: rebuild: $(cat "$tmp/err2")"
   summary "$1" >"$tmp/got.txt"
-  cmp -s "$tmp/clean.txt" "$tmp/got.txt" || fail "$2: differs from a clean ingest: $(diff "$tmp/clean.txt" "$tmp/got.txt" | head)"
+  cmp -s "${ref:-$tmp/clean.txt}" "$tmp/got.txt" \
+    || fail "$2: differs from a clean ingest: $(diff "${ref:-$tmp/clean.txt}" "$tmp/got.txt" | head)"
+}
+
+# a store that read the first 60 lines of a log which then grew to all of audit.log
+head -n 60 "$tmp/audit.log" >"$tmp/grow.log"
+"$bin" ingest --db "$tmp/grown-base.db" "$tmp/grow.log" "$tmp/kubelet.log" >/dev/null 2>&1 || true
+cp "$tmp/audit.log" "$tmp/grow.log"
+"$bin" ingest --db "$tmp/grown-clean.db" "$tmp/grow.log" "$tmp/kubelet.log" >/dev/null 2>&1 || true
+summary "$tmp/grown-clean.db" >"$tmp/grown-clean.txt"
+# SQLite's and the disk's faults while a grown file is looked up and read on
+grown_sweep() { # kind
+  local total n
+  inputs=("$tmp/grow.log" "$tmp/kubelet.log")
+  ref=$tmp/grown-clean.txt
+  rm -f "$tmp/count.db"* && cp "$tmp/grown-base.db" "$tmp/count.db"
+  total=$(calls "$1" "$bin" ingest --db "$tmp/count.db" "${inputs[@]}")
+  for n in $(sweep "$total" 12); do
+    rm -f "$tmp/s.db"* && cp "$tmp/grown-base.db" "$tmp/s.db"
+    set +e
+    (LEASETRAIL_FAULT=$1:$n "$bin" ingest --db "$tmp/s.db" "${inputs[@]}" >/dev/null 2>"$tmp/err"; exit $?) 2>/dev/null
+    status=$?
+    set -e
+    clean_end "$1" "$status" "grown ingest, $1 call $n of $total"
+    store_recovers "$tmp/s.db" "grown ingest, $1 call $n of $total"
+    runs=$((runs + 1))
+  done
+  inputs=("$tmp/audit.log" "$tmp/kubelet.log")
+  ref=
 }
 
 runs=0
 for kind in sqlite io alloc; do
   # ---- an ingest into a new store ----
+  rm -f "$tmp/count.db"*
   total=$(calls "$kind" "$bin" ingest --db "$tmp/count.db" "${inputs[@]}")
   rm -f "$tmp/count.db"*
   [ -n "$total" ] && [ "$total" -gt 50 ] || fail "$kind: no call count ($total): not a -DLT_FAULT=ON build?"
@@ -89,6 +118,8 @@ for kind in sqlite io alloc; do
     store_recovers "$tmp/s.db" "ingest, $kind call $n of $total"
     runs=$((runs + 1))
   done
+  # ---- an ingest that reads on a grown file ----
+  [ "$kind" = alloc ] || grown_sweep "$kind"
   # ---- queries on a full store ----
   for cmd in nodes "timeline ip-10-0-241-171.ec2.internal"; do
     # shellcheck disable=SC2086 # the command's words
