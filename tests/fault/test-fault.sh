@@ -6,7 +6,7 @@
 # sanitizer report, no leak: the Sanitize build checks leaks at exit), an allocation failure as
 # leasetrail's "out of memory" abort; and afterwards the store is intact (PRAGMA
 # integrity_check) and one more ingest without faults makes it equal to a clean one.
-#   usage: test-fault.sh BINARY SAMPLES TMPDIR [STEP]   (STEP: sweep every STEP-th N past 16)
+#   usage: test-fault.sh BINARY SAMPLES TMPDIR [STEP]   (STEP: sweep every STEP-th N past 12)
 set -euo pipefail
 bin=$1 samples=$2 tmp=$3 step=${4:-}
 rm -rf "$tmp" && mkdir -p "$tmp"
@@ -36,12 +36,12 @@ calls() { # kind command...
   shift
   LEASETRAIL_FAULT=$kind:count "$@" 2>&1 >/dev/null | sed -n "s/^leasetrail-fault: $kind calls: //p" | tail -1
 }
-# the Ns to try: every one up to 16 (opening the store), then about POINTS spread over the rest
+# the Ns to try: every one up to 12 (opening the store), then about POINTS spread over the rest
 sweep() { # total points
   local n=1 s=${step:-$(($1 / $2 + 1))}
   while [ "$n" -le "$1" ]; do
     echo "$n"
-    if [ "$n" -lt 16 ]; then n=$((n + 1)); else n=$((n + s)); fi
+    if [ "$n" -lt 12 ]; then n=$((n + 1)); else n=$((n + s)); fi
   done
 }
 # the run's end was clean for its kind
@@ -87,7 +87,7 @@ grown_sweep() { # kind
   ref=$tmp/grown-clean.txt
   rm -f "$tmp/count.db"* && cp "$tmp/grown-base.db" "$tmp/count.db"
   total=$(calls "$1" "$bin" ingest --db "$tmp/count.db" "${inputs[@]}")
-  for n in $(sweep "$total" 12); do
+  for n in $(sweep "$total" 8); do
     rm -f "$tmp/s.db"* && cp "$tmp/grown-base.db" "$tmp/s.db"
     set +e
     (LEASETRAIL_FAULT=$1:$n "$bin" ingest --db "$tmp/s.db" "${inputs[@]}" >/dev/null 2>"$tmp/err"; exit $?) 2>/dev/null
@@ -108,7 +108,7 @@ for kind in sqlite io alloc; do
   total=$(calls "$kind" "$bin" ingest --db "$tmp/count.db" "${inputs[@]}")
   rm -f "$tmp/count.db"*
   [ -n "$total" ] && [ "$total" -gt 50 ] || fail "$kind: no call count ($total): not a -DLT_FAULT=ON build?"
-  for n in $(sweep "$total" 24); do
+  for n in $(sweep "$total" 12); do
     rm -f "$tmp/s.db"*
     set +e
     (LEASETRAIL_FAULT=$kind:$n "$bin" ingest --db "$tmp/s.db" "${inputs[@]}" >/dev/null 2>"$tmp/err"; exit $?) 2>/dev/null
@@ -124,7 +124,7 @@ for kind in sqlite io alloc; do
   for cmd in nodes "timeline ip-10-0-241-171.ec2.internal"; do
     # shellcheck disable=SC2086 # the command's words
     total=$(calls "$kind" "$bin" $cmd --db "$tmp/clean.db")
-    for n in $(sweep "$total" 8); do
+    for n in $(sweep "$total" 6); do
       set +e
       # shellcheck disable=SC2086
       (LEASETRAIL_FAULT=$kind:$n "$bin" $cmd --db "$tmp/clean.db" >/dev/null 2>"$tmp/err"; exit $?) 2>/dev/null
