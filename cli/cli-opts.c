@@ -14,6 +14,12 @@ static const struct option cli_longopts[] = {
     {"verbose", no_argument, NULL, 'v'},
     {"list", no_argument, NULL, 'l'},
     {"emit", required_argument, NULL, 'e'},
+    {"all-resources", no_argument, NULL, 'a'},
+    {"year", required_argument, NULL, 'y'},
+    {"node", required_argument, NULL, 'n'},
+    {"utc-offset", required_argument, NULL, 'z'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"follow", no_argument, NULL, 'F'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -36,7 +42,45 @@ static unsigned cli_opt_bit(int c)
 		return CLI_OPT_LIST;
 	case 'e':
 		return CLI_OPT_EMIT;
+	case 'a':
+	case 'y':
+	case 'n':
+	case 'z':
+	case 'q':
+	case 'F':
+		return CLI_OPT_INGEST;
 	default:
+		return 0;
+	}
+}
+
+/* An ingest option (CLI_OPT_INGEST), or 'h'. */
+static int cli_ingest_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
+{
+	switch (c) {
+	case 'a':
+		q->ingest.all_resources = 1;
+		return 0;
+	case 'y':
+		return lt_ingest_year_arg(&q->ingest.year, optarg) == 0
+			   ? 0
+			   : cli_usage_error(cmd, "--year takes a year like 2024");
+	case 'n':
+		q->ingest.node = optarg;
+		return 0;
+	case 'z':
+		return lt_ingest_offset_arg(&q->ingest.utc_offset_us, optarg) == 0
+			   ? 0
+			   : cli_usage_error(cmd,
+					     "--utc-offset takes an offset like +02:00 or -0500");
+	case 'q':
+		q->quiet = 1;
+		return 0;
+	case 'F':
+		q->ingest.follow = 1;
+		return 0;
+	default: /* 'h' */
+		q->help = 1;
 		return 0;
 	}
 }
@@ -75,9 +119,8 @@ static int cli_one_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 			return cli_usage_error(cmd, "--emit takes cwli");
 		q->emit = optarg;
 		return 0;
-	default: /* 'h' */
-		q->help = 1;
-		return 0;
+	default:
+		return cli_ingest_opt(cmd, c, q);
 	}
 }
 
@@ -90,7 +133,7 @@ int cli_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query 
 	*status = LT_EXIT_OK;
 	optind = 0;
 	opterr = 0; /* our own one-line message, not getopt's */
-	while ((c = getopt_long(argc, argv, "o:vh", cli_longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "o:vqh", cli_longopts, NULL)) != -1)
 		if ((*status = cli_one_opt(cmd, c, q)) != 0)
 			return 1;
 	if (q->help) {
@@ -117,6 +160,7 @@ int cli_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query 
 int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_store **st)
 {
 	struct lt_error err = {0};
+	struct lt_buf why;
 	int64_t end;
 
 	if (lt_store_open(st, q->db, LT_STORE_READONLY, &err) != 0)
@@ -127,11 +171,13 @@ int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_stor
 		    "leasetrail: %s: read without its -wal file (it cannot be used from a "
 		    "read-only place): the last commits of an unfinished ingest are not shown\n",
 		    lt_store_path(*st));
-	if (lt_lifecycle_outdated(*st))
-		fprintf(stderr,
-			"leasetrail: %s: episodes built by an older leasetrail; "
-			"`leasetrail rebuild` brings them up to date\n",
-			lt_store_path(*st));
+	/* never an answer from half a state without a word */
+	if (lt_derived_check(*st, &why) != 0) {
+		fputs("leasetrail: ", stderr);
+		lt_print_safe(stderr, lt_store_path(*st), strlen(lt_store_path(*st)), 0);
+		fprintf(stderr, ": %s\n", why.ptr);
+	}
+	lt_buf_release(&why);
 	end = q->since || q->until ? lt_store_end_us(*st) : 0;
 	if ((q->since && lt_time_arg(&q->opts.since_us, q->since, end) != 0) ||
 	    (q->until && lt_time_arg(&q->opts.until_us, q->until, end) != 0)) {

@@ -20,6 +20,7 @@ enum cli_opt {
 	CLI_OPT_VERBOSE = 8,	/* -v */
 	CLI_OPT_LIST = 16,	/* --list */
 	CLI_OPT_EMIT = 32,	/* --emit cwli */
+	CLI_OPT_INGEST = 64,	/* --all-resources, --year, --utc-offset, --node, --follow, -q */
 };
 
 struct lt_cmd {
@@ -48,7 +49,9 @@ struct cli_query {
 	struct lt_query_opts opts;
 	int list, help;
 	const char *emit; /* --emit LANG: print the query in LANG instead of running it */
-	char **args;	  /* the positional arguments */
+	struct lt_ingest_opts ingest; /* CLI_OPT_INGEST: what to read and how */
+	int quiet;		      /* -q: no line per ingested file */
+	char **args;		      /* the positional arguments */
 	int nargs;
 };
 

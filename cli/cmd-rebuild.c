@@ -1,4 +1,4 @@
-/* cmd-rebuild.c - `leasetrail rebuild`: recompute every lease's episodes from the events. */
+/* cmd-rebuild.c - `leasetrail rebuild`: recompute every lifecycle's tables from the events. */
 #include "cli.h"
 
 static int rebuild_run(const struct lt_cmd *cmd, int argc, char **argv)
@@ -13,22 +13,21 @@ static int rebuild_run(const struct lt_cmd *cmd, int argc, char **argv)
 	/* a writable open brings the store's indexes and views up to this binary's */
 	if (lt_store_open(&st, q.db, 0, &err) != 0)
 		return cli_error(LT_EXIT_FAIL, &err);
-	rc = lt_lifecycle_rebuild(st, 0, &err);
+	rc = lt_rebuild_all(st, &err);
 	lt_store_free(st);
 	return rc ? cli_error(LT_EXIT_FAIL, &err) : LT_EXIT_OK;
 }
 
 const struct lt_cmd lt_cmd_rebuild = {
-    "rebuild",
-    "[--db FILE]",
-    "Recompute every lease's episodes from the stored events (after upgrading leasetrail).",
-    "Options:\n"
-    "  --db FILE    the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
-    "  -h, --help   this help\n\n"
-    "`ingest` keeps episodes up to date by itself; rebuild is for stores made by an older\n"
-    "leasetrail. It also adds any index this version uses.\n",
-    rebuild_run,
-    0,
-    0,
-    0,
+    .name = "rebuild",
+    .usage = "[--db FILE]",
+    .summary = "Recompute every lease's episodes and node's NotReady windows from the stored "
+	       "events.",
+    .help = "Options:\n"
+	    "  --db FILE    the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
+	    "  -h, --help   this help\n\n"
+	    "`ingest` keeps episodes up to date by itself, and finishes what an interrupted\n"
+	    "ingest left; rebuild is for stores made by an older leasetrail, or to start the\n"
+	    "derived tables afresh. It also adds any index and view this version uses.\n",
+    .run = rebuild_run,
 };

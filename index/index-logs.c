@@ -6,9 +6,13 @@
  * just before it in the file: the same line in two overlapping exports is
  * stored once, while a kubelet repeating itself within one journal second
  * keeps every repeat.
+ *
+ * Hosts are mapped to node names (lt_store_map_hosts) once the layer above
+ * knows which nodes there are; this file only applies the mapping.
  */
 #include "index-int.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -324,52 +328,10 @@ int log_loader_save(struct log_loader *ll)
 
 /* ---- hosts to nodes ---------------------------------------------------------- */
 
-struct logs_node {
-	int64_t id;
-	char *name;
-};
-
 struct logs_nodes {
-	struct logs_node *v;
+	const struct lt_node_name *v; /* sorted by name */
 	size_t n;
 };
-
-/* The node names the store knows: node leases and Node objects. */
-static int logs_load_nodes(struct lt_store *st, struct logs_nodes *out, struct lt_error *err)
-{
-	static const char sql[] =
-	    "SELECT l.name_id, s.s FROM lt_leases AS l JOIN strs AS s ON s.id = l.name_id"
-	    " WHERE l.kind = 'node' UNION"
-	    " SELECT a.name_id, s.s FROM audit AS a INDEXED BY audit_object"
-	    " JOIN strs AS s ON s.id = a.name_id"
-	    " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
-	    " AND a.namespace_id IS NULL AND a.name_id IS NOT NULL ORDER BY 2";
-	sqlite3_stmt *q;
-	size_t cap = 0;
-	int rc;
-
-	out->v = NULL;
-	out->n = 0;
-	if (store_prepare_raw(st, &q, sql, err) != 0)
-		return LT_ERR_DB;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (out->n == cap) {
-			cap = cap ? cap * 2 : 64;
-			out->v = lt_xrealloc(out->v, cap * sizeof *out->v);
-		}
-		out->v[out->n].id = sqlite3_column_int64(q, 0);
-		out->v[out->n++].name = lt_xstrdup((const char *)sqlite3_column_text(q, 1));
-	}
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? 0 : store_db_error(st, err, "cannot read node names");
-}
-
-static void logs_free_nodes(struct logs_nodes *ns)
-{
-	for (size_t i = 0; i < ns->n; i++)
-		free(ns->v[i].name);
-	free(ns->v);
-}
 
 /* The id of the node named exactly name (its first len bytes), 0 if none. */
 static int64_t logs_find(const struct logs_nodes *ns, const char *name, size_t len)
@@ -494,18 +456,12 @@ static int logs_map_all(struct lt_store *st, const struct logs_nodes *ns, struct
 	return rc;
 }
 
-int lt_store_map_hosts(struct lt_store *st, struct lt_error *err)
+int lt_store_map_hosts(struct lt_store *st, const struct lt_node_name *names, size_t n,
+		       struct lt_error *err)
 {
-	struct logs_nodes ns;
-	int rc;
+	const struct logs_nodes ns = {names, n};
 
-	if (logs_load_nodes(st, &ns, err) != 0)
-		return LT_ERR_DB;
-	if ((rc = store_exec(st, "BEGIN IMMEDIATE", err)) == 0) {
-		rc = logs_map_all(st, &ns, err);
-		if (store_exec(st, rc == 0 ? "COMMIT" : "ROLLBACK", rc == 0 ? err : NULL) != 0)
-			rc = LT_ERR_DB;
-	}
-	logs_free_nodes(&ns);
-	return rc;
+	for (size_t i = 1; i < n; i++)
+		assert(strcmp(names[i - 1].name, names[i].name) <= 0);
+	return logs_map_all(st, &ns, err);
 }

@@ -1,6 +1,7 @@
-/* index-schema.c - the store's tables, indexes and views. */
+/* index-schema.c - the store's tables, indexes and views, and the record of derived tables. */
 #include "index-int.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,89 +21,6 @@
  * an index on random 36-character UUIDs does not, a log's requests land in
  * it nearly in order, and all stages of one request sit next to each other.
  */
-/* The derived tables and their views, for the store (T "") and as TEMP shadows (T "TEMP "). */
-#define DERIVED_LEASES(T)                                                                          \
-	"CREATE " T "TABLE IF NOT EXISTS lt_leases("                                               \
-	" id INTEGER PRIMARY KEY, namespace_id INTEGER NOT NULL, name_id INTEGER NOT NULL,"        \
-	" kind TEXT NOT NULL, state TEXT NOT NULL, first_us INTEGER, last_us INTEGER,"             \
-	" last_renew_us INTEGER, renews INTEGER NOT NULL DEFAULT 0,"                               \
-	" creates INTEGER NOT NULL DEFAULT 0, deletes INTEGER NOT NULL DEFAULT 0,"                 \
-	" not_found INTEGER NOT NULL DEFAULT 0, auth_failures INTEGER NOT NULL DEFAULT 0,"         \
-	" conflicts INTEGER NOT NULL DEFAULT 0, slow INTEGER NOT NULL DEFAULT 0,"                  \
-	" gaps INTEGER NOT NULL DEFAULT 0, max_gap_us INTEGER, holder TEXT,"                       \
-	" duration_s INTEGER, gap_us INTEGER NOT NULL, UNIQUE(namespace_id, name_id))"
-
-#define DERIVED_EPISODES(T)                                                                        \
-	"CREATE " T "TABLE IF NOT EXISTS lt_episodes("                                             \
-	" id INTEGER PRIMARY KEY, lease_id INTEGER NOT NULL, kind TEXT NOT NULL,"                  \
-	" start_us INTEGER NOT NULL, end_us INTEGER NOT NULL, count INTEGER NOT NULL,"             \
-	" user_id INTEGER, groups_id INTEGER, source_ip_id INTEGER, user_agent_id INTEGER,"        \
-	" first_event INTEGER, last_event INTEGER, cause_event INTEGER,"                           \
-	" median_us INTEGER, max_us INTEGER, old_holder TEXT, new_holder TEXT,"                    \
-	" inferred INTEGER NOT NULL DEFAULT 0, note TEXT)"
-
-#define DERIVED_EPISODES_BY_LEASE(T)                                                               \
-	"CREATE INDEX IF NOT EXISTS lt_episodes_lease ON lt_episodes(lease_id, start_us)"
-
-#define DERIVED_EPISODES_BY_KIND(T)                                                                \
-	"CREATE INDEX IF NOT EXISTS lt_episodes_kind ON lt_episodes(kind, start_us)"
-
-/* The states of the leases and nodes views (LT_LEASE_STATE). */
-#define DERIVED_LEASE_STATE LT_LEASE_STATE("l.state", "l.last_renew_us", "l.gap_us", LT_LEASES_END)
-#define DERIVED_NODE_STATE  LT_LEASE_STATE("n.state", "n.last_renew", "n.gap_us", LT_LEASES_END)
-
-#define DERIVED_LEASES_VIEW(T)                                                                     \
-	"CREATE " T "VIEW IF NOT EXISTS leases AS SELECT l.id AS id,"                              \
-	" (SELECT s FROM strs WHERE id = l.namespace_id) AS namespace,"                            \
-	" (SELECT s FROM strs WHERE id = l.name_id) AS name, l.kind AS kind,"                      \
-	" " DERIVED_LEASE_STATE " AS state,"                                                       \
-	" l.first_us AS first_us, l.last_us AS last_us, l.last_renew_us AS last_renew_us,"         \
-	" l.renews AS renews, l.creates AS creates, l.deletes AS deletes,"                         \
-	" l.not_found AS not_found, l.auth_failures AS auth_failures, l.conflicts AS conflicts,"   \
-	" l.slow AS slow, l.gaps AS gaps, l.max_gap_us AS max_gap_us, l.holder AS holder,"         \
-	" l.duration_s AS duration_s, l.gap_us AS gap_threshold_us FROM lt_leases AS l"
-
-/* Nodes are the node leases plus node objects that never had a lease; states as in leases. */
-#define DERIVED_NODES_VIEW(T)                                                                      \
-	"CREATE " T "VIEW IF NOT EXISTS nodes AS WITH n AS ("                                      \
-	" SELECT l.id AS lid, l.name_id AS name_id, l.state AS state, l.last_renew_us AS "         \
-	"last_renew,"                                                                              \
-	"  l.renews AS renews, l.max_gap_us AS max_gap, l.not_found AS nf, l.deletes AS ldel,"     \
-	"  l.gap_us AS gap_us FROM lt_leases AS l WHERE l.kind = 'node'"                           \
-	" UNION ALL"                                                                               \
-	" SELECT NULL, o.name_id, 'no-lease', NULL, 0, NULL, 0, 0, 0 FROM (SELECT DISTINCT "       \
-	"name_id"                                                                                  \
-	"  FROM audit WHERE resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                 \
-	"  AND namespace_id IS NULL AND name_id IS NOT NULL) AS o"                                 \
-	"  WHERE o.name_id NOT IN (SELECT name_id FROM lt_leases WHERE kind = 'node'))"            \
-	" SELECT (SELECT s FROM strs WHERE id = n.name_id) AS node,"                               \
-	"  " DERIVED_NODE_STATE " AS state,"                                                       \
-	"  n.last_renew AS last_renew_us, n.renews AS renews, n.max_gap AS max_gap_us,"            \
-	"  n.nf AS not_found,"                                                                     \
-	"  n.ldel + coalesce(d.n, 0) AS deletes,"                                                  \
-	"  (SELECT count(*) FROM lt_episodes AS e WHERE e.lease_id = n.lid"                        \
-	"   AND e.kind IN ('GAP', 'NOT_FOUND', 'AUTH_FAILURE', 'SLOW')) AS anomalies"              \
-	" FROM n LEFT JOIN (SELECT a.name_id AS name_id, count(*) AS n FROM audit AS a"            \
-	"  INDEXED BY audit_rtv WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"     \
-	"  AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete') AND a.namespace_id IS NULL"    \
-	"  AND a.code BETWEEN 200 AND 299 AND a.superseded = 0 GROUP BY a.name_id) AS d"           \
-	"  ON d.name_id = n.name_id"
-
-#define DERIVED_EPISODES_VIEW(T)                                                                   \
-	"CREATE " T "VIEW IF NOT EXISTS episodes AS SELECT e.id AS id, e.lease_id AS lease_id,"    \
-	" (SELECT s FROM strs WHERE id = l.namespace_id) AS namespace,"                            \
-	" (SELECT s FROM strs WHERE id = l.name_id) AS name, l.kind AS lease_kind,"                \
-	" e.kind AS kind, e.start_us AS start_us, e.end_us AS end_us,"                             \
-	" e.end_us - e.start_us AS duration_us, e.count AS count,"                                 \
-	" (SELECT s FROM strs WHERE id = e.user_id) AS user,"                                      \
-	" (SELECT s FROM strs WHERE id = e.groups_id) AS groups,"                                  \
-	" (SELECT s FROM strs WHERE id = e.source_ip_id) AS source_ip,"                            \
-	" (SELECT s FROM strs WHERE id = e.user_agent_id) AS user_agent,"                          \
-	" e.first_event AS first_event, e.last_event AS last_event,"                               \
-	" e.cause_event AS cause_event, e.median_us AS median_us, e.max_us AS max_us,"             \
-	" e.old_holder AS old_holder, e.new_holder AS new_holder, e.inferred AS inferred,"         \
-	" e.note AS note FROM lt_episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
-
 /*
  * The secondary indexes of audit.  Loading into an empty store drops them
  * and builds each once at the end, by sorting (lt_store_ingest_begin/end);
@@ -221,14 +139,9 @@ static const char *const schema_sql[] = {
     " lines INTEGER NOT NULL DEFAULT 0, year INTEGER, year_rule TEXT, first_us INTEGER,"
     " last_us INTEGER, klog_skew INTEGER NOT NULL DEFAULT 0, node TEXT)",
     LOG_VIEW,
-    /* derived: one row per lease and its episodes, rebuilt by queries/ after each ingest */
-    DERIVED_LEASES(""),
-    DERIVED_EPISODES(""),
-    DERIVED_EPISODES_BY_LEASE(""),
-    DERIVED_EPISODES_BY_KIND(""),
-    DERIVED_LEASES_VIEW(""),
-    DERIVED_NODES_VIEW(""),
-    DERIVED_EPISODES_VIEW(""),
+    /* how far each registered derived table is built (lt_store_derive) */
+    "CREATE TABLE IF NOT EXISTS derived(name TEXT PRIMARY KEY, version INTEGER NOT NULL,"
+    " event_id INTEGER NOT NULL, line_id INTEGER NOT NULL)",
     "CREATE VIEW IF NOT EXISTS events AS SELECT a.id AS id,"
     " strftime('%Y-%m-%dT%H:%M:%S', a.stage_us / 1000000, 'unixepoch')"
     " || printf('.%06dZ', a.stage_us % 1000000) AS ts,"
@@ -325,11 +238,7 @@ static int schema_check_meta(struct lt_store *st, int may_be_new, struct lt_erro
 static int schema_create(struct lt_store *st, struct lt_error *err)
 {
 	/* views hold no data: refresh them, so a store always has this binary's definitions */
-	if (store_exec(st,
-		       "DROP VIEW IF EXISTS events; DROP VIEW IF EXISTS leases;"
-		       " DROP VIEW IF EXISTS episodes; DROP VIEW IF EXISTS nodes; "
-		       "DROP VIEW IF EXISTS logs;",
-		       err) != 0)
+	if (store_exec(st, "DROP VIEW IF EXISTS events; DROP VIEW IF EXISTS logs;", err) != 0)
 		return LT_ERR_DB;
 	for (size_t i = 0; i < sizeof schema_sql / sizeof *schema_sql; i++)
 		if (store_exec(st, schema_sql[i], err) != 0)
@@ -363,20 +272,6 @@ int store_schema(struct lt_store *st, struct lt_error *err)
 		return LT_ERR_DB;
 	}
 	return schema_check_meta(st, 0, err);
-}
-
-/* What lt_store_overlay_derived() creates: the derived tables and views, as TEMP objects. */
-static const char *const overlay_sql[] = {
-    DERIVED_LEASES("TEMP "),	 DERIVED_EPISODES("TEMP "),	 DERIVED_LEASES_VIEW("TEMP "),
-    DERIVED_NODES_VIEW("TEMP "), DERIVED_EPISODES_VIEW("TEMP "),
-};
-
-int lt_store_overlay_derived(struct lt_store *st, struct lt_error *err)
-{
-	for (size_t i = 0; i < sizeof overlay_sql / sizeof *overlay_sql; i++)
-		if (store_exec(st, overlay_sql[i], err) != 0)
-			return LT_ERR_DB;
-	return 0;
 }
 
 int store_create_indexes(struct lt_store *st, struct lt_error *err)
@@ -500,4 +395,90 @@ int lt_store_has_lease_bodies(struct lt_store *st)
 		yes = sqlite3_column_int(q, 0) > 0;
 	sqlite3_finalize(q);
 	return yes;
+}
+
+/* ---- derived tables, registered by the layers above ------------------------------------ */
+
+int lt_store_derived_state(struct lt_store *st, const char *name, struct lt_derived_state *out)
+{
+	sqlite3_stmt *q;
+
+	memset(out, 0, sizeof *out);
+	/* a store older than the derived table has no record: not an error */
+	if (store_prepare_raw(st, &q,
+			      "SELECT version, event_id, line_id FROM derived WHERE name = ?1",
+			      NULL) != 0)
+		return 0;
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		out->known = 1;
+		out->version = sqlite3_column_int(q, 0);
+		out->event_id = sqlite3_column_int64(q, 1);
+		out->line_id = sqlite3_column_int64(q, 2);
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
+/* Runs a NULL-terminated list of statements; a NULL list runs none. */
+static int schema_run_list(struct lt_store *st, const char *const *sql, struct lt_error *err)
+{
+	for (size_t i = 0; sql != NULL && sql[i] != NULL; i++)
+		if (store_exec(st, sql[i], err) != 0)
+			return LT_ERR_DB;
+	return 0;
+}
+
+int lt_store_derive(struct lt_store *st, const struct lt_derived *d, struct lt_derived_state *state,
+		    struct lt_error *err)
+{
+	assert(d != NULL && d->name != NULL && d->version > 0);
+	lt_store_derived_state(st, d->name, state);
+	if (state->known && state->version > d->version)
+		return lt_error_set(err, LT_ERR_DB,
+				    "%s: its %s were built by a newer leasetrail (version %d, this "
+				    "one knows %d): not written; use that leasetrail, or ingest "
+				    "into a new store",
+				    st->path, d->name, state->version, d->version);
+	return st->readonly ? 0 : schema_run_list(st, d->schema, err);
+}
+
+int lt_store_derive_overlay(struct lt_store *st, const struct lt_derived *d, struct lt_error *err)
+{
+	return schema_run_list(st, d->overlay, err);
+}
+
+void lt_store_newest(struct lt_store *st, int64_t *event_id, int64_t *line_id)
+{
+	sqlite3_stmt *q;
+
+	*event_id = *line_id = 0;
+	if (store_prepare_raw(st, &q,
+			      "SELECT coalesce((SELECT max(id) FROM audit), 0),"
+			      " coalesce((SELECT max(id) FROM lines), 0)",
+			      NULL) != 0)
+		return;
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		*event_id = sqlite3_column_int64(q, 0);
+		*line_id = sqlite3_column_int64(q, 1);
+	}
+	sqlite3_finalize(q);
+}
+
+int lt_store_derived_mark(struct lt_store *st, const struct lt_derived *d,
+			  const struct lt_derived_state *covers, struct lt_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (store_prepare_raw(st, &q, "INSERT OR REPLACE INTO derived VALUES(?1, ?2, ?3, ?4)",
+			      err) != 0)
+		return LT_ERR_DB;
+	sqlite3_bind_text(q, 1, d->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 2, d->version);
+	sqlite3_bind_int64(q, 3, covers->event_id);
+	sqlite3_bind_int64(q, 4, covers->line_id);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : store_db_error(st, err, "cannot record a derived table");
 }

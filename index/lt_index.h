@@ -114,19 +114,11 @@ int lt_store_ingest(struct lt_store *st, const char *path, const struct lt_inges
 uint64_t lt_ingest_size(const char *path, const struct lt_ingest_opts *opts);
 
 /*
- * Shadows the derived tables (lt_leases, lt_episodes) and their views with
- * empty TEMP copies for this connection only, so that episodes can be
- * recomputed with other thresholds on a read-only store: unqualified names
- * resolve to the TEMP copies from then on.
- */
-int lt_store_overlay_derived(struct lt_store *st, struct lt_error *err);
-
-/*
  * Brackets a run of lt_store_ingest calls.  Into an empty store, begin drops
  * the secondary indexes and end builds each once by sorting, which is far
- * cheaper than keeping them up to date row by row.  If the run is killed in * between, the next
- * writable open creates them again.  Meanwhile `stats`, `show` and `sql` work; a query needing a
- * missing index says why it fails.
+ * cheaper than keeping them up to date row by row.  If the run is killed in
+ * between, the next writable open creates them again.  Meanwhile `stats`, `show` and `sql` work; a
+ * query needing a missing index says why it fails.
  */
 int lt_store_ingest_begin(struct lt_store *st, struct lt_error *err);
 
@@ -142,14 +134,22 @@ int lt_store_ingest_end(struct lt_store *st, void (*during)(void *ctx), void *ct
 /* True between an ingest_begin that deferred the indexes and its ingest_end. */
 int lt_store_bulk_loading(const struct lt_store *st);
 
+/* A node the store knows, by its strs id and name. */
+struct lt_node_name {
+	int64_t id;
+	const char *name;
+};
+
 /*
- * Maps the host names of stored log lines to node names the store knows
- * (from node leases and Node objects): the same name, the node whose name
- * starts with "HOST." (a short host name), or the node named like the
- * host's first label.  A host that maps to no node stays its own node.
- * Run after an ingest, once the derived lease tables are up to date.
+ * Maps the host names of stored log lines to the nodes names[0..n-1]
+ * (sorted by name, as strcmp orders them; the layer above knows which nodes
+ * there are): the same name, the node whose name starts with "HOST." (a
+ * short host name), or the node named like the host's first label.  A host
+ * that maps to no node stays its own node.  Run it inside a transaction:
+ * the mapping of lines and hosts then changes all at once.
  */
-int lt_store_map_hosts(struct lt_store *st, struct lt_error *err);
+int lt_store_map_hosts(struct lt_store *st, const struct lt_node_name *names, size_t n,
+		       struct lt_error *err);
 
 /* True when some stored event carried a Lease body (RequestResponse level). */
 int lt_store_has_lease_bodies(struct lt_store *st);
@@ -161,19 +161,61 @@ int lt_store_has_lease_bodies(struct lt_store *st);
  */
 #define LT_LINE_NOTABLE "(severity IN ('E', 'F', 'W') OR not_found > 0 OR kind_id IS NOT NULL)"
 
-/*
- * A lease's state as every view and command shows it: a renewing (or
- * re-created) lease with no renew for longer than its gap threshold before
- * END (the newest event in the store) is "stale".  Judged when read, not
- * when built, so a later ingest that extends the time range makes an idle
- * lease stale without rebuilding it.  The arguments are SQL expressions.
- */
-#define LT_LEASE_STATE(state, last_renew, gap, end)                                                \
-	"(CASE WHEN " state " IN ('renewing', 're-created') AND " end " - " last_renew " > " gap   \
-	" THEN 'stale' ELSE " state " END)"
+/* ---- derived tables ----------------------------------------------------- */
 
-/* The END of LT_LEASE_STATE: the newest event of any lease. */
-#define LT_LEASES_END "(SELECT max(last_us) FROM lt_leases)"
+/*
+ * Tables that a layer above derives from the stored events and lines (the
+ * query layer's lifecycles), registered by it: the store knows nothing of
+ * what they hold.  It keeps their DDL current and records, per name, the
+ * version of the rules that built the rows and how far they cover (the
+ * newest event and log line they were built from), written in the same
+ * transaction as the rows, so that a reader can tell rows that lag behind
+ * the events from current ones, and a writer can catch up.
+ */
+struct lt_derived {
+	const char *name; /* its row in the store's table `derived` */
+	int version;	  /* of the rules: bumped when the same events derive other rows */
+	/*
+	 * NULL-terminated statements run at every writable lt_store_derive:
+	 * CREATE ... IF NOT EXISTS, and DROP VIEW IF EXISTS before each view so
+	 * that a store always has this binary's view definitions.  May be NULL.
+	 */
+	const char *const *schema;
+	/* The same tables and views as TEMP objects (for a read-only overlay); may be NULL. */
+	const char *const *overlay;
+};
+
+/* What the store records of a derived table; all 0 when it has no record. */
+struct lt_derived_state {
+	int known;
+	int version;
+	int64_t event_id, line_id; /* the newest audit event and log line its rows cover */
+};
+
+/*
+ * Reads d's state and, on a writable store, runs d->schema.  A store whose
+ * d was built by a newer leasetrail (a higher version) is LT_ERR_DB and is
+ * not touched: nothing older may rewrite what it does not understand.
+ */
+int lt_store_derive(struct lt_store *st, const struct lt_derived *d, struct lt_derived_state *state,
+		    struct lt_error *err);
+
+/* Reads what the store records of name (read-only stores too); always 0. */
+int lt_store_derived_state(struct lt_store *st, const char *name, struct lt_derived_state *out);
+
+/* Runs d->overlay: TEMP shadows, visible to this connection only. */
+int lt_store_derive_overlay(struct lt_store *st, const struct lt_derived *d, struct lt_error *err);
+
+/*
+ * Records that d's rows, at d->version, cover the events and lines up to
+ * covers->event_id and ->line_id.  Call it inside the transaction that
+ * wrote the rows: the record and the rows commit (or vanish) together.
+ */
+int lt_store_derived_mark(struct lt_store *st, const struct lt_derived *d,
+			  const struct lt_derived_state *covers, struct lt_error *err);
+
+/* The newest stored audit event id and log line id (0 when none). */
+void lt_store_newest(struct lt_store *st, int64_t *event_id, int64_t *line_id);
 
 /* ---- reading ------------------------------------------------------------ */
 

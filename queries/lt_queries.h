@@ -219,19 +219,91 @@ void lt_format_duration(char *buf, size_t size, int64_t us);
 int lt_query_stats(struct lt_store *st, FILE *out, struct lt_error *err);
 
 /*
- * Recomputes the lease rows and episodes (tables lt_leases, lt_episodes) of
- * every lease with an event whose id is above since_id; 0 rebuilds all, and
- * so does any since_id while the stored episodes are outdated.
- * Runs in one transaction: the derived tables are never half updated.
+ * A lease's state as every view and command shows it: a renewing (or
+ * re-created) lease with no renew for longer than its gap threshold before
+ * END (the newest event in the store) is "stale".  Judged when read, not
+ * when built, so a later ingest that extends the time range makes an idle
+ * lease stale without rebuilding it.  The arguments are SQL expressions.
  */
-int lt_lifecycle_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err);
+#define LT_LEASE_STATE(state, last_renew, gap, end)                                                \
+	"(CASE WHEN " state " IN ('renewing', 're-created') AND " end " - " last_renew " > " gap   \
+	" THEN 'stale' ELSE " state " END)"
+
+/* The END of LT_LEASE_STATE: the newest event of any lease. */
+#define LT_LEASES_END "(SELECT max(last_us) FROM lt_leases)"
+
+/* ---- ingest and derived tables ------------------------------------------- */
+
+/* How far an ingest is, for a progress line. */
+struct lt_ingest_meter {
+	uint64_t done, total; /* on-disk bytes read, and of every path (0 unless measured) */
+	double secs, rate;    /* since the start; records per second */
+	const char *path;     /* the file being read */
+};
+
+/* What lt_ingest_run reports besides each file (the callbacks of lt_ingest_opts). */
+struct lt_ingest_hooks {
+	/* A path that could not be read, or the store's failure; may be NULL. */
+	void (*on_error)(const struct lt_error *err, void *ctx);
+	/* Every path is read (in secs seconds); indexes and lifecycles come next.  May be NULL. */
+	void (*on_loaded)(const struct lt_ingest_totals *t, double secs, void *ctx);
+	/* Now and then while a file is read; may be NULL.  measure: fill its total first. */
+	void (*on_meter)(const struct lt_ingest_meter *m, void *ctx);
+	int measure;
+	void *ctx;
+};
 
 /*
- * 1 when the store's episodes were built by an older leasetrail (built
- * otherwise from the same events): `rebuild` or the next ingest rebuilds
- * every lease; until then the views show the old episodes.
+ * `leasetrail ingest`, all of it: paths[0..n-1] into the writable store st
+ * (text logs after the other inputs, so that their year-less times can take
+ * the audit events' years: opts->on_text_log is not used), then the
+ * indexes a bulk load deferred, then every lifecycle that is behind the
+ * events (queries-registry.c).  Re-running it after an interruption at any
+ * point finishes the job, even when every file is then a duplicate.  Adds
+ * to *totals.  Returns 0; LT_ERR_IO when some path could not be read (the
+ * others are ingested, and the lifecycles built); LT_ERR_DB when the store
+ * failed or was built by a newer leasetrail (err says; hooks->on_error
+ * has been told of each path's failure, not of that one).
  */
-int lt_lifecycle_outdated(struct lt_store *st);
+int lt_ingest_run(struct lt_store *st, char *const *paths, size_t n,
+		  const struct lt_ingest_opts *opts, const struct lt_ingest_hooks *hooks,
+		  struct lt_ingest_totals *totals, struct lt_error *err);
+
+/* A --year argument: 1970..9999.  0 or LT_ERR_USAGE. */
+int lt_ingest_year_arg(int *year, const char *s);
+
+/* A --utc-offset argument: Z, UTC, 0, or ±HH, ±HHMM, ±HH:MM up to 14 h.  0 or LT_ERR_USAGE. */
+int lt_ingest_offset_arg(int64_t *us, const char *s);
+
+/* Appends the report line of one file ("PATH: ingested, N records, ..."), sanitized. */
+void lt_ingest_file_text(struct lt_buf *b, const struct lt_file_report *f);
+
+/* Appends "leasetrail: FILE:LINE: rejected: REASON" (reason already sanitized). */
+void lt_ingest_reject_text(struct lt_buf *b, const struct lt_where *at, const char *reason);
+
+/* Appends "leasetrail: PATH: N more rejected records (...)", sanitized. */
+void lt_ingest_more_rejects_text(struct lt_buf *b, const char *path, uint64_t n);
+
+/* Appends a progress line: bytes done of total, records per second, the path's first 60 bytes. */
+void lt_ingest_meter_text(struct lt_buf *b, const struct lt_ingest_meter *m);
+
+/* Appends the summary line of a run that took secs seconds. */
+void lt_ingest_totals_text(struct lt_buf *b, const struct lt_ingest_totals *t, double secs);
+
+/*
+ * `leasetrail rebuild`: every lifecycle's tables rebuilt from the stored
+ * events, each in one transaction (the derived tables are never half
+ * updated), and the store's views brought up to this version's.
+ */
+int lt_rebuild_all(struct lt_store *st, struct lt_error *err);
+
+/*
+ * 0 when every lifecycle's tables are current.  Otherwise 1, with one line
+ * in *why (initialized here; release it) saying what lags and how to bring
+ * it up to date: built by an older or a newer leasetrail, or behind the
+ * stored events (an ingest still running, or interrupted).
+ */
+int lt_derived_check(struct lt_store *st, struct lt_buf *why);
 
 /*
  * Recomputes every lease's episodes with other thresholds (gap_us, slow_us;
@@ -240,18 +312,6 @@ int lt_lifecycle_outdated(struct lt_store *st);
  */
 int lt_lifecycle_overlay(struct lt_store *st, int64_t gap_us, int64_t slow_us,
 			 struct lt_error *err);
-
-/*
- * The two halves of a full rebuild, for running the first beside other
- * work: compute builds every lease's episodes and only reads (st may be a
- * second, read-only connection; it needs the audit_rtv index); write stores
- * them through the writable store in one transaction.
- */
-struct lt_lifecycle_batch;
-int lt_lifecycle_compute(struct lt_store *st, struct lt_lifecycle_batch **out,
-			 struct lt_error *err);
-int lt_lifecycle_write(struct lt_store *st, struct lt_lifecycle_batch *b, struct lt_error *err);
-void lt_lifecycle_batch_free(struct lt_lifecycle_batch *b);
 
 /* ---- running queries ----------------------------------------------------- */
 

@@ -499,19 +499,19 @@ static void browse_object(struct lt_store *st, const char *target, enum lt_brows
 {
 	const char *slash = strchr(target, '/');
 
-	id[0] = lc_str_id(st, obj == LT_BROWSE_NODE_OBJECT ? "nodes" : "leases");
+	id[0] = queries_str_id(st, obj == LT_BROWSE_NODE_OBJECT ? "nodes" : "leases");
 	if (obj == LT_BROWSE_NODE_OBJECT) {
 		id[1] = -1; /* NULL: Nodes are cluster-scoped */
-		id[2] = lc_str_id(st, target);
+		id[2] = queries_str_id(st, target);
 	} else if (slash != NULL) {
 		char *ns = lt_xstrndup(target, (size_t)(slash - target));
 
-		id[1] = lc_str_id(st, ns);
-		id[2] = lc_str_id(st, slash + 1);
+		id[1] = queries_str_id(st, ns);
+		id[2] = queries_str_id(st, slash + 1);
 		free(ns);
 	} else {
-		id[1] = lc_str_id(st, "kube-node-lease");
-		id[2] = lc_str_id(st, target);
+		id[1] = queries_str_id(st, "kube-node-lease");
+		id[2] = queries_str_id(st, target);
 	}
 }
 

@@ -560,14 +560,14 @@ struct queries_health_ctx {
 static void health_ids_init(struct health_ids *ids, struct lt_store *st)
 {
 	memset(ids, 0, sizeof *ids);
-	ids->nodes = lc_str_id(st, "nodes");
-	ids->kube_node_lease = lc_str_id(st, "kube-node-lease");
-	ids->node_controller = lc_str_id(st, HEALTH_NODE_CONTROLLER);
-	ids->autoscaler = lc_str_id(st, HEALTH_AUTOSCALER);
+	ids->nodes = queries_str_id(st, "nodes");
+	ids->kube_node_lease = queries_str_id(st, "kube-node-lease");
+	ids->node_controller = queries_str_id(st, HEALTH_NODE_CONTROLLER);
+	ids->autoscaler = queries_str_id(st, HEALTH_AUTOSCALER);
 	for (size_t i = 0; i < sizeof ids->cloud / sizeof *ids->cloud; i++)
-		ids->cloud[i] = lc_str_id(st, health_cloud_deleters[i]);
+		ids->cloud[i] = queries_str_id(st, health_cloud_deleters[i]);
 	for (size_t i = 0; i < HEALTH_LINE_KINDS; i++)
-		ids->line_kind[i] = lc_str_id(st, health_line_facts[i].log_kind);
+		ids->line_kind[i] = queries_str_id(st, health_line_facts[i].log_kind);
 }
 
 int queries_health_ctx_new(struct queries_health_ctx **out, struct lt_store *st, int evictions,
@@ -660,7 +660,7 @@ int queries_health_node(struct queries_health_ctx *c, int64_t node_id, const cha
 
 	*ids = c->proto;
 	ids->node = node_id;
-	ids->kubelet = lc_kubelet_id(c->st, node);
+	ids->kubelet = queries_kubelet_id(c->st, node);
 	if (node_id != 0) {
 		health_bind(c, s, ids);
 		rc = health_merge(b, s, ids, err);

@@ -89,12 +89,13 @@ static int skew_read(struct lt_store *st, struct skew *k, struct lt_error *err)
 
 	if ((rc = lt_store_prepare(st, &q, skew_pairs_sql, err)) != 0)
 		return rc;
-	lt_stmt_bind_int(q, 1, lc_str_id(st, "nodes"));
-	lt_stmt_bind_int(q, 2, lc_str_id(st, "status"));
-	lt_stmt_bind_int(q, 3, lc_str_id(st, "system:serviceaccount:kube-system:node-controller"));
-	lt_stmt_bind_int(q, 4, lc_str_id(st, "patch"));
+	lt_stmt_bind_int(q, 1, queries_str_id(st, "nodes"));
+	lt_stmt_bind_int(q, 2, queries_str_id(st, "status"));
+	lt_stmt_bind_int(q, 3,
+			 queries_str_id(st, "system:serviceaccount:kube-system:node-controller"));
+	lt_stmt_bind_int(q, 4, queries_str_id(st, "patch"));
 	lt_stmt_bind_int(q, 5, HEALTH_SKEW_WINDOW);
-	lt_stmt_bind_int(q, 6, lc_str_id(st, "update"));
+	lt_stmt_bind_int(q, 6, queries_str_id(st, "update"));
 	while ((rc = lt_stmt_step(q, err)) == 1 && k->n < HEALTH_SKEW_MAX_PAIRS) {
 		int c = skew_index(k, lt_stmt_int(q, SK_CSRC)),
 		    e = skew_index(k, lt_stmt_int(q, SK_ESRC));

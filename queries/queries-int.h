@@ -4,12 +4,23 @@
 
 #include "lt_queries.h"
 
+/* ---- the lease lifecycle: the builder (queries-lifecycle.c) ------------------ */
+
 /* What kind of lease a (namespace, name) is, by Kubernetes' own naming. */
-enum lc_kind { LC_NODE, LC_LEADER, LC_IDENTITY };
+enum queries_lease_kind { QUERIES_LEASE_NODE, QUERIES_LEASE_LEADER, QUERIES_LEASE_IDENTITY };
+
+/* The verbs the builder tells apart. */
+enum queries_verb {
+	QUERIES_VERB_OTHER,
+	QUERIES_VERB_UPDATE,
+	QUERIES_VERB_PATCH,
+	QUERIES_VERB_CREATE,
+	QUERIES_VERB_DELETE,
+};
 
 /* One episode of a lease's life, as the builder finds it. */
-struct lc_episode {
-	const char *kind; /* "CREATED", "RENEWING", ... (static strings) */
+struct queries_episode {
+	enum lt_episode_kind kind;
 	int64_t start_us, end_us, count;
 	int64_t user, groups, ip, agent;	/* strs ids, 0 = none */
 	int64_t first_event, last_event, cause; /* audit ids, 0 = none */
@@ -19,58 +30,201 @@ struct lc_episode {
 };
 
 /* A lease's summary, for lt_leases and `nodes`. */
-struct lc_summary {
-	enum lc_kind kind;
-	const char *state; /* renewing, deleted, orphaned, re-created, not-found */
+struct queries_lease_summary {
+	enum queries_lease_kind kind;
+	const char *state; /* renewing, deleted, orphaned, re-created, not-found (static) */
 	int64_t first_us, last_us, last_renew_us;
 	int64_t renews, creates, deletes, not_found, auth_failures, conflicts, slow, gaps;
 	int64_t max_gap_us, duration_s, gap_us;
 	char *holder; /* owned, may be NULL */
 };
 
-struct lc_result {
-	struct lc_episode *eps;
+struct queries_lease_result {
+	struct queries_episode *eps;
 	size_t n, cap;
-	struct lc_summary sum;
+	struct queries_lease_summary sum;
 };
 
-void lc_result_release(struct lc_result *r);
+void queries_lease_result_release(struct queries_lease_result *r);
 
-/* The columns a builder reads from each request (table audit AS a), in lc_feed's order. */
-#define LC_COLUMNS                                                                                 \
+/* The node deletion behind a node lease's deletion, as the feed found it. */
+struct queries_lease_cause {
+	int64_t event;	/* audit id, 0 = none found */
+	int64_t ts;	/* its stageTimestamp, µs */
+	const char *by; /* who deleted the node (borrowed for the call), NULL = unknown */
+};
+
+/* One request on the lease, in the builder's terms; what it points to is borrowed. */
+struct queries_lease_event {
+	int64_t id, ts, latency; /* audit id, stageTimestamp and its latency, µs */
+	enum queries_verb verb;
+	int code;			 /* HTTP status */
+	int64_t user, groups, ip, agent; /* strs ids, 0 = none */
+	int64_t note;			 /* strs id of the status message or authz reason */
+	int64_t holder;			 /* strs id of the body's holderIdentity, 0 = unknown */
+	int released;			 /* the body's holderIdentity is "" (a release) */
+	const struct queries_lease_cause *cause; /* a 2xx delete of a node lease; may be NULL */
+};
+
+/* What a builder needs to know of its lease before the first event. */
+struct queries_lease_params {
+	enum queries_lease_kind kind;
+	int64_t gap_us, slow_us; /* 0: the defaults (the duration, else 40 s / 15 s; 1 s) */
+	int64_t duration_s;	 /* the newest leaseDurationSeconds of a body, -1 = unknown */
+	int64_t kubelet;	 /* strs id of system:node:NAME on node leases, 0 = none */
+	/* A strs id's text as a new string (the builder frees it), NULL when none. */
+	char *(*name)(int64_t id, void *ctx);
+	void *ctx;
+};
+
+struct queries_lease;
+
+/* A builder for one lease; its episodes go to *out (zeroed here).  Touches no store. */
+struct queries_lease *queries_lease_new(const struct queries_lease_params *p,
+					struct queries_lease_result *out);
+
+/* Feeds the lease's next request, in stageTimestamp order. */
+void queries_lease_feed(struct queries_lease *b, const struct queries_lease_event *e);
+
+/*
+ * Closes what is still open, fills the summary, frees the builder (not *out)
+ * and returns the first error: LT_ERR_USAGE for an event out of time order
+ * (it and later events are ignored).  A NULL builder is 0.
+ */
+int queries_lease_end(struct queries_lease *b);
+
+/* The kind of lease b builds. */
+enum queries_lease_kind queries_lease_kind(const struct queries_lease *b);
+
+/* The kind of lease (namespace, name) is, by Kubernetes' naming. */
+enum queries_lease_kind queries_lease_kind_of(const char *ns, const char *name);
+
+/* ---- the lease lifecycle: its feed (queries-lease-feed.c) ------------------- */
+
+/* The columns the feed reads from each request (table audit AS a), in its order. */
+#define QUERIES_LEASE_COLUMNS                                                                      \
 	"a.id, a.stage_us, a.stage_us - a.received_us, a.verb_id, a.code, a.user_id, a.groups_id," \
 	" a.source_ip_id, a.user_agent_id, a.lease_holder_id,"                                     \
 	" coalesce(a.message_id, a.authz_reason_id)"
 
-struct lc;
+/* What the feed looks up once per store, and the statements it reuses. */
+struct queries_lease_feed {
+	struct lt_store *st;
+	int64_t update, patch, create, del, empty; /* strs ids; empty: "" */
+	int bodies;				   /* some event carried a Lease body */
+	struct lt_stmt *str, *cause, *duration;
+};
 
-/* A builder for one lease; its episodes go to *out (zeroed here). */
-struct lc *lc_new(struct lt_store *st, int64_t namespace_id, int64_t name_id, int64_t gap_us,
-		  int64_t slow_us, struct lc_result *out);
+/* Opens a feed on st (read-only use: st may be a second connection); 0 or LT_ERR_DB. */
+int queries_lease_feed_open(struct queries_lease_feed *f, struct lt_store *st,
+			    struct lt_error *err);
+void queries_lease_feed_close(struct queries_lease_feed *f);
 
-/* Feeds the lease's next request, in stageTimestamp order: LC_COLUMNS from column col. */
-void lc_feed(struct lc *b, const struct lt_stmt *q, int col);
+/* A builder for lease (namespace_id, name_id): its kind, duration and kubelet looked up. */
+struct queries_lease *queries_lease_feed_begin(struct queries_lease_feed *f, int64_t namespace_id,
+					       int64_t name_id, int64_t gap_us, int64_t slow_us,
+					       struct queries_lease_result *out);
 
-/* Closes what is still open, fills the summary and frees the builder (not *out). */
-void lc_end(struct lc *b);
+/* Feeds b the request in q's QUERIES_LEASE_COLUMNS from column col on (name_id: b's lease). */
+void queries_lease_feed_row(struct queries_lease_feed *f, struct queries_lease *b, int64_t name_id,
+			    const struct lt_stmt *q, int col);
 
 /*
  * Builds the episodes of lease (namespace_id, name_id) from its stored
- * events in time order.  gap_us / slow_us of 0 take the defaults (the
- * lease's own duration, else 40 s for node and identity leases and 15 s
- * for leader leases; 1 s).
+ * events in time order, with these thresholds (0: the defaults).
  */
-int lc_build(struct lt_store *st, int64_t namespace_id, int64_t name_id, int64_t gap_us,
-	     int64_t slow_us, struct lc_result *out, struct lt_error *err);
-
-/* The builder's own (static) name for an episode kind read back from the store. */
-const char *lc_kind_name(const char *stored);
+int queries_lease_build(struct lt_store *st, int64_t namespace_id, int64_t name_id, int64_t gap_us,
+			int64_t slow_us, struct queries_lease_result *out, struct lt_error *err);
 
 /* The strs id of a string, or 0 when the store has never seen it. */
-int64_t lc_str_id(struct lt_store *st, const char *s);
+int64_t queries_str_id(struct lt_store *st, const char *s);
 
 /* The strs id of node's own kubelet user (system:node:NODE), or 0 when it never asked. */
-int64_t lc_kubelet_id(struct lt_store *st, const char *node);
+int64_t queries_kubelet_id(struct lt_store *st, const char *node);
+
+/* ---- the lease lifecycle: its tables (queries-rebuild.c) -------------------- */
+
+/* The lease lifecycle as the registry lists it. */
+extern const struct lt_derived queries_lease_derived;
+
+/* Brings lt_leases/lt_episodes up to date with the events above since_id (0: all). */
+int queries_lease_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err);
+
+/*
+ * The two halves of a rebuild of every lease, for running the first beside
+ * other work: compute only reads (st may be a second, read-only connection;
+ * it needs the audit_rtv index) and declines (*out NULL) when the store
+ * holds Lease bodies; write stores what it built through the writable store.
+ */
+int queries_lease_compute(struct lt_store *st, void **out, struct lt_error *err);
+int queries_lease_write(struct lt_store *st, void *computed, struct lt_error *err);
+void queries_lease_computed_free(void *computed);
+
+/* ---- log lines' hosts to nodes (queries-hosts.c) ----------------------------- */
+
+extern const struct lt_derived queries_hosts_derived;
+
+/* Maps log lines' hosts to the nodes the store knows (node leases, Node objects). */
+int queries_hosts_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err);
+
+/* ---- the lifecycle registry (queries-registry.c) ----------------------------- */
+
+/*
+ * One lifecycle: derived tables built from the stored events.  Ingest and
+ * `rebuild` walk the registry in order (a later one may read an earlier
+ * one's tables); each is rebuilt in a transaction of its own that also
+ * records its version and how far it covers (lt_store_derived_mark).
+ */
+struct queries_lifecycle {
+	const struct lt_derived *derived; /* name, version, schema, TEMP overlay */
+	/*
+	 * Brings the tables up to date with the events above since_id; 0 means
+	 * from nothing (the tables emptied first by it).  Runs inside the
+	 * registry's transaction: it must not begin or commit one.
+	 */
+	int (*rebuild)(struct lt_store *st, int64_t since_id, struct lt_error *err);
+	/*
+	 * Optional, for a bulk load into an empty store: compute the rows on a
+	 * second, read-only connection while the last indexes are built (may
+	 * decline: *out NULL), then write them inside the registry's transaction.
+	 */
+	int (*compute)(struct lt_store *rd, void **out, struct lt_error *err);
+	int (*write)(struct lt_store *st, void *computed, struct lt_error *err);
+	void (*computed_free)(void *computed);
+};
+
+extern const struct queries_lifecycle queries_lifecycles[];
+extern const size_t queries_nlifecycles;
+
+/* Creates every lifecycle's tables (writable st); LT_ERR_DB for a store of a newer leasetrail. */
+int queries_lifecycles_ensure(struct lt_store *st, struct lt_error *err);
+
+/* Which lifecycles an update rebuilds. */
+enum queries_update {
+	QUERIES_UPDATE_BEHIND, /* those behind the events or of another version */
+	QUERIES_UPDATE_ALL,    /* every one, from nothing (`rebuild`) */
+};
+
+/* A lifecycle's rows computed beforehand (its compute), and the newest ids they were read at. */
+struct queries_computed {
+	void *rows; /* NULL: none (not computed, or declined) */
+	int64_t event_id, line_id;
+};
+
+/*
+ * Brings the lifecycles up to date (which: how), each rebuilt and marked in
+ * a transaction of its own.  computed[i] (computed may be NULL) holds
+ * lifecycle i's rows computed beforehand, written instead of a rebuild when
+ * the store still ends at the same event and line.
+ */
+int queries_lifecycles_update(struct lt_store *st, enum queries_update how,
+			      const struct queries_computed *computed, struct lt_error *err);
+
+/*
+ * The test hook LEASETRAIL_TEST_DIE_AT (README): when the variable names
+ * point, the process kills itself there with SIGKILL, as `kill -9` would.
+ */
+void queries_test_die_at(const char *point);
 
 /* ---- node health (queries-health.c) -------------------------------------- */
 

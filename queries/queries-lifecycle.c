@@ -19,10 +19,16 @@
  *   409                 counted as a conflict (leader contention)
  *
  * Nothing here knows the samples: every rule is how the kubelet, client-go
- * leader election and the apiserver behave (shared/docs/LEASES.md).
+ * leader election and the apiserver behave (docs/leases.md).
+ *
+ * The builder is pure: it is fed struct queries_lease_event values and
+ * touches no store.  What it would have to look up (a node delete behind a
+ * lease delete, a lease's duration, strings by id) the feed finds for it
+ * (queries-lease-feed.c); unit tests feed it arrays of events.
  */
 #include "queries-int.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,14 +45,6 @@
 #define LC_CAUSE_SKEW (1 * LC_SEC)
 
 enum lc_class { EV_RENEW, EV_CREATE, EV_DELETE, EV_NOTFOUND, EV_AUTH, EV_CONFLICT, EV_OTHER };
-
-/* One request on the lease, as the builder needs it. */
-struct lc_event {
-	int64_t id, ts, latency;
-	enum lc_class cls;
-	int64_t user, groups, ip, agent, note;
-	int64_t holder; /* strs id of the Lease body's holderIdentity, 0 when unknown */
-};
 
 /*
  * Intervals between renews, as a sparse histogram of milliseconds: memory
@@ -69,21 +67,13 @@ struct lc_hist {
 	int64_t max_us;
 };
 
-/* The strs ids the builder compares against, fetched once per lease. */
-struct lc_ids {
-	int64_t update, patch, create, del;
-	int64_t empty; /* "": the holderIdentity of a released lease */
-	int bodies;    /* the store has seen a Lease body: leaseDurationSeconds may be known */
-};
-
 /* The builder's state while it walks one lease's events. */
-struct lc {
-	struct lt_store *st;
-	struct lc_result *r;
-	struct lc_ids ids;
-	int64_t name_id, gap_us, slow_us;
-	int64_t kubelet; /* strs id of system:node:NAME on node leases, 0 when none */
-	struct lc_episode renewing, notfound, auth, slow;
+struct queries_lease {
+	struct queries_lease_params p; /* gap_us and slow_us resolved */
+	struct queries_lease_result *r;
+	int err;	 /* the first error, 0 when none */
+	int64_t last_ts; /* of the last event fed */
+	struct queries_episode renewing, notfound, auth, slow;
 	int in_renewing, in_notfound, in_auth, in_slow;
 	int notfound_kubelet; /* the open NOT_FOUND run holds a 404 of the node's kubelet */
 	struct lc_hist *hist; /* of the open RENEWING, allocated on its first interval */
@@ -96,60 +86,13 @@ struct lc {
 	int64_t release_us, release_event;
 };
 
-const char *lc_kind_name(const char *stored)
+/* A strs id's text, owned by the caller; NULL for id 0 or when none is known. */
+static char *lc_str(const struct queries_lease *b, int64_t id)
 {
-	static const char *const kinds[] = {
-	    "CREATED",	  "RENEWING",	  "GAP",  "NOT_FOUND",	   "DELETED",
-	    "RE-CREATED", "AUTH_FAILURE", "SLOW", "HOLDER_CHANGE", "RELEASED"};
-
-	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-		if (strcmp(kinds[i], stored) == 0)
-			return kinds[i];
-	return "UNKNOWN";
+	return id != 0 && b->p.name != NULL ? b->p.name(id, b->p.ctx) : NULL;
 }
 
-int64_t lc_str_id(struct lt_store *st, const char *s)
-{
-	struct lt_stmt *q;
-	int64_t id = 0;
-
-	if (lt_store_prepare(st, &q, "SELECT id FROM strs WHERE s = ?1", NULL) != 0)
-		return 0;
-	lt_stmt_bind_text(q, 1, s, (size_t)-1);
-	if (lt_stmt_step(q, NULL) == 1)
-		id = lt_stmt_int(q, 0);
-	lt_stmt_free(q);
-	return id;
-}
-
-int64_t lc_kubelet_id(struct lt_store *st, const char *node)
-{
-	struct lt_buf user;
-	int64_t id;
-
-	lt_buf_init(&user);
-	lt_buf_printf(&user, "system:node:%s", node);
-	id = lc_str_id(st, user.ptr);
-	lt_buf_release(&user);
-	return id;
-}
-
-/* A string from strs by id, copied; NULL for id 0. */
-static char *lc_str(struct lt_store *st, int64_t id)
-{
-	struct lt_stmt *q;
-	char *s = NULL;
-
-	if (id == 0 || lt_store_prepare(st, &q, "SELECT s FROM strs WHERE id = ?1", NULL) != 0)
-		return NULL;
-	lt_stmt_bind_int(q, 1, id);
-	if (lt_stmt_step(q, NULL) == 1)
-		s = lt_xstrdup(lt_stmt_text(q, 0, NULL));
-	lt_stmt_free(q);
-	return s;
-}
-
-void lc_result_release(struct lc_result *r)
+void queries_lease_result_release(struct queries_lease_result *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->eps[i].old_holder);
@@ -161,35 +104,9 @@ void lc_result_release(struct lc_result *r)
 	memset(r, 0, sizeof *r);
 }
 
-static void lc_fetch_ids(struct lt_store *st, struct lc_ids *ids)
+static enum lc_class lc_classify(const struct queries_lease_event *e)
 {
-	struct lt_stmt *q;
-
-	memset(ids, 0, sizeof *ids);
-	ids->bodies = 1;
-	if (lt_store_prepare(st, &q,
-			     "SELECT (SELECT id FROM strs WHERE s = 'update'),"
-			     " (SELECT id FROM strs WHERE s = 'patch'),"
-			     " (SELECT id FROM strs WHERE s = 'create'),"
-			     " (SELECT id FROM strs WHERE s = 'delete'),"
-			     " (SELECT count(*) FROM meta WHERE key = 'lease_bodies'),"
-			     " (SELECT id FROM strs WHERE s = '')",
-			     NULL) != 0)
-		return;
-	if (lt_stmt_step(q, NULL) == 1) {
-		ids->update = lt_stmt_int(q, 0);
-		ids->patch = lt_stmt_int(q, 1);
-		ids->create = lt_stmt_int(q, 2);
-		ids->del = lt_stmt_int(q, 3);
-		ids->bodies = lt_stmt_int(q, 4) > 0;
-		ids->empty = lt_stmt_int(q, 5);
-	}
-	lt_stmt_free(q);
-}
-
-static enum lc_class lc_classify(const struct lc_ids *ids, int64_t verb, int64_t code)
-{
-	int ok = code >= 200 && code < 300;
+	int ok = e->code >= 200 && e->code < 300, code = e->code;
 
 	if (code == 404)
 		return EV_NOTFOUND;
@@ -197,34 +114,45 @@ static enum lc_class lc_classify(const struct lc_ids *ids, int64_t verb, int64_t
 		return EV_AUTH;
 	if (code == 409)
 		return EV_CONFLICT;
-	if (ok && verb != 0 && (verb == ids->update || verb == ids->patch))
+	if (ok && (e->verb == QUERIES_VERB_UPDATE || e->verb == QUERIES_VERB_PATCH))
 		return EV_RENEW;
-	if (ok && verb != 0 && verb == ids->create)
+	if (ok && e->verb == QUERIES_VERB_CREATE)
 		return EV_CREATE;
-	if (ok && verb != 0 && verb == ids->del)
+	if (ok && e->verb == QUERIES_VERB_DELETE)
 		return EV_DELETE;
 	return EV_OTHER;
 }
 
 /* An episode that starts with event e, its actor taken from e. */
-static struct lc_episode lc_start(const char *kind, const struct lc_event *e)
+static struct queries_episode lc_start(enum lt_episode_kind kind,
+				       const struct queries_lease_event *e)
 {
-	struct lc_episode ep = {kind,  e->ts, e->ts, 1,	 e->user, e->groups, e->ip, e->agent, e->id,
-				e->id, 0,     -1,    -1, NULL,	  NULL,	     NULL,  0};
-
-	return ep;
+	return (struct queries_episode){
+	    .kind = kind,
+	    .start_us = e->ts,
+	    .end_us = e->ts,
+	    .count = 1,
+	    .user = e->user,
+	    .groups = e->groups,
+	    .ip = e->ip,
+	    .agent = e->agent,
+	    .first_event = e->id,
+	    .last_event = e->id,
+	    .median_us = -1,
+	    .max_us = -1,
+	};
 }
 
-static void lc_extend(struct lc_episode *ep, const struct lc_event *e)
+static void lc_extend(struct queries_episode *ep, const struct queries_lease_event *e)
 {
 	ep->end_us = e->ts;
 	ep->last_event = e->id;
 	ep->count++;
 }
 
-static void lc_emit(struct lc *b, const struct lc_episode *ep)
+static void lc_emit(struct queries_lease *b, const struct queries_episode *ep)
 {
-	struct lc_result *r = b->r;
+	struct queries_lease_result *r = b->r;
 
 	if (r->n == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 16;
@@ -335,7 +263,7 @@ static void lc_hist_free(struct lc_hist *h)
 }
 
 /* Closes RENEWING with its renew count and the median and max interval between renews. */
-static void lc_close_renewing(struct lc *b)
+static void lc_close_renewing(struct queries_lease *b)
 {
 	if (!b->in_renewing)
 		return;
@@ -349,14 +277,14 @@ static void lc_close_renewing(struct lc *b)
 	b->hist = NULL;
 }
 
-static void lc_close_run(struct lc *b, struct lc_episode *ep, int *open)
+static void lc_close_run(struct queries_lease *b, struct queries_episode *ep, int *open)
 {
 	if (*open)
 		lc_emit(b, ep);
 	*open = 0;
 }
 
-static void lc_interval(struct lc *b, int64_t us)
+static void lc_interval(struct queries_lease *b, int64_t us)
 {
 	if (b->hist == NULL)
 		b->hist = lt_xcalloc(1, sizeof *b->hist);
@@ -364,10 +292,10 @@ static void lc_interval(struct lc *b, int64_t us)
 }
 
 /* A renew after a wait longer than the threshold since the last renew or release. */
-static void lc_gap(struct lc *b, const struct lc_event *e, int64_t wait)
+static void lc_gap(struct queries_lease *b, const struct queries_lease_event *e, int64_t wait)
 {
-	struct lc_episode gap = lc_start("GAP", e);
-	struct lc_summary *s = &b->r->sum;
+	struct queries_episode gap = lc_start(LT_EP_GAP, e);
+	struct queries_lease_summary *s = &b->r->sum;
 
 	gap.start_us = b->in_renewing ? b->renewing.end_us : b->release_us;
 	gap.first_event = b->in_renewing ? b->renewing.last_event : b->release_event;
@@ -379,9 +307,10 @@ static void lc_gap(struct lc *b, const struct lc_event *e, int64_t wait)
 }
 
 /* "OLD -> NEW" of an inferred change: the renewers' source IPs. */
-static void lc_inferred(struct lc *b, const struct lc_event *e, struct lc_episode *ch)
+static void lc_inferred(struct queries_lease *b, const struct queries_lease_event *e,
+			struct queries_episode *ch)
 {
-	char *oip = lc_str(b->st, b->prev_ip), *nip = lc_str(b->st, e->ip);
+	char *oip = lc_str(b, b->prev_ip), *nip = lc_str(b, e->ip);
 
 	ch->old_holder = oip ? oip : lt_xstrdup("?");
 	ch->new_holder = nip ? nip : lt_xstrdup("?");
@@ -393,21 +322,22 @@ static void lc_inferred(struct lc *b, const struct lc_event *e, struct lc_episod
  * body (leader and identity leases), or at Metadata level a leader lease's
  * new renewer (source IP or user agent).  Fills *ch when it does.
  */
-static int lc_holder(struct lc *b, const struct lc_event *e, enum lc_kind kind,
-		     struct lc_episode *ch)
+static int lc_holder(struct queries_lease *b, const struct queries_lease_event *e,
+		     enum queries_lease_kind kind, struct queries_episode *ch)
 {
 	int changed = 0;
 
-	*ch = lc_start("HOLDER_CHANGE", e);
+	*ch = lc_start(LT_EP_HOLDER_CHANGE, e);
 	if (e->holder != 0) {
 		/* a leader taking over; on identity leases, an apiserver restart */
-		if (b->prev_holder != 0 && b->prev_holder != e->holder && kind != LC_NODE) {
-			ch->old_holder = lc_str(b->st, b->prev_holder);
-			ch->new_holder = lc_str(b->st, e->holder);
+		if (b->prev_holder != 0 && b->prev_holder != e->holder &&
+		    kind != QUERIES_LEASE_NODE) {
+			ch->old_holder = lc_str(b, b->prev_holder);
+			ch->new_holder = lc_str(b, e->holder);
 			changed = 1;
 		}
 		b->prev_holder = e->holder;
-	} else if (kind == LC_LEADER && b->prev_holder == 0 && b->prev_ip != 0 &&
+	} else if (kind == QUERIES_LEASE_LEADER && b->prev_holder == 0 && b->prev_ip != 0 &&
 		   (b->prev_ip != e->ip || b->prev_agent != e->agent)) {
 		lc_inferred(b, e, ch);
 		changed = 1;
@@ -427,9 +357,9 @@ static int lc_holder(struct lc *b, const struct lc_event *e, enum lc_kind kind,
 }
 
 /* Closes what a renew ends: the wait since the last renew or release, maybe a GAP. */
-static void lc_renew_wait(struct lc *b, const struct lc_event *e, int changed)
+static void lc_renew_wait(struct queries_lease *b, const struct queries_lease_event *e, int changed)
 {
-	struct lc_summary *s = &b->r->sum;
+	struct queries_lease_summary *s = &b->r->sum;
 	int64_t wait;
 
 	if (!b->in_renewing && !b->released)
@@ -437,7 +367,7 @@ static void lc_renew_wait(struct lc *b, const struct lc_event *e, int changed)
 	wait = e->ts - (b->in_renewing ? b->renewing.end_us : b->release_us);
 	if (wait > s->max_gap_us)
 		s->max_gap_us = wait;
-	if (wait > b->gap_us)
+	if (wait > b->p.gap_us)
 		lc_gap(b, e, wait);
 	else if (changed)
 		lc_close_renewing(b); /* one holder's renews per RENEWING */
@@ -445,14 +375,14 @@ static void lc_renew_wait(struct lc *b, const struct lc_event *e, int changed)
 		lc_interval(b, wait);
 }
 
-static void lc_slow_step(struct lc *b, const struct lc_event *e)
+static void lc_slow_step(struct queries_lease *b, const struct queries_lease_event *e)
 {
-	if (e->latency <= b->slow_us) {
+	if (e->latency <= b->p.slow_us) {
 		lc_close_run(b, &b->slow, &b->in_slow);
 		return;
 	}
 	if (!b->in_slow)
-		b->slow = lc_start("SLOW", e), b->slow.max_us = 0, b->in_slow = 1;
+		b->slow = lc_start(LT_EP_SLOW, e), b->slow.max_us = 0, b->in_slow = 1;
 	else
 		lc_extend(&b->slow, e);
 	if (e->latency > b->slow.max_us)
@@ -465,11 +395,11 @@ static void lc_slow_step(struct lc *b, const struct lc_event *e)
  * candidate may acquire at once: the old holder's renews end here, and the
  * next holder's acquire is a HOLDER_CHANGE from it.
  */
-static void lc_on_release(struct lc *b, const struct lc_event *e)
+static void lc_on_release(struct queries_lease *b, const struct queries_lease_event *e)
 {
-	struct lc_episode ep = lc_start("RELEASED", e);
+	struct queries_episode ep = lc_start(LT_EP_RELEASED, e);
 	struct lt_buf note;
-	char *old = lc_str(b->st, b->prev_holder);
+	char *old = lc_str(b, b->prev_holder);
 
 	lc_close_renewing(b);
 	lc_close_run(b, &b->slow, &b->in_slow);
@@ -485,13 +415,14 @@ static void lc_on_release(struct lc *b, const struct lc_event *e)
 	b->prev_agent = e->agent;
 }
 
-static void lc_on_renew(struct lc *b, const struct lc_event *e, enum lc_kind kind)
+static void lc_on_renew(struct queries_lease *b, const struct queries_lease_event *e,
+			enum queries_lease_kind kind)
 {
-	struct lc_summary *s = &b->r->sum;
-	struct lc_episode ch;
+	struct queries_lease_summary *s = &b->r->sum;
+	struct queries_episode ch;
 	int changed;
 
-	if (e->holder != 0 && e->holder == b->ids.empty) {
+	if (e->released) {
 		lc_on_release(b, e);
 		return;
 	}
@@ -500,7 +431,7 @@ static void lc_on_renew(struct lc *b, const struct lc_event *e, enum lc_kind kin
 	if (changed)
 		lc_emit(b, &ch);
 	if (!b->in_renewing) {
-		b->renewing = lc_start("RENEWING", e);
+		b->renewing = lc_start(LT_EP_RENEWING, e);
 		b->in_renewing = 1;
 	} else {
 		lc_extend(&b->renewing, e);
@@ -514,9 +445,9 @@ static void lc_on_renew(struct lc *b, const struct lc_event *e, enum lc_kind kin
 }
 
 /* After a delete or 404s, a create is a re-creation: by whom and how long after. */
-static void lc_on_create(struct lc *b, const struct lc_event *e)
+static void lc_on_create(struct queries_lease *b, const struct queries_lease_event *e)
 {
-	struct lc_episode ep = lc_start(b->gone ? "RE-CREATED" : "CREATED", e);
+	struct queries_episode ep = lc_start(b->gone ? LT_EP_RECREATED : LT_EP_CREATED, e);
 
 	lc_close_renewing(b);
 	lc_close_run(b, &b->slow, &b->in_slow);
@@ -530,7 +461,7 @@ static void lc_on_create(struct lc *b, const struct lc_event *e)
 	b->released = 0;
 	b->alive_seen = 1;
 	/* the create is the lease's first heartbeat: renews count from it */
-	b->renewing = lc_start("RENEWING", e);
+	b->renewing = lc_start(LT_EP_RENEWING, e);
 	b->renewing.count = 0;
 	b->in_renewing = 1;
 }
@@ -553,44 +484,23 @@ static char *lc_cause_note(int64_t after_us, const char *who)
 }
 
 /* The node deletion behind a node lease's deletion (the garbage collector's cause). */
-static void lc_link_node_delete(struct lc *b, struct lc_episode *ep)
+static void lc_link_node_delete(struct queries_episode *ep, const struct queries_lease_cause *c)
 {
-	struct lt_stmt *q;
-	char *who;
-
-	if (lt_store_prepare(b->st, &q,
-			     "SELECT a.id, a.user_id, a.stage_us FROM audit AS a"
-			     " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
-			     " AND a.namespace_id IS NULL AND a.name_id = ?1"
-			     " AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete')"
-			     " AND a.code BETWEEN 200 AND 299 AND a.superseded = 0"
-			     " AND a.stage_us BETWEEN ?2 - ?3 AND ?2 + ?4"
-			     " AND coalesce(a.received_us, a.stage_us) <= ?2 + ?5"
-			     " ORDER BY a.stage_us DESC LIMIT 1",
-			     NULL) != 0)
+	if (c == NULL || c->event == 0)
 		return;
-	lt_stmt_bind_int(q, 1, b->name_id);
-	lt_stmt_bind_int(q, 2, ep->start_us);
-	lt_stmt_bind_int(q, 3, LC_CAUSE_WINDOW);
-	lt_stmt_bind_int(q, 4, LC_CAUSE_LATE);
-	lt_stmt_bind_int(q, 5, LC_CAUSE_SKEW);
-	if (lt_stmt_step(q, NULL) == 1) {
-		ep->cause = lt_stmt_int(q, 0);
-		who = lc_str(b->st, lt_stmt_int(q, 1));
-		ep->note = lc_cause_note(ep->start_us - lt_stmt_int(q, 2), who ? who : "?");
-		free(who);
-	}
-	lt_stmt_free(q);
+	ep->cause = c->event;
+	ep->note = lc_cause_note(ep->start_us - c->ts, c->by ? c->by : "?");
 }
 
-static void lc_on_delete(struct lc *b, const struct lc_event *e, enum lc_kind kind)
+static void lc_on_delete(struct queries_lease *b, const struct queries_lease_event *e,
+			 enum queries_lease_kind kind)
 {
-	struct lc_episode ep = lc_start("DELETED", e);
+	struct queries_episode ep = lc_start(LT_EP_DELETED, e);
 
 	lc_close_renewing(b);
 	lc_close_run(b, &b->slow, &b->in_slow);
-	if (kind == LC_NODE)
-		lc_link_node_delete(b, &ep);
+	if (kind == QUERIES_LEASE_NODE)
+		lc_link_node_delete(&ep, e->cause);
 	lc_emit(b, &ep);
 	b->r->sum.deletes++;
 	b->released = 0;
@@ -599,18 +509,18 @@ static void lc_on_delete(struct lc *b, const struct lc_event *e, enum lc_kind ki
 	b->gone_event = e->id;
 }
 
-static void lc_on_notfound(struct lc *b, const struct lc_event *e)
+static void lc_on_notfound(struct queries_lease *b, const struct queries_lease_event *e)
 {
 	lc_close_renewing(b);
 	lc_close_run(b, &b->slow, &b->in_slow);
 	if (b->in_notfound) {
 		lc_extend(&b->notfound, e);
 	} else {
-		b->notfound = lc_start("NOT_FOUND", e);
+		b->notfound = lc_start(LT_EP_NOT_FOUND, e);
 		b->in_notfound = 1;
 		b->notfound_kubelet = 0;
 	}
-	if (b->kubelet != 0 && e->user == b->kubelet)
+	if (b->p.kubelet != 0 && e->user == b->p.kubelet)
 		b->notfound_kubelet = 1;
 	b->released = 0;
 	/* before the lease was ever alive, a 404 is the kubelet's first sync (GET, then create) */
@@ -622,31 +532,33 @@ static void lc_on_notfound(struct lc *b, const struct lc_event *e)
 	b->r->sum.not_found++;
 }
 
-static void lc_on_auth(struct lc *b, const struct lc_event *e)
+static void lc_on_auth(struct queries_lease *b, const struct queries_lease_event *e)
 {
 	if (b->in_auth) {
 		lc_extend(&b->auth, e);
 	} else {
-		b->auth = lc_start("AUTH_FAILURE", e);
-		b->auth.note = lc_str(b->st, e->note);
+		b->auth = lc_start(LT_EP_AUTH_FAILURE, e);
+		b->auth.note = lc_str(b, e->note);
 		b->in_auth = 1;
 	}
 	b->r->sum.auth_failures++;
 }
 
 /* Feeds one event to the state machine. */
-static void lc_step(struct lc *b, const struct lc_event *e, enum lc_kind kind)
+static void lc_step(struct queries_lease *b, const struct queries_lease_event *e,
+		    enum queries_lease_kind kind)
 {
-	struct lc_summary *s = &b->r->sum;
+	struct queries_lease_summary *s = &b->r->sum;
+	enum lc_class cls = lc_classify(e);
 
 	if (s->first_us == 0)
 		s->first_us = e->ts;
 	s->last_us = e->ts;
-	if (e->cls != EV_NOTFOUND)
+	if (cls != EV_NOTFOUND)
 		lc_close_run(b, &b->notfound, &b->in_notfound);
-	if (e->cls != EV_AUTH)
+	if (cls != EV_AUTH)
 		lc_close_run(b, &b->auth, &b->in_auth);
-	switch (e->cls) {
+	switch (cls) {
 	case EV_RENEW:
 		lc_on_renew(b, e, kind);
 		break;
@@ -671,18 +583,18 @@ static void lc_step(struct lc *b, const struct lc_event *e, enum lc_kind kind)
 }
 
 /* The lease's state once all its events are read. */
-static const char *lc_state(const struct lc *b)
+static const char *lc_state(const struct queries_lease *b)
 {
-	const struct lc_result *r = b->r;
+	const struct queries_lease_result *r = b->r;
 	int recreated = 0;
 
 	for (size_t i = 0; i < r->n; i++)
-		recreated |= strcmp(r->eps[i].kind, "RE-CREATED") == 0;
+		recreated |= r->eps[i].kind == LT_EP_RECREATED;
 	/*
 	 * a kubelet still asking for a lease it cannot re-create: its node is gone;
 	 * someone else's 404s (kubectl get lease) say nothing about the kubelet
 	 */
-	if (b->in_notfound && r->sum.kind == LC_NODE && b->notfound_kubelet)
+	if (b->in_notfound && r->sum.kind == QUERIES_LEASE_NODE && b->notfound_kubelet)
 		return "orphaned";
 	if (b->gone)
 		return "deleted";
@@ -691,7 +603,7 @@ static const char *lc_state(const struct lc *b)
 	return recreated ? "re-created" : "renewing";
 }
 
-static void lc_finish(struct lc *b)
+static void lc_finish(struct queries_lease *b)
 {
 	lc_close_renewing(b);
 	lc_close_run(b, &b->slow, &b->in_slow);
@@ -699,132 +611,75 @@ static void lc_finish(struct lc *b)
 	b->r->sum.state = lc_state(b);
 	lc_close_run(b, &b->notfound, &b->in_notfound);
 	/* after a release no one holds the lease until a candidate acquires it */
-	b->r->sum.holder = b->released ? NULL : lc_str(b->st, b->prev_holder);
+	b->r->sum.holder = b->released ? NULL : lc_str(b, b->prev_holder);
 	lc_hist_free(b->hist);
 	b->hist = NULL;
 }
 
-static enum lc_kind lc_kind_of(const char *ns, const char *name)
+enum queries_lease_kind queries_lease_kind_of(const char *ns, const char *name)
 {
 	if (strcmp(ns, "kube-node-lease") == 0)
-		return LC_NODE;
+		return QUERIES_LEASE_NODE;
 	if (strncmp(name, "apiserver-", 10) == 0 || strncmp(name, "kube-apiserver-", 15) == 0)
-		return LC_IDENTITY;
-	return LC_LEADER;
+		return QUERIES_LEASE_IDENTITY;
+	return QUERIES_LEASE_LEADER;
 }
 
-/* The newest leaseDurationSeconds a Lease body of this lease carried, or -1. */
-static int64_t lc_duration(struct lt_store *st, int64_t ns, int64_t name)
+enum queries_lease_kind queries_lease_kind(const struct queries_lease *b)
 {
-	struct lt_stmt *q;
-	int64_t d = -1;
-
-	if (lt_store_prepare(
-		st, &q,
-		"SELECT lease_duration_s FROM audit"
-		" WHERE resource_id = (SELECT id FROM strs WHERE s = 'leases')"
-		" AND namespace_id = ?1 AND name_id = ?2 AND lease_duration_s IS NOT NULL"
-		/* a release writes 1 s: "expire at once", not how long a holder may pause */
-		" AND lease_holder_id IS NOT (SELECT id FROM strs WHERE s = '')"
-		" ORDER BY stage_us DESC LIMIT 1",
-		NULL) != 0)
-		return -1;
-	lt_stmt_bind_int(q, 1, ns);
-	lt_stmt_bind_int(q, 2, name);
-	if (lt_stmt_step(q, NULL) == 1)
-		d = lt_stmt_int(q, 0);
-	lt_stmt_free(q);
-	return d;
+	return b->r->sum.kind;
 }
 
-/* Sets kind, thresholds and duration in the summary and the builder. */
-static void lc_setup(struct lc *b, const struct lc_ids *ids, int64_t ns, int64_t name,
-		     int64_t gap_us, int64_t slow_us)
+struct queries_lease *queries_lease_new(const struct queries_lease_params *p,
+					struct queries_lease_result *out)
 {
-	struct lc_summary *s = &b->r->sum;
-	char *ns_s = lc_str(b->st, ns), *name_s = lc_str(b->st, name);
+	struct queries_lease *b = lt_xcalloc(1, sizeof *b);
+	struct queries_lease_summary *s = &out->sum;
 
-	s->kind = lc_kind_of(ns_s ? ns_s : "", name_s ? name_s : "");
-	/* without a Lease body anywhere (Metadata-level logs) there is no duration to find */
-	s->duration_s = ids->bodies ? lc_duration(b->st, ns, name) : -1;
+	memset(out, 0, sizeof *out);
+	b->p = *p;
+	b->r = out;
+	s->kind = p->kind;
+	s->duration_s = p->duration_s;
 	/*
 	 * an identity lease lasts an hour but is renewed every 10 s: the hour is
 	 * when it expires, not how long its apiserver may pause, so Metadata and
 	 * RequestResponse logs of the same apiserver give the same threshold
 	 */
-	if (gap_us <= 0)
-		gap_us = s->duration_s > 0 && s->kind != LC_IDENTITY ? s->duration_s * LC_SEC
-			 : s->kind == LC_LEADER			     ? LC_LEADER_GAP
-								     : LC_NODE_GAP;
-	s->gap_us = gap_us;
-	b->gap_us = gap_us;
-	b->slow_us = slow_us > 0 ? slow_us : LC_SLOW;
-	b->name_id = name;
-	b->kubelet = s->kind == LC_NODE ? lc_kubelet_id(b->st, name_s ? name_s : "") : 0;
-	free(ns_s);
-	free(name_s);
-}
-
-static const char lc_events_sql[] =
-    "SELECT " LC_COLUMNS " FROM audit AS a"
-    " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
-    " AND a.namespace_id = ?1 AND a.name_id = ?2 AND a.superseded = 0"
-    " ORDER BY a.stage_us, a.id";
-
-void lc_feed(struct lc *b, const struct lt_stmt *q, int col)
-{
-	struct lc_event e;
-
-	e.id = lt_stmt_int(q, col);
-	e.ts = lt_stmt_int(q, col + 1);
-	e.latency = lt_stmt_int(q, col + 2);
-	e.cls = lc_classify(&b->ids, lt_stmt_int(q, col + 3), lt_stmt_int(q, col + 4));
-	e.user = lt_stmt_int(q, col + 5);
-	e.groups = lt_stmt_int(q, col + 6);
-	e.ip = lt_stmt_int(q, col + 7);
-	e.agent = lt_stmt_int(q, col + 8);
-	e.holder = lt_stmt_int(q, col + 9);
-	e.note = lt_stmt_int(q, col + 10);
-	lc_step(b, &e, b->r->sum.kind);
-}
-
-struct lc *lc_new(struct lt_store *st, int64_t namespace_id, int64_t name_id, int64_t gap_us,
-		  int64_t slow_us, struct lc_result *out)
-{
-	struct lc *b = lt_xcalloc(1, sizeof *b);
-
-	memset(out, 0, sizeof *out);
-	b->st = st;
-	b->r = out;
-	lc_fetch_ids(st, &b->ids);
-	lc_setup(b, &b->ids, namespace_id, name_id, gap_us, slow_us);
+	if (b->p.gap_us <= 0)
+		b->p.gap_us = p->duration_s > 0 && p->kind != QUERIES_LEASE_IDENTITY
+				  ? p->duration_s * LC_SEC
+			      : p->kind == QUERIES_LEASE_LEADER ? LC_LEADER_GAP
+								: LC_NODE_GAP;
+	s->gap_us = b->p.gap_us;
+	if (b->p.slow_us <= 0)
+		b->p.slow_us = LC_SLOW;
+	if (p->kind != QUERIES_LEASE_NODE)
+		b->p.kubelet = 0;
 	return b;
 }
 
-void lc_end(struct lc *b)
+void queries_lease_feed(struct queries_lease *b, const struct queries_lease_event *e)
 {
-	if (b == NULL)
+	assert(b != NULL && e != NULL);
+	if (b->err != 0)
 		return;
-	lc_finish(b);
-	free(b);
+	if (e->ts < b->last_ts) {
+		b->err = LT_ERR_USAGE;
+		return;
+	}
+	b->last_ts = e->ts;
+	lc_step(b, e, b->r->sum.kind);
 }
 
-int lc_build(struct lt_store *st, int64_t namespace_id, int64_t name_id, int64_t gap_us,
-	     int64_t slow_us, struct lc_result *out, struct lt_error *err)
+int queries_lease_end(struct queries_lease *b)
 {
-	struct lc *b = lc_new(st, namespace_id, name_id, gap_us, slow_us, out);
-	struct lt_stmt *q;
-	int rc;
+	int err;
 
-	if ((rc = lt_store_prepare(st, &q, lc_events_sql, err)) != 0) {
-		lc_end(b);
-		return rc;
-	}
-	lt_stmt_bind_int(q, 1, namespace_id);
-	lt_stmt_bind_int(q, 2, name_id);
-	while ((rc = lt_stmt_step(q, err)) == 1)
-		lc_feed(b, q, 0);
-	lt_stmt_free(q);
-	lc_end(b);
-	return rc < 0 ? rc : 0;
+	if (b == NULL)
+		return 0;
+	lc_finish(b);
+	err = b->err;
+	free(b);
+	return err;
 }

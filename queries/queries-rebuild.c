@@ -1,7 +1,132 @@
-/* queries-rebuild.c - keeping lt_leases and lt_episodes in step with the stored events. */
+/*
+ * queries-rebuild.c - the lease lifecycle's tables: lt_leases, lt_episodes and their views,
+ * kept in step with the stored events.
+ *
+ * The registry (queries-registry.c) runs each rebuild inside a transaction
+ * that also records how far the tables cover; nothing here begins or
+ * commits one, except the read-only overlay for --gap/--slow.
+ */
 #include "queries-int.h"
 
 #include <stdlib.h>
+
+/* The lease lifecycle's tables and views, for the store (T "") and as TEMP shadows (T "TEMP "). */
+#define DERIVED_LEASES(T)                                                                          \
+	"CREATE " T "TABLE IF NOT EXISTS lt_leases("                                               \
+	" id INTEGER PRIMARY KEY, namespace_id INTEGER NOT NULL, name_id INTEGER NOT NULL,"        \
+	" kind TEXT NOT NULL, state TEXT NOT NULL, first_us INTEGER, last_us INTEGER,"             \
+	" last_renew_us INTEGER, renews INTEGER NOT NULL DEFAULT 0,"                               \
+	" creates INTEGER NOT NULL DEFAULT 0, deletes INTEGER NOT NULL DEFAULT 0,"                 \
+	" not_found INTEGER NOT NULL DEFAULT 0, auth_failures INTEGER NOT NULL DEFAULT 0,"         \
+	" conflicts INTEGER NOT NULL DEFAULT 0, slow INTEGER NOT NULL DEFAULT 0,"                  \
+	" gaps INTEGER NOT NULL DEFAULT 0, max_gap_us INTEGER, holder TEXT,"                       \
+	" duration_s INTEGER, gap_us INTEGER NOT NULL, UNIQUE(namespace_id, name_id))"
+
+#define DERIVED_EPISODES(T)                                                                        \
+	"CREATE " T "TABLE IF NOT EXISTS lt_episodes("                                             \
+	" id INTEGER PRIMARY KEY, lease_id INTEGER NOT NULL, kind TEXT NOT NULL,"                  \
+	" start_us INTEGER NOT NULL, end_us INTEGER NOT NULL, count INTEGER NOT NULL,"             \
+	" user_id INTEGER, groups_id INTEGER, source_ip_id INTEGER, user_agent_id INTEGER,"        \
+	" first_event INTEGER, last_event INTEGER, cause_event INTEGER,"                           \
+	" median_us INTEGER, max_us INTEGER, old_holder TEXT, new_holder TEXT,"                    \
+	" inferred INTEGER NOT NULL DEFAULT 0, note TEXT)"
+
+#define DERIVED_EPISODES_BY_LEASE(T)                                                               \
+	"CREATE INDEX IF NOT EXISTS lt_episodes_lease ON lt_episodes(lease_id, start_us)"
+
+#define DERIVED_EPISODES_BY_KIND(T)                                                                \
+	"CREATE INDEX IF NOT EXISTS lt_episodes_kind ON lt_episodes(kind, start_us)"
+
+/* The states of the leases and nodes views (LT_LEASE_STATE). */
+#define DERIVED_LEASE_STATE LT_LEASE_STATE("l.state", "l.last_renew_us", "l.gap_us", LT_LEASES_END)
+#define DERIVED_NODE_STATE  LT_LEASE_STATE("n.state", "n.last_renew", "n.gap_us", LT_LEASES_END)
+
+#define DERIVED_LEASES_VIEW(T)                                                                     \
+	"CREATE " T "VIEW IF NOT EXISTS leases AS SELECT l.id AS id,"                              \
+	" (SELECT s FROM strs WHERE id = l.namespace_id) AS namespace,"                            \
+	" (SELECT s FROM strs WHERE id = l.name_id) AS name, l.kind AS kind,"                      \
+	" " DERIVED_LEASE_STATE " AS state,"                                                       \
+	" l.first_us AS first_us, l.last_us AS last_us, l.last_renew_us AS last_renew_us,"         \
+	" l.renews AS renews, l.creates AS creates, l.deletes AS deletes,"                         \
+	" l.not_found AS not_found, l.auth_failures AS auth_failures, l.conflicts AS conflicts,"   \
+	" l.slow AS slow, l.gaps AS gaps, l.max_gap_us AS max_gap_us, l.holder AS holder,"         \
+	" l.duration_s AS duration_s, l.gap_us AS gap_threshold_us FROM lt_leases AS l"
+
+/* Nodes are the node leases plus node objects that never had a lease; states as in leases. */
+#define DERIVED_NODES_VIEW(T)                                                                      \
+	"CREATE " T "VIEW IF NOT EXISTS nodes AS WITH n AS ("                                      \
+	" SELECT l.id AS lid, l.name_id AS name_id, l.state AS state, l.last_renew_us AS "         \
+	"last_renew,"                                                                              \
+	"  l.renews AS renews, l.max_gap_us AS max_gap, l.not_found AS nf, l.deletes AS ldel,"     \
+	"  l.gap_us AS gap_us FROM lt_leases AS l WHERE l.kind = 'node'"                           \
+	" UNION ALL"                                                                               \
+	" SELECT NULL, o.name_id, 'no-lease', NULL, 0, NULL, 0, 0, 0 FROM (SELECT DISTINCT "       \
+	"name_id"                                                                                  \
+	"  FROM audit WHERE resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                 \
+	"  AND namespace_id IS NULL AND name_id IS NOT NULL) AS o"                                 \
+	"  WHERE o.name_id NOT IN (SELECT name_id FROM lt_leases WHERE kind = 'node'))"            \
+	" SELECT (SELECT s FROM strs WHERE id = n.name_id) AS node,"                               \
+	"  " DERIVED_NODE_STATE " AS state,"                                                       \
+	"  n.last_renew AS last_renew_us, n.renews AS renews, n.max_gap AS max_gap_us,"            \
+	"  n.nf AS not_found,"                                                                     \
+	"  n.ldel + coalesce(d.n, 0) AS deletes,"                                                  \
+	"  (SELECT count(*) FROM lt_episodes AS e WHERE e.lease_id = n.lid"                        \
+	"   AND e.kind IN ('GAP', 'NOT_FOUND', 'AUTH_FAILURE', 'SLOW')) AS anomalies"              \
+	" FROM n LEFT JOIN (SELECT a.name_id AS name_id, count(*) AS n FROM audit AS a"            \
+	"  INDEXED BY audit_rtv WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"     \
+	"  AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete') AND a.namespace_id IS NULL"    \
+	"  AND a.code BETWEEN 200 AND 299 AND a.superseded = 0 GROUP BY a.name_id) AS d"           \
+	"  ON d.name_id = n.name_id"
+
+#define DERIVED_EPISODES_VIEW(T)                                                                   \
+	"CREATE " T "VIEW IF NOT EXISTS episodes AS SELECT e.id AS id, e.lease_id AS lease_id,"    \
+	" (SELECT s FROM strs WHERE id = l.namespace_id) AS namespace,"                            \
+	" (SELECT s FROM strs WHERE id = l.name_id) AS name, l.kind AS lease_kind,"                \
+	" e.kind AS kind, e.start_us AS start_us, e.end_us AS end_us,"                             \
+	" e.end_us - e.start_us AS duration_us, e.count AS count,"                                 \
+	" (SELECT s FROM strs WHERE id = e.user_id) AS user,"                                      \
+	" (SELECT s FROM strs WHERE id = e.groups_id) AS groups,"                                  \
+	" (SELECT s FROM strs WHERE id = e.source_ip_id) AS source_ip,"                            \
+	" (SELECT s FROM strs WHERE id = e.user_agent_id) AS user_agent,"                          \
+	" e.first_event AS first_event, e.last_event AS last_event,"                               \
+	" e.cause_event AS cause_event, e.median_us AS median_us, e.max_us AS max_us,"             \
+	" e.old_holder AS old_holder, e.new_holder AS new_holder, e.inferred AS inferred,"         \
+	" e.note AS note FROM lt_episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
+
+/*
+ * How episodes are built (the registry records it; before it, meta 'episodes').
+ * Bumped when the same events make other episodes (2: RENEWING split at a
+ * holder change, RELEASED; 3: orphaned only by the kubelet's own 404s, a
+ * node delete logged just after its lease's GC delete is still its cause),
+ * so that episodes of two versions never mix.
+ */
+#define REBUILD_EPISODES 3
+
+static const char *const rebuild_schema[] = {
+    DERIVED_LEASES(""),
+    DERIVED_EPISODES(""),
+    DERIVED_EPISODES_BY_LEASE(""),
+    DERIVED_EPISODES_BY_KIND(""),
+    "DROP VIEW IF EXISTS leases",
+    "DROP VIEW IF EXISTS nodes",
+    "DROP VIEW IF EXISTS episodes",
+    DERIVED_LEASES_VIEW(""),
+    DERIVED_NODES_VIEW(""),
+    DERIVED_EPISODES_VIEW(""),
+    NULL,
+};
+
+static const char *const rebuild_overlay_sql[] = {
+    DERIVED_LEASES("TEMP "),	 DERIVED_EPISODES("TEMP "),	 DERIVED_LEASES_VIEW("TEMP "),
+    DERIVED_NODES_VIEW("TEMP "), DERIVED_EPISODES_VIEW("TEMP "), NULL,
+};
+
+const struct lt_derived queries_lease_derived = {
+    .name = "episodes",
+    .version = REBUILD_EPISODES,
+    .schema = rebuild_schema,
+    .overlay = rebuild_overlay_sql,
+};
 
 static const char rebuild_lease_sql[] =
     "INSERT INTO lt_leases(namespace_id, name_id, kind, state, first_us, last_us,"
@@ -15,16 +140,11 @@ static const char rebuild_episode_sql[] =
     " old_holder, new_holder, inferred, note)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
 
-static const char *const rebuild_kinds[] = {"node", "leader", "apiserver-identity"};
-
-/*
- * How episodes are built, stored in meta 'episodes' (absent: version 1).
- * Bumped when the same events make other episodes (2: RENEWING split at a
- * holder change, RELEASED; 3: orphaned only by the kubelet's own 404s, a
- * node delete logged just after its lease's GC delete is still its cause),
- * so that episodes of two versions never mix.
- */
-#define REBUILD_EPISODES "3"
+static const char *const rebuild_kinds[] = {
+    [QUERIES_LEASE_NODE] = "node",
+    [QUERIES_LEASE_LEADER] = "leader",
+    [QUERIES_LEASE_IDENTITY] = "apiserver-identity",
+};
 
 /* Runs one statement that returns nothing. */
 static int rebuild_exec(struct lt_store *st, const char *sql, struct lt_error *err)
@@ -51,8 +171,8 @@ static void rebuild_bind_text(struct lt_stmt *q, int idx, const char *s)
 }
 
 /* Replaces the lease's row; returns its new id in *id. */
-static int rebuild_lease(struct lt_store *st, int64_t ns, int64_t name, const struct lc_summary *s,
-			 int64_t *id, struct lt_error *err)
+static int rebuild_lease(struct lt_store *st, int64_t ns, int64_t name,
+			 const struct queries_lease_summary *s, int64_t *id, struct lt_error *err)
 {
 	const int64_t nums[] = {s->first_us,  s->last_us, s->last_renew_us, s->renews,
 				s->creates,   s->deletes, s->not_found,	    s->auth_failures,
@@ -83,13 +203,13 @@ static int rebuild_lease(struct lt_store *st, int64_t ns, int64_t name, const st
 	return rc;
 }
 
-static void rebuild_bind_episode(struct lt_stmt *q, int64_t lease, const struct lc_episode *e)
+static void rebuild_bind_episode(struct lt_stmt *q, int64_t lease, const struct queries_episode *e)
 {
 	const int64_t ids[] = {e->user,	       e->groups,     e->ip,   e->agent,
 			       e->first_event, e->last_event, e->cause};
 
 	lt_stmt_bind_int(q, 1, lease);
-	lt_stmt_bind_text(q, 2, e->kind, (size_t)-1);
+	lt_stmt_bind_text(q, 2, lt_episode_kind_name(e->kind), (size_t)-1);
 	lt_stmt_bind_int(q, 3, e->start_us);
 	lt_stmt_bind_int(q, 4, e->end_us);
 	lt_stmt_bind_int(q, 5, e->count);
@@ -103,8 +223,8 @@ static void rebuild_bind_episode(struct lt_stmt *q, int64_t lease, const struct 
 	rebuild_bind_text(q, 18, e->note);
 }
 
-static int rebuild_episodes(struct lt_store *st, int64_t lease, const struct lc_result *r,
-			    struct lt_error *err)
+static int rebuild_episodes(struct lt_store *st, int64_t lease,
+			    const struct queries_lease_result *r, struct lt_error *err)
 {
 	struct lt_stmt *q;
 	int rc;
@@ -155,44 +275,22 @@ static int rebuild_forget(struct lt_store *st, int64_t ns, int64_t name, struct 
 /* Thresholds for a rebuild: 0 takes each lease's defaults. */
 struct rebuild_opts {
 	int64_t gap_us, slow_us;
-	const char *begin; /* BEGIN IMMEDIATE for the store, BEGIN for TEMP tables */
-	int mark;	   /* the store's episodes are all this version's after it */
 };
 
-static const char rebuild_mark_sql[] =
-    "INSERT OR REPLACE INTO meta VALUES('episodes', '" REBUILD_EPISODES "')";
-
-int lt_lifecycle_outdated(struct lt_store *st)
+static int rebuild_one(struct queries_lease_feed *f, int64_t ns, int64_t name,
+		       const struct rebuild_opts *o, struct lt_error *err)
 {
-	struct lt_stmt *q;
-	int old = 0;
-
-	if (lt_store_prepare(st, &q,
-			     "SELECT EXISTS (SELECT 1 FROM lt_leases) AND coalesce((SELECT value"
-			     " FROM meta WHERE key = 'episodes'), '1') <> ?1",
-			     NULL) != 0)
-		return 0;
-	lt_stmt_bind_text(q, 1, REBUILD_EPISODES, (size_t)-1);
-	if (lt_stmt_step(q, NULL) == 1)
-		old = lt_stmt_int(q, 0) != 0;
-	lt_stmt_free(q);
-	return old;
-}
-
-static int rebuild_one(struct lt_store *st, int64_t ns, int64_t name, const struct rebuild_opts *o,
-		       struct lt_error *err)
-{
-	struct lc_result r;
+	struct queries_lease_result r;
 	int64_t id;
-	int rc = lc_build(st, ns, name, o->gap_us, o->slow_us, &r, err);
+	int rc = queries_lease_build(f->st, ns, name, o->gap_us, o->slow_us, &r, err);
 
 	if (rc == 0)
-		rc = rebuild_forget(st, ns, name, err);
+		rc = rebuild_forget(f->st, ns, name, err);
 	if (rc == 0)
-		rc = rebuild_lease(st, ns, name, &r.sum, &id, err);
+		rc = rebuild_lease(f->st, ns, name, &r.sum, &id, err);
 	if (rc == 0)
-		rc = rebuild_episodes(st, id, &r, err);
-	lc_result_release(&r);
+		rc = rebuild_episodes(f->st, id, &r, err);
+	queries_lease_result_release(&r);
 	return rc;
 }
 
@@ -246,8 +344,8 @@ static int rebuild_dirty(struct lt_store *st, int64_t since_id, int64_t **out, s
 /* A lease being built during a streaming pass, found by (namespace, name). */
 struct rebuild_slot {
 	int64_t ns, name;
-	struct lc *b;	    /* while its requests are read */
-	struct lc_result r; /* then its episodes, until written */
+	struct queries_lease *b;       /* while its requests are read */
+	struct queries_lease_result r; /* then its episodes, until written */
 	int built;
 };
 
@@ -267,18 +365,24 @@ static struct rebuild_slot *rebuild_slot(struct rebuild_map *m, int64_t ns, int6
 }
 
 static const char rebuild_stream_sql[] =
-    "SELECT a.namespace_id, a.name_id, " LC_COLUMNS " FROM audit AS a INDEXED BY audit_rtv"
+    "SELECT a.namespace_id, a.name_id, " QUERIES_LEASE_COLUMNS
+    " FROM audit AS a INDEXED BY audit_rtv"
     " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'leases') AND a.superseded = 0"
     " ORDER BY a.stage_us, a.id";
 
-/* Ends every builder of the map: their results stay in the slots. */
-static void rebuild_finish_map(struct rebuild_map *m)
+/* Ends every builder of the map: their results stay in the slots; the first error. */
+static int rebuild_finish_map(struct rebuild_map *m)
 {
+	int rc = 0;
+
 	for (size_t i = 0; i < m->cap; i++) {
-		lc_end(m->slots[i].b);
+		int e = queries_lease_end(m->slots[i].b);
+
+		rc = rc != 0 ? rc : e;
 		m->slots[i].b = NULL;
 		m->slots[i].built = m->slots[i].built || m->slots[i].ns != 0;
 	}
+	return rc;
 }
 
 /* Writes every built lease of the map through st and releases the results. */
@@ -300,7 +404,7 @@ static int rebuild_store_map(struct lt_store *st, struct rebuild_map *m, struct 
 			rc = rebuild_lease(st, s->ns, s->name, &s->r.sum, &id, err);
 		if (rc == 0)
 			rc = rebuild_episodes(st, id, &s->r, err);
-		lc_result_release(&s->r);
+		queries_lease_result_release(&s->r);
 	}
 	return rc;
 }
@@ -309,14 +413,14 @@ static int rebuild_store_map(struct lt_store *st, struct rebuild_map *m, struct 
  * Builds n leases in one pass over all lease requests in time order, each
  * request fed to its lease's builder: consecutive requests are close in the
  * table, so pages are read once instead of once per request.  Only reads:
- * st may be a second, read-only connection.  Fills *m (the caller frees).
+ * f's store may be a second, read-only connection.  Fills *m (the caller frees).
  */
-static int rebuild_compute(struct lt_store *st, const int64_t *dirty, size_t n,
+static int rebuild_compute(struct queries_lease_feed *f, const int64_t *dirty, size_t n,
 			   const struct rebuild_opts *o, struct rebuild_map *m,
 			   struct lt_error *err)
 {
 	struct lt_stmt *q;
-	int rc;
+	int rc, order;
 
 	m->cap = 64;
 	while (m->cap < 2 * n)
@@ -327,20 +431,22 @@ static int rebuild_compute(struct lt_store *st, const int64_t *dirty, size_t n,
 
 		s->ns = dirty[2 * i];
 		s->name = dirty[2 * i + 1];
-		s->b = lc_new(st, s->ns, s->name, o->gap_us, o->slow_us, &s->r);
+		s->b = queries_lease_feed_begin(f, s->ns, s->name, o->gap_us, o->slow_us, &s->r);
 	}
-	if ((rc = lt_store_prepare(st, &q, rebuild_stream_sql, err)) == 0) {
+	if ((rc = lt_store_prepare(f->st, &q, rebuild_stream_sql, err)) == 0) {
 		while ((rc = lt_stmt_step(q, err)) == 1) {
 			struct rebuild_slot *s =
 			    rebuild_slot(m, lt_stmt_int(q, 0), lt_stmt_int(q, 1));
 
 			if (s->b != NULL)
-				lc_feed(s->b, q, 2);
+				queries_lease_feed_row(f, s->b, s->name, q, 2);
 		}
 		lt_stmt_free(q);
 	}
-	rebuild_finish_map(m);
-	return rc;
+	order = rebuild_finish_map(m);
+	if (rc == 0 && order != 0)
+		rc = lt_error_set(err, LT_ERR_USAGE, "lease events out of time order");
+	return rc < 0 ? LT_ERR_DB : rc;
 }
 
 /* Releases what a map still holds without writing it. */
@@ -349,109 +455,135 @@ static void rebuild_drop_map(struct rebuild_map *m)
 	rebuild_finish_map(m);
 	for (size_t i = 0; i < m->cap; i++)
 		if (m->slots[i].built)
-			lc_result_release(&m->slots[i].r);
+			queries_lease_result_release(&m->slots[i].r);
 	free(m->slots);
 	m->slots = NULL;
 }
 
-static int rebuild_stream(struct lt_store *st, const int64_t *dirty, size_t n,
+static int rebuild_stream(struct queries_lease_feed *f, const int64_t *dirty, size_t n,
 			  const struct rebuild_opts *o, struct lt_error *err)
 {
 	struct rebuild_map m = {NULL, 0};
-	int rc = rebuild_compute(st, dirty, n, o, &m, err);
+	int rc = rebuild_compute(f, dirty, n, o, &m, err);
 
 	if (rc == 0)
-		rc = rebuild_store_map(st, &m, err);
+		rc = rebuild_store_map(f->st, &m, err);
 	rebuild_drop_map(&m);
 	return rc;
 }
 
+/* Rebuilds the leases with events above since_id, inside the caller's transaction. */
 static int rebuild_run(struct lt_store *st, int64_t since_id, const struct rebuild_opts *o,
 		       struct lt_error *err)
 {
+	struct queries_lease_feed f;
 	int64_t *dirty;
 	size_t n;
 	int rc = rebuild_dirty(st, since_id, &dirty, &n, err);
 
-	if (rc == 0)
-		rc = rebuild_exec(st, o->begin, err);
-	if (n < REBUILD_STREAM_MIN) {
-		for (size_t i = 0; i < n && rc == 0; i++)
-			rc = rebuild_one(st, dirty[2 * i], dirty[2 * i + 1], o, err);
+	if (rc == 0 && (rc = queries_lease_feed_open(&f, st, err)) == 0) {
+		if (n < REBUILD_STREAM_MIN) {
+			for (size_t i = 0; i < n && rc == 0; i++)
+				rc = rebuild_one(&f, dirty[2 * i], dirty[2 * i + 1], o, err);
+		}
+		for (size_t i = 0; n >= REBUILD_STREAM_MIN && i < n && rc == 0; i += REBUILD_CHUNK)
+			rc = rebuild_stream(&f, dirty + 2 * i,
+					    n - i < REBUILD_CHUNK ? n - i : REBUILD_CHUNK, o, err);
+		queries_lease_feed_close(&f);
 	}
-	for (size_t i = 0; n >= REBUILD_STREAM_MIN && i < n && rc == 0; i += REBUILD_CHUNK)
-		rc = rebuild_stream(st, dirty + 2 * i,
-				    n - i < REBUILD_CHUNK ? n - i : REBUILD_CHUNK, o, err);
-	if (rc == 0 && o->mark)
-		rc = rebuild_exec(st, rebuild_mark_sql, err);
-	if (rc == 0)
-		rc = rebuild_exec(st, "COMMIT", err);
-	else
-		rebuild_exec(st, "ROLLBACK", NULL);
 	free(dirty);
 	return rc;
 }
 
-int lt_lifecycle_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err)
+/* Also kept in meta 'episodes', where leasetrail before the registry looked. */
+static int rebuild_mark_legacy(struct lt_store *st, struct lt_error *err)
 {
-	/* episodes of an older leasetrail: rebuild them all, not only the new events' leases */
-	int old = lt_lifecycle_outdated(st);
-	const struct rebuild_opts o = {0, 0, "BEGIN IMMEDIATE", 1};
+	char sql[96];
 
-	return rebuild_run(st, old ? 0 : since_id, &o, err);
+	snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO meta VALUES('episodes', '%d')",
+		 REBUILD_EPISODES);
+	return rebuild_exec(st, sql, err);
+}
+
+int queries_lease_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err)
+{
+	const struct rebuild_opts o = {0, 0};
+	int rc = since_id == 0 ? rebuild_exec(st, "DELETE FROM lt_episodes", err) : 0;
+
+	if (rc == 0 && since_id == 0)
+		rc = rebuild_exec(st, "DELETE FROM lt_leases", err);
+	if (rc == 0)
+		rc = rebuild_run(st, since_id, &o, err);
+	return rc == 0 ? rebuild_mark_legacy(st, err) : rc;
 }
 
 int lt_lifecycle_overlay(struct lt_store *st, int64_t gap_us, int64_t slow_us, struct lt_error *err)
 {
-	const struct rebuild_opts o = {gap_us, slow_us, "BEGIN", 0};
-	int rc = lt_store_overlay_derived(st, err);
+	const struct rebuild_opts o = {gap_us, slow_us};
+	int rc = lt_store_derive_overlay(st, &queries_lease_derived, err);
 
-	return rc != 0 ? rc : rebuild_run(st, 0, &o, err);
+	if (rc == 0)
+		rc = rebuild_exec(st, "BEGIN", err);
+	if (rc != 0)
+		return rc;
+	if ((rc = rebuild_run(st, 0, &o, err)) == 0)
+		return rebuild_exec(st, "COMMIT", err);
+	rebuild_exec(st, "ROLLBACK", NULL);
+	return rc;
 }
 
 /* Every lease's episodes, built and not yet written. */
-struct lt_lifecycle_batch {
+struct rebuild_batch {
 	struct rebuild_map *maps; /* one per chunk of leases */
 	size_t n;
 };
 
-int lt_lifecycle_compute(struct lt_store *st, struct lt_lifecycle_batch **out, struct lt_error *err)
+int queries_lease_compute(struct lt_store *st, void **out, struct lt_error *err)
 {
-	const struct rebuild_opts o = {0, 0, NULL, 0};
-	struct lt_lifecycle_batch *b = lt_xcalloc(1, sizeof *b);
+	const struct rebuild_opts o = {0, 0};
+	struct queries_lease_feed f;
+	struct rebuild_batch *b;
 	int64_t *dirty;
 	size_t n;
-	int rc = rebuild_dirty(st, 0, &dirty, &n, err);
+	int rc;
 
+	*out = NULL;
+	/* a lease body's duration lookup wants the index built last: after it, not beside it */
+	if (lt_store_has_lease_bodies(st))
+		return 0;
+	if ((rc = queries_lease_feed_open(&f, st, err)) != 0)
+		return rc;
+	b = lt_xcalloc(1, sizeof *b);
+	rc = rebuild_dirty(st, 0, &dirty, &n, err);
 	for (size_t i = 0; i < n && rc == 0; i += REBUILD_CHUNK) {
 		b->maps = lt_xrealloc(b->maps, (b->n + 1) * sizeof *b->maps);
 		b->maps[b->n] = (struct rebuild_map){NULL, 0};
-		rc = rebuild_compute(st, dirty + 2 * i,
+		rc = rebuild_compute(&f, dirty + 2 * i,
 				     n - i < REBUILD_CHUNK ? n - i : REBUILD_CHUNK, &o,
 				     &b->maps[b->n++], err);
 	}
 	free(dirty);
+	queries_lease_feed_close(&f);
 	*out = b;
 	return rc;
 }
 
-int lt_lifecycle_write(struct lt_store *st, struct lt_lifecycle_batch *b, struct lt_error *err)
+int queries_lease_write(struct lt_store *st, void *computed, struct lt_error *err)
 {
-	int rc = rebuild_exec(st, "BEGIN IMMEDIATE", err);
+	struct rebuild_batch *b = computed;
+	int rc = rebuild_exec(st, "DELETE FROM lt_episodes", err);
 
+	if (rc == 0)
+		rc = rebuild_exec(st, "DELETE FROM lt_leases", err);
 	for (size_t i = 0; i < b->n && rc == 0; i++)
 		rc = rebuild_store_map(st, &b->maps[i], err);
-	if (rc == 0) /* compute built every lease */
-		rc = rebuild_exec(st, rebuild_mark_sql, err);
-	if (rc == 0)
-		rc = rebuild_exec(st, "COMMIT", err);
-	else
-		rebuild_exec(st, "ROLLBACK", NULL);
-	return rc;
+	return rc == 0 ? rebuild_mark_legacy(st, err) : rc;
 }
 
-void lt_lifecycle_batch_free(struct lt_lifecycle_batch *b)
+void queries_lease_computed_free(void *computed)
 {
+	struct rebuild_batch *b = computed;
+
 	if (b == NULL)
 		return;
 	for (size_t i = 0; i < b->n; i++)

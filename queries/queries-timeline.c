@@ -89,7 +89,7 @@ static const char *const tl_actor_intro[LT_EP_COUNT] = {
     [LT_EP_AUTH_FAILURE] = "denied ",
 };
 
-static void tl_detail_renewing(struct tl *t, struct lt_buf *b, const struct lc_episode *e)
+static void tl_detail_renewing(struct tl *t, struct lt_buf *b, const struct queries_episode *e)
 {
 	lt_buf_printf(b, "%lld renews by ", (long long)e->count);
 	tl_actor(t, b, e->user, e->ip);
@@ -100,7 +100,7 @@ static void tl_detail_renewing(struct tl *t, struct lt_buf *b, const struct lc_e
 	}
 }
 
-static void tl_detail_holder(struct lt_buf *b, const struct lc_episode *e)
+static void tl_detail_holder(struct lt_buf *b, const struct queries_episode *e)
 {
 	lt_buf_printf(b, "%s -> %s%s", e->old_holder ? e->old_holder : "?",
 		      e->new_holder ? e->new_holder : "?",
@@ -110,7 +110,7 @@ static void tl_detail_holder(struct lt_buf *b, const struct lc_episode *e)
 }
 
 /* The one-line explanation of an episode of kind k. */
-static char *tl_detail(struct tl *t, const struct lc_episode *e, enum lt_episode_kind k,
+static char *tl_detail(struct tl *t, const struct queries_episode *e, enum lt_episode_kind k,
 		       int64_t gap_us)
 {
 	struct lt_buf b;
@@ -178,11 +178,20 @@ static int64_t tl_int_or(const struct lt_stmt *q, int col, int64_t none)
 	return lt_stmt_type(q, col) == LT_COL_NULL ? none : lt_stmt_int(q, col);
 }
 
-/* One stored episode row (see lt_episodes) as the builder would have made it. */
-static void tl_stored_row(const struct lt_stmt *q, struct lc_result *r)
+/* A stored episode's kind: its name is looked up here, once. */
+static enum lt_episode_kind tl_kind_read(const struct lt_stmt *q)
 {
-	struct lc_episode e = {
-	    .kind = lc_kind_name(lt_stmt_text(q, TL_ST_KIND, NULL)),
+	size_t len;
+	const char *name = lt_stmt_text(q, TL_ST_KIND, &len);
+
+	return lt_episode_kind_parse(name, len);
+}
+
+/* One stored episode row (see lt_episodes) as the builder would have made it. */
+static void tl_stored_row(const struct lt_stmt *q, struct queries_lease_result *r)
+{
+	struct queries_episode e = {
+	    .kind = tl_kind_read(q),
 	    .start_us = lt_stmt_int(q, TL_ST_START),
 	    .end_us = lt_stmt_int(q, TL_ST_END),
 	    .count = lt_stmt_int(q, TL_ST_COUNT),
@@ -206,7 +215,7 @@ static void tl_stored_row(const struct lt_stmt *q, struct lc_result *r)
 }
 
 /* The episodes ingest stored for the lease: no need to read its requests again. */
-static int tl_stored(struct tl *t, struct lc_result *r, struct lt_error *err)
+static int tl_stored(struct tl *t, struct queries_lease_result *r, struct lt_error *err)
 {
 	struct lt_stmt *q;
 	int rc;
@@ -226,26 +235,20 @@ static int tl_stored(struct tl *t, struct lc_result *r, struct lt_error *err)
 	return rc < 0 ? rc : 0;
 }
 
-/* The kind of an episode, built or read back: its name is looked up here, once. */
-static enum lt_episode_kind tl_episode_kind(const struct lc_episode *e)
-{
-	return lt_episode_kind_parse(e->kind, strlen(e->kind));
-}
-
 static int tl_lease_rows(struct tl *t, const struct lt_query_opts *o, struct lt_error *err)
 {
-	struct lc_result r;
+	struct queries_lease_result r;
 	int rc;
 
 	if (t->ns == 0 || t->lease == 0)
 		return 0;
 	/* other thresholds than ingest used: build the episodes again from the requests */
 	if (o->gap_us || o->slow_us)
-		rc = lc_build(t->st, t->ns, t->lease, o->gap_us, o->slow_us, &r, err);
+		rc = queries_lease_build(t->st, t->ns, t->lease, o->gap_us, o->slow_us, &r, err);
 	else
 		rc = tl_stored(t, &r, err);
 	if (rc != 0) {
-		lc_result_release(&r);
+		queries_lease_result_release(&r);
 		return rc;
 	}
 	if (r.sum.state != NULL) /* built here, not read back */
@@ -253,7 +256,7 @@ static int tl_lease_rows(struct tl *t, const struct lt_query_opts *o, struct lt_
 	t->last_renew = r.sum.last_renew_us;
 	t->gap_us = r.sum.gap_us;
 	for (size_t i = 0; i < r.n; i++) {
-		enum lt_episode_kind k = tl_episode_kind(&r.eps[i]);
+		enum lt_episode_kind k = r.eps[i].kind;
 		struct tl_row row = {
 		    .start = r.eps[i].start_us,
 		    .end = r.eps[i].end_us,
@@ -264,7 +267,7 @@ static int tl_lease_rows(struct tl *t, const struct lt_query_opts *o, struct lt_
 
 		tl_add(t, &row);
 	}
-	lc_result_release(&r);
+	queries_lease_result_release(&r);
 	return 0;
 }
 
@@ -537,19 +540,19 @@ static int tl_resolve(struct tl *t, const char *target, struct lt_error *err)
 {
 	const char *slash = strchr(target, '/');
 
-	t->leases_id = lc_str_id(t->st, "leases");
-	t->nodes_id = lc_str_id(t->st, "nodes");
+	t->leases_id = queries_str_id(t->st, "leases");
+	t->nodes_id = queries_str_id(t->st, "nodes");
 	if (slash != NULL) {
 		char *ns = lt_xstrndup(target, (size_t)(slash - target));
 
-		t->ns = lc_str_id(t->st, ns);
-		t->lease = lc_str_id(t->st, slash + 1);
-		t->subject = lc_str_id(t->st, target); /* leader election lines name NS/NAME */
+		t->ns = queries_str_id(t->st, ns);
+		t->lease = queries_str_id(t->st, slash + 1);
+		t->subject = queries_str_id(t->st, target); /* leader election lines name NS/NAME */
 		free(ns);
 	} else {
-		t->ns = lc_str_id(t->st, "kube-node-lease");
-		t->lease = t->node = t->subject = lc_str_id(t->st, target);
-		t->kubelet = lc_kubelet_id(t->st, target);
+		t->ns = queries_str_id(t->st, "kube-node-lease");
+		t->lease = t->node = t->subject = queries_str_id(t->st, target);
+		t->kubelet = queries_kubelet_id(t->st, target);
 	}
 	if (t->lease == 0 && t->node == 0 && t->subject == 0)
 		return lt_error_set(err, LT_ERR_NOTFOUND, "no lease or node named '%s' in %s",

@@ -1472,6 +1472,53 @@ static void test_count_keys_capped(void **state)
 	close_store(st);
 }
 
+/*
+ * Derived tables registered from above (struct lt_derived): their schema runs
+ * on a writable open, the record of how far they cover commits with them,
+ * a newer version is refused untouched, and the overlay is TEMP.
+ */
+static void test_derived_registration(void **unused)
+{
+	static const char *const schema[] = {
+	    "CREATE TABLE IF NOT EXISTS x_rows(id INTEGER PRIMARY KEY, v INTEGER)",
+	    "DROP VIEW IF EXISTS x", "CREATE VIEW IF NOT EXISTS x AS SELECT v FROM x_rows", NULL};
+	static const char *const overlay[] = {
+	    "CREATE TEMP TABLE IF NOT EXISTS x_rows(id INTEGER PRIMARY KEY, v INTEGER)", NULL};
+	const struct lt_derived d = {
+	    .name = "x", .version = 2, .schema = schema, .overlay = overlay};
+	const struct lt_derived old = {.name = "x", .version = 1, .schema = schema};
+	struct lt_derived_state state, covers = {.event_id = 7, .line_id = 9};
+	struct lt_error err = {0};
+	char dir[PATH_SIZE];
+	struct lt_store *st;
+
+	(void)unused;
+	case_dir(dir, "derived");
+	st = open_store(dir);
+	assert_int_equal(lt_store_derive(st, &d, &state, &err), 0);
+	assert_int_equal(state.known, 0);
+	expect_rows(st, "SELECT count(*) FROM x", NULL, "0\n");
+	/* the record and the rows commit together, or not at all */
+	expect_rows(st, "BEGIN", NULL, "");
+	expect_rows(st, "INSERT INTO x_rows(v) VALUES(1)", NULL, "");
+	assert_int_equal(lt_store_derived_mark(st, &d, &covers, &err), 0);
+	expect_rows(st, "ROLLBACK", NULL, "");
+	lt_store_derived_state(st, "x", &state);
+	assert_int_equal(state.known, 0);
+	expect_rows(st, "INSERT INTO x_rows(v) VALUES(1)", NULL, "");
+	assert_int_equal(lt_store_derived_mark(st, &d, &covers, &err), 0);
+	lt_store_derived_state(st, "x", &state);
+	assert_true(state.known && state.version == 2 && state.event_id == 7 && state.line_id == 9);
+	/* an older binary's registration: refused, nothing run */
+	assert_int_equal(lt_store_derive(st, &old, &state, &err), LT_ERR_DB);
+	assert_non_null(
+	    strstr(err.msg, "built by a newer leasetrail (version 2, this one knows 1)"));
+	/* the overlay shadows the table for this connection only */
+	assert_int_equal(lt_store_derive_overlay(st, &d, &err), 0);
+	expect_rows(st, "SELECT count(*) FROM x_rows", NULL, "0\n");
+	expect_rows(st, "SELECT count(*) FROM main.x_rows", NULL, "1\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1492,6 +1539,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_directory_not_logs, teardown),
 	    cmocka_unit_test_teardown(test_bad_paths, teardown),
 	    cmocka_unit_test_teardown(test_open_refuses_foreign, teardown),
+	    cmocka_unit_test_teardown(test_derived_registration, teardown),
 	    cmocka_unit_test_teardown(test_readonly_store, teardown),
 	    cmocka_unit_test_teardown(test_event_origin, teardown),
 	    cmocka_unit_test_teardown(test_count_keys_capped, teardown),

@@ -448,14 +448,13 @@ static int setup_store(void **state)
 	struct lt_ingest_opts opts = {0};
 	struct lt_ingest_totals t = {0};
 	struct lt_error err = {0};
-	char dir[PATH_SIZE], db[PATH_SIZE];
+	char dir[PATH_SIZE], db[PATH_SIZE], audit[] = LT_SAMPLES "/audit", *paths[] = {audit};
 
 	(void)state;
 	case_dir(dir, "browse");
 	path_join(db, dir, "s.db");
 	if (lt_store_open(&sample_store, db, 0, &err) != 0 ||
-	    lt_store_ingest(sample_store, LT_SAMPLES "/audit", &opts, &t, &err) != 0 ||
-	    lt_lifecycle_rebuild(sample_store, 0, &err) != 0) {
+	    lt_ingest_run(sample_store, paths, 1, &opts, NULL, &t, &err) != 0) {
 		fprintf(stderr, "sample store: %s\n", err.msg);
 		return -1;
 	}
