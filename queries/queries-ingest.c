@@ -177,10 +177,16 @@ static int ingest_finish(struct lt_store *st, struct lt_error *err)
 	int bulk = lt_store_bulk_loading(st);
 	int rc = lt_store_ingest_end(st, bulk ? ingest_compute : NULL, &c, err);
 
-	if (rc == 0 && c.rc != 0) {
-		*err = c.err;
-		rc = c.rc;
-	}
+	/*
+	 * computing beside the index build only saves time: if the second
+	 * connection failed, what it computed is dropped and the lifecycles are
+	 * rebuilt on this one (where a real store failure shows again)
+	 */
+	for (size_t i = 0; c.rc != 0 && i < queries_nlifecycles; i++)
+		if (computed[i].rows != NULL) {
+			queries_lifecycles[i].computed_free(computed[i].rows);
+			computed[i].rows = NULL;
+		}
 	if (rc == 0) {
 		queries_test_die_at("after-indexes");
 		rc = queries_lifecycles_update(st, QUERIES_UPDATE_BEHIND, computed, err);
