@@ -20,7 +20,8 @@ enum lt_out_format { LT_OUT_TABLE, LT_OUT_CSV, LT_OUT_JSON, LT_OUT_JSONL };
 
 /*
  * The kinds of a timeline's rows that the query layer makes: a lease's
- * episodes, STALE, and the Node object's own requests.  (A log line's kind
+ * episodes, STALE, the Node object's own requests, and the node's NotReady
+ * windows.  (A log line's kind
  * is the parser's classification, lt_log_kinds().)
  */
 enum lt_episode_kind {
@@ -43,6 +44,7 @@ enum lt_episode_kind {
 	LT_EP_NODE_STATUS,
 	LT_EP_NODE_STATUS_FAILED,
 	LT_EP_NODE_UPDATED,
+	LT_EP_NOT_READY, /* a NotReady window of the node (node health, lt_notready) */
 	LT_EP_COUNT
 };
 
@@ -54,6 +56,7 @@ enum lt_strip_cell {
 	LT_STRIP_404,
 	LT_STRIP_AUTH,
 	LT_STRIP_DELETED,
+	LT_STRIP_NOT_READY,
 };
 
 /* How a row of a kind reads (its style in the TUI): fine, worth a look, or one of the failures. */
@@ -64,6 +67,7 @@ enum lt_tone {
 	LT_TONE_NOT_FOUND,
 	LT_TONE_AUTH,
 	LT_TONE_DELETED,
+	LT_TONE_NOT_READY,
 };
 
 enum lt_episode_flags {
@@ -426,6 +430,7 @@ enum lt_browse_sort {
 	LT_BROWSE_BY_NAME,	 /* name */
 	LT_BROWSE_BY_LAST_RENEW, /* oldest last renew first (never renewed on top) */
 	LT_BROWSE_BY_ANOMALIES,	 /* most anomaly episodes first, then name */
+	LT_BROWSE_BY_NOT_READY,	 /* longest NotReady time first (node health), then name */
 };
 
 /* The sections of the cluster list, in display order. */
@@ -445,7 +450,9 @@ struct lt_browse_item {
 	int64_t first_us, last_us, last_renew_us; /* 0 = none */
 	int64_t renews, not_found, deletes, gaps, auth_failures, slow, conflicts;
 	int64_t anomalies; /* GAP, NOT_FOUND, AUTH_FAILURE and SLOW episodes */
-	int64_t count;	   /* a heading's rows */
+	int64_t not_ready,
+	    not_ready_us; /* a node's NotReady windows, their time (open: to the end) */
+	int64_t count;	  /* a heading's rows */
 };
 
 struct lt_browse_page {

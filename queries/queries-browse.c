@@ -21,31 +21,53 @@
  */
 #define BROWSE_STATE LT_LEASE_STATE("x.state", "x.last_renew_us", "x.gap_us", LT_LEASES_END)
 
-static const char list_sql[] =
-    "WITH l AS MATERIALIZED (SELECT CASE x.kind WHEN 'node' THEN 0 WHEN 'leader' THEN 1"
-    "  ELSE 2 END AS sec, x.id AS lid, x.namespace_id AS ns, x.name_id AS nm,"
-    "  " BROWSE_STATE " AS state, x.first_us AS first_us, x.last_us AS last_us,"
-    "  x.last_renew_us AS last_renew_us, x.renews AS renews, x.not_found AS not_found,"
-    "  x.deletes AS deletes, x.gaps AS gaps, x.auth_failures AS auth, x.slow AS slow,"
-    "  x.conflicts AS conflicts FROM lt_leases AS x"
-    " UNION ALL SELECT 0, 0, NULL, o.name_id, 'no-lease', NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0"
-    "  FROM (SELECT DISTINCT name_id FROM audit"
-    "   WHERE resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
-    "   AND namespace_id IS NULL AND name_id IS NOT NULL) AS o"
-    "  WHERE o.name_id NOT IN (SELECT name_id FROM lt_leases WHERE kind = 'node')),"
-    " r AS (SELECT sec, 0 AS head, lid, nm, CASE WHEN sec = 0"
-    "  THEN (SELECT s FROM strs WHERE id = nm) ELSE (SELECT s FROM strs WHERE id = ns)"
-    "  || '/' || (SELECT s FROM strs WHERE id = nm) END AS target, state, first_us, last_us,"
-    "  last_renew_us, renews, not_found, deletes, gaps, auth, slow, conflicts,"
-    "  (SELECT count(*) FROM lt_episodes AS e WHERE e.lease_id = lid"
-    "   AND e.kind IN ('GAP', 'NOT_FOUND', 'AUTH_FAILURE', 'SLOW')) AS anomalies, 0 AS cnt"
-    "  FROM l UNION ALL SELECT sec, 1, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0,"
-    "  0, 0, count(*) FROM l GROUP BY sec)"
-    " SELECT sec, head, lid, nm, target, state, first_us, last_us, last_renew_us, renews,"
-    " not_found, deletes, gaps, auth, slow, conflicts, anomalies, cnt, count(*) OVER ()"
-    " FROM r ORDER BY sec, head DESC,"
-    " CASE ?1 WHEN 1 THEN coalesce(last_renew_us, 0) END,"
-    " CASE ?1 WHEN 2 THEN anomalies END DESC, target LIMIT ?2 OFFSET ?3";
+/*
+ * NR: a node's NotReady windows (node health's lt_notready), their time (an
+ * open one to ?4, the end of the logs) and whether one is still open; a
+ * store from before node health has none to read.
+ */
+#define BROWSE_NR                                                                                  \
+	"(SELECT count(*) FROM lt_notready AS w WHERE w.node_id = nm AND sec = 0) AS nr,"          \
+	" (SELECT sum(coalesce(w.end_us, max(?4, w.start_us)) - w.start_us) FROM lt_notready AS w" \
+	"  WHERE w.node_id = nm AND sec = 0) AS nr_us,"                                            \
+	" (SELECT count(*) FROM lt_notready AS w WHERE w.node_id = nm AND sec = 0"                 \
+	"  AND w.end_us IS NULL) AS nr_open"
+#define BROWSE_NO_NR "0 AS nr, 0 AS nr_us, ?4 - ?4 AS nr_open"
+
+/* A node NotReady at the end is `not-ready`, as `nodes` says, unless it is gone. */
+#define BROWSE_LIST_SQL(NR)                                                                        \
+	"WITH l AS MATERIALIZED (SELECT CASE x.kind WHEN 'node' THEN 0 WHEN 'leader' THEN 1"       \
+	"  ELSE 2 END AS sec, x.id AS lid, x.namespace_id AS ns, x.name_id AS nm,"                 \
+	"  " BROWSE_STATE " AS state, x.first_us AS first_us, x.last_us AS last_us,"               \
+	"  x.last_renew_us AS last_renew_us, x.renews AS renews, x.not_found AS not_found,"        \
+	"  x.deletes AS deletes, x.gaps AS gaps, x.auth_failures AS auth, x.slow AS slow,"         \
+	"  x.conflicts AS conflicts FROM lt_leases AS x"                                           \
+	" UNION ALL SELECT 0, 0, NULL, o.name_id, 'no-lease', NULL, NULL, NULL, 0, 0, 0, 0, 0, 0," \
+	"  0 FROM (SELECT DISTINCT name_id FROM audit"                                             \
+	"   WHERE resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                           \
+	"   AND namespace_id IS NULL AND name_id IS NOT NULL) AS o"                                \
+	"  WHERE o.name_id NOT IN (SELECT name_id FROM lt_leases WHERE kind = 'node')),"           \
+	" h AS (SELECT l.*, " NR " FROM l),"                                                       \
+	" r AS (SELECT sec, 0 AS head, lid, nm, CASE WHEN sec = 0"                                 \
+	"  THEN (SELECT s FROM strs WHERE id = nm) ELSE (SELECT s FROM strs WHERE id = ns)"        \
+	"  || '/' || (SELECT s FROM strs WHERE id = nm) END AS target,"                            \
+	"  CASE WHEN nr_open > 0 AND state NOT IN ('deleted', 'orphaned') THEN 'not-ready'"        \
+	"  ELSE state END AS state, first_us, last_us,"                                            \
+	"  last_renew_us, renews, not_found, deletes, gaps, auth, slow, conflicts,"                \
+	"  (SELECT count(*) FROM lt_episodes AS e WHERE e.lease_id = lid"                          \
+	"   AND e.kind IN ('GAP', 'NOT_FOUND', 'AUTH_FAILURE', 'SLOW')) AS anomalies, 0 AS cnt,"   \
+	"  nr, coalesce(nr_us, 0) AS nr_us"                                                        \
+	"  FROM h UNION ALL SELECT sec, 1, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0,"  \
+	"  0, 0, count(*), 0, 0 FROM l GROUP BY sec)"                                              \
+	" SELECT sec, head, lid, nm, target, state, first_us, last_us, last_renew_us, renews,"     \
+	" not_found, deletes, gaps, auth, slow, conflicts, anomalies, cnt, nr, nr_us,"             \
+	" count(*) OVER () FROM r ORDER BY sec, head DESC,"                                        \
+	" CASE ?1 WHEN 1 THEN coalesce(last_renew_us, 0) END,"                                     \
+	" CASE ?1 WHEN 2 THEN anomalies END DESC, CASE ?1 WHEN 3 THEN nr_us END DESC,"             \
+	" target LIMIT ?2 OFFSET ?3"
+
+static const char list_sql[] = BROWSE_LIST_SQL(BROWSE_NR);
+static const char list_sql_no_health[] = BROWSE_LIST_SQL(BROWSE_NO_NR);
 
 enum list_col {
 	LIST_SECTION,
@@ -66,6 +88,8 @@ enum list_col {
 	LIST_CONFLICTS,
 	LIST_ANOMALIES,
 	LIST_HEADING_COUNT,
+	LIST_NOT_READY,
+	LIST_NOT_READY_US,
 	LIST_TOTAL,
 };
 
@@ -82,6 +106,17 @@ static const char node_deletes_sql[] =
     " AND a.name_id IN (SELECT value FROM json_each(?1)) GROUP BY a.name_id";
 
 enum node_deletes_col { NODE_DELETES_NAME_ID, NODE_DELETES_COUNT };
+
+/* The cluster list's statement, ?4 (the end of the logs) bound. */
+static int browse_list_prepare(struct lt_store *st, struct lt_stmt **q, struct lt_error *err)
+{
+	int rc =
+	    lt_store_prepare(st, q, queries_has_health(st) ? list_sql : list_sql_no_health, err);
+
+	if (rc == 0)
+		lt_stmt_bind_int(*q, 4, lt_store_end_us(st));
+	return rc;
+}
 
 static char *browse_text(const struct lt_stmt *q, int col)
 {
@@ -109,6 +144,8 @@ static void browse_read_item(struct lt_browse_item *it, int64_t *name_id, const 
 	    .conflicts = lt_stmt_int(q, LIST_CONFLICTS),
 	    .anomalies = lt_stmt_int(q, LIST_ANOMALIES),
 	    .count = lt_stmt_int(q, LIST_HEADING_COUNT),
+	    .not_ready = lt_stmt_int(q, LIST_NOT_READY),
+	    .not_ready_us = lt_stmt_int(q, LIST_NOT_READY_US),
 	};
 	*name_id = lt_stmt_int(q, LIST_NAME_ID);
 }
@@ -176,7 +213,7 @@ static int browse_walk_row(struct browse_walk *w, struct lt_browse_item *it, int
 static int browse_walk_run(struct browse_walk *w, struct lt_store *st, struct lt_error *err)
 {
 	struct lt_stmt *q;
-	int rc = lt_store_prepare(st, &q, list_sql, err);
+	int rc = browse_list_prepare(st, &q, err);
 
 	if (rc != 0)
 		return rc;
@@ -268,7 +305,7 @@ static int browse_page_sql(struct browse_fill *f, struct lt_store *st,
 			   const struct lt_browse_query *bq, struct lt_error *err)
 {
 	struct lt_stmt *q;
-	int rc = lt_store_prepare(st, &q, list_sql, err);
+	int rc = browse_list_prepare(st, &q, err);
 
 	if (rc != 0)
 		return rc;
@@ -394,13 +431,23 @@ int lt_browse_span(int64_t *first_us, int64_t *last_us, struct lt_store *st, str
 }
 
 /* ?1: the leases' ids as a JSON array; ?2, ?3: the window. */
-static const char episodes_sql[] =
-    "SELECT e.lease_id, e.kind, e.start_us, e.end_us FROM lt_episodes AS e"
-    " WHERE e.lease_id IN (SELECT value FROM json_each(?1)) AND e.start_us <= ?3"
-    " AND (e.end_us >= ?2 OR e.id = (SELECT p.id FROM lt_episodes AS p"
-    "  WHERE p.lease_id = e.lease_id AND p.start_us < ?2"
-    "  ORDER BY p.start_us DESC, p.id DESC LIMIT 1))"
-    " ORDER BY e.lease_id, e.start_us, e.id";
+#define BROWSE_EPISODES_SQL(NR)                                                                    \
+	"SELECT e.lease_id, e.kind, e.start_us, e.end_us, e.id FROM lt_episodes AS e"              \
+	" WHERE e.lease_id IN (SELECT value FROM json_each(?1)) AND e.start_us <= ?3"              \
+	" AND (e.end_us >= ?2 OR e.id = (SELECT p.id FROM lt_episodes AS p"                        \
+	"  WHERE p.lease_id = e.lease_id AND p.start_us < ?2"                                      \
+	"  ORDER BY p.start_us DESC, p.id DESC LIMIT 1))" NR " ORDER BY 1, 3, 5"
+/* A node lease's NotReady windows, as NOT_READY episodes (an open one up to ?4, the end). */
+#define BROWSE_EPISODES_NR                                                                         \
+	" UNION ALL SELECT l.id, 'NOT_READY', w.start_us, coalesce(w.end_us, max(?4, "             \
+	"w.start_us)),"                                                                            \
+	" 0 FROM lt_notready AS w JOIN lt_leases AS l ON l.name_id = w.node_id AND l.kind = "      \
+	"'node'"                                                                                   \
+	" WHERE l.id IN (SELECT value FROM json_each(?1)) AND w.start_us <= ?3"                    \
+	" AND coalesce(w.end_us, ?4) >= ?2"
+
+static const char episodes_sql[] = BROWSE_EPISODES_SQL(BROWSE_EPISODES_NR);
+static const char episodes_sql_no_health[] = BROWSE_EPISODES_SQL(" AND ?4 = ?4");
 
 enum episodes_col { EPISODES_LEASE_ID, EPISODES_KIND, EPISODES_START, EPISODES_END };
 
@@ -428,9 +475,11 @@ int lt_browse_episodes(struct lt_browse_episodes *out, struct lt_store *st, cons
 
 	memset(out, 0, sizeof *out);
 	browse_id_list(&list, ids, n, NULL);
-	rc = lt_store_prepare(st, &q, episodes_sql, err);
+	rc = lt_store_prepare(st, &q,
+			      queries_has_health(st) ? episodes_sql : episodes_sql_no_health, err);
 	if (rc == 0) {
 		lt_stmt_bind_text(q, 1, list.ptr, list.len);
+		lt_stmt_bind_int(q, 4, lt_store_end_us(st));
 		lt_stmt_bind_int(q, 2, from_us);
 		lt_stmt_bind_int(q, 3, to_us);
 		while ((rc = lt_stmt_step(q, err)) == 1) {

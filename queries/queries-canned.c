@@ -215,6 +215,32 @@ static const struct canned canned_queries[] = {
 	 " GROUP BY g.node_id, g.kind_id) AS t ORDER BY 1, 3 DESC, 2",
      .cols = {COL("node", TEXT), COL("kind", TEXT), COL("count", INT), COL("first", TIME),
 	      COL("last", TIME), COL("node_not_found", INT), COL("sample", TEXT)}},
+    {.name = "not-ready",
+     .summary = "every NotReady window of a node: when, how long, the cause and its evidence,"
+		" taints, evicted pods (no end: still NotReady at the end of the logs)",
+     /* node health's windows (lt_notready); an open one lasts to the end of the logs (?3) */
+     .sql = "SELECT w.node, w.start_us, w.end_us, coalesce(w.end_us, ?3) - w.start_us, w.ended,"
+	    " w.condition, w.cause, nullif(w.reason, ''), w.evidence, nullif(w.taints, ''),"
+	    " w.evicted_pods FROM not_ready AS w"
+	    " WHERE w.start_us <= ?2 AND coalesce(w.end_us, ?3) >= ?1 ORDER BY w.start_us, w.node",
+     .cols = {COL("node", TEXT), COL("start", TIME), COL("end", TIME), COL("duration", DURATION),
+	      COL("ended", TEXT), COL("condition", TEXT), COL("cause", TEXT), COL("reason", TEXT),
+	      COL("evidence", TEXT), COL("taints", TEXT), COL("evicted_pods", INT)}},
+    {.name = "evictions",
+     .summary = "pods the taint-eviction controller deleted: node (or not attributable), when,"
+		" by whom, the NotReady window they fell in",
+     /* ref: an audit id (the DELETE), or minus the id of the controller's log line */
+     .sql = "SELECT v.ts_us, v.pod, coalesce(v.node, 'not attributable'),"
+	    " CASE WHEN v.ref > 0 THEN (SELECT s FROM strs WHERE id ="
+	    "  (SELECT user_id FROM audit WHERE id = v.ref))"
+	    "  ELSE 'taint-eviction-controller (' || coalesce((SELECT s FROM strs WHERE id ="
+	    "  (SELECT component_id FROM lines WHERE id = -v.ref)), 'controller') || ' log)' END,"
+	    " w.start_us, CASE WHEN v.ref > 0 THEN 'audit' ELSE 'controller-log' END,"
+	    " CASE WHEN v.ref > 0 THEN v.ref END"
+	    " FROM evictions AS v LEFT JOIN lt_notready AS w ON w.id = v.window_id"
+	    " WHERE v.ts_us BETWEEN ?1 AND ?2 ORDER BY v.ts_us, v.pod",
+     .cols = {COL("ts", TIME), COL("pod", TEXT), COL("node", TEXT), COL("by", TEXT),
+	      COL("window_start", TIME), COL("evidence", TEXT), COL("event", ID)}},
     {.name = NULL},
 };
 

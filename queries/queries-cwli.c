@@ -148,6 +148,29 @@ static const struct cwli cwli_queries[] = {
       "stats count(*) as errors, min(@timestamp) as first, max(@timestamp) as last,"
       " latest(text) as sample by @logStream, location",
       "sort errors desc", NULL}},
+    {"not-ready",
+     CWLI_AUDIT_GROUP,
+     "no per-node state: the node-controller's nodes/status update (Ready=Unknown) starts a "
+     "window, its Node PATCHes add then remove the taints; Ready=False, the kubelet's message "
+     "and the cause need RequestResponse bodies and the kubelet's journal",
+     {CWLI_AUDIT_STREAMS,
+      "filter objectRef.resource = \"nodes\" and verb in [\"update\", \"patch\"]"
+      " and stage = \"ResponseComplete\" and user.username ="
+      " \"system:serviceaccount:kube-system:node-controller\"",
+      "stats count(*) as writes, min(@timestamp) as first, max(@timestamp) as last"
+      " by objectRef.name, objectRef.subresource, bin(5m)",
+      "sort first asc", NULL}},
+    {"evictions",
+     CWLI_AUDIT_GROUP,
+     "pod deletes by the node-controller (taint eviction), if the audit policy logs pods; a "
+     "DELETE does not name the pod's node: find it in the pod's binding or the kubelet's lines",
+     {CWLI_AUDIT_STREAMS,
+      "filter objectRef.resource = \"pods\" and verb = \"delete\" and stage ="
+      " \"ResponseComplete\" and user.username ="
+      " \"system:serviceaccount:kube-system:node-controller\"",
+      "fields @timestamp, objectRef.namespace, objectRef.name, responseStatus.code,"
+      " user.username, auditID",
+      "sort @timestamp asc", NULL}},
 };
 
 static const struct cwli *cwli_find(const char *name)

@@ -370,4 +370,7 @@ int queries_health_offsets(struct lt_store *st, struct queries_health_offset *ou
 extern const char *const queries_health_schema[];
 int queries_health_rebuild(struct lt_store *st, struct lt_error *err);
 
+/* Whether st has node health's table lt_notready (a store from before it does not). */
+int queries_has_health(struct lt_store *st);
+
 #endif

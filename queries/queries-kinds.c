@@ -87,6 +87,12 @@ static const struct lt_episode_kind_info episode_kinds[LT_EP_COUNT] = {
     [LT_EP_NODE_UPDATED] = {.name = "NODE_UPDATED",
 			    .meaning = "the Node object was updated or patched",
 			    .flags = LT_EPF_NODE_OBJECT},
+    [LT_EP_NOT_READY] = {.name = "NOT_READY",
+			 .meaning = "the node was NotReady (Ready Unknown or False): its cause, "
+				    "taints and evictions",
+			 .strip = LT_STRIP_NOT_READY,
+			 .tone = LT_TONE_NOT_READY,
+			 .flags = LT_EPF_NODE_OBJECT},
 };
 
 const struct lt_episode_kind_info *lt_episode_kind_info(enum lt_episode_kind k)

@@ -1,14 +1,33 @@
-/* queries-nodes.c - `leasetrail nodes`: every node's state at the end of the logs. */
+/*
+ * queries-nodes.c - `leasetrail nodes`: every node's state at the end of the logs.
+ *
+ * The nodes view (the lease lifecycle's) holds the lease columns; node
+ * health (lt_notready) adds how many NotReady windows a node had and how
+ * long they lasted, an open one counting to the end of the logs.  A node
+ * still NotReady at the end is `not-ready`: that is the more urgent fact
+ * than its lease renewing, re-created, stale or missing, but a deleted or
+ * orphaned node stays so (it is gone, which says more than NotReady).
+ */
 #include "queries-int.h"
 
-/* The nodes view (the lease lifecycle's) holds the rows; this orders them and types them. */
+/* ?1: the end of the logs.  A store without node health's table reads NULL for its columns. */
+#define NODES_SQL(HEALTH_COLS, HEALTH_JOIN)                                                        \
+	"SELECT n.node, " HEALTH_COLS ", n.last_renew_us, n.renews, n.max_gap_us, n.not_found,"    \
+	" n.deletes, n.anomalies FROM nodes AS n" HEALTH_JOIN " ORDER BY n.node"
+
 static const char nodes_sql[] =
-    "SELECT node, state, last_renew_us, renews, max_gap_us, not_found, deletes, anomalies"
-    " FROM nodes ORDER BY node";
+    NODES_SQL("CASE WHEN h.open > 0 AND n.state NOT IN ('deleted', 'orphaned') THEN 'not-ready'"
+	      " ELSE n.state END, coalesce(h.windows, 0), coalesce(h.span, 0)",
+	      " LEFT JOIN (SELECT node_id, count(*) AS windows, sum(end_us IS NULL) AS open,"
+	      " sum(coalesce(end_us, max(?1, start_us)) - start_us) AS span FROM lt_notready"
+	      " GROUP BY node_id) AS h ON h.node_id = (SELECT id FROM strs WHERE s = n.node)");
+static const char nodes_sql_no_health[] = NODES_SQL("n.state, NULL, NULL", "");
 
 enum nodes_col {
 	NODES_NODE,
 	NODES_STATE,
+	NODES_NOT_READY,
+	NODES_NOT_READY_FOR,
 	NODES_LAST_RENEW,
 	NODES_RENEWS,
 	NODES_MAX_GAP,
@@ -21,6 +40,8 @@ enum nodes_col {
 static const struct lt_col nodes_cols[NODES_NCOLS] = {
     [NODES_NODE] = {.name = "node", .type = LT_CELL_TEXT},
     [NODES_STATE] = {.name = "state", .type = LT_CELL_TEXT},
+    [NODES_NOT_READY] = {.name = "not_ready", .type = LT_CELL_INT},
+    [NODES_NOT_READY_FOR] = {.name = "not_ready_for", .type = LT_CELL_DURATION},
     [NODES_LAST_RENEW] = {.name = "last_renew", .type = LT_CELL_TIME},
     [NODES_RENEWS] = {.name = "renews", .type = LT_CELL_INT},
     [NODES_MAX_GAP] = {.name = "max_gap", .type = LT_CELL_DURATION},
@@ -29,13 +50,27 @@ static const struct lt_col nodes_cols[NODES_NCOLS] = {
     [NODES_ANOMALIES] = {.name = "anomalies", .type = LT_CELL_INT},
 };
 
+/* Whether the store has node health's windows (a store from before them does not). */
+int queries_has_health(struct lt_store *st)
+{
+	struct lt_stmt *q = NULL;
+	int ok = lt_store_prepare(st, &q, "SELECT 1 FROM lt_notready LIMIT 0", NULL) == 0;
+
+	lt_stmt_free(q);
+	return ok;
+}
+
 int lt_query_nodes(struct lt_store *st, const struct lt_query_opts *o,
 		   const struct lt_row_sink *out, struct lt_error *err)
 {
+	int64_t end = lt_store_end_us(st);
 	int rc;
 
 	if ((o->gap_us || o->slow_us) &&
 	    (rc = lt_lifecycle_overlay(st, o->gap_us, o->slow_us, err)) != 0)
 		return rc;
-	return lt_run_rows(st, nodes_sql, nodes_cols, NODES_NCOLS, NULL, 0, out, err);
+	if (!queries_has_health(st))
+		return lt_run_rows(st, nodes_sql_no_health, nodes_cols, NODES_NCOLS, NULL, 0, out,
+				   err);
+	return lt_run_rows(st, nodes_sql, nodes_cols, NODES_NCOLS, &end, 1, out, err);
 }

@@ -3,7 +3,8 @@
  *
  * A node's timeline is its lease's episodes merged in time with what
  * happened to the Node object itself (registrations, deletions, runs of
- * status updates).  Episodes are built on the spot for the one lease, so
+ * status updates by one writer) and its NotReady windows (node health).  Episodes are built on the
+ * spot for the one lease, so
  * --gap and --slow overrides apply; with -v each row is followed by the
  * requests it stands for.
  *
@@ -24,6 +25,7 @@ struct tl_row {
 	size_t seq;   /* order of arrival: qsort is not stable */
 	char *source; /* a log row's component; NULL for audit rows */
 	char *key;    /* a log row's run key: component, kind and message */
+	int64_t user; /* a Node object row's writer (strs id): a run has one */
 };
 
 /* A row about the Node object, not its lease. */
@@ -368,7 +370,8 @@ static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *
 	if (nk == NULL)
 		return;
 	kind = (code >= 200 && code < 300) || again ? nk->ok : nk->failed;
-	if (run->kind == kind && (lt_episode_kind_info(kind)->flags & LT_EPF_RUN)) {
+	if (run->kind == kind && run->user == user &&
+	    (lt_episode_kind_info(kind)->flags & LT_EPF_RUN)) {
 		run->end = ts;
 		run->count++;
 		return;
@@ -380,7 +383,8 @@ static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *
 	tl_actor(t, &b, user, lt_stmt_int(q, TL_NODE_IP));
 	if (again)
 		lt_buf_printf(&b, ": the node already existed (409), the kubelet took it over");
-	*run = (struct tl_row){.start = ts, .end = ts, .count = 1, .kind = kind, .detail = b.ptr};
+	*run = (struct tl_row){
+	    .start = ts, .end = ts, .count = 1, .kind = kind, .detail = b.ptr, .user = user};
 }
 
 static int tl_node_rows(struct tl *t, struct lt_error *err)
@@ -399,6 +403,153 @@ static int tl_node_rows(struct tl *t, struct lt_error *err)
 		tl_node_event(t, q, &run);
 	if (run.kind != LT_EP_NONE)
 		tl_add(t, &run);
+	lt_stmt_free(q);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- NotReady windows (node health, lt_notready) ---------------------------- */
+
+/*
+ * Who wrote a window's first or last fact: an audit event's user, or a log
+ * line's kind (the controllers' kinds are prefixed by who logs them) or
+ * component.  Matched by prefix; the first row that matches names it.
+ */
+static const struct {
+	const char *prefix;
+	const char *who;
+} tl_writers[] = {
+    {"system:node:", "the kubelet"},
+    {"system:serviceaccount:kube-system:node-controller", "node-controller"},
+    {"system:serviceaccount:kube-system:cloud-node-lifecycle-controller", "the cloud controller"},
+    {"system:serviceaccount:kube-system:cluster-autoscaler", "the autoscaler"},
+    {"cluster-autoscaler", "the autoscaler"},
+    {"nlc-", "node-controller (its log)"},
+    {"cloud-", "the cloud controller (its log)"},
+    {"ca-", "the autoscaler (its log)"},
+    {"kubelet", "the kubelet (its log)"},
+    {"node-", "the kubelet (its log)"},
+};
+
+/* ?1: the node; who wrote the start and the end: an audit user, else a line's kind. */
+#define TL_WRITER(ref)                                                                             \
+	"CASE WHEN " ref " > 0 THEN (SELECT s FROM strs WHERE id = (SELECT user_id FROM audit"     \
+	" WHERE id = " ref ")) WHEN " ref " < 0 THEN (SELECT coalesce((SELECT s FROM strs"         \
+	" WHERE id = g.kind_id), (SELECT s FROM strs WHERE id = g.component_id)) FROM lines AS g"  \
+	" WHERE g.id = -" ref ") END"
+static const char tl_health_sql[] =
+    "SELECT w.start_us, w.end_us, w.condition, w.cause, w.ended, w.evidence, w.reason,"
+    " w.taints, w.evicted_pods, " TL_WRITER("w.start_ref") ", " TL_WRITER(
+	"w.end_ref") " FROM lt_notready AS w WHERE w.node_id = ?1 ORDER BY w.start_us, w.id";
+
+enum tl_health_col {
+	TL_NR_START,
+	TL_NR_END,
+	TL_NR_CONDITION,
+	TL_NR_CAUSE,
+	TL_NR_ENDED,
+	TL_NR_EVIDENCE,
+	TL_NR_REASON,
+	TL_NR_TAINTS,
+	TL_NR_EVICTED,
+	TL_NR_START_BY,
+	TL_NR_END_BY,
+};
+
+/* " by WHO" for the writer in column col, nothing when unknown. */
+static void tl_writer(struct lt_buf *b, const struct lt_stmt *q, int col)
+{
+	const char *s = lt_stmt_type(q, col) == LT_COL_NULL ? NULL : lt_stmt_text(q, col, NULL);
+
+	for (size_t i = 0; s != NULL && i < sizeof tl_writers / sizeof *tl_writers; i++)
+		if (strncmp(s, tl_writers[i].prefix, strlen(tl_writers[i].prefix)) == 0) {
+			lt_buf_printf(b, " by %s", tl_writers[i].who);
+			return;
+		}
+	if (s != NULL && s[0] != '\0')
+		lt_buf_printf(b, " by %s", s);
+}
+
+/* "+NAME:EFFECT,-NAME:EFFECT" as "; taints added NAME:EFFECT, ...; removed ...". */
+static void tl_taints(struct lt_buf *b, const char *taints)
+{
+	static const struct {
+		char sign;
+		const char *verb;
+	} dirs[] = {{'+', "added"}, {'-', "removed"}};
+	int groups = 0;
+
+	for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
+		int n = 0;
+
+		for (const char *p = taints; *p != '\0';) {
+			size_t len = strcspn(p, ",");
+
+			if (p[0] == dirs[d].sign && len > 1) {
+				if (n++ == 0)
+					lt_buf_printf(b, "; %s%s ", groups++ ? "" : "taints ",
+						      dirs[d].verb);
+				else
+					lt_buf_printf(b, ", ");
+				lt_buf_printf(b, "%.*s", (int)(len - 1), p + 1);
+			}
+			p += len + (p[len] == ',');
+		}
+	}
+}
+
+static char *tl_health_detail(const struct lt_stmt *q)
+{
+	const char *reason = lt_stmt_text(q, TL_NR_REASON, NULL);
+	const char *taints = lt_stmt_text(q, TL_NR_TAINTS, NULL);
+	int64_t evicted = lt_stmt_int(q, TL_NR_EVICTED);
+	struct lt_buf b;
+
+	lt_buf_init(&b);
+	lt_buf_printf(&b, "Ready=%s, cause %s: marked", lt_stmt_text(q, TL_NR_CONDITION, NULL),
+		      lt_stmt_text(q, TL_NR_CAUSE, NULL));
+	tl_writer(&b, q, TL_NR_START_BY);
+	lt_buf_printf(&b, ", %s", lt_stmt_text(q, TL_NR_ENDED, NULL));
+	if (lt_stmt_type(q, TL_NR_END) != LT_COL_NULL)
+		tl_writer(&b, q, TL_NR_END_BY);
+	else
+		lt_buf_printf(&b, " at the end of the logs");
+	if (reason != NULL && reason[0] != '\0')
+		lt_buf_printf(&b, "; kubelet: %s", reason);
+	if (taints != NULL)
+		tl_taints(&b, taints);
+	if (evicted > 0)
+		lt_buf_printf(&b, "; %lld pod%s evicted (query evictions)", (long long)evicted,
+			      evicted == 1 ? "" : "s");
+	lt_buf_printf(&b, " [%s]", lt_stmt_text(q, TL_NR_EVIDENCE, NULL));
+	return b.ptr;
+}
+
+/* Each NotReady window of the node: one row, open ones up to the end of the logs. */
+static int tl_health_rows(struct tl *t, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int64_t end = lt_store_end_us(t->st);
+	int rc;
+
+	if (t->node == 0 || !queries_has_health(t->st))
+		return 0;
+	if ((rc = lt_store_prepare(t->st, &q, tl_health_sql, err)) != 0)
+		return rc;
+	lt_stmt_bind_int(q, 1, t->node);
+	while ((rc = lt_stmt_step(q, err)) == 1) {
+		int64_t start = lt_stmt_int(q, TL_NR_START);
+		int open = lt_stmt_type(q, TL_NR_END) == LT_COL_NULL;
+		struct tl_row row = {
+		    .start = start,
+		    .end = open ? (end > start ? end : start) : lt_stmt_int(q, TL_NR_END),
+		    .count = 1,
+		    .kind = LT_EP_NOT_READY,
+		    .detail = tl_health_detail(q),
+		    .source = lt_xstrdup("node-health"),
+		};
+
+		tl_add(t, &row);
+	}
 	lt_stmt_free(q);
 	return rc < 0 ? rc : 0;
 }
@@ -663,6 +814,8 @@ int lt_query_timeline(struct lt_store *st, const char *target, const struct lt_q
 		rc = tl_stale_row(&t, err);
 	if (rc == 0)
 		rc = tl_node_rows(&t, err);
+	if (rc == 0)
+		rc = tl_health_rows(&t, err);
 	if (rc == 0)
 		rc = tl_log_rows(&t, o, err);
 	if (rc == 0) {

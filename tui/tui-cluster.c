@@ -32,7 +32,13 @@ struct cluster {
 	int cells_valid;
 };
 
-static const char *const sort_names[] = {"name", "last renew", "anomalies"};
+static const char *const sort_names[] = {
+    [LT_BROWSE_BY_NAME] = "name",
+    [LT_BROWSE_BY_LAST_RENEW] = "last renew",
+    [LT_BROWSE_BY_ANOMALIES] = "anomalies",
+    [LT_BROWSE_BY_NOT_READY] = "NotReady time",
+};
+#define CLUSTER_NSORTS (sizeof sort_names / sizeof *sort_names)
 
 static int cluster_keep(const char *target, void *ctx)
 {
@@ -155,6 +161,8 @@ static int cluster_state_style(const char *state)
 		return TUI_S_NORMAL;
 	if (strcmp(state, "stale") == 0)
 		return TUI_S_GAP;
+	if (strcmp(state, "not-ready") == 0)
+		return TUI_S_NOT_READY;
 	return TUI_S_404; /* deleted, orphaned, not-found, no-lease */
 }
 
@@ -223,8 +231,9 @@ static void cluster_legend(struct cluster *c, int y, int cols)
 
 	lt_format_duration(span, sizeof span, c->axis.to - c->axis.from);
 	snprintf(line, sizeof line, "%zu rows, by %s, axis %s%s%s  ", c->page.total,
-		 sort_names[c->sort % 3], span, c->filter[0] ? ", filter " : "", c->filter);
-	static const enum tui_cell order[] = {TUI_C_RENEWED, TUI_C_GAP,	 TUI_C_404,
+		 sort_names[c->sort % CLUSTER_NSORTS], span, c->filter[0] ? ", filter " : "",
+		 c->filter);
+	static const enum tui_cell order[] = {TUI_C_RENEWED, TUI_C_GAP,	 TUI_C_NOT_READY, TUI_C_404,
 					      TUI_C_DELETED, TUI_C_GONE, TUI_C_AUTH};
 
 	x = tui_put(y, 0, cols, TUI_S_DIM, line);
@@ -389,7 +398,7 @@ static int cluster_action(struct tui *t, struct tui_screen *s, enum tui_action a
 		tui_prompt(t, CLUSTER_FILTER, "filter (regex, empty: all): ", c->filter);
 		return 1;
 	case TUI_A_SORT:
-		c->sort = (enum lt_browse_sort)((c->sort + 1) % 3);
+		c->sort = (enum lt_browse_sort)((c->sort + 1) % CLUSTER_NSORTS);
 		cluster_requery(t, c);
 		tui_status(t, TUI_INFO, "sorted by %s", sort_names[c->sort]);
 		return 1;

@@ -132,13 +132,14 @@ void tui_axis_pan(struct tui_axis *a, int dir);
 
 /* What one bucket of a heartbeat strip shows, weakest first: a bucket shows its strongest. */
 enum tui_cell {
-	TUI_C_NONE,    /* no data */
-	TUI_C_GONE,    /* after a delete, before anything else happened */
-	TUI_C_RENEWED, /* renewed (or created) */
-	TUI_C_GAP,     /* a wait between renews over the threshold */
-	TUI_C_404,     /* requests answered 404 */
-	TUI_C_AUTH,    /* requests answered 401/403 */
-	TUI_C_DELETED, /* the delete itself */
+	TUI_C_NONE,	 /* no data */
+	TUI_C_GONE,	 /* after a delete, before anything else happened */
+	TUI_C_RENEWED,	 /* renewed (or created) */
+	TUI_C_GAP,	 /* a wait between renews over the threshold */
+	TUI_C_NOT_READY, /* the node was NotReady (node health's window) */
+	TUI_C_404,	 /* requests answered 404 */
+	TUI_C_AUTH,	 /* requests answered 401/403 */
+	TUI_C_DELETED,	 /* the delete itself */
 	TUI_C_COUNT,
 };
 
@@ -232,6 +233,7 @@ enum tui_style {
 	TUI_S_404,
 	TUI_S_AUTH,
 	TUI_S_DELETED,
+	TUI_S_NOT_READY,
 	TUI_S_COUNT,
 };
 

@@ -168,9 +168,13 @@ void tui_axis_pan(struct tui_axis *a, int dir)
 enum tui_cell tui_kind_cell(enum lt_episode_kind k)
 {
 	static const enum tui_cell of_strip[] = {
-	    [LT_STRIP_NONE] = TUI_C_NONE, [LT_STRIP_RENEWED] = TUI_C_RENEWED,
-	    [LT_STRIP_GAP] = TUI_C_GAP,	  [LT_STRIP_404] = TUI_C_404,
-	    [LT_STRIP_AUTH] = TUI_C_AUTH, [LT_STRIP_DELETED] = TUI_C_DELETED,
+	    [LT_STRIP_NONE] = TUI_C_NONE,
+	    [LT_STRIP_RENEWED] = TUI_C_RENEWED,
+	    [LT_STRIP_GAP] = TUI_C_GAP,
+	    [LT_STRIP_404] = TUI_C_404,
+	    [LT_STRIP_AUTH] = TUI_C_AUTH,
+	    [LT_STRIP_DELETED] = TUI_C_DELETED,
+	    [LT_STRIP_NOT_READY] = TUI_C_NOT_READY,
 	};
 
 	return of_strip[lt_episode_kind_info(k)->strip];
@@ -179,9 +183,13 @@ enum tui_cell tui_kind_cell(enum lt_episode_kind k)
 enum tui_style tui_kind_style(enum lt_episode_kind k)
 {
 	static const enum tui_style of_tone[] = {
-	    [LT_TONE_NORMAL] = TUI_S_NORMAL, [LT_TONE_OK] = TUI_S_RENEWED,
-	    [LT_TONE_WARN] = TUI_S_GAP,	     [LT_TONE_NOT_FOUND] = TUI_S_404,
-	    [LT_TONE_AUTH] = TUI_S_AUTH,     [LT_TONE_DELETED] = TUI_S_DELETED,
+	    [LT_TONE_NORMAL] = TUI_S_NORMAL,
+	    [LT_TONE_OK] = TUI_S_RENEWED,
+	    [LT_TONE_WARN] = TUI_S_GAP,
+	    [LT_TONE_NOT_FOUND] = TUI_S_404,
+	    [LT_TONE_AUTH] = TUI_S_AUTH,
+	    [LT_TONE_DELETED] = TUI_S_DELETED,
+	    [LT_TONE_NOT_READY] = TUI_S_NOT_READY,
 	};
 
 	return of_tone[lt_episode_kind_info(k)->tone];
@@ -235,15 +243,23 @@ void tui_buckets(unsigned char *cells, int n, int64_t from, int64_t to,
 
 char tui_cell_symbol(enum tui_cell c)
 {
-	static const char symbols[TUI_C_COUNT] = {' ', '-', '=', '~', 'x', 'A', 'D'};
+	static const char symbols[TUI_C_COUNT] = {
+	    [TUI_C_NONE] = ' ', [TUI_C_GONE] = '-',	 [TUI_C_RENEWED] = '=',
+	    [TUI_C_GAP] = '~',	[TUI_C_NOT_READY] = '!', [TUI_C_404] = 'x',
+	    [TUI_C_AUTH] = 'A', [TUI_C_DELETED] = 'D',
+	};
 
 	return c < TUI_C_COUNT ? symbols[c] : '?';
 }
 
 const char *tui_cell_name(enum tui_cell c)
 {
-	static const char *const names[TUI_C_COUNT] = {"no data", "gone",	  "renewed", "gap",
-						       "404",	  "auth failure", "deleted"};
+	static const char *const names[TUI_C_COUNT] = {
+	    [TUI_C_NONE] = "no data",	    [TUI_C_GONE] = "gone",
+	    [TUI_C_RENEWED] = "renewed",    [TUI_C_GAP] = "gap",
+	    [TUI_C_NOT_READY] = "NotReady", [TUI_C_404] = "404",
+	    [TUI_C_AUTH] = "auth failure",  [TUI_C_DELETED] = "deleted",
+	};
 
 	return c < TUI_C_COUNT ? names[c] : "?";
 }
