@@ -455,18 +455,22 @@ enum tl_health_col {
 	TL_NR_END_BY,
 };
 
-/* " by WHO" for the writer in column col, nothing when unknown. */
-static void tl_writer(struct lt_buf *b, const struct lt_stmt *q, int col)
+/* "WHAT by WHO" for the writer in column col; WHAT alone when unknown, unless bare is 0. */
+static void tl_writer(struct lt_buf *b, const char *what, const struct lt_stmt *q, int col,
+		      int bare)
 {
 	const char *s = lt_stmt_type(q, col) == LT_COL_NULL ? NULL : lt_stmt_text(q, col, NULL);
+	const char *who = s != NULL && s[0] != '\0' ? s : NULL;
 
-	for (size_t i = 0; s != NULL && i < sizeof tl_writers / sizeof *tl_writers; i++)
+	for (size_t i = 0; who != NULL && i < sizeof tl_writers / sizeof *tl_writers; i++)
 		if (strncmp(s, tl_writers[i].prefix, strlen(tl_writers[i].prefix)) == 0) {
-			lt_buf_printf(b, " by %s", tl_writers[i].who);
-			return;
+			who = tl_writers[i].who;
+			break;
 		}
-	if (s != NULL && s[0] != '\0')
-		lt_buf_printf(b, " by %s", s);
+	if (who != NULL)
+		lt_buf_printf(b, "; %s by %s", what, who);
+	else if (bare)
+		lt_buf_printf(b, "; %s", what);
 }
 
 /* "+NAME:EFFECT,-NAME:EFFECT" as "; taints added NAME:EFFECT, ...; removed ...". */
@@ -505,14 +509,13 @@ static char *tl_health_detail(const struct lt_stmt *q)
 	struct lt_buf b;
 
 	lt_buf_init(&b);
-	lt_buf_printf(&b, "Ready=%s, cause %s: marked", lt_stmt_text(q, TL_NR_CONDITION, NULL),
+	lt_buf_printf(&b, "Ready=%s, cause %s", lt_stmt_text(q, TL_NR_CONDITION, NULL),
 		      lt_stmt_text(q, TL_NR_CAUSE, NULL));
-	tl_writer(&b, q, TL_NR_START_BY);
-	lt_buf_printf(&b, ", %s", lt_stmt_text(q, TL_NR_ENDED, NULL));
+	tl_writer(&b, "marked", q, TL_NR_START_BY, 0);
 	if (lt_stmt_type(q, TL_NR_END) != LT_COL_NULL)
-		tl_writer(&b, q, TL_NR_END_BY);
+		tl_writer(&b, lt_stmt_text(q, TL_NR_ENDED, NULL), q, TL_NR_END_BY, 1);
 	else
-		lt_buf_printf(&b, " at the end of the logs");
+		lt_buf_printf(&b, "; still NotReady at the end of the logs");
 	if (reason != NULL && reason[0] != '\0')
 		lt_buf_printf(&b, "; kubelet: %s", reason);
 	if (taints != NULL)

@@ -633,6 +633,17 @@ static char *rows(struct lt_store *st, const char *sql)
 	return held_str(q_rows(st, sql, NULL));
 }
 
+/* Runs one statement without parameters (a schema line, a DELETE). */
+static void exec_sql(struct lt_store *st, const char *sql)
+{
+	struct lt_error err = {0};
+	struct lt_stmt *q = NULL;
+
+	if (lt_store_prepare(st, &q, sql, &err) != 0 || lt_stmt_step(q, &err) < 0)
+		fail_msg("%s: %s", sql, err.msg);
+	lt_stmt_free(q);
+}
+
 /* Everything derived, with event ids as auditIDs, so stores ingested differently compare. */
 static char *derived(struct lt_store *st)
 {
@@ -1132,11 +1143,14 @@ static void test_node_deleted_orphaned(void **state)
 	expect_text("lease row", lease_row(st, "n5"),
 		    "node|orphaned|4|0|1|12|0|0|0|0|10000000|NULL|NULL|40000000\n");
 
+	for (size_t i = 0; queries_health_schema[i] != NULL; i++) /* no NotReady window */
+		exec_sql(st, queries_health_schema[i]);
 	capture_open(&c);
 	rc = print_nodes(st, &o, c.f, &err);
 	expect_text("nodes", capture_close(&c),
-		    "node,state,last_renew,renews,max_gap,not_found,deletes,anomalies\n"
-		    "n5,orphaned,2024-04-05T06:00:30.000000Z,4,10.000000,12,2,1\n");
+		    "node,state,not_ready,not_ready_for,last_renew,renews,max_gap,not_found,"
+		    "deletes,anomalies\n"
+		    "n5,orphaned,0,0.000000,2024-04-05T06:00:30.000000Z,4,10.000000,12,2,1\n");
 	assert_int_equal(rc, 0);
 }
 
@@ -2270,6 +2284,269 @@ static void test_newer_store_refused(void **state)
 	assert_non_null(strstr(check(st), "built by a newer leasetrail"));
 }
 
+/* ---- node health's surfaces ----------------------------------------------------------------- */
+
+#define NC_USER	   "system:serviceaccount:kube-system:node-controller"
+#define CLOUD_USER "system:serviceaccount:kube-system:cloud-node-lifecycle-controller"
+#define NC_IP	   "172.16.0.20"
+
+/* One NotReady window as node health stores it (end 0: open; refs 0: none). */
+struct nr_window {
+	const char *node;
+	int64_t start, end;
+	const char *condition, *cause, *ended, *evidence, *reason, *taints;
+	int64_t evicted, start_ref, end_ref;
+};
+
+static void bind_opt(struct lt_stmt *q, int col, int64_t v)
+{
+	if (v != 0)
+		lt_stmt_bind_int(q, col, v);
+	else
+		lt_stmt_bind_null(q, col);
+}
+
+static void put_window(struct lt_store *st, const struct nr_window *w)
+{
+	struct lt_error err = {0};
+	struct lt_stmt *q = NULL;
+
+	assert_int_equal(
+	    lt_store_prepare(st, &q,
+			     "INSERT INTO lt_notready(node_id, start_us, end_us, condition, cause,"
+			     " ended, evidence, reason, taints, evicted_pods, start_ref, end_ref)"
+			     " VALUES((SELECT id FROM strs WHERE s = ?1), ?2, ?3, ?4, ?5, ?6, ?7,"
+			     " ?8, ?9, ?10, ?11, ?12)",
+			     &err),
+	    0);
+	lt_stmt_bind_text(q, 1, w->node, (size_t)-1);
+	lt_stmt_bind_int(q, 2, T0 + w->start);
+	bind_opt(q, 3, w->end ? T0 + w->end : 0);
+	lt_stmt_bind_text(q, 4, w->condition, (size_t)-1);
+	lt_stmt_bind_text(q, 5, w->cause, (size_t)-1);
+	lt_stmt_bind_text(q, 6, w->ended, (size_t)-1);
+	lt_stmt_bind_text(q, 7, w->evidence, (size_t)-1);
+	lt_stmt_bind_text(q, 8, w->reason, (size_t)-1);
+	lt_stmt_bind_text(q, 9, w->taints, (size_t)-1);
+	lt_stmt_bind_int(q, 10, w->evicted);
+	bind_opt(q, 11, w->start_ref);
+	bind_opt(q, 12, w->end_ref);
+	if (lt_stmt_step(q, &err) < 0)
+		fail_msg("insert window: %s", err.msg);
+	lt_stmt_free(q);
+}
+
+static void put_eviction(struct lt_store *st, const char *pod, int64_t t, const char *node,
+			 int64_t ref)
+{
+	struct lt_error err = {0};
+	struct lt_stmt *q = NULL;
+
+	assert_int_equal(
+	    lt_store_prepare(
+		st, &q,
+		"INSERT INTO lt_evictions(pod, ts_us, node_id, window_id, ref)"
+		" VALUES(?1, ?2, (SELECT id FROM strs WHERE s = ?3),"
+		" (SELECT w.id FROM lt_notready AS w JOIN strs AS s ON s.id = w.node_id"
+		"  WHERE s.s = ?3 AND w.start_us <= ?2 AND coalesce(w.end_us, ?2) >= ?2),"
+		" ?4)",
+		&err),
+	    0);
+	lt_stmt_bind_text(q, 1, pod, (size_t)-1);
+	lt_stmt_bind_int(q, 2, T0 + t);
+	if (node != NULL)
+		lt_stmt_bind_text(q, 3, node, (size_t)-1);
+	bind_opt(q, 4, ref);
+	if (lt_stmt_step(q, &err) < 0)
+		fail_msg("insert eviction: %s", err.msg);
+	lt_stmt_free(q);
+}
+
+/* A pod delete by the node-controller (the taint-eviction controller), at T0 + t. */
+static void pod_delete(struct lines *l, const char *ns, const char *pod, const char *id, int64_t t)
+{
+	struct ev e = {.verb = "delete",
+		       .code = 200,
+		       .user = NC_USER,
+		       .ip = NC_IP,
+		       .resource = "pods",
+		       .ns = ns,
+		       .name = pod,
+		       .id = id,
+		       .recv_us = T0 + t - 5 * MS,
+		       .stage_us = T0 + t};
+
+	add(l, &e);
+}
+
+/*
+ * Three nodes: na fine; nb NotReady twice (a partition that recovered, then
+ * its runtime down, still open at the end of the logs, 90 s); nc NotReady,
+ * then deleted by the cloud controller.  The windows are put in lt_notready
+ * as node health stores them (its rules are test-health's): what is tested
+ * here is what `nodes`, `query not-ready`, `query evictions` and `timeline`
+ * make of them.
+ */
+static struct lt_store *health_store(const char *dir)
+{
+	static const char taints[] =
+	    "+node.kubernetes.io/unreachable:NoSchedule,+node.kubernetes.io/unreachable:NoExecute,"
+	    "-node.kubernetes.io/unreachable:NoSchedule,-node.kubernetes.io/unreachable:NoExecute";
+	struct lines *l = lines_new();
+	struct lt_store *st;
+
+	renews(l, "na", 0, 10, "na-r");
+	renews(l, "nb", 0, 10, "nb-r");
+	renews(l, "nc", 0, 3, "nc-r");
+	node_ev(l, "patch", 200, NC_USER, NC_IP, "nb", "nb-nc-1", T0 + 12 * SEC - 5 * MS,
+		T0 + 12 * SEC);
+	node_ev(l, "patch", 200, NC_USER, NC_IP, "nb", "nb-nc-2", T0 + 41 * SEC - 5 * MS,
+		T0 + 41 * SEC);
+	node_ev(l, "delete", 200, CLOUD_USER, NC_IP, "nc", "nc-del", T0 + 33 * SEC - 5 * MS,
+		T0 + 33 * SEC);
+	lease_ev(l, "delete", 200, GC_USER, GC_IP, NODE_NS, "nc", "nc-gc-del", T0 + 33020 * MS,
+		 T0 + 33025 * MS);
+	pod_delete(l, "prod", "web-1", "pod-del-1", 25 * SEC);
+	pod_delete(l, "prod", "db-0", "pod-del-2", 26 * SEC);
+	st = store_of(dir, lines_text(l, 0, 1));
+	for (size_t i = 0; queries_health_schema[i] != NULL; i++)
+		exec_sql(st, queries_health_schema[i]);
+	/* whatever a rebuild found from these few events: the windows below instead */
+	exec_sql(st, "DELETE FROM lt_notready");
+	exec_sql(st, "DELETE FROM lt_evictions");
+	put_window(st, &(struct nr_window){"nb", 12 * SEC, 30 * SEC, "Unknown", "network-partition",
+					   "recovered", "audit", "", taints, 1,
+					   event_id(st, "nb-nc-1"), event_id(st, "nb-r-3")});
+	put_window(st, &(struct nr_window){"nb", 41 * SEC, 0, "False", "container-runtime-down",
+					   "open", "audit+kubelet-log", "container runtime is down",
+					   "+node.kubernetes.io/not-ready:NoSchedule", 0,
+					   event_id(st, "nb-nc-2"), 0});
+	put_window(st,
+		   &(struct nr_window){"nc", 5 * SEC, 33 * SEC, "Unknown", "instance-terminated",
+				       "deleted", "audit", "", "", 0, 0, event_id(st, "nc-del")});
+	put_eviction(st, "prod/web-1", 25 * SEC, "nb", event_id(st, "pod-del-1"));
+	put_eviction(st, "prod/db-0", 26 * SEC, NULL, event_id(st, "pod-del-2"));
+	return st;
+}
+
+/*
+ * `nodes`: NOT_READY counts windows, NOT_READY_FOR adds their time (the open
+ * one to the end of the logs: 18 s + 49 s); nb, NotReady at the end, is
+ * not-ready though its lease renews; nc stays deleted.
+ */
+static void test_health_nodes(void **state)
+{
+	char dir[PATH_SIZE];
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "health-nodes");
+	st = health_store(dir);
+	expect_text("nodes", printed(st, NULL),
+		    "node,state,not_ready,not_ready_for,last_renew,renews,max_gap,not_found,"
+		    "deletes,anomalies\n"
+		    "na,renewing,0,0.000000,2024-04-05T06:01:30.000000Z,10,10.000000,0,0,0\n"
+		    "nb,not-ready,2,67.000000,2024-04-05T06:01:30.000000Z,10,10.000000,0,0,0\n"
+		    "nc,deleted,1,28.000000,2024-04-05T06:00:20.000000Z,3,10.000000,0,2,0\n");
+}
+
+/* `query not-ready` and `query evictions`: every window and pod; --since/--until overlap. */
+static void test_health_queries(void **state)
+{
+	struct lt_query_opts o = {.fmt = LT_OUT_JSONL};
+	char dir[PATH_SIZE], want[512];
+	struct lt_error err = {0};
+	struct capture c;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "health-queries");
+	st = health_store(dir);
+	expect_text(
+	    "not-ready", canned(st, "not-ready"),
+	    "node,start,end,duration,ended,condition,cause,reason,evidence,taints,evicted_pods\n"
+	    "nc,2024-04-05T06:00:05.000000Z,2024-04-05T06:00:33.000000Z,28.000000,deleted,Unknown,"
+	    "instance-terminated,,audit,,0\n"
+	    "nb,2024-04-05T06:00:12.000000Z,2024-04-05T06:00:30.000000Z,18.000000,recovered,"
+	    "Unknown,network-partition,,audit,"
+	    "\"+node.kubernetes.io/unreachable:NoSchedule,+node.kubernetes.io/"
+	    "unreachable:NoExecute,"
+	    "-node.kubernetes.io/unreachable:NoSchedule,-node.kubernetes.io/unreachable:NoExecute\""
+	    ",1\n"
+	    "nb,2024-04-05T06:00:41.000000Z,,49.000000,open,False,container-runtime-down,"
+	    "container runtime is down,audit+kubelet-log,+node.kubernetes.io/not-ready:NoSchedule,"
+	    "0\n");
+	/* 31 s..40 s: only nc's window overlaps it (nb recovered at 30 s, went again at 41 s) */
+	expect_text("not-ready 31s..40s", canned_in(st, "not-ready", T0 + 31 * SEC, T0 + 40 * SEC),
+		    "node,start,end,duration,ended,condition,cause,reason,evidence,taints,"
+		    "evicted_pods\n"
+		    "nc,2024-04-05T06:00:05.000000Z,2024-04-05T06:00:33.000000Z,28.000000,deleted,"
+		    "Unknown,instance-terminated,,audit,,0\n");
+	/* an open window overlaps every range after its start */
+	expect_text("not-ready from 80s", canned_in(st, "not-ready", T0 + 80 * SEC, 0),
+		    "node,start,end,duration,ended,condition,cause,reason,evidence,taints,"
+		    "evicted_pods\n"
+		    "nb,2024-04-05T06:00:41.000000Z,,49.000000,open,False,container-runtime-down,"
+		    "container runtime is down,audit+kubelet-log,"
+		    "+node.kubernetes.io/not-ready:NoSchedule,0\n");
+	capture_open(&c);
+	o.since_us = T0 + 40 * SEC;
+	assert_int_equal(print_canned(st, "not-ready", &o, c.f, &err), 0);
+	expect_text(
+	    "not-ready jsonl", capture_close(&c),
+	    "{\"node\":\"nb\",\"start\":\"2024-04-05T06:00:41.000000Z\",\"end\":null,"
+	    "\"duration\":49.000000,\"ended\":\"open\",\"condition\":\"False\","
+	    "\"cause\":\"container-runtime-down\",\"reason\":\"container runtime is down\","
+	    "\"evidence\":\"audit+kubelet-log\","
+	    "\"taints\":\"+node.kubernetes.io/not-ready:NoSchedule\",\"evicted_pods\":0}\n");
+	snprintf(want, sizeof want,
+		 "ts,pod,node,by,window_start,evidence,event\n"
+		 "2024-04-05T06:00:25.000000Z,prod/web-1,nb," NC_USER
+		 ",2024-04-05T06:00:12.000000Z,audit,%lld\n"
+		 "2024-04-05T06:00:26.000000Z,prod/db-0,not attributable," NC_USER ",,audit,%lld\n",
+		 (long long)event_id(st, "pod-del-1"), (long long)event_id(st, "pod-del-2"));
+	expect_text("evictions", canned(st, "evictions"), want);
+}
+
+/*
+ * `timeline nb`: one NOT_READY row per window, naming who marked it and who
+ * ended it, the kubelet's reason, the taints by name, the evictions; the
+ * node-controller's writes are rows of their own, not folded into the
+ * kubelet's.
+ */
+static void test_health_timeline(void **state)
+{
+	char dir[PATH_SIZE];
+	struct lt_store *st;
+	char *tl;
+
+	(void)state;
+	case_dir(dir, "health-timeline");
+	st = health_store(dir);
+	tl = printed(st, "nb");
+	assert_non_null(strstr(
+	    tl,
+	    "2024-04-05T06:00:12.000000Z,2024-04-05T06:00:30.000000Z,node-health,NOT_READY,1,"
+	    "\"Ready=Unknown, cause network-partition; marked by node-controller; recovered by "
+	    "the kubelet; taints added node.kubernetes.io/unreachable:NoSchedule, "
+	    "node.kubernetes.io/unreachable:NoExecute; removed "
+	    "node.kubernetes.io/unreachable:NoSchedule, node.kubernetes.io/unreachable:NoExecute;"
+	    " 1 pod evicted (query evictions) [audit]\"\n"));
+	assert_non_null(strstr(
+	    tl, "2024-04-05T06:00:41.000000Z,2024-04-05T06:01:30.000000Z,node-health,NOT_READY,1,"
+		"\"Ready=False, cause container-runtime-down; marked by node-controller; still "
+		"NotReady at the end of the logs; kubelet: container runtime is down; taints added "
+		"node.kubernetes.io/not-ready:NoSchedule [audit+kubelet-log]\"\n"));
+	/* the node-controller's PATCHes: rows of their own, by their writer */
+	assert_non_null(strstr(tl, "NODE_UPDATED,1,by " NC_USER " from " NC_IP "\n"));
+	drop(tl);
+	tl = printed(st, "nc");
+	assert_non_null(strstr(tl,
+			       "node-health,NOT_READY,1,\"Ready=Unknown, cause "
+			       "instance-terminated; deleted by the cloud controller [audit]\"\n"));
+	drop(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2296,6 +2573,9 @@ int main(void)
 	    cmocka_unit_test_teardown(test_kubelet_restart_reregisters, teardown),
 	    cmocka_unit_test_teardown(test_row_sink, teardown),
 	    cmocka_unit_test(test_printers),
+	    cmocka_unit_test_teardown(test_health_nodes, teardown),
+	    cmocka_unit_test_teardown(test_health_queries, teardown),
+	    cmocka_unit_test_teardown(test_health_timeline, teardown),
 	    cmocka_unit_test_teardown(test_duration_and_time_args, teardown),
 	    cmocka_unit_test_teardown(test_duration_overflow, teardown),
 	};
