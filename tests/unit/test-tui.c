@@ -15,6 +15,7 @@
 
 #include <locale.h>
 
+#include "queries-int.h" /* node health's rebuild, until ingest builds it */
 #include "tui-int.h"
 #include "test-files.h"
 
@@ -183,6 +184,29 @@ static void test_buckets(void **state)
 	tui_buckets(cells, 10, 0, 900 * SEC, NULL, 0);
 	cells_string(s, cells, 10);
 	assert_string_equal(s, "          ");
+}
+
+/* NotReady time has its own symbol and style: over renewing and gaps, under 404s and deletes. */
+static void test_buckets_not_ready(void **state)
+{
+	static const struct lt_browse_episode eps[] = {
+	    {.lease_id = 1, .kind = LT_EP_RENEWING, .start_us = 0, .end_us = 300 * SEC},
+	    {.lease_id = 1, .kind = LT_EP_NOT_READY, .start_us = 60 * SEC, .end_us = 149 * SEC},
+	    {.lease_id = 1, .kind = LT_EP_GAP, .start_us = 90 * SEC, .end_us = 119 * SEC},
+	    {.lease_id = 1, .kind = LT_EP_NOT_READY, .start_us = 210 * SEC, .end_us = 299 * SEC},
+	    {.lease_id = 1, .kind = LT_EP_NOT_FOUND, .start_us = 240 * SEC, .end_us = 269 * SEC},
+	};
+	unsigned char cells[10];
+	char s[11];
+
+	(void)state;
+	tui_buckets(cells, 10, 0, 300 * SEC, eps, 5); /* 30 s a bucket */
+	cells_string(s, cells, 10);
+	assert_string_equal(s, "==!!!==!x!");
+	assert_int_equal(tui_kind_cell(LT_EP_NOT_READY), TUI_C_NOT_READY);
+	assert_int_equal(tui_kind_style(LT_EP_NOT_READY), TUI_S_NOT_READY);
+	assert_int_equal(tui_cell_style(TUI_C_NOT_READY), TUI_S_NOT_READY);
+	assert_string_equal(tui_cell_name(TUI_C_NOT_READY), "NotReady");
 }
 
 /* ---- text --------------------------------------------------------------- */
@@ -526,6 +550,68 @@ static void test_browse_sort(void **state)
 	lt_browse_page_release(&p);
 }
 
+/* samples/notready with its NotReady windows built (until ingest builds them itself). */
+static struct lt_store *notready_store(void)
+{
+	struct lt_ingest_opts opts = {0};
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	char dir[PATH_SIZE], db[PATH_SIZE];
+	struct lt_store *st = NULL;
+
+	case_dir(dir, "browse-notready");
+	path_join(db, dir, "nr.db");
+	assert_int_equal(lt_store_open(&st, db, 0, &err), 0);
+	assert_int_equal(lt_store_ingest(st, LT_SAMPLES "/notready/audit", &opts, &t, &err), 0);
+	assert_int_equal(lt_store_ingest(st, LT_SAMPLES "/notready/logs", &opts, &t, &err), 0);
+	assert_int_equal(lt_lifecycle_rebuild(st, 0, &err), 0);
+	for (size_t i = 0; queries_health_schema[i] != NULL; i++) {
+		struct lt_stmt *s = NULL;
+
+		assert_int_equal(lt_store_prepare(st, &s, queries_health_schema[i], &err), 0);
+		assert_true(lt_stmt_step(s, &err) >= 0);
+		lt_stmt_free(s);
+	}
+	assert_int_equal(queries_health_rebuild(st, &err), 0);
+	return st;
+}
+
+/*
+ * Sorted by NotReady time, the node still NotReady at the end (22 min)
+ * comes first, `not-ready`; a node that never was comes last; its strip
+ * gets a NOT_READY episode.
+ */
+static void test_browse_not_ready(void **state)
+{
+	struct lt_browse_query q = {LT_BROWSE_BY_NOT_READY, NULL, NULL};
+	struct lt_store *st = notready_store();
+	struct lt_error err = {0};
+	struct lt_browse_episodes e;
+	struct lt_browse_page p;
+	size_t nr = 0;
+
+	(void)state;
+	assert_int_equal(lt_browse_list(&p, st, &q, 0, 10, &err), 0);
+	assert_true(p.items[0].heading);
+	assert_string_equal(p.items[1].target, "ip-10-1-0-10.ec2.internal");
+	assert_string_equal(p.items[1].state, "not-ready");
+	assert_int_equal(p.items[1].not_ready, 1);
+	assert_true(p.items[1].not_ready_us > 20 * 60 * SEC);
+	for (size_t i = 2; i < 9; i++)
+		assert_true(p.items[i].not_ready_us <= p.items[i - 1].not_ready_us);
+	assert_string_equal(p.items[8].target, "ip-10-1-0-17.ec2.internal");
+	assert_int_equal(p.items[8].not_ready, 0);
+	assert_int_equal(lt_browse_episodes(&e, st, &p.items[1].lease_id, 1, p.items[1].first_us,
+					    lt_store_end_us(st), &err),
+			 0);
+	for (size_t i = 0; i < e.n; i++)
+		nr += e.eps[i].kind == LT_EP_NOT_READY;
+	assert_int_equal(nr, 1);
+	lt_browse_episodes_release(&e);
+	lt_browse_page_release(&p);
+	lt_store_free(st);
+}
+
 static int match_substr(const char *target, void *ctx)
 {
 	return strstr(target, ctx) != NULL;
@@ -774,10 +860,11 @@ int main(void)
 	    cmocka_unit_test(test_result_jump),
 	};
 	const struct CMUnitTest browse[] = {
-	    cmocka_unit_test(test_browse_list),	    cmocka_unit_test(test_browse_sort),
-	    cmocka_unit_test(test_browse_filter),   cmocka_unit_test(test_browse_find),
-	    cmocka_unit_test(test_browse_episodes), cmocka_unit_test(test_browse_timeline),
-	    cmocka_unit_test(test_browse_events),   cmocka_unit_test(test_browse_canned),
+	    cmocka_unit_test(test_browse_list),	      cmocka_unit_test(test_browse_sort),
+	    cmocka_unit_test(test_buckets_not_ready), cmocka_unit_test(test_browse_not_ready),
+	    cmocka_unit_test(test_browse_filter),     cmocka_unit_test(test_browse_find),
+	    cmocka_unit_test(test_browse_episodes),   cmocka_unit_test(test_browse_timeline),
+	    cmocka_unit_test(test_browse_events),     cmocka_unit_test(test_browse_canned),
 	};
 	int failed = cmocka_run_group_tests_name("tui view", view, NULL, NULL);
 
