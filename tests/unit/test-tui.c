@@ -15,7 +15,6 @@
 
 #include <locale.h>
 
-#include "queries-int.h" /* node health's rebuild, until ingest builds it */
 #include "tui-int.h"
 #include "test-files.h"
 
@@ -550,29 +549,21 @@ static void test_browse_sort(void **state)
 	lt_browse_page_release(&p);
 }
 
-/* samples/notready with its NotReady windows built (until ingest builds them itself). */
+/* samples/notready, ingested: audit and logs, its NotReady windows built by the ingest. */
 static struct lt_store *notready_store(void)
 {
 	struct lt_ingest_opts opts = {0};
 	struct lt_ingest_totals t = {0};
 	struct lt_error err = {0};
-	char dir[PATH_SIZE], db[PATH_SIZE];
+	char dir[PATH_SIZE], db[PATH_SIZE], audit[] = LT_SAMPLES "/notready/audit",
+					    logs[] = LT_SAMPLES "/notready/logs",
+					    *paths[] = {audit, logs};
 	struct lt_store *st = NULL;
 
 	case_dir(dir, "browse-notready");
 	path_join(db, dir, "nr.db");
 	assert_int_equal(lt_store_open(&st, db, 0, &err), 0);
-	assert_int_equal(lt_store_ingest(st, LT_SAMPLES "/notready/audit", &opts, &t, &err), 0);
-	assert_int_equal(lt_store_ingest(st, LT_SAMPLES "/notready/logs", &opts, &t, &err), 0);
-	assert_int_equal(lt_lifecycle_rebuild(st, 0, &err), 0);
-	for (size_t i = 0; queries_health_schema[i] != NULL; i++) {
-		struct lt_stmt *s = NULL;
-
-		assert_int_equal(lt_store_prepare(st, &s, queries_health_schema[i], &err), 0);
-		assert_true(lt_stmt_step(s, &err) >= 0);
-		lt_stmt_free(s);
-	}
-	assert_int_equal(queries_health_rebuild(st, &err), 0);
+	assert_int_equal(lt_ingest_run(st, paths, 2, &opts, NULL, &t, &err), 0);
 	return st;
 }
 
