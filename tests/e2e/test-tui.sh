@@ -3,7 +3,8 @@
 # the cluster screen shows the deleted node's 404 run; drilling in shows the GC's lease
 # delete and who deleted the node (and the raw event with its file and line); search finds
 # a node; a resize redraws; q, SIGTERM and errors give the terminal back; hostile log text
-# shows escaped; NO_COLOR draws no color.
+# shows escaped; NO_COLOR draws no color; samples/notready's NotReady time has its own symbol,
+# the state not-ready, and a sort.
 #   bash tests/e2e/test-tui.sh BIN CORPUS SAMPLES TMP
 set -euo pipefail
 bin=$1 samples=$3 tmp=$4
@@ -185,6 +186,28 @@ tm send-keys Enter
 wait_for 'evil\x1b]2;pwned\x07\x1b[2J'
 [ "$(tm display-message -p '#{pane_title}')" != pwned ] || fail "the terminal was retitled"
 screen | grep -q 'leasetrail | Timeline' || fail "the screen was cleared"
+tm send-keys Q
+wait_for 'EXIT=0'
+
+# ---- NotReady (samples/notready): its own strip symbol and colour, state not-ready, and the
+# cluster list sorted by NotReady time (s: name, last renew, anomalies, NotReady time)
+rm -f "$tmp/s.db" "$tmp/s.db-wal" "$tmp/s.db-shm"
+"$bin" ingest -q --db "$tmp/s.db" "$samples/notready/audit" "$samples/notready/logs" >/dev/null
+start
+wait_for 'NODES (8)'
+row=$(screen | grep '^ip-10-1-0-10.ec2.internal')
+echo "$row" | grep -q 'not-ready' || fail "10's state: $row"
+echo "$row" | grep -Eq '=+ *!{20,}$' || fail "10's strip has no NotReady time to the end: $row"
+screen | grep '^ip-10-1-0-17.ec2.internal' | grep -qF '!' && fail "17 was never NotReady"
+screen | grep -qF '! NotReady' || fail "the legend has no NotReady"
+tm capture-pane -p -e | grep '^.*ip-10-1-0-13' | grep -q $'\e\[' || fail "no colour on 13's row"
+tm send-keys s s s
+wait_for 'by NotReady time'
+first=$(screen | grep -A1 '^NODES (8)' | tail -1)
+echo "$first" | grep -q '^ip-10-1-0-10.ec2.internal' || fail "longest NotReady not first: $first"
+screen | grep -A8 '^NODES (8)' | tail -1 | grep -q '^ip-10-1-0-17' || fail "never NotReady not last"
+tm send-keys '?'
+wait_for 'NotReady time (longest first)'
 tm send-keys Q
 wait_for 'EXIT=0'
 
