@@ -488,15 +488,13 @@ static void text_line_init(struct lt_log_line *ln, const char *s, size_t n)
 
 /* ---- CloudWatch text records (may go on over several lines) ----------------- */
 
-static int text_pend_flush(struct lt_textlog *t)
+static int text_pend_emit(struct lt_textlog *t)
 {
 	struct lt_log_line ln;
 	struct lt_where at;
 	const char *msg;
 	size_t len;
 
-	if (t->pend.len == 0)
-		return 0;
 	at = text_where(t, t->pend_line, t->pend_offset);
 	t->index++;
 	if (t->pend_stream_len > 0)
@@ -505,7 +503,6 @@ static int text_pend_flush(struct lt_textlog *t)
 		at.stream = (struct lt_str){t->stream, strlen(t->stream)};
 	msg = t->pend.ptr + t->pend_msg;
 	len = t->pend.len - t->pend_msg;
-	t->pend.len = 0;
 	if (len > 0 && msg[0] == '{') {
 		if (at.offset < t->sink->resume_offset)
 			return 0;
@@ -520,6 +517,18 @@ static int text_pend_flush(struct lt_textlog *t)
 			ln.component = (struct lt_str){c, strlen(c)};
 	}
 	return lt_textlog_message(t, &ln, msg, len, &at);
+}
+
+/* Hands on the CloudWatch text record held in pend, if any, and empties pend. */
+static int text_pend_flush(struct lt_textlog *t)
+{
+	int rc;
+
+	if (t->pend.len == 0)
+		return 0;
+	rc = text_pend_emit(t);
+	lt_buf_reset(&t->pend);
+	return rc;
 }
 
 /* "TIME MESSAGE" (S3 export) or "TIME STREAM MESSAGE" (aws logs tail). */

@@ -1,6 +1,6 @@
-/* parser-regex.c - the one door to PCRE2: compile (JIT when possible), match, read groups. */
+/* base-regex.c - the one door to PCRE2: compile (JIT when possible), match, read groups. */
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include "lt_parser.h"
+#include "lt_base.h"
 
 #include <pcre2.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* parser-sanitize.c - making hostile log text safe to show on a terminal. */
-#include "lt_parser.h"
+/* base-sanitize.c - making hostile log text safe to show on a terminal. */
+#include "lt_base.h"
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one; *cp gets its code point.
  */
@@ -82,6 +82,4 @@ void lt_sanitize(struct lt_buf *b, const char *s, size_t len)
 			i += n;
 		}
 	}
-	if (b->ptr == NULL)
-		lt_buf_append(b, "", 0);
 }
