@@ -50,8 +50,8 @@ struct load {
 	struct lt_input_mark mark; /* the latest: every record replayed so far lies in it */
 	uint64_t tail_reject;	   /* offset + 1 of the last record when it was rejected, else 0 */
 	int open_end;		   /* that record was cut off by the end of a file still open */
-	struct log_loader *logs;   /* created with the file's first log line */
-	struct intern_memo memo[20]; /* per load_intern string */
+	struct index_log_loader *logs;	   /* created with the file's first log line */
+	struct index_intern_memo memo[20]; /* per load_intern string */
 };
 
 static const char load_ins_audit_sql[] =
@@ -87,33 +87,36 @@ static int load_prepare(struct load *l)
 	struct lt_error *err = l->err;
 
 	int failed =
-	    store_prepare_raw(st, &l->ins_audit, load_ins_audit_sql, err) ||
-	    store_prepare_raw(st, &l->ins_raw, "INSERT INTO audit_raw(id, json) VALUES(?1, ?2)",
-			      err) ||
-	    store_prepare_raw(st, &l->ins_reject,
-			      "INSERT INTO rejects(source_id, line, offset, reason)"
-			      " VALUES(?1, ?2, ?3, ?4)",
-			      err) ||
-	    store_prepare_raw(st, &l->add_count,
-			      "INSERT INTO resource_counts VALUES(?1, ?2, ?3, ?4)"
-			      " ON CONFLICT DO UPDATE SET count = count + excluded.count",
-			      err) ||
-	    store_prepare_raw(st, &l->save_source,
-			      "UPDATE sources SET resume_offset = ?2, bytes = ?3, records = ?4,"
-			      " stored = ?5, duplicates = ?6, skipped = ?7, rejected = ?8,"
-			      " state = ?9, note = ?10, finished_us = ?11,"
-			      " hashed = coalesce(?12, hashed), hash = coalesce(?13, hash),"
-			      " head = coalesce(?14, head), open_end = ?15 WHERE id = ?1",
-			      err) ||
-	    store_prepare_raw(st, &l->supersede_new, load_supersede_new_sql, err) ||
-	    store_prepare_raw(st, &l->supersede_old, load_supersede_old_sql, err) ||
-	    store_prepare_raw(st, &l->find_key,
-			      "SELECT audit_id IS ?2 AND stage_id IS ?3 FROM audit WHERE akey = ?1",
-			      err) ||
-	    store_prepare_raw(st, &l->ins_ext, "INSERT INTO audit_ext VALUES(?1, ?2, ?3)", err) ||
-	    store_prepare_raw(st, &l->add_mark,
-			      "INSERT OR REPLACE INTO source_marks VALUES(?1, ?2, ?3, ?4)", err) ||
-	    store_prepare_raw(
+	    index_store_prepare_raw(st, &l->ins_audit, load_ins_audit_sql, err) ||
+	    index_store_prepare_raw(st, &l->ins_raw,
+				    "INSERT INTO audit_raw(id, json) VALUES(?1, ?2)", err) ||
+	    index_store_prepare_raw(st, &l->ins_reject,
+				    "INSERT INTO rejects(source_id, line, offset, reason)"
+				    " VALUES(?1, ?2, ?3, ?4)",
+				    err) ||
+	    index_store_prepare_raw(st, &l->add_count,
+				    "INSERT INTO resource_counts VALUES(?1, ?2, ?3, ?4)"
+				    " ON CONFLICT DO UPDATE SET count = count + excluded.count",
+				    err) ||
+	    index_store_prepare_raw(
+		st, &l->save_source,
+		"UPDATE sources SET resume_offset = ?2, bytes = ?3, records = ?4,"
+		" stored = ?5, duplicates = ?6, skipped = ?7, rejected = ?8,"
+		" state = ?9, note = ?10, finished_us = ?11,"
+		" hashed = coalesce(?12, hashed), hash = coalesce(?13, hash),"
+		" head = coalesce(?14, head), open_end = ?15 WHERE id = ?1",
+		err) ||
+	    index_store_prepare_raw(st, &l->supersede_new, load_supersede_new_sql, err) ||
+	    index_store_prepare_raw(st, &l->supersede_old, load_supersede_old_sql, err) ||
+	    index_store_prepare_raw(
+		st, &l->find_key,
+		"SELECT audit_id IS ?2 AND stage_id IS ?3 FROM audit WHERE akey = ?1", err) ||
+	    index_store_prepare_raw(st, &l->ins_ext, "INSERT INTO audit_ext VALUES(?1, ?2, ?3)",
+				    err) ||
+	    index_store_prepare_raw(st, &l->add_mark,
+				    "INSERT OR REPLACE INTO source_marks VALUES(?1, ?2, ?3, ?4)",
+				    err) ||
+	    index_store_prepare_raw(
 		st, &l->widen_range,
 		"INSERT INTO meta VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value ="
 		" CAST(iif(?1 = 'audit_lo', min(CAST(value AS INTEGER), ?2),"
@@ -136,8 +139,8 @@ static void load_release(struct load *l)
 	sqlite3_finalize(l->add_mark);
 	sqlite3_finalize(l->ins_ext);
 	sqlite3_finalize(l->widen_range);
-	log_loader_free(l->logs);
-	intern_memo_release(l->memo, sizeof l->memo / sizeof *l->memo);
+	index_log_loader_free(l->logs);
+	index_intern_memo_release(l->memo, sizeof l->memo / sizeof *l->memo);
 	for (size_t i = 0; i < l->ncounts; i++) {
 		free(l->counts[i].resource);
 		free(l->counts[i].verb);
@@ -152,7 +155,7 @@ static int load_step(struct load *l, sqlite3_stmt *s, const char *what)
 
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
-	return rc == SQLITE_DONE ? 0 : store_db_error(l->st, l->err, what);
+	return rc == SQLITE_DONE ? 0 : index_store_db_error(l->st, l->err, what);
 }
 
 /* The pending count for (resource, verb), or NULL. */
@@ -285,9 +288,9 @@ static int load_has_partial_stages(struct load *l)
 	sqlite3_stmt *q;
 	int yes = 0;
 
-	if (store_prepare_raw(l->st, &q,
-			      "SELECT 1 FROM meta WHERE key = 'partial_stages' AND value = '1'",
-			      NULL) != 0)
+	if (index_store_prepare_raw(
+		l->st, &q, "SELECT 1 FROM meta WHERE key = 'partial_stages' AND value = '1'",
+		NULL) != 0)
 		return 1;
 	yes = sqlite3_step(q) == SQLITE_ROW;
 	sqlite3_finalize(q);
@@ -313,21 +316,23 @@ static int load_widen_range(struct load *l)
 static int load_commit(struct load *l, const char *state, const char *note, int reopen)
 {
 	if (l->partial_stages &&
-	    store_exec(l->st, "INSERT OR REPLACE INTO meta VALUES('partial_stages', '1')", l->err))
+	    index_store_exec(l->st, "INSERT OR REPLACE INTO meta VALUES('partial_stages', '1')",
+			     l->err))
 		return LT_ERR_DB;
 	/* the lifecycle builder looks for leaseDurationSeconds only in stores that have bodies */
 	if (l->lease_bodies &&
-	    store_exec(l->st, "INSERT OR REPLACE INTO meta VALUES('lease_bodies', '1')", l->err))
+	    index_store_exec(l->st, "INSERT OR REPLACE INTO meta VALUES('lease_bodies', '1')",
+			     l->err))
 		return LT_ERR_DB;
 	if (load_flush_counts(l) || load_supersede(l) || load_widen_range(l) ||
-	    (l->logs && log_loader_save(l->logs)) || load_save_source(l, state, note) ||
-	    store_exec(l->st, "COMMIT", l->err))
+	    (l->logs && index_log_loader_save(l->logs)) || load_save_source(l, state, note) ||
+	    index_store_exec(l->st, "COMMIT", l->err))
 		return LT_ERR_DB;
 	l->committed = l->rep;
 	l->batch = 0;
 	l->since_id = lt_store_last_event_id(l->st);
 	if (reopen)
-		return store_exec(l->st, "BEGIN IMMEDIATE", l->err);
+		return index_store_exec(l->st, "BEGIN IMMEDIATE", l->err);
 	return 0;
 }
 
@@ -384,7 +389,7 @@ static int load_intern(struct load *l, const struct lt_audit_event *ev, int64_t 
 	};
 
 	for (int i = 0; i < 20; i++)
-		if (intern_id_memo(l->st, &l->memo[i], strs[i], &ids[i], l->err) != 0)
+		if (index_intern_id_memo(l->st, &l->memo[i], strs[i], &ids[i], l->err) != 0)
 			return LT_ERR_DB;
 	return 0;
 }
@@ -545,9 +550,9 @@ static int load_log(const struct lt_log_line *ln, const struct lt_where *at, voi
 	int stored;
 
 	if (l->logs == NULL &&
-	    log_loader_new(&l->logs, l->st, l->source_id, l->opts->node, l->err) != 0)
+	    index_log_loader_new(&l->logs, l->st, l->source_id, l->opts->node, l->err) != 0)
 		return LT_ERR_DB;
-	if (log_loader_store(l->logs, ln, at, &stored) != 0)
+	if (index_log_loader_store(l->logs, ln, at, &stored) != 0)
 		return LT_ERR_DB;
 	if (stored)
 		l->rep.stored++;
@@ -598,7 +603,7 @@ static int load_continue(struct load *l, int64_t id)
 	sqlite3_stmt *q;
 	int rc;
 
-	if (store_prepare_raw(
+	if (index_store_prepare_raw(
 		l->st, &q,
 		"SELECT resume_offset, records, stored, duplicates, skipped, rejected,"
 		" open_end FROM sources WHERE id = ?1",
@@ -621,7 +626,7 @@ static int load_continue(struct load *l, int64_t id)
 		}
 	}
 	sqlite3_finalize(q);
-	return rc == SQLITE_ROW ? 0 : store_db_error(l->st, l->err, "cannot read the source");
+	return rc == SQLITE_ROW ? 0 : index_store_db_error(l->st, l->err, "cannot read the source");
 }
 
 static int load_new_source(struct load *l, struct lt_input *in)
@@ -629,10 +634,10 @@ static int load_new_source(struct load *l, struct lt_input *in)
 	sqlite3_stmt *q;
 	int rc;
 
-	if (store_prepare_raw(l->st, &q,
-			      "INSERT INTO sources(path, gzip, size, mtime, started_us)"
-			      " VALUES(?1, ?2, ?3, ?4, ?5)",
-			      l->err) != 0)
+	if (index_store_prepare_raw(l->st, &q,
+				    "INSERT INTO sources(path, gzip, size, mtime, started_us)"
+				    " VALUES(?1, ?2, ?3, ?4, ?5)",
+				    l->err) != 0)
 		return LT_ERR_DB;
 	sqlite3_bind_text(q, 1, l->rep.path, -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 2, lt_input_is_gzip(in));
@@ -642,7 +647,7 @@ static int load_new_source(struct load *l, struct lt_input *in)
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
-		return store_db_error(l->st, l->err, "cannot record the source");
+		return index_store_db_error(l->st, l->err, "cannot record the source");
 	l->source_id = sqlite3_last_insert_rowid(l->st->db);
 	return 0;
 }
@@ -676,7 +681,7 @@ static void load_audit_range(struct load *l, int64_t *lo, int64_t *hi)
 	sqlite3_stmt *q;
 
 	*lo = *hi = 0;
-	if (store_prepare_raw(
+	if (index_store_prepare_raw(
 		l->st, &q,
 		"SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'audit_lo'),"
 		" (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'audit_hi')",
@@ -695,15 +700,16 @@ static int load_drop_open_rejects(struct load *l)
 	sqlite3_stmt *q;
 	int rc;
 
-	if (store_prepare_raw(l->st, &q,
-			      "DELETE FROM rejects WHERE source_id = ?1 AND offset >= ?2",
-			      l->err) != 0)
+	if (index_store_prepare_raw(l->st, &q,
+				    "DELETE FROM rejects WHERE source_id = ?1 AND offset >= ?2",
+				    l->err) != 0)
 		return LT_ERR_DB;
 	sqlite3_bind_int64(q, 1, l->source_id);
 	sqlite3_bind_int64(q, 2, (sqlite3_int64)l->resume_offset);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? 0 : store_db_error(l->st, l->err, "cannot resume the source");
+	return rc == SQLITE_DONE ? 0
+				 : index_store_db_error(l->st, l->err, "cannot resume the source");
 }
 
 /* Parses the input inside transactions; returns the parse result. */
@@ -721,7 +727,7 @@ static int load_run(struct load *l, struct lt_input *in, int resume, enum lt_for
 	int rc;
 
 	load_audit_range(l, &sink.year_lo_us, &sink.year_hi_us);
-	if (store_exec(l->st, "BEGIN IMMEDIATE", l->err) != 0)
+	if (index_store_exec(l->st, "BEGIN IMMEDIATE", l->err) != 0)
 		return LT_ERR_DB;
 	if (!resume && load_new_source(l, in) != 0)
 		return LT_ERR_DB;
@@ -729,7 +735,7 @@ static int load_run(struct load *l, struct lt_input *in, int resume, enum lt_for
 		return LT_ERR_DB;
 	l->since_id = lt_store_last_event_id(l->st);
 	l->partial_stages = load_has_partial_stages(l);
-	rc = pipe_parse(in, &sink, l, fmt, perr);
+	rc = index_pipe_parse(in, &sink, l, fmt, perr);
 	l->rep.bytes = lt_input_consumed(in);
 	if (rc == 0 || rc == LT_ERR_TRUNCATED)
 		lt_input_mark(in, &l->mark); /* all of it: the file's identity */
@@ -762,8 +768,8 @@ static int load_store_failed(struct load *l, struct lt_ingest_totals *t)
 {
 	uint64_t bytes = l->rep.bytes;
 
-	store_exec(l->st, "ROLLBACK", NULL);
-	intern_clear(&l->st->strs);
+	index_store_exec(l->st, "ROLLBACK", NULL);
+	index_intern_clear(&l->st->strs);
 	l->rep = l->committed;
 	l->rep.bytes = bytes;
 	load_report(l, LT_FILE_FAILED, l->err ? l->err->msg : "the store failed", t);
@@ -779,8 +785,8 @@ static int load_finish(struct load *l, int rc, int resume, const char *detail,
 	if (rc == LT_ERR_DB)
 		return load_store_failed(l, t);
 	if (rc == LT_ERR_FORMAT) {
-		store_exec(l->st, "ROLLBACK", NULL);
-		intern_clear(&l->st->strs);
+		index_store_exec(l->st, "ROLLBACK", NULL);
+		index_intern_clear(&l->st->strs);
 		l->source_id = 0;
 		load_report(l, LT_FILE_NOT_LOG, perr->msg, t);
 		return 0;
@@ -817,20 +823,20 @@ static int load_is_text_log(const char *path)
 static int load_identify(struct load *l, const char *path, char *detail, size_t cap,
 			 struct lt_error *perr)
 {
-	struct ident_match m;
-	int rc = ident_find(&m, l->st, path, perr);
+	struct index_ident_match m;
+	int rc = index_ident_find(&m, l->st, path, perr);
 
 	if (rc != 0)
 		return rc;
-	if (m.verdict == IDENT_SAME) {
+	if (m.verdict == INDEX_IDENT_SAME) {
 		l->source_id = m.source_id;
 		return 1;
 	}
-	if (m.verdict == IDENT_NEW)
+	if (m.verdict == INDEX_IDENT_NEW)
 		return 0;
 	if (load_continue(l, m.source_id) != 0) {
 		if (l->err != NULL)
-			*perr = *l->err; /* load_file reports perr */
+			*perr = *l->err; /* index_load_file reports perr */
 		return LT_ERR_DB;
 	}
 	if (m.grown)
@@ -839,8 +845,8 @@ static int load_identify(struct load *l, const char *path, char *detail, size_t 
 	return 2;
 }
 
-int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
-	      struct lt_ingest_totals *totals, struct lt_error *err)
+int index_load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
+		    struct lt_ingest_totals *totals, struct lt_error *err)
 {
 	struct load l = {.st = st, .opts = opts, .err = err, .rep = {.path = path}};
 	struct lt_error perr = {0};

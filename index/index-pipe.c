@@ -1,7 +1,7 @@
 /*
  * index-pipe.c - parsing on a worker thread while this thread writes the store.
  *
- * pipe_parse() has lt_parse_input()'s contract: the sink's callbacks run on
+ * index_pipe_parse() has lt_parse_input()'s contract: the sink's callbacks run on
  * the calling thread, in input order, so batching, commits and resume
  * offsets work exactly as without it.  The worker copies each callback's
  * arguments into a batch (one arena of items); full batches go through a
@@ -398,8 +398,8 @@ static void pipe_stop(struct pipe *p)
 		pipe_batch_free(b);
 }
 
-int pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
-	       enum lt_format *format_out, struct lt_error *err)
+int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
+		     enum lt_format *format_out, struct lt_error *err)
 {
 	struct pipe p = {.in = in, .worker_sink = *sink, .has_log = sink->log != NULL};
 	struct pipe_batch *b;

@@ -199,7 +199,7 @@ static int walk_ingest_file(struct walk *w, const char *path, const struct stat 
 	/* a store inside the directory it is fed from is not one of its logs */
 	if (sb != NULL && walk_is_store(w, sb))
 		return 0;
-	return load_file(w->st, path, w->opts, w->t, w->err);
+	return index_load_file(w->st, path, w->opts, w->t, w->err);
 }
 
 int lt_store_ingest(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,

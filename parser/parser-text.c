@@ -34,18 +34,18 @@ struct text_leader {
 #define TEXT_MAX_LINE (1024u * 1024)
 #define TEXT_DAY_US   (86400LL * 1000000)
 
-struct lt_textlog {
+struct parser_textlog {
 	const struct lt_sink *sink;
 	void *ctx;
-	lt_json_route_fn route;
+	parser_json_route_fn route;
 	void *route_ctx;
 	const char *path;
 	int64_t mtime;
-	const char *path_component; /* a hint from the file name */
-	char stream[256];	    /* S3 export tree: the stream folder of the file */
-	struct lt_classifier *cls;  /* compiled on the first line */
-	struct lt_buf part;	    /* a line split across chunks */
-	int part_over;		    /* that line passed TEXT_MAX_LINE */
+	const char *path_component;    /* a hint from the file name */
+	char stream[256];	       /* S3 export tree: the stream folder of the file */
+	struct parser_classifier *cls; /* compiled on the first line */
+	struct lt_buf part;	       /* a line split across chunks */
+	int part_over;		       /* that line passed TEXT_MAX_LINE */
 	uint64_t line_no, offset, index;
 	struct lt_buf pend; /* a CloudWatch text record that may continue on the next lines */
 	int64_t pend_ts;
@@ -128,7 +128,7 @@ static size_t text_short_date(const char *s, size_t n, int *mon, int *day, int64
 }
 
 /* The offset for the current line's klog (and zone-less) times. */
-static int64_t text_zone(const struct lt_textlog *t)
+static int64_t text_zone(const struct parser_textlog *t)
 {
 	return t->line_zone_set ? t->line_zone_us : t->sink->utc_offset_us;
 }
@@ -217,7 +217,7 @@ static int text_year_within(int64_t lo, int64_t hi, int mon, int day, int64_t to
 	return best;
 }
 
-static void text_year_pick(struct lt_textlog *t, int mon, int day, int64_t tod)
+static void text_year_pick(struct parser_textlog *t, int mon, int day, int64_t tod)
 {
 	const struct lt_sink *s = t->sink;
 	int64_t ref;
@@ -245,7 +245,7 @@ static void text_year_pick(struct lt_textlog *t, int mon, int day, int64_t tod)
 }
 
 /* The year of the file's next year-less time; Dec -> Jan moves it on. */
-static int text_year(struct lt_textlog *t, int mon, int day, int64_t tod)
+static int text_year(struct parser_textlog *t, int mon, int day, int64_t tod)
 {
 	if (t->year == 0)
 		text_year_pick(t, mon, day, tod);
@@ -260,21 +260,21 @@ static int text_year(struct lt_textlog *t, int mon, int day, int64_t tod)
 /* ---- lines to records ------------------------------------------------------ */
 
 /* Where a record starts; the caller counts it in t->index once it is one. */
-static struct lt_where text_where(struct lt_textlog *t, uint64_t line, uint64_t offset)
+static struct lt_where text_where(struct parser_textlog *t, uint64_t line, uint64_t offset)
 {
 	struct lt_where at = {t->path, line, offset, t->index, {NULL, 0}, {NULL, 0}};
 
 	return at;
 }
 
-static int text_reject(struct lt_textlog *t, const struct lt_where *at, const char *reason)
+static int text_reject(struct parser_textlog *t, const struct lt_where *at, const char *reason)
 {
 	if (at->offset < t->sink->resume_offset)
 		return 0;
 	return t->sink->reject(at, reason, t->ctx);
 }
 
-const char *lt_stream_component(struct lt_str stream)
+const char *parser_stream_component(struct lt_str stream)
 {
 	static const char *const comps[] = {
 	    "kube-apiserver-audit",
@@ -314,7 +314,7 @@ static const char *text_kind_owner(const char *kind)
 	return NULL;
 }
 
-static void text_component(struct lt_textlog *t, struct lt_log_line *ln)
+static void text_component(struct parser_textlog *t, struct lt_log_line *ln)
 {
 	const char *c;
 
@@ -327,7 +327,7 @@ static void text_component(struct lt_textlog *t, struct lt_log_line *ln)
 }
 
 /* The slot of the line's process, or NULL. */
-static struct text_leader *text_leader_of(struct lt_textlog *t, struct lt_str component,
+static struct text_leader *text_leader_of(struct parser_textlog *t, struct lt_str component,
 					  int64_t pid)
 {
 	for (unsigned i = 0; i < TEXT_LEADERS; i++) {
@@ -348,7 +348,7 @@ static struct text_leader *text_leader_of(struct lt_textlog *t, struct lt_str co
  * they land on that lease's timeline.  A process is its component and pid;
  * a container's log (no component known) is one process per thread id.
  */
-static void text_leader_lease(struct lt_textlog *t, struct lt_log_line *ln)
+static void text_leader_lease(struct parser_textlog *t, struct lt_log_line *ln)
 {
 	struct lt_str comp = ln->component.ptr ? ln->component : (struct lt_str){"", 0};
 	struct text_leader *e;
@@ -389,10 +389,11 @@ static int text_refines(int64_t ts, int64_t klog)
 }
 
 /* The klog header of msg, if any, sets the severity and the klog time. */
-static size_t text_klog(struct lt_textlog *t, struct lt_log_line *ln, const char *msg, size_t len)
+static size_t text_klog(struct parser_textlog *t, struct lt_log_line *ln, const char *msg,
+			size_t len)
 {
-	struct lt_klog k;
-	size_t h = lt_klog_header(&k, msg, len);
+	struct parser_klog k;
+	size_t h = parser_klog_header(&k, msg, len);
 	int year;
 
 	if (h == 0)
@@ -414,9 +415,10 @@ static size_t text_klog(struct lt_textlog *t, struct lt_log_line *ln, const char
 }
 
 /* Message and fields from the payload; text = "message fields-as-written" for the classifier. */
-static void text_payload(struct lt_textlog *t, struct lt_log_line *ln, const char *p, size_t len)
+static void text_payload(struct parser_textlog *t, struct lt_log_line *ln, const char *p,
+			 size_t len)
 {
-	size_t tail = lt_klog_payload(&t->msg, &t->fields, p, len);
+	size_t tail = parser_klog_payload(&t->msg, &t->fields, p, len);
 
 	lt_buf_reset(&t->text);
 	lt_buf_append(&t->text, t->msg.ptr ? t->msg.ptr : "", t->msg.len);
@@ -436,14 +438,14 @@ static void text_payload(struct lt_textlog *t, struct lt_log_line *ln, const cha
  * A line of Kubernetes' JSON log format: its "ts" is the klog time (UTC,
  * with its year), "caller" the location; the object itself is the fields.
  */
-static int text_jsonlog(struct lt_textlog *t, struct lt_log_line *ln, const char *p, size_t len)
+static int text_jsonlog(struct parser_textlog *t, struct lt_log_line *ln, const char *p, size_t len)
 {
-	struct lt_jsonlog j;
+	struct parser_jsonlog j;
 
 	while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\r'))
 		len--;
 	lt_buf_reset(&t->fields);
-	if (len == 0 || p[0] != '{' || lt_jsonlog_parse(&j, &t->msg, &t->fields, p, len) != 0)
+	if (len == 0 || p[0] != '{' || parser_jsonlog_parse(&j, &t->msg, &t->fields, p, len) != 0)
 		return 0;
 	ln->klog_us = j.ts_us;
 	if (ln->ts_us == 0 || text_refines(ln->ts_us, ln->klog_us))
@@ -458,8 +460,8 @@ static int text_jsonlog(struct lt_textlog *t, struct lt_log_line *ln, const char
 	return 1;
 }
 
-int lt_textlog_message(struct lt_textlog *t, struct lt_log_line *ln, const char *msg, size_t len,
-		       const struct lt_where *at)
+int parser_textlog_message(struct parser_textlog *t, struct lt_log_line *ln, const char *msg,
+			   size_t len, const struct lt_where *at)
 {
 	size_t h = text_klog(t, ln, msg, len);
 	int json = h == 0 && text_jsonlog(t, ln, msg, len);
@@ -470,8 +472,8 @@ int lt_textlog_message(struct lt_textlog *t, struct lt_log_line *ln, const char 
 	if (!json)
 		text_payload(t, ln, msg + h, len - h);
 	if (t->cls == NULL)
-		t->cls = lt_classifier_new();
-	lt_classify(t->cls, ln, t->text.ptr ? t->text.ptr : "", t->text.len);
+		t->cls = parser_classifier_new();
+	parser_classify(t->cls, ln, t->text.ptr ? t->text.ptr : "", t->text.len);
 	text_component(t, ln);
 	text_leader_lease(t, ln);
 	if (at->offset < t->sink->resume_offset)
@@ -488,7 +490,7 @@ static void text_line_init(struct lt_log_line *ln, const char *s, size_t n)
 
 /* ---- CloudWatch text records (may go on over several lines) ----------------- */
 
-static int text_pend_emit(struct lt_textlog *t)
+static int text_pend_emit(struct parser_textlog *t)
 {
 	struct lt_log_line ln;
 	struct lt_where at;
@@ -511,16 +513,16 @@ static int text_pend_emit(struct lt_textlog *t)
 	text_line_init(&ln, t->pend.ptr, t->pend_msg + len);
 	ln.ts_us = t->pend_ts;
 	if (at.stream.ptr) {
-		const char *c = lt_stream_component(at.stream);
+		const char *c = parser_stream_component(at.stream);
 
 		if (c)
 			ln.component = (struct lt_str){c, strlen(c)};
 	}
-	return lt_textlog_message(t, &ln, msg, len, &at);
+	return parser_textlog_message(t, &ln, msg, len, &at);
 }
 
 /* Hands on the CloudWatch text record held in pend, if any, and empties pend. */
-static int text_pend_flush(struct lt_textlog *t)
+static int text_pend_flush(struct parser_textlog *t)
 {
 	int rc;
 
@@ -532,15 +534,16 @@ static int text_pend_flush(struct lt_textlog *t)
 }
 
 /* "TIME MESSAGE" (S3 export) or "TIME STREAM MESSAGE" (aws logs tail). */
-static int text_cloudwatch(struct lt_textlog *t, const char *s, size_t n, size_t took, int64_t ts)
+static int text_cloudwatch(struct parser_textlog *t, const char *s, size_t n, size_t took,
+			   int64_t ts)
 {
-	struct lt_klog k;
+	struct parser_klog k;
 	const char *sp = took < n ? memchr(s + took, ' ', n - took) : NULL;
 	size_t msg = took, slen = 0;
 
 	if (sp != NULL && sp + 1 < s + n && s[took] != '{' &&
-	    lt_klog_header(&k, s + took, n - took) == 0 &&
-	    (sp[1] == '{' || lt_klog_header(&k, sp + 1, n - (size_t)(sp + 1 - s)) > 0)) {
+	    parser_klog_header(&k, s + took, n - took) == 0 &&
+	    (sp[1] == '{' || parser_klog_header(&k, sp + 1, n - (size_t)(sp + 1 - s)) > 0)) {
 		slen = (size_t)(sp - (s + took)); /* the tail form names the stream */
 		msg = took + slen + 1;
 	}
@@ -564,7 +567,7 @@ static int text_cloudwatch(struct lt_textlog *t, const char *s, size_t n, size_t
  * without its newline).  The parts become one line again, their raw lines
  * joined by newlines, at the first part's time and place.
  */
-static int text_cpart_flush(struct lt_textlog *t)
+static int text_cpart_flush(struct parser_textlog *t)
 {
 	struct lt_where at = t->cpart_at;
 	struct lt_log_line ln;
@@ -578,15 +581,15 @@ static int text_cpart_flush(struct lt_textlog *t)
 	}
 	text_line_init(&ln, t->cpart_raw.ptr, t->cpart_raw.len);
 	ln.ts_us = t->cpart_ts;
-	return lt_textlog_message(t, &ln, t->cpart_msg.ptr ? t->cpart_msg.ptr : "",
-				  t->cpart_msg.len, &at);
+	return parser_textlog_message(t, &ln, t->cpart_msg.ptr ? t->cpart_msg.ptr : "",
+				      t->cpart_msg.len, &at);
 }
 
-int lt_textlog_container(struct lt_textlog *t, struct lt_log_line *ln, const char *msg, size_t len,
-			 int partial, const struct lt_where *at)
+int parser_textlog_container(struct parser_textlog *t, struct lt_log_line *ln, const char *msg,
+			     size_t len, int partial, const struct lt_where *at)
 {
 	if (!partial && !t->cpart_open)
-		return lt_textlog_message(t, ln, msg, len, at);
+		return parser_textlog_message(t, ln, msg, len, at);
 	if (!t->cpart_open) {
 		t->cpart_open = 1;
 		t->cpart_ts = ln->ts_us;
@@ -628,7 +631,7 @@ static size_t text_cri_tag(const char *s, size_t n, int *partial)
 }
 
 /* Lets go what waits for more lines: a CloudWatch record, a container line's parts. */
-static int text_held_flush(struct lt_textlog *t)
+static int text_held_flush(struct parser_textlog *t)
 {
 	int rc = text_pend_flush(t);
 
@@ -648,7 +651,7 @@ static int text_cri_line(const char *s, size_t n)
 /* ---- one line -------------------------------------------------------------- */
 
 /* A journal line after its date: "HOST IDENT[PID]: MESSAGE". */
-static int text_journal(struct lt_textlog *t, struct lt_log_line *ln, const char *s, size_t n,
+static int text_journal(struct parser_textlog *t, struct lt_log_line *ln, const char *s, size_t n,
 			const struct lt_where *at)
 {
 	const char *sp = memchr(s, ' ', n);
@@ -661,7 +664,7 @@ static int text_journal(struct lt_textlog *t, struct lt_log_line *ln, const char
 	n -= ln->host.len + 1;
 	if ((took = text_ident(ln, s, n, 0)) == 0)
 		ln->ident = (struct lt_str){NULL, 0}; /* no "IDENT:": the rest is the message */
-	return lt_textlog_message(t, ln, s + took, n - took, at);
+	return parser_textlog_message(t, ln, s + took, n - took, at);
 }
 
 /*
@@ -673,18 +676,18 @@ static int text_iso_journal(const char *s, size_t n)
 {
 	const char *sp = memchr(s, ' ', n);
 	struct lt_log_line probe;
-	struct lt_klog k;
+	struct parser_klog k;
 	size_t rest;
 
-	if (sp == NULL || s[0] == '{' || lt_klog_header(&k, s, n) > 0)
+	if (sp == NULL || s[0] == '{' || parser_klog_header(&k, s, n) > 0)
 		return 0;
 	rest = n - (size_t)(sp + 1 - s);
-	if (rest == 0 || sp[1] == '{' || lt_klog_header(&k, sp + 1, rest) > 0)
+	if (rest == 0 || sp[1] == '{' || parser_klog_header(&k, sp + 1, rest) > 0)
 		return 0;
 	return text_ident(&probe, sp + 1, rest, 0) > 0;
 }
 
-static int text_dated(struct lt_textlog *t, struct lt_log_line *ln, const char *s, size_t n,
+static int text_dated(struct parser_textlog *t, struct lt_log_line *ln, const char *s, size_t n,
 		      const struct lt_where *at)
 {
 	int64_t ts, tod, zone;
@@ -701,7 +704,7 @@ static int text_dated(struct lt_textlog *t, struct lt_log_line *ln, const char *
 	/* a CRI line: the runtime's time is exact; the klog time is the container's own zone */
 	if ((tag = text_cri_tag(s + took, n - took, &partial)) > 0) {
 		ln->ts_us = ts;
-		return lt_textlog_container(t, ln, s + took + tag, n - took - tag, partial, at);
+		return parser_textlog_container(t, ln, s + took + tag, n - took - tag, partial, at);
 	}
 	/* an ISO time, then either a journal "HOST IDENT[PID]:" or a CloudWatch record */
 	if (took < n && text_iso_journal(s + took, n - took)) {
@@ -752,7 +755,7 @@ static int64_t text_header_date(const char *s, size_t n, size_t *used)
  * every line below lies in, which gives year-less times their year.
  * Without an end, the year after the beginning.
  */
-static void text_header_range(struct lt_textlog *t, const char *s, size_t n)
+static void text_header_range(struct parser_textlog *t, const char *s, size_t n)
 {
 	size_t used = 0, more = 0;
 	int64_t lo, hi;
@@ -775,22 +778,22 @@ static int text_opens_record(const char *s, size_t n)
 }
 
 /* A line with no date of its own: bare klog, or a "kubelet[PID]: E0124 ..." fragment. */
-static int text_undated(struct lt_textlog *t, struct lt_log_line *ln, const char *s, size_t n,
+static int text_undated(struct parser_textlog *t, struct lt_log_line *ln, const char *s, size_t n,
 			const struct lt_where *at)
 {
-	struct lt_klog k;
+	struct parser_klog k;
 	size_t took;
 
-	if (lt_klog_header(&k, s, n) > 0)
-		return lt_textlog_message(t, ln, s, n, at);
+	if (parser_klog_header(&k, s, n) > 0)
+		return parser_textlog_message(t, ln, s, n, at);
 	if ((took = text_ident(ln, s, n, 1)) > 0)
-		return lt_textlog_message(t, ln, s + took, n - took, at);
+		return parser_textlog_message(t, ln, s + took, n - took, at);
 	return text_reject(t, at,
 			   "not a log line: no journal date, klog header or ISO time "
 			   "(a wrapped line, a fragment?)");
 }
 
-static int text_line(struct lt_textlog *t, const char *s, size_t n)
+static int text_line(struct parser_textlog *t, const char *s, size_t n)
 {
 	struct lt_log_line ln;
 	struct lt_where at;
@@ -866,7 +869,7 @@ static const char *text_path_component(const char *path)
 }
 
 /* An S3 export object sits in a folder named after its stream: ".../STREAM/000000.gz". */
-static void text_path_stream(struct lt_textlog *t, const char *path)
+static void text_path_stream(struct parser_textlog *t, const char *path)
 {
 	const char *end = strrchr(path, '/'), *start;
 	struct lt_str dir;
@@ -876,16 +879,17 @@ static void text_path_stream(struct lt_textlog *t, const char *path)
 	for (start = end; start > path && start[-1] != '/'; start--)
 		;
 	dir = (struct lt_str){start, (size_t)(end - start)};
-	if (dir.len < sizeof t->stream && lt_stream_component(dir) != NULL) {
+	if (dir.len < sizeof t->stream && parser_stream_component(dir) != NULL) {
 		memcpy(t->stream, dir.ptr, dir.len);
 		t->stream[dir.len] = '\0';
 	}
 }
 
-struct lt_textlog *lt_textlog_new(const struct lt_sink *sink, void *ctx, struct lt_input *in,
-				  lt_json_route_fn route, void *route_ctx)
+struct parser_textlog *parser_textlog_new(const struct lt_sink *sink, void *ctx,
+					  struct lt_input *in, parser_json_route_fn route,
+					  void *route_ctx)
 {
-	struct lt_textlog *t = lt_xcalloc(1, sizeof *t);
+	struct parser_textlog *t = lt_xcalloc(1, sizeof *t);
 
 	t->sink = sink;
 	t->ctx = ctx;
@@ -906,11 +910,11 @@ struct lt_textlog *lt_textlog_new(const struct lt_sink *sink, void *ctx, struct 
 	return t;
 }
 
-void lt_textlog_free(struct lt_textlog *t)
+void parser_textlog_free(struct parser_textlog *t)
 {
 	if (t == NULL)
 		return;
-	lt_classifier_free(t->cls);
+	parser_classifier_free(t->cls);
 	lt_buf_release(&t->part);
 	lt_buf_release(&t->pend);
 	lt_buf_release(&t->msg);
@@ -921,7 +925,8 @@ void lt_textlog_free(struct lt_textlog *t)
 	free(t);
 }
 
-/* The first run of at least LT_ZERO_BLOCK zero bytes in s: its start, and its length in *run. */
+/* The first run of at least PARSER_ZERO_BLOCK zero bytes in s: its start, and its length in *run.
+ */
 static const char *text_zero_run(const char *s, size_t n, size_t *run)
 {
 	const char *end = s + n, *z;
@@ -929,7 +934,7 @@ static const char *text_zero_run(const char *s, size_t n, size_t *run)
 	while ((z = memchr(s, 0, (size_t)(end - s))) != NULL) {
 		for (*run = 0; z + *run < end && z[*run] == 0;)
 			++*run;
-		if (*run >= LT_ZERO_BLOCK)
+		if (*run >= PARSER_ZERO_BLOCK)
 			return z;
 		s = z + *run;
 	}
@@ -941,7 +946,7 @@ static const char *text_zero_run(const char *s, size_t n, size_t *run)
  * crash, with the writer going on after it.  What comes before the zeros
  * was cut off and is rejected; what follows starts a line of its own.
  */
-static int text_line_zeroed(struct lt_textlog *t, const char *s, size_t n)
+static int text_line_zeroed(struct parser_textlog *t, const char *s, size_t n)
 {
 	size_t pre, run = 0;
 	const char *z = text_zero_run(s, n, &run);
@@ -965,7 +970,7 @@ static int text_line_zeroed(struct lt_textlog *t, const char *s, size_t n)
 }
 
 /* A whole line is there (its bytes s[0..n), without the newline). */
-static int text_take(struct lt_textlog *t, const char *s, size_t n, uint64_t next_offset)
+static int text_take(struct parser_textlog *t, const char *s, size_t n, uint64_t next_offset)
 {
 	int rc;
 
@@ -987,7 +992,7 @@ static int text_take(struct lt_textlog *t, const char *s, size_t n, uint64_t nex
 	return rc;
 }
 
-int lt_textlog_feed(struct lt_textlog *t, const char *buf, size_t len)
+int parser_textlog_feed(struct parser_textlog *t, const char *buf, size_t len)
 {
 	size_t i = 0;
 	int rc = 0;
@@ -1017,7 +1022,7 @@ int lt_textlog_feed(struct lt_textlog *t, const char *buf, size_t len)
 	return rc;
 }
 
-int lt_textlog_finish(struct lt_textlog *t)
+int parser_textlog_finish(struct parser_textlog *t)
 {
 	int rc = 0;
 
@@ -1034,16 +1039,16 @@ int lt_textlog_finish(struct lt_textlog *t)
 static int text_known_line(const char *s, size_t n)
 {
 	struct lt_log_line ln;
-	struct lt_klog k;
+	struct parser_klog k;
 	int64_t us, tod;
 	int mon, day;
 
 	return text_header_line(s, n) || text_short_date(s, n, &mon, &day, &tod) > 0 ||
-	       lt_klog_header(&k, s, n) > 0 || text_iso(s, n, &us, NULL) > 0 ||
+	       parser_klog_header(&k, s, n) > 0 || text_iso(s, n, &us, NULL) > 0 ||
 	       text_ident(&ln, s, n, 1) > 0;
 }
 
-int lt_text_sniff(const char *buf, size_t len)
+int parser_text_sniff(const char *buf, size_t len)
 {
 	size_t i = 0;
 
