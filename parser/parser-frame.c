@@ -19,6 +19,7 @@
  */
 #include "parser-int.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,35 @@ struct parser_frame {
 	uint64_t zero_offset, zeros;
 	const char *keep; /* during a feed: first byte of the record not yet buffered */
 };
+
+#ifndef NDEBUG
+/*
+ * The state machine's invariant between two bytes: what each mode may hold.
+ * Checked (in builds with asserts) around every feed and every structural byte.
+ */
+static int frame_ok(const struct parser_frame *f)
+{
+	if (f->depth < 0 || f->list_depth < 0 || f->list_depth > f->depth)
+		return 0;
+	switch (f->mode) {
+	case FRAME_SEEK: /* between records: nothing open */
+		return f->depth == 0 && f->list_depth == 0;
+	case FRAME_RECORD: /* inside a record, buffered within the cap */
+		return f->depth > f->rec_base && f->rec.len <= f->max_record;
+	case FRAME_OVERSIZE: /* inside a record, nothing buffered */
+		return f->depth > f->rec_base && f->rec.len == 0;
+	case FRAME_ENVELOPE: /* inside a top-level container */
+		return f->depth >= 1;
+	case FRAME_GARBAGE:
+		return 1;
+	case FRAME_BOM:
+		return f->offset <= 2 && f->bom_left >= 1 && f->bom_left <= 2;
+	case FRAME_ZEROS: /* a run of zeros remembers a mode that is not itself */
+		return f->zero_from != FRAME_ZEROS && f->zeros > 0;
+	}
+	return 0;
+}
+#endif
 
 struct parser_frame *parser_frame_new(const struct parser_frame_ops *ops, void *ctx,
 				      size_t max_record)
@@ -351,6 +381,7 @@ static const char *frame_scan_string(struct parser_frame *f, const char *p, cons
 /* Handles one byte that is not inside a string. */
 static int frame_byte(struct parser_frame *f, const char *p)
 {
+	assert(frame_ok(f));
 	switch (f->mode) {
 	case FRAME_SEEK:
 		return frame_seek(f, p);
@@ -491,6 +522,8 @@ int parser_frame_feed(struct parser_frame *f, const char *buf, size_t len)
 	const char *p = buf, *end = buf + len;
 	int rc = 0;
 
+	assert(buf != NULL || len == 0);
+	assert(frame_ok(f) && f->keep == NULL);
 	f->keep = buf;
 	while (p < end && rc == 0) {
 		if ((p = frame_skip_plain(f, p, end)) == end)
@@ -533,6 +566,7 @@ int parser_frame_feed(struct parser_frame *f, const char *buf, size_t len)
 	}
 	frame_flush(f, p);
 	f->keep = NULL;
+	assert(rc != 0 || frame_ok(f));
 	return rc;
 }
 
@@ -540,6 +574,7 @@ int parser_frame_finish(struct parser_frame *f)
 {
 	int rc = 0;
 
+	assert(frame_ok(f));
 	if (f->mode == FRAME_ZEROS && (rc = frame_zeros_end(f)) != 0)
 		return rc;
 	if (f->mode == FRAME_RECORD || f->mode == FRAME_OVERSIZE)
