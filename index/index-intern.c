@@ -108,10 +108,7 @@ int index_intern_id_memo(struct lt_store *st, struct index_intern_memo *m, struc
 		return LT_ERR_DB;
 	if (s.ptr == NULL)
 		return 0;
-	if (m->cap < s.len + 1) {
-		m->cap = s.len + 1;
-		m->s = lt_xrealloc(m->s, m->cap);
-	}
+	LT_GROW(m->s, m->cap, s.len + 1);
 	memcpy(m->s, s.ptr, s.len);
 	m->len = s.len;
 	m->id = *id;

@@ -85,7 +85,7 @@ struct load {
 	uint64_t batch;		   /* records since the last commit */
 	int64_t since_id;	   /* highest audit.id before the current batch */
 	struct load_count *counts; /* not yet written to resource_counts */
-	size_t ncounts;
+	size_t ncounts, cap_counts;
 	sqlite3_stmt *ins_audit, *ins_raw, *ins_reject, *add_count, *save_source;
 	sqlite3_stmt *supersede_new, *supersede_old, *find_key, *add_mark;
 	int partial_stages;	    /* the store holds a request stage below the final one */
@@ -238,7 +238,7 @@ static void load_count(struct load *l, struct lt_str resource, struct lt_str ver
 		c = load_count_find(l, resource, verb);
 	}
 	if (c == NULL) {
-		l->counts = lt_xrealloc(l->counts, (l->ncounts + 1) * sizeof *l->counts);
+		LT_GROW(l->counts, l->cap_counts, l->ncounts + 1);
 		c = &l->counts[l->ncounts++];
 		c->resource = lt_xstrndup(resource.ptr, strnlen(resource.ptr, resource.len));
 		c->verb = lt_xstrndup(verb.ptr, strnlen(verb.ptr, verb.len));
