@@ -280,20 +280,11 @@ static void parse_corpus(struct run *r, const char *name)
 	assert_int_equal(fmt, LT_FMT_TEXT);
 }
 
-static void write_file(const char *path, const char *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
 /* A scratch file dir/name holding text; its path in out. */
 static void scratch(char *out, const char *dir, const char *name, const char *text, size_t len)
 {
 	path_join(out, dir, name);
-	write_file(out, text, len);
+	write_bytes(out, text, len, "wb");
 }
 
 /* A scratch file CASE/D1/D2/NAME holding text (an export or pod log tree); its path in out. */
