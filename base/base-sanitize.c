@@ -1,6 +1,8 @@
 /* base-sanitize.c - making hostile log text safe to show on a terminal. */
 #include "lt_base.h"
 
+#include <assert.h>
+
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one; *cp gets its code point.
  */
 static size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
@@ -66,6 +68,8 @@ void lt_sanitize(struct lt_buf *b, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
+
+	assert(b != NULL && (s != NULL || len == 0));
 
 	while (i < len) {
 		uint32_t cp;
