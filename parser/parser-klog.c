@@ -200,7 +200,7 @@ static size_t klog_field(struct lt_buf *f, struct lt_buf *tmp, const char *p, si
 		took = klog_bare(p + k + 1, len - k - 1);
 		lt_buf_append(tmp, p + k + 1, took);
 	}
-	lt_json_quote(f, tmp->ptr ? tmp->ptr : "", tmp->len);
+	lt_json_quote(f, tmp->ptr, tmp->len);
 	return k + 1 + took;
 }
 

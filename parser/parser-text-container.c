@@ -30,8 +30,7 @@ int parser_text_cpart_flush(struct parser_textlog *t)
 	}
 	parser_text_line_init(&ln, t->cpart_raw.ptr, t->cpart_raw.len);
 	ln.ts_us = t->cpart_ts;
-	return parser_textlog_message(t, &ln, t->cpart_msg.ptr ? t->cpart_msg.ptr : "",
-				      t->cpart_msg.len, &at);
+	return parser_textlog_message(t, &ln, t->cpart_msg.ptr, t->cpart_msg.len, &at);
 }
 
 int parser_textlog_container(struct parser_textlog *t, struct lt_log_line *ln, const char *msg,

@@ -59,14 +59,14 @@ static void text_payload(struct parser_textlog *t, struct lt_log_line *ln, const
 	size_t tail = parser_klog_payload(&t->msg, &t->fields, p, len);
 
 	lt_buf_reset(&t->text);
-	lt_buf_append(&t->text, t->msg.ptr ? t->msg.ptr : "", t->msg.len);
+	lt_buf_append(&t->text, t->msg.ptr, t->msg.len);
 	while (tail < len && p[tail] == ' ')
 		tail++;
 	if (tail < len) {
 		lt_buf_putc(&t->text, ' ');
 		lt_buf_append(&t->text, p + tail, len - tail);
 	}
-	ln->message = (struct lt_str){t->msg.ptr ? t->msg.ptr : "", t->msg.len};
+	ln->message = (struct lt_str){t->msg.ptr, t->msg.len};
 	/* the buffer keeps its memory across lines: no fields must be absent, not "" */
 	ln->fields = t->fields.len ? (struct lt_str){t->fields.ptr, t->fields.len}
 				   : (struct lt_str){NULL, 0};
@@ -94,7 +94,7 @@ static int text_jsonlog(struct parser_textlog *t, struct lt_log_line *ln, const 
 	ln->fields = (struct lt_str){p, len};
 	lt_buf_reset(&t->text); /* the message and the pairs, as klog would have written them */
 	lt_buf_append(&t->text, j.msg.ptr, j.msg.len);
-	lt_buf_append(&t->text, t->fields.ptr ? t->fields.ptr : "", t->fields.len);
+	lt_buf_append(&t->text, t->fields.ptr, t->fields.len);
 	return 1;
 }
 
@@ -111,7 +111,7 @@ int parser_textlog_message(struct parser_textlog *t, struct lt_log_line *ln, con
 		text_payload(t, ln, msg + h, len - h);
 	if (t->cls == NULL)
 		t->cls = parser_classifier_new();
-	parser_classify(t->cls, ln, t->text.ptr ? t->text.ptr : "", t->text.len);
+	parser_classify(t->cls, ln, t->text.ptr, t->text.len);
 	parser_text_component(t, ln);
 	parser_text_leader_lease(t, ln);
 	if (at->offset < t->sink->resume_offset)

@@ -168,8 +168,7 @@ int parser_textlog_feed(struct parser_textlog *t, const char *buf, size_t len)
 			else
 				lt_buf_append(&t->part, buf + i, n);
 			if (nl) {
-				rc =
-				    text_take(t, t->part.ptr ? t->part.ptr : "", t->part.len, next);
+				rc = text_take(t, t->part.ptr, t->part.len, next);
 				lt_buf_reset(&t->part);
 			}
 		}
@@ -183,8 +182,7 @@ int parser_textlog_finish(struct parser_textlog *t)
 	int rc = 0;
 
 	if (t->part.len > 0 || t->part_over)
-		rc = text_take(t, t->part.ptr ? t->part.ptr : "", t->part.len,
-			       t->offset + t->part.len);
+		rc = text_take(t, t->part.ptr, t->part.len, t->offset + t->part.len);
 	lt_buf_reset(&t->part);
 	return rc != 0 ? rc : text_held_flush(t);
 }

@@ -2023,7 +2023,7 @@ static void payload(struct lt_buf *msg, struct lt_buf *fields, const char *p, co
 		    const char *want_fields, int line)
 {
 	parser_klog_payload(msg, fields, p, strlen(p));
-	want_str(line, "msg", msg->ptr ? msg->ptr : "", want_msg);
+	want_str(line, "msg", msg->ptr, want_msg);
 	want_str(line, "fields", fields->len ? fields->ptr : NULL, want_fields);
 }
 
