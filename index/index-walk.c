@@ -97,10 +97,7 @@ static char **walk_list(const char *dir, size_t *n, struct lt_error *err)
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			names = lt_xrealloc(names, cap * sizeof *names);
-		}
+		LT_GROW(names, cap, *n + 1);
 		names[(*n)++] = lt_xstrdup(e->d_name);
 	}
 	closedir(d);

@@ -119,11 +119,7 @@ static struct lines *lines_new(void)
 static void lines_push(struct lines *l, char *line)
 {
 	assert_non_null(line);
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 64;
-		l->v = realloc(l->v, l->cap * sizeof *l->v);
-		assert_non_null(l->v);
-	}
+	LT_GROW(l->v, l->cap, l->n + 1);
 	l->v[l->n++] = line;
 }
 
