@@ -201,12 +201,13 @@ struct browse_fill {
 	struct lt_browse_page *page;
 	int64_t *names;
 	size_t offset, limit;
+	size_t cap_items, cap_names; /* of page->items and names */
 };
 
 static void browse_fill_add(struct browse_fill *f, struct lt_browse_item *it, int64_t name_id)
 {
-	f->page->items = lt_xrealloc(f->page->items, (f->page->n + 1) * sizeof *f->page->items);
-	f->names = lt_xrealloc(f->names, (f->page->n + 1) * sizeof *f->names);
+	LT_GROW(f->page->items, f->cap_items, f->page->n + 1);
+	LT_GROW(f->names, f->cap_names, f->page->n + 1);
 	f->names[f->page->n] = name_id;
 	f->page->items[f->page->n++] = *it;
 }
@@ -575,6 +576,7 @@ int lt_browse_events(struct lt_browse_events *out, struct lt_store *st, const ch
 {
 	struct lt_stmt *q = NULL, *c = NULL;
 	int64_t id[3];
+	size_t cap = 0;
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -594,7 +596,7 @@ int lt_browse_events(struct lt_browse_events *out, struct lt_store *st, const ch
 		lt_stmt_bind_int(q, 6, (int64_t)limit);
 		lt_stmt_bind_int(q, 7, (int64_t)offset);
 		while (out->n < limit && (rc = lt_stmt_step(q, err)) == 1) {
-			out->evs = lt_xrealloc(out->evs, (out->n + 1) * sizeof *out->evs);
+			LT_GROW(out->evs, cap, out->n + 1);
 			browse_read_event(&out->evs[out->n++], q);
 		}
 		rc = rc < 0 ? rc : 0;
