@@ -1,7 +1,8 @@
 /*
  * lt_parser.h - input decoding, format sniffing and streaming parsers.
  *
- * The lowest module of leasetrail: it turns bytes (plain, gzip, stdin) into
+ * The module above base/ (lt_base.h, included here: errors, buffers, strings,
+ * time, sanitizing, regexes): it turns bytes (plain, gzip, stdin) into
  * normalized records and hands each one to a caller-provided sink.  It never
  * holds a whole file or a whole document tree in memory: input is read in
  * fixed-size chunks, cut into records by a string-aware framer, and each

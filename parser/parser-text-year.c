@@ -10,6 +10,7 @@
  */
 #include "parser-text.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -95,6 +96,8 @@ static void text_year_pick(struct parser_textlog *t, int mon, int day, int64_t t
 /* The year of the file's next year-less time; Dec -> Jan moves it on. */
 int parser_text_year(struct parser_textlog *t, int mon, int day, int64_t tod)
 {
+	/* the scanners hand over real dates only */
+	assert(mon >= 1 && mon <= 12 && day >= 1 && day <= 31 && tod >= 0);
 	if (t->year == 0)
 		text_year_pick(t, mon, day, tod);
 	else if (t->last_month - mon > 6)
