@@ -46,6 +46,7 @@ static int ident_cands(struct lt_store *st, const char *path, uint64_t size, con
 		       struct ident_cand **out, size_t *n, struct lt_error *err)
 {
 	sqlite3_stmt *q;
+	size_t cap = 0;
 	int rc;
 
 	*out = NULL;
@@ -60,7 +61,7 @@ static int ident_cands(struct lt_store *st, const char *path, uint64_t size, con
 		struct ident_cand *c;
 		const unsigned char *h = sqlite3_column_text(q, 2);
 
-		*out = lt_xrealloc(*out, (*n + 1) * sizeof **out);
+		*out = lt_grow(*out, &cap, *n + 1, sizeof **out);
 		c = &(*out)[(*n)++];
 		c->source_id = sqlite3_column_int64(q, 0);
 		c->len = (uint64_t)sqlite3_column_int64(q, 1);

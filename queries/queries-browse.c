@@ -435,10 +435,7 @@ int lt_browse_episodes(struct lt_browse_episodes *out, struct lt_store *st, cons
 		lt_stmt_bind_int(q, 2, from_us);
 		lt_stmt_bind_int(q, 3, to_us);
 		while ((rc = lt_stmt_step(q, err)) == 1) {
-			if (out->n == cap) {
-				cap = cap ? cap * 2 : 64;
-				out->eps = lt_xrealloc(out->eps, cap * sizeof *out->eps);
-			}
+			LT_GROW(out->eps, cap, out->n + 1);
 			browse_read_episode(&out->eps[out->n++], q);
 		}
 		lt_stmt_free(q);

@@ -1298,13 +1298,13 @@ static void test_schema_versions(void **state)
 		assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
 		assert_int_equal(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
 		sqlite3_close(raw);
-		before = read_all(db, &before_len);
+		before = slurp(db, &before_len);
 		for (int flags = 0; flags <= LT_STORE_READONLY; flags += LT_STORE_READONLY) {
 			open_fails(db, flags, LT_ERR_DB, &err);
 			assert_non_null(strstr(err.msg, cases[i].says));
 			assert_non_null(strstr(err.msg, "this one reads schema 3"));
 		}
-		after = read_all(db, &after_len);
+		after = slurp(db, &after_len);
 		assert_true(after_len == before_len && memcmp(before, after, before_len) == 0);
 		free(before);
 		free(after);
