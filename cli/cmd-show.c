@@ -26,15 +26,16 @@ static int show_run(const struct lt_cmd *cmd, int argc, char **argv)
 }
 
 const struct lt_cmd lt_cmd_show = {
-    "show",
-    "[--db FILE] [-v] ID|LID",
-    "Print a stored event's raw JSON, or log line L<id>, exactly as read (-v: where from).",
-    "Options:\n"
-    "  --db FILE       the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
-    "  -v, --verbose   print '# FILE:LINE (byte OFFSET)' before the JSON\n"
-    "  -h, --help      this help\n",
-    show_run,
-    CLI_OPT_VERBOSE,
-    1,
-    1,
+    .name = "show",
+    .usage = "[--db FILE] [-v] ID|LID",
+    .summary =
+	"Print a stored event's raw JSON, or log line L<id>, exactly as read (-v: where from).",
+    .help = "Options:\n"
+	    "  --db FILE       the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
+	    "  -v, --verbose   print '# FILE:LINE (byte OFFSET)' before the JSON\n"
+	    "  -h, --help      this help\n",
+    .run = show_run,
+    .opts = CLI_OPT_VERBOSE,
+    .min_args = 1,
+    .max_args = 1,
 };

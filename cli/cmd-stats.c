@@ -13,14 +13,14 @@ static int stats_run(const struct lt_cmd *cmd, int argc, char **argv)
 }
 
 const struct lt_cmd lt_cmd_stats = {
-    "stats",
-    "[--db FILE]",
-    "Show the time range, request counts, nodes seen, and each source with its rejects.",
-    "Options:\n"
-    "  --db FILE    the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
-    "  -h, --help   this help\n",
-    stats_run,
-    0,
-    0,
-    0,
+    .name = "stats",
+    .usage = "[--db FILE]",
+    .summary = "Show the time range, request counts, nodes seen, and each source with its rejects.",
+    .help = "Options:\n"
+	    "  --db FILE    the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
+	    "  -h, --help   this help\n",
+    .run = stats_run,
+    .opts = 0,
+    .min_args = 0,
+    .max_args = 0,
 };

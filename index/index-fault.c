@@ -148,7 +148,7 @@ static int fault_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, in
 	return rc;
 }
 
-void store_fault_vfs_install(void)
+void index_fault_vfs_install(void)
 {
 	if (!lt_fault_armed(LT_FAULT_IO) || (fault_real = sqlite3_vfs_find(NULL)) == NULL ||
 	    fault_real->pNext == &fault_vfs)

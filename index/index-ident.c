@@ -6,9 +6,9 @@
  * first `hashed` bytes (all records committed for it lie in them) and
  * `source_marks` the length and hash of every complete read.  A file of
  * size S is then
- *   - the same content (IDENT_SAME) when its S bytes hash to a complete
+ *   - the same content (INDEX_IDENT_SAME) when its S bytes hash to a complete
  *     read of S bytes: nothing to do;
- *   - the continuation of a source (IDENT_CONTINUE) when its first L bytes
+ *   - the continuation of a source (INDEX_IDENT_CONTINUE) when its first L bytes
  *     hash to that source's current point: an interrupted read, or a log
  *     that grew since (L < S), is read on from the source's resume offset;
  *   - new otherwise (an edited file, whose changed bytes lie before the end
@@ -46,11 +46,12 @@ static int ident_cands(struct lt_store *st, const char *path, uint64_t size, con
 		       struct ident_cand **out, size_t *n, struct lt_error *err)
 {
 	sqlite3_stmt *q;
+	size_t cap = 0;
 	int rc;
 
 	*out = NULL;
 	*n = 0;
-	if (store_prepare_raw(st, &q, ident_cands_sql, err) != 0)
+	if (index_store_prepare_raw(st, &q, ident_cands_sql, err) != 0)
 		return LT_ERR_DB;
 	sqlite3_bind_int64(q, 1, (sqlite3_int64)size);
 	sqlite3_bind_text(q, 2, head, -1, SQLITE_STATIC);
@@ -60,7 +61,7 @@ static int ident_cands(struct lt_store *st, const char *path, uint64_t size, con
 		struct ident_cand *c;
 		const unsigned char *h = sqlite3_column_text(q, 2);
 
-		*out = lt_xrealloc(*out, (*n + 1) * sizeof **out);
+		*out = lt_grow(*out, &cap, *n + 1, sizeof **out);
 		c = &(*out)[(*n)++];
 		c->source_id = sqlite3_column_int64(q, 0);
 		c->len = (uint64_t)sqlite3_column_int64(q, 1);
@@ -69,28 +70,30 @@ static int ident_cands(struct lt_store *st, const char *path, uint64_t size, con
 		c->done = sqlite3_column_int(q, 4);
 	}
 	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? 0 : store_db_error(st, err, "cannot look up sources");
+	return rc == SQLITE_DONE ? 0 : index_store_db_error(st, err, "cannot look up sources");
 }
 
 /* Picks the verdict among candidates whose hashes matched (ok[i]). */
-static void ident_pick(struct ident_match *out, const struct ident_cand *c, const int *ok, size_t n,
-		       uint64_t size)
+static void ident_pick(struct index_ident_match *out, const struct ident_cand *c, const int *ok,
+		       size_t n, uint64_t size)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!ok[i])
 			continue;
 		if (c[i].len == size && c[i].done) {
-			*out = (struct ident_match){IDENT_SAME, c[i].source_id, c[i].len, 0};
+			*out = (struct index_ident_match){INDEX_IDENT_SAME, c[i].source_id,
+							  c[i].len, 0};
 			return;
 		}
 		/* the longest current point wins: candidates come shortest first */
 		if (c[i].current)
-			*out = (struct ident_match){IDENT_CONTINUE, c[i].source_id, c[i].len,
-						    c[i].done};
+			*out = (struct index_ident_match){INDEX_IDENT_CONTINUE, c[i].source_id,
+							  c[i].len, c[i].done};
 	}
 }
 
-int ident_find(struct ident_match *out, struct lt_store *st, const char *path, struct lt_error *err)
+int index_ident_find(struct index_ident_match *out, struct lt_store *st, const char *path,
+		     struct lt_error *err)
 {
 	struct ident_cand *c = NULL;
 	struct stat sb;
@@ -99,7 +102,7 @@ int ident_find(struct ident_match *out, struct lt_store *st, const char *path, s
 	size_t n = 0;
 	int *ok, rc;
 
-	*out = (struct ident_match){IDENT_NEW, 0, 0, 0};
+	*out = (struct index_ident_match){INDEX_IDENT_NEW, 0, 0, 0};
 	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
 		return 0;
 	head_len = (uint64_t)sb.st_size < LT_INPUT_HEAD ? (uint64_t)sb.st_size : LT_INPUT_HEAD;

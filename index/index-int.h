@@ -1,27 +1,27 @@
 /* index-int.h - private interfaces between the store's files. */
-#ifndef LT_INDEX_INT_H
-#define LT_INDEX_INT_H
+#ifndef INDEX_INT_H
+#define INDEX_INT_H
 
 #include "lt_index.h"
 
 #include <sqlite3.h>
 
 /* An in-memory cache of interned strings: text -> strs.id. */
-struct intern_slot {
+struct index_intern_slot {
 	char *s;
 	size_t len;
 	uint64_t hash;
 	int64_t id;
 };
 
-struct intern_cache {
-	struct intern_slot *slots;
+struct index_intern_cache {
+	struct index_intern_slot *slots;
 	size_t cap, used;
-	uint64_t gen; /* bumped by intern_clear: memos of an older one are stale */
+	uint64_t gen; /* bumped by index_intern_clear: memos of an older one are stale */
 };
 
 /* One column's last string and its id: most columns repeat the previous event's. */
-struct intern_memo {
+struct index_intern_memo {
 	char *s;
 	size_t len, cap;
 	int64_t id;
@@ -35,7 +35,7 @@ struct lt_store {
 	int lock_fd;	      /* a writable store's flock(2): one writer at a time; -1 when none */
 	int wal_unread;	      /* opened immutable=1 with a non-empty -wal beside it */
 	int deferred_indexes; /* a bulk load dropped the secondary indexes (ingest_begin) */
-	struct intern_cache strs;
+	struct index_intern_cache strs;
 	sqlite3_stmt *str_find, *str_add;
 };
 
@@ -45,83 +45,83 @@ struct lt_stmt {
 };
 
 /* With LEASETRAIL_FAULT=io:N, SQLite's Nth write fails as on a full disk (index-fault.c). */
-void store_fault_vfs_install(void);
+void index_fault_vfs_install(void);
 
 /* Creates the schema in a new store, or checks that an existing one is ours. */
-int store_schema(struct lt_store *st, struct lt_error *err);
+int index_store_schema(struct lt_store *st, struct lt_error *err);
 
 /* Creates the secondary indexes of audit that do not exist. */
-int store_create_indexes(struct lt_store *st, struct lt_error *err);
+int index_store_create_indexes(struct lt_store *st, struct lt_error *err);
 
 /* LT_ERR_DB, saying what to do, when a secondary index is missing. */
-int store_check_indexes(struct lt_store *st, struct lt_error *err);
+int index_store_check_indexes(struct lt_store *st, struct lt_error *err);
 
 /* Runs SQL with no results; fills err on failure. */
-int store_exec(struct lt_store *st, const char *sql, struct lt_error *err);
+int index_store_exec(struct lt_store *st, const char *sql, struct lt_error *err);
 
 /* Prepares a statement for the store's own use. */
-int store_prepare_raw(struct lt_store *st, sqlite3_stmt **out, const char *sql,
-		      struct lt_error *err);
+int index_store_prepare_raw(struct lt_store *st, sqlite3_stmt **out, const char *sql,
+			    struct lt_error *err);
 
 /* An LT_ERR_DB error carrying SQLite's message. */
-int store_db_error(struct lt_store *st, struct lt_error *err, const char *what);
+int index_store_db_error(struct lt_store *st, struct lt_error *err, const char *what);
 
 /* The id of a string in strs, added if new; *id = 0 for an absent string. */
-int intern_id(struct lt_store *st, struct lt_str s, int64_t *id, struct lt_error *err);
+int index_intern_id(struct lt_store *st, struct lt_str s, int64_t *id, struct lt_error *err);
 
-/* intern_id, answered from the memo when s is the memo's string. */
-int intern_id_memo(struct lt_store *st, struct intern_memo *m, struct lt_str s, int64_t *id,
-		   struct lt_error *err);
-void intern_memo_release(struct intern_memo *m, size_t n);
+/* index_intern_id, answered from the memo when s is the memo's string. */
+int index_intern_id_memo(struct lt_store *st, struct index_intern_memo *m, struct lt_str s,
+			 int64_t *id, struct lt_error *err);
+void index_intern_memo_release(struct index_intern_memo *m, size_t n);
 
 /* Forgets cached ids (after a rollback, ids of the rolled-back strings are gone). */
-void intern_clear(struct intern_cache *c);
-void intern_release(struct intern_cache *c);
+void index_intern_clear(struct index_intern_cache *c);
+void index_intern_release(struct index_intern_cache *c);
 
 /*
  * lt_parse_input() with the parsing on a worker thread: the sink's
  * callbacks still run on the calling thread, in input order.
  */
-int pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
-	       enum lt_format *format_out, struct lt_error *err);
+int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
+		     enum lt_format *format_out, struct lt_error *err);
 
 /* ---- log lines (index-logs.c) ---- */
 
-struct log_loader;
+struct index_log_loader;
 
 /* A writer of one source's log lines; node (may be NULL) overrides every line's host. */
-int log_loader_new(struct log_loader **out, struct lt_store *st, int64_t source_id,
-		   const char *node, struct lt_error *err);
-void log_loader_free(struct log_loader *ll);
+int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int64_t source_id,
+			 const char *node, struct lt_error *err);
+void index_log_loader_free(struct index_log_loader *ll);
 
 /* Stores a line; *stored = 0 when the same line is already in the store. */
-int log_loader_store(struct log_loader *ll, const struct lt_log_line *ln, const struct lt_where *at,
-		     int *stored);
+int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line *ln,
+			   const struct lt_where *at, int *stored);
 
 /* Saves the source's log summary (lines, years, time range); inside the batch's transaction. */
-int log_loader_save(struct log_loader *ll);
+int index_log_loader_save(struct index_log_loader *ll);
 
 /* ---- content identity (index-ident.c) ---- */
 
-enum ident_verdict {
-	IDENT_NEW,	/* no stored source holds this content */
-	IDENT_SAME,	/* read before, all of it: nothing to add */
-	IDENT_CONTINUE, /* source_id read part of it: go on from its resume offset */
+enum index_ident_verdict {
+	INDEX_IDENT_NEW,      /* no stored source holds this content */
+	INDEX_IDENT_SAME,     /* read before, all of it: nothing to add */
+	INDEX_IDENT_CONTINUE, /* source_id read part of it: go on from its resume offset */
 };
 
-struct ident_match {
-	enum ident_verdict verdict;
+struct index_ident_match {
+	enum index_ident_verdict verdict;
 	int64_t source_id;
 	uint64_t len; /* on-disk bytes that matched */
 	int grown;    /* CONTINUE of a complete read: the file grew since */
 };
 
-/* What the store knows of the regular file at path (anything else is IDENT_NEW). */
-int ident_find(struct ident_match *out, struct lt_store *st, const char *path,
-	       struct lt_error *err);
+/* What the store knows of the regular file at path (anything else is INDEX_IDENT_NEW). */
+int index_ident_find(struct index_ident_match *out, struct lt_store *st, const char *path,
+		     struct lt_error *err);
 
 /* Ingests one regular file or stdin. */
-int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
-	      struct lt_ingest_totals *totals, struct lt_error *err);
+int index_load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
+		    struct lt_ingest_totals *totals, struct lt_error *err);
 
 #endif

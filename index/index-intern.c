@@ -24,7 +24,7 @@ static uint64_t intern_hash(const char *s, size_t n)
 	return h | 1; /* 0 marks an empty slot */
 }
 
-void intern_clear(struct intern_cache *c)
+void index_intern_clear(struct index_intern_cache *c)
 {
 	for (size_t i = 0; i < c->cap; i++) {
 		free(c->slots[i].s);
@@ -35,30 +35,31 @@ void intern_clear(struct intern_cache *c)
 	c->gen++;
 }
 
-void intern_release(struct intern_cache *c)
+void index_intern_release(struct index_intern_cache *c)
 {
-	intern_clear(c);
+	index_intern_clear(c);
 	free(c->slots);
 	c->slots = NULL;
 	c->cap = 0;
 }
 
 /* The slot holding s, or the empty slot where it would go. */
-static struct intern_slot *intern_slot(struct intern_cache *c, const char *s, size_t n, uint64_t h)
+static struct index_intern_slot *intern_slot(struct index_intern_cache *c, const char *s, size_t n,
+					     uint64_t h)
 {
 	size_t i = (size_t)h & (c->cap - 1);
 
 	for (;; i = (i + 1) & (c->cap - 1)) {
-		struct intern_slot *e = &c->slots[i];
+		struct index_intern_slot *e = &c->slots[i];
 
 		if (e->hash == 0 || (e->hash == h && e->len == n && memcmp(e->s, s, n) == 0))
 			return e;
 	}
 }
 
-static void intern_grow(struct intern_cache *c)
+static void intern_grow(struct index_intern_cache *c)
 {
-	struct intern_slot *old = c->slots;
+	struct index_intern_slot *old = c->slots;
 	size_t old_cap = c->cap;
 
 	c->cap = old_cap ? old_cap * 2 : 1024;
@@ -75,8 +76,8 @@ static int intern_lookup_db(struct lt_store *st, struct lt_str s, int64_t *id, s
 	int rc;
 
 	if (st->str_find == NULL &&
-	    (store_prepare_raw(st, &st->str_find, "SELECT id FROM strs WHERE s = ?1", err) ||
-	     store_prepare_raw(st, &st->str_add, "INSERT INTO strs(s) VALUES(?1)", err)))
+	    (index_store_prepare_raw(st, &st->str_find, "SELECT id FROM strs WHERE s = ?1", err) ||
+	     index_store_prepare_raw(st, &st->str_add, "INSERT INTO strs(s) VALUES(?1)", err)))
 		return LT_ERR_DB;
 	sqlite3_bind_text(st->str_find, 1, s.ptr, (int)s.len, SQLITE_STATIC);
 	rc = sqlite3_step(st->str_find);
@@ -85,32 +86,29 @@ static int intern_lookup_db(struct lt_store *st, struct lt_str s, int64_t *id, s
 	if (rc == SQLITE_ROW)
 		return 0;
 	if (rc != SQLITE_DONE)
-		return store_db_error(st, err, "string lookup failed");
+		return index_store_db_error(st, err, "string lookup failed");
 	sqlite3_bind_text(st->str_add, 1, s.ptr, (int)s.len, SQLITE_STATIC);
 	rc = sqlite3_step(st->str_add);
 	sqlite3_reset(st->str_add);
 	if (rc != SQLITE_DONE)
-		return store_db_error(st, err, "string insert failed");
+		return index_store_db_error(st, err, "string insert failed");
 	*id = sqlite3_last_insert_rowid(st->db);
 	return 0;
 }
 
-int intern_id_memo(struct lt_store *st, struct intern_memo *m, struct lt_str s, int64_t *id,
-		   struct lt_error *err)
+int index_intern_id_memo(struct lt_store *st, struct index_intern_memo *m, struct lt_str s,
+			 int64_t *id, struct lt_error *err)
 {
 	if (s.ptr != NULL && m->s != NULL && m->gen == st->strs.gen && m->len == s.len &&
 	    memcmp(m->s, s.ptr, s.len) == 0) {
 		*id = m->id;
 		return 0;
 	}
-	if (intern_id(st, s, id, err) != 0)
+	if (index_intern_id(st, s, id, err) != 0)
 		return LT_ERR_DB;
 	if (s.ptr == NULL)
 		return 0;
-	if (m->cap < s.len + 1) {
-		m->cap = s.len + 1;
-		m->s = lt_xrealloc(m->s, m->cap);
-	}
+	LT_GROW(m->s, m->cap, s.len + 1);
 	memcpy(m->s, s.ptr, s.len);
 	m->len = s.len;
 	m->id = *id;
@@ -118,23 +116,23 @@ int intern_id_memo(struct lt_store *st, struct intern_memo *m, struct lt_str s, 
 	return 0;
 }
 
-void intern_memo_release(struct intern_memo *m, size_t n)
+void index_intern_memo_release(struct index_intern_memo *m, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(m[i].s);
 }
 
-int intern_id(struct lt_store *st, struct lt_str s, int64_t *id, struct lt_error *err)
+int index_intern_id(struct lt_store *st, struct lt_str s, int64_t *id, struct lt_error *err)
 {
-	struct intern_cache *c = &st->strs;
-	struct intern_slot *e;
+	struct index_intern_cache *c = &st->strs;
+	struct index_intern_slot *e;
 	uint64_t h;
 
 	*id = 0;
 	if (s.ptr == NULL)
 		return 0;
 	if (c->used >= INTERN_MAX)
-		intern_clear(c);
+		index_intern_clear(c);
 	if (c->used * 2 >= c->cap)
 		intern_grow(c);
 	h = intern_hash(s.ptr, s.len);

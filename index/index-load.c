@@ -12,6 +12,8 @@
  */
 #include "index-int.h"
 
+#include <assert.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,6 +29,50 @@ struct load_count {
 	uint64_t n;
 };
 
+/*
+ * The columns of load_ins_audit_sql, in its order: AC_X is the parameter
+ * ?N of column x (checked against the statement when it is prepared).
+ */
+enum load_audit_col {
+	AC_SOURCE_ID = 1,
+	AC_LINE,
+	AC_OFFSET,
+	AC_AUDIT_ID,
+	AC_STAGE_ID,
+	AC_STAGE_RANK,
+	AC_LEVEL_ID,
+	AC_VERB_ID,
+	AC_RESOURCE_ID,
+	AC_SUBRESOURCE_ID,
+	AC_NAMESPACE_ID,
+	AC_NAME_ID,
+	AC_API_GROUP_ID,
+	AC_API_VERSION_ID,
+	AC_OBJ_UID,
+	AC_RESOURCE_VERSION,
+	AC_REQUEST_URI,
+	AC_USER_ID,
+	AC_GROUPS_ID,
+	AC_IMPERSONATED_ID,
+	AC_SOURCE_IP_ID,
+	AC_USER_AGENT_ID,
+	AC_CODE,
+	AC_STATUS_ID,
+	AC_REASON_ID,
+	AC_MESSAGE_ID,
+	AC_RECEIVED_US,
+	AC_STAGE_US,
+	AC_AUTHZ_DECISION_ID,
+	AC_AUTHZ_REASON_ID,
+	AC_LEASE_HOLDER_ID,
+	AC_LEASE_DURATION_S,
+	AC_LEASE_RENEW_US,
+	AC_LEASE_ACQUIRE_US,
+	AC_LEASE_TRANSITIONS,
+	AC_AKEY,
+	AC_COUNT /* one past the last parameter */
+};
+
 struct load {
 	struct lt_store *st;
 	const struct lt_ingest_opts *opts;
@@ -39,7 +85,7 @@ struct load {
 	uint64_t batch;		   /* records since the last commit */
 	int64_t since_id;	   /* highest audit.id before the current batch */
 	struct load_count *counts; /* not yet written to resource_counts */
-	size_t ncounts;
+	size_t ncounts, cap_counts;
 	sqlite3_stmt *ins_audit, *ins_raw, *ins_reject, *add_count, *save_source;
 	sqlite3_stmt *supersede_new, *supersede_old, *find_key, *add_mark;
 	int partial_stages;	    /* the store holds a request stage below the final one */
@@ -50,8 +96,8 @@ struct load {
 	struct lt_input_mark mark; /* the latest: every record replayed so far lies in it */
 	uint64_t tail_reject;	   /* offset + 1 of the last record when it was rejected, else 0 */
 	int open_end;		   /* that record was cut off by the end of a file still open */
-	struct log_loader *logs;   /* created with the file's first log line */
-	struct intern_memo memo[20]; /* per load_intern string */
+	struct index_log_loader *logs;		 /* created with the file's first log line */
+	struct index_intern_memo memo[AC_COUNT]; /* per interned column (LOAD_ID) */
 };
 
 static const char load_ins_audit_sql[] =
@@ -87,39 +133,44 @@ static int load_prepare(struct load *l)
 	struct lt_error *err = l->err;
 
 	int failed =
-	    store_prepare_raw(st, &l->ins_audit, load_ins_audit_sql, err) ||
-	    store_prepare_raw(st, &l->ins_raw, "INSERT INTO audit_raw(id, json) VALUES(?1, ?2)",
-			      err) ||
-	    store_prepare_raw(st, &l->ins_reject,
-			      "INSERT INTO rejects(source_id, line, offset, reason)"
-			      " VALUES(?1, ?2, ?3, ?4)",
-			      err) ||
-	    store_prepare_raw(st, &l->add_count,
-			      "INSERT INTO resource_counts VALUES(?1, ?2, ?3, ?4)"
-			      " ON CONFLICT DO UPDATE SET count = count + excluded.count",
-			      err) ||
-	    store_prepare_raw(st, &l->save_source,
-			      "UPDATE sources SET resume_offset = ?2, bytes = ?3, records = ?4,"
-			      " stored = ?5, duplicates = ?6, skipped = ?7, rejected = ?8,"
-			      " state = ?9, note = ?10, finished_us = ?11,"
-			      " hashed = coalesce(?12, hashed), hash = coalesce(?13, hash),"
-			      " head = coalesce(?14, head), open_end = ?15 WHERE id = ?1",
-			      err) ||
-	    store_prepare_raw(st, &l->supersede_new, load_supersede_new_sql, err) ||
-	    store_prepare_raw(st, &l->supersede_old, load_supersede_old_sql, err) ||
-	    store_prepare_raw(st, &l->find_key,
-			      "SELECT audit_id IS ?2 AND stage_id IS ?3 FROM audit WHERE akey = ?1",
-			      err) ||
-	    store_prepare_raw(st, &l->ins_ext, "INSERT INTO audit_ext VALUES(?1, ?2, ?3)", err) ||
-	    store_prepare_raw(st, &l->add_mark,
-			      "INSERT OR REPLACE INTO source_marks VALUES(?1, ?2, ?3, ?4)", err) ||
-	    store_prepare_raw(
+	    index_store_prepare_raw(st, &l->ins_audit, load_ins_audit_sql, err) ||
+	    index_store_prepare_raw(st, &l->ins_raw,
+				    "INSERT INTO audit_raw(id, json) VALUES(?1, ?2)", err) ||
+	    index_store_prepare_raw(st, &l->ins_reject,
+				    "INSERT INTO rejects(source_id, line, offset, reason)"
+				    " VALUES(?1, ?2, ?3, ?4)",
+				    err) ||
+	    index_store_prepare_raw(st, &l->add_count,
+				    "INSERT INTO resource_counts VALUES(?1, ?2, ?3, ?4)"
+				    " ON CONFLICT DO UPDATE SET count = count + excluded.count",
+				    err) ||
+	    index_store_prepare_raw(
+		st, &l->save_source,
+		"UPDATE sources SET resume_offset = ?2, bytes = ?3, records = ?4,"
+		" stored = ?5, duplicates = ?6, skipped = ?7, rejected = ?8,"
+		" state = ?9, note = ?10, finished_us = ?11,"
+		" hashed = coalesce(?12, hashed), hash = coalesce(?13, hash),"
+		" head = coalesce(?14, head), open_end = ?15 WHERE id = ?1",
+		err) ||
+	    index_store_prepare_raw(st, &l->supersede_new, load_supersede_new_sql, err) ||
+	    index_store_prepare_raw(st, &l->supersede_old, load_supersede_old_sql, err) ||
+	    index_store_prepare_raw(
+		st, &l->find_key,
+		"SELECT audit_id IS ?2 AND stage_id IS ?3 FROM audit WHERE akey = ?1", err) ||
+	    index_store_prepare_raw(st, &l->ins_ext, "INSERT INTO audit_ext VALUES(?1, ?2, ?3)",
+				    err) ||
+	    index_store_prepare_raw(st, &l->add_mark,
+				    "INSERT OR REPLACE INTO source_marks VALUES(?1, ?2, ?3, ?4)",
+				    err) ||
+	    index_store_prepare_raw(
 		st, &l->widen_range,
 		"INSERT INTO meta VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value ="
 		" CAST(iif(?1 = 'audit_lo', min(CAST(value AS INTEGER), ?2),"
 		" max(CAST(value AS INTEGER), ?2)) AS TEXT)",
 		err);
 
+	/* the column enum and the statement name the same parameters */
+	assert(failed || sqlite3_bind_parameter_count(l->ins_audit) == AC_COUNT - 1);
 	return failed ? LT_ERR_DB : 0;
 }
 
@@ -136,8 +187,8 @@ static void load_release(struct load *l)
 	sqlite3_finalize(l->add_mark);
 	sqlite3_finalize(l->ins_ext);
 	sqlite3_finalize(l->widen_range);
-	log_loader_free(l->logs);
-	intern_memo_release(l->memo, sizeof l->memo / sizeof *l->memo);
+	index_log_loader_free(l->logs);
+	index_intern_memo_release(l->memo, sizeof l->memo / sizeof *l->memo);
 	for (size_t i = 0; i < l->ncounts; i++) {
 		free(l->counts[i].resource);
 		free(l->counts[i].verb);
@@ -152,7 +203,7 @@ static int load_step(struct load *l, sqlite3_stmt *s, const char *what)
 
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
-	return rc == SQLITE_DONE ? 0 : store_db_error(l->st, l->err, what);
+	return rc == SQLITE_DONE ? 0 : index_store_db_error(l->st, l->err, what);
 }
 
 /* The pending count for (resource, verb), or NULL. */
@@ -187,7 +238,7 @@ static void load_count(struct load *l, struct lt_str resource, struct lt_str ver
 		c = load_count_find(l, resource, verb);
 	}
 	if (c == NULL) {
-		l->counts = lt_xrealloc(l->counts, (l->ncounts + 1) * sizeof *l->counts);
+		LT_GROW(l->counts, l->cap_counts, l->ncounts + 1);
 		c = &l->counts[l->ncounts++];
 		c->resource = lt_xstrndup(resource.ptr, strnlen(resource.ptr, resource.len));
 		c->verb = lt_xstrndup(verb.ptr, strnlen(verb.ptr, verb.len));
@@ -285,9 +336,9 @@ static int load_has_partial_stages(struct load *l)
 	sqlite3_stmt *q;
 	int yes = 0;
 
-	if (store_prepare_raw(l->st, &q,
-			      "SELECT 1 FROM meta WHERE key = 'partial_stages' AND value = '1'",
-			      NULL) != 0)
+	if (index_store_prepare_raw(
+		l->st, &q, "SELECT 1 FROM meta WHERE key = 'partial_stages' AND value = '1'",
+		NULL) != 0)
 		return 1;
 	yes = sqlite3_step(q) == SQLITE_ROW;
 	sqlite3_finalize(q);
@@ -313,27 +364,30 @@ static int load_widen_range(struct load *l)
 static int load_commit(struct load *l, const char *state, const char *note, int reopen)
 {
 	if (l->partial_stages &&
-	    store_exec(l->st, "INSERT OR REPLACE INTO meta VALUES('partial_stages', '1')", l->err))
+	    index_store_exec(l->st, "INSERT OR REPLACE INTO meta VALUES('partial_stages', '1')",
+			     l->err))
 		return LT_ERR_DB;
 	/* the lifecycle builder looks for leaseDurationSeconds only in stores that have bodies */
 	if (l->lease_bodies &&
-	    store_exec(l->st, "INSERT OR REPLACE INTO meta VALUES('lease_bodies', '1')", l->err))
+	    index_store_exec(l->st, "INSERT OR REPLACE INTO meta VALUES('lease_bodies', '1')",
+			     l->err))
 		return LT_ERR_DB;
 	if (load_flush_counts(l) || load_supersede(l) || load_widen_range(l) ||
-	    (l->logs && log_loader_save(l->logs)) || load_save_source(l, state, note) ||
-	    store_exec(l->st, "COMMIT", l->err))
+	    (l->logs && index_log_loader_save(l->logs)) || load_save_source(l, state, note) ||
+	    index_store_exec(l->st, "COMMIT", l->err))
 		return LT_ERR_DB;
 	l->committed = l->rep;
 	l->batch = 0;
 	l->since_id = lt_store_last_event_id(l->st);
 	if (reopen)
-		return store_exec(l->st, "BEGIN IMMEDIATE", l->err);
+		return index_store_exec(l->st, "BEGIN IMMEDIATE", l->err);
 	return 0;
 }
 
 /* One record processed: commit when the batch is full. */
 static int load_tick(struct load *l, const struct lt_where *at)
 {
+	assert(l->batch < LOAD_BATCH); /* every full batch was committed */
 	l->rep.records++;
 	l->next_offset = at->offset + 1;
 	if (++l->batch < LOAD_BATCH)
@@ -366,61 +420,132 @@ static void load_bind_str(sqlite3_stmt *s, int idx, struct lt_str v)
 		sqlite3_bind_text(s, idx, v.ptr, (int)v.len, SQLITE_STATIC);
 }
 
-static void load_bind_opt(sqlite3_stmt *s, int idx, int64_t v, int present)
+/* How an event field is bound to its column. */
+enum load_how {
+	LOAD_ID,	 /* a struct lt_str interned in strs: its id (absent: NULL) */
+	LOAD_STR,	 /* a struct lt_str as text (absent: NULL) */
+	LOAD_I64,	 /* an int64_t, always */
+	LOAD_I64_SET,	 /* an int64_t, NULL when 0 */
+	LOAD_I64_NONNEG, /* an int64_t, NULL when negative (-1: absent) */
+	LOAD_INT_SET,	 /* an int, NULL when 0 */
+};
+
+/* One column bound from a field of struct lt_audit_event. */
+struct load_field {
+	enum load_audit_col col;
+	enum load_how how;
+	size_t at; /* offsetof(struct lt_audit_event, the field) */
+};
+
+#define LOAD_EV(field) offsetof(struct lt_audit_event, field)
+
+/*
+ * Every column the event's own fields fill, in column order (so strings are
+ * interned in the same order on every run, and get the same ids).  The
+ * others come from the load: source, line, offset, stage rank, akey.
+ */
+static const struct load_field load_fields[] = {
+    {.col = AC_AUDIT_ID, .how = LOAD_STR, .at = LOAD_EV(audit_id)},
+    {.col = AC_STAGE_ID, .how = LOAD_ID, .at = LOAD_EV(stage)},
+    {.col = AC_LEVEL_ID, .how = LOAD_ID, .at = LOAD_EV(level)},
+    {.col = AC_VERB_ID, .how = LOAD_ID, .at = LOAD_EV(verb)},
+    {.col = AC_RESOURCE_ID, .how = LOAD_ID, .at = LOAD_EV(resource)},
+    {.col = AC_SUBRESOURCE_ID, .how = LOAD_ID, .at = LOAD_EV(subresource)},
+    {.col = AC_NAMESPACE_ID, .how = LOAD_ID, .at = LOAD_EV(namespace_)},
+    {.col = AC_NAME_ID, .how = LOAD_ID, .at = LOAD_EV(name)},
+    {.col = AC_API_GROUP_ID, .how = LOAD_ID, .at = LOAD_EV(api_group)},
+    {.col = AC_API_VERSION_ID, .how = LOAD_ID, .at = LOAD_EV(obj_api_version)},
+    {.col = AC_OBJ_UID, .how = LOAD_STR, .at = LOAD_EV(obj_uid)},
+    {.col = AC_RESOURCE_VERSION, .how = LOAD_STR, .at = LOAD_EV(resource_version)},
+    {.col = AC_REQUEST_URI, .how = LOAD_STR, .at = LOAD_EV(request_uri)},
+    {.col = AC_USER_ID, .how = LOAD_ID, .at = LOAD_EV(username)},
+    {.col = AC_GROUPS_ID, .how = LOAD_ID, .at = LOAD_EV(groups)},
+    {.col = AC_IMPERSONATED_ID, .how = LOAD_ID, .at = LOAD_EV(impersonated_user)},
+    {.col = AC_SOURCE_IP_ID, .how = LOAD_ID, .at = LOAD_EV(source_ip)},
+    {.col = AC_USER_AGENT_ID, .how = LOAD_ID, .at = LOAD_EV(user_agent)},
+    {.col = AC_CODE, .how = LOAD_INT_SET, .at = LOAD_EV(code)},
+    {.col = AC_STATUS_ID, .how = LOAD_ID, .at = LOAD_EV(status)},
+    {.col = AC_REASON_ID, .how = LOAD_ID, .at = LOAD_EV(reason)},
+    {.col = AC_MESSAGE_ID, .how = LOAD_ID, .at = LOAD_EV(message)},
+    {.col = AC_RECEIVED_US, .how = LOAD_I64, .at = LOAD_EV(received_us)},
+    {.col = AC_STAGE_US, .how = LOAD_I64, .at = LOAD_EV(stage_us)},
+    {.col = AC_AUTHZ_DECISION_ID, .how = LOAD_ID, .at = LOAD_EV(authz_decision)},
+    {.col = AC_AUTHZ_REASON_ID, .how = LOAD_ID, .at = LOAD_EV(authz_reason)},
+    {.col = AC_LEASE_HOLDER_ID, .how = LOAD_ID, .at = LOAD_EV(lease_holder)},
+    {.col = AC_LEASE_DURATION_S, .how = LOAD_I64_NONNEG, .at = LOAD_EV(lease_duration_s)},
+    {.col = AC_LEASE_RENEW_US, .how = LOAD_I64_SET, .at = LOAD_EV(lease_renew_us)},
+    {.col = AC_LEASE_ACQUIRE_US, .how = LOAD_I64_SET, .at = LOAD_EV(lease_acquire_us)},
+    {.col = AC_LEASE_TRANSITIONS, .how = LOAD_I64_NONNEG, .at = LOAD_EV(lease_transitions)},
+};
+
+#define LOAD_NFIELDS (sizeof load_fields / sizeof *load_fields)
+
+static struct lt_str load_str_of(const struct lt_audit_event *ev, size_t at)
 {
-	if (present)
-		sqlite3_bind_int64(s, idx, v);
+	return *(const struct lt_str *)(const void *)((const char *)ev + at);
 }
 
-/* Interns the event's repeated strings into ids[], in the column order of the insert. */
-static int load_intern(struct load *l, const struct lt_audit_event *ev, int64_t ids[20])
+static int64_t load_i64_of(const struct lt_audit_event *ev, size_t at)
 {
-	const struct lt_str strs[20] = {
-	    ev->stage,		 ev->level,	     ev->verb,	       ev->resource,
-	    ev->subresource,	 ev->namespace_,     ev->name,	       ev->api_group,
-	    ev->obj_api_version, ev->username,	     ev->groups,       ev->impersonated_user,
-	    ev->source_ip,	 ev->user_agent,     ev->status,       ev->reason,
-	    ev->message,	 ev->authz_decision, ev->authz_reason, ev->lease_holder,
-	};
+	return *(const int64_t *)(const void *)((const char *)ev + at);
+}
 
-	for (int i = 0; i < 20; i++)
-		if (intern_id_memo(l->st, &l->memo[i], strs[i], &ids[i], l->err) != 0)
+/* Interns the event's repeated strings (LOAD_ID) into ids[column]; 0 for an absent one. */
+static int load_intern(struct load *l, const struct lt_audit_event *ev, int64_t ids[AC_COUNT])
+{
+	for (size_t i = 0; i < LOAD_NFIELDS; i++) {
+		const struct load_field *f = &load_fields[i];
+
+		if (f->how == LOAD_ID &&
+		    index_intern_id_memo(l->st, &l->memo[f->col], load_str_of(ev, f->at),
+					 &ids[f->col], l->err) != 0)
 			return LT_ERR_DB;
+	}
 	return 0;
 }
 
-static void load_bind_ids(sqlite3_stmt *s, const int64_t ids[20])
+/* Binds one field as its row of load_fields says; an absent value stays NULL. */
+static void load_bind_field(sqlite3_stmt *s, const struct load_field *f,
+			    const struct lt_audit_event *ev, const int64_t ids[AC_COUNT])
 {
-	/* columns of the strings load_intern lists, in its order */
-	static const int cols[20] = {5,	 7,  8,	 9,  10, 11, 12, 13, 14, 18,
-				     19, 20, 21, 22, 24, 25, 26, 29, 30, 31};
+	struct lt_str v;
+	int64_t n;
 
-	for (int i = 0; i < 20; i++)
-		if (ids[i] != 0)
-			sqlite3_bind_int64(s, cols[i], ids[i]);
+	switch (f->how) {
+	case LOAD_ID:
+		if (ids[f->col] != 0)
+			sqlite3_bind_int64(s, f->col, ids[f->col]);
+		break;
+	case LOAD_STR:
+		v = load_str_of(ev, f->at);
+		if (v.ptr != NULL)
+			sqlite3_bind_text(s, f->col, v.ptr, (int)v.len, SQLITE_STATIC);
+		break;
+	case LOAD_INT_SET:
+		n = *(const int *)(const void *)((const char *)ev + f->at);
+		if (n != 0)
+			sqlite3_bind_int64(s, f->col, n);
+		break;
+	default:
+		n = load_i64_of(ev, f->at);
+		if (f->how == LOAD_I64 || (f->how == LOAD_I64_SET && n != 0) ||
+		    (f->how == LOAD_I64_NONNEG && n >= 0))
+			sqlite3_bind_int64(s, f->col, n);
+		break;
+	}
 }
 
 static void load_bind_event(struct load *l, const struct lt_audit_event *ev,
-			    const struct lt_where *at, const int64_t ids[20])
+			    const struct lt_where *at, const int64_t ids[AC_COUNT])
 {
 	sqlite3_stmt *s = l->ins_audit;
 
-	sqlite3_bind_int64(s, 1, l->source_id);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)at->line);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)at->offset);
-	load_bind_str(s, 4, ev->audit_id);
-	sqlite3_bind_int(s, 6, lt_audit_stage_rank(ev->stage));
-	load_bind_ids(s, ids);
-	load_bind_str(s, 15, ev->obj_uid);
-	load_bind_str(s, 16, ev->resource_version);
-	load_bind_str(s, 17, ev->request_uri);
-	load_bind_opt(s, 23, ev->code, ev->code != 0);
-	sqlite3_bind_int64(s, 27, ev->received_us);
-	sqlite3_bind_int64(s, 28, ev->stage_us);
-	load_bind_opt(s, 32, ev->lease_duration_s, ev->lease_duration_s >= 0);
-	load_bind_opt(s, 33, ev->lease_renew_us, ev->lease_renew_us != 0);
-	load_bind_opt(s, 34, ev->lease_acquire_us, ev->lease_acquire_us != 0);
-	load_bind_opt(s, 35, ev->lease_transitions, ev->lease_transitions >= 0);
+	sqlite3_bind_int64(s, AC_SOURCE_ID, l->source_id);
+	sqlite3_bind_int64(s, AC_LINE, (sqlite3_int64)at->line);
+	sqlite3_bind_int64(s, AC_OFFSET, (sqlite3_int64)at->offset);
+	sqlite3_bind_int(s, AC_STAGE_RANK, lt_audit_stage_rank(ev->stage));
+	for (size_t i = 0; i < LOAD_NFIELDS; i++)
+		load_bind_field(s, &load_fields[i], ev, ids);
 }
 
 /*
@@ -477,7 +602,7 @@ static int load_is_duplicate(struct load *l, int64_t akey, const struct lt_audit
  * event is stored without a key.
  */
 static int load_insert(struct load *l, const struct lt_audit_event *ev, const struct lt_where *at,
-		       const int64_t ids[20], int *stored)
+		       const int64_t ids[AC_COUNT], int *stored)
 {
 	int64_t akey = ev->audit_id.ptr ? load_akey(ev) : 0;
 
@@ -485,12 +610,12 @@ static int load_insert(struct load *l, const struct lt_audit_event *ev, const st
 	for (int probe = 0; probe < 4; probe++, akey += 8) {
 		load_bind_event(l, ev, at, ids);
 		if (akey != 0)
-			sqlite3_bind_int64(l->ins_audit, 36, akey);
+			sqlite3_bind_int64(l->ins_audit, AC_AKEY, akey);
 		if (load_step(l, l->ins_audit, "cannot store an event") != 0)
 			return LT_ERR_DB;
 		if (akey == 0 || sqlite3_changes(l->st->db) > 0)
 			return 0;
-		if (load_is_duplicate(l, akey, ev, ids[0])) {
+		if (load_is_duplicate(l, akey, ev, ids[AC_STAGE_ID])) {
 			*stored = 0;
 			return 0;
 		}
@@ -514,7 +639,7 @@ static int load_ext(struct load *l, const struct lt_where *at)
 static int load_store_event(struct load *l, const struct lt_audit_event *ev,
 			    const struct lt_where *at)
 {
-	int64_t ids[20];
+	int64_t ids[AC_COUNT] = {0};
 	int stored;
 
 	if (load_intern(l, ev, ids) != 0 || load_insert(l, ev, at, ids, &stored) != 0)
@@ -545,9 +670,9 @@ static int load_log(const struct lt_log_line *ln, const struct lt_where *at, voi
 	int stored;
 
 	if (l->logs == NULL &&
-	    log_loader_new(&l->logs, l->st, l->source_id, l->opts->node, l->err) != 0)
+	    index_log_loader_new(&l->logs, l->st, l->source_id, l->opts->node, l->err) != 0)
 		return LT_ERR_DB;
-	if (log_loader_store(l->logs, ln, at, &stored) != 0)
+	if (index_log_loader_store(l->logs, ln, at, &stored) != 0)
 		return LT_ERR_DB;
 	if (stored)
 		l->rep.stored++;
@@ -598,7 +723,7 @@ static int load_continue(struct load *l, int64_t id)
 	sqlite3_stmt *q;
 	int rc;
 
-	if (store_prepare_raw(
+	if (index_store_prepare_raw(
 		l->st, &q,
 		"SELECT resume_offset, records, stored, duplicates, skipped, rejected,"
 		" open_end FROM sources WHERE id = ?1",
@@ -621,7 +746,7 @@ static int load_continue(struct load *l, int64_t id)
 		}
 	}
 	sqlite3_finalize(q);
-	return rc == SQLITE_ROW ? 0 : store_db_error(l->st, l->err, "cannot read the source");
+	return rc == SQLITE_ROW ? 0 : index_store_db_error(l->st, l->err, "cannot read the source");
 }
 
 static int load_new_source(struct load *l, struct lt_input *in)
@@ -629,10 +754,10 @@ static int load_new_source(struct load *l, struct lt_input *in)
 	sqlite3_stmt *q;
 	int rc;
 
-	if (store_prepare_raw(l->st, &q,
-			      "INSERT INTO sources(path, gzip, size, mtime, started_us)"
-			      " VALUES(?1, ?2, ?3, ?4, ?5)",
-			      l->err) != 0)
+	if (index_store_prepare_raw(l->st, &q,
+				    "INSERT INTO sources(path, gzip, size, mtime, started_us)"
+				    " VALUES(?1, ?2, ?3, ?4, ?5)",
+				    l->err) != 0)
 		return LT_ERR_DB;
 	sqlite3_bind_text(q, 1, l->rep.path, -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 2, lt_input_is_gzip(in));
@@ -642,7 +767,7 @@ static int load_new_source(struct load *l, struct lt_input *in)
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
-		return store_db_error(l->st, l->err, "cannot record the source");
+		return index_store_db_error(l->st, l->err, "cannot record the source");
 	l->source_id = sqlite3_last_insert_rowid(l->st->db);
 	return 0;
 }
@@ -676,7 +801,7 @@ static void load_audit_range(struct load *l, int64_t *lo, int64_t *hi)
 	sqlite3_stmt *q;
 
 	*lo = *hi = 0;
-	if (store_prepare_raw(
+	if (index_store_prepare_raw(
 		l->st, &q,
 		"SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'audit_lo'),"
 		" (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'audit_hi')",
@@ -695,15 +820,16 @@ static int load_drop_open_rejects(struct load *l)
 	sqlite3_stmt *q;
 	int rc;
 
-	if (store_prepare_raw(l->st, &q,
-			      "DELETE FROM rejects WHERE source_id = ?1 AND offset >= ?2",
-			      l->err) != 0)
+	if (index_store_prepare_raw(l->st, &q,
+				    "DELETE FROM rejects WHERE source_id = ?1 AND offset >= ?2",
+				    l->err) != 0)
 		return LT_ERR_DB;
 	sqlite3_bind_int64(q, 1, l->source_id);
 	sqlite3_bind_int64(q, 2, (sqlite3_int64)l->resume_offset);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? 0 : store_db_error(l->st, l->err, "cannot resume the source");
+	return rc == SQLITE_DONE ? 0
+				 : index_store_db_error(l->st, l->err, "cannot resume the source");
 }
 
 /* Parses the input inside transactions; returns the parse result. */
@@ -721,7 +847,7 @@ static int load_run(struct load *l, struct lt_input *in, int resume, enum lt_for
 	int rc;
 
 	load_audit_range(l, &sink.year_lo_us, &sink.year_hi_us);
-	if (store_exec(l->st, "BEGIN IMMEDIATE", l->err) != 0)
+	if (index_store_exec(l->st, "BEGIN IMMEDIATE", l->err) != 0)
 		return LT_ERR_DB;
 	if (!resume && load_new_source(l, in) != 0)
 		return LT_ERR_DB;
@@ -729,7 +855,7 @@ static int load_run(struct load *l, struct lt_input *in, int resume, enum lt_for
 		return LT_ERR_DB;
 	l->since_id = lt_store_last_event_id(l->st);
 	l->partial_stages = load_has_partial_stages(l);
-	rc = pipe_parse(in, &sink, l, fmt, perr);
+	rc = index_pipe_parse(in, &sink, l, fmt, perr);
 	l->rep.bytes = lt_input_consumed(in);
 	if (rc == 0 || rc == LT_ERR_TRUNCATED)
 		lt_input_mark(in, &l->mark); /* all of it: the file's identity */
@@ -762,8 +888,8 @@ static int load_store_failed(struct load *l, struct lt_ingest_totals *t)
 {
 	uint64_t bytes = l->rep.bytes;
 
-	store_exec(l->st, "ROLLBACK", NULL);
-	intern_clear(&l->st->strs);
+	index_store_exec(l->st, "ROLLBACK", NULL);
+	index_intern_clear(&l->st->strs);
 	l->rep = l->committed;
 	l->rep.bytes = bytes;
 	load_report(l, LT_FILE_FAILED, l->err ? l->err->msg : "the store failed", t);
@@ -779,8 +905,8 @@ static int load_finish(struct load *l, int rc, int resume, const char *detail,
 	if (rc == LT_ERR_DB)
 		return load_store_failed(l, t);
 	if (rc == LT_ERR_FORMAT) {
-		store_exec(l->st, "ROLLBACK", NULL);
-		intern_clear(&l->st->strs);
+		index_store_exec(l->st, "ROLLBACK", NULL);
+		index_intern_clear(&l->st->strs);
 		l->source_id = 0;
 		load_report(l, LT_FILE_NOT_LOG, perr->msg, t);
 		return 0;
@@ -817,20 +943,20 @@ static int load_is_text_log(const char *path)
 static int load_identify(struct load *l, const char *path, char *detail, size_t cap,
 			 struct lt_error *perr)
 {
-	struct ident_match m;
-	int rc = ident_find(&m, l->st, path, perr);
+	struct index_ident_match m;
+	int rc = index_ident_find(&m, l->st, path, perr);
 
 	if (rc != 0)
 		return rc;
-	if (m.verdict == IDENT_SAME) {
+	if (m.verdict == INDEX_IDENT_SAME) {
 		l->source_id = m.source_id;
 		return 1;
 	}
-	if (m.verdict == IDENT_NEW)
+	if (m.verdict == INDEX_IDENT_NEW)
 		return 0;
 	if (load_continue(l, m.source_id) != 0) {
 		if (l->err != NULL)
-			*perr = *l->err; /* load_file reports perr */
+			*perr = *l->err; /* index_load_file reports perr */
 		return LT_ERR_DB;
 	}
 	if (m.grown)
@@ -839,8 +965,8 @@ static int load_identify(struct load *l, const char *path, char *detail, size_t 
 	return 2;
 }
 
-int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
-	      struct lt_ingest_totals *totals, struct lt_error *err)
+int index_load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
+		    struct lt_ingest_totals *totals, struct lt_error *err)
 {
 	struct load l = {.st = st, .opts = opts, .err = err, .rep = {.path = path}};
 	struct lt_error perr = {0};
@@ -849,6 +975,7 @@ int load_file(struct lt_store *st, const char *path, const struct lt_ingest_opts
 	char detail[128] = "";
 	int found = 0, rc;
 
+	assert(st != NULL && path != NULL && opts != NULL && totals != NULL);
 	l.identity = !load_is_stream(path);
 	if (l.identity && opts->on_text_log != NULL && load_is_text_log(path)) {
 		opts->on_text_log(path, opts->ctx);

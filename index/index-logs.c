@@ -18,7 +18,7 @@
 
 #define LOGS_SKEW_US (2 * 1000000LL) /* journal and klog times further apart disagree */
 
-struct log_loader {
+struct index_log_loader {
 	struct lt_store *st;
 	struct lt_error *err;
 	int64_t source_id;
@@ -42,14 +42,15 @@ static const char logs_ins_sql[] =
     " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)";
 
 /* A source read on (resumed, or grown since): its summary so far is the start of this one. */
-static int logs_restore(struct log_loader *ll)
+static int logs_restore(struct index_log_loader *ll)
 {
 	sqlite3_stmt *q;
 
-	if (store_prepare_raw(ll->st, &q,
-			      "SELECT lines, klog_skew, coalesce(first_us, 0), coalesce(last_us, 0)"
-			      " FROM log_sources WHERE source_id = ?1",
-			      ll->err) != 0)
+	if (index_store_prepare_raw(
+		ll->st, &q,
+		"SELECT lines, klog_skew, coalesce(first_us, 0), coalesce(last_us, 0)"
+		" FROM log_sources WHERE source_id = ?1",
+		ll->err) != 0)
 		return LT_ERR_DB;
 	sqlite3_bind_int64(q, 1, ll->source_id);
 	if (sqlite3_step(q) == SQLITE_ROW) {
@@ -62,42 +63,44 @@ static int logs_restore(struct log_loader *ll)
 	return 0;
 }
 
-int log_loader_new(struct log_loader **out, struct lt_store *st, int64_t source_id,
-		   const char *node, struct lt_error *err)
+int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int64_t source_id,
+			 const char *node, struct lt_error *err)
 {
-	struct log_loader *ll = lt_xcalloc(1, sizeof *ll);
+	struct index_log_loader *ll = lt_xcalloc(1, sizeof *ll);
 
 	ll->st = st;
 	ll->err = err;
 	ll->source_id = source_id;
 	ll->node = node ? lt_xstrdup(node) : NULL;
-	if (node && intern_id(st, (struct lt_str){node, strlen(node)}, &ll->node_id, err) != 0)
+	if (node &&
+	    index_intern_id(st, (struct lt_str){node, strlen(node)}, &ll->node_id, err) != 0)
 		goto fail;
-	if (store_prepare_raw(st, &ll->ins, logs_ins_sql, err) ||
-	    store_prepare_raw(st, &ll->ins_raw, "INSERT INTO lines_raw(id, text) VALUES(?1, ?2)",
-			      err) ||
-	    store_prepare_raw(st, &ll->ins_host, "INSERT OR IGNORE INTO hosts VALUES(?1, ?1)",
-			      err) ||
-	    store_prepare_raw(st, &ll->same,
-			      "SELECT ts_us IS ?2 AND klog_us IS ?3 AND host_id IS ?4 AND pid IS ?5"
-			      " AND message IS ?6 AND fields IS ?7 FROM lines WHERE lkey = ?1",
-			      err) ||
-	    store_prepare_raw(st, &ll->save,
-			      "INSERT OR REPLACE INTO log_sources(source_id, lines, year,"
-			      " year_rule, first_us, last_us, klog_skew, node)"
-			      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-			      err) ||
+	if (index_store_prepare_raw(st, &ll->ins, logs_ins_sql, err) ||
+	    index_store_prepare_raw(st, &ll->ins_raw,
+				    "INSERT INTO lines_raw(id, text) VALUES(?1, ?2)", err) ||
+	    index_store_prepare_raw(st, &ll->ins_host, "INSERT OR IGNORE INTO hosts VALUES(?1, ?1)",
+				    err) ||
+	    index_store_prepare_raw(
+		st, &ll->same,
+		"SELECT ts_us IS ?2 AND klog_us IS ?3 AND host_id IS ?4 AND pid IS ?5"
+		" AND message IS ?6 AND fields IS ?7 FROM lines WHERE lkey = ?1",
+		err) ||
+	    index_store_prepare_raw(st, &ll->save,
+				    "INSERT OR REPLACE INTO log_sources(source_id, lines, year,"
+				    " year_rule, first_us, last_us, klog_skew, node)"
+				    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+				    err) ||
 	    logs_restore(ll))
 		goto fail;
 	*out = ll;
 	return 0;
 fail:
-	log_loader_free(ll);
+	index_log_loader_free(ll);
 	*out = NULL;
 	return LT_ERR_DB;
 }
 
-void log_loader_free(struct log_loader *ll)
+void index_log_loader_free(struct index_log_loader *ll)
 {
 	if (ll == NULL)
 		return;
@@ -130,9 +133,9 @@ static uint64_t logs_fnv_str(uint64_t h, struct lt_str s)
  * lines land nearly in order in the key index (random keys made every
  * insert a random page once the index outgrew the cache), then 29 bits of
  * a hash of what it says, from where, and its repeat count.  Two different
- * lines of one second may share a key: log_loader_store tells them apart.
+ * lines of one second may share a key: index_log_loader_store tells them apart.
  */
-static int64_t logs_key(struct log_loader *ll, const struct lt_log_line *ln)
+static int64_t logs_key(struct index_log_loader *ll, const struct lt_log_line *ln)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 
@@ -156,7 +159,7 @@ static void logs_bind_str(sqlite3_stmt *s, int idx, struct lt_str v)
 }
 
 /* Interns the line's repeated strings; ids in the order of logs_bind_ids' columns. */
-static int logs_intern(struct log_loader *ll, const struct lt_log_line *ln,
+static int logs_intern(struct index_log_loader *ll, const struct lt_log_line *ln,
 		       const struct lt_where *at, int64_t ids[9])
 {
 	const char *kind = ln->kind ? ln->kind : NULL;
@@ -173,7 +176,7 @@ static int logs_intern(struct log_loader *ll, const struct lt_log_line *ln,
 	};
 
 	for (int i = 0; i < 9; i++)
-		if (intern_id(ll->st, strs[i], &ids[i], ll->err) != 0)
+		if (index_intern_id(ll->st, strs[i], &ids[i], ll->err) != 0)
 			return LT_ERR_DB;
 	return 0;
 }
@@ -188,7 +191,7 @@ static void logs_bind_ids(sqlite3_stmt *s, const int64_t ids[9])
 }
 
 /* Binds the insert; with keyed, the dedupe key too, which it returns. */
-static int64_t logs_bind(struct log_loader *ll, const struct lt_log_line *ln,
+static int64_t logs_bind(struct index_log_loader *ll, const struct lt_log_line *ln,
 			 const struct lt_where *at, const int64_t ids[9], int keyed)
 {
 	sqlite3_stmt *s = ll->ins;
@@ -218,17 +221,17 @@ static int64_t logs_bind(struct log_loader *ll, const struct lt_log_line *ln,
 	return key;
 }
 
-static int logs_step(struct log_loader *ll, sqlite3_stmt *s, const char *what)
+static int logs_step(struct index_log_loader *ll, sqlite3_stmt *s, const char *what)
 {
 	int rc = sqlite3_step(s);
 
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
-	return rc == SQLITE_DONE ? 0 : store_db_error(ll->st, ll->err, what);
+	return rc == SQLITE_DONE ? 0 : index_store_db_error(ll->st, ll->err, what);
 }
 
 /* 1 when the stored line with this key says what ln says, when and where ln says it. */
-static int logs_same(struct log_loader *ll, int64_t key, const struct lt_log_line *ln,
+static int logs_same(struct index_log_loader *ll, int64_t key, const struct lt_log_line *ln,
 		     int64_t host_id)
 {
 	sqlite3_stmt *q = ll->same;
@@ -252,7 +255,7 @@ static int logs_same(struct log_loader *ll, int64_t key, const struct lt_log_lin
 }
 
 /* Notes a host in the hosts table (mapped to itself until lt_store_map_hosts). */
-static int logs_note_host(struct log_loader *ll, int64_t host_id)
+static int logs_note_host(struct index_log_loader *ll, int64_t host_id)
 {
 	if (host_id == 0 || host_id == ll->last_host_id)
 		return 0;
@@ -261,7 +264,7 @@ static int logs_note_host(struct log_loader *ll, int64_t host_id)
 	return logs_step(ll, ll->ins_host, "cannot record a host");
 }
 
-static void logs_note_summary(struct log_loader *ll, const struct lt_log_line *ln)
+static void logs_note_summary(struct index_log_loader *ll, const struct lt_log_line *ln)
 {
 	ll->lines++;
 	if (ll->first_us == 0 || ln->ts_us < ll->first_us)
@@ -276,8 +279,8 @@ static void logs_note_summary(struct log_loader *ll, const struct lt_log_line *l
 		ll->skew++;
 }
 
-int log_loader_store(struct log_loader *ll, const struct lt_log_line *ln, const struct lt_where *at,
-		     int *stored)
+int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line *ln,
+			   const struct lt_where *at, int *stored)
 {
 	int64_t ids[9];
 
@@ -306,7 +309,7 @@ int log_loader_store(struct log_loader *ll, const struct lt_log_line *ln, const 
 	return logs_note_host(ll, ll->node_id ? 0 : ids[0]);
 }
 
-int log_loader_save(struct log_loader *ll)
+int index_log_loader_save(struct index_log_loader *ll)
 {
 	sqlite3_stmt *s = ll->save;
 
@@ -399,25 +402,26 @@ static int logs_remap(struct lt_store *st, int64_t host, int64_t old, int64_t ne
 	sqlite3_stmt *u;
 	int rc;
 
-	if (store_prepare_raw(st, &u,
-			      "UPDATE lines SET node_id = ?3 WHERE node_id = ?2 AND host_id = ?1;",
-			      err) != 0)
+	if (index_store_prepare_raw(
+		st, &u, "UPDATE lines SET node_id = ?3 WHERE node_id = ?2 AND host_id = ?1;",
+		err) != 0)
 		return LT_ERR_DB;
 	sqlite3_bind_int64(u, 1, host);
 	sqlite3_bind_int64(u, 2, old);
 	sqlite3_bind_int64(u, 3, new);
 	rc = sqlite3_step(u);
 	sqlite3_finalize(u);
-	if (rc != SQLITE_DONE || store_prepare_raw(st, &u,
-						   "UPDATE hosts SET node_id = ?2"
-						   " WHERE host_id = ?1",
-						   err) != 0)
-		return store_db_error(st, err, "cannot map a host to its node");
+	if (rc != SQLITE_DONE || index_store_prepare_raw(st, &u,
+							 "UPDATE hosts SET node_id = ?2"
+							 " WHERE host_id = ?1",
+							 err) != 0)
+		return index_store_db_error(st, err, "cannot map a host to its node");
 	sqlite3_bind_int64(u, 1, host);
 	sqlite3_bind_int64(u, 2, new);
 	rc = sqlite3_step(u);
 	sqlite3_finalize(u);
-	return rc == SQLITE_DONE ? 0 : store_db_error(st, err, "cannot map a host to its node");
+	return rc == SQLITE_DONE ? 0
+				 : index_store_db_error(st, err, "cannot map a host to its node");
 }
 
 /* A host whose node changes: found first, applied once the scan of hosts is over. */
@@ -432,10 +436,10 @@ static int logs_map_all(struct lt_store *st, const struct logs_nodes *ns, struct
 	sqlite3_stmt *q;
 	int rc = 0, step;
 
-	if (store_prepare_raw(st, &q,
-			      "SELECT h.host_id, h.node_id, s.s FROM hosts AS h"
-			      " JOIN strs AS s ON s.id = h.host_id",
-			      err) != 0)
+	if (index_store_prepare_raw(st, &q,
+				    "SELECT h.host_id, h.node_id, s.s FROM hosts AS h"
+				    " JOIN strs AS s ON s.id = h.host_id",
+				    err) != 0)
 		return LT_ERR_DB;
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
 		struct logs_move m = {sqlite3_column_int64(q, 0), sqlite3_column_int64(q, 1), 0};
@@ -449,7 +453,7 @@ static int logs_map_all(struct lt_store *st, const struct logs_nodes *ns, struct
 	}
 	sqlite3_finalize(q);
 	if (step != SQLITE_DONE)
-		rc = store_db_error(st, err, "cannot read hosts");
+		rc = index_store_db_error(st, err, "cannot read hosts");
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = logs_remap(st, mv[i].host, mv[i].old, mv[i].new, err);
 	free(mv);

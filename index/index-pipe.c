@@ -1,7 +1,7 @@
 /*
  * index-pipe.c - parsing on a worker thread while this thread writes the store.
  *
- * pipe_parse() has lt_parse_input()'s contract: the sink's callbacks run on
+ * index_pipe_parse() has lt_parse_input()'s contract: the sink's callbacks run on
  * the calling thread, in input order, so batching, commits and resume
  * offsets work exactly as without it.  The worker copies each callback's
  * arguments into a batch (one arena of items); full batches go through a
@@ -9,6 +9,7 @@
  */
 #include "index-int.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -16,7 +17,15 @@
 
 #define PIPE_BATCH_BYTES (1024 * 1024)
 #define PIPE_BATCH_ITEMS 2048
-#define PIPE_DEPTH	 4 /* batches queued at most */
+#define PIPE_DEPTH	 4	     /* batches queued at most */
+#define PIPE_FIRST_CAP	 (64 * 1024) /* a new batch's first allocation */
+
+/* The queue's shape, under p->mu: head and tail set together, queued counts the list. */
+#define PIPE_QUEUE_OK(p)                                                                           \
+	((p)->queued >= 0 && (p)->queued <= PIPE_DEPTH &&                                          \
+	 ((p)->head == NULL) == ((p)->tail == NULL) &&                                             \
+	 ((p)->queued == 0) == ((p)->head == NULL) &&                                              \
+	 ((p)->tail == NULL || (p)->tail->next == NULL))
 
 enum pipe_item_type { PIPE_AUDIT, PIPE_LOG, PIPE_REJECT, PIPE_PROGRESS, PIPE_MARK };
 
@@ -126,6 +135,7 @@ static int pipe_push(struct pipe *p)
 	pthread_mutex_lock(&p->mu);
 	while (p->queued >= PIPE_DEPTH && !p->abort)
 		pthread_cond_wait(&p->changed, &p->mu);
+	assert(PIPE_QUEUE_OK(p) && !p->done); /* only the worker pushes, before it is done */
 	abort = p->abort;
 	if (!abort && p->cur != NULL && p->cur->items > 0) {
 		if (p->tail)
@@ -164,14 +174,13 @@ static size_t pipe_reserve(struct pipe *p, size_t size)
 	struct pipe_batch *b = p->cur;
 	size_t at;
 
+	assert(size % 8 == 0 && size <= UINT32_MAX); /* items stay aligned; item.size holds it */
 	if (b == NULL)
 		b = p->cur = pipe_take_spare(p);
-	if (b->len + size > b->cap) {
-		b->cap = b->cap ? b->cap : 64 * 1024;
-		while (b->len + size > b->cap)
-			b->cap *= 2;
-		b->data = lt_xrealloc(b->data, b->cap);
-	}
+	if (b->len + size > b->cap)
+		b->data =
+		    lt_grow(b->data, &b->cap,
+			    b->len + size < PIPE_FIRST_CAP ? PIPE_FIRST_CAP : b->len + size, 1);
 	at = b->len;
 	b->len += size;
 	b->items++;
@@ -309,6 +318,7 @@ static struct pipe_batch *pipe_pop(struct pipe *p)
 	pthread_mutex_lock(&p->mu);
 	while (p->head == NULL && !p->done)
 		pthread_cond_wait(&p->changed, &p->mu);
+	assert(PIPE_QUEUE_OK(p));
 	b = p->head;
 	if (b != NULL) {
 		p->head = b->next;
@@ -379,6 +389,8 @@ static int pipe_replay_batch(struct pipe_batch *b, const struct lt_sink *sink, v
 	for (size_t i = 0; i < b->items && rc == 0; i++) {
 		struct pipe_item *it = (struct pipe_item *)(void *)(b->data + pos);
 
+		/* items lie back to back, each whole inside the batch */
+		assert(it->size >= sizeof *it && pos + it->size <= b->len);
 		rc = pipe_replay(it, sink, ctx);
 		pos += it->size;
 	}
@@ -398,8 +410,8 @@ static void pipe_stop(struct pipe *p)
 		pipe_batch_free(b);
 }
 
-int pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
-	       enum lt_format *format_out, struct lt_error *err)
+int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
+		     enum lt_format *format_out, struct lt_error *err)
 {
 	struct pipe p = {.in = in, .worker_sink = *sink, .has_log = sink->log != NULL};
 	struct pipe_batch *b;
@@ -413,6 +425,7 @@ int pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
 		pthread_cond_destroy(&p.changed);
 		return lt_parse_input(in, sink, ctx, format_out, err);
 	}
+	assert(in != NULL && sink != NULL && sink->audit != NULL && sink->reject != NULL);
 	while (rc == 0 && (b = pipe_pop(&p)) != NULL) {
 		rc = pipe_replay_batch(b, sink, ctx);
 		pipe_recycle(&p, b);

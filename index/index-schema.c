@@ -181,10 +181,10 @@ static int schema_is_foreign(struct lt_store *st, struct lt_error *err)
 	sqlite3_stmt *q;
 	int foreign = 0, rc;
 
-	rc = store_prepare_raw(st, &q,
-			       "SELECT (SELECT count(*) FROM sqlite_master),"
-			       " (SELECT count(*) FROM sqlite_master WHERE name = 'meta')",
-			       err);
+	rc = index_store_prepare_raw(st, &q,
+				     "SELECT (SELECT count(*) FROM sqlite_master),"
+				     " (SELECT count(*) FROM sqlite_master WHERE name = 'meta')",
+				     err);
 	if (rc != 0)
 		return -1;
 	if (sqlite3_step(q) == SQLITE_ROW)
@@ -204,12 +204,13 @@ static int schema_check_meta(struct lt_store *st, int may_be_new, struct lt_erro
 	long have = -1;
 	int rc;
 
-	if (store_prepare_raw(st, &q, "SELECT 1 FROM sqlite_master WHERE name = 'meta'", err) != 0)
+	if (index_store_prepare_raw(st, &q, "SELECT 1 FROM sqlite_master WHERE name = 'meta'",
+				    err) != 0)
 		return LT_ERR_DB;
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_db_error(st, err, "cannot read the store's tables");
+		return index_store_db_error(st, err, "cannot read the store's tables");
 	if (rc == SQLITE_DONE && may_be_new)
 		return 0;
 	if (rc == SQLITE_DONE) /* an empty file: a store whose creation never completed */
@@ -217,14 +218,15 @@ static int schema_check_meta(struct lt_store *st, int may_be_new, struct lt_erro
 				    "%s: an empty store, nothing ingested into it (run "
 				    "`leasetrail ingest --db %s PATH...`)",
 				    st->path, st->path);
-	if (store_prepare_raw(st, &q, "SELECT value FROM meta WHERE key = 'schema'", err) != 0)
+	if (index_store_prepare_raw(st, &q, "SELECT value FROM meta WHERE key = 'schema'", err) !=
+	    0)
 		return LT_ERR_DB;
 	rc = sqlite3_step(q);
 	if (rc == SQLITE_ROW && sqlite3_column_text(q, 0) != NULL)
 		have = strtol((const char *)sqlite3_column_text(q, 0), NULL, 10);
 	sqlite3_finalize(q);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) /* out of memory, I/O: not a version */
-		return store_db_error(st, err, "cannot read the store's version");
+		return index_store_db_error(st, err, "cannot read the store's version");
 	if (have == strtol(SCHEMA_VERSION, NULL, 10))
 		return 0;
 	return lt_error_set(err, LT_ERR_DB,
@@ -238,21 +240,22 @@ static int schema_check_meta(struct lt_store *st, int may_be_new, struct lt_erro
 static int schema_create(struct lt_store *st, struct lt_error *err)
 {
 	/* views hold no data: refresh them, so a store always has this binary's definitions */
-	if (store_exec(st, "DROP VIEW IF EXISTS events; DROP VIEW IF EXISTS logs;", err) != 0)
+	if (index_store_exec(st, "DROP VIEW IF EXISTS events; DROP VIEW IF EXISTS logs;", err) != 0)
 		return LT_ERR_DB;
 	for (size_t i = 0; i < sizeof schema_sql / sizeof *schema_sql; i++)
-		if (store_exec(st, schema_sql[i], err) != 0)
+		if (index_store_exec(st, schema_sql[i], err) != 0)
 			return LT_ERR_DB;
-	if (store_create_indexes(st, err) != 0)
+	if (index_store_create_indexes(st, err) != 0)
 		return LT_ERR_DB;
-	return store_exec(st,
-			  "INSERT OR IGNORE INTO meta VALUES('app', 'leasetrail');"
-			  "INSERT OR IGNORE INTO meta VALUES('schema', '" SCHEMA_VERSION "');",
-			  err);
+	return index_store_exec(st,
+				"INSERT OR IGNORE INTO meta VALUES('app', 'leasetrail');"
+				"INSERT OR IGNORE INTO meta VALUES('schema', '" SCHEMA_VERSION
+				"');",
+				err);
 }
 
 /* Creates the schema in a new store, or checks an existing one is ours. */
-int store_schema(struct lt_store *st, struct lt_error *err)
+int index_store_schema(struct lt_store *st, struct lt_error *err)
 {
 	int foreign = schema_is_foreign(st, err);
 
@@ -266,22 +269,23 @@ int store_schema(struct lt_store *st, struct lt_error *err)
 	if (schema_check_meta(st, !st->readonly, err) != 0)
 		return LT_ERR_DB;
 	/* one transaction: a store whose creation was interrupted is no store, not half of one */
-	if (!st->readonly && (store_exec(st, "BEGIN IMMEDIATE", err) != 0 ||
-			      schema_create(st, err) != 0 || store_exec(st, "COMMIT", err) != 0)) {
-		store_exec(st, "ROLLBACK", NULL);
+	if (!st->readonly &&
+	    (index_store_exec(st, "BEGIN IMMEDIATE", err) != 0 || schema_create(st, err) != 0 ||
+	     index_store_exec(st, "COMMIT", err) != 0)) {
+		index_store_exec(st, "ROLLBACK", NULL);
 		return LT_ERR_DB;
 	}
 	return schema_check_meta(st, 0, err);
 }
 
-int store_create_indexes(struct lt_store *st, struct lt_error *err)
+int index_store_create_indexes(struct lt_store *st, struct lt_error *err)
 {
 	/* indexes of earlier versions, replaced by audit_rtv */
-	if (store_exec(st, "DROP INDEX IF EXISTS audit_verb; DROP INDEX IF EXISTS audit_time;",
-		       err))
+	if (index_store_exec(
+		st, "DROP INDEX IF EXISTS audit_verb; DROP INDEX IF EXISTS audit_time;", err))
 		return LT_ERR_DB;
 	for (size_t i = 0; i < sizeof index_sql / sizeof *index_sql; i++)
-		if (store_exec(st, index_sql[i], err) != 0)
+		if (index_store_exec(st, index_sql[i], err) != 0)
 			return LT_ERR_DB;
 	return 0;
 }
@@ -293,7 +297,8 @@ static int schema_missing_index(struct lt_store *st)
 	int missing = 0;
 
 	for (size_t i = 0; i < sizeof index_names / sizeof *index_names; i++) {
-		if (store_prepare_raw(st, &q, "SELECT 1 FROM sqlite_master WHERE name = ?1", NULL))
+		if (index_store_prepare_raw(st, &q, "SELECT 1 FROM sqlite_master WHERE name = ?1",
+					    NULL))
 			return 0;
 		sqlite3_bind_text(q, 1, index_names[i], -1, SQLITE_STATIC);
 		missing |= sqlite3_step(q) != SQLITE_ROW;
@@ -302,7 +307,7 @@ static int schema_missing_index(struct lt_store *st)
 	return missing;
 }
 
-int store_check_indexes(struct lt_store *st, struct lt_error *err)
+int index_store_check_indexes(struct lt_store *st, struct lt_error *err)
 {
 	if (!schema_missing_index(st))
 		return 0;
@@ -319,7 +324,7 @@ int lt_store_ingest_begin(struct lt_store *st, struct lt_error *err)
 	sqlite3_stmt *q;
 	int empty = 0;
 
-	if (store_prepare_raw(
+	if (index_store_prepare_raw(
 		st, &q,
 		"SELECT NOT EXISTS (SELECT 1 FROM audit) AND NOT EXISTS (SELECT 1 FROM lines)",
 		err) != 0)
@@ -334,7 +339,7 @@ int lt_store_ingest_begin(struct lt_store *st, struct lt_error *err)
 		char drop[96];
 
 		snprintf(drop, sizeof drop, "DROP INDEX IF EXISTS %s", index_names[i]);
-		if (store_exec(st, drop, err) != 0)
+		if (index_store_exec(st, drop, err) != 0)
 			return LT_ERR_DB;
 	}
 	return 0;
@@ -367,13 +372,13 @@ int lt_store_ingest_end(struct lt_store *st, void (*during)(void *ctx), void *ct
 	}
 	st->deferred_indexes = 0;
 	/* audit_rtv first: what runs beside the rest of the work reads through it */
-	if ((rc = store_exec(st, index_sql[0], err)) != 0)
+	if ((rc = index_store_exec(st, index_sql[0], err)) != 0)
 		return rc;
 	if (during)
 		started = pthread_create(&worker, NULL, schema_job_run, &job) == 0;
 	if (during && !started)
 		during(ctx);
-	rc = store_create_indexes(st, err);
+	rc = index_store_create_indexes(st, err);
 	if (started)
 		pthread_join(worker, NULL);
 	return rc;
@@ -389,7 +394,8 @@ int lt_store_has_lease_bodies(struct lt_store *st)
 	sqlite3_stmt *q;
 	int yes = 1;
 
-	if (store_prepare_raw(st, &q, "SELECT count(*) FROM meta WHERE key = 'lease_bodies'", NULL))
+	if (index_store_prepare_raw(st, &q, "SELECT count(*) FROM meta WHERE key = 'lease_bodies'",
+				    NULL))
 		return 1;
 	if (sqlite3_step(q) == SQLITE_ROW)
 		yes = sqlite3_column_int(q, 0) > 0;
@@ -405,9 +411,9 @@ int lt_store_derived_state(struct lt_store *st, const char *name, struct lt_deri
 
 	memset(out, 0, sizeof *out);
 	/* a store older than the derived table has no record: not an error */
-	if (store_prepare_raw(st, &q,
-			      "SELECT version, event_id, line_id FROM derived WHERE name = ?1",
-			      NULL) != 0)
+	if (index_store_prepare_raw(
+		st, &q, "SELECT version, event_id, line_id FROM derived WHERE name = ?1", NULL) !=
+	    0)
 		return 0;
 	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
 	if (sqlite3_step(q) == SQLITE_ROW) {
@@ -424,7 +430,7 @@ int lt_store_derived_state(struct lt_store *st, const char *name, struct lt_deri
 static int schema_run_list(struct lt_store *st, const char *const *sql, struct lt_error *err)
 {
 	for (size_t i = 0; sql != NULL && sql[i] != NULL; i++)
-		if (store_exec(st, sql[i], err) != 0)
+		if (index_store_exec(st, sql[i], err) != 0)
 			return LT_ERR_DB;
 	return 0;
 }
@@ -453,10 +459,10 @@ void lt_store_newest(struct lt_store *st, int64_t *event_id, int64_t *line_id)
 	sqlite3_stmt *q;
 
 	*event_id = *line_id = 0;
-	if (store_prepare_raw(st, &q,
-			      "SELECT coalesce((SELECT max(id) FROM audit), 0),"
-			      " coalesce((SELECT max(id) FROM lines), 0)",
-			      NULL) != 0)
+	if (index_store_prepare_raw(st, &q,
+				    "SELECT coalesce((SELECT max(id) FROM audit), 0),"
+				    " coalesce((SELECT max(id) FROM lines), 0)",
+				    NULL) != 0)
 		return;
 	if (sqlite3_step(q) == SQLITE_ROW) {
 		*event_id = sqlite3_column_int64(q, 0);
@@ -471,8 +477,8 @@ int lt_store_derived_mark(struct lt_store *st, const struct lt_derived *d,
 	sqlite3_stmt *q;
 	int rc;
 
-	if (store_prepare_raw(st, &q, "INSERT OR REPLACE INTO derived VALUES(?1, ?2, ?3, ?4)",
-			      err) != 0)
+	if (index_store_prepare_raw(st, &q, "INSERT OR REPLACE INTO derived VALUES(?1, ?2, ?3, ?4)",
+				    err) != 0)
 		return LT_ERR_DB;
 	sqlite3_bind_text(q, 1, d->name, -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 2, d->version);
@@ -480,5 +486,6 @@ int lt_store_derived_mark(struct lt_store *st, const struct lt_derived *d,
 	sqlite3_bind_int64(q, 4, covers->line_id);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? 0 : store_db_error(st, err, "cannot record a derived table");
+	return rc == SQLITE_DONE ? 0
+				 : index_store_db_error(st, err, "cannot record a derived table");
 }

@@ -58,7 +58,7 @@ int64_t lt_store_last_event_id(struct lt_store *st)
 	sqlite3_stmt *q;
 	int64_t id = 0;
 
-	if (store_prepare_raw(st, &q, "SELECT coalesce(max(id), 0) FROM audit", NULL) != 0)
+	if (index_store_prepare_raw(st, &q, "SELECT coalesce(max(id), 0) FROM audit", NULL) != 0)
 		return 0;
 	if (sqlite3_step(q) == SQLITE_ROW)
 		id = sqlite3_column_int64(q, 0);
@@ -71,7 +71,7 @@ int lt_store_set_cache(struct lt_store *st, int kib, struct lt_error *err)
 	char sql[64];
 
 	snprintf(sql, sizeof sql, "PRAGMA cache_size = -%d", kib > 0 ? kib : 1);
-	return store_exec(st, sql, err);
+	return index_store_exec(st, sql, err);
 }
 
 const char *lt_store_path(const struct lt_store *st)
@@ -79,12 +79,12 @@ const char *lt_store_path(const struct lt_store *st)
 	return st->path;
 }
 
-int store_db_error(struct lt_store *st, struct lt_error *err, const char *what)
+int index_store_db_error(struct lt_store *st, struct lt_error *err, const char *what)
 {
 	return lt_error_set(err, LT_ERR_DB, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
 }
 
-int store_exec(struct lt_store *st, const char *sql, struct lt_error *err)
+int index_store_exec(struct lt_store *st, const char *sql, struct lt_error *err)
 {
 	char *msg = NULL;
 
@@ -95,13 +95,13 @@ int store_exec(struct lt_store *st, const char *sql, struct lt_error *err)
 	return LT_ERR_DB;
 }
 
-int store_prepare_raw(struct lt_store *st, sqlite3_stmt **out, const char *sql,
-		      struct lt_error *err)
+int index_store_prepare_raw(struct lt_store *st, sqlite3_stmt **out, const char *sql,
+			    struct lt_error *err)
 {
 	if (sqlite3_prepare_v2(st->db, sql, -1, out, NULL) == SQLITE_OK)
 		return 0;
 	*out = NULL;
-	return store_db_error(st, err, "cannot prepare statement");
+	return index_store_db_error(st, err, "cannot prepare statement");
 }
 
 /*
@@ -111,7 +111,7 @@ int store_prepare_raw(struct lt_store *st, sqlite3_stmt **out, const char *sql,
 static int store_configure(struct lt_store *st, struct lt_error *err)
 {
 	sqlite3_busy_timeout(st->db, 10000);
-	return store_exec(
+	return index_store_exec(
 	    st, "PRAGMA page_size = 32768; PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;",
 	    err);
 }
@@ -128,7 +128,7 @@ static int store_journal(struct lt_store *st, struct lt_error *err)
 {
 	if (st->readonly)
 		return 0;
-	return store_exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF;", err);
+	return index_store_exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF;", err);
 }
 
 static int store_check_exists(const char *path, int flags, struct lt_error *err)
@@ -348,7 +348,7 @@ int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_
 		store_configured = 1;
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 		store_fault_install();
-		store_fault_vfs_install();
+		index_fault_vfs_install();
 	}
 	st = lt_xcalloc(1, sizeof *st);
 	st->path = lt_xstrdup(path);
@@ -365,7 +365,7 @@ int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_
 		    path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 		    NULL);
 	if (rc != SQLITE_OK) {
-		rc = store_db_error(
+		rc = index_store_db_error(
 		    st, err, rc == SQLITE_NOTADB ? "not a leasetrail store" : "cannot open store");
 		lt_store_free(st);
 		return rc;
@@ -375,7 +375,7 @@ int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_
 		lt_error_set(err, LT_ERR_DB, "%s: not a leasetrail store (%s)", path,
 			     sqlite3_errmsg(st->db));
 	if (rc == 0)
-		rc = store_schema(st, err);
+		rc = index_store_schema(st, err);
 	if (rc == 0)
 		rc = store_journal(st, err);
 	if (rc != 0) {
@@ -392,7 +392,7 @@ void lt_store_free(struct lt_store *st)
 		return;
 	sqlite3_finalize(st->str_find);
 	sqlite3_finalize(st->str_add);
-	intern_release(&st->strs);
+	index_intern_release(&st->strs);
 	sqlite3_close(st->db);
 	/* after the close: closing any descriptor of the file drops SQLite's POSIX locks */
 	if (st->lock_fd >= 0) {
@@ -447,11 +447,11 @@ int lt_store_prepare(struct lt_store *st, struct lt_stmt **out, const char *sql,
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, &tail) != SQLITE_OK) {
 		/* a bulk load builds the secondary indexes at its end */
 		if (strstr(sqlite3_errmsg(st->db), "no such index") != NULL)
-			return store_check_indexes(st, err);
+			return index_store_check_indexes(st, err);
 		/* the SQL's fault is a usage error; memory, I/O or a damaged store are the store's
 		 */
 		if (sqlite3_errcode(st->db) != SQLITE_ERROR)
-			return store_db_error(st, err, "cannot prepare a query");
+			return index_store_db_error(st, err, "cannot prepare a query");
 		return lt_error_set(err, LT_ERR_USAGE, "SQL error: %s", sqlite3_errmsg(st->db));
 	}
 	if (s == NULL)
@@ -501,7 +501,7 @@ int lt_stmt_step(struct lt_stmt *s, struct lt_error *err)
 		return 1;
 	if (rc == SQLITE_DONE)
 		return 0;
-	return store_db_error(s->st, err, "query failed");
+	return index_store_db_error(s->st, err, "query failed");
 }
 
 int lt_stmt_reset(struct lt_stmt *s)
@@ -569,7 +569,7 @@ static int store_origin(struct lt_store *st, const char *sql, const char *what, 
 	sqlite3_stmt *q;
 	int rc;
 
-	if ((rc = store_prepare_raw(st, &q, sql, err)) != 0)
+	if ((rc = index_store_prepare_raw(st, &q, sql, err)) != 0)
 		return rc;
 	sqlite3_bind_int64(q, 1, id);
 	rc = sqlite3_step(q);
@@ -585,7 +585,7 @@ static int store_origin(struct lt_store *st, const char *sql, const char *what, 
 		rc = lt_error_set(err, LT_ERR_NOTFOUND, "no %s with id %lld in %s", what,
 				  (long long)id, st->path);
 	} else {
-		rc = store_db_error(st, err, "lookup failed");
+		rc = index_store_db_error(st, err, "lookup failed");
 	}
 	sqlite3_finalize(q);
 	return rc;

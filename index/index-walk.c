@@ -97,10 +97,7 @@ static char **walk_list(const char *dir, size_t *n, struct lt_error *err)
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			names = lt_xrealloc(names, cap * sizeof *names);
-		}
+		LT_GROW(names, cap, *n + 1);
 		names[(*n)++] = lt_xstrdup(e->d_name);
 	}
 	closedir(d);
@@ -199,7 +196,7 @@ static int walk_ingest_file(struct walk *w, const char *path, const struct stat 
 	/* a store inside the directory it is fed from is not one of its logs */
 	if (sb != NULL && walk_is_store(w, sb))
 		return 0;
-	return load_file(w->st, path, w->opts, w->t, w->err);
+	return index_load_file(w->st, path, w->opts, w->t, w->err);
 }
 
 int lt_store_ingest(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,

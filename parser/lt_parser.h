@@ -1,7 +1,8 @@
 /*
  * lt_parser.h - input decoding, format sniffing and streaming parsers.
  *
- * The lowest module of leasetrail: it turns bytes (plain, gzip, stdin) into
+ * The module above base/ (lt_base.h, included here: errors, buffers, strings,
+ * time, sanitizing, regexes): it turns bytes (plain, gzip, stdin) into
  * normalized records and hands each one to a caller-provided sink.  It never
  * holds a whole file or a whole document tree in memory: input is read in
  * fixed-size chunks, cut into records by a string-aware framer, and each
@@ -14,157 +15,11 @@
 #ifndef LT_PARSER_H
 #define LT_PARSER_H
 
+#include "lt_base.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-/* ---- errors and memory ------------------------------------------------ */
-
-enum lt_err {
-	LT_OK = 0,
-	LT_ERR_IO = -1,	       /* open/read/write failed */
-	LT_ERR_FORMAT = -2,    /* input is not in a format we read */
-	LT_ERR_TRUNCATED = -3, /* compressed stream ended early */
-	LT_ERR_DB = -4,	       /* the store refused an operation */
-	LT_ERR_USAGE = -5,     /* bad arguments */
-	LT_ERR_ABORT = -6,     /* a callback asked to stop */
-	LT_ERR_NOTFOUND = -7,  /* the thing asked for does not exist */
-};
-
-/* Where and why something failed; every field optional for the reader. */
-struct lt_error {
-	int code;	 /* enum lt_err */
-	char file[512];	 /* input path, "" when not about a file */
-	uint64_t line;	 /* 1-based line, 0 when unknown */
-	uint64_t offset; /* byte offset in the decoded stream */
-	char msg[512];	 /* one line, no trailing newline */
-};
-
-/* Fills err (if not NULL) and returns code, so callers can `return lt_error_set(...)`. */
-int lt_error_set(struct lt_error *err, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-/* Same, naming the file (and line/offset when known) the error is about. */
-int lt_error_at(struct lt_error *err, int code, const char *file, uint64_t line, uint64_t offset,
-		const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 6, 7)))
-#endif
-    ;
-
-/* Allocation that aborts with a message on exhaustion: out of memory is not recoverable here. */
-void *lt_xmalloc(size_t n);
-void *lt_xcalloc(size_t count, size_t n);
-void *lt_xrealloc(void *p, size_t n);
-char *lt_xstrdup(const char *s);
-char *lt_xstrndup(const char *s, size_t n);
-
-/*
- * Fault injection (parser-fault.c; built in with -DLT_FAULT=ON, else always
- * 0): true when this call of the kind is the one LEASETRAIL_FAULT=KIND:N
- * asks to fail.  armed: LEASETRAIL_FAULT names the kind.
- */
-enum lt_fault_kind { LT_FAULT_ALLOC, LT_FAULT_SQLITE, LT_FAULT_IO };
-int lt_fault(enum lt_fault_kind kind);
-int lt_fault_armed(enum lt_fault_kind kind);
-
-/* ---- growable byte buffer (owned, always NUL-terminated) ------------- */
-
-struct lt_buf {
-	char *ptr; /* NULL until the first append; then ptr[len] == '\0' */
-	size_t len;
-	size_t cap;
-};
-
-void lt_buf_init(struct lt_buf *b);
-void lt_buf_release(struct lt_buf *b);
-void lt_buf_reset(struct lt_buf *b); /* len = 0, keeps the memory */
-void lt_buf_append(struct lt_buf *b, const void *data, size_t n);
-void lt_buf_putc(struct lt_buf *b, char c);
-void lt_buf_printf(struct lt_buf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-/*
- * Appends s as a JSON string literal, quotes included: '"' and '\\' escaped,
- * control bytes and DEL as \u00XX, every other byte as it is.
- */
-void lt_json_quote(struct lt_buf *b, const char *s, size_t len);
-
-/* ---- borrowed string slices ------------------------------------------- */
-
-/* A string that may hold NUL bytes; ptr == NULL means "absent". */
-struct lt_str {
-	const char *ptr;
-	size_t len;
-};
-
-/* True when s is present and equal to the C string lit. */
-int lt_str_eq(struct lt_str s, const char *lit);
-
-/* ---- time ------------------------------------------------------------- */
-
-/*
- * Parses an RFC 3339 timestamp ("2024-04-05T05:58:52.744075Z", an offset
- * instead of Z, a space instead of T, any number of fraction digits) into
- * microseconds since the Unix epoch, UTC.  Digits past microseconds are
- * truncated.  Returns 0, or LT_ERR_FORMAT when s is not such a timestamp.
- */
-int lt_time_parse(int64_t *out, const char *s, size_t len);
-
-/* lt_time_parse, also giving the timestamp's offset (local minus UTC) in µs. */
-int lt_time_parse_zone(int64_t *out, int64_t *zone_us, const char *s, size_t len);
-
-/* A whole zone offset, "Z", "+hh:mm" or "-hhmm", in µs east of UTC; 0 or LT_ERR_FORMAT. */
-int lt_time_zone(int64_t *zone_us, const char *s, size_t len);
-
-/* Days since 1970-01-01 of a proleptic Gregorian date. */
-int64_t lt_time_days_from_civil(int64_t y, unsigned m, unsigned d);
-
-/* The UTC year of a time in microseconds since the epoch. */
-int lt_time_year(int64_t us);
-
-/* Formats microseconds since the epoch as "YYYY-MM-DDTHH:MM:SS.uuuuuuZ"; buf >= 32 bytes. */
-void lt_time_format(char *buf, size_t size, int64_t us);
-
-/* ---- terminal-safe text ----------------------------------------------- */
-
-/*
- * Appends s to b with everything a terminal could act on made visible:
- * control characters and DEL as \xNN (\n \t \r as themselves escaped),
- * invalid UTF-8 bytes as \xNN, and the C1 controls and bidi overrides as
- * \u{NNNN}.  Log text is hostile; nothing from a log reaches a terminal
- * without passing through here.
- */
-void lt_sanitize(struct lt_buf *b, const char *s, size_t len);
-
-/* ---- regular expressions (PCRE2, JIT when the CPU has it) ------------ */
-
-struct lt_regex;
-
-/*
- * Compiles pattern (PCRE2 syntax, UTF-8; caseless when icase).  A bad
- * pattern is LT_ERR_USAGE with PCRE2's message and the offset in err.
- */
-int lt_regex_new(struct lt_regex **out, const char *pattern, int icase, struct lt_error *err);
-void lt_regex_free(struct lt_regex *re);
-
-/*
- * 1 when re matches somewhere in s[0..len), 0 when not.  The match (and
- * its groups) stays in re until the next call: one regex, one thread.
- */
-int lt_regex_match(struct lt_regex *re, const char *s, size_t len);
-
-/* The last match's named group, absent (ptr NULL) when it did not take part. */
-struct lt_str lt_regex_group(const struct lt_regex *re, const char *s, const char *name);
-
-/* The last match's (*MARK:NAME), NULL when none. */
-const char *lt_regex_mark(const struct lt_regex *re);
 
 /* ---- input ------------------------------------------------------------ */
 

@@ -159,7 +159,7 @@ static const struct audit_child audit_children[] = {
     AUDIT_CHILD(AC_RESP_OBJ, "spec", AC_RESP_SPEC),
 };
 
-struct lt_audit_decoder {
+struct parser_audit_decoder {
 	struct lt_buf arena;
 	size_t off[F_COUNT], len[F_COUNT];
 	unsigned char set[F_COUNT];
@@ -174,15 +174,15 @@ struct lt_audit_decoder {
 	int root_is_object;
 };
 
-struct lt_audit_decoder *lt_audit_decoder_new(void)
+struct parser_audit_decoder *parser_audit_decoder_new(void)
 {
-	struct lt_audit_decoder *d = lt_xcalloc(1, sizeof *d);
+	struct parser_audit_decoder *d = lt_xcalloc(1, sizeof *d);
 
 	lt_buf_init(&d->arena);
 	return d;
 }
 
-void lt_audit_decoder_free(struct lt_audit_decoder *d)
+void parser_audit_decoder_free(struct parser_audit_decoder *d)
 {
 	if (d == NULL)
 		return;
@@ -190,20 +190,20 @@ void lt_audit_decoder_free(struct lt_audit_decoder *d)
 	free(d);
 }
 
-static enum audit_ctx audit_top(const struct lt_audit_decoder *d)
+static enum audit_ctx audit_top(const struct parser_audit_decoder *d)
 {
 	if (d->depth == 0 || d->depth > AUDIT_MAX_DEPTH)
 		return AC_OTHER;
 	return d->stack[d->depth - 1];
 }
 
-static int audit_key_is(const struct lt_audit_decoder *d, const char *key, size_t n)
+static int audit_key_is(const struct parser_audit_decoder *d, const char *key, size_t n)
 {
 	return d->key_len == n && memcmp(d->key, key, n) == 0;
 }
 
 /* The context a container opened under the current key gets. */
-static enum audit_ctx audit_child_ctx(const struct lt_audit_decoder *d)
+static enum audit_ctx audit_child_ctx(const struct parser_audit_decoder *d)
 {
 	enum audit_ctx top = audit_top(d);
 
@@ -216,7 +216,7 @@ static enum audit_ctx audit_child_ctx(const struct lt_audit_decoder *d)
 	return AC_OTHER;
 }
 
-static int audit_open(struct lt_audit_decoder *d)
+static int audit_open(struct parser_audit_decoder *d)
 {
 	enum audit_ctx child = audit_child_ctx(d);
 
@@ -233,7 +233,7 @@ static int audit_open(struct lt_audit_decoder *d)
 
 static int audit_close(void *ctx)
 {
-	struct lt_audit_decoder *d = ctx;
+	struct parser_audit_decoder *d = ctx;
 
 	d->depth--;
 	d->key_len = 0;
@@ -247,7 +247,7 @@ static int audit_start_map(void *ctx)
 
 static int audit_start_array(void *ctx)
 {
-	struct lt_audit_decoder *d = ctx;
+	struct parser_audit_decoder *d = ctx;
 
 	if (d->depth == 0)
 		d->root_is_object = 0;
@@ -256,7 +256,7 @@ static int audit_start_array(void *ctx)
 
 static int audit_map_key(void *ctx, const unsigned char *key, size_t len)
 {
-	struct lt_audit_decoder *d = ctx;
+	struct parser_audit_decoder *d = ctx;
 
 	if (len > AUDIT_MAX_KEY) {
 		d->key_len = AUDIT_MAX_KEY + 1;
@@ -268,7 +268,7 @@ static int audit_map_key(void *ctx, const unsigned char *key, size_t len)
 }
 
 /* The table entry for the current (context, key), or NULL. */
-static const struct audit_key *audit_lookup(const struct lt_audit_decoder *d)
+static const struct audit_key *audit_lookup(const struct parser_audit_decoder *d)
 {
 	enum audit_ctx top = audit_top(d);
 
@@ -281,7 +281,7 @@ static const struct audit_key *audit_lookup(const struct lt_audit_decoder *d)
 	return NULL;
 }
 
-static void audit_keep(struct lt_audit_decoder *d, int field, const unsigned char *s, size_t n)
+static void audit_keep(struct parser_audit_decoder *d, int field, const unsigned char *s, size_t n)
 {
 	d->off[field] = d->arena.len;
 	d->len[field] = n;
@@ -290,7 +290,7 @@ static void audit_keep(struct lt_audit_decoder *d, int field, const unsigned cha
 }
 
 /* Array members: groups are joined with ',', only the first source IP is kept. */
-static void audit_array_string(struct lt_audit_decoder *d, const unsigned char *s, size_t n)
+static void audit_array_string(struct parser_audit_decoder *d, const unsigned char *s, size_t n)
 {
 	enum audit_ctx top = audit_top(d);
 
@@ -311,7 +311,7 @@ static void audit_array_string(struct lt_audit_decoder *d, const unsigned char *
 
 static int audit_string(void *ctx, const unsigned char *s, size_t n)
 {
-	struct lt_audit_decoder *d = ctx;
+	struct parser_audit_decoder *d = ctx;
 	const struct audit_key *k;
 
 	audit_array_string(d, s, n);
@@ -343,7 +343,7 @@ static int audit_integer(int64_t *out, const char *s, size_t n)
 
 static int audit_number(void *ctx, const char *s, size_t n)
 {
-	struct lt_audit_decoder *d = ctx;
+	struct parser_audit_decoder *d = ctx;
 	const struct audit_key *k = audit_lookup(d);
 	int64_t v;
 
@@ -357,7 +357,7 @@ static int audit_number(void *ctx, const char *s, size_t n)
 }
 
 /* null and booleans: only "kind" cares, to say it was not a string. */
-static int audit_other_scalar(struct lt_audit_decoder *d)
+static int audit_other_scalar(struct parser_audit_decoder *d)
 {
 	const struct audit_key *k = audit_lookup(d);
 
@@ -389,7 +389,7 @@ static const yajl_callbacks audit_callbacks = {
     .yajl_end_array = audit_close,
 };
 
-static void audit_reset(struct lt_audit_decoder *d)
+static void audit_reset(struct parser_audit_decoder *d)
 {
 	lt_buf_reset(&d->arena);
 	memset(d->set, 0, sizeof d->set);
@@ -401,7 +401,7 @@ static void audit_reset(struct lt_audit_decoder *d)
 	d->root_is_object = 0;
 }
 
-static struct lt_str audit_str(const struct lt_audit_decoder *d, int field)
+static struct lt_str audit_str(const struct parser_audit_decoder *d, int field)
 {
 	struct lt_str s = {NULL, 0};
 
@@ -413,7 +413,7 @@ static struct lt_str audit_str(const struct lt_audit_decoder *d, int field)
 }
 
 /* Parses an RFC 3339 field into *out; 1 when present and valid, 0 absent, -1 malformed. */
-static int audit_time(const struct lt_audit_decoder *d, int field, int64_t *out)
+static int audit_time(const struct parser_audit_decoder *d, int field, int64_t *out)
 {
 	struct lt_str s = audit_str(d, field);
 
@@ -427,8 +427,8 @@ static int audit_time(const struct lt_audit_decoder *d, int field, int64_t *out)
  * metadata.creationTimestamp); an event with one of the two modern fields
  * lends it to the other.
  */
-static int audit_times(const struct lt_audit_decoder *d, struct lt_audit_event *ev, char *reason,
-		       size_t size)
+static int audit_times(const struct parser_audit_decoder *d, struct lt_audit_event *ev,
+		       char *reason, size_t size)
 {
 	static const int fields[] = {F_RECEIVED_TS, F_STAGE_TS, F_TIMESTAMP, F_CREATION_TS};
 	static const char *const names[] = {"requestReceivedTimestamp", "stageTimestamp",
@@ -457,7 +457,7 @@ static int audit_times(const struct lt_audit_decoder *d, struct lt_audit_event *
 }
 
 /* The Lease spec: the response (what was stored) over the request (what was asked). */
-static void audit_lease(const struct lt_audit_decoder *d, struct lt_audit_event *ev)
+static void audit_lease(const struct parser_audit_decoder *d, struct lt_audit_event *ev)
 {
 	int resp = d->set[F_RESP_HOLDER] || d->set[F_RESP_RENEW] || d->num_set[N_RESP_DURATION] ||
 		   d->num_set[N_RESP_TRANS] || d->set[F_RESP_ACQUIRE];
@@ -486,7 +486,7 @@ static void audit_lease(const struct lt_audit_decoder *d, struct lt_audit_event 
 }
 
 /* Says why a well-formed JSON value is not an audit Event, or returns 0. */
-static int audit_check_event(const struct lt_audit_decoder *d, char *reason, size_t size)
+static int audit_check_event(const struct parser_audit_decoder *d, char *reason, size_t size)
 {
 	struct lt_str kind = audit_str(d, F_KIND);
 	struct lt_buf shown;
@@ -514,7 +514,7 @@ static int audit_check_event(const struct lt_audit_decoder *d, char *reason, siz
 }
 
 /* Moves the decoded fields into the public struct. */
-static void audit_fill(const struct lt_audit_decoder *d, struct lt_audit_event *ev)
+static void audit_fill(const struct parser_audit_decoder *d, struct lt_audit_event *ev)
 {
 	ev->api_version = audit_str(d, F_API_VERSION);
 	ev->level = audit_str(d, F_LEVEL);
@@ -544,14 +544,14 @@ static void audit_fill(const struct lt_audit_decoder *d, struct lt_audit_event *
 	audit_lease(d, ev);
 }
 
-int lt_audit_decode(struct lt_audit_decoder *d, struct lt_audit_event *out, const char *json,
-		    size_t len, char *reason, size_t size)
+int parser_audit_decode(struct parser_audit_decoder *d, struct lt_audit_event *out,
+			const char *json, size_t len, char *reason, size_t size)
 {
 	int rc;
 
 	memset(out, 0, sizeof *out);
 	audit_reset(d);
-	rc = lt_json_run(&audit_callbacks, d, NULL, "invalid JSON", json, len, reason, size);
+	rc = parser_json_run(&audit_callbacks, d, NULL, "invalid JSON", json, len, reason, size);
 	if (rc == 0)
 		rc = audit_check_event(d, reason, size);
 	if (rc == 0)

@@ -137,7 +137,7 @@ static const struct lt_log_kind cls_rules[] = {
 
 #define CLS_NRULES (sizeof cls_rules / sizeof *cls_rules - 1)
 
-struct lt_classifier {
+struct parser_classifier {
 	struct lt_regex *all;	    /* every rule, (*MARK:index) */
 	struct lt_regex *not_found; /* `nodes "X" not found` and the like */
 };
@@ -160,9 +160,9 @@ static struct lt_regex *cls_compile(const char *pattern)
 	return re;
 }
 
-struct lt_classifier *lt_classifier_new(void)
+struct parser_classifier *parser_classifier_new(void)
 {
-	struct lt_classifier *c = lt_xcalloc(1, sizeof *c);
+	struct parser_classifier *c = lt_xcalloc(1, sizeof *c);
 	struct lt_buf all;
 
 	lt_buf_init(&all);
@@ -179,7 +179,7 @@ struct lt_classifier *lt_classifier_new(void)
 	return c;
 }
 
-void lt_classifier_free(struct lt_classifier *c)
+void parser_classifier_free(struct parser_classifier *c)
 {
 	if (c == NULL)
 		return;
@@ -208,7 +208,7 @@ static struct lt_str cls_node_field(const char *text, size_t len)
 	return none;
 }
 
-static void cls_read_groups(struct lt_classifier *c, struct lt_log_line *line, const char *text)
+static void cls_read_groups(struct parser_classifier *c, struct lt_log_line *line, const char *text)
 {
 	struct lt_str v;
 
@@ -223,7 +223,8 @@ static void cls_read_groups(struct lt_classifier *c, struct lt_log_line *line, c
 	line->obj_uid = lt_regex_group(c->all, text, "uid");
 }
 
-void lt_classify(struct lt_classifier *c, struct lt_log_line *line, const char *text, size_t len)
+void parser_classify(struct parser_classifier *c, struct lt_log_line *line, const char *text,
+		     size_t len)
 {
 	const char *mark;
 

@@ -1,5 +1,5 @@
 /*
- * parser-cloudwatch.c - one CloudWatch Logs export record to struct lt_cw_record.
+ * parser-cloudwatch.c - one CloudWatch Logs export record to struct parser_cw_record.
  *
  * The framer cuts an export into records (an element of "events", a row of
  * "results", an element of a console JSON array); this file says which
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The values a record gives; the order of struct lt_cw_record. */
+/* The values a record gives; the order of struct parser_cw_record. */
 enum cw_slot { CW_TIME, CW_MESSAGE, CW_STREAM, CW_ID, CW_NSLOTS };
 
 /* Where a key names a value at depth 1 of an event (or depth 2 of a query row). */
@@ -56,10 +56,10 @@ struct cw_val {
 	int set; /* 1 string, 2 number or literal, 3 JSON text of a container */
 };
 
-struct lt_cw_decoder {
+struct parser_cw_decoder {
 	struct lt_buf arena;
 	struct cw_val val[CW_NSLOTS];
-	enum lt_cw_shape shape;
+	enum parser_cw_shape shape;
 	yajl_handle h;
 	const char *json;
 	int depth;	       /* open containers */
@@ -73,15 +73,15 @@ struct lt_cw_decoder {
 	int cap_slot;
 };
 
-struct lt_cw_decoder *lt_cw_decoder_new(void)
+struct parser_cw_decoder *parser_cw_decoder_new(void)
 {
-	struct lt_cw_decoder *d = lt_xcalloc(1, sizeof *d);
+	struct parser_cw_decoder *d = lt_xcalloc(1, sizeof *d);
 
 	lt_buf_init(&d->arena);
 	return d;
 }
 
-void lt_cw_decoder_free(struct lt_cw_decoder *d)
+void parser_cw_decoder_free(struct parser_cw_decoder *d)
 {
 	if (d == NULL)
 		return;
@@ -177,9 +177,9 @@ struct cw_probe {
 static int cw_probe_key(struct cw_probe *pr, const char *k, size_t n, char first)
 {
 	if (cw_is_audit_key(k, n))
-		return LT_CW_NONE;
+		return PARSER_CW_NONE;
 	if (cw_key_is(k, n, "@message"))
-		return LT_CW_CONSOLE_ROW;
+		return PARSER_CW_CONSOLE_ROW;
 	if (n > 0 && k[0] == '@')
 		pr->at_key = 1;
 	if (cw_key_is(k, n, "message") && first == '"')
@@ -190,12 +190,12 @@ static int cw_probe_key(struct cw_probe *pr, const char *k, size_t n, char first
 	    cw_key_is(k, n, "logStreamName"))
 		pr->cw_key = 1;
 	if (pr->message && (pr->number_time || pr->cw_key))
-		return LT_CW_EVENT;
+		return PARSER_CW_EVENT;
 	return -1;
 }
 
 /* Walks the keys of the object at p (after its '{') until the shape is decided. */
-static enum lt_cw_shape cw_probe_object(const char *p, const char *end)
+static enum parser_cw_shape cw_probe_object(const char *p, const char *end)
 {
 	struct cw_probe pr = {0, 0, 0, 0};
 	const char *k, *v;
@@ -217,43 +217,43 @@ static enum lt_cw_shape cw_probe_object(const char *p, const char *end)
 			break;
 		shape = cw_probe_key(&pr, k, (size_t)(p - 1 - k), *v);
 		if (shape >= 0)
-			return (enum lt_cw_shape)shape;
+			return (enum parser_cw_shape)shape;
 		p = cw_ws(cw_skip_value(v, end), end);
 		if (p == end || *p != ',')
 			break;
 		p++;
 	}
-	return pr.at_key ? LT_CW_CONSOLE_ROW : LT_CW_NONE;
+	return pr.at_key ? PARSER_CW_CONSOLE_ROW : PARSER_CW_NONE;
 }
 
-enum lt_cw_shape lt_cw_shape_of(const char *json, size_t len)
+enum parser_cw_shape parser_cw_shape_of(const char *json, size_t len)
 {
 	const char *end = json + len, *p = cw_ws(json, end), *k;
 
 	if (p < end && *p == '{')
 		return cw_probe_object(p + 1, end);
 	if (p == end || *p != '[')
-		return LT_CW_NONE;
+		return PARSER_CW_NONE;
 	/* a query row: [{"field": ..., "value": ...}, ...] */
 	p = cw_ws(p + 1, end);
 	if (p == end || *p != '{')
-		return LT_CW_NONE;
+		return PARSER_CW_NONE;
 	p = cw_ws(p + 1, end);
 	if (p == end || *p != '"')
-		return LT_CW_NONE;
+		return PARSER_CW_NONE;
 	k = p + 1;
 	p = cw_skip_string(p, end);
 	if (p == end)
-		return LT_CW_NONE;
+		return PARSER_CW_NONE;
 	if (cw_key_is(k, (size_t)(p - 1 - k), "field") ||
 	    cw_key_is(k, (size_t)(p - 1 - k), "value"))
-		return LT_CW_QUERY_ROW;
-	return LT_CW_NONE;
+		return PARSER_CW_QUERY_ROW;
+	return PARSER_CW_NONE;
 }
 
 /* ---- decoding --------------------------------------------------------- */
 
-int lt_cw_time_parse(int64_t *out, const char *s, size_t len)
+int parser_cw_time_parse(int64_t *out, const char *s, size_t len)
 {
 	char buf[48];
 
@@ -267,7 +267,7 @@ int lt_cw_time_parse(int64_t *out, const char *s, size_t len)
 }
 
 /* Copies a value into the arena, NUL-terminated (the arena may move: offsets, not pointers). */
-static void cw_keep(struct lt_cw_decoder *d, struct cw_val *v, const void *s, size_t n, int how)
+static void cw_keep(struct parser_cw_decoder *d, struct cw_val *v, const void *s, size_t n, int how)
 {
 	v->off = d->arena.len;
 	v->len = n;
@@ -276,7 +276,7 @@ static void cw_keep(struct lt_cw_decoder *d, struct cw_val *v, const void *s, si
 	lt_buf_putc(&d->arena, '\0');
 }
 
-static struct cw_val *cw_dest(struct lt_cw_decoder *d, enum cw_target t, int slot)
+static struct cw_val *cw_dest(struct parser_cw_decoder *d, enum cw_target t, int slot)
 {
 	switch (t) {
 	case CT_SLOT:
@@ -292,7 +292,7 @@ static struct cw_val *cw_dest(struct lt_cw_decoder *d, enum cw_target t, int slo
 }
 
 /* A scalar value: kept when a key asked for it, outside any captured container. */
-static int cw_scalar(struct lt_cw_decoder *d, const void *s, size_t n, int how)
+static int cw_scalar(struct parser_cw_decoder *d, const void *s, size_t n, int how)
 {
 	struct cw_val *v = cw_dest(d, d->target, d->slot);
 
@@ -333,13 +333,13 @@ static const struct cw_key *cw_lookup(const struct cw_key *keys, size_t nkeys,
 
 static int cw_map_key(void *ctx, const unsigned char *k, size_t n)
 {
-	struct lt_cw_decoder *d = ctx;
+	struct parser_cw_decoder *d = ctx;
 	const struct cw_key *hit = NULL;
 
 	d->target = CT_NONE;
 	if (d->cap_depth > 0)
 		return 1;
-	if (d->shape == LT_CW_QUERY_ROW) {
+	if (d->shape == PARSER_CW_QUERY_ROW) {
 		if (d->depth == 2 && cw_key_is((const char *)k, n, "field"))
 			d->target = CT_PAIR_FIELD;
 		else if (d->depth == 2 && cw_key_is((const char *)k, n, "value"))
@@ -348,7 +348,7 @@ static int cw_map_key(void *ctx, const unsigned char *k, size_t n)
 	}
 	if (d->depth != 1)
 		return 1;
-	if (d->shape == LT_CW_EVENT)
+	if (d->shape == PARSER_CW_EVENT)
 		hit = cw_lookup(cw_event_keys, sizeof cw_event_keys / sizeof *cw_event_keys, k, n);
 	else
 		hit = cw_lookup(cw_insights_keys,
@@ -361,7 +361,7 @@ static int cw_map_key(void *ctx, const unsigned char *k, size_t n)
 }
 
 /* A container opens: captured whole when it is a wanted value, else walked into. */
-static int cw_open(struct lt_cw_decoder *d, int is_array)
+static int cw_open(struct parser_cw_decoder *d, int is_array)
 {
 	if (d->cap_depth > 0) {
 		d->cap_depth++;
@@ -373,7 +373,7 @@ static int cw_open(struct lt_cw_decoder *d, int is_array)
 		d->cap_slot = d->slot;
 	} else if (d->depth == 0) {
 		d->root_array = is_array;
-	} else if (d->shape == LT_CW_QUERY_ROW && d->depth == 1 && !is_array) {
+	} else if (d->shape == PARSER_CW_QUERY_ROW && d->depth == 1 && !is_array) {
 		d->pair_field.set = 0;
 		d->pair_value.set = 0;
 	}
@@ -383,7 +383,7 @@ static int cw_open(struct lt_cw_decoder *d, int is_array)
 }
 
 /* A query row's {field, value} closed: the value goes to the slot its field names. */
-static void cw_pair_done(struct lt_cw_decoder *d)
+static void cw_pair_done(struct parser_cw_decoder *d)
 {
 	const char *name = d->arena.ptr + d->pair_field.off;
 	const struct cw_key *hit;
@@ -396,7 +396,7 @@ static void cw_pair_done(struct lt_cw_decoder *d)
 		d->val[hit->slot] = d->pair_value;
 }
 
-static int cw_close(struct lt_cw_decoder *d, int is_array)
+static int cw_close(struct parser_cw_decoder *d, int is_array)
 {
 	size_t end;
 
@@ -408,7 +408,7 @@ static int cw_close(struct lt_cw_decoder *d, int is_array)
 			cw_keep(d, cw_dest(d, d->cap_target, d->cap_slot), d->json + d->cap_start,
 				end - d->cap_start, 3);
 		}
-	} else if (d->shape == LT_CW_QUERY_ROW && d->depth == 1 && !is_array) {
+	} else if (d->shape == PARSER_CW_QUERY_ROW && d->depth == 1 && !is_array) {
 		cw_pair_done(d);
 	}
 	return 1;
@@ -446,7 +446,7 @@ static const yajl_callbacks cw_callbacks = {
     .yajl_end_array = cw_end_array,
 };
 
-static void cw_reset(struct lt_cw_decoder *d, enum lt_cw_shape shape, const char *json)
+static void cw_reset(struct parser_cw_decoder *d, enum parser_cw_shape shape, const char *json)
 {
 	lt_buf_reset(&d->arena);
 	memset(d->val, 0, sizeof d->val);
@@ -460,7 +460,7 @@ static void cw_reset(struct lt_cw_decoder *d, enum lt_cw_shape shape, const char
 	d->cap_depth = 0;
 }
 
-static struct lt_str cw_str(const struct lt_cw_decoder *d, enum cw_slot slot)
+static struct lt_str cw_str(const struct parser_cw_decoder *d, enum cw_slot slot)
 {
 	struct lt_str s = {NULL, 0};
 
@@ -489,7 +489,7 @@ static int cw_millis(int64_t *out, struct lt_str s)
 }
 
 /* The record's time: epoch milliseconds in events, Logs Insights text in rows. */
-static int cw_time(const struct lt_cw_decoder *d, int64_t *out, char *reason, size_t size)
+static int cw_time(const struct parser_cw_decoder *d, int64_t *out, char *reason, size_t size)
 {
 	struct lt_str s = cw_str(d, CW_TIME);
 	int how = d->val[CW_TIME].set;
@@ -497,52 +497,54 @@ static int cw_time(const struct lt_cw_decoder *d, int64_t *out, char *reason, si
 	*out = 0;
 	if (s.ptr == NULL)
 		return 0;
-	if (d->shape == LT_CW_EVENT) {
+	if (d->shape == PARSER_CW_EVENT) {
 		if (how == 2 && cw_millis(out, s) == 0)
 			return 0;
 		snprintf(reason, size,
 			 "not a CloudWatch event: \"timestamp\" is not epoch milliseconds");
 		return LT_ERR_FORMAT;
 	}
-	if (how == 1 && lt_cw_time_parse(out, s.ptr, s.len) == 0)
+	if (how == 1 && parser_cw_time_parse(out, s.ptr, s.len) == 0)
 		return 0;
 	snprintf(reason, size, "not a Logs Insights row: @timestamp is not a time");
 	return LT_ERR_FORMAT;
 }
 
 /* Says why a well-formed record is not of its shape, or returns 0. */
-static int cw_check(const struct lt_cw_decoder *d, char *reason, size_t size)
+static int cw_check(const struct parser_cw_decoder *d, char *reason, size_t size)
 {
-	int want_array = d->shape == LT_CW_QUERY_ROW;
+	int want_array = d->shape == PARSER_CW_QUERY_ROW;
 
 	if (d->root_array != want_array) {
 		snprintf(reason, size, "not a CloudWatch record: a JSON %s where %s was expected",
 			 d->root_array ? "array" : "value", want_array ? "an array" : "an object");
 		return LT_ERR_FORMAT;
 	}
-	if (d->shape == LT_CW_EVENT && d->val[CW_MESSAGE].set != 1) {
+	if (d->shape == PARSER_CW_EVENT && d->val[CW_MESSAGE].set != 1) {
 		snprintf(reason, size, "not a CloudWatch event: no \"message\" string");
 		return LT_ERR_FORMAT;
 	}
-	if (d->shape != LT_CW_EVENT && !d->val[CW_MESSAGE].set) {
+	if (d->shape != PARSER_CW_EVENT && !d->val[CW_MESSAGE].set) {
 		snprintf(reason, size, "Logs Insights row without @message: nothing to read");
 		return LT_ERR_FORMAT;
 	}
 	return 0;
 }
 
-int lt_cw_decode(struct lt_cw_decoder *d, struct lt_cw_record *out, enum lt_cw_shape shape,
-		 const char *json, size_t len, char *reason, size_t size)
+int parser_cw_decode(struct parser_cw_decoder *d, struct parser_cw_record *out,
+		     enum parser_cw_shape shape, const char *json, size_t len, char *reason,
+		     size_t size)
 {
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if (shape != LT_CW_EVENT && shape != LT_CW_QUERY_ROW && shape != LT_CW_CONSOLE_ROW) {
+	if (shape != PARSER_CW_EVENT && shape != PARSER_CW_QUERY_ROW &&
+	    shape != PARSER_CW_CONSOLE_ROW) {
 		snprintf(reason, size, "not a CloudWatch record");
 		return LT_ERR_FORMAT;
 	}
 	cw_reset(d, shape, json);
-	rc = lt_json_run(&cw_callbacks, d, &d->h, "invalid JSON", json, len, reason, size);
+	rc = parser_json_run(&cw_callbacks, d, &d->h, "invalid JSON", json, len, reason, size);
 	if (rc == 0)
 		rc = cw_check(d, reason, size);
 	if (rc == 0)

@@ -5,8 +5,8 @@
  * with doubled quotes and embedded newlines (LF or CRLF, kept as written),
  * CRLF or LF row ends, and a last row without a newline.  The header row
  * names the columns in any order; every later row becomes a struct
- * lt_cw_record.  A row is buffered whole (fields NUL-terminated, one after
- * the other) up to LT_MAX_RECORD; damage is one reject per row, with the
+ * parser_cw_record.  A row is buffered whole (fields NUL-terminated, one after
+ * the other) up to PARSER_MAX_RECORD; damage is one reject per row, with the
  * line the row starts on.
  */
 #include "parser-int.h"
@@ -28,8 +28,8 @@ enum csv_col { CC_TIME, CC_MESSAGE, CC_STREAM, CC_PTR, CC_COUNT };
 
 static const char *const csv_col_names[CC_COUNT] = {"@timestamp", "@message", "@logStream", "@ptr"};
 
-struct lt_csv {
-	const struct lt_csv_ops *ops;
+struct parser_csv {
+	const struct parser_csv_ops *ops;
 	void *ctx;
 	enum csv_state state;
 	int pending_cr; /* a CR outside quotes: a row end if a LF follows */
@@ -45,9 +45,9 @@ struct lt_csv {
 	int col[CC_COUNT]; /* column index, -1 when the header lacks it */
 };
 
-struct lt_csv *lt_csv_new(const struct lt_csv_ops *ops, void *ctx)
+struct parser_csv *parser_csv_new(const struct parser_csv_ops *ops, void *ctx)
 {
-	struct lt_csv *c = lt_xcalloc(1, sizeof *c);
+	struct parser_csv *c = lt_xcalloc(1, sizeof *c);
 
 	c->ops = ops;
 	c->ctx = ctx;
@@ -56,7 +56,7 @@ struct lt_csv *lt_csv_new(const struct lt_csv_ops *ops, void *ctx)
 	return c;
 }
 
-void lt_csv_free(struct lt_csv *c)
+void parser_csv_free(struct parser_csv *c)
 {
 	if (c == NULL)
 		return;
@@ -74,7 +74,7 @@ static int csv_is_message(const char *s, size_t n)
 	return n == 8 && memcmp(s, "@message", 8) == 0;
 }
 
-int lt_csv_sniff(const char *buf, size_t len)
+int parser_csv_sniff(const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len, *field;
 	int quoted = 0;
@@ -98,11 +98,11 @@ int lt_csv_sniff(const char *buf, size_t len)
 /* ---- rows --------------------------------------------------------------- */
 
 /* Appends a byte of the current field, unless the row outgrew the cap. */
-static void csv_put(struct lt_csv *c, char ch)
+static void csv_put(struct parser_csv *c, char ch)
 {
 	if (c->oversize)
 		return;
-	if (c->row.len + 2 > LT_MAX_RECORD) {
+	if (c->row.len + 2 > PARSER_MAX_RECORD) {
 		c->oversize = 1;
 		return;
 	}
@@ -110,7 +110,7 @@ static void csv_put(struct lt_csv *c, char ch)
 }
 
 /* Ends the current field: NUL-terminates it and starts the next one. */
-static void csv_end_field(struct lt_csv *c)
+static void csv_end_field(struct parser_csv *c)
 {
 	csv_put(c, '\0');
 	if (c->nfields + 1 >= CSV_MAX_COLS)
@@ -121,7 +121,7 @@ static void csv_end_field(struct lt_csv *c)
 	c->state = CSV_FIELD_START;
 }
 
-static void csv_row_reset(struct lt_csv *c)
+static void csv_row_reset(struct parser_csv *c)
 {
 	lt_buf_reset(&c->row);
 	c->nfields = 0;
@@ -134,7 +134,7 @@ static void csv_row_reset(struct lt_csv *c)
 	c->state = CSV_FIELD_START;
 }
 
-static struct lt_str csv_field(const struct lt_csv *c, size_t i)
+static struct lt_str csv_field(const struct parser_csv *c, size_t i)
 {
 	struct lt_str s = {NULL, 0};
 
@@ -146,7 +146,7 @@ static struct lt_str csv_field(const struct lt_csv *c, size_t i)
 }
 
 /* The header row: which column holds which value. */
-static void csv_header(struct lt_csv *c)
+static void csv_header(struct parser_csv *c)
 {
 	c->have_header = 1;
 	c->ncols = c->nfields;
@@ -164,16 +164,16 @@ static void csv_header(struct lt_csv *c)
 	}
 }
 
-static int csv_reject(struct lt_csv *c, const char *reason)
+static int csv_reject(struct parser_csv *c, const char *reason)
 {
 	return c->ops->reject(c->row_line, c->row_offset, reason, c->ctx);
 }
 
 /* Says why a complete row cannot be a record, or returns NULL. */
-static const char *csv_row_problem(const struct lt_csv *c, char *buf, size_t size)
+static const char *csv_row_problem(const struct parser_csv *c, char *buf, size_t size)
 {
 	if (c->oversize)
-		snprintf(buf, size, "CSV row larger than %u bytes, skipped", LT_MAX_RECORD);
+		snprintf(buf, size, "CSV row larger than %u bytes, skipped", PARSER_MAX_RECORD);
 	else if (c->too_wide)
 		snprintf(buf, size, "CSV row with more than %d fields, skipped", CSV_MAX_COLS - 1);
 	else if (c->nfields != c->ncols)
@@ -189,9 +189,9 @@ static const char *csv_row_problem(const struct lt_csv *c, char *buf, size_t siz
 }
 
 /* A complete data row: a record, or a reject saying why not. */
-static int csv_data_row(struct lt_csv *c)
+static int csv_data_row(struct parser_csv *c)
 {
-	struct lt_cw_record rec;
+	struct parser_cw_record rec;
 	struct lt_str ts;
 	char buf[128];
 	const char *why = csv_row_problem(c, buf, sizeof buf);
@@ -200,7 +200,7 @@ static int csv_data_row(struct lt_csv *c)
 		return csv_reject(c, why);
 	memset(&rec, 0, sizeof rec);
 	ts = c->col[CC_TIME] >= 0 ? csv_field(c, (size_t)c->col[CC_TIME]) : (struct lt_str){0};
-	if (ts.ptr != NULL && ts.len > 0 && lt_cw_time_parse(&rec.ts_us, ts.ptr, ts.len) != 0)
+	if (ts.ptr != NULL && ts.len > 0 && parser_cw_time_parse(&rec.ts_us, ts.ptr, ts.len) != 0)
 		return csv_reject(c, "CSV row's @timestamp is not a time");
 	rec.message = csv_field(c, (size_t)c->col[CC_MESSAGE]);
 	if (c->col[CC_STREAM] >= 0)
@@ -215,7 +215,7 @@ static int csv_data_row(struct lt_csv *c)
 }
 
 /* The row ended (newline or end of input): header, record, reject, or a blank line. */
-static int csv_end_row(struct lt_csv *c)
+static int csv_end_row(struct parser_csv *c)
 {
 	int rc = 0, blank;
 
@@ -233,7 +233,7 @@ static int csv_end_row(struct lt_csv *c)
 /* ---- the state machine -------------------------------------------------- */
 
 /* A byte outside quotes (at a field's start or in an unquoted field). */
-static int csv_plain_byte(struct lt_csv *c, char ch)
+static int csv_plain_byte(struct parser_csv *c, char ch)
 {
 	switch (ch) {
 	case ',':
@@ -261,7 +261,7 @@ static int csv_plain_byte(struct lt_csv *c, char ch)
 }
 
 /* A byte after a quote inside a quoted field. */
-static int csv_after_quote(struct lt_csv *c, char ch)
+static int csv_after_quote(struct parser_csv *c, char ch)
 {
 	if (ch == '"') {
 		csv_put(c, '"');
@@ -276,7 +276,7 @@ static int csv_after_quote(struct lt_csv *c, char ch)
 	return 0;
 }
 
-static int csv_byte(struct lt_csv *c, char ch)
+static int csv_byte(struct parser_csv *c, char ch)
 {
 	if (!c->row_open) {
 		c->row_open = 1;
@@ -307,20 +307,20 @@ static int csv_byte(struct lt_csv *c, char ch)
 }
 
 /* Copies a run of plain bytes inside a quoted field at once. */
-static size_t csv_quoted_run(struct lt_csv *c, const char *p, size_t n)
+static size_t csv_quoted_run(struct parser_csv *c, const char *p, size_t n)
 {
 	size_t i = 0;
 
 	while (i < n && p[i] != '"' && p[i] != '\n')
 		i++;
-	if (!c->oversize && c->row.len + i + 2 <= LT_MAX_RECORD)
+	if (!c->oversize && c->row.len + i + 2 <= PARSER_MAX_RECORD)
 		lt_buf_append(&c->row, p, i);
 	else
 		c->oversize = 1;
 	return i;
 }
 
-int lt_csv_feed(struct lt_csv *c, const char *buf, size_t len)
+int parser_csv_feed(struct parser_csv *c, const char *buf, size_t len)
 {
 	int rc = 0;
 
@@ -341,7 +341,7 @@ int lt_csv_feed(struct lt_csv *c, const char *buf, size_t len)
 	return rc;
 }
 
-int lt_csv_finish(struct lt_csv *c)
+int parser_csv_finish(struct parser_csv *c)
 {
 	char reason[160];
 	int rc = 0;

@@ -19,6 +19,7 @@
  */
 #include "parser-int.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,8 +36,8 @@ enum frame_mode {
 /* Keys of a top-level object whose array value holds the records. */
 static const char *const frame_list_keys[] = {"items", "events", "results"};
 
-struct lt_frame {
-	const struct lt_frame_ops *ops;
+struct parser_frame {
+	const struct parser_frame_ops *ops;
 	void *ctx;
 	size_t max_record;
 	struct lt_buf rec;
@@ -59,20 +60,50 @@ struct lt_frame {
 	const char *keep; /* during a feed: first byte of the record not yet buffered */
 };
 
-struct lt_frame *lt_frame_new(const struct lt_frame_ops *ops, void *ctx, size_t max_record)
+#ifndef NDEBUG
+/*
+ * The state machine's invariant between two bytes: what each mode may hold.
+ * Checked (in builds with asserts) around every feed and every structural byte.
+ */
+static int frame_ok(const struct parser_frame *f)
 {
-	struct lt_frame *f = lt_xcalloc(1, sizeof *f);
+	if (f->depth < 0 || f->list_depth < 0 || f->list_depth > f->depth)
+		return 0;
+	switch (f->mode) {
+	case FRAME_SEEK: /* between records: nothing open */
+		return f->depth == 0 && f->list_depth == 0;
+	case FRAME_RECORD: /* inside a record, buffered within the cap */
+		return f->depth > f->rec_base && f->rec.len <= f->max_record;
+	case FRAME_OVERSIZE: /* inside a record, nothing buffered */
+		return f->depth > f->rec_base && f->rec.len == 0;
+	case FRAME_ENVELOPE: /* inside a top-level container */
+		return f->depth >= 1;
+	case FRAME_GARBAGE:
+		return 1;
+	case FRAME_BOM:
+		return f->offset <= 2 && f->bom_left >= 1 && f->bom_left <= 2;
+	case FRAME_ZEROS: /* a run of zeros remembers a mode that is not itself */
+		return f->zero_from != FRAME_ZEROS && f->zeros > 0;
+	}
+	return 0;
+}
+#endif
+
+struct parser_frame *parser_frame_new(const struct parser_frame_ops *ops, void *ctx,
+				      size_t max_record)
+{
+	struct parser_frame *f = lt_xcalloc(1, sizeof *f);
 
 	f->ops = ops;
 	f->ctx = ctx;
-	f->max_record = max_record ? max_record : LT_MAX_RECORD;
+	f->max_record = max_record ? max_record : PARSER_MAX_RECORD;
 	f->line = 1;
 	f->at_line_start = 1;
 	lt_buf_init(&f->rec);
 	return f;
 }
 
-void lt_frame_free(struct lt_frame *f)
+void parser_frame_free(struct parser_frame *f)
 {
 	if (f == NULL)
 		return;
@@ -80,18 +111,18 @@ void lt_frame_free(struct lt_frame *f)
 	free(f);
 }
 
-uint64_t lt_frame_line(const struct lt_frame *f)
+uint64_t parser_frame_line(const struct parser_frame *f)
 {
 	return f->line;
 }
 
-static int frame_reject(struct lt_frame *f, uint64_t line, uint64_t offset, const char *reason)
+static int frame_reject(struct parser_frame *f, uint64_t line, uint64_t offset, const char *reason)
 {
 	return f->ops->reject(line, offset, reason, f->ctx);
 }
 
 /* Begins a record whose first byte is the current one. */
-static void frame_begin(struct lt_frame *f, int base, const char *p)
+static void frame_begin(struct parser_frame *f, int base, const char *p)
 {
 	f->keep = p;
 	f->mode = FRAME_RECORD;
@@ -104,7 +135,7 @@ static void frame_begin(struct lt_frame *f, int base, const char *p)
 }
 
 /* The record just closed: hand it out and go back to where records are found. */
-static int frame_end(struct lt_frame *f)
+static int frame_end(struct parser_frame *f)
 {
 	int rc = 0;
 	char reason[96];
@@ -122,7 +153,7 @@ static int frame_end(struct lt_frame *f)
 }
 
 /* Forgets any open record or list: the next byte is read as if between records. */
-static void frame_restart(struct lt_frame *f)
+static void frame_restart(struct parser_frame *f)
 {
 	lt_buf_reset(&f->rec);
 	f->mode = FRAME_SEEK;
@@ -133,7 +164,7 @@ static void frame_restart(struct lt_frame *f)
 }
 
 /* A record still open when its line broke off: reject it, start over at depth 0. */
-static int frame_cut(struct lt_frame *f)
+static int frame_cut(struct parser_frame *f)
 {
 	int rc = 0;
 	char reason[128];
@@ -151,7 +182,7 @@ static int frame_cut(struct lt_frame *f)
 }
 
 /* A byte that cannot start a record at depth 0: reject the rest of its line. */
-static int frame_garbage(struct lt_frame *f, unsigned char c)
+static int frame_garbage(struct parser_frame *f, unsigned char c)
 {
 	char reason[96];
 
@@ -165,14 +196,14 @@ static int frame_garbage(struct lt_frame *f, unsigned char c)
 }
 
 /* A UTF-8 byte order mark (EF BB BF) may open a file: skip it. */
-static int frame_bom(struct lt_frame *f)
+static int frame_bom(struct parser_frame *f)
 {
 	f->mode = FRAME_BOM;
 	f->bom_left = 2;
 	return 0;
 }
 
-static int frame_bom_byte(struct lt_frame *f, unsigned char c)
+static int frame_bom_byte(struct parser_frame *f, unsigned char c)
 {
 	static const unsigned char rest[] = {0xbb, 0xbf};
 
@@ -186,7 +217,7 @@ static int frame_bom_byte(struct lt_frame *f, unsigned char c)
 }
 
 /* True when the key that just closed at depth 1 names the records' list. */
-static int frame_key_is_list(const struct lt_frame *f)
+static int frame_key_is_list(const struct parser_frame *f)
 {
 	const char *k = f->rec.ptr + f->key_start;
 	size_t n = f->rec.len - f->key_start;
@@ -198,7 +229,7 @@ static int frame_key_is_list(const struct lt_frame *f)
 }
 
 /* Appends the record's bytes from f->keep up to upto; switches to oversize past the cap. */
-static void frame_flush(struct lt_frame *f, const char *upto)
+static void frame_flush(struct parser_frame *f, const char *upto)
 {
 	size_t n = (size_t)(upto - f->keep);
 
@@ -214,13 +245,13 @@ static void frame_flush(struct lt_frame *f, const char *upto)
 }
 
 /* True while reading the keys of a top-level object (where "items" may appear). */
-static int frame_at_top_keys(const struct lt_frame *f)
+static int frame_at_top_keys(const struct parser_frame *f)
 {
 	return f->mode == FRAME_RECORD && f->rec_base == 0 && f->depth == 1;
 }
 
 /* Outside strings in a top-level object: spots `"items": [` and turns into an envelope. */
-static int frame_watch_key(struct lt_frame *f, unsigned char c)
+static int frame_watch_key(struct parser_frame *f, unsigned char c)
 {
 	if (!frame_at_top_keys(f))
 		return 0;
@@ -244,7 +275,7 @@ static int frame_watch_key(struct lt_frame *f, unsigned char c)
 }
 
 /* One byte outside any string, inside a record; emits the record when it closes. */
-static int frame_structure(struct lt_frame *f, const char *p)
+static int frame_structure(struct parser_frame *f, const char *p)
 {
 	unsigned char c = (unsigned char)*p;
 
@@ -274,7 +305,7 @@ static int frame_is_separator(unsigned char c)
 }
 
 /* A byte inside an envelope, outside any record: starts elements, closes lists. */
-static int frame_envelope(struct lt_frame *f, const char *p)
+static int frame_envelope(struct parser_frame *f, const char *p)
 {
 	unsigned char c = (unsigned char)*p;
 	int at_list = f->list_depth != 0 && f->depth == f->list_depth;
@@ -304,7 +335,7 @@ static int frame_envelope(struct lt_frame *f, const char *p)
 }
 
 /* A byte between records at depth 0. */
-static int frame_seek(struct lt_frame *f, const char *p)
+static int frame_seek(struct parser_frame *f, const char *p)
 {
 	unsigned char c = (unsigned char)*p;
 
@@ -328,7 +359,7 @@ static int frame_seek(struct lt_frame *f, const char *p)
 }
 
 /* Skips string content quickly; returns the closing quote, a newline, or end. */
-static const char *frame_scan_string(struct lt_frame *f, const char *p, const char *end)
+static const char *frame_scan_string(struct parser_frame *f, const char *p, const char *end)
 {
 	for (; p < end; p++) {
 		unsigned char c = (unsigned char)*p;
@@ -348,8 +379,9 @@ static const char *frame_scan_string(struct lt_frame *f, const char *p, const ch
 }
 
 /* Handles one byte that is not inside a string. */
-static int frame_byte(struct lt_frame *f, const char *p)
+static int frame_byte(struct parser_frame *f, const char *p)
 {
+	assert(frame_ok(f));
 	switch (f->mode) {
 	case FRAME_SEEK:
 		return frame_seek(f, p);
@@ -371,7 +403,7 @@ static int frame_byte(struct lt_frame *f, const char *p)
 }
 
 /* A zero byte: counts the run it starts, and decides at its end (frame_zeros_end). */
-static void frame_zeros_begin(struct lt_frame *f)
+static void frame_zeros_begin(struct parser_frame *f)
 {
 	f->zero_from = f->mode;
 	f->zero_offset = f->offset;
@@ -380,7 +412,7 @@ static void frame_zeros_begin(struct lt_frame *f)
 }
 
 /* A few zero bytes: what any other bad byte would have been where they were. */
-static int frame_zeros_short(struct lt_frame *f)
+static int frame_zeros_short(struct parser_frame *f)
 {
 	static const char zero = 0;
 
@@ -413,13 +445,13 @@ static int frame_zeros_short(struct lt_frame *f)
  * zeroed in a crash, with the writer going on after it: whatever was open
  * is cut off there, and the next record may follow on the same line.
  */
-static int frame_zeros_end(struct lt_frame *f)
+static int frame_zeros_end(struct parser_frame *f)
 {
 	char reason[128];
 	uint64_t line = f->line, offset = f->zero_offset;
 	int rc;
 
-	if (f->zeros < LT_ZERO_BLOCK)
+	if (f->zeros < PARSER_ZERO_BLOCK)
 		return frame_zeros_short(f);
 	if (f->zero_from == FRAME_RECORD || f->zero_from == FRAME_OVERSIZE) {
 		snprintf(reason, sizeof reason,
@@ -442,7 +474,7 @@ static int frame_zeros_end(struct lt_frame *f)
  * off; except between the elements of a list, where it starts the next one
  * (arrays printed with their elements unindented).
  */
-static int frame_is_cut(const struct lt_frame *f, unsigned char c)
+static int frame_is_cut(const struct parser_frame *f, unsigned char c)
 {
 	if (f->mode == FRAME_ENVELOPE && f->list_depth != 0 && f->depth == f->list_depth)
 		return 0;
@@ -451,7 +483,7 @@ static int frame_is_cut(const struct lt_frame *f, unsigned char c)
 }
 
 /* Handles the string content starting at p; returns where to go on. */
-static const char *frame_string(struct lt_frame *f, const char *p, const char *end)
+static const char *frame_string(struct parser_frame *f, const char *p, const char *end)
 {
 	const char *q = frame_scan_string(f, p, end);
 
@@ -473,7 +505,7 @@ static const unsigned char frame_special[256] = {
  * Inside a record with no escape pending, bytes that are not special change
  * nothing but the offset (the "items" watch resets on ':' and '"' too).
  */
-static const char *frame_skip_plain(struct lt_frame *f, const char *p, const char *end)
+static const char *frame_skip_plain(struct parser_frame *f, const char *p, const char *end)
 {
 	const char *q = p;
 
@@ -485,11 +517,13 @@ static const char *frame_skip_plain(struct lt_frame *f, const char *p, const cha
 	return q;
 }
 
-int lt_frame_feed(struct lt_frame *f, const char *buf, size_t len)
+int parser_frame_feed(struct parser_frame *f, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;
 	int rc = 0;
 
+	assert(buf != NULL || len == 0);
+	assert(frame_ok(f) && f->keep == NULL);
 	f->keep = buf;
 	while (p < end && rc == 0) {
 		if ((p = frame_skip_plain(f, p, end)) == end)
@@ -532,13 +566,15 @@ int lt_frame_feed(struct lt_frame *f, const char *buf, size_t len)
 	}
 	frame_flush(f, p);
 	f->keep = NULL;
+	assert(rc != 0 || frame_ok(f));
 	return rc;
 }
 
-int lt_frame_finish(struct lt_frame *f)
+int parser_frame_finish(struct parser_frame *f)
 {
 	int rc = 0;
 
+	assert(frame_ok(f));
 	if (f->mode == FRAME_ZEROS && (rc = frame_zeros_end(f)) != 0)
 		return rc;
 	if (f->mode == FRAME_RECORD || f->mode == FRAME_OVERSIZE)

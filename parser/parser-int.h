@@ -1,61 +1,62 @@
 /* parser-int.h - private interfaces between the parser's files. */
-#ifndef LT_PARSER_INT_H
-#define LT_PARSER_INT_H
+#ifndef PARSER_INT_H
+#define PARSER_INT_H
 
 #include "lt_parser.h"
 
 /* Largest record we buffer; audit request bodies go up to 1.5 MiB, objects a few MiB. */
-#define LT_MAX_RECORD (8u * 1024 * 1024)
+#define PARSER_MAX_RECORD (8u * 1024 * 1024)
 
 /*
  * Zero bytes in a run this long are a block the file system zeroed in a
  * crash (the writer went on after it); fewer are bad bytes of their line.
  */
-#define LT_ZERO_BLOCK 8
+#define PARSER_ZERO_BLOCK 8
 
 /* ---- framer: bytes -> JSON records ------------------------------------ */
 
-struct lt_frame_ops {
+struct parser_frame_ops {
 	/* A complete top-level record (or a list element); text is NUL-terminated. */
 	int (*record)(const char *text, size_t len, uint64_t line, uint64_t offset, void *ctx);
 	/* Something that is not a usable record, with a one-line reason. */
 	int (*reject)(uint64_t line, uint64_t offset, const char *reason, void *ctx);
 };
 
-struct lt_frame;
+struct parser_frame;
 
-/* A framer delivering to ops; max_record caps what is buffered (0: LT_MAX_RECORD). */
-struct lt_frame *lt_frame_new(const struct lt_frame_ops *ops, void *ctx, size_t max_record);
-void lt_frame_free(struct lt_frame *f);
+/* A framer delivering to ops; max_record caps what is buffered (0: PARSER_MAX_RECORD). */
+struct parser_frame *parser_frame_new(const struct parser_frame_ops *ops, void *ctx,
+				      size_t max_record);
+void parser_frame_free(struct parser_frame *f);
 
 /* Feeds the next len bytes; returns 0 or the first non-zero callback result. */
-int lt_frame_feed(struct lt_frame *f, const char *buf, size_t len);
+int parser_frame_feed(struct parser_frame *f, const char *buf, size_t len);
 
 /* Ends the stream: a record still open is rejected as cut off. */
-int lt_frame_finish(struct lt_frame *f);
+int parser_frame_finish(struct parser_frame *f);
 
 /* Lines seen so far (1-based line of the next byte). */
-uint64_t lt_frame_line(const struct lt_frame *f);
+uint64_t parser_frame_line(const struct parser_frame *f);
 
 /* ---- audit event decoder: one JSON record -> struct lt_audit_event ---- */
 
-struct lt_audit_decoder;
+struct parser_audit_decoder;
 
-struct lt_audit_decoder *lt_audit_decoder_new(void);
-void lt_audit_decoder_free(struct lt_audit_decoder *d);
+struct parser_audit_decoder *parser_audit_decoder_new(void);
+void parser_audit_decoder_free(struct parser_audit_decoder *d);
 
 /*
  * Decodes one record.  On success fills *out, whose strings point into the
  * decoder and stay valid until the next call.  On failure returns
  * LT_ERR_FORMAT with a one-line reason in reason[size].
  */
-int lt_audit_decode(struct lt_audit_decoder *d, struct lt_audit_event *out, const char *json,
-		    size_t len, char *reason, size_t size);
+int parser_audit_decode(struct parser_audit_decoder *d, struct lt_audit_event *out,
+			const char *json, size_t len, char *reason, size_t size);
 
 /* ---- klog: the header and structured messages (parser-klog.c) -------- */
 
 /* A klog header "E0405 06:04:04.422460  477678 nodelease.go:49] ": no year in it. */
-struct lt_klog {
+struct parser_klog {
 	char severity;		/* I W E F */
 	int month, day;		/* 1-12, 1-31 */
 	int64_t tod_us;		/* time of day */
@@ -64,7 +65,7 @@ struct lt_klog {
 };
 
 /* Parses a klog header at s; the bytes it took, or 0 when s does not start with one. */
-size_t lt_klog_header(struct lt_klog *out, const char *s, size_t len);
+size_t parser_klog_header(struct parser_klog *out, const char *s, size_t len);
 
 /*
  * Splits a klog payload into its message and fields: a structured payload
@@ -73,88 +74,91 @@ size_t lt_klog_header(struct lt_klog *out, const char *s, size_t len);
  * Both buffers are reset first.  Returns where the fields start in p (len
  * when there are none).
  */
-size_t lt_klog_payload(struct lt_buf *msg, struct lt_buf *fields, const char *p, size_t len);
+size_t parser_klog_payload(struct lt_buf *msg, struct lt_buf *fields, const char *p, size_t len);
 
 /* ---- classification of log messages (parser-classify.c) --------------- */
 
-struct lt_classifier;
+struct parser_classifier;
 
-struct lt_classifier *lt_classifier_new(void);
-void lt_classifier_free(struct lt_classifier *c);
+struct parser_classifier *parser_classifier_new(void);
+void parser_classifier_free(struct parser_classifier *c);
 
 /*
  * Fills line->kind, subject, obj_* and not_found from line->message and
  * line->fields (text = message, a space, fields' raw tail).  Strings point
  * into text or the line.
  */
-void lt_classify(struct lt_classifier *c, struct lt_log_line *line, const char *text, size_t len);
+void parser_classify(struct parser_classifier *c, struct lt_log_line *line, const char *text,
+		     size_t len);
 
 /* ---- text logs: journal, klog, syslog, CloudWatch text (parser-text.c) - */
 
 /* True when some early line of buf is a journal, klog, syslog or CloudWatch text line. */
-int lt_text_sniff(const char *buf, size_t len);
+int parser_text_sniff(const char *buf, size_t len);
 
 /* How a text log hands a JSON message (an audit Event in a CloudWatch export) back. */
-typedef int (*lt_json_route_fn)(const char *json, size_t len, const struct lt_where *at, void *ctx);
+typedef int (*parser_json_route_fn)(const char *json, size_t len, const struct lt_where *at,
+				    void *ctx);
 
-struct lt_textlog;
+struct parser_textlog;
 
-struct lt_textlog *lt_textlog_new(const struct lt_sink *sink, void *ctx, struct lt_input *in,
-				  lt_json_route_fn route, void *route_ctx);
-void lt_textlog_free(struct lt_textlog *t);
+struct parser_textlog *parser_textlog_new(const struct lt_sink *sink, void *ctx,
+					  struct lt_input *in, parser_json_route_fn route,
+					  void *route_ctx);
+void parser_textlog_free(struct parser_textlog *t);
 
 /* Feeds bytes of a text log; whole lines are parsed and handed to the sink. */
-int lt_textlog_feed(struct lt_textlog *t, const char *buf, size_t len);
-int lt_textlog_finish(struct lt_textlog *t);
+int parser_textlog_feed(struct parser_textlog *t, const char *buf, size_t len);
+int parser_textlog_finish(struct parser_textlog *t);
 
 /*
  * One message whose envelope was already read (a journal JSON record, a
  * CloudWatch record): line holds what is known (ts_us, host, ident, pid,
  * component); the message (a klog line or plain text) fills the rest.
  */
-int lt_textlog_message(struct lt_textlog *t, struct lt_log_line *line, const char *msg, size_t len,
-		       const struct lt_where *at);
+int parser_textlog_message(struct parser_textlog *t, struct lt_log_line *line, const char *msg,
+			   size_t len, const struct lt_where *at);
 
 /*
  * A container runtime's record (docker json-file; CRI lines come through
- * lt_textlog_feed): like lt_textlog_message, but a partial record waits
- * for the rest of its line, which lt_textlog_finish also lets go.
+ * parser_textlog_feed): like parser_textlog_message, but a partial record waits
+ * for the rest of its line, which parser_textlog_finish also lets go.
  */
-int lt_textlog_container(struct lt_textlog *t, struct lt_log_line *line, const char *msg,
-			 size_t len, int partial, const struct lt_where *at);
+int parser_textlog_container(struct parser_textlog *t, struct lt_log_line *line, const char *msg,
+			     size_t len, int partial, const struct lt_where *at);
 
 /* The component a CloudWatch stream name stands for ("kube-controller-manager-…"), or NULL. */
-const char *lt_stream_component(struct lt_str stream);
+const char *parser_stream_component(struct lt_str stream);
 
 /* ---- Kubernetes' JSON log format (parser-jsonlog.c) ------------------ */
 
 /* One line of --logging-format=json. */
-struct lt_jsonlog {
+struct parser_jsonlog {
 	int64_t ts_us; /* "ts", UTC */
 	char severity; /* 'E' with an "err", else 'I' */
 	struct lt_str msg, caller;
 };
 
 /* True when a JSON record looks like such a line ("ts" and "msg", no auditID). */
-int lt_jsonlog_probe(const char *json, size_t len);
+int parser_jsonlog_probe(const char *json, size_t len);
 
 /*
  * Parses s[0..n) as a JSON log line: 0, or -1 when it is none.  msg and
  * caller point into arena; the other top-level values are appended to
  * pairs as klog writes them (` key="value"`), for the classifier.
  */
-int lt_jsonlog_parse(struct lt_jsonlog *out, struct lt_buf *arena, struct lt_buf *pairs,
-		     const char *s, size_t n);
+int parser_jsonlog_parse(struct parser_jsonlog *out, struct lt_buf *arena, struct lt_buf *pairs,
+			 const char *s, size_t n);
 
 /* ---- journalctl -o json records (parser-journal.c) -------------------- */
 
 /* True when a JSON record is a journal entry (it has __REALTIME_TIMESTAMP) or a docker one. */
-int lt_journal_json_probe(const char *json, size_t len);
+int parser_journal_json_probe(const char *json, size_t len);
 
-struct lt_journal_decoder;
+struct parser_journal_decoder;
 
-struct lt_journal_decoder *lt_journal_decoder_new(void);
-void lt_journal_decoder_free(struct lt_journal_decoder *d);
+struct parser_journal_decoder *parser_journal_decoder_new(void);
+void parser_journal_decoder_free(struct parser_journal_decoder *d);
 
 /*
  * Decodes one journal entry: fills ts_us, host, ident, pid of *line and
@@ -163,8 +167,9 @@ void lt_journal_decoder_free(struct lt_journal_decoder *d);
  * says the line goes on in the next record.  LT_ERR_FORMAT with a reason
  * when it is no usable entry.
  */
-int lt_journal_decode(struct lt_journal_decoder *d, struct lt_log_line *line, struct lt_str *msg,
-		      int *partial, const char *json, size_t len, char *reason, size_t size);
+int parser_journal_decode(struct parser_journal_decoder *d, struct lt_log_line *line,
+			  struct lt_str *msg, int *partial, const char *json, size_t len,
+			  char *reason, size_t size);
 
 /* ---- CloudWatch Logs exports: records -> (time, stream, message) ------ */
 
@@ -175,7 +180,7 @@ int lt_journal_decode(struct lt_journal_decoder *d, struct lt_log_line *line, st
  * NUL-terminated; what it holds (an audit Event, a klog line) is routed by
  * the caller.  Strings are borrowed from the decoder until its next call.
  */
-struct lt_cw_record {
+struct parser_cw_record {
 	int64_t ts_us;	       /* the record's timestamp (ms precision), 0 when absent */
 	struct lt_str message; /* @message / message, decoded */
 	struct lt_str stream;  /* logStreamName / @logStream, absent if unknown */
@@ -183,53 +188,55 @@ struct lt_cw_record {
 };
 
 /* What one framed JSON record is, as far as CloudWatch goes. */
-enum lt_cw_shape {
-	LT_CW_NONE = 0,	   /* not a CloudWatch record (an audit Event, say) */
-	LT_CW_EVENT,	   /* {"timestamp":ms,"message":"...",...} of (filter|get)-log-events */
-	LT_CW_QUERY_ROW,   /* [{"field":"@timestamp","value":"..."},...] of get-query-results */
-	LT_CW_CONSOLE_ROW, /* {"@timestamp":"...","@message":... } of a console JSON export */
+enum parser_cw_shape {
+	PARSER_CW_NONE = 0,    /* not a CloudWatch record (an audit Event, say) */
+	PARSER_CW_EVENT,       /* {"timestamp":ms,"message":"...",...} of (filter|get)-log-events */
+	PARSER_CW_QUERY_ROW,   /* [{"field":"@timestamp","value":"..."},...] of get-query-results */
+	PARSER_CW_CONSOLE_ROW, /* {"@timestamp":"...","@message":... } of a console JSON export */
 };
 
 /* Decides from one framed JSON record (a list element) which shape it has. */
-enum lt_cw_shape lt_cw_shape_of(const char *json, size_t len);
+enum parser_cw_shape parser_cw_shape_of(const char *json, size_t len);
 
-struct lt_cw_decoder;
+struct parser_cw_decoder;
 
-struct lt_cw_decoder *lt_cw_decoder_new(void);
-void lt_cw_decoder_free(struct lt_cw_decoder *d);
+struct parser_cw_decoder *parser_cw_decoder_new(void);
+void parser_cw_decoder_free(struct parser_cw_decoder *d);
 
 /*
  * Decodes one framed record of a known shape into *out.  A console row's
  * @message that is a JSON object comes back as that object's JSON text.
  * On failure returns LT_ERR_FORMAT with a one-line reason in reason[size].
  */
-int lt_cw_decode(struct lt_cw_decoder *d, struct lt_cw_record *out, enum lt_cw_shape shape,
-		 const char *json, size_t len, char *reason, size_t size);
+int parser_cw_decode(struct parser_cw_decoder *d, struct parser_cw_record *out,
+		     enum parser_cw_shape shape, const char *json, size_t len, char *reason,
+		     size_t size);
 
 /*
  * lt_time_parse, also taking Logs Insights' "2023-07-31 01:58:12.101" (UTC
  * without a zone designator).  0, or LT_ERR_FORMAT.
  */
-int lt_cw_time_parse(int64_t *out, const char *s, size_t len);
+int parser_cw_time_parse(int64_t *out, const char *s, size_t len);
 
 /* ---- Logs Insights CSV exports (RFC 4180) ------------------------------ */
 
 /* True when buf starts with a CSV header naming @message (any column order). */
-int lt_csv_sniff(const char *buf, size_t len);
+int parser_csv_sniff(const char *buf, size_t len);
 
-struct lt_csv_ops {
+struct parser_csv_ops {
 	/* One data row; line/offset are those of the row's first byte. */
-	int (*record)(const struct lt_cw_record *rec, uint64_t line, uint64_t offset, void *ctx);
+	int (*record)(const struct parser_cw_record *rec, uint64_t line, uint64_t offset,
+		      void *ctx);
 	int (*reject)(uint64_t line, uint64_t offset, const char *reason, void *ctx);
 };
 
-struct lt_csv;
+struct parser_csv;
 
 /* A streaming CSV reader: the header row maps columns, each later row is a record. */
-struct lt_csv *lt_csv_new(const struct lt_csv_ops *ops, void *ctx);
-void lt_csv_free(struct lt_csv *c);
-int lt_csv_feed(struct lt_csv *c, const char *buf, size_t len);
+struct parser_csv *parser_csv_new(const struct parser_csv_ops *ops, void *ctx);
+void parser_csv_free(struct parser_csv *c);
+int parser_csv_feed(struct parser_csv *c, const char *buf, size_t len);
 /* Ends the input: a last row without newline is a row; an open quote is a cut-off row. */
-int lt_csv_finish(struct lt_csv *c);
+int parser_csv_finish(struct parser_csv *c);
 
 #endif

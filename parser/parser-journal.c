@@ -33,7 +33,7 @@ static const char *const journal_keys[J_NFIELDS] = {
     "_PID",    "_SYSTEMD_UNIT",	       "log",	    "time",
 };
 
-struct lt_journal_decoder {
+struct parser_journal_decoder {
 	struct lt_buf arena;
 	size_t off[J_NFIELDS], len[J_NFIELDS];
 	int have[J_NFIELDS];
@@ -42,7 +42,7 @@ struct lt_journal_decoder {
 	int in_bytes; /* inside MESSAGE's array of bytes */
 };
 
-int lt_journal_json_probe(const char *json, size_t len)
+int parser_journal_json_probe(const char *json, size_t len)
 {
 	if (memmem(json, len, "\"__REALTIME_TIMESTAMP\"", 22) != NULL)
 		return 1;
@@ -52,15 +52,15 @@ int lt_journal_json_probe(const char *json, size_t len)
 	       memmem(json, len, "\"auditID\"", 9) == NULL;
 }
 
-struct lt_journal_decoder *lt_journal_decoder_new(void)
+struct parser_journal_decoder *parser_journal_decoder_new(void)
 {
-	struct lt_journal_decoder *d = lt_xcalloc(1, sizeof *d);
+	struct parser_journal_decoder *d = lt_xcalloc(1, sizeof *d);
 
 	lt_buf_init(&d->arena);
 	return d;
 }
 
-void lt_journal_decoder_free(struct lt_journal_decoder *d)
+void parser_journal_decoder_free(struct parser_journal_decoder *d)
 {
 	if (d == NULL)
 		return;
@@ -68,7 +68,7 @@ void lt_journal_decoder_free(struct lt_journal_decoder *d)
 	free(d);
 }
 
-static void journal_keep(struct lt_journal_decoder *d, const char *s, size_t n)
+static void journal_keep(struct parser_journal_decoder *d, const char *s, size_t n)
 {
 	d->off[d->field] = d->arena.len;
 	d->len[d->field] = n;
@@ -78,7 +78,7 @@ static void journal_keep(struct lt_journal_decoder *d, const char *s, size_t n)
 
 static int journal_string(void *ctx, const unsigned char *s, size_t n)
 {
-	struct lt_journal_decoder *d = ctx;
+	struct parser_journal_decoder *d = ctx;
 
 	if (d->depth == 1 && d->field >= 0)
 		journal_keep(d, (const char *)s, n);
@@ -87,7 +87,7 @@ static int journal_string(void *ctx, const unsigned char *s, size_t n)
 
 static int journal_number(void *ctx, const char *s, size_t n)
 {
-	struct lt_journal_decoder *d = ctx;
+	struct parser_journal_decoder *d = ctx;
 	long v;
 
 	if (d->in_bytes && d->depth == 2) {
@@ -102,7 +102,7 @@ static int journal_number(void *ctx, const char *s, size_t n)
 
 static int journal_key(void *ctx, const unsigned char *k, size_t n)
 {
-	struct lt_journal_decoder *d = ctx;
+	struct parser_journal_decoder *d = ctx;
 
 	if (d->depth != 1)
 		return 1;
@@ -115,13 +115,13 @@ static int journal_key(void *ctx, const unsigned char *k, size_t n)
 
 static int journal_start_map(void *ctx)
 {
-	((struct lt_journal_decoder *)ctx)->depth++;
+	((struct parser_journal_decoder *)ctx)->depth++;
 	return 1;
 }
 
 static int journal_end(void *ctx)
 {
-	struct lt_journal_decoder *d = ctx;
+	struct parser_journal_decoder *d = ctx;
 
 	d->depth--;
 	d->in_bytes = 0;
@@ -130,7 +130,7 @@ static int journal_end(void *ctx)
 
 static int journal_start_array(void *ctx)
 {
-	struct lt_journal_decoder *d = ctx;
+	struct parser_journal_decoder *d = ctx;
 
 	if (d->depth == 1 && d->field == J_MESSAGE) {
 		d->in_bytes = 1;
@@ -160,7 +160,7 @@ static const yajl_callbacks journal_callbacks = {
     journal_end,
 };
 
-static struct lt_str journal_get(const struct lt_journal_decoder *d, int f)
+static struct lt_str journal_get(const struct parser_journal_decoder *d, int f)
 {
 	if (!d->have[f])
 		return (struct lt_str){NULL, 0};
@@ -182,7 +182,7 @@ static int64_t journal_digits(struct lt_str s)
 }
 
 /* A docker json-file record: its time, and its line without the newline (*partial without one). */
-static int journal_docker(const struct lt_journal_decoder *d, struct lt_log_line *line,
+static int journal_docker(const struct parser_journal_decoder *d, struct lt_log_line *line,
 			  struct lt_str *msg, int *partial, char *reason, size_t size)
 {
 	struct lt_str when = journal_get(d, J_TIME);
@@ -201,8 +201,9 @@ static int journal_docker(const struct lt_journal_decoder *d, struct lt_log_line
 	return 0;
 }
 
-int lt_journal_decode(struct lt_journal_decoder *d, struct lt_log_line *line, struct lt_str *msg,
-		      int *partial, const char *json, size_t len, char *reason, size_t size)
+int parser_journal_decode(struct parser_journal_decoder *d, struct lt_log_line *line,
+			  struct lt_str *msg, int *partial, const char *json, size_t len,
+			  char *reason, size_t size)
 {
 	int64_t ts, pid;
 
@@ -211,8 +212,8 @@ int lt_journal_decode(struct lt_journal_decoder *d, struct lt_log_line *line, st
 	d->depth = 0;
 	d->field = -1;
 	d->in_bytes = 0;
-	if (lt_json_run(&journal_callbacks, d, NULL, "broken JSON in a journal entry", json, len,
-			reason, size) != 0)
+	if (parser_json_run(&journal_callbacks, d, NULL, "broken JSON in a journal entry", json,
+			    len, reason, size) != 0)
 		return LT_ERR_FORMAT;
 	*partial = 0;
 	if (!d->have[J_REALTIME] && !d->have[J_MESSAGE] && d->have[J_LOG])

@@ -15,8 +15,8 @@ static void json_reason(yajl_handle h, const char *what, const char *json, size_
 	yajl_free_error(h, msg);
 }
 
-int lt_json_run(const yajl_callbacks *cb, void *ctx, yajl_handle *h, const char *what,
-		const char *json, size_t len, char *reason, size_t size)
+int parser_json_run(const yajl_callbacks *cb, void *ctx, yajl_handle *h, const char *what,
+		    const char *json, size_t len, char *reason, size_t size)
 {
 	yajl_handle y = yajl_alloc(cb, NULL, ctx);
 	yajl_status st;

@@ -2,8 +2,8 @@
  * parser-json.h - what the yajl decoders share (parser-audit.c, parser-journal.c,
  * parser-jsonlog.c, parser-cloudwatch.c); only they include it, so yajl stays behind them.
  */
-#ifndef LT_PARSER_JSON_H
-#define LT_PARSER_JSON_H
+#ifndef PARSER_JSON_H
+#define PARSER_JSON_H
 
 #include "parser-int.h"
 
@@ -17,7 +17,7 @@
  * Returns 0, or LT_ERR_FORMAT with a one-line reason in reason[size] that
  * starts with what ("invalid JSON").
  */
-int lt_json_run(const yajl_callbacks *cb, void *ctx, yajl_handle *h, const char *what,
-		const char *json, size_t len, char *reason, size_t size);
+int parser_json_run(const yajl_callbacks *cb, void *ctx, yajl_handle *h, const char *what,
+		    const char *json, size_t len, char *reason, size_t size);
 
 #endif

@@ -19,7 +19,7 @@
 #include <string.h>
 
 struct jsonlog_run {
-	struct lt_jsonlog *out;
+	struct parser_jsonlog *out;
 	struct lt_buf *arena; /* msg and caller: copies, yajl's strings are borrowed */
 	struct lt_buf *pairs; /* key="value" pairs for the classifier */
 	size_t msg_at, caller_at;
@@ -211,14 +211,14 @@ static const yajl_callbacks jsonlog_callbacks = {
     jsonlog_end_array,
 };
 
-int lt_jsonlog_probe(const char *json, size_t len)
+int parser_jsonlog_probe(const char *json, size_t len)
 {
 	return memmem(json, len, "\"ts\"", 4) != NULL && memmem(json, len, "\"msg\"", 5) != NULL &&
 	       memmem(json, len, "\"auditID\"", 9) == NULL;
 }
 
-int lt_jsonlog_parse(struct lt_jsonlog *out, struct lt_buf *arena, struct lt_buf *pairs,
-		     const char *s, size_t n)
+int parser_jsonlog_parse(struct parser_jsonlog *out, struct lt_buf *arena, struct lt_buf *pairs,
+			 const char *s, size_t n)
 {
 	struct jsonlog_run r;
 	char reason[64];
@@ -235,8 +235,8 @@ int lt_jsonlog_parse(struct lt_jsonlog *out, struct lt_buf *arena, struct lt_buf
 	lt_buf_reset(arena);
 	lt_buf_init(&r.ref_name);
 	lt_buf_init(&r.ref_ns);
-	rc =
-	    lt_json_run(&jsonlog_callbacks, &r, NULL, "JSON log line", s, n, reason, sizeof reason);
+	rc = parser_json_run(&jsonlog_callbacks, &r, NULL, "JSON log line", s, n, reason,
+			     sizeof reason);
 	lt_buf_release(&r.ref_name);
 	lt_buf_release(&r.ref_ns);
 	if (rc != 0 || out->ts_us == 0)

@@ -18,7 +18,7 @@ static int klog_digits(int64_t *out, const char *s, size_t n)
 }
 
 /* "Lmmdd hh:mm:ss.uuuuuu": the fixed-width first 21 bytes of a header. */
-static int klog_stamp(struct lt_klog *out, const char *s)
+static int klog_stamp(struct parser_klog *out, const char *s)
 {
 	int64_t mo, d, h, mi, se, us;
 
@@ -38,7 +38,7 @@ static int klog_stamp(struct lt_klog *out, const char *s)
 	return 1;
 }
 
-size_t lt_klog_header(struct lt_klog *out, const char *s, size_t len)
+size_t parser_klog_header(struct parser_klog *out, const char *s, size_t len)
 {
 	size_t i = 21, start;
 
@@ -200,7 +200,7 @@ static size_t klog_field(struct lt_buf *f, struct lt_buf *tmp, const char *p, si
 		took = klog_bare(p + k + 1, len - k - 1);
 		lt_buf_append(tmp, p + k + 1, took);
 	}
-	lt_json_quote(f, tmp->ptr ? tmp->ptr : "", tmp->len);
+	lt_json_quote(f, tmp->ptr, tmp->len);
 	return k + 1 + took;
 }
 
@@ -242,7 +242,7 @@ static int klog_starts_field(const char *p, size_t len)
 	return k > i && k < len && p[k] == '=';
 }
 
-size_t lt_klog_payload(struct lt_buf *msg, struct lt_buf *fields, const char *p, size_t len)
+size_t parser_klog_payload(struct lt_buf *msg, struct lt_buf *fields, const char *p, size_t len)
 {
 	size_t took;
 

@@ -74,9 +74,9 @@ enum lt_format lt_sniff(const char *buf, size_t len)
 		return LT_FMT_JSON;
 	if (!sniff_is_text(p, len))
 		return LT_FMT_BINARY;
-	if (lt_csv_sniff(buf + i, len - i))
+	if (parser_csv_sniff(buf + i, len - i))
 		return LT_FMT_CSV;
-	if (lt_text_sniff(buf + i, len - i))
+	if (parser_text_sniff(buf + i, len - i))
 		return LT_FMT_TEXT;
 	return LT_FMT_UNKNOWN;
 }
@@ -89,12 +89,12 @@ struct run_ctx {
 	struct lt_input *in;
 	const struct lt_sink *sink;
 	void *sink_ctx;
-	struct lt_audit_decoder *dec;
-	struct lt_journal_decoder *jdec;
-	struct lt_cw_decoder *cwdec;
-	struct lt_textlog *text; /* journal and CloudWatch messages that are log lines */
+	struct parser_audit_decoder *dec;
+	struct parser_journal_decoder *jdec;
+	struct parser_cw_decoder *cwdec;
+	struct parser_textlog *text; /* journal and CloudWatch messages that are log lines */
 	enum run_mode mode;
-	enum lt_cw_shape shape;
+	enum parser_cw_shape shape;
 	uint64_t index; /* records seen */
 };
 
@@ -112,7 +112,7 @@ static int run_audit(const char *json, size_t len, const struct lt_where *at, vo
 	struct lt_audit_event ev;
 	char reason[256];
 
-	if (lt_audit_decode(r->dec, &ev, json, len, reason, sizeof reason) != 0)
+	if (parser_audit_decode(r->dec, &ev, json, len, reason, sizeof reason) != 0)
 		return r->sink->reject(at, reason, r->sink_ctx);
 	return r->sink->audit(&ev, at, r->sink_ctx);
 }
@@ -132,11 +132,12 @@ static int run_journal(struct run_ctx *r, const char *text, size_t len, struct l
 
 	memset(&ln, 0, sizeof ln);
 	ln.raw = (struct lt_str){text, len};
-	if (lt_journal_decode(r->jdec, &ln, &msg, &partial, text, len, reason, sizeof reason) != 0)
+	if (parser_journal_decode(r->jdec, &ln, &msg, &partial, text, len, reason, sizeof reason) !=
+	    0)
 		return r->sink->reject(at, reason, r->sink_ctx);
 	if (r->sink->log == NULL)
 		return run_no_logs(r, at);
-	return lt_textlog_container(r->text, &ln, msg.ptr, msg.len, partial, at);
+	return parser_textlog_container(r->text, &ln, msg.ptr, msg.len, partial, at);
 }
 
 /* A line of Kubernetes' JSON log format on its own (kubectl logs of a component). */
@@ -149,11 +150,12 @@ static int run_jsonlog(struct run_ctx *r, const char *text, size_t len, struct l
 	memset(&ln, 0, sizeof ln);
 	ln.raw = (struct lt_str){text, len};
 	ln.pid = -1;
-	return lt_textlog_message(r->text, &ln, text, len, at);
+	return parser_textlog_message(r->text, &ln, text, len, at);
 }
 
 /* A CloudWatch record: its message is an audit Event or a log line; the stream says whose. */
-static int run_cloudwatch(struct run_ctx *r, const struct lt_cw_record *rec, struct lt_where *at)
+static int run_cloudwatch(struct run_ctx *r, const struct parser_cw_record *rec,
+			  struct lt_where *at)
 {
 	struct lt_log_line ln;
 	const char *m = rec->message.ptr ? rec->message.ptr : "", *c;
@@ -171,20 +173,20 @@ static int run_cloudwatch(struct run_ctx *r, const struct lt_cw_record *rec, str
 	ln.raw = (struct lt_str){m, n};
 	ln.pid = -1;
 	ln.ts_us = rec->ts_us;
-	if ((c = lt_stream_component(rec->stream)) != NULL)
+	if ((c = parser_stream_component(rec->stream)) != NULL)
 		ln.component = (struct lt_str){c, strlen(c)};
-	return lt_textlog_message(r->text, &ln, m, n, at);
+	return parser_textlog_message(r->text, &ln, m, n, at);
 }
 
 static void run_decide(struct run_ctx *r, const char *text, size_t len)
 {
-	if (lt_journal_json_probe(text, len)) {
+	if (parser_journal_json_probe(text, len)) {
 		r->mode = RUN_JOURNAL;
-		r->jdec = lt_journal_decoder_new();
-	} else if ((r->shape = lt_cw_shape_of(text, len)) != LT_CW_NONE) {
+		r->jdec = parser_journal_decoder_new();
+	} else if ((r->shape = parser_cw_shape_of(text, len)) != PARSER_CW_NONE) {
 		r->mode = RUN_CLOUDWATCH;
-		r->cwdec = lt_cw_decoder_new();
-	} else if (lt_jsonlog_probe(text, len)) {
+		r->cwdec = parser_cw_decoder_new();
+	} else if (parser_jsonlog_probe(text, len)) {
 		r->mode = RUN_JSONLOG;
 	} else {
 		r->mode = RUN_AUDIT;
@@ -195,7 +197,7 @@ static int run_record(const char *text, size_t len, uint64_t line, uint64_t offs
 {
 	struct run_ctx *r = ctx;
 	struct lt_where at = run_where(r, line, offset);
-	struct lt_cw_record rec;
+	struct parser_cw_record rec;
 	char reason[256];
 
 	r->index++;
@@ -209,8 +211,8 @@ static int run_record(const char *text, size_t len, uint64_t line, uint64_t offs
 		return run_jsonlog(r, text, len, &at);
 	if (r->mode == RUN_AUDIT)
 		return run_audit(text, len, &at, r);
-	if (lt_cw_decode(r->cwdec, &rec, lt_cw_shape_of(text, len), text, len, reason,
-			 sizeof reason) != 0)
+	if (parser_cw_decode(r->cwdec, &rec, parser_cw_shape_of(text, len), text, len, reason,
+			     sizeof reason) != 0)
 		return r->sink->reject(&at, reason, r->sink_ctx);
 	return run_cloudwatch(r, &rec, &at);
 }
@@ -226,9 +228,10 @@ static int run_reject(uint64_t line, uint64_t offset, const char *reason, void *
 	return r->sink->reject(&at, reason, r->sink_ctx);
 }
 
-static const struct lt_frame_ops run_ops = {run_record, run_reject};
+static const struct parser_frame_ops run_ops = {run_record, run_reject};
 
-static int run_csv_record(const struct lt_cw_record *rec, uint64_t line, uint64_t offset, void *ctx)
+static int run_csv_record(const struct parser_cw_record *rec, uint64_t line, uint64_t offset,
+			  void *ctx)
 {
 	struct run_ctx *r = ctx;
 	struct lt_where at = run_where(r, line, offset);
@@ -239,31 +242,31 @@ static int run_csv_record(const struct lt_cw_record *rec, uint64_t line, uint64_
 	return run_cloudwatch(r, rec, &at);
 }
 
-static const struct lt_csv_ops run_csv_ops = {run_csv_record, run_reject};
+static const struct parser_csv_ops run_csv_ops = {run_csv_record, run_reject};
 
 /* The framer, the CSV reader or the text reader: whichever the format needs. */
 struct run_reader {
-	struct lt_frame *frame;
-	struct lt_csv *csv;
-	struct lt_textlog *text;
+	struct parser_frame *frame;
+	struct parser_csv *csv;
+	struct parser_textlog *text;
 };
 
 static int run_feed(struct run_reader *rd, const char *buf, size_t len)
 {
 	if (rd->frame)
-		return lt_frame_feed(rd->frame, buf, len);
+		return parser_frame_feed(rd->frame, buf, len);
 	if (rd->csv)
-		return lt_csv_feed(rd->csv, buf, len);
-	return lt_textlog_feed(rd->text, buf, len);
+		return parser_csv_feed(rd->csv, buf, len);
+	return parser_textlog_feed(rd->text, buf, len);
 }
 
 static int run_finish(struct run_reader *rd)
 {
 	if (rd->frame)
-		return lt_frame_finish(rd->frame);
+		return parser_frame_finish(rd->frame);
 	if (rd->csv)
-		return lt_csv_finish(rd->csv);
-	return lt_textlog_finish(rd->text);
+		return parser_csv_finish(rd->csv);
+	return parser_textlog_finish(rd->text);
 }
 
 /* Feeds the first chunk and every following one to the reader. */
@@ -316,25 +319,25 @@ static int run_format(struct run_ctx *r, enum lt_format fmt, char *buf, size_t g
 	struct run_reader rd = {NULL, NULL, NULL};
 	int rc, frc;
 
-	r->dec = lt_audit_decoder_new();
-	r->text = lt_textlog_new(r->sink, r->sink_ctx, r->in, run_audit, r);
+	r->dec = parser_audit_decoder_new();
+	r->text = parser_textlog_new(r->sink, r->sink_ctx, r->in, run_audit, r);
 	if (fmt == LT_FMT_JSON)
-		rd.frame = lt_frame_new(&run_ops, r, 0);
+		rd.frame = parser_frame_new(&run_ops, r, 0);
 	else if (fmt == LT_FMT_CSV)
-		rd.csv = lt_csv_new(&run_csv_ops, r);
+		rd.csv = parser_csv_new(&run_csv_ops, r);
 	else
 		rd.text = r->text;
 	rc = run_stream(r, &rd, buf, got, err);
 	/* a docker line whose last record never came (the file ends, or is cut off) */
 	if ((rc == 0 || rc == LT_ERR_TRUNCATED) && rd.text == NULL &&
-	    (frc = lt_textlog_finish(r->text)) != 0)
+	    (frc = parser_textlog_finish(r->text)) != 0)
 		rc = frc;
-	lt_frame_free(rd.frame);
-	lt_csv_free(rd.csv);
-	lt_textlog_free(r->text);
-	lt_audit_decoder_free(r->dec);
-	lt_journal_decoder_free(r->jdec);
-	lt_cw_decoder_free(r->cwdec);
+	parser_frame_free(rd.frame);
+	parser_csv_free(rd.csv);
+	parser_textlog_free(r->text);
+	parser_audit_decoder_free(r->dec);
+	parser_journal_decoder_free(r->jdec);
+	parser_cw_decoder_free(r->cwdec);
 	return rc;
 }
 

@@ -238,12 +238,13 @@ struct browse_fill {
 	struct lt_browse_page *page;
 	int64_t *names;
 	size_t offset, limit;
+	size_t cap_items, cap_names; /* of page->items and names */
 };
 
 static void browse_fill_add(struct browse_fill *f, struct lt_browse_item *it, int64_t name_id)
 {
-	f->page->items = lt_xrealloc(f->page->items, (f->page->n + 1) * sizeof *f->page->items);
-	f->names = lt_xrealloc(f->names, (f->page->n + 1) * sizeof *f->names);
+	LT_GROW(f->page->items, f->cap_items, f->page->n + 1);
+	LT_GROW(f->names, f->cap_names, f->page->n + 1);
 	f->names[f->page->n] = name_id;
 	f->page->items[f->page->n++] = *it;
 }
@@ -483,10 +484,7 @@ int lt_browse_episodes(struct lt_browse_episodes *out, struct lt_store *st, cons
 		lt_stmt_bind_int(q, 2, from_us);
 		lt_stmt_bind_int(q, 3, to_us);
 		while ((rc = lt_stmt_step(q, err)) == 1) {
-			if (out->n == cap) {
-				cap = cap ? cap * 2 : 64;
-				out->eps = lt_xrealloc(out->eps, cap * sizeof *out->eps);
-			}
+			LT_GROW(out->eps, cap, out->n + 1);
 			browse_read_episode(&out->eps[out->n++], q);
 		}
 		lt_stmt_free(q);
@@ -624,6 +622,7 @@ int lt_browse_events(struct lt_browse_events *out, struct lt_store *st, const ch
 {
 	struct lt_stmt *q = NULL, *c = NULL;
 	int64_t id[3];
+	size_t cap = 0;
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -643,7 +642,7 @@ int lt_browse_events(struct lt_browse_events *out, struct lt_store *st, const ch
 		lt_stmt_bind_int(q, 6, (int64_t)limit);
 		lt_stmt_bind_int(q, 7, (int64_t)offset);
 		while (out->n < limit && (rc = lt_stmt_step(q, err)) == 1) {
-			out->evs = lt_xrealloc(out->evs, (out->n + 1) * sizeof *out->evs);
+			LT_GROW(out->evs, cap, out->n + 1);
 			browse_read_event(&out->evs[out->n++], q);
 		}
 		rc = rc < 0 ? rc : 0;

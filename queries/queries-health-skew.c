@@ -102,10 +102,7 @@ static int skew_read(struct lt_store *st, struct skew *k, struct lt_error *err)
 
 		if (c < 0 || e < 0)
 			continue;
-		if (k->n == k->cap) {
-			k->cap = k->cap ? 2 * k->cap : 256;
-			k->p = lt_xrealloc(k->p, k->cap * sizeof *k->p);
-		}
+		LT_GROW(k->p, k->cap, k->n + 1);
 		k->p[k->n++] = (struct skew_pair){.cause = lt_stmt_int(q, SK_CAUSE),
 						  .cstage = lt_stmt_int(q, SK_CSTAGE),
 						  .estage = lt_stmt_int(q, SK_ESTAGE),

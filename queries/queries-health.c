@@ -189,10 +189,7 @@ static void health_push(struct queries_health *b)
 {
 	struct queries_health_result *r = b->r;
 
-	if (r->n == r->cap) {
-		r->cap = r->cap ? 2 * r->cap : 4;
-		r->windows = lt_xrealloc(r->windows, r->cap * sizeof *r->windows);
-	}
+	LT_GROW(r->windows, r->cap, r->n + 1);
 	r->windows[r->n++] = b->cur;
 	b->open = 0;
 	b->recovered = 0;

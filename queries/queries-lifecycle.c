@@ -154,10 +154,7 @@ static void lc_emit(struct queries_lease *b, const struct queries_episode *ep)
 {
 	struct queries_lease_result *r = b->r;
 
-	if (r->n == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 16;
-		r->eps = lt_xrealloc(r->eps, r->cap * sizeof *r->eps);
-	}
+	LT_GROW(r->eps, r->cap, r->n + 1);
 	r->eps[r->n++] = *ep;
 }
 

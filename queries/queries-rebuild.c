@@ -320,10 +320,7 @@ static int rebuild_dirty(struct lt_store *st, int64_t since_id, int64_t **out, s
 		return rc;
 	lt_stmt_bind_int(q, 1, since_id);
 	while ((rc = lt_stmt_step(q, err)) == 1) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 64;
-			*out = lt_xrealloc(*out, cap * 2 * sizeof **out);
-		}
+		*out = lt_grow(*out, &cap, *n + 1, 2 * sizeof **out); /* pairs */
 		(*out)[2 * *n] = lt_stmt_int(q, 0);
 		(*out)[2 * *n + 1] = lt_stmt_int(q, 1);
 		(*n)++;

@@ -193,10 +193,8 @@ static void printer_keep(struct lt_printer *p, const struct lt_cell *cells)
 	char buf[LT_CELL_BUF];
 	struct lt_buf b;
 
-	if (p->nrows == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 64;
-		p->cells = lt_xrealloc(p->cells, p->cap * (size_t)p->ncols * sizeof *p->cells);
-	}
+	/* a row of ncols cells is one element */
+	p->cells = lt_grow(p->cells, &p->cap, p->nrows + 1, (size_t)p->ncols * sizeof *p->cells);
 	for (int i = 0; i < p->ncols; i++) {
 		size_t len;
 		const char *v = lt_cell_format(&cells[i], LT_OUT_TABLE, buf, sizeof buf, &len);

@@ -47,10 +47,7 @@ struct tl {
 
 static void tl_add(struct tl *t, const struct tl_row *r)
 {
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 32;
-		t->rows = lt_xrealloc(t->rows, t->cap * sizeof *t->rows);
-	}
+	LT_GROW(t->rows, t->cap, t->n + 1);
 	t->rows[t->n] = *r;
 	t->rows[t->n].seq = t->n;
 	t->n++;
@@ -209,10 +206,7 @@ static void tl_stored_row(const struct lt_stmt *q, struct queries_lease_result *
 
 	r->sum.gap_us = lt_stmt_int(q, TL_ST_GAP);
 	r->sum.last_renew_us = lt_stmt_int(q, TL_ST_LAST_RENEW);
-	if (r->n == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 16;
-		r->eps = lt_xrealloc(r->eps, r->cap * sizeof *r->eps);
-	}
+	LT_GROW(r->eps, r->cap, r->n + 1);
 	r->eps[r->n++] = e;
 }
 

@@ -22,8 +22,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir -p "$logs"
 
-${CC:-cc} -std=c11 -O2 -o "$tmp/lt-gen" "$here/sample-gen.c" "$here/sample-gen-logs.c" \
-	"$here/sample-gen-journal.c" "$here/sample-gen-health.c"
+# every sample-gen*.c is part of lt-gen (the simulation, its stories, the logs)
+${CC:-cc} -std=c11 -O2 -o "$tmp/lt-gen" "$here"/sample-gen*.c
 gen="$tmp/lt-gen"
 
 # 1. Two apiservers, 3 nodes, 15 min, every story, ~2 unrelated requests/s;

@@ -179,10 +179,7 @@ static char *hg_vfmt(const char *fmt, va_list ap)
 
 static void hg_push(struct hg *g, struct hg_lines *ls, int64_t t, char *text)
 {
-	if (ls->n == ls->cap) {
-		ls->cap = ls->cap ? 2 * ls->cap : 256;
-		ls->v = gen_realloc(ls->v, ls->cap * sizeof *ls->v);
-	}
+	GEN_GROW(ls->v, ls->cap, ls->n + 1);
 	ls->v[ls->n++] = (struct hg_line){t, g->seq++, text};
 }
 

@@ -141,10 +141,7 @@ void gen_log_fact(struct gen_log *l, const struct gen_fact *f)
 {
 	if (!l)
 		return;
-	if (l->nfacts == l->cap_facts) {
-		l->cap_facts = l->cap_facts ? 2 * l->cap_facts : 64;
-		l->facts = gen_realloc(l->facts, l->cap_facts * sizeof *l->facts);
-	}
+	GEN_GROW(l->facts, l->cap_facts, l->nfacts + 1);
 	l->facts[l->nfacts++] = *f;
 }
 
@@ -192,10 +189,7 @@ size_t gl_klog_head(char *p, char lvl, int64_t t, uint32_t pid)
 static void gl_push(struct gen_log *l, struct gl_lines *ls, uint32_t node, int64_t t, uint8_t unit,
 		    uint32_t pid, char *text)
 {
-	if (ls->n == ls->cap) {
-		ls->cap = ls->cap ? 2 * ls->cap : 64;
-		ls->v = gen_realloc(ls->v, ls->cap * sizeof *ls->v);
-	}
+	GEN_GROW(ls->v, ls->cap, ls->n + 1);
 	ls->v[ls->n++] = (struct gl_line){t, l->seq++, node, pid, unit, text};
 }
 

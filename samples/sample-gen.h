@@ -1,7 +1,7 @@
 /*
- * sample-gen.h - what the two halves of lt-gen share: sample-gen.c (the
- * audit simulation) and sample-gen-logs.c (the kubelet journals and
- * kube-controller-manager logs that go with it).
+ * sample-gen.h - what the two halves of lt-gen share: the audit simulation
+ * (sample-gen.c and the files of sample-gen-sim.h) and sample-gen-logs.c
+ * (the kubelet journals and kube-controller-manager logs that go with it).
  *
  * The simulation reports each story step that a component would log as a
  * "fact" (gen_log_fact); after the run, gen_log_write turns the facts and
@@ -42,7 +42,21 @@ void gen_word(char *out, size_t n, const char *abc, struct gen_rng *r);
 
 /* Memory and buffers; allocation failures end the program. */
 void *gen_calloc(size_t n, size_t size);
-void *gen_realloc(void *p, size_t size);
+
+/*
+ * The one growth rule of lt-gen's arrays: *p (an array of *cap elements of
+ * size bytes) grows to hold at least need elements, the capacity doubling
+ * from 16; a size past SIZE_MAX ends the program like a failed allocation.
+ */
+void gen_grow(void **p, size_t *cap, size_t need, size_t size);
+
+/* gen_grow for a typed array arr with capacity cap (a size_t lvalue). */
+#define GEN_GROW(arr, cap, need)                                                                   \
+	do {                                                                                       \
+		void *gen_grow_p = (arr);                                                          \
+		gen_grow(&gen_grow_p, &(cap), (need), sizeof *(arr));                              \
+		(arr) = gen_grow_p;                                                                \
+	} while (0)
 void gen_put(struct gen_buf *b, const char *s, size_t n);
 void gen_puts(struct gen_buf *b, const char *s);
 void gen_put_u64(struct gen_buf *b, uint64_t v);

@@ -65,7 +65,7 @@ DOORS=(
 	'(n?curses(w/)?[a-z_]*|ncursesw/.*|term|panel|menu|form)\.h|tui/tui-term.c'
 	'yajl/.*|parser/parser-json.h'
 	'parser-json\.h|parser/parser-json.c parser/parser-audit.c parser/parser-cloudwatch.c parser/parser-journal.c parser/parser-jsonlog.c'
-	'pcre2\.h|parser/parser-regex.c base/base-regex.c'
+	'pcre2\.h|base/base-regex.c'
 	'xxhash\.h|parser/parser-input.c'
 )
 

@@ -10,13 +10,13 @@
 struct help {
 	struct tui_screen base;
 	char **lines;
-	size_t n;
+	size_t n, cap;
 	struct tui_win win;
 };
 
 static void help_add(struct help *h, const char *text)
 {
-	h->lines = lt_xrealloc(h->lines, (h->n + 1) * sizeof *h->lines);
+	LT_GROW(h->lines, h->cap, h->n + 1);
 	h->lines[h->n++] = lt_xstrdup(text);
 }
 

@@ -424,10 +424,7 @@ void tui_wrap(struct tui_span **rows, size_t *n, size_t *cap, const char *text, 
 
 			if (take == 0 && i < end)
 				take = 1; /* a character wider than the screen */
-			if (*n == *cap) {
-				*cap = *cap ? *cap * 2 : 256;
-				*rows = lt_xrealloc(*rows, *cap * sizeof **rows);
-			}
+			*rows = lt_grow(*rows, cap, *n + 1, sizeof **rows);
 			(*rows)[(*n)++] = (struct tui_span){i, take};
 			i += take;
 		} while (i < end);

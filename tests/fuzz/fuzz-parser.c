@@ -16,27 +16,28 @@
 #include "parser-int.h"
 
 struct fuzz_count {
-	struct lt_audit_decoder *dec;
-	struct lt_cw_decoder *cw;
-	struct lt_journal_decoder *journal;
+	struct parser_audit_decoder *dec;
+	struct parser_cw_decoder *cw;
+	struct parser_journal_decoder *journal;
 	size_t records, rejects;
 };
 
 /* Every framed record is also tried as a CloudWatch record, and its message as an Event. */
 static void fuzz_cloudwatch(struct fuzz_count *c, const char *text, size_t len)
 {
-	enum lt_cw_shape shape = lt_cw_shape_of(text, len);
-	struct lt_cw_record r;
+	enum parser_cw_shape shape = parser_cw_shape_of(text, len);
+	struct parser_cw_record r;
 	struct lt_audit_event ev;
 	char reason[256];
 
-	if (lt_cw_decode(c->cw, &r, shape == LT_CW_NONE ? LT_CW_CONSOLE_ROW : shape, text, len,
-			 reason, sizeof reason) == 0 &&
+	if (parser_cw_decode(c->cw, &r, shape == PARSER_CW_NONE ? PARSER_CW_CONSOLE_ROW : shape,
+			     text, len, reason, sizeof reason) == 0 &&
 	    r.message.ptr[r.message.len] == '\0')
-		lt_audit_decode(c->dec, &ev, r.message.ptr, r.message.len, reason, sizeof reason);
+		parser_audit_decode(c->dec, &ev, r.message.ptr, r.message.len, reason,
+				    sizeof reason);
 }
 
-static int fuzz_csv_record(const struct lt_cw_record *rec, uint64_t line, uint64_t offset,
+static int fuzz_csv_record(const struct parser_cw_record *rec, uint64_t line, uint64_t offset,
 			   void *ctx)
 {
 	struct fuzz_count *c = ctx;
@@ -66,8 +67,8 @@ static int fuzz_record(const char *text, size_t len, uint64_t line, uint64_t off
 	(void)offset;
 	fuzz_cloudwatch(c, text, len);
 	memset(&ln, 0, sizeof ln);
-	lt_journal_decode(c->journal, &ln, &msg, &partial, text, len, reason, sizeof reason);
-	if (lt_audit_decode(c->dec, &ev, text, len, reason, sizeof reason) == 0) {
+	parser_journal_decode(c->journal, &ln, &msg, &partial, text, len, reason, sizeof reason);
+	if (parser_audit_decode(c->dec, &ev, text, len, reason, sizeof reason) == 0) {
 		/* everything a terminal could be shown goes through the sanitizer */
 		lt_buf_init(&b);
 		lt_sanitize(&b, ev.user_agent.ptr ? ev.user_agent.ptr : "", ev.user_agent.len);
@@ -122,7 +123,7 @@ static int fuzz_route(const char *json, size_t len, const struct lt_where *at, v
 	char reason[256];
 
 	(void)at;
-	lt_audit_decode(c->dec, &ev, json, len, reason, sizeof reason);
+	parser_audit_decode(c->dec, &ev, json, len, reason, sizeof reason);
 	return 0;
 }
 
@@ -131,46 +132,46 @@ static void fuzz_text(struct fuzz_count *c, const uint8_t *data, size_t size, si
 {
 	static const struct lt_sink sink = {
 	    .log = fuzz_log, .reject = fuzz_log_reject, .year = 2024};
-	struct lt_textlog *t = lt_textlog_new(&sink, c, NULL, fuzz_route, c);
+	struct parser_textlog *t = parser_textlog_new(&sink, c, NULL, fuzz_route, c);
 
-	lt_text_sniff((const char *)data, size);
+	parser_text_sniff((const char *)data, size);
 	for (size_t i = 0; i < size; i += chunk)
-		lt_textlog_feed(t, (const char *)data + i, size - i < chunk ? size - i : chunk);
-	lt_textlog_finish(t);
-	lt_textlog_free(t);
+		parser_textlog_feed(t, (const char *)data + i, size - i < chunk ? size - i : chunk);
+	parser_textlog_finish(t);
+	parser_textlog_free(t);
 }
 
 /* The same bytes as a Logs Insights CSV export, in the same chunks. */
 static void fuzz_csv(struct fuzz_count *c, const uint8_t *data, size_t size, size_t chunk)
 {
-	static const struct lt_csv_ops ops = {fuzz_csv_record, fuzz_reject};
-	struct lt_csv *csv = lt_csv_new(&ops, c);
+	static const struct parser_csv_ops ops = {fuzz_csv_record, fuzz_reject};
+	struct parser_csv *csv = parser_csv_new(&ops, c);
 
-	lt_csv_sniff((const char *)data, size);
+	parser_csv_sniff((const char *)data, size);
 	for (size_t i = 0; i < size; i += chunk)
-		lt_csv_feed(csv, (const char *)data + i, size - i < chunk ? size - i : chunk);
-	lt_csv_finish(csv);
-	lt_csv_free(csv);
+		parser_csv_feed(csv, (const char *)data + i, size - i < chunk ? size - i : chunk);
+	parser_csv_finish(csv);
+	parser_csv_free(csv);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct lt_frame_ops ops = {fuzz_record, fuzz_reject};
-	struct fuzz_count c = {lt_audit_decoder_new(), lt_cw_decoder_new(),
-			       lt_journal_decoder_new(), 0, 0};
-	struct lt_frame *f = lt_frame_new(&ops, &c, 4096);
+	static const struct parser_frame_ops ops = {fuzz_record, fuzz_reject};
+	struct fuzz_count c = {parser_audit_decoder_new(), parser_cw_decoder_new(),
+			       parser_journal_decoder_new(), 0, 0};
+	struct parser_frame *f = parser_frame_new(&ops, &c, 4096);
 	size_t chunk = size > 0 ? (size_t)data[0] % 64 + 1 : 1;
 	int64_t us;
 
 	for (size_t i = 0; i < size; i += chunk)
-		lt_frame_feed(f, (const char *)data + i, size - i < chunk ? size - i : chunk);
-	lt_frame_finish(f);
-	lt_frame_free(f);
+		parser_frame_feed(f, (const char *)data + i, size - i < chunk ? size - i : chunk);
+	parser_frame_finish(f);
+	parser_frame_free(f);
 	fuzz_csv(&c, data, size, chunk);
 	fuzz_text(&c, data, size, chunk);
-	lt_journal_decoder_free(c.journal);
-	lt_cw_decoder_free(c.cw);
-	lt_audit_decoder_free(c.dec);
+	parser_journal_decoder_free(c.journal);
+	parser_cw_decoder_free(c.cw);
+	parser_audit_decoder_free(c.dec);
 	lt_time_parse(&us, (const char *)data, size < 64 ? size : 64);
 	return 0;
 }

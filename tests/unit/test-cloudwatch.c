@@ -24,7 +24,7 @@
 
 struct seen {
 	int nrec, nrej, nnone;
-	enum lt_cw_shape shape[MAX_SEEN];
+	enum parser_cw_shape shape[MAX_SEEN];
 	int64_t ts[MAX_SEEN];
 	char msg[MAX_SEEN][256]; /* the first bytes */
 	size_t msg_len[MAX_SEEN];
@@ -34,7 +34,7 @@ struct seen {
 	char reason[MAX_SEEN][200];
 	uint64_t rej_line[MAX_SEEN];
 	struct lt_buf digest; /* every record and reject, for comparing runs */
-	struct lt_cw_decoder *dec;
+	struct parser_cw_decoder *dec;
 };
 
 static struct seen *seen_new(void)
@@ -43,14 +43,14 @@ static struct seen *seen_new(void)
 
 	assert_non_null(s);
 	lt_buf_init(&s->digest);
-	s->dec = lt_cw_decoder_new();
+	s->dec = parser_cw_decoder_new();
 	return s;
 }
 
 static void seen_clear(struct seen *s)
 {
 	struct lt_buf d = s->digest;
-	struct lt_cw_decoder *dec = s->dec;
+	struct parser_cw_decoder *dec = s->dec;
 
 	memset(s, 0, sizeof *s);
 	lt_buf_reset(&d);
@@ -60,7 +60,7 @@ static void seen_clear(struct seen *s)
 
 static void seen_free(struct seen *s)
 {
-	lt_cw_decoder_free(s->dec);
+	parser_cw_decoder_free(s->dec);
 	lt_buf_release(&s->digest);
 	free(s);
 }
@@ -74,7 +74,7 @@ static void copy_opt(char *dst, size_t size, struct lt_str v)
 }
 
 /* Keeps a decoded record (from the JSON decoder or the CSV reader). */
-static int seen_record(struct seen *s, enum lt_cw_shape shape, const struct lt_cw_record *r,
+static int seen_record(struct seen *s, enum parser_cw_shape shape, const struct parser_cw_record *r,
 		       uint64_t line)
 {
 	int i = s->nrec++;
@@ -110,17 +110,17 @@ static int seen_reject(struct seen *s, uint64_t line, const char *reason)
 static int on_frame_record(const char *text, size_t len, uint64_t line, uint64_t offset, void *ctx)
 {
 	struct seen *s = ctx;
-	enum lt_cw_shape shape = lt_cw_shape_of(text, len);
-	struct lt_cw_record r;
+	enum parser_cw_shape shape = parser_cw_shape_of(text, len);
+	struct parser_cw_record r;
 	char reason[200];
 
 	(void)offset;
-	if (shape == LT_CW_NONE) {
+	if (shape == PARSER_CW_NONE) {
 		s->nnone++;
 		lt_buf_printf(&s->digest, "N%llu\n", (unsigned long long)line);
 		return 0;
 	}
-	if (lt_cw_decode(s->dec, &r, shape, text, len, reason, sizeof reason) != 0)
+	if (parser_cw_decode(s->dec, &r, shape, text, len, reason, sizeof reason) != 0)
 		return seen_reject(s, line, reason);
 	return seen_record(s, shape, &r, line);
 }
@@ -131,26 +131,28 @@ static int on_frame_reject(uint64_t line, uint64_t offset, const char *reason, v
 	return seen_reject(ctx, line, reason);
 }
 
-static const struct lt_frame_ops frame_ops = {on_frame_record, on_frame_reject};
+static const struct parser_frame_ops frame_ops = {on_frame_record, on_frame_reject};
 
 /* Frames and decodes text fed in pieces of chunk bytes (0: all at once). */
 static void frame_run(struct seen *s, const char *text, size_t len, size_t chunk)
 {
-	struct lt_frame *f = lt_frame_new(&frame_ops, s, 0);
+	struct parser_frame *f = parser_frame_new(&frame_ops, s, 0);
 
 	seen_clear(s);
 	if (chunk == 0)
 		chunk = len ? len : 1;
 	for (size_t i = 0; i < len; i += chunk)
-		assert_int_equal(lt_frame_feed(f, text + i, len - i < chunk ? len - i : chunk), 0);
-	assert_int_equal(lt_frame_finish(f), 0);
-	lt_frame_free(f);
+		assert_int_equal(parser_frame_feed(f, text + i, len - i < chunk ? len - i : chunk),
+				 0);
+	assert_int_equal(parser_frame_finish(f), 0);
+	parser_frame_free(f);
 }
 
-static int on_csv_record(const struct lt_cw_record *rec, uint64_t line, uint64_t offset, void *ctx)
+static int on_csv_record(const struct parser_cw_record *rec, uint64_t line, uint64_t offset,
+			 void *ctx)
 {
 	(void)offset;
-	return seen_record(ctx, LT_CW_NONE, rec, line);
+	return seen_record(ctx, PARSER_CW_NONE, rec, line);
 }
 
 static int on_csv_reject(uint64_t line, uint64_t offset, const char *reason, void *ctx)
@@ -159,19 +161,20 @@ static int on_csv_reject(uint64_t line, uint64_t offset, const char *reason, voi
 	return seen_reject(ctx, line, reason);
 }
 
-static const struct lt_csv_ops csv_ops = {on_csv_record, on_csv_reject};
+static const struct parser_csv_ops csv_ops = {on_csv_record, on_csv_reject};
 
 static void csv_run(struct seen *s, const char *text, size_t len, size_t chunk)
 {
-	struct lt_csv *c = lt_csv_new(&csv_ops, s);
+	struct parser_csv *c = parser_csv_new(&csv_ops, s);
 
 	seen_clear(s);
 	if (chunk == 0)
 		chunk = len ? len : 1;
 	for (size_t i = 0; i < len; i += chunk)
-		assert_int_equal(lt_csv_feed(c, text + i, len - i < chunk ? len - i : chunk), 0);
-	assert_int_equal(lt_csv_finish(c), 0);
-	lt_csv_free(c);
+		assert_int_equal(parser_csv_feed(c, text + i, len - i < chunk ? len - i : chunk),
+				 0);
+	assert_int_equal(parser_csv_finish(c), 0);
+	parser_csv_free(c);
 }
 
 /* The same records and rejects at every chunk size as all at once. */
@@ -216,7 +219,7 @@ static void test_filter_log_events(void **state)
 	assert_int_equal(s->nrej, 0);
 	assert_int_equal(s->nnone, 0);
 	assert_int_equal(s->nrec, 2);
-	assert_int_equal(s->shape[0], LT_CW_EVENT);
+	assert_int_equal(s->shape[0], PARSER_CW_EVENT);
 	assert_int_equal(s->ts[0], 1712567843827000LL);
 	assert_string_equal(s->msg[0], "Test MESSAGE1");
 	assert_string_equal(s->stream[0], "teststream");
@@ -250,7 +253,7 @@ static void test_get_log_events(void **state)
 	assert_string_equal(s->msg[1], "Example Event 1");
 	assert_string_equal(s->msg[2], "Example Event 2");
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(s->shape[i], LT_CW_EVENT);
+		assert_int_equal(s->shape[i], PARSER_CW_EVENT);
 		assert_string_equal(s->stream[i], "-");
 		assert_string_equal(s->id[i], "-");
 		assert_int_equal(s->line[i], 4 + 5 * (uint64_t)i);
@@ -275,7 +278,7 @@ static void test_get_query_results(void **state)
 	assert_int_equal(s->nnone, 0);
 	assert_int_equal(s->nrec, 3);
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(s->shape[i], LT_CW_QUERY_ROW);
+		assert_int_equal(s->shape[i], PARSER_CW_QUERY_ROW);
 		assert_int_equal(s->ts[i], ts[i]);
 		snprintf(msg, sizeof msg, "Test BENCHMARK %d", 3 - i);
 		assert_string_equal(s->msg[i], msg);
@@ -373,7 +376,7 @@ static void test_csv_corpus(void **state)
 	struct seen *s = seen_new();
 
 	(void)state;
-	assert_true(lt_csv_sniff(text, len));
+	assert_true(parser_csv_sniff(text, len));
 	csv_run(s, text, len, 0);
 	assert_int_equal(s->nrej, 0);
 	assert_int_equal(s->nrec, 27);
@@ -417,9 +420,9 @@ static void test_message_escapes(void **state)
 			   "\"timestamp\":1712297054668,\"message\":\"" CW_AUDIT_MSG
 			   "\",\"ingestionTime\":1712297055000,\"eventId\":\"3\"}]}";
 	struct seen *s = seen_new();
-	struct lt_cw_decoder *d = lt_cw_decoder_new();
-	struct lt_audit_decoder *ad = lt_audit_decoder_new();
-	struct lt_cw_record r;
+	struct parser_cw_decoder *d = parser_cw_decoder_new();
+	struct parser_audit_decoder *ad = parser_audit_decoder_new();
+	struct parser_cw_record r;
 	struct lt_audit_event ev;
 	const char *inner = strchr(text, '[') + 1;
 	size_t inner_len = strlen(inner) - 2;
@@ -429,23 +432,23 @@ static void test_message_escapes(void **state)
 	frame_run(s, text, strlen(text), 0);
 	assert_int_equal(s->nrec, 1);
 	assert_int_equal(s->nrej, 0);
-	assert_int_equal(lt_cw_shape_of(inner, inner_len), LT_CW_EVENT);
-	assert_int_equal(lt_cw_decode(d, &r, LT_CW_EVENT, inner, inner_len, reason, sizeof reason),
-			 0);
+	assert_int_equal(parser_cw_shape_of(inner, inner_len), PARSER_CW_EVENT);
+	assert_int_equal(
+	    parser_cw_decode(d, &r, PARSER_CW_EVENT, inner, inner_len, reason, sizeof reason), 0);
 	assert_int_equal(r.ts_us, 1712297054668000LL);
 	/* one level of escapes undone: the outer \/ is '/', the inner \\u0026 is \u0026 */
 	assert_non_null(strstr(r.message.ptr, "\"requestURI\":\"/apis/coordination.k8s.io/v1/"));
 	assert_non_null(strstr(r.message.ptr, "timeout=10s\\u0026x=1"));
 	assert_int_equal(
-	    lt_audit_decode(ad, &ev, r.message.ptr, r.message.len, reason, sizeof reason), 0);
+	    parser_audit_decode(ad, &ev, r.message.ptr, r.message.len, reason, sizeof reason), 0);
 	assert_true(lt_str_eq(ev.name, "n1"));
 	assert_true(lt_str_eq(ev.request_uri, "/apis/coordination.k8s.io/v1/namespaces/"
 					      "kube-node-lease/leases/n1?timeout=10s&x=1"));
 	/* kubelet "q" U+2028 U+1F600 */
 	assert_true(lt_str_eq(ev.user_agent, "kubelet \"q\" \xe2\x80\xa8 \xf0\x9f\x98\x80"));
 	assert_int_equal(ev.stage_us, 1712297054668822LL);
-	lt_audit_decoder_free(ad);
-	lt_cw_decoder_free(d);
+	parser_audit_decoder_free(ad);
+	parser_cw_decoder_free(d);
 	seen_free(s);
 }
 
@@ -459,24 +462,24 @@ static void test_message_lone_surrogates(void **state)
 	    "{\"timestamp\":1,\"message\":\"x\\u0000y\"}",
 	    "{\"timestamp\":1,\"message\":\"\xff\xfe\\ud83d\"}",
 	};
-	struct lt_cw_decoder *d = lt_cw_decoder_new();
-	struct lt_cw_record r;
+	struct parser_cw_decoder *d = parser_cw_decoder_new();
+	struct parser_cw_record r;
 	char reason[200];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
-		assert_int_equal(lt_cw_shape_of(msgs[i], strlen(msgs[i])), LT_CW_EVENT);
-		assert_int_equal(lt_cw_decode(d, &r, LT_CW_EVENT, msgs[i], strlen(msgs[i]), reason,
-					      sizeof reason),
+		assert_int_equal(parser_cw_shape_of(msgs[i], strlen(msgs[i])), PARSER_CW_EVENT);
+		assert_int_equal(parser_cw_decode(d, &r, PARSER_CW_EVENT, msgs[i], strlen(msgs[i]),
+						  reason, sizeof reason),
 				 0);
 		assert_non_null(r.message.ptr);
 		assert_int_equal(r.message.ptr[r.message.len], '\0');
 	}
 	assert_int_equal(r.message.len, 3); /* \xff \xfe and yajl's '?' for the lone high half */
-	lt_cw_decode(d, &r, LT_CW_EVENT, msgs[3], strlen(msgs[3]), reason, sizeof reason);
+	parser_cw_decode(d, &r, PARSER_CW_EVENT, msgs[3], strlen(msgs[3]), reason, sizeof reason);
 	assert_int_equal(r.message.len, 3);
 	assert_memory_equal(r.message.ptr, "x\0y", 3);
-	lt_cw_decoder_free(d);
+	parser_cw_decoder_free(d);
 }
 
 /* Pages of several commands' output concatenated in one file, pretty and compact. */
@@ -547,7 +550,7 @@ static void test_concatenated_pages(void **state)
 	assert_string_equal(s->stream[2], "-");
 	assert_int_equal(s->line[2], 32);
 	assert_int_equal(s->ts[4], 5000);
-	assert_int_equal(s->shape[5], LT_CW_QUERY_ROW);
+	assert_int_equal(s->shape[5], PARSER_CW_QUERY_ROW);
 	assert_int_equal(s->ts[5], 0);
 	assert_int_equal(s->ts[6], 1716099035743000LL);
 	check_frame_chunks(cw_pages, sizeof cw_pages - 1);
@@ -583,7 +586,7 @@ static void test_console_json(void **state)
 	frame_run(s, text, strlen(text), 0);
 	assert_int_equal(s->nrej, 0);
 	assert_int_equal(s->nrec, 3);
-	assert_int_equal(s->shape[0], LT_CW_CONSOLE_ROW);
+	assert_int_equal(s->shape[0], PARSER_CW_CONSOLE_ROW);
 	assert_int_equal(s->ts[0], 1712297054668000LL);
 	assert_int_equal(s->msg_len[0], sizeof obj - 1);
 	assert_string_equal(s->msg[0], obj);
@@ -599,14 +602,15 @@ static void test_console_json(void **state)
 	seen_free(s);
 }
 
-/* Every record of the real audit logs is LT_CW_NONE: audit Events never look like CloudWatch. */
+/* Every record of the real audit logs is PARSER_CW_NONE: audit Events never look like CloudWatch.
+ */
 static int on_audit_record(const char *text, size_t len, uint64_t line, uint64_t offset, void *ctx)
 {
 	int *n = ctx;
 
 	(void)line;
 	(void)offset;
-	assert_int_equal(lt_cw_shape_of(text, len), LT_CW_NONE);
+	assert_int_equal(parser_cw_shape_of(text, len), PARSER_CW_NONE);
 	n[0]++;
 	return 0;
 }
@@ -630,7 +634,7 @@ static void test_shape_of_audit_is_none(void **state)
 	    "kzmrv-logviewer_gce-scale-cluster_3lines.jsonl",
 	    "openshift-clo_apiaudit_audit_in.log",
 	};
-	static const struct lt_frame_ops ops = {on_audit_record, on_audit_reject};
+	static const struct parser_frame_ops ops = {on_audit_record, on_audit_reject};
 	int total = 0;
 
 	(void)state;
@@ -638,13 +642,13 @@ static void test_shape_of_audit_is_none(void **state)
 		char path[1024];
 		size_t len;
 		char *text;
-		struct lt_frame *f = lt_frame_new(&ops, &total, 0);
+		struct parser_frame *f = parser_frame_new(&ops, &total, 0);
 
 		snprintf(path, sizeof path, "%s/audit/%s", LT_TEST_CORPUS, files[i]);
 		text = slurp(path, &len);
-		assert_int_equal(lt_frame_feed(f, text, len), 0);
-		assert_int_equal(lt_frame_finish(f), 0);
-		lt_frame_free(f);
+		assert_int_equal(parser_frame_feed(f, text, len), 0);
+		assert_int_equal(parser_frame_finish(f), 0);
+		parser_frame_free(f);
 		free(text);
 	}
 	assert_int_equal(total, 757 + 5 + 6 + 1 + 3 + 100); /* every record of the six files */
@@ -654,75 +658,76 @@ static void test_shape_of(void **state)
 {
 	static const struct {
 		const char *json;
-		enum lt_cw_shape want;
+		enum parser_cw_shape want;
 	} cases[] = {
-	    {"{\"timestamp\":1,\"message\":\"m\"}", LT_CW_EVENT},
-	    {" {\"message\":\"m\",\"eventId\":\"1\"}", LT_CW_EVENT},
-	    {"{\"ingestionTime\":1,\"x\":[{\"a\":\"]\"}],\"message\":\"m\"}", LT_CW_EVENT},
-	    {"{\"message\":\"m\"}", LT_CW_NONE},
-	    {"{\"timestamp\":\"2017-09-11T19:55:05Z\",\"message\":\"m\"}", LT_CW_NONE},
-	    {"{\"timestamp\":1,\"message\":\"m\",\"kind\":\"Event\"}", LT_CW_EVENT},
-	    {"{\"kind\":\"Event\",\"timestamp\":1,\"message\":\"m\"}", LT_CW_NONE},
-	    {"{\"@timestamp\":\"x\"}", LT_CW_CONSOLE_ROW},
-	    {"{\"a\":{\"@message\":1},\"@message\":\"m\"}", LT_CW_CONSOLE_ROW},
-	    {"[{\"field\":\"@message\",\"value\":\"m\"}]", LT_CW_QUERY_ROW},
-	    {"[ {\"value\":\"m\",\"field\":\"@message\"}]", LT_CW_QUERY_ROW},
-	    {"[]", LT_CW_NONE},
-	    {"[{\"kind\":\"Event\"}]", LT_CW_NONE},
-	    {"{\"timestamp\":1,\"mess", LT_CW_NONE},
-	    {"[{\"fie", LT_CW_NONE},
-	    {"", LT_CW_NONE},
-	    {"42", LT_CW_NONE},
+	    {"{\"timestamp\":1,\"message\":\"m\"}", PARSER_CW_EVENT},
+	    {" {\"message\":\"m\",\"eventId\":\"1\"}", PARSER_CW_EVENT},
+	    {"{\"ingestionTime\":1,\"x\":[{\"a\":\"]\"}],\"message\":\"m\"}", PARSER_CW_EVENT},
+	    {"{\"message\":\"m\"}", PARSER_CW_NONE},
+	    {"{\"timestamp\":\"2017-09-11T19:55:05Z\",\"message\":\"m\"}", PARSER_CW_NONE},
+	    {"{\"timestamp\":1,\"message\":\"m\",\"kind\":\"Event\"}", PARSER_CW_EVENT},
+	    {"{\"kind\":\"Event\",\"timestamp\":1,\"message\":\"m\"}", PARSER_CW_NONE},
+	    {"{\"@timestamp\":\"x\"}", PARSER_CW_CONSOLE_ROW},
+	    {"{\"a\":{\"@message\":1},\"@message\":\"m\"}", PARSER_CW_CONSOLE_ROW},
+	    {"[{\"field\":\"@message\",\"value\":\"m\"}]", PARSER_CW_QUERY_ROW},
+	    {"[ {\"value\":\"m\",\"field\":\"@message\"}]", PARSER_CW_QUERY_ROW},
+	    {"[]", PARSER_CW_NONE},
+	    {"[{\"kind\":\"Event\"}]", PARSER_CW_NONE},
+	    {"{\"timestamp\":1,\"mess", PARSER_CW_NONE},
+	    {"[{\"fie", PARSER_CW_NONE},
+	    {"", PARSER_CW_NONE},
+	    {"42", PARSER_CW_NONE},
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-		assert_int_equal(lt_cw_shape_of(cases[i].json, strlen(cases[i].json)),
+		assert_int_equal(parser_cw_shape_of(cases[i].json, strlen(cases[i].json)),
 				 cases[i].want);
 }
 
 static void test_decode_errors(void **state)
 {
 	static const struct {
-		enum lt_cw_shape shape;
+		enum parser_cw_shape shape;
 		const char *json, *reason;
 	} cases[] = {
-	    {LT_CW_EVENT, "{\"timestamp\":1.5,\"message\":\"m\"}",
+	    {PARSER_CW_EVENT, "{\"timestamp\":1.5,\"message\":\"m\"}",
 	     "not a CloudWatch event: \"timestamp\" is not epoch milliseconds"},
-	    {LT_CW_EVENT, "{\"timestamp\":\"1\",\"message\":\"m\"}",
+	    {PARSER_CW_EVENT, "{\"timestamp\":\"1\",\"message\":\"m\"}",
 	     "not a CloudWatch event: \"timestamp\" is not epoch milliseconds"},
-	    {LT_CW_EVENT, "{\"timestamp\":1,\"message\":{\"a\":1}}",
+	    {PARSER_CW_EVENT, "{\"timestamp\":1,\"message\":{\"a\":1}}",
 	     "not a CloudWatch event: no \"message\" string"},
-	    {LT_CW_EVENT, "[{\"timestamp\":1,\"message\":\"m\"}]",
+	    {PARSER_CW_EVENT, "[{\"timestamp\":1,\"message\":\"m\"}]",
 	     "not a CloudWatch record: a JSON array where an object was expected"},
-	    {LT_CW_QUERY_ROW, "{\"@message\":\"m\"}",
+	    {PARSER_CW_QUERY_ROW, "{\"@message\":\"m\"}",
 	     "not a CloudWatch record: a JSON value where an array was expected"},
-	    {LT_CW_QUERY_ROW,
+	    {PARSER_CW_QUERY_ROW,
 	     "[{\"field\":\"@timestamp\",\"value\":\"yesterday\"},"
 	     "{\"field\":\"@message\",\"value\":\"m\"}]",
 	     "not a Logs Insights row: @timestamp is not a time"},
-	    {LT_CW_QUERY_ROW, "[{\"field\":\"@logStream\",\"value\":\"s\"}]",
+	    {PARSER_CW_QUERY_ROW, "[{\"field\":\"@logStream\",\"value\":\"s\"}]",
 	     "Logs Insights row without @message: nothing to read"},
-	    {LT_CW_CONSOLE_ROW, "{\"@message\":null}",
+	    {PARSER_CW_CONSOLE_ROW, "{\"@message\":null}",
 	     "Logs Insights row without @message: nothing to read"},
-	    {LT_CW_NONE, "{}", "not a CloudWatch record"},
+	    {PARSER_CW_NONE, "{}", "not a CloudWatch record"},
 	};
-	struct lt_cw_decoder *d = lt_cw_decoder_new();
-	struct lt_cw_record r;
+	struct parser_cw_decoder *d = parser_cw_decoder_new();
+	struct parser_cw_record r;
 	char reason[200];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		assert_int_equal(lt_cw_decode(d, &r, cases[i].shape, cases[i].json,
-					      strlen(cases[i].json), reason, sizeof reason),
+		assert_int_equal(parser_cw_decode(d, &r, cases[i].shape, cases[i].json,
+						  strlen(cases[i].json), reason, sizeof reason),
 				 LT_ERR_FORMAT);
 		assert_string_equal(reason, cases[i].reason);
 	}
-	assert_int_equal(lt_cw_decode(d, &r, LT_CW_EVENT, "{\"timestamp\":1,\"message\":\"m\"", 28,
-				      reason, sizeof reason),
+	assert_int_equal(parser_cw_decode(d, &r, PARSER_CW_EVENT,
+					  "{\"timestamp\":1,\"message\":\"m\"", 28, reason,
+					  sizeof reason),
 			 LT_ERR_FORMAT);
 	assert_non_null(strstr(reason, "invalid JSON at byte"));
-	lt_cw_decoder_free(d);
+	parser_cw_decoder_free(d);
 }
 
 /* ---- the CSV reader --------------------------------------------------------- */
@@ -742,7 +747,7 @@ static void test_csv_quoting(void **state)
 	struct seen *s = seen_new();
 
 	(void)state;
-	assert_true(lt_csv_sniff(csv_quoting, sizeof csv_quoting - 1));
+	assert_true(parser_csv_sniff(csv_quoting, sizeof csv_quoting - 1));
 	csv_run(s, csv_quoting, sizeof csv_quoting - 1, 0);
 	assert_int_equal(s->nrej, 0);
 	assert_int_equal(s->nrec, 3);
@@ -797,10 +802,10 @@ static void test_csv_damage(void **state)
 	seen_free(s);
 }
 
-/* A row over LT_MAX_RECORD is rejected without being buffered; the next row is read. */
+/* A row over PARSER_MAX_RECORD is rejected without being buffered; the next row is read. */
 static void test_csv_oversize(void **state)
 {
-	size_t big = LT_MAX_RECORD + 10, n;
+	size_t big = PARSER_MAX_RECORD + 10, n;
 	char *text = malloc(big + 200);
 	struct seen *s = seen_new();
 
@@ -829,7 +834,7 @@ static void test_csv_no_message_column(void **state)
 	struct seen *s = seen_new();
 
 	(void)state;
-	assert_false(lt_csv_sniff(text, strlen(text)));
+	assert_false(parser_csv_sniff(text, strlen(text)));
 	csv_run(s, text, strlen(text), 0);
 	assert_int_equal(s->nrec, 0);
 	assert_int_equal(s->nrej, 1);
@@ -840,13 +845,13 @@ static void test_csv_no_message_column(void **state)
 static void test_csv_sniff(void **state)
 {
 	(void)state;
-	assert_true(lt_csv_sniff("@timestamp,@message\n", 20));
-	assert_true(lt_csv_sniff("\"@timestamp\",\"@message\",@logStream\r\n", 36));
-	assert_true(lt_csv_sniff("@message\n", 9));
-	assert_false(lt_csv_sniff("@timestamp,@message", 19)); /* the header line must end */
-	assert_false(lt_csv_sniff("{\"@message\":1}\n", 15));
-	assert_false(lt_csv_sniff("I0405 06:04:14.668822 1 x.go:1] @message,\n", 42));
-	assert_false(lt_csv_sniff("", 0));
+	assert_true(parser_csv_sniff("@timestamp,@message\n", 20));
+	assert_true(parser_csv_sniff("\"@timestamp\",\"@message\",@logStream\r\n", 36));
+	assert_true(parser_csv_sniff("@message\n", 9));
+	assert_false(parser_csv_sniff("@timestamp,@message", 19)); /* the header line must end */
+	assert_false(parser_csv_sniff("{\"@message\":1}\n", 15));
+	assert_false(parser_csv_sniff("I0405 06:04:14.668822 1 x.go:1] @message,\n", 42));
+	assert_false(parser_csv_sniff("", 0));
 }
 
 /* The checker itself: good queries pass, each kind of mistake is caught. */

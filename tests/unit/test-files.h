@@ -1,6 +1,6 @@
 /*
  * test-files.h - scratch directories for the test programs: each test gets
- * an empty LT_TEST_TMP/<name>; and reading a whole test file.  Include after
+ * an empty LT_TEST_TMP/<name>; writing a test file, and reading a whole one.  Include after
  * <cmocka.h> and lt_parser.h; PATH_SIZE bounds paths.  The helpers are
  * inline so that a program using some of them is not warned about the rest.
  */
@@ -60,7 +60,24 @@ static inline void case_dir(char *out, const char *name)
 	assert_int_equal(mkdir(out, 0755), 0);
 }
 
-/* A whole (small) test file, NUL-terminated. */
+/* Writes len bytes of data to path; mode "wb" starts the file, "ab" appends. */
+static inline void write_bytes(const char *path, const char *data, size_t len, const char *mode)
+{
+	FILE *f = fopen(path, mode);
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Writes text to dir/name and leaves the path in out. */
+static inline void write_file(char *out, const char *dir, const char *name, const char *text)
+{
+	path_join(out, dir, name);
+	write_bytes(out, text, strlen(text), "wb");
+}
+
+/* A whole (small) test file, NUL-terminated; the caller frees it. */
 static inline char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -74,7 +91,7 @@ static inline char *slurp(const char *path, size_t *len)
 		lt_buf_append(&b, chunk, n);
 	fclose(f);
 	*len = b.len;
-	return b.ptr ? b.ptr : lt_xstrdup("");
+	return lt_buf_detach(&b);
 }
 
 #endif

@@ -15,28 +15,13 @@
 
 #include "lt_index.h"
 #include "test-files.h"
+#include "test-held.h"
 #include "test-rows.h"
 
 /* Only to build a fixture the store must refuse: an SQLite file of another application. */
 #include <sqlite3.h>
 
 /* ---- files and directories under LT_TEST_TMP ------------------------------ */
-
-static void write_bytes(const char *path, const char *data, size_t len, const char *mode)
-{
-	FILE *f = fopen(path, mode);
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
-/* Writes text to dir/name and leaves the path in out. */
-static void write_file(char *out, const char *dir, const char *name, const char *text)
-{
-	path_join(out, dir, name);
-	write_bytes(out, text, strlen(text), "wb");
-}
 
 /* Writes text as one gzip member; mode "wb" starts the file, "ab" appends a member. */
 static void write_gzip(const char *path, const char *text, const char *mode)
@@ -48,84 +33,36 @@ static void write_gzip(const char *path, const char *text, const char *mode)
 	assert_int_equal(gzclose(gz), Z_OK);
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	buf[n] = '\0';
-	*len = (size_t)n;
-	return buf;
-}
-
 /* ---- what a test holds, released by the teardown even when an assertion ends it early ---- */
 
-#define MAX_HELD 8
-
-static struct lt_store *held_stores[MAX_HELD];
-static void *held_mem[MAX_HELD];
-
-static void hold(void **slots, void *p)
+static void release_store(void *p)
 {
-	for (int i = 0; i < MAX_HELD; i++)
-		if (slots[i] == NULL) {
-			slots[i] = p;
-			return;
-		}
-	fail_msg("more than %d things held", MAX_HELD);
-}
-
-static void unhold(void **slots, const void *p)
-{
-	for (int i = 0; i < MAX_HELD; i++)
-		if (slots[i] == p)
-			slots[i] = NULL;
+	lt_store_free(p);
 }
 
 static struct lt_store *hold_store(struct lt_store *st)
 {
-	hold((void **)held_stores, st);
-	return st;
+	return hold(st, release_store);
 }
 
 static void close_store(struct lt_store *st)
 {
-	unhold((void **)held_stores, st);
-	lt_store_free(st);
+	drop(st);
 }
 
 static void *hold_mem(void *p)
 {
-	hold(held_mem, p);
-	return p;
+	return hold(p, free);
 }
 
 static void release_mem(void *p)
 {
-	unhold(held_mem, p);
-	free(p);
+	drop(p);
 }
 
 static int teardown(void **state)
 {
-	(void)state;
-	for (int i = 0; i < MAX_HELD; i++) {
-		lt_store_free(held_stores[i]);
-		free(held_mem[i]);
-		held_stores[i] = NULL;
-		held_mem[i] = NULL;
-	}
-	return 0;
+	return held_teardown(state);
 }
 
 /* ---- ingesting, with every callback recorded -------------------------------- */
@@ -1258,7 +1195,7 @@ static void test_open_refuses_foreign(void **state)
 		assert_non_null(strstr(err.msg, "not a leasetrail store"));
 		assert_non_null(strstr(err.msg, text));
 	}
-	after = read_all(text, &after_len);
+	after = slurp(text, &after_len);
 	same = after_len == notes.len && memcmp(after, notes.ptr, notes.len) == 0;
 	free(after);
 	lt_buf_release(&notes);
@@ -1272,14 +1209,14 @@ static void test_open_refuses_foreign(void **state)
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
-	before = read_all(foreign, &before_len);
+	before = slurp(foreign, &before_len);
 	for (int flags = LT_STORE_READONLY; flags >= 0; flags -= LT_STORE_READONLY) {
 		open_fails(foreign, flags, LT_ERR_DB, &err);
 		assert_non_null(strstr(err.msg, "not a leasetrail store"));
 		assert_non_null(strstr(err.msg, foreign));
 	}
 	/* refusing a file must leave it as it was: no schema, no switch to WAL mode */
-	after = read_all(foreign, &after_len);
+	after = slurp(foreign, &after_len);
 	same = after_len == before_len && memcmp(after, before, before_len) == 0;
 	mode_before = before_len > 19 ? before[18] * 10 + before[19] : -1;
 	mode_after = after_len > 19 ? after[18] * 10 + after[19] : -1;
@@ -1361,13 +1298,13 @@ static void test_schema_versions(void **state)
 		assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
 		assert_int_equal(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
 		sqlite3_close(raw);
-		before = read_all(db, &before_len);
+		before = slurp(db, &before_len);
 		for (int flags = 0; flags <= LT_STORE_READONLY; flags += LT_STORE_READONLY) {
 			open_fails(db, flags, LT_ERR_DB, &err);
 			assert_non_null(strstr(err.msg, cases[i].says));
 			assert_non_null(strstr(err.msg, "this one reads schema 3"));
 		}
-		after = read_all(db, &after_len);
+		after = slurp(db, &after_len);
 		assert_true(after_len == before_len && memcmp(before, after, before_len) == 0);
 		free(before);
 		free(after);

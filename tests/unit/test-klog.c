@@ -180,7 +180,7 @@ static int keep_routed(struct run *r, const char *text, size_t len, const struct
 	return 0;
 }
 
-/* lt_textlog_new's route: a JSON message of a CloudWatch text line. */
+/* parser_textlog_new's route: a JSON message of a CloudWatch text line. */
 static int on_route(const char *json, size_t len, const struct lt_where *at, void *ctx)
 {
 	return keep_routed(ctx, json, len, at);
@@ -235,16 +235,16 @@ static void run_free(struct run *r)
 /* Feeds text to a text reader (path "-", no mtime) in pieces of chunk bytes (0: at once). */
 static void feed_text(struct run *r, const char *text, size_t len, size_t chunk)
 {
-	struct lt_textlog *t = lt_textlog_new(&r->sink, r, NULL, on_route, r);
+	struct parser_textlog *t = parser_textlog_new(&r->sink, r, NULL, on_route, r);
 
 	run_clear(r);
 	if (chunk == 0)
 		chunk = len ? len : 1;
 	for (size_t i = 0; i < len; i += chunk)
-		assert_int_equal(lt_textlog_feed(t, text + i, len - i < chunk ? len - i : chunk),
-				 0);
-	assert_int_equal(lt_textlog_finish(t), 0);
-	lt_textlog_free(t);
+		assert_int_equal(
+		    parser_textlog_feed(t, text + i, len - i < chunk ? len - i : chunk), 0);
+	assert_int_equal(parser_textlog_finish(t), 0);
+	parser_textlog_free(t);
 }
 
 static void feed_str(struct run *r, const char *text)
@@ -280,20 +280,11 @@ static void parse_corpus(struct run *r, const char *name)
 	assert_int_equal(fmt, LT_FMT_TEXT);
 }
 
-static void write_file(const char *path, const char *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
 /* A scratch file dir/name holding text; its path in out. */
 static void scratch(char *out, const char *dir, const char *name, const char *text, size_t len)
 {
 	path_join(out, dir, name);
-	write_file(out, text, len);
+	write_bytes(out, text, len, "wb");
 }
 
 /* A scratch file CASE/D1/D2/NAME holding text (an export or pod log tree); its path in out. */
@@ -962,7 +953,7 @@ static void test_journal_json(void **state)
 
 static void test_journal_json_decoder(void **state)
 {
-	struct lt_journal_decoder *d = lt_journal_decoder_new();
+	struct parser_journal_decoder *d = parser_journal_decoder_new();
 	struct lt_log_line ln;
 	struct lt_str msg;
 	char reason[200];
@@ -973,7 +964,8 @@ static void test_journal_json_decoder(void **state)
 	(void)state;
 	memset(&ln, 0, sizeof ln);
 	assert_int_equal(
-	    lt_journal_decode(d, &ln, &msg, &partial, nul, strlen(nul), reason, sizeof reason), 0);
+	    parser_journal_decode(d, &ln, &msg, &partial, nul, strlen(nul), reason, sizeof reason),
+	    0);
 	assert_int_equal(partial, 0);
 	assert_int_equal(msg.len, 3);
 	assert_memory_equal(msg.ptr, "a\0b", 3);
@@ -981,23 +973,23 @@ static void test_journal_json_decoder(void **state)
 	assert_int_equal(ln.pid, -1); /* not digits: absent */
 	assert_true(lt_str_eq(ln.ident, "kubelet"));
 	assert_null(ln.host.ptr);
-	assert_int_equal(lt_journal_decode(d, &ln, &msg, &partial, "{\"MESSAGE\":\"x\"}", 15,
-					   reason, sizeof reason),
+	assert_int_equal(parser_journal_decode(d, &ln, &msg, &partial, "{\"MESSAGE\":\"x\"}", 15,
+					       reason, sizeof reason),
 			 LT_ERR_FORMAT);
 	assert_non_null(strstr(reason, "__REALTIME_TIMESTAMP"));
-	assert_int_equal(lt_journal_decode(d, &ln, &msg, &partial,
-					   "{\"__REALTIME_TIMESTAMP\":\"5\"}", 28, reason,
-					   sizeof reason),
+	assert_int_equal(parser_journal_decode(d, &ln, &msg, &partial,
+					       "{\"__REALTIME_TIMESTAMP\":\"5\"}", 28, reason,
+					       sizeof reason),
 			 LT_ERR_FORMAT);
 	assert_non_null(strstr(reason, "MESSAGE"));
-	assert_int_equal(
-	    lt_journal_decode(d, &ln, &msg, &partial, "{\"__REALTIME", 12, reason, sizeof reason),
-	    LT_ERR_FORMAT);
+	assert_int_equal(parser_journal_decode(d, &ln, &msg, &partial, "{\"__REALTIME", 12, reason,
+					       sizeof reason),
+			 LT_ERR_FORMAT);
 	assert_non_null(strstr(reason, "broken JSON"));
-	assert_true(lt_journal_json_probe(nul, strlen(nul)));
-	assert_false(lt_journal_json_probe("{\"kind\":\"Event\"}", 16));
-	lt_journal_decoder_free(d);
-	lt_journal_decoder_free(NULL);
+	assert_true(parser_journal_json_probe(nul, strlen(nul)));
+	assert_false(parser_journal_json_probe("{\"kind\":\"Event\"}", 16));
+	parser_journal_decoder_free(d);
+	parser_journal_decoder_free(NULL);
 }
 
 /* docker json-file records: "log" with its newline, "time" in RFC 3339 with nanoseconds. */
@@ -1009,34 +1001,34 @@ static void test_docker_json_decoder(void **state)
 	static const char part[] =
 	    "{ \"time\" : \"2024-04-05T08:04:05.5+02:00\", \"log\": \"I0405\" }";
 	static const char audit[] = "{\"auditID\":\"a\",\"log\":\"x\",\"time\":\"y\"}";
-	struct lt_journal_decoder *d = lt_journal_decoder_new();
+	struct parser_journal_decoder *d = parser_journal_decoder_new();
 	struct lt_log_line ln;
 	struct lt_str msg;
 	char reason[200];
 	int partial = -1;
 
 	(void)state;
-	assert_true(lt_journal_json_probe(whole, strlen(whole)));
-	assert_true(lt_journal_json_probe(part, strlen(part)));
-	assert_false(lt_journal_json_probe(audit, strlen(audit)));
+	assert_true(parser_journal_json_probe(whole, strlen(whole)));
+	assert_true(parser_journal_json_probe(part, strlen(part)));
+	assert_false(parser_journal_json_probe(audit, strlen(audit)));
 	memset(&ln, 0, sizeof ln);
-	assert_int_equal(
-	    lt_journal_decode(d, &ln, &msg, &partial, whole, strlen(whole), reason, sizeof reason),
-	    0);
+	assert_int_equal(parser_journal_decode(d, &ln, &msg, &partial, whole, strlen(whole), reason,
+					       sizeof reason),
+			 0);
 	assert_int_equal(partial, 0);
 	assert_int_equal(msg.len, strlen("I0405 06:04:04.422460       1 x.go:1] a"));
 	want_time(__LINE__, "ts", ln.ts_us, "2024-04-05T06:04:04.422460Z");
-	assert_int_equal(
-	    lt_journal_decode(d, &ln, &msg, &partial, part, strlen(part), reason, sizeof reason),
-	    0);
+	assert_int_equal(parser_journal_decode(d, &ln, &msg, &partial, part, strlen(part), reason,
+					       sizeof reason),
+			 0);
 	assert_int_equal(partial, 1);
 	assert_true(msg.len == 5 && memcmp(msg.ptr, "I0405", 5) == 0);
 	want_time(__LINE__, "ts", ln.ts_us, "2024-04-05T06:04:05.500000Z");
-	assert_int_equal(lt_journal_decode(d, &ln, &msg, &partial, "{\"log\":\"x\\n\"}", 13, reason,
-					   sizeof reason),
+	assert_int_equal(parser_journal_decode(d, &ln, &msg, &partial, "{\"log\":\"x\\n\"}", 13,
+					       reason, sizeof reason),
 			 LT_ERR_FORMAT);
 	assert_non_null(strstr(reason, "without a valid \"time\""));
-	lt_journal_decoder_free(d);
+	parser_journal_decoder_free(d);
 }
 
 /*
@@ -1940,10 +1932,10 @@ static void test_classify_owner_component(void **state)
 	run_free(r);
 }
 
-/* lt_classify directly: text is "message fields", and a line is reset before. */
+/* parser_classify directly: text is "message fields", and a line is reset before. */
 static void test_classify_direct(void **state)
 {
-	struct lt_classifier *c = lt_classifier_new();
+	struct parser_classifier *c = parser_classifier_new();
 	struct lt_log_line ln;
 	static const char gc[] =
 	    "Deleting item item=\"[coordination.k8s.io/v1/Lease, namespace: kube-node-lease, name: "
@@ -1952,7 +1944,7 @@ static void test_classify_direct(void **state)
 
 	(void)state;
 	memset(&ln, 0, sizeof ln);
-	lt_classify(c, &ln, gc, strlen(gc));
+	parser_classify(c, &ln, gc, strlen(gc));
 	assert_string_equal(ln.kind, "gc-deleting");
 	assert_true(lt_str_eq(ln.subject, "n1"));
 	assert_true(lt_str_eq(ln.obj_kind, "Lease"));
@@ -1961,7 +1953,7 @@ static void test_classify_direct(void **state)
 	/* group strings point into the text */
 	assert_true(ln.subject.ptr >= gc && ln.subject.ptr < gc + sizeof gc);
 	ln.not_found = 2;
-	lt_classify(c, &ln, plain, strlen(plain));
+	parser_classify(c, &ln, plain, strlen(plain));
 	assert_null(ln.kind);
 	assert_null(ln.subject.ptr);
 	assert_null(ln.obj_kind.ptr);
@@ -1969,36 +1961,36 @@ static void test_classify_direct(void **state)
 	assert_null(ln.obj_uid.ptr);
 	assert_int_equal(ln.not_found, 0);
 	/* only the first len bytes count */
-	lt_classify(c, &ln, "Failed to update lease", 6);
+	parser_classify(c, &ln, "Failed to update lease", 6);
 	assert_null(ln.kind);
-	lt_classify(c, &ln, "", 0);
+	parser_classify(c, &ln, "", 0);
 	assert_null(ln.kind);
-	lt_classifier_free(c);
-	lt_classifier_free(NULL);
+	parser_classifier_free(c);
+	parser_classifier_free(NULL);
 }
 
 /* ---- klog headers and payloads ------------------------------------------------------ */
 
 static void test_klog_header(void **state)
 {
-	struct lt_klog k;
+	struct parser_klog k;
 	static const char h1[] = "E0405 06:04:04.422460  477678 nodelease.go:49] \"x\"";
 	static const char h2[] = "I0201 05:37:45.730879 2213 pod_workers.go:965] y";
 	static const char h3[] = "F1231 23:59:60.999999       1 main.go:1]";
 
 	(void)state;
-	assert_int_equal(lt_klog_header(&k, h1, strlen(h1)), 47);
+	assert_int_equal(parser_klog_header(&k, h1, strlen(h1)), 47);
 	assert_int_equal(k.severity, 'E');
 	assert_int_equal(k.month, 4);
 	assert_int_equal(k.day, 5);
 	assert_int_equal(k.tod_us, (6 * 3600 + 4 * 60 + 4) * 1000000LL + 422460);
 	assert_int_equal(k.thread, 477678);
 	assert_true(lt_str_eq(k.location, "nodelease.go:49"));
-	assert_int_equal(lt_klog_header(&k, h2, strlen(h2)), 47);
+	assert_int_equal(parser_klog_header(&k, h2, strlen(h2)), 47);
 	assert_int_equal(k.thread, 2213);
 	assert_true(lt_str_eq(k.location, "pod_workers.go:965"));
 	/* a header with nothing after it, a leap second */
-	assert_int_equal(lt_klog_header(&k, h3, strlen(h3)), strlen(h3));
+	assert_int_equal(parser_klog_header(&k, h3, strlen(h3)), strlen(h3));
 	assert_int_equal(k.severity, 'F');
 	/* not headers */
 	static const char *const bad[] = {
@@ -2016,22 +2008,22 @@ static void test_klog_header(void **state)
 	    "",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-		if (lt_klog_header(&k, bad[i], strlen(bad[i])) != 0)
+		if (parser_klog_header(&k, bad[i], strlen(bad[i])) != 0)
 			fail_msg("took a header from \"%s\"", bad[i]);
 	/* NUL bytes where the level goes */
-	assert_int_equal(lt_klog_header(&k,
-					"\0"
-					"0405 06:04:04.422460  1 x.go:1] a",
-					32),
+	assert_int_equal(parser_klog_header(&k,
+					    "\0"
+					    "0405 06:04:04.422460  1 x.go:1] a",
+					    32),
 			 0);
 }
 
-/* lt_klog_payload: message in msg, fields as a JSON object; returns where fields start. */
+/* parser_klog_payload: message in msg, fields as a JSON object; returns where fields start. */
 static void payload(struct lt_buf *msg, struct lt_buf *fields, const char *p, const char *want_msg,
 		    const char *want_fields, int line)
 {
-	lt_klog_payload(msg, fields, p, strlen(p));
-	want_str(line, "msg", msg->ptr ? msg->ptr : "", want_msg);
+	parser_klog_payload(msg, fields, p, strlen(p));
+	want_str(line, "msg", msg->ptr, want_msg);
 	want_str(line, "fields", fields->len ? fields->ptr : NULL, want_fields);
 }
 
@@ -2083,10 +2075,10 @@ static void test_klog_payload(void **state)
 	PAYLOAD("plain text: with colon", "plain text: with colon", NULL);
 	PAYLOAD("", "", NULL);
 	/* the return value: where the fields start */
-	assert_int_equal(lt_klog_payload(&msg, &fields, "\"ab\" k=v", 8), 4);
-	assert_int_equal(lt_klog_payload(&msg, &fields, "plain", 5), 5);
+	assert_int_equal(parser_klog_payload(&msg, &fields, "\"ab\" k=v", 8), 4);
+	assert_int_equal(parser_klog_payload(&msg, &fields, "plain", 5), 5);
 	/* NUL bytes inside a value are JSON-escaped */
-	lt_klog_payload(&msg, &fields, "\"m\" k=\"a\0b\"", 11);
+	parser_klog_payload(&msg, &fields, "\"m\" k=\"a\0b\"", 11);
 	assert_string_equal(fields.ptr, "{\"k\":\"a\\u0000b\"}");
 	lt_buf_release(&msg);
 	lt_buf_release(&fields);
@@ -2204,7 +2196,7 @@ static void test_over_long_line(void **state)
 	assert_int_equal(c->nrec, 2);
 	want_reject(c, 0, 2, "over-long");
 	/* and as the last line without a newline */
-	b.len -= strlen(r->rec[1].raw) + 2;
+	lt_buf_truncate(&b, b.len - (strlen(r->rec[1].raw) + 2));
 	feed_text(c, b.ptr, b.len, 4096);
 	assert_int_equal(c->nrec, 1);
 	assert_int_equal(c->nrej, 1);
@@ -2319,11 +2311,11 @@ static void test_sniff(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
-		assert_true(lt_text_sniff(yes[i], strlen(yes[i])));
+		assert_true(parser_text_sniff(yes[i], strlen(yes[i])));
 		assert_int_equal(lt_sniff(yes[i], strlen(yes[i])), LT_FMT_TEXT);
 	}
 	for (size_t i = 0; i < sizeof no / sizeof *no; i++)
-		assert_false(lt_text_sniff(no[i], strlen(no[i])));
+		assert_false(parser_text_sniff(no[i], strlen(no[i])));
 }
 
 /* ---- CloudWatch text lines -------------------------------------------------------------- */
@@ -2443,14 +2435,14 @@ static void test_cloudwatch_s3_path(void **state)
 static void test_stream_component(void **state)
 {
 	(void)state;
-	assert_string_equal(lt_stream_component((struct lt_str){"kube-apiserver-audit-1", 22}),
+	assert_string_equal(parser_stream_component((struct lt_str){"kube-apiserver-audit-1", 22}),
 			    "kube-apiserver-audit");
-	assert_string_equal(lt_stream_component((struct lt_str){"kube-apiserver-1", 16}),
+	assert_string_equal(parser_stream_component((struct lt_str){"kube-apiserver-1", 16}),
 			    "kube-apiserver");
-	assert_string_equal(lt_stream_component((struct lt_str){"authenticator-x", 15}),
+	assert_string_equal(parser_stream_component((struct lt_str){"authenticator-x", 15}),
 			    "authenticator");
-	assert_null(lt_stream_component((struct lt_str){"etcd-1", 6}));
-	assert_null(lt_stream_component((struct lt_str){NULL, 0}));
+	assert_null(parser_stream_component((struct lt_str){"etcd-1", 6}));
+	assert_null(parser_stream_component((struct lt_str){NULL, 0}));
 }
 
 /* CloudWatch text records cut anywhere give the same records. */

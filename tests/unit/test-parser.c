@@ -25,7 +25,7 @@ struct seen {
 	uint64_t line[MAX_SEEN];
 	char reason[MAX_SEEN][160];
 	uint64_t rej_line[MAX_SEEN];
-	struct lt_audit_decoder *dec;
+	struct parser_audit_decoder *dec;
 };
 
 static void copy_str(char *dst, size_t size, struct lt_str s)
@@ -40,7 +40,7 @@ static int on_record(const char *text, size_t len, uint64_t line, uint64_t offse
 	char reason[160];
 
 	(void)offset;
-	if (lt_audit_decode(s->dec, &ev, text, len, reason, sizeof reason) != 0) {
+	if (parser_audit_decode(s->dec, &ev, text, len, reason, sizeof reason) != 0) {
 		snprintf(s->reason[s->nrej], sizeof s->reason[0], "%s", reason);
 		s->rej_line[s->nrej++] = line;
 		return 0;
@@ -64,22 +64,23 @@ static int on_reject(uint64_t line, uint64_t offset, const char *reason, void *c
 	return 0;
 }
 
-static const struct lt_frame_ops ops = {on_record, on_reject};
+static const struct parser_frame_ops ops = {on_record, on_reject};
 
 /* Frames len bytes fed in pieces of chunk bytes (0: all at once). */
 static void frame_bytes(struct seen *s, const char *text, size_t len, size_t chunk)
 {
-	struct lt_frame *f = lt_frame_new(&ops, s, 4096);
+	struct parser_frame *f = parser_frame_new(&ops, s, 4096);
 
 	memset(s, 0, sizeof *s);
-	s->dec = lt_audit_decoder_new();
+	s->dec = parser_audit_decoder_new();
 	if (chunk == 0)
 		chunk = len ? len : 1;
 	for (size_t i = 0; i < len; i += chunk)
-		assert_int_equal(lt_frame_feed(f, text + i, len - i < chunk ? len - i : chunk), 0);
-	assert_int_equal(lt_frame_finish(f), 0);
-	lt_frame_free(f);
-	lt_audit_decoder_free(s->dec);
+		assert_int_equal(parser_frame_feed(f, text + i, len - i < chunk ? len - i : chunk),
+				 0);
+	assert_int_equal(parser_frame_finish(f), 0);
+	parser_frame_free(f);
+	parser_audit_decoder_free(s->dec);
 	s->dec = NULL;
 }
 

@@ -24,6 +24,7 @@
 
 #include "queries-int.h"
 #include "test-files.h"
+#include "test-held.h"
 #include "test-rows.h"
 
 #define SEC 1000000LL
@@ -50,47 +51,9 @@
 
 /* ---- what a test holds, released by the teardown even when an assertion ends it early ---- */
 
-#define MAX_HELD 16
-
-struct held {
-	void *p;
-	void (*release)(void *);
-};
-
-static struct held held[MAX_HELD];
-
-static void *hold(void *p, void (*release)(void *))
-{
-	for (int i = 0; i < MAX_HELD; i++)
-		if (held[i].p == NULL) {
-			held[i].p = p;
-			held[i].release = release;
-			return p;
-		}
-	fail_msg("more than %d things held", MAX_HELD);
-	return p;
-}
-
-/* Releases p now (it must have been held). */
-static void drop(void *p)
-{
-	for (int i = 0; i < MAX_HELD; i++)
-		if (held[i].p == p) {
-			held[i].release(p);
-			held[i].p = NULL;
-			return;
-		}
-}
-
 static int teardown(void **state)
 {
-	(void)state;
-	for (int i = MAX_HELD - 1; i >= 0; i--) {
-		if (held[i].p != NULL)
-			held[i].release(held[i].p);
-		held[i].p = NULL;
-	}
-	return 0;
+	return held_teardown(state);
 }
 
 static void release_store(void *p)
@@ -110,18 +73,6 @@ static char *held_str(char *s)
 }
 
 /* ---- files under LT_TEST_TMP ---------------------------------------------------------- */
-
-/* Writes text to dir/name and leaves the path in out. */
-static void write_file(char *out, const char *dir, const char *name, const char *text)
-{
-	FILE *f;
-
-	path_join(out, dir, name);
-	f = fopen(out, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-	assert_int_equal(fclose(f), 0);
-}
 
 /* ---- audit events, one JSON line each ------------------------------------------------- */
 
@@ -168,11 +119,7 @@ static struct lines *lines_new(void)
 static void lines_push(struct lines *l, char *line)
 {
 	assert_non_null(line);
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 64;
-		l->v = realloc(l->v, l->cap * sizeof *l->v);
-		assert_non_null(l->v);
-	}
+	LT_GROW(l->v, l->cap, l->n + 1);
 	l->v[l->n++] = line;
 }
 

@@ -1,5 +1,5 @@
-/* parser-time.c - RFC 3339 timestamps to and from microseconds since the epoch. */
-#include "lt_parser.h"
+/* base-time.c - RFC 3339 timestamps to and from microseconds since the epoch. */
+#include "lt_base.h"
 
 #include <string.h>
 

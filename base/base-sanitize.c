@@ -1,5 +1,7 @@
-/* parser-sanitize.c - making hostile log text safe to show on a terminal. */
-#include "lt_parser.h"
+/* base-sanitize.c - making hostile log text safe to show on a terminal. */
+#include "lt_base.h"
+
+#include <assert.h>
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one; *cp gets its code point.
  */
@@ -67,6 +69,8 @@ void lt_sanitize(struct lt_buf *b, const char *s, size_t len)
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
 
+	assert(b != NULL && (s != NULL || len == 0));
+
 	while (i < len) {
 		uint32_t cp;
 		size_t n = utf8_decode(p + i, len - i, &cp);
@@ -82,6 +86,4 @@ void lt_sanitize(struct lt_buf *b, const char *s, size_t len)
 			i += n;
 		}
 	}
-	if (b->ptr == NULL)
-		lt_buf_append(b, "", 0);
 }

@@ -1,5 +1,5 @@
 /*
- * parser-fault.c - fault injection for tests: the Nth allocation or the Nth
+ * base-fault.c - fault injection for tests: the Nth allocation or the Nth
  * SQLite allocation fails.
  *
  * Built in with -DLT_FAULT=ON (tests/run-all.sh does); otherwise lt_fault()
@@ -10,7 +10,7 @@
  * a full disk, index-fault.c); KIND:count prints how many calls of the
  * kind a run made, at exit, so a test can sweep N over all of them.
  */
-#include "lt_parser.h"
+#include "lt_base.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,8 @@
-/* parser-regex.c - the one door to PCRE2: compile (JIT when possible), match, read groups. */
+/* base-regex.c - the one door to PCRE2: compile (JIT when possible), match, read groups. */
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include "lt_parser.h"
+#include "lt_base.h"
 
+#include <assert.h>
 #include <pcre2.h>
 #include <stdlib.h>
 
@@ -19,6 +20,7 @@ int lt_regex_new(struct lt_regex **out, const char *pattern, int icase, struct l
 	PCRE2_SIZE where;
 	int code;
 
+	assert(out != NULL && pattern != NULL);
 	*out = NULL;
 	if (icase)
 		opts |= PCRE2_CASELESS;
@@ -53,7 +55,10 @@ void lt_regex_free(struct lt_regex *re)
 
 int lt_regex_match(struct lt_regex *re, const char *s, size_t len)
 {
-	int rc = pcre2_match(re->code, (PCRE2_SPTR)(s ? s : ""), len, 0, 0, re->md, NULL);
+	int rc;
+
+	assert(re != NULL && (s != NULL || len == 0));
+	rc = pcre2_match(re->code, (PCRE2_SPTR)(s ? s : ""), len, 0, 0, re->md, NULL);
 
 	/* matching errors (match limits on hostile input) count as no match */
 	re->matched = rc > 0;

@@ -1,0 +1,141 @@
+/*
+ * base-buf.c - struct lt_buf, the growable byte buffer (see lt_base.h for its
+ * invariant: ptr never NULL, always NUL-terminated, cap == 0 while it points
+ * at the shared static ""), and the small string helpers built on it.
+ */
+#include "lt_base.h"
+
+#include <assert.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What a released buffer points at: never written (cap == 0 guards every write). */
+static char buf_empty[1];
+
+/* The bytes lt_buf_init allocates, so that ptr is owned from the start. */
+#define BUF_FIRST 64
+
+/* The invariant, checked at every entry (a zero-filled struct fails it). */
+#define BUF_VALID(b)                                                                               \
+	((b)->ptr != NULL && ((b)->cap == 0 ? (b)->ptr == buf_empty && (b)->len == 0               \
+					    : (b)->len < (b)->cap && (b)->ptr[(b)->len] == '\0'))
+
+void lt_buf_init(struct lt_buf *b)
+{
+	b->ptr = lt_xmalloc(BUF_FIRST);
+	b->ptr[0] = '\0';
+	b->len = 0;
+	b->cap = BUF_FIRST;
+}
+
+void lt_buf_release(struct lt_buf *b)
+{
+	assert(BUF_VALID(b));
+	if (b->cap)
+		free(b->ptr);
+	*b = (struct lt_buf){.ptr = buf_empty, .len = 0, .cap = 0};
+}
+
+void lt_buf_truncate(struct lt_buf *b, size_t n)
+{
+	assert(BUF_VALID(b));
+	assert(n <= b->len);
+	if (n == b->len)
+		return;
+	b->len = n;
+	b->ptr[n] = '\0';
+}
+
+char *lt_buf_detach(struct lt_buf *b)
+{
+	char *s;
+
+	assert(BUF_VALID(b));
+	s = b->cap ? b->ptr : lt_xstrdup("");
+	*b = (struct lt_buf){.ptr = buf_empty, .len = 0, .cap = 0};
+	return s;
+}
+
+void lt_buf_reset(struct lt_buf *b)
+{
+	assert(BUF_VALID(b));
+	b->len = 0;
+	if (b->cap)
+		b->ptr[0] = '\0';
+}
+
+/* Makes room for n more bytes plus the terminating NUL. */
+static void buf_grow(struct lt_buf *b, size_t n)
+{
+	/* a sum past SIZE_MAX asks for SIZE_MAX bytes, which lt_grow refuses (aborts) */
+	size_t need = n < SIZE_MAX - b->len ? b->len + n + 1 : SIZE_MAX;
+
+	assert(BUF_VALID(b));
+	if (need <= b->cap)
+		return;
+	b->ptr = lt_grow(b->cap ? b->ptr : NULL, &b->cap, need, 1);
+}
+
+void lt_buf_append(struct lt_buf *b, const void *data, size_t n)
+{
+	buf_grow(b, n);
+	if (n)
+		memcpy(b->ptr + b->len, data, n);
+	b->len += n;
+	b->ptr[b->len] = '\0';
+}
+
+void lt_buf_putc(struct lt_buf *b, char c)
+{
+	buf_grow(b, 1);
+	b->ptr[b->len++] = c;
+	b->ptr[b->len] = '\0';
+}
+
+void lt_buf_printf(struct lt_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	buf_grow(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+int lt_str_eq(struct lt_str s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.ptr != NULL && s.len == n && memcmp(s.ptr, lit, n) == 0;
+}
+
+void lt_json_quote(struct lt_buf *b, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	lt_buf_putc(b, '"');
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			lt_buf_putc(b, '\\');
+			lt_buf_putc(b, (char)c);
+		} else if (c < 0x20 || c == 0x7f) {
+			char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+
+			lt_buf_append(b, esc, sizeof esc);
+		} else {
+			lt_buf_putc(b, (char)c);
+		}
+	}
+	lt_buf_putc(b, '"');
+}

@@ -1,0 +1,101 @@
+/*
+ * parser-text-scan.c - the small scanners of the text reader: a journal
+ * short date ("Apr 05 06:04:04[.857303]"), an RFC 3339 time as the first
+ * word, a syslog "IDENT[PID]: " and journalctl's "-- ... --" lines.  Pure
+ * functions of their bytes: no state, no allocation.
+ */
+#define _GNU_SOURCE /* memmem */
+#include "parser-text.h"
+
+#include <string.h>
+
+static const char text_months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+
+/* "Apr 05 06:04:04[.857303] " or "Sep  3 07:35:28 ": the bytes taken, 0 if none. */
+size_t parser_text_short_date(const char *s, size_t n, int *mon, int *day, int64_t *tod)
+{
+	const char *m;
+	size_t i = 15;
+	int64_t us = 0, scale = 1000000;
+	int hh, mm, ss;
+
+	if (n < 17 || s[3] != ' ' || s[6] != ' ' || s[9] != ':' || s[12] != ':')
+		return 0;
+	if ((m = memmem(text_months, 36, s, 3)) == NULL || (m - text_months) % 3 != 0)
+		return 0;
+	if (!parser_text_is_digit(s[5]) || (s[4] != ' ' && !parser_text_is_digit(s[4])))
+		return 0;
+	for (size_t k = 7; k < 15; k++)
+		if (k != 9 && k != 12 && !parser_text_is_digit(s[k]))
+			return 0;
+	if (s[i] == '.')
+		for (i++; i < n && parser_text_is_digit(s[i]); i++)
+			if (scale > 1)
+				us += (s[i] - '0') * (scale /= 10);
+	if (i >= n || s[i] != ' ')
+		return 0;
+	hh = (s[7] - '0') * 10 + s[8] - '0';
+	mm = (s[10] - '0') * 10 + s[11] - '0';
+	ss = (s[13] - '0') * 10 + s[14] - '0';
+	/* "25:61:61" is no time of day: it would spill into the next day */
+	if (hh > 23 || mm > 59 || ss > 60)
+		return 0;
+	*mon = (int)((m - text_months) / 3) + 1;
+	*day = (s[4] == ' ' ? 0 : s[4] - '0') * 10 + (s[5] - '0');
+	*tod = ((int64_t)hh * 3600 + mm * 60 + ss) * 1000000 + us;
+	return *day >= 1 && *day <= 31 ? i + 1 : 0;
+}
+
+/*
+ * An RFC 3339 time as the first word: the bytes taken with its space, 0 if
+ * none; *zone_us gets its offset (local minus UTC) when zone_us is given.
+ */
+size_t parser_text_iso(const char *s, size_t n, int64_t *us, int64_t *zone_us)
+{
+	int64_t zone;
+
+	const char *sp;
+	size_t k;
+
+	if (n < 21 || !parser_text_is_digit(s[0]) || s[4] != '-' || s[10] != 'T')
+		return 0;
+	sp = memchr(s, ' ', n < 48 ? n : 48);
+	k = sp ? (size_t)(sp - s) : n;
+	if (lt_time_parse_zone(us, zone_us ? zone_us : &zone, s, k) != 0)
+		return 0;
+	return sp ? k + 1 : k;
+}
+
+/* "IDENT[PID]: " or, with no pid allowed, "IDENT: ": the bytes taken, 0 if none. */
+size_t parser_text_ident(struct lt_log_line *ln, const char *s, size_t n, int need_pid)
+{
+	size_t i = 0, p;
+
+	while (i < n && s[i] != '[' && s[i] != ':' && s[i] != ' ')
+		i++;
+	if (i == 0 || i >= n)
+		return 0;
+	ln->ident = (struct lt_str){s, i};
+	ln->pid = -1;
+	if (s[i] == '[') {
+		for (p = ++i, ln->pid = 0; i < n && parser_text_is_digit(s[i]) && i - p < 10; i++)
+			ln->pid = ln->pid * 10 + (s[i] - '0');
+		if (i == p || i + 1 >= n || s[i] != ']')
+			return 0;
+		i++;
+	} else if (need_pid) {
+		return 0;
+	}
+	if (i >= n || s[i] != ':')
+		return 0;
+	i++;
+	return i < n && s[i] == ' ' ? i + 1 : i;
+}
+
+int parser_text_header_line(const char *s, size_t n)
+{
+	return parser_text_prefix(s, n, "-- Logs begin at") ||
+	       parser_text_prefix(s, n, "-- Journal begins at") ||
+	       parser_text_prefix(s, n, "-- No entries --") ||
+	       parser_text_prefix(s, n, "-- Reboot --") || parser_text_prefix(s, n, "-- Boot ");
+}

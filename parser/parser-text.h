@@ -1,0 +1,158 @@
+/*
+ * parser-text.h - what the files of the text reader share (parser-text*.c):
+ * the reader's state and the functions one file gives the others.  Private
+ * to those files; the rest of the parser sees parser_textlog_* in
+ * parser-int.h only.
+ */
+#ifndef PARSER_TEXT_H
+#define PARSER_TEXT_H
+
+#include "parser-int.h"
+
+#include <string.h>
+
+/* Leader-election processes of one file whose lease name is remembered. */
+#define PARSER_TEXT_LEADERS 8
+
+/* A line longer than this is hostile or not a log line; it is skipped and reported. */
+#define PARSER_TEXT_MAX_LINE (1024u * 1024)
+#define PARSER_TEXT_DAY_US   (86400LL * 1000000)
+
+/* The lease a process (component and pid) last named in a leader-election line. */
+struct parser_text_leader {
+	char component[64];
+	int64_t pid;
+	char lease[256];
+};
+
+struct parser_textlog {
+	const struct lt_sink *sink;
+	void *ctx;
+	parser_json_route_fn route;
+	void *route_ctx;
+	const char *path;
+	int64_t mtime;
+	const char *path_component;    /* a hint from the file name */
+	char stream[256];	       /* S3 export tree: the stream folder of the file */
+	struct parser_classifier *cls; /* compiled on the first line */
+	struct lt_buf part;	       /* a line split across chunks */
+	int part_over;		       /* that line passed PARSER_TEXT_MAX_LINE */
+	uint64_t line_no, offset, index;
+	struct lt_buf pend; /* a CloudWatch text record that may continue on the next lines */
+	int64_t pend_ts;
+	size_t pend_msg;			/* where its message starts in pend */
+	size_t pend_stream_at, pend_stream_len; /* a stream named in the record (tail) */
+	uint64_t pend_line, pend_offset;
+	int pended; /* the last line opened such a record */
+	int year, last_month;
+	enum lt_year_rule rule;
+	int64_t head_lo, head_hi; /* the journal's time range from its header, 0 when none */
+	struct parser_text_leader leaders[PARSER_TEXT_LEADERS];
+	unsigned leaders_next; /* the slot a new process takes */
+	int64_t line_zone_us;  /* the offset the current line's own time carried ... */
+	int line_zone_set;     /* ... when it carried one */
+	struct lt_buf msg, fields, text;
+	/* a container log line whose partial records are being joined */
+	struct lt_buf cpart_raw, cpart_msg;
+	struct lt_where cpart_at;
+	int64_t cpart_ts;
+	int cpart_open, cpart_over;
+};
+
+static inline int parser_text_prefix(const char *s, size_t n, const char *lit)
+{
+	size_t k = strlen(lit);
+
+	return n >= k && memcmp(s, lit, k) == 0;
+}
+
+static inline int parser_text_is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* ---- scanners (parser-text-scan.c): the bytes taken, 0 when s does not start with one ---- */
+
+/* "Apr 05 06:04:04[.857303] " or "Sep  3 07:35:28 ": month, day and time of day. */
+size_t parser_text_short_date(const char *s, size_t n, int *mon, int *day, int64_t *tod);
+
+/* An RFC 3339 time as the first word, with its space; *zone_us its offset when zone_us is given. */
+size_t parser_text_iso(const char *s, size_t n, int64_t *us, int64_t *zone_us);
+
+/* "IDENT[PID]: " or, unless need_pid, "IDENT: ": fills ln->ident and ln->pid. */
+size_t parser_text_ident(struct lt_log_line *ln, const char *s, size_t n, int need_pid);
+
+/* True for journalctl's own lines: "-- Logs begin at ...", "-- Reboot --", ... */
+int parser_text_header_line(const char *s, size_t n);
+
+/* ---- years and zones (parser-text-year.c) ---- */
+
+/* The offset for the current line's klog (and zone-less) times. */
+int64_t parser_text_zone(const struct parser_textlog *t);
+
+/* µs since the epoch of a local date and time of day in a given year (no zone applied). */
+int64_t parser_text_stamp(int year, int mon, int day, int64_t tod);
+
+/* The year that puts (mon, day, tod) nearest to the time ref. */
+int parser_text_year_near(int64_t ref, int mon, int day, int64_t tod);
+
+/* The year of the file's next year-less time (picked on the first; Dec -> Jan moves it on). */
+int parser_text_year(struct parser_textlog *t, int mon, int day, int64_t tod);
+
+/* A journal header line's "begin at ..., end at ..." becomes the range years are picked in. */
+void parser_text_header_range(struct parser_textlog *t, const char *s, size_t n);
+
+/* ---- the reader (parser-text.c) ---- */
+
+/* Where a record starts; the caller counts it in t->index once it is one. */
+struct lt_where parser_text_where(struct parser_textlog *t, uint64_t line, uint64_t offset);
+
+/* A rejected line, unless it lies before the resume offset. */
+int parser_text_reject(struct parser_textlog *t, const struct lt_where *at, const char *reason);
+
+/* ---- one line (parser-text-line.c) ---- */
+
+/* An empty record for the line s[0..n): raw set, pid unknown. */
+void parser_text_line_init(struct lt_log_line *ln, const char *s, size_t n);
+
+/* One whole line, its newline (and any '\r') aside. */
+int parser_text_line(struct parser_textlog *t, const char *s, size_t n);
+
+/* ---- who wrote it (parser-text-component.c, parser-text-leader.c) ---- */
+
+/* Fills ln->component when the line did not say: from its ident, its kind or the file name. */
+void parser_text_component(struct parser_textlog *t, struct lt_log_line *ln);
+
+/* The component a file name hints at (a CRI pod log: its container's folder), or NULL. */
+const char *parser_text_path_component(const char *path);
+
+/* The stream folder of an S3 export object into t->stream, when the folder names one. */
+void parser_text_path_stream(struct parser_textlog *t, const char *path);
+
+/* A leader-election line's lease: remembered when it names one, recalled when it does not. */
+void parser_text_leader_lease(struct parser_textlog *t, struct lt_log_line *ln);
+
+/* ---- CloudWatch text records (parser-text-cloudwatch.c) ---- */
+
+/* Holds "TIME [STREAM] MESSAGE" (took: the bytes of TIME) as the open record. */
+int parser_text_cloudwatch(struct parser_textlog *t, const char *s, size_t n, size_t took,
+			   int64_t ts);
+
+/* 1 when the line goes on with the open record (and was taken), 0 when it is a line of its own. */
+int parser_text_pend_continue(struct parser_textlog *t, const char *s, size_t n);
+
+/* Hands on the open record, if any, and closes it. */
+int parser_text_pend_flush(struct parser_textlog *t);
+
+/* ---- container runtimes (parser-text-container.c) ---- */
+
+/* After a CRI line's time: "stdout F " or "stderr P "; *partial for tag P. */
+size_t parser_text_cri_tag(const char *s, size_t n, int *partial);
+
+/* True when a line is a CRI line (it goes on with a partial one). */
+int parser_text_cri_line(const char *s, size_t n);
+
+/* Hands on the container line being joined, if any. */
+int parser_text_cpart_flush(struct parser_textlog *t);
+
+#endif

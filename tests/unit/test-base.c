@@ -1,0 +1,201 @@
+/*
+ * test-base.c - unit tests of base/: the buffer's invariant (ptr never NULL,
+ * always NUL-terminated, what init, release, truncate and detach leave), the
+ * one growth rule (lt_grow: doubling, untouched when big enough, an
+ * impossible size aborts) and the error setters.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lt_base.h"
+
+static void test_buf_init_is_an_owned_empty_string(void **state)
+{
+	struct lt_buf b;
+	char *s;
+
+	(void)state;
+	lt_buf_init(&b);
+	assert_non_null(b.ptr);
+	assert_string_equal(b.ptr, "");
+	assert_int_equal(b.len, 0);
+	assert_true(b.cap > 0);
+	/* an empty buffer's bytes may be taken as they are */
+	s = b.ptr;
+	free(s);
+}
+
+static void test_buf_release_leaves_a_valid_empty_buffer(void **state)
+{
+	struct lt_buf b;
+	char *s;
+
+	(void)state;
+	lt_buf_init(&b);
+	lt_buf_append(&b, "abc", 3);
+	lt_buf_release(&b);
+	assert_non_null(b.ptr);
+	assert_string_equal(b.ptr, "");
+	assert_int_equal(b.len, 0);
+	assert_int_equal(b.cap, 0);
+	lt_buf_release(&b); /* twice is fine */
+	lt_buf_reset(&b);
+	assert_string_equal(b.ptr, "");
+	/* detaching a released buffer gives a fresh "" the caller frees */
+	s = lt_buf_detach(&b);
+	assert_string_equal(s, "");
+	free(s);
+	/* and it grows again */
+	lt_buf_printf(&b, "%d-%s", 42, "x");
+	assert_string_equal(b.ptr, "42-x");
+	assert_int_equal(b.len, 4);
+	lt_buf_release(&b);
+}
+
+static void test_buf_grows_and_stays_terminated(void **state)
+{
+	struct lt_buf b;
+	char chunk[100];
+
+	(void)state;
+	memset(chunk, 'z', sizeof chunk);
+	lt_buf_init(&b);
+	for (int i = 0; i < 1000; i++) {
+		lt_buf_append(&b, chunk, sizeof chunk);
+		assert_int_equal(b.len, (size_t)(i + 1) * sizeof chunk);
+		assert_true(b.cap > b.len);
+		assert_int_equal(b.ptr[b.len], '\0');
+	}
+	lt_buf_putc(&b, '\0'); /* a NUL inside the bytes is kept, and one follows them */
+	assert_int_equal(b.len, 100001);
+	assert_int_equal(b.ptr[100000], '\0');
+	assert_int_equal(b.ptr[100001], '\0');
+	lt_buf_release(&b);
+}
+
+static void test_buf_truncate_and_detach(void **state)
+{
+	struct lt_buf b;
+	char *s;
+
+	(void)state;
+	lt_buf_init(&b);
+	lt_buf_append(&b, "hello world", 11);
+	lt_buf_truncate(&b, 5);
+	assert_int_equal(b.len, 5);
+	assert_string_equal(b.ptr, "hello");
+	lt_buf_truncate(&b, 5); /* no change */
+	assert_string_equal(b.ptr, "hello");
+	s = lt_buf_detach(&b);
+	assert_string_equal(s, "hello");
+	assert_int_equal(b.cap, 0);
+	assert_string_equal(b.ptr, "");
+	free(s);
+	lt_buf_release(&b);
+}
+
+static void test_grow_doubles_from_16(void **state)
+{
+	int *a = NULL;
+	size_t cap = 0;
+
+	(void)state;
+	LT_GROW(a, cap, 1);
+	assert_non_null(a);
+	assert_int_equal(cap, 16);
+	a[15] = 7;
+	LT_GROW(a, cap, 16); /* room enough: untouched */
+	assert_int_equal(cap, 16);
+	LT_GROW(a, cap, 17);
+	assert_int_equal(cap, 32);
+	assert_int_equal(a[15], 7); /* the elements move with the array */
+	LT_GROW(a, cap, 1000);
+	assert_int_equal(cap, 1024);
+	a[999] = 1;
+	free(a);
+}
+
+/* Runs fn in a child; true when it died of SIGABRT. */
+static int aborts(void (*fn)(void))
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* the message on stderr is expected: keep the test's output clean */
+		if (freopen("/dev/null", "w", stderr) == NULL)
+			_exit(3);
+		fn();
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+}
+
+static void grow_past_size_max(void)
+{
+	void *p = NULL;
+	size_t cap = 0;
+
+	p = lt_grow(p, &cap, SIZE_MAX / 8 + 1, 16); /* elements fit, bytes do not */
+	free(p);
+}
+
+static void grow_count_past_size_max(void)
+{
+	void *p = NULL;
+	size_t cap = 0;
+
+	p = lt_grow(p, &cap, SIZE_MAX, 1); /* no power of two reaches it */
+	free(p);
+}
+
+static void test_grow_aborts_on_impossible_sizes(void **state)
+{
+	(void)state;
+	assert_true(aborts(grow_past_size_max));
+	assert_true(aborts(grow_count_past_size_max));
+}
+
+static void test_error_setters_return_the_code(void **state)
+{
+	struct lt_error err = {0};
+
+	(void)state;
+	assert_int_equal(lt_error_at(&err, LT_ERR_IO, "a.log", 3, 40, "bad %s", "thing"),
+			 LT_ERR_IO);
+	assert_int_equal(err.code, LT_ERR_IO);
+	assert_string_equal(err.file, "a.log");
+	assert_int_equal(err.line, 3);
+	assert_int_equal(err.offset, 40);
+	assert_string_equal(err.msg, "bad thing");
+	/* lt_error_set forgets where, and a NULL err is allowed */
+	assert_int_equal(lt_error_set(&err, LT_ERR_USAGE, "usage"), LT_ERR_USAGE);
+	assert_string_equal(err.file, "");
+	assert_int_equal(err.line, 0);
+	assert_int_equal(lt_error_set(NULL, LT_ERR_DB, "nobody asked"), LT_ERR_DB);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_buf_init_is_an_owned_empty_string),
+	    cmocka_unit_test(test_buf_release_leaves_a_valid_empty_buffer),
+	    cmocka_unit_test(test_buf_grows_and_stays_terminated),
+	    cmocka_unit_test(test_buf_truncate_and_detach),
+	    cmocka_unit_test(test_grow_doubles_from_16),
+	    cmocka_unit_test(test_grow_aborts_on_impossible_sizes),
+	    cmocka_unit_test(test_error_setters_return_the_code),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
