@@ -212,17 +212,21 @@ static int store_held_here(const char *path)
 static void store_held_note(int fd, int add)
 {
 	struct stat sb;
+	struct store_held key;
 
 	if (fstat(fd, &sb) != 0)
 		return;
+	/* a copy, not sb: gcc 12 -O2 takes sb's fields stored under the mutex for a
+	 * pointer to the dying sb (-Wdangling-pointer) */
+	key = (struct store_held){.dev = sb.st_dev, .ino = sb.st_ino};
 	pthread_mutex_lock(&store_held_mu);
 	for (size_t i = 0; i < store_nheld; i++)
-		if (store_held[i].dev == sb.st_dev && store_held[i].ino == sb.st_ino) {
+		if (store_held[i].dev == key.dev && store_held[i].ino == key.ino) {
 			store_held[i] = store_held[--store_nheld];
 			break;
 		}
 	if (add && store_nheld < sizeof store_held / sizeof *store_held)
-		store_held[store_nheld++] = (struct store_held){sb.st_dev, sb.st_ino};
+		store_held[store_nheld++] = key;
 	pthread_mutex_unlock(&store_held_mu);
 }
 
