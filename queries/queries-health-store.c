@@ -189,13 +189,8 @@ static int health_exec(struct lt_store *st, const char *const *sql, struct lt_er
 {
 	int rc = 0;
 
-	for (size_t i = 0; rc == 0 && sql[i] != NULL; i++) {
-		struct lt_stmt *q = NULL;
-
-		if ((rc = lt_store_prepare(st, &q, sql[i], err)) == 0)
-			rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
-		lt_stmt_free(q);
-	}
+	for (size_t i = 0; rc == 0 && sql[i] != NULL; i++)
+		rc = queries_exec(st, sql[i], err);
 	return rc;
 }
 

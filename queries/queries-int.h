@@ -136,6 +136,9 @@ void queries_lease_feed_row(struct queries_lease_feed *f, struct queries_lease *
 int queries_lease_build(struct lt_store *st, int64_t namespace_id, int64_t name_id, int64_t gap_us,
 			int64_t slow_us, struct queries_lease_result *out, struct lt_error *err);
 
+/* Runs one statement that returns no rows (DDL, DELETE, ...); 0 or a negative lt_err. */
+int queries_exec(struct lt_store *st, const char *sql, struct lt_error *err);
+
 /* The strs id of a string, or 0 when the store has never seen it. */
 int64_t queries_str_id(struct lt_store *st, const char *s);
 

@@ -146,18 +146,6 @@ static const char *const rebuild_kinds[] = {
     [QUERIES_LEASE_IDENTITY] = "apiserver-identity",
 };
 
-/* Runs one statement that returns nothing. */
-static int rebuild_exec(struct lt_store *st, const char *sql, struct lt_error *err)
-{
-	struct lt_stmt *q;
-	int rc = lt_store_prepare(st, &q, sql, err);
-
-	if (rc == 0)
-		rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
-	lt_stmt_free(q);
-	return rc;
-}
-
 static void rebuild_bind_opt(struct lt_stmt *q, int idx, int64_t v, int present)
 {
 	if (present)
@@ -499,16 +487,16 @@ static int rebuild_mark_legacy(struct lt_store *st, struct lt_error *err)
 
 	snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO meta VALUES('episodes', '%d')",
 		 REBUILD_EPISODES);
-	return rebuild_exec(st, sql, err);
+	return queries_exec(st, sql, err);
 }
 
 int queries_lease_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err)
 {
 	const struct rebuild_opts o = {0, 0};
-	int rc = since_id == 0 ? rebuild_exec(st, "DELETE FROM lt_episodes", err) : 0;
+	int rc = since_id == 0 ? queries_exec(st, "DELETE FROM lt_episodes", err) : 0;
 
 	if (rc == 0 && since_id == 0)
-		rc = rebuild_exec(st, "DELETE FROM lt_leases", err);
+		rc = queries_exec(st, "DELETE FROM lt_leases", err);
 	if (rc == 0)
 		rc = rebuild_run(st, since_id, &o, err);
 	return rc == 0 ? rebuild_mark_legacy(st, err) : rc;
@@ -520,12 +508,12 @@ int lt_lifecycle_overlay(struct lt_store *st, int64_t gap_us, int64_t slow_us, s
 	int rc = lt_store_derive_overlay(st, &queries_lease_derived, err);
 
 	if (rc == 0)
-		rc = rebuild_exec(st, "BEGIN", err);
+		rc = queries_exec(st, "BEGIN", err);
 	if (rc != 0)
 		return rc;
 	if ((rc = rebuild_run(st, 0, &o, err)) == 0)
-		return rebuild_exec(st, "COMMIT", err);
-	rebuild_exec(st, "ROLLBACK", NULL);
+		return queries_exec(st, "COMMIT", err);
+	queries_exec(st, "ROLLBACK", NULL);
 	return rc;
 }
 
@@ -568,10 +556,10 @@ int queries_lease_compute(struct lt_store *st, void **out, struct lt_error *err)
 int queries_lease_write(struct lt_store *st, void *computed, struct lt_error *err)
 {
 	struct rebuild_batch *b = computed;
-	int rc = rebuild_exec(st, "DELETE FROM lt_episodes", err);
+	int rc = queries_exec(st, "DELETE FROM lt_episodes", err);
 
 	if (rc == 0)
-		rc = rebuild_exec(st, "DELETE FROM lt_leases", err);
+		rc = queries_exec(st, "DELETE FROM lt_leases", err);
 	for (size_t i = 0; i < b->n && rc == 0; i++)
 		rc = rebuild_store_map(st, &b->maps[i], err);
 	return rc == 0 ? rebuild_mark_legacy(st, err) : rc;

@@ -87,17 +87,6 @@ static enum registry_standing registry_standing(struct lt_store *st, const struc
 	return REGISTRY_CURRENT;
 }
 
-static int registry_exec(struct lt_store *st, const char *sql, struct lt_error *err)
-{
-	struct lt_stmt *q;
-	int rc = lt_store_prepare(st, &q, sql, err);
-
-	if (rc == 0)
-		rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
-	lt_stmt_free(q);
-	return rc;
-}
-
 /*
  * Rebuilds lifecycle l from since_id and marks it, in one transaction.  What
  * was computed beforehand is written instead, if the store has not moved on
@@ -107,7 +96,7 @@ static int registry_one(struct lt_store *st, const struct queries_lifecycle *l, 
 			const struct queries_computed *c, struct lt_error *err)
 {
 	struct lt_derived_state covers = {.known = 1, .version = l->derived->version};
-	int rc = registry_exec(st, "BEGIN IMMEDIATE", err);
+	int rc = queries_exec(st, "BEGIN IMMEDIATE", err);
 
 	if (rc != 0)
 		return rc;
@@ -121,10 +110,10 @@ static int registry_one(struct lt_store *st, const struct queries_lifecycle *l, 
 		rc = lt_store_derived_mark(st, l->derived, &covers, err);
 	if (rc == 0) {
 		queries_test_die_at("in-rebuild");
-		rc = registry_exec(st, "COMMIT", err);
+		rc = queries_exec(st, "COMMIT", err);
 	}
 	if (rc != 0)
-		registry_exec(st, "ROLLBACK", NULL);
+		queries_exec(st, "ROLLBACK", NULL);
 	return rc;
 }
 

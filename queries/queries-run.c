@@ -36,6 +36,17 @@ static struct lt_cell run_cell(const struct lt_stmt *q, int i, enum lt_cell_type
 	return lt_cell_int(type, lt_stmt_int(q, i));
 }
 
+int queries_exec(struct lt_store *st, const char *sql, struct lt_error *err)
+{
+	struct lt_stmt *q = NULL;
+	int rc = lt_store_prepare(st, &q, sql, err);
+
+	if (rc == 0)
+		rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
+	lt_stmt_free(q);
+	return rc;
+}
+
 int lt_run_rows(struct lt_store *st, const char *sql, const struct lt_col *cols, int ncols,
 		const int64_t *binds, int nbinds, const struct lt_row_sink *out,
 		struct lt_error *err)
