@@ -447,8 +447,7 @@ static int logs_map_all(struct lt_store *st, const struct logs_nodes *ns, struct
 		m.new = logs_resolve(ns, m.host, (const char *)sqlite3_column_text(q, 2));
 		if (m.new == m.old)
 			continue;
-		if (n == cap)
-			mv = lt_xrealloc(mv, (cap = cap ? cap * 2 : 16) * sizeof *mv);
+		LT_GROW(mv, cap, n + 1);
 		mv[n++] = m;
 	}
 	sqlite3_finalize(q);

@@ -26,7 +26,7 @@
  * and builds each once at the end, by sorting (lt_store_ingest_begin/end);
  * every writable open creates any that is missing (an interrupted load).
  */
-static const char *const index_sql[] = {
+static const char *const schema_index_sql[] = {
     /*
      * every request of a resource in time order: rebuilding many leases in one pass
      * reads the table nearly in order instead of one random page per request; the
@@ -44,8 +44,8 @@ static const char *const index_sql[] = {
     "CREATE INDEX IF NOT EXISTS lines_notable ON lines(node_id, ts_us) WHERE " LT_LINE_NOTABLE,
 };
 
-static const char *const index_names[] = {"audit_rtv",	   "audit_object", "lines_node",
-					  "lines_subject", "lines_kind",   "lines_notable"};
+static const char *const schema_index_names[] = {"audit_rtv",	  "audit_object", "lines_node",
+						 "lines_subject", "lines_kind",	  "lines_notable"};
 
 /*
  * Log lines (journal, klog, CloudWatch messages).  node_id is the node a
@@ -284,8 +284,8 @@ int index_store_create_indexes(struct lt_store *st, struct lt_error *err)
 	if (index_store_exec(
 		st, "DROP INDEX IF EXISTS audit_verb; DROP INDEX IF EXISTS audit_time;", err))
 		return LT_ERR_DB;
-	for (size_t i = 0; i < sizeof index_sql / sizeof *index_sql; i++)
-		if (index_store_exec(st, index_sql[i], err) != 0)
+	for (size_t i = 0; i < sizeof schema_index_sql / sizeof *schema_index_sql; i++)
+		if (index_store_exec(st, schema_index_sql[i], err) != 0)
 			return LT_ERR_DB;
 	return 0;
 }
@@ -296,11 +296,11 @@ static int schema_missing_index(struct lt_store *st)
 	sqlite3_stmt *q;
 	int missing = 0;
 
-	for (size_t i = 0; i < sizeof index_names / sizeof *index_names; i++) {
+	for (size_t i = 0; i < sizeof schema_index_names / sizeof *schema_index_names; i++) {
 		if (index_store_prepare_raw(st, &q, "SELECT 1 FROM sqlite_master WHERE name = ?1",
 					    NULL))
 			return 0;
-		sqlite3_bind_text(q, 1, index_names[i], -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 1, schema_index_names[i], -1, SQLITE_STATIC);
 		missing |= sqlite3_step(q) != SQLITE_ROW;
 		sqlite3_finalize(q);
 	}
@@ -335,10 +335,10 @@ int lt_store_ingest_begin(struct lt_store *st, struct lt_error *err)
 	if (!empty)
 		return 0;
 	st->deferred_indexes = 1;
-	for (size_t i = 0; i < sizeof index_names / sizeof *index_names; i++) {
+	for (size_t i = 0; i < sizeof schema_index_names / sizeof *schema_index_names; i++) {
 		char drop[96];
 
-		snprintf(drop, sizeof drop, "DROP INDEX IF EXISTS %s", index_names[i]);
+		snprintf(drop, sizeof drop, "DROP INDEX IF EXISTS %s", schema_index_names[i]);
 		if (index_store_exec(st, drop, err) != 0)
 			return LT_ERR_DB;
 	}
@@ -372,7 +372,7 @@ int lt_store_ingest_end(struct lt_store *st, void (*during)(void *ctx), void *ct
 	}
 	st->deferred_indexes = 0;
 	/* audit_rtv first: what runs beside the rest of the work reads through it */
-	if ((rc = index_store_exec(st, index_sql[0], err)) != 0)
+	if ((rc = index_store_exec(st, schema_index_sql[0], err)) != 0)
 		return rc;
 	if (during)
 		started = pthread_create(&worker, NULL, schema_job_run, &job) == 0;

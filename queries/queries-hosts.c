@@ -31,7 +31,7 @@ int queries_hosts_rebuild(struct lt_store *st, int64_t since_id, struct lt_error
 {
 	struct lt_node_name *v = NULL;
 	char **own = NULL; /* the names, to free */
-	size_t n = 0, cap = 0;
+	size_t n = 0, vcap = 0, ocap = 0;
 	struct lt_stmt *q;
 	int rc;
 
@@ -39,11 +39,8 @@ int queries_hosts_rebuild(struct lt_store *st, int64_t since_id, struct lt_error
 	if ((rc = lt_store_prepare(st, &q, hosts_nodes_sql, err)) != 0)
 		return rc;
 	while ((rc = lt_stmt_step(q, err)) == 1) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			v = lt_xrealloc(v, cap * sizeof *v);
-			own = lt_xrealloc(own, cap * sizeof *own);
-		}
+		LT_GROW(v, vcap, n + 1);
+		LT_GROW(own, ocap, n + 1);
 		own[n] = lt_xstrdup(lt_stmt_text(q, HC_NAME, NULL));
 		v[n] = (struct lt_node_name){.id = lt_stmt_int(q, HC_ID), .name = own[n]};
 		n++;

@@ -33,7 +33,7 @@ struct ingest {
 	const struct lt_ingest_hooks *hooks;
 	struct lt_ingest_totals *totals;
 	char **later;
-	size_t nlater;
+	size_t nlater, later_cap;
 	int rc;		      /* the worst outcome so far: 0, LT_ERR_IO, LT_ERR_DB */
 	double started;	      /* seconds, monotonic */
 	uint64_t done, total; /* on-disk bytes: of the files done, of every path */
@@ -60,7 +60,7 @@ static void ingest_defer(const char *path, void *ctx)
 {
 	struct ingest *in = ctx;
 
-	in->later = lt_xrealloc(in->later, (in->nlater + 1) * sizeof *in->later);
+	LT_GROW(in->later, in->later_cap, in->nlater + 1);
 	in->later[in->nlater++] = lt_xstrdup(path);
 }
 

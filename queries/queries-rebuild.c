@@ -520,7 +520,7 @@ int lt_lifecycle_overlay(struct lt_store *st, int64_t gap_us, int64_t slow_us, s
 /* Every lease's episodes, built and not yet written. */
 struct rebuild_batch {
 	struct rebuild_map *maps; /* one per chunk of leases */
-	size_t n;
+	size_t n, cap;
 };
 
 int queries_lease_compute(struct lt_store *st, void **out, struct lt_error *err)
@@ -541,7 +541,7 @@ int queries_lease_compute(struct lt_store *st, void **out, struct lt_error *err)
 	b = lt_xcalloc(1, sizeof *b);
 	rc = rebuild_dirty(st, 0, &dirty, &n, err);
 	for (size_t i = 0; i < n && rc == 0; i += REBUILD_CHUNK) {
-		b->maps = lt_xrealloc(b->maps, (b->n + 1) * sizeof *b->maps);
+		LT_GROW(b->maps, b->cap, b->n + 1);
 		b->maps[b->n] = (struct rebuild_map){NULL, 0};
 		rc = rebuild_compute(&f, dirty + 2 * i,
 				     n - i < REBUILD_CHUNK ? n - i : REBUILD_CHUNK, &o,

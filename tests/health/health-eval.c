@@ -3,9 +3,8 @@
  *
  * Usage: health-eval DB TRUTH MODE
  *        health-eval DB --dump
- * Opens the store DB (ingested by `leasetrail ingest`), builds its NotReady
- * windows (queries_health_rebuild: until ingest builds them itself), and
- * compares them with TRUTH (lt-gen --health --truth: node, start_us, end_us
+ * Opens the store DB (ingested by `leasetrail ingest`, which builds its
+ * NotReady windows), and compares them with TRUTH (lt-gen --health --truth: node, start_us, end_us
  * or -, condition, cause, ended, evicted_pods, evicted pods the journals
  * name).  MODE is "both" (audit and logs), "audit" (Metadata), "audit-rr"
  * (RequestResponse) or "logs": what the store was given.  Prints one line
@@ -13,7 +12,7 @@
  * by more than 6 s or an end by more than 2 s, a cause differs from what
  * the mode's evidence can tell (eval_expected), an eviction count from the
  * attributable ones, or (both) fewer than 95 % of causes are the truth.  With --dump it prints the
- * windows and the evictions (a golden output until `leasetrail sql` can read them after ingest).
+ * windows and the evictions as the golden outputs keep them.
  */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include <stdio.h>
@@ -89,21 +88,6 @@ static size_t eval_found(struct lt_store *st, struct eval_win *w, struct lt_erro
 	return n;
 }
 
-static int eval_build(struct lt_store *st, struct lt_error *err)
-{
-	for (size_t i = 0; queries_health_schema[i] != NULL; i++) {
-		struct lt_stmt *q = NULL;
-		int rc = lt_store_prepare(st, &q, queries_health_schema[i], err);
-
-		if (rc == 0 && lt_stmt_step(q, err) < 0)
-			rc = LT_ERR_DB;
-		lt_stmt_free(q);
-		if (rc != 0)
-			return rc;
-	}
-	return queries_health_rebuild(st, err);
-}
-
 /* Prints not_ready and evictions, one tab-separated line per row. */
 static int eval_dump(struct lt_store *st, struct lt_error *err)
 {
@@ -168,7 +152,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[2], "--dump") == 0) {
 		int rc = lt_store_open(&st, argv[1], 0, &err);
 
-		if (rc == 0 && (rc = eval_build(st, &err)) == 0)
+		if (rc == 0)
 			rc = eval_dump(st, &err);
 		if (rc != 0)
 			fprintf(stderr, "health-eval: %s\n", err.msg);
@@ -181,7 +165,7 @@ int main(int argc, char **argv)
 	}
 	both = strcmp(argv[3], "both") == 0;
 	logs = both || strcmp(argv[3], "logs") == 0;
-	if (lt_store_open(&st, argv[1], 0, &err) != 0 || eval_build(st, &err) != 0) {
+	if (lt_store_open(&st, argv[1], 0, &err) != 0) {
 		fprintf(stderr, "health-eval: %s\n", err.msg);
 		lt_store_free(st);
 		return 2;
