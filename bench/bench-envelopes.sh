@@ -9,7 +9,7 @@
 # sink JSON lines and the gcloud JSON array), then times `leasetrail ingest --db FRESH.db
 # FILE` for the plain log and each envelope with /usr/bin/time: RUNS=3 rounds, each round
 # running every input once in turn (so a busy moment of the shared machine costs every input
-# alike), best and median reported.  Checks each stored the same number of events, and
+# alike), best and median wall time and the best CPU time (user + sys) reported.  Checks each stored the same number of events, and
 # prints a Markdown block for bench/RESULTS.md.  The ratios compare events per second (an
 # envelope is larger for the same events).  Target: every envelope at >= 0.6x the plain rate.
 set -euo pipefail
@@ -35,12 +35,12 @@ for s in "${shapes[@]}"; do
 done
 events=$(wc -l <"$log")
 
-measure() { # measure NAME FILE -> "seconds rss_kb"
+measure() { # measure NAME FILE -> "seconds rss_kb cpu_seconds"
   rm -f "$out/env-$1.db"*
-  /usr/bin/time -f "%e %M" -o "$out/env-$1.time" "$bin" ingest -q --db "$out/env-$1.db" "$2" \
+  /usr/bin/time -f "%e %M %U %S" -o "$out/env-$1.time" "$bin" ingest -q --db "$out/env-$1.db" "$2" \
     >"$out/env-$1.stdout" 2>"$out/env-$1.stderr" || {
     echo "$1 failed:" >&2; cat "$out/env-$1.stderr" >&2; exit 1; }
-  cat "$out/env-$1.time"
+  awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$out/env-$1.time"
 }
 stored() { grep -o '[0-9]* events stored' "$out/env-$1.stdout" | cut -d' ' -f1; }
 
@@ -48,12 +48,13 @@ runs=${RUNS:-3}
 names=(plain "${shapes[@]}")
 files=("$log")
 for s in "${shapes[@]}"; do files+=("$out/env-$s.json"); done
-declare -A times kbs
+declare -A times kbs cpus
 sync
 for i in $(seq "$runs"); do
   for k in "${!names[@]}"; do
-    read -r sec kb < <(measure "${names[$k]}" "${files[$k]}")
+    read -r sec kb cpu < <(measure "${names[$k]}" "${files[$k]}")
     times[${names[$k]}]="${times[${names[$k]}]:-} $sec"
+    cpus[${names[$k]}]="${cpus[${names[$k]}]:-} $cpu"
     [ "$kb" -gt "${kbs[${names[$k]}]:-0}" ] && kbs[${names[$k]}]=$kb
   done
 done
@@ -66,8 +67,8 @@ rm -f "$out"/env-*.db*
 
 {
   for k in "${!names[@]}"; do
-    printf '%s %s %s %s\n' "${names[$k]}" "$(stat -c %s "${files[$k]}")" "${kbs[${names[$k]}]}" \
-      "${times[${names[$k]}]}"
+    printf '%s %s %s%s |%s\n' "${names[$k]}" "$(stat -c %s "${files[$k]}")" "${kbs[${names[$k]}]}" \
+      "${times[${names[$k]}]}" "${cpus[${names[$k]}]}"
   done
 } | awk -v events="$events" -v stored="$want" -v nodes="$nodes" -v minutes="$minutes" \
     -v runs="$runs" -v cores="$(nproc)" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" \
@@ -77,18 +78,21 @@ function sorted(n, a,   i, j, t) {
   for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
 }
 {
-  name[NR] = $1; size[NR] = $2; kb[NR] = $3; n = 0
-  for (i = 4; i <= NF; i++) t[NR, ++n] = $i
-  for (i = 1; i <= n; i++) a[i] = t[NR, i]
+  name[NR] = $1; size[NR] = $2; kb[NR] = $3; n = 0; m = 0; bar = 0
+  secs[NR] = ""
+  for (i = 4; i <= NF; i++) {
+    if ($i == "|") { bar = 1; continue }
+    if (bar) c[++m] = $i; else { a[++n] = $i; secs[NR] = secs[NR] " " $i }
+  }
   sorted(n, a); best[NR] = a[1]; med[NR] = a[int((n + 1) / 2)]
-  secs[NR] = ""; for (i = 4; i <= NF; i++) secs[NR] = secs[NR] " " $i
+  sorted(m, c); cbest[NR] = c[1]
 }
 END {
   printf "### Cloud envelopes vs plain audit lines (%s)\n\n", date
   printf "%s, %d cores (load average %s at the end). Events: %d (lt-gen --nodes %d --minutes %d --stories none --seed 42), %d stored by each input. %d rounds, every input once per round; seconds per input:", cpu, cores, load, events, nodes, minutes, stored, runs
   for (r = 1; r <= NR; r++) printf " %s%s;", name[r], secs[r]
-  printf "\n\n| input | MB | best s | median s | events/s (best) | events/s (median) | x plain (best) | x plain (median) | peak RSS |\n|---|---|---|---|---|---|---|---|---|\n"
+  printf "\n\n| input | MB | best s | median s | events/s (best) | events/s (median) | x plain (best) | x plain (median) | CPU s (best) | x plain (CPU) | peak RSS |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
   for (r = 1; r <= NR; r++)
-    printf "| %s | %.1f | %.2f | %.2f | %.0f | %.0f | %.2f | %.2f | %.1f MB |\n", name[r], size[r]/1e6, best[r], med[r], events/best[r], events/med[r], best[1]/best[r], med[1]/med[r], kb[r]/1024
+    printf "| %s | %.1f | %.2f | %.2f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %.1f MB |\n", name[r], size[r]/1e6, best[r], med[r], events/best[r], events/med[r], best[1]/best[r], med[1]/med[r], cbest[r], cbest[1]/cbest[r], kb[r]/1024
   printf "\nTarget: every envelope >= 0.6x the plain rate (events/s).\n"
 }' | tee "$out/envelopes.md"
