@@ -10,6 +10,7 @@
 #  3. the real records of the corpus (tests/corpus/{aks,gke,cloudwatch});
 #  4. damage in each shape: file, line and reason, every good record kept;
 #  5. JSON log lines whose "ts" is milliseconds, nanoseconds or ISO 8601.
+# CLOUDS_QUICK=1 skips parts 1 and 2 (the slow ones) while iterating; ctest runs them all.
 set -euo pipefail
 bin=$1 conv=$2 corpus=$3 samples=$4 tmp=$5
 rm -rf "$tmp" && mkdir -p "$tmp" && cd "$tmp"
