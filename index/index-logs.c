@@ -135,9 +135,13 @@ static uint64_t logs_fnv_str(uint64_t h, struct lt_str s)
  * a hash of what it says, from where, and its repeat count.  Two different
  * lines of one second may share a key: index_log_loader_store tells them apart.
  */
+/* The largest second a key holds above its 29 hash bits without overflowing. */
+#define LOGS_KEY_MAX_SEC (INT64_MAX >> 29)
+
 static int64_t logs_key(struct index_log_loader *ll, const struct lt_log_line *ln)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
+	int64_t sec;
 
 	h = logs_fnv(h, &ln->ts_us, sizeof ln->ts_us);
 	h = logs_fnv(h, &ln->klog_us, sizeof ln->klog_us);
@@ -149,7 +153,11 @@ static int64_t logs_key(struct index_log_loader *ll, const struct lt_log_line *l
 	ll->last_hash = h;
 	h = logs_fnv(h, &ll->repeat, sizeof ll->repeat);
 	h ^= h >> 31;
-	return (ln->ts_us > 0 ? ln->ts_us / 1000000 : 0) << 29 | (int64_t)(h & ((1u << 29) - 1));
+	/* a time past what 34 bits of seconds hold (the year 2514) shares the last key second */
+	sec = ln->ts_us > 0 ? ln->ts_us / 1000000 : 0;
+	if (sec > LOGS_KEY_MAX_SEC)
+		sec = LOGS_KEY_MAX_SEC;
+	return sec << 29 | (int64_t)(h & ((1u << 29) - 1));
 }
 
 static void logs_bind_str(sqlite3_stmt *s, int idx, struct lt_str v)

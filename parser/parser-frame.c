@@ -7,8 +7,9 @@
  * concatenated, a top-level array of records, and an envelope object whose
  * list holds the records: "items" (the audit webhook's EventList), "events"
  * (aws logs filter-log-events and get-log-events, often several pages
- * concatenated) or "results" (aws logs get-query-results, whose records are
- * arrays of {field, value}).  A list element is a record when it is an
+ * concatenated), "results" (aws logs get-query-results, whose records are
+ * arrays of {field, value}) or "records" (Azure Monitor's Event Hub
+ * messages of diagnostic records).  A list element is a record when it is an
  * object or an array; an envelope's other keys (nextToken,
  * searchedLogStreams, statistics...) are skipped.
  *
@@ -34,7 +35,7 @@ enum frame_mode {
 };
 
 /* Keys of a top-level object whose array value holds the records. */
-static const char *const frame_list_keys[] = {"items", "events", "results"};
+static const char *const frame_list_keys[] = {"items", "events", "results", "records"};
 
 struct parser_frame {
 	const struct parser_frame_ops *ops;

@@ -218,6 +218,78 @@ int parser_cw_decode(struct parser_cw_decoder *d, struct parser_cw_record *out,
  */
 int parser_cw_time_parse(int64_t *out, const char *s, size_t len);
 
+/* ---- cloud envelopes: AKS diagnostic records, GKE LogEntries ---------- */
+
+/*
+ * What one record of a cloud's log envelope holds once decoded: an audit
+ * Event (its JSON text, to go through parser_audit_decode) or a log line
+ * (its text, to go through parser_textlog_message), with the provenance the
+ * envelope gives.  Strings are borrowed from the decoder until its next call.
+ */
+enum parser_env_kind {
+	PARSER_ENV_AUDIT, /* event: an audit Event's JSON text */
+	PARSER_ENV_LOG,	  /* message: a klog line, a JSON log line or plain text */
+};
+
+struct parser_env_record {
+	enum parser_env_kind kind;
+	struct lt_str event;   /* AUDIT */
+	struct lt_str raw;     /* what the store keeps as the record; ptr NULL: event or message */
+	struct lt_str message; /* LOG */
+	int64_t ts_us;	       /* LOG: the envelope's time, 0 when none */
+	struct lt_str host;    /* LOG: the node, when the envelope says */
+	struct lt_str component; /* LOG: the writer, when the envelope says */
+	struct lt_str ident;	 /* LOG: a journal's SYSLOG_IDENTIFIER */
+	int64_t pid;		 /* LOG: -1 when absent */
+	struct lt_str stream;	 /* provenance (lt_where.stream): a pod, a log name */
+	struct lt_str ext_id;	 /* provenance (lt_where.ext_id): the cloud's record id */
+};
+
+/* One envelope: recognised by its first record, then every record decoded alike. */
+struct parser_envelope {
+	const char *name;
+	/* True when a framed JSON record has this envelope's shape. */
+	int (*probe)(const char *json, size_t len);
+	void *(*decoder_new)(void);
+	void (*decoder_free)(void *d);
+	/* One record into *out; LT_ERR_FORMAT with a one-line reason when it is none. */
+	int (*decode)(void *d, struct parser_env_record *out, const char *json, size_t len,
+		      char *reason, size_t size);
+};
+
+/* Azure Monitor diagnostic records of an AKS cluster (parser-aks.c). */
+extern const struct parser_envelope parser_aks_envelope;
+/* Google Cloud Logging LogEntries of a GKE cluster (parser-gke.c). */
+extern const struct parser_envelope parser_gke_envelope;
+
+/*
+ * True when the top-level keys of the JSON object at json include every
+ * key of all[] and at least one of any[] (any NULL: none needed); lists
+ * NULL-terminated.  Reads keys only, values are skipped (parser-envelope.c).
+ */
+int parser_json_keys(const char *json, size_t len, const char *const *all, const char *const *any);
+
+/* True when a JSON record is an audit Event rather than some other JSON (its top keys). */
+int parser_audit_probe(const char *json, size_t len);
+
+/* ---- JSON envelopes of one log line: fluent-bit, Container Insights -- */
+
+/*
+ * A JSON object that wraps a log line: a container's "log" (fluent-bit,
+ * fluentd, Container Insights application logs), a journal's "message" or
+ * "MESSAGE" (Container Insights dataplane and host logs), with the host and
+ * writer it names.  Strings point into arena.
+ */
+struct parser_logwrap {
+	struct lt_str line;	 /* the wrapped line, trailing newline removed */
+	struct lt_str host;	 /* hostname, host, _HOSTNAME, kubernetes.host */
+	struct lt_str component; /* systemd_unit without ".service", kubernetes.container_name */
+	struct lt_str ident;	 /* SYSLOG_IDENTIFIER, ident */
+};
+
+/* Unwraps s[0..n): 0, or -1 when it is no JSON object with a line in it (parser-logwrap.c). */
+int parser_logwrap_parse(struct parser_logwrap *out, struct lt_buf *arena, const char *s, size_t n);
+
 /* ---- Logs Insights CSV exports (RFC 4180) ------------------------------ */
 
 /* True when buf starts with a CSV header naming @message (any column order). */

@@ -1,6 +1,7 @@
 /*
  * parser-json.h - what the yajl decoders share (parser-audit.c, parser-journal.c,
- * parser-jsonlog.c, parser-cloudwatch.c); only they include it, so yajl stays behind them.
+ * parser-jsonlog.c, parser-cloudwatch.c, parser-envelope.c, parser-aks.c, parser-gke.c,
+ * parser-logwrap.c); only they include it, so yajl stays behind them.
  */
 #ifndef PARSER_JSON_H
 #define PARSER_JSON_H

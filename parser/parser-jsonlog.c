@@ -6,7 +6,13 @@
  *    "v":0,"err":"...","node":"x","pod":{"name":"p","namespace":"ns"}}
  *
  * "ts" is seconds since the epoch, UTC; "v" marks an info line and an
- * "err" an error (the format has no level).  Besides the message, the
+ * "err" an error (the format has no level).  Other writers of the same
+ * shape encode "ts" otherwise: controller-runtime's zap as epoch
+ * milliseconds or nanoseconds (--zap-time-encoding=millis|nanos), an
+ * early kubelet JSON format as nanoseconds, zap's iso8601 and rfc3339nano
+ * as strings.  A number's unit is told by its magnitude (jsonlog_units[]),
+ * a string is read as RFC 3339 / ISO 8601; a time outside the years
+ * 1970..9999 is no time at all, and the line is rejected for it.  Besides the message, the
  * classifier gets the other top-level values written as klog writes them
  * (key="value", an object reference as "ns/name"), so the rules of
  * parser-classify.c read both formats alike.
@@ -43,6 +49,111 @@ static void jsonlog_pair(struct jsonlog_run *r, const char *v, size_t n)
 	lt_buf_putc(r->pairs, '"');
 }
 
+/* The latest time a "ts" may name: 9999-12-31T23:59:59.999999Z. */
+#define JSONLOG_MAX_US 253402300799999999LL
+
+/*
+ * The unit of an epoch number, told by the digits of its integer part: the
+ * first row with max_digits >= them.  shift moves the decimal point to
+ * reach microseconds.  Every row reaches at most 17 digits of µs (the year
+ * 5138), so no arithmetic below can overflow.
+ */
+static const struct jsonlog_unit {
+	int max_digits;
+	int shift;
+	double below; /* the same bound as a value, for exponent notation */
+} jsonlog_units[] = {
+    {.max_digits = 11, .shift = 6, .below = 1e11},  /* seconds (klog's JSON, zap epoch) */
+    {.max_digits = 14, .shift = 3, .below = 1e14},  /* milliseconds (zap millis) */
+    {.max_digits = 17, .shift = 0, .below = 1e17},  /* microseconds */
+    {.max_digits = 20, .shift = -3, .below = 1e20}, /* nanoseconds (zap nanos) */
+};
+
+#define JSONLOG_NUNITS (sizeof jsonlog_units / sizeof *jsonlog_units)
+
+/* The unit whose range holds an integer part of n digits, or NULL past nanoseconds. */
+static const struct jsonlog_unit *jsonlog_unit_of(size_t n)
+{
+	for (size_t i = 0; i < JSONLOG_NUNITS; i++)
+		if (n <= (size_t)jsonlog_units[i].max_digits)
+			return &jsonlog_units[i];
+	return NULL;
+}
+
+/* A number in exponent notation: strtod, then the same magnitude rule; 0 when none fits. */
+static int64_t jsonlog_epoch_double(const char *s, size_t n)
+{
+	char num[64];
+	double v, scale = 1;
+
+	if (n >= sizeof num)
+		return 0;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	v = strtod(num, NULL);
+	for (size_t i = 0; i < JSONLOG_NUNITS; i++) {
+		if (!(v >= 0 && v < jsonlog_units[i].below))
+			continue;
+		for (int k = 0; k < jsonlog_units[i].shift; k++)
+			scale *= 10;
+		for (int k = 0; k > jsonlog_units[i].shift; k--)
+			scale /= 10;
+		return (int64_t)(v * scale + 0.5);
+	}
+	return 0;
+}
+
+/*
+ * An epoch number ("1712296200.1234567", "1712296200123", "1712296200123456789")
+ * as µs, digit by digit (a double loses the last ones); 0 when it is none.
+ */
+static int64_t jsonlog_epoch(const char *s, size_t n)
+{
+	const struct jsonlog_unit *u;
+	size_t i = 0, lead, int_digits, frac, want;
+	int64_t us = 0;
+
+	while (i < n && s[i] == '0')
+		i++;
+	lead = i;
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	int_digits = i - lead;
+	if (i < n && s[i] == '.')
+		i++;
+	frac = i;
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	if (i != n)
+		return jsonlog_epoch_double(s, n); /* an exponent, or a sign */
+	if ((u = jsonlog_unit_of(int_digits)) == NULL || (int)int_digits + u->shift <= 0)
+		return 0;
+	/* the first int_digits + shift digits of the number, its point skipped */
+	want = (size_t)((int)int_digits + u->shift);
+	for (size_t k = 0; k < want; k++) {
+		size_t at = k < int_digits ? lead + k : frac + (k - int_digits);
+
+		us = us * 10 + (at < n ? s[at] - '0' : 0);
+	}
+	return us;
+}
+
+/* "ts" as a string: RFC 3339 / ISO 8601 (zap iso8601, rfc3339nano), or epoch digits. */
+static int64_t jsonlog_ts_string(const char *s, size_t n)
+{
+	int64_t us;
+
+	if (n > 0 && s[0] >= '0' && s[0] <= '9' && (n < 5 || s[4] != '-'))
+		return jsonlog_epoch(s, n);
+	return lt_time_parse(&us, s, n) == 0 ? us : 0;
+}
+
+/* A time is one when it lies in 1970-01-01 .. 9999-12-31 (0 stays "none"). */
+static int64_t jsonlog_in_range(int64_t us)
+{
+	return us > 0 && us <= JSONLOG_MAX_US ? us : 0;
+}
+
 static int jsonlog_string(void *ctx, const unsigned char *s, size_t n)
 {
 	struct jsonlog_run *r = ctx;
@@ -57,7 +168,9 @@ static int jsonlog_string(void *ctx, const unsigned char *s, size_t n)
 	}
 	if (r->depth != 1)
 		return 1;
-	if (r->field == JL_MSG) {
+	if (r->field == JL_TS) {
+		r->out->ts_us = jsonlog_in_range(jsonlog_ts_string(v, n));
+	} else if (r->field == JL_MSG) {
 		r->msg_at = r->arena->len;
 		r->out->msg.len = n;
 		lt_buf_append(r->arena, v, n);
@@ -73,30 +186,6 @@ static int jsonlog_string(void *ctx, const unsigned char *s, size_t n)
 	return 1;
 }
 
-/* "1712296200.1234567" seconds as µs, digit by digit (a double loses the last ones). */
-static int64_t jsonlog_seconds(const char *s, size_t n)
-{
-	int64_t us = 0, scale = 1000000;
-	size_t i = 0;
-	char num[64];
-	double secs;
-
-	for (; i < n && s[i] >= '0' && s[i] <= '9' && us < INT64_MAX / 10 / scale; i++)
-		us = us * 10 + (s[i] - '0');
-	us *= scale;
-	if (i < n && s[i] == '.')
-		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-			us += (scale /= 10) * (s[i] - '0');
-	if (i == n)
-		return us;
-	if (n >= sizeof num) /* an exponent: strtod's precision will do */
-		return 0;
-	memcpy(num, s, n);
-	num[n] = '\0';
-	secs = strtod(num, NULL);
-	return secs > 0 && secs < 1e11 ? (int64_t)(secs * 1e6 + 0.5) : 0;
-}
-
 static int jsonlog_number(void *ctx, const char *s, size_t n)
 {
 	struct jsonlog_run *r = ctx;
@@ -104,7 +193,7 @@ static int jsonlog_number(void *ctx, const char *s, size_t n)
 	if (r->depth != 1)
 		return 1;
 	if (r->field == JL_TS) {
-		r->out->ts_us = jsonlog_seconds(s, n);
+		r->out->ts_us = jsonlog_in_range(jsonlog_epoch(s, n));
 	} else if (r->field == JL_VALUE) {
 		jsonlog_pair(r, s, n);
 	}

@@ -82,7 +82,13 @@ enum lt_format lt_sniff(const char *buf, size_t len)
 }
 
 /* What a JSON record turned out to be; the first one decides for the file. */
-enum run_mode { RUN_UNDECIDED, RUN_AUDIT, RUN_JOURNAL, RUN_CLOUDWATCH, RUN_JSONLOG };
+enum run_mode { RUN_UNDECIDED, RUN_AUDIT, RUN_JOURNAL, RUN_CLOUDWATCH, RUN_JSONLOG, RUN_ENVELOPE };
+
+/* Cloud envelopes, recognised by their first record before any other JSON shape. */
+static const struct parser_envelope *const run_envelopes[] = {
+    &parser_aks_envelope,
+    &parser_gke_envelope,
+};
 
 /* What the framer's callbacks need to reach the caller's sink. */
 struct run_ctx {
@@ -92,7 +98,9 @@ struct run_ctx {
 	struct parser_audit_decoder *dec;
 	struct parser_journal_decoder *jdec;
 	struct parser_cw_decoder *cwdec;
-	struct parser_textlog *text; /* journal and CloudWatch messages that are log lines */
+	struct parser_textlog *text;	   /* journal and CloudWatch messages that are log lines */
+	const struct parser_envelope *env; /* with RUN_ENVELOPE */
+	void *envdec;
 	enum run_mode mode;
 	enum parser_cw_shape shape;
 	uint64_t index; /* records seen */
@@ -165,7 +173,7 @@ static int run_cloudwatch(struct run_ctx *r, const struct parser_cw_record *rec,
 	at->stream = rec->stream;
 	while (n > 0 && (*m == ' ' || *m == '\t'))
 		m++, n--;
-	if (n > 0 && *m == '{')
+	if (n > 0 && *m == '{' && parser_audit_probe(m, n))
 		return run_audit(m, n, at, r);
 	if (r->sink->log == NULL)
 		return run_no_logs(r, at);
@@ -178,8 +186,49 @@ static int run_cloudwatch(struct run_ctx *r, const struct parser_cw_record *rec,
 	return parser_textlog_message(r->text, &ln, m, n, at);
 }
 
+/* A cloud envelope's record: the audit Event or the log line it holds, and where it came from. */
+static int run_envelope(struct run_ctx *r, const char *text, size_t len, struct lt_where *at)
+{
+	struct parser_env_record rec;
+	struct lt_audit_event ev;
+	struct lt_log_line ln;
+	char reason[256];
+
+	if (r->env->decode(r->envdec, &rec, text, len, reason, sizeof reason) != 0)
+		return r->sink->reject(at, reason, r->sink_ctx);
+	at->ext_id = rec.ext_id;
+	at->stream = rec.stream;
+	if (rec.kind == PARSER_ENV_AUDIT) {
+		if (parser_audit_decode(r->dec, &ev, rec.event.ptr, rec.event.len, reason,
+					sizeof reason) != 0)
+			return r->sink->reject(at, reason, r->sink_ctx);
+		if (rec.raw.ptr != NULL)
+			ev.raw = rec.raw;
+		return r->sink->audit(&ev, at, r->sink_ctx);
+	}
+	if (r->sink->log == NULL)
+		return run_no_logs(r, at);
+	memset(&ln, 0, sizeof ln);
+	ln.raw = rec.raw.ptr != NULL ? rec.raw : rec.message;
+	ln.ts_us = rec.ts_us;
+	ln.host = rec.host;
+	ln.component = rec.component;
+	ln.ident = rec.ident;
+	ln.pid = rec.pid;
+	return parser_textlog_message(r->text, &ln, rec.message.ptr, rec.message.len, at);
+}
+
+/* The first record decides what every record of the file is. */
 static void run_decide(struct run_ctx *r, const char *text, size_t len)
 {
+	for (size_t i = 0; i < sizeof run_envelopes / sizeof *run_envelopes; i++) {
+		if (run_envelopes[i]->probe(text, len)) {
+			r->mode = RUN_ENVELOPE;
+			r->env = run_envelopes[i];
+			r->envdec = r->env->decoder_new();
+			return;
+		}
+	}
 	if (parser_journal_json_probe(text, len)) {
 		r->mode = RUN_JOURNAL;
 		r->jdec = parser_journal_decoder_new();
@@ -211,6 +260,8 @@ static int run_record(const char *text, size_t len, uint64_t line, uint64_t offs
 		return run_jsonlog(r, text, len, &at);
 	if (r->mode == RUN_AUDIT)
 		return run_audit(text, len, &at, r);
+	if (r->mode == RUN_ENVELOPE)
+		return run_envelope(r, text, len, &at);
 	if (parser_cw_decode(r->cwdec, &rec, parser_cw_shape_of(text, len), text, len, reason,
 			     sizeof reason) != 0)
 		return r->sink->reject(&at, reason, r->sink_ctx);
@@ -338,6 +389,8 @@ static int run_format(struct run_ctx *r, enum lt_format fmt, char *buf, size_t g
 	parser_audit_decoder_free(r->dec);
 	parser_journal_decoder_free(r->jdec);
 	parser_cw_decoder_free(r->cwdec);
+	if (r->env != NULL)
+		r->env->decoder_free(r->envdec);
 	return rc;
 }
 

@@ -3,7 +3,8 @@
  * S3 export) and "TIME STREAM MESSAGE" (`aws logs tail`).  A record may go
  * on over several lines (a stack trace, a multi-line value): it is held in
  * pend until a line opens a record of its own, then handed on, its message
- * a klog line (to the sink) or a JSON object (an audit Event, routed back).
+ * an audit Event (routed back) or a log line (to the sink): klog, a JSON
+ * log line, a shipper's JSON record wrapping one, or any other text.
  */
 #include "parser-text.h"
 
@@ -36,7 +37,7 @@ static int text_pend_emit(struct parser_textlog *t)
 		at.stream = (struct lt_str){t->stream, strlen(t->stream)};
 	msg = t->pend.ptr + t->pend_msg;
 	len = t->pend.len - t->pend_msg;
-	if (len > 0 && msg[0] == '{') {
+	if (len > 0 && msg[0] == '{' && parser_audit_probe(msg, len)) {
 		if (at.offset < t->sink->resume_offset)
 			return 0;
 		return t->route(msg, len, &at, t->route_ctx);

@@ -98,11 +98,38 @@ static int text_jsonlog(struct parser_textlog *t, struct lt_log_line *ln, const 
 	return 1;
 }
 
+/*
+ * A JSON record wrapping the line (a container's "log", a journal's
+ * "message" beside its host): the line it holds becomes the message, and
+ * the host and writer it names fill what the line's envelope left open.
+ */
+static void text_unwrap(struct parser_textlog *t, struct lt_log_line *ln, const char **msg,
+			size_t *len)
+{
+	struct parser_logwrap w;
+
+	if (*len == 0 || (*msg)[0] != '{' || parser_jsonlog_probe(*msg, *len) ||
+	    parser_logwrap_parse(&w, &t->wrap, *msg, *len) != 0)
+		return;
+	if (ln->host.ptr == NULL)
+		ln->host = w.host;
+	if (ln->component.ptr == NULL)
+		ln->component = w.component;
+	if (ln->ident.ptr == NULL)
+		ln->ident = w.ident;
+	*msg = w.line.ptr;
+	*len = w.line.len;
+}
+
 int parser_textlog_message(struct parser_textlog *t, struct lt_log_line *ln, const char *msg,
 			   size_t len, const struct lt_where *at)
 {
-	size_t h = text_klog(t, ln, msg, len);
-	int json = h == 0 && text_jsonlog(t, ln, msg, len);
+	size_t h;
+	int json;
+
+	text_unwrap(t, ln, &msg, &len);
+	h = text_klog(t, ln, msg, len);
+	json = h == 0 && text_jsonlog(t, ln, msg, len);
 
 	if (ln->ts_us == 0)
 		return parser_text_reject(

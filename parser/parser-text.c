@@ -49,6 +49,7 @@ struct parser_textlog *parser_textlog_new(const struct lt_sink *sink, void *ctx,
 	lt_buf_init(&t->msg);
 	lt_buf_init(&t->fields);
 	lt_buf_init(&t->text);
+	lt_buf_init(&t->wrap);
 	lt_buf_init(&t->cpart_raw);
 	lt_buf_init(&t->cpart_msg);
 	return t;
@@ -64,6 +65,7 @@ void parser_textlog_free(struct parser_textlog *t)
 	lt_buf_release(&t->msg);
 	lt_buf_release(&t->fields);
 	lt_buf_release(&t->text);
+	lt_buf_release(&t->wrap);
 	lt_buf_release(&t->cpart_raw);
 	lt_buf_release(&t->cpart_msg);
 	free(t);

@@ -52,6 +52,7 @@ struct parser_textlog {
 	int64_t line_zone_us;  /* the offset the current line's own time carried ... */
 	int line_zone_set;     /* ... when it carried one */
 	struct lt_buf msg, fields, text;
+	struct lt_buf wrap; /* a JSON record wrapping the line: what it says (parser-logwrap.c) */
 	/* a container log line whose partial records are being joined */
 	struct lt_buf cpart_raw, cpart_msg;
 	struct lt_where cpart_at;

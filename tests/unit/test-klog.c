@@ -1202,6 +1202,62 @@ static void test_json_log_format(void **state)
 	run_free(r);
 }
 
+/*
+ * "ts" in every encoding its writers use: seconds, milliseconds,
+ * microseconds and nanoseconds told apart by magnitude, RFC 3339 / ISO 8601
+ * strings; what names no time in 1970..9999 (milliseconds read as seconds
+ * once made the year 53191) is no time, and the line is not a JSON log line.
+ */
+static void test_json_log_times(void **state)
+{
+	static const struct {
+		const char *ts, *want; /* want NULL: rejected */
+	} cases[] = {
+	    {"1712296757.0001234", "2024-04-05T05:59:17.000123Z"},
+	    {"1712296757", "2024-04-05T05:59:17.000000Z"},
+	    {"1712296757123", "2024-04-05T05:59:17.123000Z"},	    /* zap millis */
+	    {"1712296757123.456", "2024-04-05T05:59:17.123456Z"},   /* zap millis, a float */
+	    {"1712296757123456", "2024-04-05T05:59:17.123456Z"},    /* microseconds */
+	    {"1712296757123456789", "2024-04-05T05:59:17.123456Z"}, /* zap nanos */
+	    {"1.712296757123e12", "2024-04-05T05:59:17.123000Z"},   /* exponent: millis */
+	    {"1.7122967571e9", "2024-04-05T05:59:17.100000Z"},	    /* exponent: seconds */
+	    {"\"2024-04-05T05:59:17.123Z\"", "2024-04-05T05:59:17.123000Z"}, /* iso8601 */
+	    {"\"2024-04-05T07:59:17.123+0200\"", "2024-04-05T05:59:17.123000Z"},
+	    {"\"2024-04-05T05:59:17.123456789Z\"", "2024-04-05T05:59:17.123456Z"}, /* rfc3339nano */
+	    {"\"1712296757.5\"", "2024-04-05T05:59:17.500000Z"},
+	    {"123456789012345678901", NULL}, /* past nanoseconds: no unit */
+	    {"-1712296757", NULL},
+	    {"0", NULL},
+	    {"1e300", NULL},
+	    {"\"yesterday\"", NULL},
+	    {"\"2024-13-05T05:59:17Z\"", NULL},
+	    {"true", NULL},
+	};
+	struct parser_jsonlog j;
+	struct lt_buf arena, pairs;
+	char line[160];
+
+	(void)state;
+	lt_buf_init(&arena);
+	lt_buf_init(&pairs);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		int n = snprintf(line, sizeof line, "{\"ts\":%s,\"msg\":\"m\"}", cases[i].ts);
+		int rc = parser_jsonlog_parse(&j, &arena, &pairs, line, (size_t)n);
+
+		if (cases[i].want == NULL) {
+			if (rc == 0)
+				fail_msg("%s: read as a time (%lld)", cases[i].ts,
+					 (long long)j.ts_us);
+			continue;
+		}
+		if (rc != 0)
+			fail_msg("%s: not read", cases[i].ts);
+		want_time(__LINE__, cases[i].ts, j.ts_us, cases[i].want);
+	}
+	lt_buf_release(&arena);
+	lt_buf_release(&pairs);
+}
+
 /* --output=cat: bare klog; the file's name, else the kind, says whose it is. */
 static void test_output_cat(void **state)
 {
@@ -2523,6 +2579,7 @@ int main(void)
 	    cmocka_unit_test(test_cloudwatch_s3_path),
 	    cmocka_unit_test(test_stream_component),
 	    cmocka_unit_test(test_cloudwatch_chunks),
+	    cmocka_unit_test(test_json_log_times),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

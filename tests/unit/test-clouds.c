@@ -1,0 +1,451 @@
+/*
+ * test-clouds.c - cloud envelopes: AKS diagnostic records and GKE LogEntries (the real
+ * records of tests/corpus, framed at every chunk size, and the GKE mapping case by case),
+ * JSON records wrapping a log line, and what tells an audit Event from other JSON.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "parser-int.h"
+#include "test-files.h"
+
+#define MAX_SEEN 16
+
+/* ---- envelope records as a framer hands them out -------------------------- */
+
+/* What each record of a file turned into: its kind and the first bytes of its text. */
+struct seen {
+	const struct parser_envelope *env;
+	void *dec;
+	int n, nrej;
+	enum parser_env_kind kind[MAX_SEEN];
+	char text[MAX_SEEN][96];
+	char stream[MAX_SEEN][96];
+	char component[MAX_SEEN][32];
+	int64_t ts[MAX_SEEN];
+	uint64_t line[MAX_SEEN];
+};
+
+static void copy_opt(char *dst, size_t size, struct lt_str v)
+{
+	size_t n = v.ptr == NULL ? 0 : v.len < size - 1 ? v.len : size - 1;
+
+	if (n > 0)
+		memcpy(dst, v.ptr, n);
+	dst[n] = '\0';
+}
+
+static int on_record(const char *text, size_t len, uint64_t line, uint64_t offset, void *ctx)
+{
+	struct seen *s = ctx;
+	struct parser_env_record r;
+	char reason[200];
+
+	(void)offset;
+	if (s->env->decode(s->dec, &r, text, len, reason, sizeof reason) != 0) {
+		s->nrej++;
+		return 0;
+	}
+	assert_true(s->n < MAX_SEEN);
+	s->kind[s->n] = r.kind;
+	copy_opt(s->text[s->n], sizeof s->text[0],
+		 r.kind == PARSER_ENV_AUDIT ? r.event : r.message);
+	copy_opt(s->stream[s->n], sizeof s->stream[0], r.stream);
+	copy_opt(s->component[s->n], sizeof s->component[0], r.component);
+	s->ts[s->n] = r.ts_us;
+	s->line[s->n] = line;
+	s->n++;
+	return 0;
+}
+
+static int on_reject(uint64_t line, uint64_t offset, const char *reason, void *ctx)
+{
+	(void)line;
+	(void)offset;
+	(void)reason;
+	((struct seen *)ctx)->nrej++;
+	return 0;
+}
+
+static const struct parser_frame_ops frame_ops = {on_record, on_reject};
+
+/* Frames text fed chunk bytes at a time, each record through env's decoder. */
+static void run(struct seen *s, const struct parser_envelope *env, const char *text, size_t len,
+		size_t chunk)
+{
+	struct parser_frame *f = parser_frame_new(&frame_ops, s, 0);
+
+	memset(s, 0, sizeof *s);
+	s->env = env;
+	s->dec = env->decoder_new();
+	for (size_t at = 0; at < len; at += chunk)
+		assert_int_equal(
+		    parser_frame_feed(f, text + at, len - at < chunk ? len - at : chunk), 0);
+	assert_int_equal(parser_frame_finish(f), 0);
+	parser_frame_free(f);
+	env->decoder_free(s->dec);
+}
+
+/* The same records, whatever the chunk size (yajl and the framer keep state across them). */
+static void check_chunks(const struct parser_envelope *env, const char *path, struct seen *whole)
+{
+	static const size_t chunks[] = {1, 2, 3, 7, 64, 4096};
+	size_t len;
+	char *text = slurp(path, &len);
+	struct seen *s = calloc(1, sizeof *s);
+
+	assert_true(env->probe(text, len) || text[0] == '[' || text[0] == '{');
+	run(whole, env, text, len, len);
+	for (size_t i = 0; i < sizeof chunks / sizeof *chunks; i++) {
+		run(s, env, text, len, chunks[i]);
+		assert_int_equal(s->n, whole->n);
+		assert_int_equal(s->nrej, whole->nrej);
+		for (int k = 0; k < s->n; k++) {
+			assert_string_equal(s->text[k], whole->text[k]);
+			assert_int_equal(s->line[k], whole->line[k]);
+		}
+	}
+	free(s);
+	free(text);
+}
+
+/* The real records: storage JSON lines and an Event Hub message of the same two. */
+static void test_aks_corpus(void **state)
+{
+	static const char *const files[] = {
+	    LT_TEST_CORPUS "/aks/dynatrace-log-forwarder_PT1H.json",
+	    LT_TEST_CORPUS "/aks/dynatrace-log-forwarder_eventhub.json",
+	};
+	struct seen *s = calloc(1, sizeof *s);
+	char buf[40];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		check_chunks(&parser_aks_envelope, files[i], s);
+		assert_int_equal(s->n, 2);
+		assert_int_equal(s->nrej, 0);
+		assert_int_equal(s->kind[0], PARSER_ENV_AUDIT);
+		assert_true(strncmp(s->text[0],
+				    "{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\"",
+				    46) == 0);
+		assert_string_equal(s->stream[0], "kube-apiserver-6b497d8d5f-rb9qn");
+		assert_int_equal(s->kind[1], PARSER_ENV_LOG);
+		assert_true(
+		    strncmp(s->text[1], "I0202 15:03:28.853066       1 event.go:291]", 43) == 0);
+		assert_string_equal(s->component[1], "kube-controller-manager");
+		lt_time_format(buf, sizeof buf, s->ts[1]);
+		assert_string_equal(buf, "2021-02-02T15:03:28.000000Z");
+	}
+	free(s);
+}
+
+/* gcloud's JSON array and a sink's JSON lines of the same two entries. */
+static void test_gke_corpus(void **state)
+{
+	static const char *const files[] = {
+	    LT_TEST_CORPUS "/gke/khi_gcloud-logging-read.json",
+	    LT_TEST_CORPUS "/gke/khi_sink.json",
+	};
+	struct seen *s = calloc(1, sizeof *s);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		check_chunks(&parser_gke_envelope, files[i], s);
+		assert_int_equal(s->n, 2);
+		assert_int_equal(s->nrej, 0);
+		assert_int_equal(s->kind[0], PARSER_ENV_AUDIT);
+		assert_string_equal(
+		    s->stream[0],
+		    "projects/sample-project/logs/cloudaudit.googleapis.com%2Factivity");
+		assert_int_equal(s->kind[1], PARSER_ENV_LOG);
+		assert_true(strncmp(s->text[1], "I1119 22:48:13.914655 1675", 26) == 0);
+	}
+	free(s);
+}
+
+/* ---- the GKE mapping, one AuditLog at a time ------------------------------ */
+
+/* An AuditLog entry with the given parts (the rest as the corpus has them). */
+static int gke_entry(char *out, size_t size, const char *method, const char *resource,
+		     const char *status, const char *extra)
+{
+	return snprintf(
+	    out, size,
+	    "{\"insertId\":\"i1\",\"logName\":\"projects/p/logs/"
+	    "cloudaudit.googleapis.com%%2Factivity\",\"operation\":{\"id\":\"a-1\","
+	    "\"first\":true,\"last\":true},\"protoPayload\":{\"@type\":\"type.googleapis."
+	    "com/google.cloud.audit.AuditLog\",\"serviceName\":\"k8s.io\",\"methodName\":"
+	    "\"%s\",\"resourceName\":\"%s\",\"authenticationInfo\":{\"principalEmail\":"
+	    "\"system:node:n1\"},\"requestMetadata\":{\"callerIp\":\"10.0.0.2\","
+	    "\"callerSuppliedUserAgent\":\"kubelet/v1.29\"},\"status\":%s%s},"
+	    "\"labels\":{\"authorization.k8s.io/decision\":\"allow\"},"
+	    "\"timestamp\":\"2024-04-05T05:50:00.5Z\"}",
+	    method, resource, status, extra);
+}
+
+static void want_str(int line, const char *what, struct lt_str got, const char *want)
+{
+	if (want == NULL && got.ptr == NULL)
+		return;
+	if (want == NULL || got.ptr == NULL || !lt_str_eq(got, want))
+		fail_msg("line %d: %s: got '%.*s', want '%s'", line, what,
+			 got.ptr ? (int)got.len : 6, got.ptr ? got.ptr : "(null)",
+			 want ? want : "(null)");
+}
+
+static void test_gke_mapping(void **state)
+{
+	static const struct {
+		const char *method, *resource, *status, *extra;
+		const char *verb, *group, *version, *ns, *res, *name, *sub, *stage;
+		int code;
+	} cases[] = {
+	    {"io.k8s.coordination.v1.leases.update",
+	     "coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1", "{\"code\":0}", "",
+	     "update", "coordination.k8s.io", "v1", "kube-node-lease", "leases", "n1", NULL,
+	     "ResponseComplete", 200},
+	    {"io.k8s.coordination.v1.leases.get",
+	     "coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1",
+	     "{\"code\":5,\"message\":\"NOT_FOUND\"}", "", "get", "coordination.k8s.io", "v1",
+	     "kube-node-lease", "leases", "n1", NULL, "ResponseComplete", 404},
+	    {"io.k8s.coordination.v1.leases.create",
+	     "coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1", "{}", "", "create",
+	     "coordination.k8s.io", "v1", "kube-node-lease", "leases", "n1", NULL,
+	     "ResponseComplete", 201},
+	    {"io.k8s.core.v1.nodes.status.patch", "core/v1/nodes/n1/status", "{\"code\":7}", "",
+	     "patch", NULL, "v1", NULL, "nodes", "n1", "status", "ResponseComplete", 403},
+	    {"io.k8s.core.v1.namespaces.delete", "core/v1/namespaces/team-a", "{\"code\":16}", "",
+	     "delete", NULL, "v1", NULL, "namespaces", "team-a", NULL, "ResponseComplete", 401},
+	    {"io.k8s.core.v1.pods.create", "core/v1/namespaces/d/pods/p", "{\"code\":6}", "",
+	     "create", NULL, "v1", "d", "pods", "p", NULL, "ResponseComplete", 409},
+	    {"io.k8s.core.v1.pods.list", "core/v1/namespaces/d/pods", "{\"code\":0}", "", "list",
+	     NULL, "v1", "d", "pods", NULL, NULL, "ResponseComplete", 200},
+	    /* a Kubernetes Status in the response says the exact code */
+	    {"io.k8s.core.v1.pods.eviction.create", "core/v1/namespaces/d/pods/p/eviction",
+	     "{\"code\":8}",
+	     ",\"response\":{\"@type\":\"core.k8s.io/v1.Status\",\"kind\":\"Status\",\"code\":429,"
+	     "\"status\":\"Failure\",\"reason\":\"TooManyRequests\"}",
+	     "create", NULL, "v1", "d", "pods", "p", "eviction", "ResponseComplete", 429},
+	    {"io.k8s.core.v1.pods.watch", "core/v1/namespaces/d/pods", "{\"code\":0}", "", "watch",
+	     NULL, "v1", "d", "pods", NULL, NULL, "ResponseComplete", 200},
+	};
+	struct parser_audit_decoder *ad = parser_audit_decoder_new();
+	void *gd = parser_gke_envelope.decoder_new();
+	struct parser_env_record r;
+	struct lt_audit_event ev;
+	char json[2048], reason[200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		int n = gke_entry(json, sizeof json, cases[i].method, cases[i].resource,
+				  cases[i].status, cases[i].extra);
+
+		assert_true(n > 0 && (size_t)n < sizeof json);
+		assert_true(parser_gke_envelope.probe(json, (size_t)n));
+		if (parser_gke_envelope.decode(gd, &r, json, (size_t)n, reason, sizeof reason) != 0)
+			fail_msg("case %zu: %s", i, reason);
+		assert_int_equal(r.kind, PARSER_ENV_AUDIT);
+		assert_true(r.raw.ptr == json && r.raw.len == (size_t)n);
+		if (parser_audit_decode(ad, &ev, r.event.ptr, r.event.len, reason, sizeof reason) !=
+		    0)
+			fail_msg("case %zu: %s in %.*s", i, reason, (int)r.event.len, r.event.ptr);
+		want_str((int)i, "verb", ev.verb, cases[i].verb);
+		want_str((int)i, "group", ev.api_group, cases[i].group);
+		want_str((int)i, "version", ev.obj_api_version, cases[i].version);
+		want_str((int)i, "namespace", ev.namespace_, cases[i].ns);
+		want_str((int)i, "resource", ev.resource, cases[i].res);
+		want_str((int)i, "name", ev.name, cases[i].name);
+		want_str((int)i, "subresource", ev.subresource, cases[i].sub);
+		want_str((int)i, "stage", ev.stage, cases[i].stage);
+		want_str((int)i, "user", ev.username, "system:node:n1");
+		want_str((int)i, "source ip", ev.source_ip, "10.0.0.2");
+		want_str((int)i, "agent", ev.user_agent, "kubelet/v1.29");
+		want_str((int)i, "audit id", ev.audit_id, "a-1");
+		want_str((int)i, "decision", ev.authz_decision, "allow");
+		if (ev.code != cases[i].code)
+			fail_msg("case %zu: code %d, want %d", i, ev.code, cases[i].code);
+	}
+	parser_gke_envelope.decoder_free(gd);
+	parser_audit_decoder_free(ad);
+}
+
+/* A watch's first entry of two is its ResponseStarted stage; a Lease body is read. */
+static void test_gke_watch_and_body(void **state)
+{
+	static const char started[] =
+	    "{\"logName\":\"l\",\"operation\":{\"id\":\"w\",\"first\":true,\"last\":false},"
+	    "\"protoPayload\":{\"serviceName\":\"k8s.io\",\"methodName\":\"io.k8s.core.v1.pods."
+	    "watch\",\"resourceName\":\"core/v1/pods\",\"status\":{}},\"timestamp\":\"2024-04-"
+	    "05T05:50:00Z\"}";
+	static const char body[] =
+	    "{\"logName\":\"l\",\"protoPayload\":{\"serviceName\":\"k8s.io\",\"methodName\":"
+	    "\"io.k8s.coordination.v1.leases.update\",\"resourceName\":\"coordination.k8s.io/v1/"
+	    "namespaces/kube-system/leases/kube-scheduler\",\"status\":{\"code\":0},\"response\":"
+	    "{\"@type\":\"coordination.k8s.io/v1.Lease\",\"kind\":\"Lease\",\"spec\":{"
+	    "\"holderIdentity\":\"cp-1_x\",\"leaseDurationSeconds\":15,\"renewTime\":\"2024-04-"
+	    "05T05:50:00.100000Z\",\"leaseTransitions\":3}}},\"timestamp\":\"2024-04-05T05:50:"
+	    "00Z\",\"insertId\":\"fallback-id\"}";
+	struct parser_audit_decoder *ad = parser_audit_decoder_new();
+	void *gd = parser_gke_envelope.decoder_new();
+	struct parser_env_record r;
+	struct lt_audit_event ev;
+	char reason[200];
+
+	(void)state;
+	assert_int_equal(
+	    parser_gke_envelope.decode(gd, &r, started, strlen(started), reason, sizeof reason), 0);
+	assert_int_equal(
+	    parser_audit_decode(ad, &ev, r.event.ptr, r.event.len, reason, sizeof reason), 0);
+	want_str(__LINE__, "stage", ev.stage, "ResponseStarted");
+	want_str(__LINE__, "level", ev.level, "Metadata");
+	assert_int_equal(
+	    parser_gke_envelope.decode(gd, &r, body, strlen(body), reason, sizeof reason), 0);
+	assert_int_equal(
+	    parser_audit_decode(ad, &ev, r.event.ptr, r.event.len, reason, sizeof reason), 0);
+	want_str(__LINE__, "level", ev.level, "RequestResponse");
+	want_str(__LINE__, "audit id", ev.audit_id, "fallback-id");
+	assert_true(ev.has_lease);
+	want_str(__LINE__, "holder", ev.lease_holder, "cp-1_x");
+	assert_int_equal(ev.lease_duration_s, 15);
+	assert_int_equal(ev.lease_transitions, 3);
+	parser_gke_envelope.decoder_free(gd);
+	parser_audit_decoder_free(ad);
+}
+
+/* What is no usable entry says why. */
+static void test_gke_rejects(void **state)
+{
+	static const struct {
+		const char *json, *reason;
+	} cases[] = {
+	    {"{\"logName\":\"l\",\"protoPayload\":{\"serviceName\":\"container.googleapis.com\","
+	     "\"methodName\":\"google.container.v1.ClusterManager.CreateCluster\"},"
+	     "\"timestamp\":\"2024-01-01T00:00:00Z\"}",
+	     "no Kubernetes API request (serviceName container.googleapis.com)"},
+	    {"{\"logName\":\"l\",\"protoPayload\":{\"serviceName\":\"k8s.io\",\"methodName\":"
+	     "\"x\"}}",
+	     "without a \"timestamp\""},
+	    {"{\"logName\":\"l\",\"jsonPayload\":{\"level\":3}}", "nothing to read"},
+	    {"{\"logName\":\"l\",\"textPayload\":\"x\",\"timestamp\":\"soon\"}", "not an RFC 3339"},
+	    {"{\"textPayload\":\"x\"}", "no \"logName\""},
+	    {"{\"logName\":\"l\",\"textPayload\":\"x\"", "invalid JSON"},
+	};
+	void *gd = parser_gke_envelope.decoder_new();
+	struct parser_env_record r;
+	char reason[200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		assert_int_equal(parser_gke_envelope.decode(gd, &r, cases[i].json,
+							    strlen(cases[i].json), reason,
+							    sizeof reason),
+				 LT_ERR_FORMAT);
+		if (strstr(reason, cases[i].reason) == NULL)
+			fail_msg("case %zu: '%s' does not say '%s'", i, reason, cases[i].reason);
+	}
+	parser_gke_envelope.decoder_free(gd);
+}
+
+/* ---- JSON records wrapping a line, and what is an audit Event -------------- */
+
+static void test_logwrap(void **state)
+{
+	static const struct {
+		const char *json;
+		const char *line, *host, *component, *ident; /* line NULL: wraps nothing */
+	} cases[] = {
+	    {"{\"log\":\"I0405 06:04:04.000000 1 x.go:1] a\\n\",\"stream\":\"stderr\","
+	     "\"kubernetes\":{\"pod_name\":\"p\",\"host\":\"n1\",\"container_name\":\"kcm\"}}",
+	     "I0405 06:04:04.000000 1 x.go:1] a", "n1", "kcm", NULL},
+	    {"{\"hostname\":\"n2\",\"systemd_unit\":\"kubelet.service\",\"message\":\"E0323 "
+	     "15:05:36.670951 6922 r.go:734] b\",\"az\":\"us-east-1a\"}",
+	     "E0323 15:05:36.670951 6922 r.go:734] b", "n2", "kubelet", NULL},
+	    {"{\"_HOSTNAME\":\"n3\",\"SYSLOG_IDENTIFIER\":\"kubelet\",\"MESSAGE\":\"c\"}", "c",
+	     "n3", NULL, "kubelet"},
+	    {.json = "{\"level\":\"info\",\"message\":\"an application's own line\"}"},
+	    {.json = "{\"log\":7}"},
+	    {.json = "[\"log\"]"},
+	    {.json = "{\"log\":\"cut"},
+	};
+	struct parser_logwrap w;
+	struct lt_buf arena;
+
+	(void)state;
+	lt_buf_init(&arena);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		int rc = parser_logwrap_parse(&w, &arena, cases[i].json, strlen(cases[i].json));
+
+		if (cases[i].line == NULL) {
+			if (rc == 0)
+				fail_msg("case %zu: unwrapped", i);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		want_str((int)i, "line", w.line, cases[i].line);
+		want_str((int)i, "host", w.host, cases[i].host);
+		want_str((int)i, "component", w.component, cases[i].component);
+		want_str((int)i, "ident", w.ident, cases[i].ident);
+	}
+	lt_buf_release(&arena);
+}
+
+/* Top-level keys only: an Event escaped into a string or nested deeper is not one. */
+static void test_audit_probe(void **state)
+{
+	static const struct {
+		const char *json;
+		int audit;
+	} cases[] = {
+	    {"{\"kind\":\"Event\",\"auditID\":\"x\",\"verb\":\"get\"}", 1},
+	    {"{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"auditID\":\"x\",\"ver", 1},
+	    {"{\"log\":\"{\\\"auditID\\\":\\\"x\\\"}\",\"stream\":\"stdout\"}", 0},
+	    {"{\"data\":{\"auditID\":\"x\"},\"msg\":\"y\"}", 0},
+	    {"{\"level\":\"info\",\"msg\":\"m\"}", 0},
+	    {"  {\"requestURI\":\"/api\"}", 1},
+	    {"[{\"auditID\":\"x\"}]", 0},
+	    {"{garbage", 0},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		if (parser_audit_probe(cases[i].json, strlen(cases[i].json)) != cases[i].audit)
+			fail_msg("case %zu: %s", i, cases[i].json);
+}
+
+/* Each envelope's probe knows its own records and none of the others. */
+static void test_probes(void **state)
+{
+	static const char aks[] = "{\"category\":\"kube-audit\",\"properties\":{\"log\":\"x\"},"
+				  "\"time\":\"2024-01-01T00:00:00Z\"}";
+	static const char gke[] = "{\"logName\":\"l\",\"textPayload\":\"x\"}";
+	static const char docker[] = "{\"log\":\"x\\n\",\"stream\":\"stderr\",\"time\":\"t\"}";
+	static const char audit[] = "{\"kind\":\"Event\",\"auditID\":\"a\",\"objectRef\":"
+				    "{\"category\":1,\"properties\":2,\"time\":3}}";
+
+	(void)state;
+	assert_true(parser_aks_envelope.probe(aks, strlen(aks)));
+	assert_false(parser_gke_envelope.probe(aks, strlen(aks)));
+	assert_true(parser_gke_envelope.probe(gke, strlen(gke)));
+	assert_false(parser_aks_envelope.probe(gke, strlen(gke)));
+	assert_false(parser_aks_envelope.probe(docker, strlen(docker)));
+	assert_false(parser_gke_envelope.probe(docker, strlen(docker)));
+	assert_false(parser_aks_envelope.probe(audit, strlen(audit)));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_aks_corpus),	cmocka_unit_test(test_gke_corpus),
+	    cmocka_unit_test(test_gke_mapping), cmocka_unit_test(test_gke_watch_and_body),
+	    cmocka_unit_test(test_gke_rejects), cmocka_unit_test(test_logwrap),
+	    cmocka_unit_test(test_audit_probe), cmocka_unit_test(test_probes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
