@@ -69,6 +69,20 @@ static void ingest_on_loaded(const struct lt_ingest_totals *t, double secs, void
 	ingest_flush(ctx, stdout, 1);
 }
 
+/* A text log's year or zone only guessed, or moved by what this run brought. */
+static void ingest_on_note(const char *path, const char *text, void *ctx)
+{
+	struct ingest_run *r = ctx;
+
+	if (r->quiet)
+		return;
+	lt_buf_append(&r->line, "leasetrail: ", 12);
+	lt_sanitize(&r->line, path, strlen(path));
+	lt_buf_append(&r->line, ": ", 2);
+	lt_sanitize(&r->line, text, strlen(text));
+	ingest_flush(r, stderr, 1);
+}
+
 static void ingest_on_error(const struct lt_error *err, void *ctx)
 {
 	ingest_flush(ctx, stderr, 0);
@@ -80,6 +94,7 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 	struct ingest_run r = {.tty = isatty(STDERR_FILENO)};
 	const struct lt_ingest_hooks hooks = {.on_error = ingest_on_error,
 					      .on_loaded = ingest_on_loaded,
+					      .on_note = ingest_on_note,
 					      .on_meter = r.tty ? ingest_on_meter : NULL,
 					      .measure = r.tty,
 					      .ctx = &r};
