@@ -11,8 +11,45 @@
 
 static const char text_months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 
-/* "Apr 05 06:04:04[.857303] " or "Sep  3 07:35:28 ": the bytes taken, 0 if none. */
+static size_t text_short_date_en(const char *s, size_t n, int *mon, int *day, int64_t *tod);
+
+/*
+ * A month as a Chinese (zh_CN) locale writes it: "12月 11 23:14:27", "5月 13 15:33:29".  The
+ * date is read as its English twin; the bytes taken are the original's.
+ */
+static size_t text_short_date_zh(const char *s, size_t n, int *mon, int *day, int64_t *tod)
+{
+	static const char yue[] = "\xe6\x9c\x88"; /* 月 */
+	size_t d, took;
+	char en[48];
+	int m;
+
+	if (n < 8)
+		return 0;
+	d = parser_text_is_digit(s[0]) ? parser_text_is_digit(s[1]) ? 2 : 1 : 0;
+	if (d == 0 || memcmp(s + d, yue, 3) != 0)
+		return 0;
+	m = d == 2 ? (s[0] - '0') * 10 + (s[1] - '0') : s[0] - '0';
+	if (m < 1 || m > 12)
+		return 0;
+	memcpy(en, text_months + (m - 1) * 3, 3);
+	n -= d + 3;
+	n = n < sizeof en - 3 ? n : sizeof en - 3;
+	memcpy(en + 3, s + d + 3, n);
+	took = text_short_date_en(en, n + 3, mon, day, tod);
+	return took > 0 ? took - 3 + d + 3 : 0;
+}
+
+/* "Apr 05 06:04:04[.857303] " or "Sep  3 07:35:28 " (or "12月 11 ..."): the bytes taken, 0 if none.
+ */
 size_t parser_text_short_date(const char *s, size_t n, int *mon, int *day, int64_t *tod)
+{
+	return n > 0 && (unsigned char)s[0] < 0x80 && parser_text_is_digit(s[0])
+		   ? text_short_date_zh(s, n, mon, day, tod)
+		   : text_short_date_en(s, n, mon, day, tod);
+}
+
+static size_t text_short_date_en(const char *s, size_t n, int *mon, int *day, int64_t *tod)
 {
 	const char *m;
 	size_t i = 15;

@@ -111,4 +111,17 @@ cp "$k/gh-kubernetes-77981_kcm_taint-lines.log" taint.log && touch -d '2025-01-0
 [ "$(q taint.db 'SELECT min(ts), year, year_rule FROM logs, log_sources')" \
   = '2019-05-16T19:33:12.204484Z,2019,a date in its lines' ] \
   || fail "year from the lines: $(q taint.db 'SELECT min(ts), year, year_rule FROM logs, log_sources')"
+# 6. journalctl -f in a zh_CN locale: a header with a beginning only (2019-12-11, CST), months
+# written "12月": the mtime's year, not before the beginning; CST taken as China
+cp "$k/gh-kubesphere-1657_journal_cst-begin-only_zh-locale.log" zh.log
+touch -d '2019-12-12T00:00:00Z' zh.log
+"$bin" ingest --db zh.db zh.log >/dev/null 2>zh.err
+[ "$(q zh.db "SELECT min(ts), count(*) FROM logs")" = '2019-12-11T15:14:27.310989Z,3' ] \
+  || fail "zh: $(q zh.db "SELECT min(ts), count(*) FROM logs")"
+grep -q 'zh.log: the year 2019 of its times is a guess (file mtime)' zh.err || fail "zh: $(cat zh.err)"
+touch -d '2018-06-01T00:00:00Z' zh.log # an mtime before the header's beginning: the beginning wins
+"$bin" ingest -q --db zh2.db zh.log >/dev/null 2>&1
+[ "$(q zh2.db "SELECT min(ts), year_rule FROM logs, log_sources")" \
+  = "2019-12-11T15:14:27.310989Z,\"file mtime, not before the header's beginning\"" ] \
+  || fail "zh lower bound: $(q zh2.db "SELECT min(ts), year_rule FROM logs, log_sources")"
 echo ok
