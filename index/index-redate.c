@@ -277,8 +277,9 @@ static void redate_year(const struct redate *rd, const struct redate_src *r,
 
 /* ---- writing ----------------------------------------------------------------- */
 
+/* The source's row with its new year and zone; its time range read again when lines moved. */
 static int redate_save(struct redate *rd, const struct redate_src *r,
-		       const struct lt_time_basis *nb, const char *why)
+		       const struct lt_time_basis *nb, const char *why, int moved)
 {
 	struct index_basis_text t;
 	sqlite3_stmt *u;
@@ -293,10 +294,11 @@ static int redate_save(struct redate *rd, const struct redate_src *r,
 		" year_raised = ?5, year_guess = ?6, first_local = ?7, zone_us = ?8,"
 		" zone_rule_id = ?9, zone = CASE WHEN zone IS NULL THEN NULL ELSE ?10 END,"
 		" zone_from = CASE WHEN zone IS NULL THEN zone_from ELSE ?11 END,"
-		" first_us = (SELECT min(ts_us) FROM lines WHERE id BETWEEN ?12 AND ?13"
-		"  AND source_id = ?1),"
-		" last_us = (SELECT max(ts_us) FROM lines WHERE id BETWEEN ?12 AND ?13"
-		"  AND source_id = ?1) WHERE source_id = ?1",
+		" first_us = CASE WHEN ?14 THEN (SELECT min(ts_us) FROM lines"
+		"  WHERE id BETWEEN ?12 AND ?13 AND source_id = ?1) ELSE first_us END,"
+		" last_us = CASE WHEN ?14 THEN (SELECT max(ts_us) FROM lines"
+		"  WHERE id BETWEEN ?12 AND ?13 AND source_id = ?1) ELSE last_us END"
+		" WHERE source_id = ?1",
 		rd->err) != 0)
 		return LT_ERR_DB;
 	sqlite3_bind_int64(u, 1, r->id);
@@ -314,6 +316,7 @@ static int redate_save(struct redate *rd, const struct redate_src *r,
 	sqlite3_bind_text(u, 11, from, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(u, 12, r->first_id);
 	sqlite3_bind_int64(u, 13, r->last_id);
+	sqlite3_bind_int(u, 14, moved);
 	rc = sqlite3_step(u);
 	sqlite3_finalize(u);
 	return rc == SQLITE_DONE ? 0 : index_store_db_error(rd->st, rd->err, "cannot re-date");
@@ -359,19 +362,34 @@ static void redate_tell(const struct redate *rd, const struct redate_src *r,
 		redate_note(rd, r, "zone %s: %s", r->b.zone_name, why);
 }
 
+/* True when the year or zone (or what says where they came from) differs from the stored. */
+static int redate_changed(const struct redate_src *r, const struct lt_time_basis *nb)
+{
+	return nb->year != r->b.year || nb->year_rule != r->b.year_rule ||
+	       nb->year_raised != r->b.year_raised || nb->zone_us != r->b.zone_us ||
+	       nb->zone_rule != r->b.zone_rule;
+}
+
+/*
+ * One source: its lines move when its year or zone changes.  Its row is
+ * written when something changed, when this run read it, or when its zone
+ * rests on evidence (whose words may change): never a pass over every
+ * source's lines on each ingest.
+ */
 static int redate_one(struct redate *rd, const struct redate_src *r)
 {
 	struct lt_time_basis nb = r->b;
 	char why[192] = "";
-	int rc = 0;
+	int rc = 0, moved, fresh = rd->o == NULL || r->id > rd->o->new_since;
 
 	redate_zone(rd, r, &nb, why, sizeof why);
 	redate_year(rd, r, &nb);
-	if ((nb.year != r->b.year || nb.zone_us != r->b.zone_us) && r->last_id > 0)
+	moved = (nb.year != r->b.year || nb.zone_us != r->b.zone_us) && r->last_id > 0;
+	if (moved)
 		rc = index_logs_redate(rd->st, r->id, r->first_id, r->last_id, nb.year - r->b.year,
 				       r->b.zone_us, nb.zone_us, rd->err);
-	if (rc == 0)
-		rc = redate_save(rd, r, &nb, why);
+	if (rc == 0 && (redate_changed(r, &nb) || fresh || why[0]))
+		rc = redate_save(rd, r, &nb, why, moved);
 	if (rc == 0 && rd->o != NULL)
 		redate_tell(rd, r, &nb, why);
 	return rc;
