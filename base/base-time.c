@@ -157,6 +157,18 @@ int lt_time_year(int64_t us)
 	return (int)y;
 }
 
+void lt_time_civil(int64_t us, int *year, int *mon, int *day, int64_t *tod_us)
+{
+	int64_t days = time_floor_div(us, 86400 * 1000000LL), y;
+	unsigned m, d;
+
+	time_civil(days, &y, &m, &d);
+	*year = (int)y;
+	*mon = (int)m;
+	*day = (int)d;
+	*tod_us = us - days * 86400 * 1000000LL;
+}
+
 void lt_time_format(char *buf, size_t size, int64_t us)
 {
 	int64_t secs = time_floor_div(us, 1000000);

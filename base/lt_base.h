@@ -161,6 +161,9 @@ int64_t lt_time_days_from_civil(int64_t y, unsigned m, unsigned d);
 /* The UTC year of a time in microseconds since the epoch. */
 int lt_time_year(int64_t us);
 
+/* The UTC calendar date and time of day (µs) of a time in microseconds since the epoch. */
+void lt_time_civil(int64_t us, int *year, int *mon, int *day, int64_t *tod_us);
+
 /* Formats microseconds since the epoch as "YYYY-MM-DDTHH:MM:SS.uuuuuuZ"; buf >= 32 bytes. */
 void lt_time_format(char *buf, size_t size, int64_t us);
 

@@ -69,6 +69,7 @@ static int cli_ingest_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 		q->ingest.node = optarg;
 		return 0;
 	case 'z':
+		q->ingest.utc_offset_given = 1;
 		return lt_ingest_offset_arg(&q->ingest.utc_offset_us, optarg) == 0
 			   ? 0
 			   : cli_usage_error(cmd,

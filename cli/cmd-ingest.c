@@ -69,6 +69,20 @@ static void ingest_on_loaded(const struct lt_ingest_totals *t, double secs, void
 	ingest_flush(ctx, stdout, 1);
 }
 
+/* A text log's year or zone only guessed, or moved by what this run brought. */
+static void ingest_on_note(const char *path, const char *text, void *ctx)
+{
+	struct ingest_run *r = ctx;
+
+	if (r->quiet)
+		return;
+	lt_buf_append(&r->line, "leasetrail: ", 12);
+	lt_sanitize(&r->line, path, strlen(path));
+	lt_buf_append(&r->line, ": ", 2);
+	lt_sanitize(&r->line, text, strlen(text));
+	ingest_flush(r, stderr, 1);
+}
+
 static void ingest_on_error(const struct lt_error *err, void *ctx)
 {
 	ingest_flush(ctx, stderr, 0);
@@ -80,6 +94,7 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 	struct ingest_run r = {.tty = isatty(STDERR_FILENO)};
 	const struct lt_ingest_hooks hooks = {.on_error = ingest_on_error,
 					      .on_loaded = ingest_on_loaded,
+					      .on_note = ingest_on_note,
 					      .on_meter = r.tty ? ingest_on_meter : NULL,
 					      .measure = r.tty,
 					      .ctx = &r};
@@ -119,10 +134,12 @@ const struct lt_cmd lt_cmd_ingest = {
 	    "  --db FILE          the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
 	    "  --all-resources    store events of every resource, not only leases and nodes\n"
 	    "  --year Y           the year of log times that have none (journal short, klog);\n"
-	    "                     default: journalctl's header line, else the audit events'\n"
-	    "                     years, else each file's mtime\n"
+	    "                     default: journalctl's header range, else the audit events'\n"
+	    "                     years, else a full date in the file's lines, else its mtime\n"
 	    "  --utc-offset ±HH:MM  the nodes' time zone, for log times written without one\n"
-	    "                     (journal short, rsyslog, klog headers); default UTC.  A\n"
+	    "                     (journal short, rsyslog, klog headers); default: the zone\n"
+	    "                     journalctl's header names (PST, +08; CST and other words of\n"
+	    "                     several zones by the store's evidence), else UTC.  A\n"
 	    "                     short-iso journal line's own offset applies to its klog time\n"
 	    "  --node NAME        the node the log lines of these files come from, whatever\n"
 	    "                     their host name says (bare klog files have none)\n"

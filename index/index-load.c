@@ -843,7 +843,8 @@ static int load_run(struct load *l, struct lt_input *in, int resume, enum lt_for
 			       .mark = load_mark,
 			       .resume_offset = l->resume_offset,
 			       .year = l->opts->year,
-			       .utc_offset_us = l->opts->utc_offset_us};
+			       .utc_offset_us = l->opts->utc_offset_us,
+			       .utc_offset_given = l->opts->utc_offset_given};
 	int rc;
 
 	load_audit_range(l, &sink.year_lo_us, &sink.year_hi_us);

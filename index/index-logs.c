@@ -13,6 +13,7 @@
 #include "index-int.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,39 +30,111 @@ struct index_log_loader {
 	int64_t last_host_id; /* hosts already in the hosts table: the last one */
 	uint64_t lines, skew;
 	int64_t first_us, last_us;
-	enum lt_year_rule year_rule;
-	int year;
+	int64_t first_id, last_id;  /* the source's lines lie in this id range */
+	struct lt_time_basis basis; /* the year and zone every stored line of the source rests on */
+	int basis_set;		    /* basis.zone is set (year when basis.year > 0) */
+	int zone_used;		    /* some line's time rests on the zone (else each has its own) */
+	/* evidence from the lines: the year their written dates imply, votes for the zone's
+	 * meanings (times written with a zone next to the line's own) */
+	int said_year;
+	int64_t said_zone;
+	int said_zone_set;
+	uint32_t votes[LT_ZONE_MEANINGS];
+	struct lt_zone_name zone;
+	char *host;
 	char *node;
 };
 
 static const char logs_ins_sql[] =
-    "INSERT OR IGNORE INTO lines(source_id, line, offset, lkey, ts_us, klog_us, year_rule,"
+    "INSERT OR IGNORE INTO lines(source_id, line, offset, lkey, ts_us, klog_us, basis,"
     " host_id, node_id, component_id, ident_id, pid, severity, location_id, kind_id,"
     " subject_id, obj_kind_id, obj_namespace_id, obj_uid, not_found, message, fields,"
     " ext_id, stream_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
     " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)";
 
 /* A source read on (resumed, or grown since): its summary so far is the start of this one. */
+static const char logs_restore_sql[] =
+    "SELECT lines, klog_skew, coalesce(first_us, 0), coalesce(last_us, 0), coalesce(first_id, 0),"
+    " coalesce(last_id, 0), coalesce(year, 0), coalesce(year_rule_id, 0), year_raised,"
+    " coalesce(first_local, 0), coalesce(head_lo, 0), coalesce(head_hi, 0), coalesce(mtime, 0),"
+    " zone_us, zone_rule_id, coalesce(zone_name, ''), coalesce(said_year, 0), said_zone, host,"
+    " zone"
+    " FROM log_sources WHERE source_id = ?1";
+
+enum logs_restore_col {
+	LR_LINES,
+	LR_SKEW,
+	LR_FIRST_US,
+	LR_LAST_US,
+	LR_FIRST_ID,
+	LR_LAST_ID,
+	LR_YEAR,
+	LR_YEAR_RULE,
+	LR_YEAR_RAISED,
+	LR_FIRST_LOCAL,
+	LR_HEAD_LO,
+	LR_HEAD_HI,
+	LR_MTIME,
+	LR_ZONE_US,
+	LR_ZONE_RULE,
+	LR_ZONE_NAME,
+	LR_SAID_YEAR,
+	LR_SAID_ZONE,
+	LR_HOST,
+	LR_ZONE_TEXT,
+};
+
+static void logs_restore_basis(struct index_log_loader *ll, sqlite3_stmt *q)
+{
+	struct lt_time_basis *b = &ll->basis;
+	const char *name = (const char *)sqlite3_column_text(q, LR_ZONE_NAME);
+	const char *host = (const char *)sqlite3_column_text(q, LR_HOST);
+
+	b->year = sqlite3_column_int(q, LR_YEAR);
+	b->year_rule = (enum lt_year_rule)sqlite3_column_int(q, LR_YEAR_RULE);
+	b->year_raised = sqlite3_column_int(q, LR_YEAR_RAISED);
+	b->first_local = sqlite3_column_int64(q, LR_FIRST_LOCAL);
+	b->head_lo = sqlite3_column_int64(q, LR_HEAD_LO);
+	b->head_hi = sqlite3_column_int64(q, LR_HEAD_HI);
+	b->mtime_s = sqlite3_column_int64(q, LR_MTIME);
+	b->zone_us = sqlite3_column_int64(q, LR_ZONE_US);
+	b->zone_rule = (enum lt_zone_rule)sqlite3_column_int(q, LR_ZONE_RULE);
+	snprintf(b->zone_name, sizeof b->zone_name, "%s", name ? name : "");
+	lt_zone_lookup(&ll->zone, b->zone_name, strlen(b->zone_name));
+	ll->basis_set = 1;
+	ll->said_year = sqlite3_column_int(q, LR_SAID_YEAR);
+	ll->said_zone_set = sqlite3_column_type(q, LR_SAID_ZONE) != SQLITE_NULL;
+	ll->said_zone = sqlite3_column_int64(q, LR_SAID_ZONE);
+	ll->host = host ? lt_xstrdup(host) : NULL;
+	ll->zone_used = sqlite3_column_type(q, LR_ZONE_TEXT) != SQLITE_NULL;
+}
+
 static int logs_restore(struct index_log_loader *ll)
 {
 	sqlite3_stmt *q;
 
-	if (index_store_prepare_raw(
-		ll->st, &q,
-		"SELECT lines, klog_skew, coalesce(first_us, 0), coalesce(last_us, 0)"
-		" FROM log_sources WHERE source_id = ?1",
-		ll->err) != 0)
+	if (index_store_prepare_raw(ll->st, &q, logs_restore_sql, ll->err) != 0)
 		return LT_ERR_DB;
 	sqlite3_bind_int64(q, 1, ll->source_id);
 	if (sqlite3_step(q) == SQLITE_ROW) {
-		ll->lines = (uint64_t)sqlite3_column_int64(q, 0);
-		ll->skew = (uint64_t)sqlite3_column_int64(q, 1);
-		ll->first_us = sqlite3_column_int64(q, 2);
-		ll->last_us = sqlite3_column_int64(q, 3);
+		ll->lines = (uint64_t)sqlite3_column_int64(q, LR_LINES);
+		ll->skew = (uint64_t)sqlite3_column_int64(q, LR_SKEW);
+		ll->first_us = sqlite3_column_int64(q, LR_FIRST_US);
+		ll->last_us = sqlite3_column_int64(q, LR_LAST_US);
+		ll->first_id = sqlite3_column_int64(q, LR_FIRST_ID);
+		ll->last_id = sqlite3_column_int64(q, LR_LAST_ID);
+		logs_restore_basis(ll, q);
 	}
 	sqlite3_finalize(q);
 	return 0;
 }
+
+static const char logs_save_sql[] =
+    "INSERT OR REPLACE INTO log_sources(source_id, lines, year, year_rule, first_us, last_us,"
+    " klog_skew, node, year_rule_id, year_raised, year_guess, first_local, head_lo, head_hi,"
+    " mtime, zone_us, zone_rule_id, zone_name, said_year, said_zone, host, first_id, last_id,"
+    " zone, zone_from) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+    " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)";
 
 int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int64_t source_id,
 			 const char *node, struct lt_error *err)
@@ -85,12 +158,7 @@ int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int
 		"SELECT ts_us IS ?2 AND klog_us IS ?3 AND host_id IS ?4 AND pid IS ?5"
 		" AND message IS ?6 AND fields IS ?7 FROM lines WHERE lkey = ?1",
 		err) ||
-	    index_store_prepare_raw(st, &ll->save,
-				    "INSERT OR REPLACE INTO log_sources(source_id, lines, year,"
-				    " year_rule, first_us, last_us, klog_skew, node)"
-				    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-				    err) ||
-	    logs_restore(ll))
+	    index_store_prepare_raw(st, &ll->save, logs_save_sql, err) || logs_restore(ll))
 		goto fail;
 	*out = ll;
 	return 0;
@@ -110,6 +178,7 @@ void index_log_loader_free(struct index_log_loader *ll)
 	sqlite3_finalize(ll->save);
 	sqlite3_finalize(ll->same);
 	free(ll->node);
+	free(ll->host);
 	free(ll);
 }
 
@@ -213,7 +282,7 @@ static int64_t logs_bind(struct index_log_loader *ll, const struct lt_log_line *
 	sqlite3_bind_int64(s, 5, ln->ts_us);
 	if (ln->klog_us != 0)
 		sqlite3_bind_int64(s, 6, ln->klog_us);
-	sqlite3_bind_int(s, 7, (int)ln->year_rule);
+	sqlite3_bind_int(s, 7, (int)ln->basis);
 	logs_bind_ids(s, ids);
 	if (node != 0)
 		sqlite3_bind_int64(s, 9, node);
@@ -272,69 +341,300 @@ static int logs_note_host(struct index_log_loader *ll, int64_t host_id)
 	return logs_step(ll, ll->ins_host, "cannot record a host");
 }
 
-static void logs_note_summary(struct index_log_loader *ll, const struct lt_log_line *ln)
+/*
+ * The line as the source's stored lines are computed: a file read on (a
+ * resumed or grown one) may have been re-dated since (index-redate.c), and
+ * its new lines move with the rest.  The first line with a year gives the
+ * source its year.
+ */
+static void logs_align(struct index_log_loader *ll, struct lt_log_line *c)
+{
+	const struct lt_time_basis *f = &c->file;
+	struct lt_time_basis *b = &ll->basis;
+	int dy;
+
+	if (!ll->basis_set) {
+		*b = *f;
+		ll->basis_set = 1;
+		lt_zone_lookup(&ll->zone, b->zone_name, strlen(b->zone_name));
+	} else if (b->year == 0 && f->year != 0) {
+		b->year = f->year;
+		b->year_rule = f->year_rule;
+		b->year_raised = f->year_raised;
+		b->first_local = f->first_local;
+		b->head_lo = f->head_lo;
+		b->head_hi = f->head_hi;
+	}
+	dy = b->year != 0 && f->year != 0 ? b->year - f->year : 0;
+	if (dy == 0 && b->zone_us == f->zone_us)
+		return;
+	c->ts_us = lt_time_redate(c->ts_us, c->basis & LT_BASIS_TS_YEAR,
+				  c->basis & LT_BASIS_TS_ZONE, dy, f->zone_us, b->zone_us);
+	if (c->klog_us != 0)
+		c->klog_us =
+		    lt_time_redate(c->klog_us, c->basis & LT_BASIS_KLOG_YEAR,
+				   c->basis & LT_BASIS_KLOG_ZONE, dy, f->zone_us, b->zone_us);
+	c->file = *b;
+}
+
+/* A date written in the line: the year it implies for the source, a vote for the zone. */
+static void logs_note_said(struct index_log_loader *ll, const struct lt_log_line *c)
+{
+	const int64_t zone = ll->basis.zone_us, local = c->ts_us + zone;
+	const int64_t vote_us = 120 * 1000000LL, near_us = 60 * 86400 * 1000000LL;
+	int64_t tod, said_local = c->said_us + zone;
+	int y, mon, day, ey;
+
+	if (c->basis & LT_BASIS_TS_YEAR && ll->said_year == 0 && ll->basis.year != 0) {
+		lt_time_civil(local, &y, &mon, &day, &tod);
+		ey = lt_year_near(said_local, mon, day, tod);
+		if (llabs(lt_time_days_from_civil(ey, (unsigned)mon, (unsigned)day) *
+			      86400000000LL +
+			  tod - said_local) < near_us)
+			ll->said_year = ll->basis.year + (ey - y);
+	}
+	if (!(c->basis & LT_BASIS_TS_ZONE) || !c->said_zoned || ll->zone.n < 2)
+		return;
+	for (int i = 0; i < ll->zone.n; i++)
+		if (llabs(local - c->said_us - ll->zone.off_us[i]) <= vote_us)
+			ll->votes[i]++;
+}
+
+/* A klog time written in UTC under a journal time written in the local zone: a vote too. */
+static void logs_note_klog(struct index_log_loader *ll, const struct lt_log_line *c)
+{
+	const unsigned both = LT_BASIS_TS_ZONE | LT_BASIS_KLOG_ZONE;
+
+	if (ll->zone.n < 2 || c->klog_us == 0 || (c->basis & both) != both)
+		return;
+	for (int i = 0; i < ll->zone.n; i++)
+		if (ll->zone.off_us[i] != 0 &&
+		    llabs(c->ts_us - c->klog_us - ll->zone.off_us[i]) < LOGS_SKEW_US)
+			ll->votes[i]++;
+}
+
+static void logs_note_summary(struct index_log_loader *ll, const struct lt_log_line *ln, int64_t id)
 {
 	ll->lines++;
 	if (ll->first_us == 0 || ln->ts_us < ll->first_us)
 		ll->first_us = ln->ts_us;
 	if (ln->ts_us > ll->last_us)
 		ll->last_us = ln->ts_us;
-	if (ll->year == 0 && ln->year_rule != LT_YEAR_NONE) {
-		ll->year = lt_time_year(ln->ts_us);
-		ll->year_rule = ln->year_rule;
-	}
+	if (ll->first_id == 0 || id < ll->first_id)
+		ll->first_id = id;
+	if (id > ll->last_id)
+		ll->last_id = id;
+	if (ll->host == NULL && ln->host.ptr != NULL)
+		ll->host = lt_xstrndup(ln->host.ptr, ln->host.len);
 	if (ln->klog_us != 0 && llabs(ln->ts_us - ln->klog_us) > LOGS_SKEW_US)
 		ll->skew++;
+	if (ln->basis & (LT_BASIS_TS_ZONE | LT_BASIS_KLOG_ZONE))
+		ll->zone_used = 1;
+	if (ln->said_us != 0)
+		logs_note_said(ll, ln);
+	logs_note_klog(ll, ln);
 }
 
 int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line *ln,
 			   const struct lt_where *at, int *stored)
 {
-	int64_t ids[9];
-
-	int64_t key;
+	struct lt_log_line c = *ln;
+	int64_t ids[9], key, id;
 
 	*stored = 0;
-	if (logs_intern(ll, ln, at, ids) != 0)
+	logs_align(ll, &c);
+	if (logs_intern(ll, &c, at, ids) != 0)
 		return LT_ERR_DB;
-	key = logs_bind(ll, ln, at, ids, 1);
+	key = logs_bind(ll, &c, at, ids, 1);
 	if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
 		return LT_ERR_DB;
 	if (sqlite3_changes(ll->st->db) == 0) {
-		if (logs_same(ll, key, ln, ids[0]))
+		if (logs_same(ll, key, &c, ids[0]))
 			return 0; /* the same line, already stored */
 		/* another line of that second with the same hash: keep it, without a key */
-		logs_bind(ll, ln, at, ids, 0);
+		logs_bind(ll, &c, at, ids, 0);
 		if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
 			return LT_ERR_DB;
 	}
 	*stored = 1;
-	logs_note_summary(ll, ln);
-	sqlite3_bind_int64(ll->ins_raw, 1, sqlite3_last_insert_rowid(ll->st->db));
-	logs_bind_str(ll->ins_raw, 2, ln->raw);
+	id = sqlite3_last_insert_rowid(ll->st->db);
+	logs_note_summary(ll, &c, id);
+	sqlite3_bind_int64(ll->ins_raw, 1, id);
+	logs_bind_str(ll->ins_raw, 2, c.raw);
 	if (logs_step(ll, ll->ins_raw, "cannot store a log line's text") != 0)
 		return LT_ERR_DB;
 	return logs_note_host(ll, ll->node_id ? 0 : ids[0]);
+}
+
+/* The meaning of the zone word the lines' written times voted for, when one won. */
+static void logs_said_zone(struct index_log_loader *ll)
+{
+	uint32_t best = 0;
+	int at = -1;
+
+	for (int i = 0; i < ll->zone.n; i++)
+		if (ll->votes[i] > best)
+			best = ll->votes[i], at = i;
+		else if (ll->votes[i] == best && best > 0)
+			at = -2; /* a tie says nothing */
+	if (at >= 0) {
+		ll->said_zone = ll->zone.off_us[at];
+		ll->said_zone_set = 1;
+	}
+}
+
+void index_basis_texts(const struct lt_time_basis *b, struct index_basis_text *out)
+{
+	char sign = b->zone_us < 0 ? '-' : '+';
+	int64_t m = llabs(b->zone_us) / 60000000;
+
+	snprintf(out->year_from, sizeof out->year_from, "%s%s", lt_year_rule_name(b->year_rule),
+		 b->year_raised ? ", not before the header's beginning" : "");
+	if (b->zone_us == 0)
+		snprintf(out->zone, sizeof out->zone, "UTC");
+	else
+		snprintf(out->zone, sizeof out->zone, "%c%02d:%02d", sign, (int)(m / 60),
+			 (int)(m % 60));
+	snprintf(out->zone_from, sizeof out->zone_from, "%s%s%s%s", lt_zone_rule_name(b->zone_rule),
+		 b->zone_name[0] ? " (" : "", b->zone_name, b->zone_name[0] ? ")" : "");
+}
+
+static void logs_bind_basis(struct index_log_loader *ll, sqlite3_stmt *s)
+{
+	const struct lt_time_basis *b = &ll->basis;
+	struct index_basis_text t;
+
+	index_basis_texts(b, &t);
+	if (b->year != 0) {
+		sqlite3_bind_int(s, 3, b->year);
+		sqlite3_bind_text(s, 4, t.year_from, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(s, 9, (int)b->year_rule);
+		sqlite3_bind_int(s, 11, lt_year_rule_guess(b->year_rule));
+		sqlite3_bind_int64(s, 12, b->first_local);
+	}
+	sqlite3_bind_int(s, 10, b->year_raised);
+	if (b->head_lo != 0)
+		sqlite3_bind_int64(s, 13, b->head_lo);
+	if (b->head_hi != 0)
+		sqlite3_bind_int64(s, 14, b->head_hi);
+	if (b->mtime_s != 0)
+		sqlite3_bind_int64(s, 15, b->mtime_s);
+	sqlite3_bind_int64(s, 16, b->zone_us);
+	sqlite3_bind_int(s, 17, (int)b->zone_rule);
+	if (b->zone_name[0])
+		sqlite3_bind_text(s, 18, b->zone_name, -1, SQLITE_TRANSIENT);
+	if (ll->zone_used) {
+		sqlite3_bind_text(s, 24, t.zone, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(s, 25, t.zone_from, -1, SQLITE_TRANSIENT);
+	} else {
+		sqlite3_bind_text(s, 25, "written in each line", -1, SQLITE_STATIC);
+	}
 }
 
 int index_log_loader_save(struct index_log_loader *ll)
 {
 	sqlite3_stmt *s = ll->save;
 
+	logs_said_zone(ll);
 	sqlite3_bind_int64(s, 1, ll->source_id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)ll->lines);
-	if (ll->year != 0) {
-		sqlite3_bind_int(s, 3, ll->year);
-		sqlite3_bind_text(s, 4, lt_year_rule_name(ll->year_rule), -1, SQLITE_STATIC);
-	}
 	if (ll->lines > 0) {
 		sqlite3_bind_int64(s, 5, ll->first_us);
 		sqlite3_bind_int64(s, 6, ll->last_us);
+		sqlite3_bind_int64(s, 22, ll->first_id);
+		sqlite3_bind_int64(s, 23, ll->last_id);
 	}
 	sqlite3_bind_int64(s, 7, (sqlite3_int64)ll->skew);
 	if (ll->node)
 		sqlite3_bind_text(s, 8, ll->node, -1, SQLITE_STATIC);
+	logs_bind_basis(ll, s);
+	if (ll->said_year != 0)
+		sqlite3_bind_int(s, 19, ll->said_year);
+	if (ll->said_zone_set)
+		sqlite3_bind_int64(s, 20, ll->said_zone);
+	if (ll->host)
+		sqlite3_bind_text(s, 21, ll->host, -1, SQLITE_STATIC);
 	return logs_step(ll, s, "cannot save the log summary");
+}
+
+/* ---- re-dating ---------------------------------------------------------------- */
+
+enum logs_redate_col { RD_ID, RD_TS, RD_KLOG, RD_BASIS, RD_PID, RD_HOST, RD_MSG, RD_FIELDS };
+
+static struct lt_str logs_col_str(sqlite3_stmt *q, int i)
+{
+	const char *p = (const char *)sqlite3_column_text(q, i);
+
+	return (struct lt_str){p, p ? (size_t)sqlite3_column_bytes(q, i) : 0};
+}
+
+/* One line moved: its times and its key; a key another line holds already is dropped. */
+static int logs_redate_one(struct index_log_loader *ll, sqlite3_stmt *q, sqlite3_stmt *u,
+			   const int64_t m[3])
+{
+	struct lt_log_line ln;
+	unsigned b = (unsigned)sqlite3_column_int(q, RD_BASIS);
+	int64_t key;
+
+	memset(&ln, 0, sizeof ln);
+	ln.ts_us = lt_time_redate(sqlite3_column_int64(q, RD_TS), b & LT_BASIS_TS_YEAR,
+				  b & LT_BASIS_TS_ZONE, (int)m[0], m[1], m[2]);
+	ln.klog_us = sqlite3_column_int64(q, RD_KLOG);
+	if (ln.klog_us != 0)
+		ln.klog_us = lt_time_redate(ln.klog_us, b & LT_BASIS_KLOG_YEAR,
+					    b & LT_BASIS_KLOG_ZONE, (int)m[0], m[1], m[2]);
+	ln.pid =
+	    sqlite3_column_type(q, RD_PID) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, RD_PID);
+	ln.host = logs_col_str(q, RD_HOST);
+	ln.message = logs_col_str(q, RD_MSG);
+	ln.fields = logs_col_str(q, RD_FIELDS);
+	key = logs_key(ll, &ln);
+	for (int keyed = 1; keyed >= 0; keyed--) {
+		sqlite3_bind_int64(u, 1, sqlite3_column_int64(q, RD_ID));
+		sqlite3_bind_int64(u, 2, ln.ts_us);
+		if (ln.klog_us != 0)
+			sqlite3_bind_int64(u, 3, ln.klog_us);
+		if (keyed)
+			sqlite3_bind_int64(u, 4, key);
+		if (logs_step(ll, u, "cannot re-date a log line") != 0)
+			return LT_ERR_DB;
+		if (sqlite3_changes(ll->st->db) > 0)
+			break;
+	}
+	return 0;
+}
+
+int index_logs_redate(struct lt_store *st, int64_t source_id, int64_t first, int64_t last, int dy,
+		      int64_t old_zone, int64_t new_zone, struct lt_error *err)
+{
+	struct index_log_loader ll = {.st = st, .err = err};
+	const int64_t m[3] = {dy, old_zone, new_zone};
+	sqlite3_stmt *q = NULL, *u = NULL;
+	int rc = 0, step;
+
+	if (index_store_prepare_raw(st, &q,
+				    "SELECT id, ts_us, klog_us, basis, pid,"
+				    " (SELECT s FROM strs WHERE id = host_id), message, fields"
+				    " FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3"
+				    " AND basis != 0 ORDER BY id",
+				    err) != 0 ||
+	    index_store_prepare_raw(st, &u,
+				    "UPDATE OR IGNORE lines SET ts_us = ?2, klog_us = ?3, lkey = ?4"
+				    " WHERE id = ?1",
+				    err) != 0) {
+		sqlite3_finalize(q);
+		return LT_ERR_DB;
+	}
+	sqlite3_bind_int64(q, 1, first);
+	sqlite3_bind_int64(q, 2, last);
+	sqlite3_bind_int64(q, 3, source_id);
+	while (rc == 0 && (step = sqlite3_step(q)) == SQLITE_ROW)
+		rc = logs_redate_one(&ll, q, u, m);
+	if (rc == 0 && step != SQLITE_DONE)
+		rc = index_store_db_error(st, err, "cannot read the lines to re-date");
+	sqlite3_finalize(q);
+	sqlite3_finalize(u);
+	return rc;
 }
 
 /* ---- hosts to nodes ---------------------------------------------------------- */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* 3: sources are known by the XXH3-128 of their content (hashed, hash, head; source_marks) */
-#define SCHEMA_VERSION "3"
+#define SCHEMA_VERSION "4"
 
 /*
  * Strings that repeat (users, agents, IPs, names, reasons) are stored once
@@ -58,7 +58,7 @@ static const char *const schema_index_names[] = {"audit_rtv",	  "audit_object", 
 	"CREATE TABLE IF NOT EXISTS lines("                                                        \
 	" id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL, line INTEGER NOT NULL,"              \
 	" offset INTEGER NOT NULL, lkey INTEGER, ts_us INTEGER NOT NULL, klog_us INTEGER,"         \
-	" year_rule INTEGER NOT NULL DEFAULT 0, host_id INTEGER, node_id INTEGER,"                 \
+	" basis INTEGER NOT NULL DEFAULT 0, host_id INTEGER, node_id INTEGER,"                     \
 	" component_id INTEGER, ident_id INTEGER, pid INTEGER, severity TEXT,"                     \
 	" location_id INTEGER, kind_id INTEGER, subject_id INTEGER, obj_kind_id INTEGER,"          \
 	" obj_namespace_id INTEGER, obj_uid TEXT, not_found INTEGER NOT NULL DEFAULT 0,"           \
@@ -134,10 +134,23 @@ static const char *const schema_sql[] = {
     "CREATE UNIQUE INDEX IF NOT EXISTS lines_key ON lines(lkey)",
     "CREATE TABLE IF NOT EXISTS lines_raw(id INTEGER PRIMARY KEY, text TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS hosts(host_id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL)",
-    /* per text source: how its years were inferred, and its time range */
+    /*
+     * per text source: its time range, and the year and zone its lines rest on (lines.basis
+     * says which times of a line do) with what chose them, so that lt_store_redate can move
+     * them when the store learns better: the year's rule (year_rule shown, year_rule_id an
+     * enum lt_year_rule), the first year-less time (first_local, local µs in year), the
+     * journal header's range and the file's mtime; the zone (zone_us, shown as zone) and its
+     * rule (zone_rule_id, shown as zone_from), the header's zone word; what the lines' own
+     * written dates say (said_year, said_zone); the first host; the lines' id range
+     */
     "CREATE TABLE IF NOT EXISTS log_sources(source_id INTEGER PRIMARY KEY,"
     " lines INTEGER NOT NULL DEFAULT 0, year INTEGER, year_rule TEXT, first_us INTEGER,"
-    " last_us INTEGER, klog_skew INTEGER NOT NULL DEFAULT 0, node TEXT)",
+    " last_us INTEGER, klog_skew INTEGER NOT NULL DEFAULT 0, node TEXT, year_rule_id INTEGER,"
+    " year_raised INTEGER NOT NULL DEFAULT 0, year_guess INTEGER NOT NULL DEFAULT 0,"
+    " first_local INTEGER, head_lo INTEGER, head_hi INTEGER, mtime INTEGER,"
+    " zone_us INTEGER NOT NULL DEFAULT 0, zone_rule_id INTEGER NOT NULL DEFAULT 0,"
+    " zone_name TEXT, said_year INTEGER, said_zone INTEGER, host TEXT, first_id INTEGER,"
+    " last_id INTEGER, zone TEXT, zone_from TEXT)",
     LOG_VIEW,
     /* how far each registered derived table is built (lt_store_derive) */
     "CREATE TABLE IF NOT EXISTS derived(name TEXT PRIMARY KEY, version INTEGER NOT NULL,"

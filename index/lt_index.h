@@ -77,6 +77,7 @@ struct lt_ingest_opts {
 	int all_resources;     /* store events of every resource, not only leases and nodes */
 	int year;	       /* > 0: the year of year-less log times (journal short, klog) */
 	int64_t utc_offset_us; /* the nodes' local time minus UTC, for zone-less log times */
+	int utc_offset_given;  /* --utc-offset was given: it wins over a journal header's zone */
 	const char *node;      /* the node every log line of these files comes from (--node) */
 	int follow;	       /* walk into symbolic links to directories met in a directory */
 	/* May be NULL.  When set, a text log among the paths (sniffed by content) is not
@@ -109,6 +110,25 @@ struct lt_ingest_totals {
  */
 int lt_store_ingest(struct lt_store *st, const char *path, const struct lt_ingest_opts *opts,
 		    struct lt_ingest_totals *totals, struct lt_error *err);
+
+/* What lt_store_redate tells of the text sources. */
+struct lt_redate_opts {
+	int64_t new_since; /* sources above this id were read by this run: their guesses are told */
+	/* each thing worth saying of a source: its re-dating, a year or zone it only guesses */
+	void (*note)(const char *path, const char *text, void *ctx);
+	void *ctx;
+};
+
+/*
+ * Weighs each text source's year and zone again against what the store now
+ * holds (audit events, the dates its lines write, other files of its host)
+ * and moves its lines when they change (index-redate.c).  Its own
+ * transaction; o may be NULL.  0 or LT_ERR_DB.
+ */
+int lt_store_redate(struct lt_store *st, const struct lt_redate_opts *o, struct lt_error *err);
+
+/* The id of the newest source, 0 when none. */
+int64_t lt_store_last_source(struct lt_store *st);
 
 /* The on-disk bytes lt_store_ingest would read under path (progress totals); 0 for stdin. */
 uint64_t lt_ingest_size(const char *path, const struct lt_ingest_opts *opts);

@@ -113,13 +113,90 @@ int lt_audit_stage_rank(struct lt_str stage);
 enum lt_year_rule {
 	LT_YEAR_NONE = 0, /* the line carried its own year, or no time at all */
 	LT_YEAR_GIVEN,	  /* --year */
-	LT_YEAR_AUDIT,	  /* the audit events already in the store */
+	LT_YEAR_AUDIT,	  /* the audit events in the store */
 	LT_YEAR_MTIME,	  /* the file's modification time */
 	LT_YEAR_CLOCK,	  /* nothing better: the current year (stdin) */
 	LT_YEAR_HEADER,	  /* journalctl's "-- Logs begin at DATE, end at DATE. --" line */
+	LT_YEAR_LINE,	  /* a full date written inside the file's lines */
 };
 
 const char *lt_year_rule_name(enum lt_year_rule r);
+
+/* True for the rules that only guess a year (mtime, clock): `stats` and ingest say so. */
+int lt_year_rule_guess(enum lt_year_rule r);
+
+/*
+ * What picks the year of a file's first year-less time (mon, day, tod: a
+ * local date and time of day), strongest first: --year; journalctl's header
+ * range (head_lo..head_hi, local µs); the audit events' range (UTC µs); a
+ * year the file's own lines imply by the full dates they write (said_year);
+ * the file's mtime (the last year that does not put the time after it);
+ * the clock.  A header with a beginning only (head_hi 0) is a lower bound on
+ * the others.  0 fields are absent.
+ */
+struct lt_year_hints {
+	int given, said_year;
+	int64_t head_lo, head_hi, audit_lo, audit_hi;
+	int64_t mtime_s, now_s;
+};
+
+/* The year, and in *rule the rule that gave it; *raised 1 when a header's beginning moved it on. */
+int lt_year_pick(const struct lt_year_hints *h, int mon, int day, int64_t tod,
+		 enum lt_year_rule *rule, int *raised);
+
+/* The year that puts a local (mon, day, tod) nearest to the time ref. */
+int lt_year_near(int64_t ref, int mon, int day, int64_t tod);
+
+/* Where a text file's zone (for times written without one) came from. */
+enum lt_zone_rule {
+	LT_ZONE_ASSUMED = 0, /* nothing says: UTC */
+	LT_ZONE_GIVEN,	     /* --utc-offset */
+	LT_ZONE_HEADER,	     /* journalctl's header names it, with one meaning */
+	LT_ZONE_EVIDENCE,    /* the header's abbreviation has several: the store's evidence chose */
+	LT_ZONE_GUESS,	     /* several, and no evidence: the first, with a warning */
+};
+
+const char *lt_zone_rule_name(enum lt_zone_rule r);
+
+/* The meanings of a zone as journalctl writes it: "UTC", "PST", "CST" (three), "+08", "-0500". */
+#define LT_ZONE_MEANINGS 4
+struct lt_zone_name {
+	int n;				     /* meanings: 1 unless the abbreviation is ambiguous */
+	int64_t off_us[LT_ZONE_MEANINGS];    /* local minus UTC, the usual meaning first */
+	const char *where[LT_ZONE_MEANINGS]; /* "China", "US Central", ... */
+};
+
+/* The zone word s[0..n) (no spaces).  0, or LT_ERR_FORMAT for a word no table knows. */
+int lt_zone_lookup(struct lt_zone_name *out, const char *s, size_t n);
+
+/* A text file's year and zone as the lines handed out so far were computed with. */
+struct lt_time_basis {
+	int year; /* of the first year-less time; 0 until there is one */
+	enum lt_year_rule year_rule;
+	int year_raised;	  /* the header's beginning moved the year on */
+	int64_t first_local;	  /* that time, local, in year (µs, no zone applied) */
+	int64_t head_lo, head_hi; /* journalctl header dates, local µs; 0 when absent */
+	int64_t mtime_s;	  /* the file's modification time, 0 unknown */
+	int64_t zone_us;	  /* local minus UTC for times written without a zone */
+	enum lt_zone_rule zone_rule;
+	char zone_name[8]; /* the header's zone word, "" when none */
+};
+
+/* Which times of a line rest on its file's year and zone (what re-dating moves). */
+enum {
+	LT_BASIS_TS_YEAR = 1,
+	LT_BASIS_TS_ZONE = 2,
+	LT_BASIS_KLOG_YEAR = 4,
+	LT_BASIS_KLOG_ZONE = 8,
+};
+
+/*
+ * us computed with year and zone bits of a basis, moved to another: dy years
+ * later (its calendar date kept, when year_bit), from zone old_zone to
+ * new_zone (when zone_bit).
+ */
+int64_t lt_time_redate(int64_t us, int year_bit, int zone_bit, int dy, int64_t old_zone,
+		       int64_t new_zone);
 
 /*
  * One line of a text log: a kubelet journal (any journalctl format), a
@@ -131,6 +208,10 @@ struct lt_log_line {
 	int64_t ts_us;		     /* when: the journal's time if any, else klog's */
 	int64_t klog_us;	     /* the klog header's time, 0 if none */
 	enum lt_year_rule year_rule; /* how ts_us got its year */
+	unsigned basis;		     /* LT_BASIS_*: which times rest on the file's year and zone */
+	int64_t said_us;	     /* a full date written in the message (UTC), 0 if none... */
+	int said_zoned;		     /* ... with its zone (else read as UTC) */
+	struct lt_time_basis file;   /* the file's year and zone, as this line was computed */
 	struct lt_str host;	     /* journal/syslog host name */
 	struct lt_str ident;	     /* syslog identifier: kubelet, kubenswrapper, systemd... */
 	int64_t pid;		     /* -1 when absent */
@@ -186,6 +267,8 @@ struct lt_sink {
 	/* Local time minus UTC for times written without a zone (journal short, klog
 	 * headers): --utc-offset.  A journal line with an offset brings its own. */
 	int64_t utc_offset_us;
+	int utc_offset_given; /* --utc-offset was given: a journal header's zone does not override
+				 it */
 };
 
 /* The formats the sniffer knows. */

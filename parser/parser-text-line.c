@@ -38,13 +38,19 @@ static size_t text_klog(struct parser_textlog *t, struct lt_log_line *ln, const 
 	if (ln->ts_us != 0) {
 		year = parser_text_year_near(ln->ts_us + parser_text_zone(t), k.month, k.day,
 					     k.tod_us);
+		/* its year follows the line's own time */
+		ln->basis |= ln->basis & LT_BASIS_TS_YEAR ? LT_BASIS_KLOG_YEAR : 0;
 	} else {
 		year = parser_text_year(t, k.month, k.day, k.tod_us);
 		ln->year_rule = t->rule;
+		ln->basis |= LT_BASIS_KLOG_YEAR;
 	}
+	ln->basis |= t->line_zone_set ? 0 : LT_BASIS_KLOG_ZONE;
 	ln->klog_us = parser_text_stamp(year, k.month, k.day, k.tod_us) - parser_text_zone(t);
-	if (ln->ts_us == 0 || text_refines(ln->ts_us, ln->klog_us))
-		ln->ts_us = ln->klog_us;
+	if (ln->ts_us == 0 || text_refines(ln->ts_us, ln->klog_us)) {
+		ln->ts_us = ln->klog_us; /* and rests on what the klog time rests on */
+		ln->basis = (ln->basis & ~3u) | (ln->basis >> 2 & 3u);
+	}
 	ln->severity = k.severity;
 	ln->location = k.location;
 	if (ln->pid < 0)
@@ -86,8 +92,10 @@ static int text_jsonlog(struct parser_textlog *t, struct lt_log_line *ln, const 
 	if (len == 0 || p[0] != '{' || parser_jsonlog_parse(&j, &t->msg, &t->fields, p, len) != 0)
 		return 0;
 	ln->klog_us = j.ts_us;
-	if (ln->ts_us == 0 || text_refines(ln->ts_us, ln->klog_us))
-		ln->ts_us = ln->klog_us;
+	if (ln->ts_us == 0 || text_refines(ln->ts_us, ln->klog_us)) {
+		ln->ts_us = ln->klog_us; /* UTC, with its year: nothing to move */
+		ln->basis = 0;
+	}
 	ln->severity = j.severity;
 	ln->location = j.caller;
 	ln->message = j.msg;
@@ -121,6 +129,21 @@ static void text_unwrap(struct parser_textlog *t, struct lt_log_line *ln, const 
 	*len = w.line.len;
 }
 
+/*
+ * A date the message writes in full, when the line's time rests on a year or
+ * zone that is only guessed: the store weighs it (index-logs.c).
+ */
+static void text_said(const struct parser_textlog *t, struct lt_log_line *ln, const char *msg,
+		      size_t len)
+{
+	int weak_year = ln->basis & LT_BASIS_TS_YEAR &&
+			(lt_year_rule_guess(t->basis.year_rule) || t->basis.year_raised);
+	int weak_zone = ln->basis & LT_BASIS_TS_ZONE && t->basis.zone_rule == LT_ZONE_GUESS;
+
+	if ((weak_year || weak_zone) && !parser_text_said(msg, len, &ln->said_us, &ln->said_zoned))
+		ln->said_us = 0;
+}
+
 int parser_textlog_message(struct parser_textlog *t, struct lt_log_line *ln, const char *msg,
 			   size_t len, const struct lt_where *at)
 {
@@ -143,6 +166,8 @@ int parser_textlog_message(struct parser_textlog *t, struct lt_log_line *ln, con
 	parser_text_leader_lease(t, ln);
 	if (at->offset < t->sink->resume_offset)
 		return 0;
+	text_said(t, ln, msg, len);
+	ln->file = t->basis;
 	return t->sink->log(ln, at, t->ctx);
 }
 
@@ -201,6 +226,7 @@ static int text_dated(struct parser_textlog *t, struct lt_log_line *ln, const ch
 		ln->ts_us = parser_text_stamp(parser_text_year(t, mon, day, tod), mon, day, tod) -
 			    parser_text_zone(t);
 		ln->year_rule = t->rule;
+		ln->basis = LT_BASIS_TS_YEAR | LT_BASIS_TS_ZONE;
 		return text_journal(t, ln, s + took, n - took, at);
 	}
 	if ((took = parser_text_iso(s, n, &ts, &zone)) == 0)

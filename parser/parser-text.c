@@ -41,6 +41,7 @@ struct parser_textlog *parser_textlog_new(const struct lt_sink *sink, void *ctx,
 	t->route_ctx = route_ctx;
 	t->path = in ? lt_input_path(in) : "-";
 	t->mtime = in ? lt_input_mtime(in) : 0;
+	parser_text_basis_init(t);
 	t->path_component = parser_text_path_component(t->path);
 	parser_text_path_stream(t, t->path);
 	t->line_no = 1;

@@ -46,7 +46,7 @@ struct parser_textlog {
 	int pended; /* the last line opened such a record */
 	int year, last_month;
 	enum lt_year_rule rule;
-	int64_t head_lo, head_hi; /* the journal's time range from its header, 0 when none */
+	struct lt_time_basis basis; /* the file's year and zone rules, handed out with each line */
 	struct parser_text_leader leaders[PARSER_TEXT_LEADERS];
 	unsigned leaders_next; /* the slot a new process takes */
 	int64_t line_zone_us;  /* the offset the current line's own time carried ... */
@@ -86,7 +86,17 @@ size_t parser_text_ident(struct lt_log_line *ln, const char *s, size_t n, int ne
 /* True for journalctl's own lines: "-- Logs begin at ...", "-- Reboot --", ... */
 int parser_text_header_line(const char *s, size_t n);
 
+/*
+ * The first full date written in a message ("2019-05-16 19:33:17.2299 +0000 UTC",
+ * "2024-04-05T06:04:04Z"): its time in *us (UTC when it has a zone, else as if UTC), *zoned
+ * 1 when it has one.  0 when none.
+ */
+int parser_text_said(const char *s, size_t n, int64_t *us, int *zoned);
+
 /* ---- years and zones (parser-text-year.c) ---- */
+
+/* The file's basis before its first line: its mtime, --utc-offset (t->sink, t->mtime set). */
+void parser_text_basis_init(struct parser_textlog *t);
 
 /* The offset for the current line's klog (and zone-less) times. */
 int64_t parser_text_zone(const struct parser_textlog *t);

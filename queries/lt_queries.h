@@ -253,6 +253,9 @@ struct lt_ingest_hooks {
 	void (*on_loaded)(const struct lt_ingest_totals *t, double secs, void *ctx);
 	/* Now and then while a file is read; may be NULL.  measure: fill its total first. */
 	void (*on_meter)(const struct lt_ingest_meter *m, void *ctx);
+	/* What a text log's times rest on, when worth saying: a year or zone that is only a
+	 * guess, a log re-dated by what this run brought (lt_store_redate).  May be NULL. */
+	void (*on_note)(const char *path, const char *text, void *ctx);
 	int measure;
 	void *ctx;
 };

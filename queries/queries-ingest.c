@@ -9,6 +9,9 @@
  *      (lt_store_ingest_begin) to be built once at the end;
  *   3. the paths, text logs last: their year-less times look for the years
  *      of the audit events read before them;
+ *   3b. every text source's year and zone weighed again against what the
+ *      store now holds, its lines moved when they change (lt_store_redate):
+ *      the order files came in does not matter;
  *   4. the deferred indexes; after a bulk load the lifecycles that can
  *      (the lease's) compute their rows meanwhile on a second connection;
  *   5. every lifecycle that is behind the events, in registry order, each
@@ -204,6 +207,8 @@ int lt_ingest_run(struct lt_store *st, char *const *paths, size_t n,
 {
 	struct ingest in = {
 	    .caller = opts, .hooks = hooks, .totals = totals, .started = ingest_now()};
+	struct lt_redate_opts redate = {.note = hooks ? hooks->on_note : NULL,
+					.ctx = hooks ? hooks->ctx : NULL};
 	int rc;
 
 	if ((rc = queries_lifecycles_ensure(st, err)) != 0 ||
@@ -213,9 +218,14 @@ int lt_ingest_run(struct lt_store *st, char *const *paths, size_t n,
 	}
 	for (size_t i = 0; hooks != NULL && hooks->measure && i < n; i++)
 		in.total += lt_ingest_size(paths[i], opts);
+	redate.new_since = lt_store_last_source(st);
 	ingest_paths(st, paths, n, &in);
 	if (hooks != NULL && hooks->on_loaded != NULL)
 		hooks->on_loaded(totals, ingest_now() - in.started, hooks->ctx);
+	if ((rc = lt_store_redate(st, &redate, err)) != 0) {
+		ingest_report(&in, rc, err);
+		return rc;
+	}
 	queries_test_die_at("after-load");
 	if ((rc = ingest_finish(st, err)) != 0) {
 		ingest_report(&in, rc, err);

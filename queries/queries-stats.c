@@ -176,14 +176,11 @@ static int stats_sources(struct lt_store *st, FILE *out, struct lt_error *err)
 /* Text logs: per source, how many lines, which years (and by which rule), what range. */
 static int stats_logs(struct lt_store *st, FILE *out, struct lt_error *err)
 {
-	static const struct stats_col cols[] = {{"source", 'n'},
-						{"lines", 'n'},
-						{"first", 'T'},
-						{"last", 'T'},
-						{"year", 'n'},
-						{"year_from", 't'},
-						{"klog_time_differs", 'n'},
-						{"node", 't'}};
+	static const struct stats_col cols[] = {
+	    {"source", 'n'}, {"lines", 'n'},	 {"first", 'T'},
+	    {"last", 'T'},   {"year", 'n'},	 {"year_from", 't'},
+	    {"zone", 't'},   {"zone_from", 't'}, {"klog_time_differs", 'n'},
+	    {"node", 't'}};
 	static const struct stats_col kinds[] = {
 	    {"component", 't'}, {"kind", 't'}, {"lines", 'n'}, {"first", 'T'}, {"last", 'T'}};
 	struct lt_stmt *q;
@@ -197,11 +194,12 @@ static int stats_logs(struct lt_store *st, FILE *out, struct lt_error *err)
 	if (!any)
 		return 0;
 	rc = stats_table(st, out,
-			 "Log lines (year: for times without one; klog_time_differs: lines whose"
-			 " klog time is over 2s from the journal's):",
-			 "SELECT source_id, lines, first_us, last_us, year, year_rule, klog_skew,"
-			 " node FROM log_sources ORDER BY source_id",
-			 cols, 8, 0, err);
+			 "Log lines (year, zone: for times written without one; klog_time_differs:"
+			 " lines whose klog time is over 2s from the journal's):",
+			 "SELECT source_id, lines, first_us, last_us, year, year_rule"
+			 " || CASE WHEN year_guess THEN ' (a guess)' ELSE '' END, zone, zone_from,"
+			 " klog_skew, node FROM log_sources ORDER BY source_id",
+			 cols, 10, 0, err);
 
 	if (rc != 0)
 		return rc;

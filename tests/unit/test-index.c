@@ -1279,7 +1279,7 @@ static void test_schema_versions(void **state)
 {
 	static const struct {
 		const char *version, *says;
-	} cases[] = {{"2", "schema 2, made by an older leasetrail"},
+	} cases[] = {{"3", "schema 3, made by an older leasetrail"},
 		     {"9", "schema 9, made by a newer leasetrail"}};
 	char dir[PATH_SIZE], db[PATH_SIZE], sql[96];
 	struct lt_error err = {0};
@@ -1302,7 +1302,7 @@ static void test_schema_versions(void **state)
 		for (int flags = 0; flags <= LT_STORE_READONLY; flags += LT_STORE_READONLY) {
 			open_fails(db, flags, LT_ERR_DB, &err);
 			assert_non_null(strstr(err.msg, cases[i].says));
-			assert_non_null(strstr(err.msg, "this one reads schema 3"));
+			assert_non_null(strstr(err.msg, "this one reads schema 4"));
 		}
 		after = slurp(db, &after_len);
 		assert_true(after_len == before_len && memcmp(before, after, before_len) == 0);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "parser-int.h"
+#include "parser-text.h"
 #include "test-files.h"
 
 #define KL_DIR	"kubelet/"
@@ -38,6 +39,9 @@ struct rec {
 	int nf;
 	uint64_t line, offset, index;
 	char *stream;
+	unsigned basis;
+	int64_t said_us;
+	struct lt_time_basis file;
 };
 
 struct rej {
@@ -135,6 +139,9 @@ static int on_log(const struct lt_log_line *ln, const struct lt_where *at, void 
 	c->klog_us = ln->klog_us;
 	c->pid = ln->pid;
 	c->rule = ln->year_rule;
+	c->basis = ln->basis;
+	c->said_us = ln->said_us;
+	c->file = ln->file;
 	c->severity = ln->severity;
 	c->kind = ln->kind;
 	c->nf = ln->not_found;
@@ -1625,6 +1632,252 @@ static void test_year_klog_in_iso_journal(void **state)
 	run_free(r);
 }
 
+/* ---- zones and years of journal headers (issue 15) ----------------------------------- */
+
+#define HOUR_US (3600 * 1000000LL)
+
+/* Every zone word journalctl prints, with its meanings; what no table knows is refused. */
+static void test_zone_words(void **state)
+{
+	static const struct {
+		const char *word;
+		int n;
+		int64_t off0, off1;
+	} cases[] = {
+	    {"UTC", 1, 0, 0},
+	    {"GMT", 1, 0, 0},
+	    {"PST", 1, -8 * HOUR_US, 0},
+	    {"PDT", 1, -7 * HOUR_US, 0},
+	    {"EST", 1, -5 * HOUR_US, 0},
+	    {"EDT", 1, -4 * HOUR_US, 0},
+	    {"CET", 1, 1 * HOUR_US, 0},
+	    {"CEST", 1, 2 * HOUR_US, 0},
+	    {"JST", 1, 9 * HOUR_US, 0},
+	    {"CST", 3, 8 * HOUR_US, -6 * HOUR_US},
+	    {"CDT", 2, -5 * HOUR_US, -4 * HOUR_US},
+	    {"IST", 3, 5 * HOUR_US + 30 * 60000000LL, 1 * HOUR_US},
+	    {"BST", 2, 1 * HOUR_US, 6 * HOUR_US},
+	    {"AST", 2, -4 * HOUR_US, 3 * HOUR_US},
+	    {"+08", 1, 8 * HOUR_US, 0},
+	    {"-03", 1, -3 * HOUR_US, 0},
+	    {"-0500", 1, -5 * HOUR_US, 0},
+	    {"+0530", 1, 5 * HOUR_US + 30 * 60000000LL, 0},
+	    {"+05:45", 1, 5 * HOUR_US + 45 * 60000000LL, 0},
+	};
+	static const char *const bad[] = {"XYZ", "", "+15", "+8", "pst", "UTC+1", "+2400", "08"};
+	struct lt_zone_name z;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		assert_int_equal(lt_zone_lookup(&z, cases[i].word, strlen(cases[i].word)), 0);
+		want_int((int)i, cases[i].word, z.n, cases[i].n);
+		want_int((int)i, cases[i].word, z.off_us[0], cases[i].off0);
+		if (cases[i].n > 1)
+			want_int((int)i, cases[i].word, z.off_us[1], cases[i].off1);
+		assert_non_null(z.where[0]);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		if (lt_zone_lookup(&z, bad[i], strlen(bad[i])) == 0)
+			fail_msg("zone word \"%s\" accepted", bad[i]);
+}
+
+/*
+ * The zone a journal header names is the zone of the lines below it (unless
+ * --utc-offset was given); its dates are local too.  One table row: header,
+ * a short line, what its time must be in UTC, the zone rule, the header
+ * zone word kept.
+ */
+static void test_header_zones(void **state)
+{
+	static const struct {
+		const char *header, *line, *ts;
+		enum lt_zone_rule rule;
+		const char *word;
+	} cases[] = {
+	    {"-- Logs begin at Sat 2025-07-26 09:59:16 PDT, end at Sat 2025-07-26 12:57:50 PDT. --",
+	     "Jul 26 12:57:32 h kubelet[1]: x", "2025-07-26T19:57:32.000000Z", LT_ZONE_HEADER,
+	     "PDT"},
+	    {"-- Logs begin at Mon 2015-02-23 17:20:44 PST, end at Tue 2015-02-24 02:12:53 PST. --",
+	     "Feb 24 02:10:36 h kubelet[1]: x", "2015-02-24T10:10:36.000000Z", LT_ZONE_HEADER,
+	     "PST"},
+	    {"-- Logs begin at Thu 2020-12-24 01:44:48 CET, end at Fri 2021-03-12 12:33:18 CET. --",
+	     "Mar 12 12:00:03 h kubelet[1]: x", "2021-03-12T11:00:03.000000Z", LT_ZONE_HEADER,
+	     "CET"},
+	    {"-- Logs begin at Wed 2019-06-26 03:38:07 +08, end at Wed 2019-06-26 17:19:23 +08. --",
+	     "Jun 26 03:39:13 h kubelet[1]: x", "2019-06-25T19:39:13.000000Z", LT_ZONE_HEADER,
+	     "+08"},
+	    {"-- Logs begin at Wed 2019-06-26 03:38:07 -0500, end at Wed 2019-06-26 17:19:23 "
+	     "-0500. "
+	     "--",
+	     "Jun 26 03:39:13 h kubelet[1]: x", "2019-06-26T08:39:13.000000Z", LT_ZONE_HEADER,
+	     "-0500"},
+	    {"-- Journal begins at Tue 2023-05-02 17:25:51 PDT, ends at Sat 2023-09-23 04:06:51 "
+	     "PDT. "
+	     "--",
+	     "Sep 23 01:21:03 h kubelet[1]: x", "2023-09-23T08:21:03.000000Z", LT_ZONE_HEADER,
+	     "PDT"},
+	    {"-- Logs begin at Fri 2022-09-30 11:14:56 UTC, end at Wed 2022-10-05 06:43:42 UTC. --",
+	     "Oct 05 06:27:03 h kubelet[1]: x", "2022-10-05T06:27:03.000000Z", LT_ZONE_HEADER,
+	     "UTC"},
+	    /* several meanings: the first until the store's evidence says (index-redate.c) */
+	    {"-- Logs begin at Wed 2018-02-14 18:15:06 CST, end at Tue 2018-02-27 10:10:38 CST. --",
+	     "Feb 27 10:02:29 h kubelet[1]: x", "2018-02-27T02:02:29.000000Z", LT_ZONE_GUESS,
+	     "CST"},
+	    /* a beginning only (journalctl -f), in a locale's weekday: a lower bound on the
+	     * year the clock gives here (test_year_pick) */
+	    {"-- Logs begin at \xe4\xb8\x89 2019-12-11 22:56:40 CST. --",
+	     "Dec 11 23:14:27 h kubelet[1]: x", NULL, LT_ZONE_GUESS, "CST"},
+	    /* a word no table knows: nothing changes */
+	    {"-- Logs begin at Wed 2019-06-26 03:38:07 XYZT, end at Wed 2019-06-26 17:19:23 XYZT. "
+	     "--",
+	     "Jun 26 03:39:13 h kubelet[1]: x", "2019-06-26T03:39:13.000000Z", LT_ZONE_ASSUMED, ""},
+	};
+	struct run *r = run_new();
+	char text[512];
+
+	(void)state;
+	r->sink.year = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		snprintf(text, sizeof text, "%s\n%s\n", cases[i].header, cases[i].line);
+		feed_str(r, text);
+		assert_int_equal(r->nrec, 1);
+		if (cases[i].ts != NULL)
+			want_time((int)i, "ts", r->rec[0].ts_us, cases[i].ts);
+		want_int((int)i, "zone rule", r->rec[0].file.zone_rule, cases[i].rule);
+		want_str((int)i, "zone word", r->rec[0].file.zone_name, cases[i].word);
+		want_int((int)i, "basis", r->rec[0].basis, LT_BASIS_TS_YEAR | LT_BASIS_TS_ZONE);
+	}
+	/* --utc-offset wins over the header */
+	r->sink.utc_offset_us = 2 * HOUR_US;
+	r->sink.utc_offset_given = 1;
+	snprintf(text, sizeof text, "%s\n%s\n", cases[0].header, cases[0].line);
+	feed_str(r, text);
+	want_time(__LINE__, "ts", r->rec[0].ts_us, "2025-07-26T10:57:32.000000Z");
+	want_int(__LINE__, "zone rule", r->rec[0].file.zone_rule, LT_ZONE_GIVEN);
+	run_free(r);
+}
+
+/* The year rules, strongest first, and a header's beginning as a lower bound. */
+static void test_year_pick(void **state)
+{
+	static const struct {
+		struct lt_year_hints h;
+		int mon, day, year;
+		enum lt_year_rule rule;
+		int raised;
+	} cases[] = {
+	    {{.given = 2019, .said_year = 2030, .mtime_s = 1700000000},
+	     9,
+	     3,
+	     2019,
+	     LT_YEAR_GIVEN,
+	     0},
+	    /* a full header range */
+	    {{.head_lo = 1672531200000000LL, .head_hi = 1704067199000000LL, .mtime_s = 1800000000},
+	     9,
+	     3,
+	     2023,
+	     LT_YEAR_HEADER,
+	     0},
+	    /* audit events over a line's date */
+	    {{.audit_lo = 1712296200000000LL, .audit_hi = 1712297100000000LL, .said_year = 2019},
+	     4,
+	     5,
+	     2024,
+	     LT_YEAR_AUDIT,
+	     0},
+	    /* a date in the lines outranks the mtime */
+	    {{.said_year = 2019, .mtime_s = 1700000000}, 5, 16, 2019, LT_YEAR_LINE, 0},
+	    /* the mtime (2023-11-14): the last year not after it */
+	    {{.mtime_s = 1700000000}, 9, 3, 2023, LT_YEAR_MTIME, 0},
+	    {{.mtime_s = 1700000000}, 12, 30, 2022, LT_YEAR_MTIME, 0},
+	    /* a beginning only (2023-03-02): September of the mtime's year 2022 lies before it */
+	    {{.head_lo = 1677715200000000LL, .mtime_s = 1672000000}, 9, 3, 2023, LT_YEAR_MTIME, 1},
+	    {{.head_lo = 1677715200000000LL, .mtime_s = 1700000000}, 9, 3, 2023, LT_YEAR_MTIME, 0},
+	    {{.now_s = 1700000000}, 9, 3, 2023, LT_YEAR_CLOCK, 0},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		enum lt_year_rule rule;
+		int raised,
+		    y = lt_year_pick(&cases[i].h, cases[i].mon, cases[i].day, 0, &rule, &raised);
+
+		want_int((int)i, "year", y, cases[i].year);
+		want_int((int)i, "rule", rule, cases[i].rule);
+		want_int((int)i, "raised", raised, cases[i].raised);
+		assert_int_equal(lt_year_rule_guess(rule),
+				 rule == LT_YEAR_MTIME || rule == LT_YEAR_CLOCK);
+	}
+}
+
+/* Moving a time to another year and zone keeps its calendar date. */
+static void test_time_redate(void **state)
+{
+	static const struct {
+		const char *from, *to;
+		int year, zone, dy;
+		int64_t old_zone, new_zone;
+	} cases[] = {
+	    {"2026-04-05T06:04:04.123456Z", "2024-04-05T06:04:04.123456Z", 1, 1, -2, 0, 0},
+	    {"2024-04-05T06:04:04.000000Z", "2024-04-05T12:04:04.000000Z", 1, 1, 0, 0,
+	     -6 * HOUR_US},
+	    {"2024-01-15T01:00:00.000000Z", "2024-01-14T11:00:00.000000Z", 1, 1, 0, -6 * HOUR_US,
+	     8 * HOUR_US},
+	    /* a local date near midnight and a year together */
+	    {"2023-12-31T20:00:00.000000Z", "2024-12-31T12:00:00.000000Z", 1, 1, 1, -8 * HOUR_US,
+	     0},
+	    /* the year alone: the zone is the line's own */
+	    {"2023-03-01T00:00:00.000000Z", "2024-03-01T00:00:00.000000Z", 1, 0, 1, 5 * HOUR_US, 0},
+	    /* nothing rests on the file: nothing moves */
+	    {"2023-03-01T00:00:00.000000Z", "2023-03-01T00:00:00.000000Z", 0, 0, 3, HOUR_US, 0},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		want_time((int)i, "redate",
+			  lt_time_redate(us_of(cases[i].from), cases[i].year, cases[i].zone,
+					 cases[i].dy, cases[i].old_zone, cases[i].new_zone),
+			  cases[i].to);
+}
+
+/* Dates written in messages: Go's time.Time, RFC 3339, and what is not one. */
+static void test_said_dates(void **state)
+{
+	static const struct {
+		const char *msg, *us;
+		int zoned;
+	} cases[] = {
+	    {"No retries permitted until 2025-07-26 12:57:34.446574529 -0700 PDT m=+3.01",
+	     "2025-07-26T19:57:34.446574Z", 1},
+	    {"Node k8s-worker3 is unresponsive as of 2019-05-16 19:33:17.2299213 +0000 UTC "
+	     "m=+24436.5",
+	     "2019-05-16T19:33:17.229921Z", 1},
+	    {"{Type:Ready LastHeartbeatTime:2017-05-05 13:59:56.872865742 +0000 UTC}",
+	     "2017-05-05T13:59:56.872865Z", 1},
+	    {"time=\"2024-04-05T05:50:36.821780360Z\" level=info", "2024-04-05T05:50:36.821780Z",
+	     1},
+	    {"renewTime=2024-04-05T05:50:36+02:00", "2024-04-05T03:50:36.000000Z", 1},
+	    {"as of 2019-05-16 19:33:17", "2019-05-16T19:33:17.000000Z", 0},
+	    {"pod uid c0bc5114-3c5b-474c-b1f8-e6c3b5d2ea88 and 12024-01-01 00:00:00", NULL, 0},
+	    {"2024-13-45 99:99:99 no", NULL, 0},
+	    {"", NULL, 0},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		int64_t us = 0;
+		int zoned = 0,
+		    found = parser_text_said(cases[i].msg, strlen(cases[i].msg), &us, &zoned);
+
+		want_int((int)i, "found", found, cases[i].us != NULL);
+		if (found) {
+			want_time((int)i, "said", us, cases[i].us);
+			want_int((int)i, "zoned", zoned, cases[i].zoned);
+		}
+	}
+}
+
 static void test_year_rule_names(void **state)
 {
 	(void)state;
@@ -1634,6 +1887,9 @@ static void test_year_rule_names(void **state)
 	assert_string_equal(lt_year_rule_name(LT_YEAR_MTIME), "file mtime");
 	assert_string_equal(lt_year_rule_name(LT_YEAR_CLOCK), "clock");
 	assert_string_equal(lt_year_rule_name(LT_YEAR_HEADER), "journal header");
+	assert_string_equal(lt_year_rule_name(LT_YEAR_LINE), "a date in its lines");
+	assert_string_equal(lt_zone_rule_name(LT_ZONE_GUESS), "a guess");
+	assert_string_equal(lt_zone_rule_name((enum lt_zone_rule)42), "?");
 	assert_string_equal(lt_year_rule_name((enum lt_year_rule)42), "?");
 }
 
@@ -2559,6 +2815,11 @@ int main(void)
 	    cmocka_unit_test(test_leader_lines_take_their_lease),
 	    cmocka_unit_test(test_year_klog_in_iso_journal),
 	    cmocka_unit_test(test_year_rule_names),
+	    cmocka_unit_test(test_zone_words),
+	    cmocka_unit_test(test_header_zones),
+	    cmocka_unit_test(test_year_pick),
+	    cmocka_unit_test(test_time_redate),
+	    cmocka_unit_test(test_said_dates),
 	    cmocka_unit_test(test_classify_table),
 	    cmocka_unit_test(test_classify_every_kind_covered),
 	    cmocka_unit_test(test_classify_patterns_compile),
