@@ -46,10 +46,12 @@ void fuzz_path(struct lt_buf *out, const char *name)
 void fuzz_write(const char *path, const void *data, size_t size)
 {
 	FILE *f = fopen(path, "wb");
+	int bad;
 
 	if (f == NULL)
 		fuzz_fail("cannot create a scratch file", path);
-	if ((size > 0 && fwrite(data, 1, size, f) != size) | (fclose(f) != 0))
+	bad = size > 0 && fwrite(data, 1, size, f) != size;
+	if (fclose(f) != 0 || bad)
 		fuzz_fail("cannot write a scratch file", path);
 }
 

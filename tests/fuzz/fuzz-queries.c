@@ -3,7 +3,7 @@
  * from fuzz bytes: `nodes`, every canned query, `timeline` of each node and
  * lease and of a target named by the input, `stats`, `show`, `sql`-style
  * statements, the threshold overlay, the TUI's browsing reads, each result
- * through each printer (table, CSV, JSON, JSON lines) into /dev/null.
+ * through every printer at once (table, CSV, JSON, JSON lines) into /dev/null.
  *
  * Input: byte 0 the query options (verbose, a time range, thresholds); then
  * up to three files separated by a line "--8<--" (an audit log and node logs
@@ -118,7 +118,50 @@ static void queries_sql(struct lt_store *st, const char *sql, const struct lt_ro
 	lt_stmt_free(q);
 }
 
-/* Every printed command in format fmt. */
+/* One result into the four printers at once: a query runs once, every writer prints it. */
+struct queries_tee {
+	struct lt_printer *p[LT_OUT_JSONL + 1];
+};
+
+static void tee_begin(void *ctx, const struct lt_col *cols, int ncols)
+{
+	struct queries_tee *t = ctx;
+
+	for (int f = LT_OUT_TABLE; f <= LT_OUT_JSONL; f++)
+		lt_printer_sink(t->p[f])->begin(lt_printer_sink(t->p[f])->ctx, cols, ncols);
+}
+
+static void tee_row(void *ctx, const struct lt_cell *cells)
+{
+	struct queries_tee *t = ctx;
+
+	for (int f = LT_OUT_TABLE; f <= LT_OUT_JSONL; f++)
+		lt_printer_sink(t->p[f])->row(lt_printer_sink(t->p[f])->ctx, cells);
+}
+
+static void tee_end(void *ctx)
+{
+	struct queries_tee *t = ctx;
+
+	for (int f = LT_OUT_TABLE; f <= LT_OUT_JSONL; f++)
+		lt_printer_sink(t->p[f])->end(lt_printer_sink(t->p[f])->ctx);
+}
+
+static const struct lt_row_sink *tee_new(struct queries_tee *t, struct lt_row_sink *sink)
+{
+	for (int f = LT_OUT_TABLE; f <= LT_OUT_JSONL; f++)
+		t->p[f] = lt_printer_new((enum lt_out_format)f, queries_null());
+	*sink = (struct lt_row_sink){tee_begin, tee_row, tee_end, t};
+	return sink;
+}
+
+static void tee_free(struct queries_tee *t)
+{
+	for (int f = LT_OUT_TABLE; f <= LT_OUT_JSONL; f++)
+		lt_printer_free(t->p[f]);
+}
+
+/* Every printed command, each result through every printer. */
 static void queries_print(struct lt_store *st, struct lt_query_opts *o, char **targets, size_t n)
 {
 	static const char *const sqls[] = {
@@ -127,25 +170,22 @@ static void queries_print(struct lt_store *st, struct lt_query_opts *o, char **t
 	    "SELECT * FROM lt_leases LIMIT 32",
 	};
 	struct lt_error err = {0};
-	struct lt_printer *p;
+	struct queries_tee tee;
+	struct lt_row_sink sink;
 
 #define QUERIES_RUN(call, what)                                                                    \
 	do {                                                                                       \
-		p = lt_printer_new(o->fmt, queries_null());                                        \
+		const struct lt_row_sink *out = tee_new(&tee, &sink);                              \
 		queries_ok((call), &err, what);                                                    \
-		lt_printer_free(p);                                                                \
+		tee_free(&tee);                                                                    \
 	} while (0)
-	QUERIES_RUN(lt_query_nodes(st, o, lt_printer_sink(p), &err), "nodes");
+	QUERIES_RUN(lt_query_nodes(st, o, out, &err), "nodes");
 	for (const struct lt_canned *c = lt_canned_list(); c->name != NULL; c++)
-		QUERIES_RUN(lt_query_canned(st, c->name, o, lt_printer_sink(p), &err), c->name);
+		QUERIES_RUN(lt_query_canned(st, c->name, o, out, &err), c->name);
 	for (size_t i = 0; i < n; i++)
-		QUERIES_RUN(lt_query_timeline(st, targets[i], o, lt_printer_sink(p), &err),
-			    "timeline");
-	for (size_t i = 0; i < sizeof sqls / sizeof *sqls; i++) {
-		p = lt_printer_new(o->fmt, queries_null());
-		queries_sql(st, sqls[i], lt_printer_sink(p));
-		lt_printer_free(p);
-	}
+		QUERIES_RUN(lt_query_timeline(st, targets[i], o, out, &err), "timeline");
+	for (size_t i = 0; i < sizeof sqls / sizeof *sqls; i++)
+		QUERIES_RUN((queries_sql(st, sqls[i], out), 0), sqls[i]);
 #undef QUERIES_RUN
 }
 
@@ -232,15 +272,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	queries_opts(&o, st, data[0]);
 	ntargets = queries_targets(st, targets);
 	targets[ntargets++] = queries_first_line(data + 1, size - 1);
-	for (int f = LT_OUT_TABLE; f <= LT_OUT_JSONL; f++) {
-		o.fmt = (enum lt_out_format)f;
-		queries_print(st, &o, targets, ntargets);
-	}
+	queries_print(st, &o, targets, ntargets);
 	queries_browse(st, targets, ntargets);
 	queries_misc(st, &o);
 	if (o.gap_us != 0) { /* thresholds: TEMP episodes, then the same questions of them */
 		queries_ok(lt_lifecycle_overlay(st, o.gap_us, o.slow_us, &err), &err, "overlay");
-		o.fmt = (enum lt_out_format)(data[0] >> 6);
 		queries_print(st, &o, targets, ntargets);
 	}
 	for (size_t i = 0; i < ntargets; i++)
