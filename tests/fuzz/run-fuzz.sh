@@ -8,14 +8,15 @@
 #   bash tests/fuzz/run-fuzz.sh [SECONDS [TARGET...]]   CI: 60 s a target (.ci/run)
 #   bash tests/fuzz/run-fuzz.sh --merge [TARGET...]      minimizes each corpus in place
 #
-# Environment: LT_FUZZ_JOBS (2) targets at a time; LT_FUZZ_NICE (0) niceness; LT_FUZZ_LOG
-# (build-fuzz/logs) where each target's log and stats go; LT_FUZZ_KEEP=1 copies the new
-# coverage-increasing inputs back into the corpus too (then minimize with --merge).
+# Environment: LT_FUZZ_JOBS (2) targets at a time; LT_FUZZ_NICE (0) niceness; LT_FUZZ_BUILD
+# (build-fuzz) the build directory; LT_FUZZ_LOG (BUILD/logs) where each target's log and
+# scratch files go; LT_FUZZ_KEEP=1 copies the new coverage-increasing inputs back into the
+# corpus too (then minimize with --merge).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 src=$PWD
 corpus=$src/tests/fuzz/corpus
-build=$src/build-fuzz
+build=${LT_FUZZ_BUILD:-$src/build-fuzz}
 all=(input sniff parser index queries)
 
 merge=0
@@ -77,7 +78,7 @@ fuzz() {
 	fi
 	local rc=0
 	LT_FUZZ_TMP=$work/tmp nice -n "$nice" "$bin" -max_total_time="$secs" -max_len="${max_len[$t]}" \
-		-rss_limit_mb=2048 -timeout=25 -print_final_stats=1 \
+		-rss_limit_mb=2048 -timeout=60 -print_final_stats=1 \
 		-artifact_prefix="$work/artifacts/" "$work/corpus" >"$work/log" 2>&1 || rc=$?
 	# the last status line: executions, coverage, corpus
 	local execs
