@@ -721,6 +721,34 @@ static void test_grown_into_not_log(void **state)
 	close_store(st);
 }
 
+/*
+ * Log lines dated past the year 2514, up to 9999 as the time parser takes them, are stored
+ * like any other (fuzz-index found the dedupe key's second shifted out of an int64_t),
+ * and a line repeated in the same second still counts once per line.
+ */
+static void test_far_future_lines(void **state)
+{
+	char dir[PATH_SIZE], log[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "far-future");
+	write_file(
+	    log, dir, "kubelet.log",
+	    "4024-04-05T05:50:33.938270+00:00 n1 kubelet[1]: E0405 05:50:33.938174 1 a.go:1] "
+	    "\"a\"\n"
+	    "9999-12-31T23:59:59.000000+00:00 n1 kubelet[1]: E1231 23:59:59.000000 1 a.go:1] "
+	    "\"b\"\n"
+	    "9999-12-31T23:59:59.000000+00:00 n1 kubelet[1]: E1231 23:59:59.000000 1 a.go:1] "
+	    "\"b\"\n");
+	st = open_store(dir);
+	assert_int_equal(ingest_ok(st, log, &s, &t)->status, LT_FILE_INGESTED);
+	expect_rows(st, "SELECT count(*) FROM lines", NULL, "3\n");
+	close_store(st);
+}
+
 /* A request (auditID + stage) already stored is a duplicate, in a later file or the same one. */
 static void test_dedupe_across_files(void **state)
 {
@@ -1504,6 +1532,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_other_resources, teardown),
 	    cmocka_unit_test_teardown(test_reingest_is_noop, teardown),
 	    cmocka_unit_test_teardown(test_grown_into_not_log, teardown),
+	    cmocka_unit_test_teardown(test_far_future_lines, teardown),
 	    cmocka_unit_test_teardown(test_dedupe_across_files, teardown),
 	    cmocka_unit_test_teardown(test_stages, teardown),
 	    cmocka_unit_test_teardown(test_key_clash, teardown),
