@@ -909,6 +909,9 @@ static int load_finish(struct load *l, int rc, int resume, const char *detail,
 		index_store_exec(l->st, "ROLLBACK", NULL);
 		index_intern_clear(&l->st->strs);
 		l->source_id = 0;
+		/* nothing of it counts: not what a source it continued had read before either */
+		l->rep.records = l->rep.stored = l->rep.duplicates = 0;
+		l->rep.skipped = l->rep.rejected = 0;
 		load_report(l, LT_FILE_NOT_LOG, perr->msg, t);
 		return 0;
 	}

@@ -3,16 +3,17 @@
  * journal/docker record decoders, the Logs Insights CSV reader and the text
  * log reader (journal, klog, CRI, CloudWatch text) on hostile bytes.
  *
- * With clang -fsanitize=fuzzer this is a libFuzzer target; otherwise main()
- * replays the files named on the command line (ctest runs it over the real
- * corpus and the malformed samples).  The first byte of an input chooses the
- * chunk size, since the framer keeps state across chunks.
+ * With -DLT_FUZZ=ON (clang) this is a libFuzzer target; otherwise
+ * fuzz-common.c's main() replays the files named on the command line (ctest
+ * runs it over its corpus, the real corpus and the malformed samples).  The first byte of an input
+ * chooses the chunk size, since the framer keeps state across chunks.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz-common.h"
 #include "parser-int.h"
 
 struct fuzz_count {
@@ -52,6 +53,20 @@ static int fuzz_csv_record(const struct parser_cw_record *rec, uint64_t line, ui
 	return 0;
 }
 
+/* Every framed record as a --logging-format=json line too. */
+static void fuzz_jsonlog(const char *text, size_t len)
+{
+	struct parser_jsonlog jl;
+	struct lt_buf arena, pairs;
+
+	lt_buf_init(&arena);
+	lt_buf_init(&pairs);
+	if (parser_jsonlog_probe(text, len))
+		parser_jsonlog_parse(&jl, &arena, &pairs, text, len);
+	lt_buf_release(&arena);
+	lt_buf_release(&pairs);
+}
+
 static int fuzz_record(const char *text, size_t len, uint64_t line, uint64_t offset, void *ctx)
 {
 	struct fuzz_count *c = ctx;
@@ -66,6 +81,7 @@ static int fuzz_record(const char *text, size_t len, uint64_t line, uint64_t off
 	(void)line;
 	(void)offset;
 	fuzz_cloudwatch(c, text, len);
+	fuzz_jsonlog(text, len);
 	memset(&ln, 0, sizeof ln);
 	parser_journal_decode(c->journal, &ln, &msg, &partial, text, len, reason, sizeof reason);
 	if (parser_audit_decode(c->dec, &ev, text, len, reason, sizeof reason) == 0) {
@@ -91,8 +107,6 @@ static int fuzz_reject(uint64_t line, uint64_t offset, const char *reason, void 
 	c->rejects++;
 	return 0;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int fuzz_log(const struct lt_log_line *ln, const struct lt_where *at, void *ctx)
 {
@@ -175,44 +189,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lt_time_parse(&us, (const char *)data, size < 64 ? size : 64);
 	return 0;
 }
-
-#ifndef LT_LIBFUZZER
-/* Reads a whole small file; the replay inputs are test files, not logs. */
-static char *fuzz_read(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0) {
-		if (f)
-			fclose(f);
-		return NULL;
-	}
-	buf = lt_xmalloc((size_t)n + 1);
-	*len = fread(buf, 1, (size_t)n, f);
-	fclose(f);
-	return buf;
-}
-
-int main(int argc, char **argv)
-{
-	int failed = 0;
-
-	for (int i = 1; i < argc; i++) {
-		size_t len = 0;
-		char *buf = fuzz_read(argv[i], &len);
-
-		if (buf == NULL) {
-			fprintf(stderr, "fuzz-parser: cannot read %s\n", argv[i]);
-			failed = 1;
-			continue;
-		}
-		LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
-		free(buf);
-	}
-	printf("fuzz-parser: replayed %d inputs\n", argc - 1);
-	return failed;
-}
-#endif

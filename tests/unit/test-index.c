@@ -683,6 +683,72 @@ static void test_reingest_is_noop(void **state)
 	close_store(st);
 }
 
+/*
+ * A text log that grew into something that is no log (control bytes in its first 4 KiB):
+ * not a log, and neither its report nor the totals count again what was read of it before
+ * (fuzz-index found the summary saying "1 events stored" of such a file).
+ */
+static void test_grown_into_not_log(void **state)
+{
+	static const char line[] = "2024-04-05T05:50:33.938270+00:00 ip-10-0-241-74 kubelet[3787]: "
+				   "E0405 05:50:33.938174    3787 kubelet.go:2528] \"boom\"\n";
+	char dir[PATH_SIZE], log[PATH_SIZE], grown[1024];
+	struct lt_ingest_totals t = {0};
+	struct table_counts counts;
+	struct lt_error err;
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "grown-not-log");
+	write_file(log, dir, "kubelet.log", line);
+	st = open_store(dir);
+	assert_int_equal(ingest_ok(st, log, &s, &t)->status, LT_FILE_INGESTED);
+	counts = count_tables(st);
+	memset(grown, '\001', sizeof grown - 2);
+	memcpy(grown, line, sizeof line - 1);
+	grown[sizeof grown - 2] = '\n';
+	grown[sizeof grown - 1] = '\0';
+	write_file(log, dir, "kubelet.log", grown);
+	memset(&t, 0, sizeof t);
+	assert_int_equal(ingest(st, log, 0, &s, &t, &err), LT_ERR_FORMAT);
+	assert_int_equal(s.nfiles, 1);
+	assert_int_equal(s.files[0].rep.status, LT_FILE_NOT_LOG);
+	expect_counts(&s.files[0].rep, 0, 0, 0, 0, 0);
+	assert_int_equal(t.files_not_log, 1);
+	assert_int_equal(t.records + t.stored + t.duplicates + t.skipped + t.rejected, 0);
+	expect_same_counts(count_tables(st), counts);
+	close_store(st);
+}
+
+/*
+ * Log lines dated past the year 2514, up to 9999 as the time parser takes them, are stored
+ * like any other (fuzz-index found the dedupe key's second shifted out of an int64_t),
+ * and a line repeated in the same second still counts once per line.
+ */
+static void test_far_future_lines(void **state)
+{
+	char dir[PATH_SIZE], log[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "far-future");
+	write_file(
+	    log, dir, "kubelet.log",
+	    "4024-04-05T05:50:33.938270+00:00 n1 kubelet[1]: E0405 05:50:33.938174 1 a.go:1] "
+	    "\"a\"\n"
+	    "9999-12-31T23:59:59.000000+00:00 n1 kubelet[1]: E1231 23:59:59.000000 1 a.go:1] "
+	    "\"b\"\n"
+	    "9999-12-31T23:59:59.000000+00:00 n1 kubelet[1]: E1231 23:59:59.000000 1 a.go:1] "
+	    "\"b\"\n");
+	st = open_store(dir);
+	assert_int_equal(ingest_ok(st, log, &s, &t)->status, LT_FILE_INGESTED);
+	expect_rows(st, "SELECT count(*) FROM lines", NULL, "3\n");
+	close_store(st);
+}
+
 /* A request (auditID + stage) already stored is a duplicate, in a later file or the same one. */
 static void test_dedupe_across_files(void **state)
 {
@@ -1465,6 +1531,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
 	    cmocka_unit_test_teardown(test_other_resources, teardown),
 	    cmocka_unit_test_teardown(test_reingest_is_noop, teardown),
+	    cmocka_unit_test_teardown(test_grown_into_not_log, teardown),
+	    cmocka_unit_test_teardown(test_far_future_lines, teardown),
 	    cmocka_unit_test_teardown(test_dedupe_across_files, teardown),
 	    cmocka_unit_test_teardown(test_stages, teardown),
 	    cmocka_unit_test_teardown(test_key_clash, teardown),

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Writes the seed inputs of the fuzz targets into tests/fuzz/corpus/TARGET/ from samples/ and
+# tests/corpus/: short excerpts (at most 4 KiB, whole lines; 8 KiB a part for queries) behind each target's header bytes
+# (tests/fuzz/fuzz-TARGET.c says what they mean).  Seeds are named seed-*; inputs libFuzzer or a
+# crash added are named by their SHA-1 and are never touched here.  Re-run it after a new format
+# appears; then minimize: tests/fuzz/run-fuzz.sh --merge.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=tests/fuzz/corpus
+
+# The first whole lines of FILE up to $cap bytes (its first $cap bytes when a line is longer).
+cap=4096
+excerpt() {
+	local b
+	b=$(head -c "$cap" "$1" | awk -v cap="$cap" '{n += length($0) + 1; if (n > cap) exit; print}')
+	if [[ -z $b ]]; then head -c "$cap" "$1"; else printf '%s\n' "$b"; fi
+}
+
+# seed TARGET NAME HEADER-BYTES (octal escapes for printf) CONTENT-FILE...
+seed() {
+	local target=$1 name=$2 header=$3
+	shift 3
+	mkdir -p "$out/$target"
+	{
+		printf "$header"
+		local first=1
+		for f in "$@"; do
+			((first)) || printf -- '--8<--\n'
+			first=0
+			excerpt "$f"
+		done
+	} >"$out/$target/seed-$name"
+}
+
+sources=(
+	audit:samples/audit/kube-apiserver-audit.1.log
+	audit-rr:samples/variants/lease-requestresponse.log
+	eventlist:samples/variants/eventlist.json
+	audit-pretty:tests/corpus/audit/eks-lease-blog_audit_pretty_node-delete-lease-gc.json
+	audit-jsonl:tests/corpus/audit/kzmrv-logviewer_gce-scale-cluster_3lines.jsonl
+	audit-v1beta1:tests/corpus/audit/audit2rbac_demo_v1beta1_raw_501d132.log
+	journal:samples/logs/kubelet-ip-10-0-241-74.ec2.internal.log
+	journal-newyear:samples/variants/kubelet-new-year.log
+	journal-pleg:tests/corpus/kubelet/gh-kubernetes-45419_journal_node-not-ready-pleg.log
+	syslog:tests/corpus/kubelet/gh-kubernetes-68270_syslog-messages_kubelet_no-pid.log
+	klog:tests/corpus/kubelet/gh-kubernetes-16353_raw-klog_kubelet_node-status.log
+	kcm:samples/notready/logs/kube-controller-manager.log
+	kcm-gc:tests/corpus/kubelet/eks-lease-blog_kube-controller-manager_gc-node-deletion.log
+	kubelet-notready:samples/notready/logs/kubelet-ip-10-1-0-16.ec2.internal.log
+	cw-filter:tests/corpus/cloudwatch/aws-cli_examples_logs_filter-log-events.output.json
+	cw-get:tests/corpus/cloudwatch/aws-cli_examples_logs_get-log-events.output.json
+	cw-query:tests/corpus/cloudwatch/aws-cli_examples_logs_get-query-results.output.json
+	cw-text:tests/corpus/cloudwatch/aws-eks-best-practices_upgrades_get-query-results_eks-audit_excerpt.txt
+	cw-csv:tests/corpus/cloudwatch/insights-console-export_Juan-Cartagena_lambda_logs-insights-results.csv
+	cw-filter-eks:samples/cloudwatch/filter-log-events.json
+	bad:samples/bad/malformed.log
+)
+
+i=0
+for s in "${sources[@]}"; do
+	name=${s%%:*} file=${s#*:}
+	# input: plain, gzip, members, cut, damaged in turn; read sizes vary
+	seed input "$name" "\\$(printf %03o $((i % 5 + 5 * (i % 3))))\\$(printf %03o $((i * 7 % 128)))" "$file"
+	# sniff: plain or gzip, under each name in turn; sink options vary
+	seed sniff "$name" "\\$(printf %03o $(((i % 8) * 8 + (i % 2))))\\$(printf %03o $((i * 37 % 256)))" "$file"
+	# index: plain (grown and edited) mostly, gzip now and then
+	seed index "$name" "\\$(printf %03o $((i % 4 == 3 ? 1 : (i % 3) * 2)))\\$(printf %03o $((128 + i * 5 % 120)))" "$file"
+	i=$((i + 1))
+done
+# the parser reads them as they are
+for s in "${sources[@]}"; do
+	seed parser "${s%%:*}" "" "${s#*:}"
+done
+# the container logs (CRI and docker json-file) only the unit tests hold: a few lines of each
+mkdir -p "$out/parser" "$out/sniff"
+printf '%s\n' \
+	'2024-04-05T05:50:33.938270123Z stderr F I0405 05:50:33.938174    3787 kubelet.go:2528] "SyncLoop (probe)" probe="liveness"' \
+	'2024-04-05T05:50:34.000000000Z stderr P E0405 05:50:34.000000    3787 controller.go:145] "Failed to ensure lease exists, will retry" err="' \
+	'2024-04-05T05:50:34.000000001Z stderr F leases.coordination.k8s.io \"ip-10-0-241-74.ec2.internal\" not found" interval="7s"' \
+	>"$out/parser/seed-cri"
+printf '\010\000' | cat - "$out/parser/seed-cri" >"$out/sniff/seed-cri"
+printf '%s\n' \
+	'{"log":"E0405 05:50:34.000000       1 leaderelection.go:332] error retrieving resource lock kube-system/kube-controller-manager: Get \"https://10.0.0.1/apis\": dial tcp: i/o timeout\n","stream":"stderr","time":"2024-04-05T05:50:34.000000001Z"}' \
+	'{"ts":1712296234000.5,"caller":"nodelease/controller.go:145","msg":"failed to update lease","err":"context deadline exceeded","v":0}' \
+	>"$out/parser/seed-docker-json"
+printf '\020\000' | cat - "$out/parser/seed-docker-json" >"$out/sniff/seed-docker-json"
+
+# queries: an audit excerpt of one node's lease with that node's kubelet journal and the
+# controller manager, in the same minutes; thresholds and ranges vary by the first byte.
+# Up to 8 KiB a part: a lifecycle needs a few renewals.
+cap=8192
+lease74=$(mktemp) nr16=$(mktemp)
+trap 'rm -f "$lease74" "$nr16"' EXIT
+grep -m 12 'ip-10-0-241-74' samples/audit/kube-apiserver-audit.1.log >"$lease74"
+grep -m 12 'ip-10-1-0-16' samples/notready/audit/kube-apiserver-audit.1.log >"$nr16"
+seed queries lease-journal '\000' "$lease74" samples/logs/kubelet-ip-10-0-241-74.ec2.internal.log
+seed queries lease-rr '\013' samples/variants/lease-requestresponse.log
+seed queries notready '\057' "$nr16" samples/notready/logs/kubelet-ip-10-1-0-16.ec2.internal.log \
+	samples/notready/logs/kube-controller-manager.log
+seed queries kcm-gc '\201' tests/corpus/audit/eks-lease-blog_audit_pretty_node-delete-lease-gc.json \
+	tests/corpus/kubelet/eks-lease-blog_kube-controller-manager_gc-node-deletion.log \
+	tests/corpus/kubelet/eks-lease-blog_kubelet_journal_node-deleted.log
+seed queries cw '\376' samples/cloudwatch/filter-log-events.json
+seed queries audit '\111' samples/audit/kube-apiserver-audit.2.log
+echo "seeds written under $out"
