@@ -178,6 +178,79 @@ static const char *const canned_orphaned_sql[] = {
     NULL,
 };
 
+/* The lease a leader-election line names: "NS/NAME", or NAME with its namespace apart. */
+#define LEADER_NS(g)                                                                               \
+	"CASE WHEN instr(" g ".lease, '/') > 0 THEN substr(" g ".lease, 1, instr(" g               \
+	".lease, '/')"                                                                             \
+	" - 1) ELSE coalesce(" g ".ns, '') END"
+#define LEADER_NAME(g) "substr(" g ".lease, instr(" g ".lease, '/') + 1)"
+
+/*
+ * leader-changes' SQL, in pieces.  The audit's HOLDER_CHANGE episodes, then
+ * the components' own lines where the audit has none within LEADER_NEAR:
+ * "successfully acquired lease" (the new holder: the identity its
+ * LeaderElection event names, else the host that logged it; the old one:
+ * the lease's previous acquirer) and "leaderelection lost" or "failed to
+ * renew lease" (the holder gives it up).
+ */
+#define LEADER_NEAR "30000000"
+static const char *const canned_leader_sql[] = {
+    "WITH lg AS (SELECT g.id AS id, g.ts_us AS ts, g.source_id AS source_id, g.pid AS pid,"
+    " g.host_id AS host_id,"
+    " (SELECT s FROM strs WHERE id = g.subject_id) AS lease,"
+    " (SELECT s FROM strs WHERE id = g.obj_namespace_id) AS ns,"
+    " (SELECT s FROM strs WHERE id = g.kind_id) AS kind,"
+    " coalesce((SELECT s FROM strs WHERE id = g.component_id), 'component') AS comp,"
+    " coalesce((SELECT s FROM strs WHERE id = g.host_id), (SELECT s FROM strs WHERE id ="
+    "  g.node_id), (SELECT replace(path, rtrim(path, replace(path, '/', '')), '')"
+    "  FROM sources WHERE id = g.source_id)) AS who"
+    " FROM lines AS g INDEXED BY lines_kind WHERE g.kind_id IN (SELECT id FROM strs WHERE s IN"
+    " ('leader-acquired', 'leader-lost', 'leader-renew-failed')) AND g.subject_id IS NOT NULL"
+    /* a lost lease is said twice (renew failed, then lost): keep one */
+    " AND NOT (g.kind_id = (SELECT id FROM strs WHERE s = 'leader-renew-failed') AND EXISTS"
+    "  (SELECT 1 FROM lines AS x INDEXED BY lines_kind WHERE x.kind_id = (SELECT id FROM strs"
+    "  WHERE s = 'leader-lost') AND x.source_id = g.source_id AND x.ts_us BETWEEN g.ts_us"
+    "  AND g.ts_us + 10000000))),",
+    /* the identity the LeaderElection event of the same log names, just after */
+    " acq AS (SELECT a.*, coalesce(nullif((SELECT CASE WHEN instr(x.m, 'LeaderElection'' ') > 0"
+    "  THEN substr(x.m, instr(x.m, 'LeaderElection'' ') + 16) ELSE x.m END FROM (SELECT"
+    "  substr(y.m0, 1, instr(y.m0, ' became leader') - 1) AS m FROM (SELECT coalesce(CASE WHEN"
+    "  json_valid(b.fields) THEN json_extract(b.fields, '$.message') END, b.message) AS m0"
+    "  FROM lines AS b INDEXED BY lines_kind WHERE b.kind_id = (SELECT id FROM strs WHERE s ="
+    "  'became-leader') AND b.source_id = a.source_id AND b.pid IS a.pid AND b.host_id IS"
+    "  a.host_id AND b.ts_us BETWEEN a.ts - 1000000 AND"
+    "  a.ts + 5000000 ORDER BY b.ts_us LIMIT 1) AS y) AS x), ''), a.who) AS holder"
+    "  FROM lg AS a WHERE a.kind = 'leader-acquired'),"
+    " rows AS (SELECT " LEADER_NS("c") " AS ns, " LEADER_NAME(
+	"c") " AS name, c.ts AS ts,"
+	     " lag(c.holder) OVER (PARTITION BY c.lease ORDER BY c.ts, c.id) AS old, c.holder AS "
+	     "new,"
+	     " c.comp || ' log: successfully acquired lease' AS evidence FROM acq AS c"
+	     " UNION ALL SELECT " LEADER_NS("d") ", " LEADER_NAME(
+		 "d") ", d.ts, d.who, NULL,"
+		      " d.comp || ' log: ' || CASE d.kind WHEN 'leader-lost' THEN 'leaderelection "
+		      "lost'"
+		      "  ELSE 'failed to renew lease' END FROM lg AS d WHERE d.kind <> "
+		      "'leader-acquired')",
+    " SELECT e.namespace, e.name, e.start_us, e.old_holder, e.new_holder,"
+    " CASE e.inferred WHEN 1 THEN 'inferred (renewer source IP)'"
+    "  WHEN 2 THEN 'lease body (leaseTransitions/acquireTime: a change inside a gap)'"
+    "  WHEN 3 THEN 'inferred (renewed again after the lease expired)' ELSE 'lease body' END"
+    " || coalesce((SELECT ', ' || r.evidence FROM rows AS r WHERE r.ns = e.namespace"
+    "  AND r.name = e.name AND r.new IS NOT NULL AND abs(r.ts - e.start_us) <= " LEADER_NEAR
+    "  LIMIT 1), ''),"
+    " l.conflicts FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
+    " WHERE e.kind = 'HOLDER_CHANGE'" CANNED_RANGE
+    " UNION ALL SELECT r.ns, r.name, r.ts, r.old, r.new, r.evidence,"
+    " (SELECT y.conflicts FROM lt_leases AS y WHERE y.namespace_id = (SELECT id FROM strs"
+    "  WHERE s = r.ns) AND y.name_id = (SELECT id FROM strs WHERE s = r.name))"
+    " FROM rows AS r WHERE r.ts BETWEEN ?1 AND ?2 AND NOT EXISTS (SELECT 1 FROM episodes AS e"
+    "  WHERE e.kind = 'HOLDER_CHANGE' AND e.namespace = r.ns AND e.name = r.name"
+    "  AND abs(e.start_us - r.ts) <= " LEADER_NEAR ")"
+    " ORDER BY 3",
+    NULL,
+};
+
 static const struct canned canned_queries[] = {
     {.name = "renew-gaps",
      .summary = "leases not renewed for longer than their gap threshold, longest first"
@@ -263,11 +336,9 @@ static const struct canned canned_queries[] = {
 	      COL("requests", INT), COL("user", TEXT), COL("groups", TEXT), COL("reason", TEXT),
 	      COL("hint", TEXT)}},
     {.name = "leader-changes",
-     .summary = "leader-election and identity lease holder changes (inferred at Metadata level)",
-     .sql = "SELECT e.namespace, e.name, e.start_us, e.old_holder, e.new_holder,"
-	    " CASE e.inferred WHEN 1 THEN 'inferred (renewer source IP)' ELSE 'lease body' END,"
-	    " l.conflicts FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
-	    " WHERE e.kind = 'HOLDER_CHANGE'" CANNED_RANGE " ORDER BY e.start_us",
+     .summary = "leader-election and identity lease holder changes: from Lease bodies, inferred"
+		" at Metadata level, or from the components' own leader election lines",
+     .parts = canned_leader_sql,
      .cols = {COL("namespace", TEXT), COL("lease", TEXT), COL("ts", TIME), COL("old_holder", TEXT),
 	      COL("new_holder", TEXT), COL("evidence", TEXT), COL("lease_conflicts", INT)}},
     {.name = "apiserver-identity",

@@ -26,7 +26,15 @@ struct queries_episode {
 	int64_t first_event, last_event, cause; /* audit ids, 0 = none */
 	int64_t median_us, max_us;		/* -1 = not applicable */
 	char *old_holder, *new_holder, *note;	/* owned, may be NULL */
-	int inferred;
+	int inferred;				/* enum queries_holder_evidence */
+};
+
+/* How a HOLDER_CHANGE was told (episodes.inferred). */
+enum queries_holder_evidence {
+	QUERIES_HOLDER_BODY = 0,    /* the Lease bodies' holderIdentity */
+	QUERIES_HOLDER_RENEWER = 1, /* Metadata level: a new renewer's source IP or user agent */
+	QUERIES_HOLDER_TRANSITIONS = 2, /* leaseTransitions / acquireTime: a change inside a gap */
+	QUERIES_HOLDER_EXPIRY = 3,	/* Metadata level: renewed again after the lease expired */
 };
 
 /* A lease's summary, for lt_leases and `nodes`. */
@@ -63,6 +71,8 @@ struct queries_lease_event {
 	int64_t note;			 /* strs id of the status message or authz reason */
 	int64_t holder;			 /* strs id of the body's holderIdentity, 0 = unknown */
 	int released;			 /* the body's holderIdentity is "" (a release) */
+	int64_t acquire_us;		 /* the body's acquireTime, 0 = unknown */
+	int64_t transitions;		 /* the body's leaseTransitions, -1 = unknown */
 	const struct queries_lease_cause *cause; /* a 2xx delete of a node lease; may be NULL */
 };
 
@@ -105,7 +115,8 @@ enum queries_lease_kind queries_lease_kind_of(const char *ns, const char *name);
 #define QUERIES_LEASE_COLUMNS                                                                      \
 	"a.id, a.stage_us, a.stage_us - a.received_us, a.verb_id, a.code, a.user_id, a.groups_id," \
 	" a.source_ip_id, a.user_agent_id, a.lease_holder_id,"                                     \
-	" coalesce(a.message_id, a.authz_reason_id)"
+	" coalesce(a.message_id, a.authz_reason_id), coalesce(a.lease_acquire_us, 0),"             \
+	" coalesce(a.lease_transitions, -1)"
 
 /* What the feed looks up once per store, and the statements it reuses. */
 struct queries_lease_feed {

@@ -35,6 +35,8 @@ enum feed_col {
 	FC_AGENT,
 	FC_HOLDER,
 	FC_NOTE,
+	FC_ACQUIRE,
+	FC_TRANSITIONS,
 };
 
 enum feed_ids_col { FI_UPDATE, FI_PATCH, FI_CREATE, FI_DELETE, FI_BODIES, FI_EMPTY };
@@ -213,6 +215,8 @@ void queries_lease_feed_row(struct queries_lease_feed *f, struct queries_lease *
 	    .agent = lt_stmt_int(q, col + FC_AGENT),
 	    .holder = lt_stmt_int(q, col + FC_HOLDER),
 	    .note = lt_stmt_int(q, col + FC_NOTE),
+	    .acquire_us = lt_stmt_int(q, col + FC_ACQUIRE),
+	    .transitions = lt_stmt_int(q, col + FC_TRANSITIONS),
 	};
 
 	e.released = e.holder != 0 && e.holder == f->empty;

@@ -101,9 +101,16 @@ static void tl_detail_renewing(struct tl *t, struct lt_buf *b, const struct quer
 
 static void tl_detail_holder(struct lt_buf *b, const struct queries_episode *e)
 {
+	static const char *const how[] = {
+	    [QUERIES_HOLDER_BODY] = "",
+	    [QUERIES_HOLDER_RENEWER] = " (inferred: a new renewer's source IP)",
+	    [QUERIES_HOLDER_TRANSITIONS] = " (from the Lease body: a change inside a gap)",
+	    [QUERIES_HOLDER_EXPIRY] = " (inferred: renewed again after the lease expired)",
+	};
+	int i = e->inferred >= 0 && e->inferred <= QUERIES_HOLDER_EXPIRY ? e->inferred : 0;
+
 	lt_buf_printf(b, "%s -> %s%s", e->old_holder ? e->old_holder : "?",
-		      e->new_holder ? e->new_holder : "?",
-		      e->inferred ? " (inferred: a new renewer's source IP)" : "");
+		      e->new_holder ? e->new_holder : "?", how[i]);
 	if (e->note)
 		lt_buf_printf(b, ", %s", e->note);
 }
@@ -561,7 +568,11 @@ static int tl_health_rows(struct tl *t, struct lt_error *err)
 
 static const char tl_lines_sql[] =
     "SELECT g.ts_us, coalesce((SELECT s FROM strs WHERE id = g.component_id), 'log'),"
-    " (SELECT s FROM strs WHERE id = g.kind_id), g.severity, g.message,"
+    " (SELECT s FROM strs WHERE id = g.kind_id), g.severity,"
+    /* a structured LeaderElection event says what happened in its message field */
+    " CASE WHEN g.kind_id = (SELECT id FROM strs WHERE s = 'became-leader')"
+    "  AND json_valid(g.fields) THEN coalesce(json_extract(g.fields, '$.message'), g.message)"
+    "  ELSE g.message END,"
     " CASE WHEN json_valid(g.fields) THEN json_extract(g.fields, '$.err') END, g.id,"
     " (SELECT s FROM strs WHERE id = g.obj_kind_id),"
     " (SELECT s FROM strs WHERE id = g.obj_namespace_id),"

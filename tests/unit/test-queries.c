@@ -1624,18 +1624,25 @@ static void test_kubelet_restart_reregisters(void **state)
 #define JOURNAL_HEAD                                                                               \
 	"-- Logs begin at Fri 2024-04-05 05:00:00 UTC, end at Fri 2024-04-05 08:00:00 UTC. --\n"
 
-/* One journal line of host's kubelet[pid] at T0 + at, a klog payload of severity sev. */
+/* One journal line of host's ident[pid] at T0 + at, a klog payload of severity sev. */
+static void jline_of(struct lt_buf *b, const char *host, const char *ident, int pid, int64_t at,
+		     char sev, const char *payload)
+{
+	int64_t us = T0 + at, s = us / SEC;
+	long long hh = s / 3600 % 24, mm = s / 60 % 60, ss = s % 60;
+
+	lt_buf_printf(b,
+		      "Apr 05 %02lld:%02lld:%02lld %s %s[%d]: %c0405 %02lld:%02lld:%02lld.%06lld "
+		      "%7d x.go:1] %s\n",
+		      hh, mm, ss, host, ident, pid, sev, hh, mm, ss, (long long)(us % SEC), pid,
+		      payload);
+}
+
+/* The same from host's kubelet. */
 static void jline(struct lt_buf *b, const char *host, int pid, int64_t at, char sev,
 		  const char *payload)
 {
-	int64_t us = T0 + at, s = us / SEC;
-
-	lt_buf_printf(b,
-		      "Apr 05 %02lld:%02lld:%02lld %s kubelet[%d]: %c0405 "
-		      "%02lld:%02lld:%02lld.%06lld %7d x.go:1] %s\n",
-		      (long long)(s / 3600 % 24), (long long)(s / 60 % 60), (long long)(s % 60),
-		      host, pid, sev, (long long)(s / 3600 % 24), (long long)(s / 60 % 60),
-		      (long long)(s % 60), (long long)(us % SEC), pid, payload);
+	jline_of(b, host, "kubelet", pid, at, sev, payload);
 }
 
 /* The kubelet's node-status error once its Node is gone (kubelet_node_status.go). */
@@ -1763,6 +1770,66 @@ static void test_orphaned_single_404(void **state)
 		    "still_orphaned,evidence,node_deleted\n"
 		    "n77,2024-04-05T06:05:55.000000Z,2024-04-05T06:05:55.000000Z,1,system:node:n77,"
 		    "" KUBELET_IP ",,yes,audit,2024-04-05T06:00:33.000000Z\n");
+}
+
+/*
+ * Leader changes from the components' own logs, no audit (issue 15, item 5):
+ * 1.10-1.19 wording (two spaces, the printf LeaderElection event), 1.20+ (one
+ * space, the structured event) and 1.35 (lock="NS/NAME"); a lost lease said
+ * twice (failed to renew, leaderelection lost) is one row.
+ */
+static void test_leader_changes_from_logs(void **state)
+{
+	static const char kcm[] = "kube-system/kube-controller-manager";
+	char dir[PATH_SIZE], path[PATH_SIZE], msg[512];
+	struct lt_store *st;
+	struct lt_buf j;
+
+	(void)state;
+	lt_buf_init(&j);
+	lt_buf_append(&j, JOURNAL_HEAD, strlen(JOURNAL_HEAD));
+	snprintf(msg, sizeof msg, "attempting to acquire leader lease  %s...", kcm);
+	jline_of(&j, "cp-1", "kube-controller-manager", 11, 0, 'I', msg);
+	snprintf(msg, sizeof msg, "successfully acquired lease %s", kcm);
+	jline_of(&j, "cp-1", "kube-controller-manager", 11, 100 * MS, 'I', msg);
+	jline_of(
+	    &j, "cp-1", "kube-controller-manager", 11, 101 * MS, 'I',
+	    "Event(v1.ObjectReference{Kind:\"Lease\", Namespace:\"kube-system\", "
+	    "Name:\"kube-controller-manager\", UID:\"u1\", APIVersion:\"coordination.k8s.io/v1\","
+	    " ResourceVersion:\"1\", FieldPath:\"\"}): type: 'Normal' reason: 'LeaderElection' "
+	    "cp-1_aaaa became leader");
+	jline_of(&j, "cp-2", "kube-scheduler", 12, 1 * SEC, 'I',
+		 "\"Successfully acquired lease\" lock=\"kube-system/kube-scheduler\"");
+	snprintf(msg, sizeof msg, "failed to renew lease %s: timed out waiting for the condition",
+		 kcm);
+	jline_of(&j, "cp-1", "kube-controller-manager", 11, 60 * SEC, 'I', msg);
+	jline_of(&j, "cp-1", "kube-controller-manager", 11, 60 * SEC + 1 * MS, 'F',
+		 "leaderelection lost");
+	snprintf(msg, sizeof msg, "attempting to acquire leader lease %s...", kcm);
+	jline_of(&j, "cp-2", "kube-controller-manager", 13, 2 * SEC, 'I', msg);
+	snprintf(msg, sizeof msg, "successfully acquired lease %s", kcm);
+	jline_of(&j, "cp-2", "kube-controller-manager", 13, 77 * SEC, 'I', msg);
+	snprintf(msg, sizeof msg,
+		 "\"Event occurred\" object=\"%s\" fieldPath=\"\" kind=\"Lease\" "
+		 "apiVersion=\"coordination.k8s.io/v1\" type=\"Normal\" reason=\"LeaderElection\" "
+		 "message=\"cp-2_bbbb became leader\"",
+		 kcm);
+	jline_of(&j, "cp-2", "kube-controller-manager", 13, 77 * SEC + 1 * MS, 'I', msg);
+	case_dir(dir, "leader-logs");
+	write_file(path, dir, "control-plane.log", j.ptr);
+	lt_buf_release(&j);
+	st = open_store(dir, "store.db");
+	ingest(st, path);
+	expect_text("leader-changes", canned(st, "leader-changes"),
+		    "namespace,lease,ts,old_holder,new_holder,evidence,lease_conflicts\n"
+		    "kube-system,kube-controller-manager,2024-04-05T06:00:00.100000Z,,cp-1_aaaa,"
+		    "kube-controller-manager log: successfully acquired lease,\n"
+		    "kube-system,kube-scheduler,2024-04-05T06:00:01.000000Z,,cp-2,"
+		    "kube-scheduler log: successfully acquired lease,\n"
+		    "kube-system,kube-controller-manager,2024-04-05T06:01:00.001000Z,cp-1,,"
+		    "kube-controller-manager log: leaderelection lost,\n"
+		    "kube-system,kube-controller-manager,2024-04-05T06:01:17.000000Z,cp-1_aaaa,"
+		    "cp-2_bbbb,kube-controller-manager log: successfully acquired lease,\n");
 }
 
 /* The printers: one typed result in each format (the goldens cover whole commands). */
@@ -2666,6 +2733,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_kubelet_restart_reregisters, teardown),
 	    cmocka_unit_test_teardown(test_orphaned_kubelets_from_logs, teardown),
 	    cmocka_unit_test_teardown(test_orphaned_single_404, teardown),
+	    cmocka_unit_test_teardown(test_leader_changes_from_logs, teardown),
 	    cmocka_unit_test_teardown(test_row_sink, teardown),
 	    cmocka_unit_test(test_printers),
 	    cmocka_unit_test_teardown(test_health_nodes, teardown),
