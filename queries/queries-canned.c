@@ -327,11 +327,19 @@ static const struct canned canned_queries[] = {
 	      COL("gone_code", INT), COL("gone_user", TEXT)}},
     {.name = "auth-failures",
      .summary = "runs of 401/403 on leases, with the reason and what to check",
-     .sql = "SELECT e.namespace, e.name, e.start_us, e.end_us, e.count, e.user, e.groups, e.note,"
-	    " 'check the ClusterRoles and (Cluster)RoleBindings of ' || coalesce(e.user, '?')"
-	    " || ': kubectl auth can-i update leases -n ' || e.namespace || ' --as ' ||"
-	    " coalesce(e.user, '?') FROM episodes AS e WHERE e.kind = 'AUTH_FAILURE'" CANNED_RANGE
-	    " ORDER BY e.start_us",
+     /* 401 is authentication (who is asking), 403 authorization (RBAC, the node authorizer) */
+     .sql =
+	 "SELECT e.namespace, e.name, e.start_us, e.end_us, e.count, e.user, e.groups, e.note,"
+	 " CASE WHEN (SELECT code FROM audit WHERE id = e.first_event) = 401 THEN"
+	 " '401 is authentication, not RBAC: the apiserver did not accept the credentials of '"
+	 " || coalesce(e.user, 'the client') || ' (an expired or rotated client certificate, a"
+	 " revoked or expired token, another CA); check the kubelet''s"
+	 " /var/lib/kubelet/pki/kubelet-client-current.pem (openssl x509 -enddate) or the"
+	 " token, and the apiserver''s authenticator log' ELSE"
+	 " 'check the ClusterRoles and (Cluster)RoleBindings of ' || coalesce(e.user, '?')"
+	 " || ': kubectl auth can-i update leases -n ' || e.namespace || ' --as ' ||"
+	 " coalesce(e.user, '?') END FROM episodes AS e WHERE e.kind = 'AUTH_FAILURE'" CANNED_RANGE
+	 " ORDER BY e.start_us",
      .cols = {COL("namespace", TEXT), COL("lease", TEXT), COL("first", TIME), COL("last", TIME),
 	      COL("requests", INT), COL("user", TEXT), COL("groups", TEXT), COL("reason", TEXT),
 	      COL("hint", TEXT)}},
@@ -367,10 +375,15 @@ static const struct canned canned_queries[] = {
      .summary = "node objects created (kubelet registrations and re-registrations)",
      /* a restarted kubelet's create gets 409 when its Node exists; it takes that Node over */
      .sql = "SELECT v.ts_us, v.name, v.code, CASE WHEN v.code BETWEEN 200 AND 299 THEN 'registered'"
-	    " WHEN v.code = 409 AND v.user = 'system:node:' || v.name"
-	    " THEN 'registered (node already existed)' ELSE 'failed' END,"
-	    " v.user, v.source_ip, v.user_agent, v.id" CANNED_NODE_EVENTS(
-		"create") " ORDER BY v.ts_us",
+	    " WHEN v.code = 409 AND v.user = 'system:node:' || v.name THEN (SELECT CASE"
+	    "  WHEN r IS NULL THEN 'node already existed (409); not confirmed: no follow-up read"
+	    " or registration line seen' WHEN r BETWEEN 0 AND 299 THEN 'registered (node already"
+	    " existed)' ELSE 'failed: node already existed (409), its follow-up read got ' || r"
+	    "  END FROM (SELECT " QUERIES_FOLLOWUP_READ(
+		"a") " AS r FROM audit AS a"
+		     "  WHERE a.id = v.id)) ELSE 'failed' END,"
+		     " v.user, v.source_ip, v.user_agent, v.id" CANNED_NODE_EVENTS(
+			 "create") " ORDER BY v.ts_us",
      .cols = {COL("ts", TIME), COL("node", TEXT), COL("code", INT), COL("result", TEXT),
 	      COL("user", TEXT), COL("source_ip", TEXT), COL("user_agent", TEXT),
 	      COL("event", ID)}},

@@ -112,6 +112,24 @@ enum queries_lease_kind queries_lease_kind_of(const char *ns, const char *name);
 /* ---- the lease lifecycle: its feed (queries-lease-feed.c) ------------------- */
 
 /* The columns the feed reads from each request (table audit AS a), in its order. */
+/*
+ * After a kubelet's create of its Node answered 409 AlreadyExists, the
+ * kubelet reads the existing Node and takes it over only if that works
+ * (kubelet tryRegisterWithAPIServer): the code of its next get, update or
+ * patch of the Node within 10 s (a audit alias of the 409), 0 when only its
+ * log says "Successfully registered node", NULL when nothing tells.
+ */
+#define QUERIES_FOLLOWUP_READ(a)                                                                   \
+	"coalesce((SELECT f.code FROM audit AS f INDEXED BY audit_object"                          \
+	" WHERE f.resource_id = " a ".resource_id AND f.namespace_id IS NULL"                      \
+	" AND f.name_id = " a ".name_id AND f.user_id = " a ".user_id"                             \
+	" AND f.stage_us > " a ".stage_us AND f.stage_us <= " a ".stage_us + 10000000"             \
+	" AND f.verb_id IN (SELECT id FROM strs WHERE s IN ('get', 'update', 'patch'))"            \
+	" AND f.superseded = 0 ORDER BY f.stage_us LIMIT 1), CASE WHEN EXISTS (SELECT 1"           \
+	" FROM lines AS g INDEXED BY lines_kind WHERE g.kind_id = (SELECT id FROM strs"            \
+	" WHERE s = 'register-success') AND g.node_id = " a ".name_id AND g.ts_us BETWEEN " a      \
+	".stage_us - 1000000 AND " a ".stage_us + 10000000) THEN 0 END)"
+
 #define QUERIES_LEASE_COLUMNS                                                                      \
 	"a.id, a.stage_us, a.stage_us - a.received_us, a.verb_id, a.code, a.user_id, a.groups_id," \
 	" a.source_ip_id, a.user_agent_id, a.lease_holder_id,"                                     \

@@ -18,7 +18,7 @@
  *   holder "" written   RELEASED (client-go's release()): not a renew
  *   delete 2xx          DELETED, with the node deletion that caused it
  *   404                 a NOT_FOUND run (count, first, last, who asked)
- *   401/403             an AUTH_FAILURE run (user, groups, reason)
+ *   401/403             an AUTH_FAILURE run (user, groups, reason), one per code
  *   409                 counted as a conflict (leader contention)
  *
  * Nothing here knows the samples: every rule is how the kubelet, client-go
@@ -88,6 +88,7 @@ struct queries_lease {
 	int64_t prev_transitions;    /* the last body's leaseTransitions, -1 = unknown */
 	int64_t prev_acquire;	     /* the last body's acquireTime, 0 = unknown */
 	int64_t conflicts_since;     /* 409s since the last renew */
+	int auth_code;		     /* the HTTP status of the open AUTH_FAILURE run */
 	int released;		     /* the holder gave the lease up, no renew since */
 	int64_t release_us, release_event;
 };
@@ -640,6 +641,7 @@ static void lc_on_auth(struct queries_lease *b, const struct queries_lease_event
 		lc_extend(&b->auth, e);
 	} else {
 		b->auth = lc_start(LT_EP_AUTH_FAILURE, e);
+		b->auth_code = e->code;
 		b->auth.note = lc_str(b, e->note);
 		b->in_auth = 1;
 	}
@@ -658,7 +660,8 @@ static void lc_step(struct queries_lease *b, const struct queries_lease_event *e
 	s->last_us = e->ts;
 	if (cls != EV_NOTFOUND)
 		lc_close_run(b, &b->notfound, &b->in_notfound);
-	if (cls != EV_AUTH)
+	/* a run of 401s (authentication) is not a run of 403s (authorization) */
+	if (cls != EV_AUTH || (b->in_auth && e->code != b->auth_code))
 		lc_close_run(b, &b->auth, &b->in_auth);
 	switch (cls) {
 	case EV_RENEW:

@@ -314,7 +314,9 @@ static int tl_stale_row(struct tl *t, struct lt_error *err)
 /*
  * A kubelet restarting on a node that still exists gets 409 AlreadyExists for
  * its create; it then reads the existing Node, reconciles it and counts itself
- * registered (kubelet tryRegisterWithAPIServer).  Anyone else's 409 is not that.
+ * registered (kubelet tryRegisterWithAPIServer) if that read works: the row
+ * says what the follow-up read got (QUERIES_FOLLOWUP_READ).  Anyone else's
+ * 409 is not that.
  */
 static int tl_reregistered(const struct tl *t, const char *verb, int64_t code, int64_t user)
 {
@@ -352,17 +354,51 @@ static const struct tl_node_kind *tl_node_kind(const char *verb, const char *sub
 static const char tl_node_sql[] =
     "SELECT a.stage_us, (SELECT s FROM strs WHERE id = a.verb_id),"
     " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''),"
-    " a.code, a.user_id, a.source_ip_id FROM audit AS a"
-    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
-    " AND a.superseded = 0 ORDER BY a.stage_us, a.id";
+    " a.code, a.user_id, a.source_ip_id, CASE WHEN a.code = 409 THEN "
+    "coalesce(" QUERIES_FOLLOWUP_READ(
+	"a") ", -1) END FROM audit AS a"
+	     " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
+	     " AND a.superseded = 0 ORDER BY a.stage_us, a.id";
 
-enum tl_node_col { TL_NODE_TS, TL_NODE_VERB, TL_NODE_SUB, TL_NODE_CODE, TL_NODE_USER, TL_NODE_IP };
+enum tl_node_col {
+	TL_NODE_TS,
+	TL_NODE_VERB,
+	TL_NODE_SUB,
+	TL_NODE_CODE,
+	TL_NODE_USER,
+	TL_NODE_IP,
+	TL_NODE_FOLLOW, /* a 409's follow-up read: its code, 0 a log line, -1 none seen */
+};
+
+/* What a kubelet's 409 came to, by its follow-up read. */
+static void tl_reregister_detail(struct lt_buf *b, int64_t follow)
+{
+	if (follow < 0)
+		lt_buf_printf(b,
+			      ": the node already existed (409); not confirmed: no follow-up read "
+			      "in the audit log (a kubelet's gets of its Node are seldom audited) "
+			      "nor 'Successfully registered node' in its log");
+	else if (follow == 0)
+		lt_buf_printf(b, ": the node already existed (409), the kubelet took it over (its "
+				 "log says registered)");
+	else if (follow < 300)
+		lt_buf_printf(b,
+			      ": the node already existed (409), the kubelet took it over (its "
+			      "follow-up read got %lld)",
+			      (long long)follow);
+	else
+		lt_buf_printf(b,
+			      ": the node already existed (409) and the kubelet's follow-up read "
+			      "got %lld: not registered",
+			      (long long)follow);
+}
 
 static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *run)
 {
 	const char *verb = lt_stmt_text(q, TL_NODE_VERB, NULL);
 	int64_t code = lt_stmt_int(q, TL_NODE_CODE), user = lt_stmt_int(q, TL_NODE_USER);
 	int again = tl_reregistered(t, verb, code, user);
+	int64_t follow = again ? lt_stmt_int(q, TL_NODE_FOLLOW) : -1;
 	const struct tl_node_kind *nk = tl_node_kind(verb, lt_stmt_text(q, TL_NODE_SUB, NULL));
 	int64_t ts = lt_stmt_int(q, TL_NODE_TS);
 	enum lt_episode_kind kind;
@@ -370,7 +406,7 @@ static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *
 
 	if (nk == NULL)
 		return;
-	kind = (code >= 200 && code < 300) || again ? nk->ok : nk->failed;
+	kind = (code >= 200 && code < 300) || (again && follow < 300) ? nk->ok : nk->failed;
 	if (run->kind == kind && run->user == user &&
 	    (lt_episode_kind_info(kind)->flags & LT_EPF_RUN)) {
 		run->end = ts;
@@ -383,7 +419,7 @@ static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *
 	lt_buf_printf(&b, "by ");
 	tl_actor(t, &b, user, lt_stmt_int(q, TL_NODE_IP));
 	if (again)
-		lt_buf_printf(&b, ": the node already existed (409), the kubelet took it over");
+		tl_reregister_detail(&b, follow);
 	*run = (struct tl_row){
 	    .start = ts, .end = ts, .count = 1, .kind = kind, .detail = b.ptr, .user = user};
 }

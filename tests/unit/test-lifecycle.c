@@ -221,7 +221,8 @@ static const struct lease_case cases[] = {
      .ev = {EV(0, OTHER, 404, ADMIN, ADMIN_IP)},
      .want = "NOT_FOUND 0.000..0.000 n=1 by=kubernetes-admin\n"
 	     "= not-found not_found=1 gaps=0 max_gap=0.000 gap=40.000\n"},
-    {.name = "401 and 403 make one AUTH_FAILURE run with its reason; it ends at a renew",
+    {.name = "403 then 401: one AUTH_FAILURE run per code (authorization, authentication); a renew "
+	     "ends it",
      .p = {.kind = QUERIES_LEASE_NODE},
      .ev = {KUB(0, UPDATE, 200),
 	    {.ts = MS(10000),
@@ -237,8 +238,9 @@ static const struct lease_case cases[] = {
 	     .ip = NODE_IP},
 	    KUB(30000, UPDATE, 200)},
      /* the builder ends the AUTH_FAILURE run first: episodes come in the order they end */
-     .want = "AUTH_FAILURE 10.000..20.000 n=2 by=system:node:n1 note=forbidden: User cannot "
+     .want = "AUTH_FAILURE 10.000..10.000 n=1 by=system:node:n1 note=forbidden: User cannot "
 	     "update leases\n"
+	     "AUTH_FAILURE 20.000..20.000 n=1 by=system:node:n1\n"
 	     "RENEWING 0.000..30.000 n=2 med=30.000 max=30.000 by=system:node:n1\n"
 	     "= renewing renews=2 auth_failures=2 gaps=0 max_gap=30.000 gap=40.000\n"},
     {.name = "renews slower than the threshold: one SLOW run, its slowest",

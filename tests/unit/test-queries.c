@@ -1580,6 +1580,16 @@ static void test_kubelet_restart_reregisters(void **state)
 	renews(l, "n60", 1 * SEC, 4, "n60-r");
 	node_ev(l, "create", 409, "system:node:n60", KUBELET_IP, "n60", "n60-restart",
 		T0 + 45 * SEC - 5 * MS, T0 + 45 * SEC);
+	/* its follow-up read of the existing Node: the kubelet takes it over */
+	node_ev(l, "get", 200, "system:node:n60", KUBELET_IP, "n60", "n60-get",
+		T0 + 45020 * MS - 2 * MS, T0 + 45020 * MS);
+	/* n61: a 409 and nothing after it in the audit log; n62: its read gets 404 */
+	node_ev(l, "create", 409, "system:node:n61", KUBELET_IP, "n61", "n61-restart",
+		T0 + 46 * SEC - 5 * MS, T0 + 46 * SEC);
+	node_ev(l, "create", 409, "system:node:n62", KUBELET_IP, "n62", "n62-restart",
+		T0 + 47 * SEC - 5 * MS, T0 + 47 * SEC);
+	node_ev(l, "get", 404, "system:node:n62", KUBELET_IP, "n62", "n62-get",
+		T0 + 47010 * MS - 2 * MS, T0 + 47010 * MS);
 	node_ev(l, "create", 409, ADMIN, ADMIN_IP, "n60", "n60-admin", T0 + 50 * SEC - 5 * MS,
 		T0 + 50 * SEC);
 	node_ev(l, "create", 403, "system:node:n60", KUBELET_IP, "n60", "n60-403",
@@ -1594,7 +1604,8 @@ static void test_kubelet_restart_reregisters(void **state)
 	assert_non_null(strstr(got,
 			       "\n2024-04-05T06:00:45.000000Z,2024-04-05T06:00:45.000000Z,"
 			       "audit,NODE_REGISTERED,1,\"by system:node:n60 from " KUBELET_IP
-			       ": the node already existed (409), the kubelet took it over\"\n"));
+			       ": the node already existed (409), the kubelet took it over (its "
+			       "follow-up read got 200)\"\n"));
 	assert_non_null(
 	    strstr(got, "\n2024-04-05T06:00:50.000000Z,2024-04-05T06:00:50.000000Z,"
 			"audit,NODE_REGISTER_FAILED,1,by kubernetes-admin from " ADMIN_IP "\n"));
@@ -1602,20 +1613,37 @@ static void test_kubelet_restart_reregisters(void **state)
 	    strstr(got, "\n2024-04-05T06:00:55.000000Z,2024-04-05T06:00:55.000000Z,"
 			"audit,NODE_REGISTER_FAILED,1,by system:node:n60 from " KUBELET_IP "\n"));
 	drop(got);
+	got = printed(st, "n61");
+	assert_non_null(strstr(got, "audit,NODE_REGISTERED,1,by system:node:n61 from " KUBELET_IP
+				    ": the node already existed (409); not confirmed: no follow-up "
+				    "read in the audit log"));
+	drop(got);
+	got = printed(st, "n62");
+	assert_non_null(strstr(got, "audit,NODE_REGISTER_FAILED,1,by system:node:n62 from "
+				    "" KUBELET_IP ": the node already existed (409) and the "
+				    "kubelet's follow-up read got 404: not registered\n"));
+	drop(got);
 
 	lt_buf_init(&want);
-	lt_buf_printf(&want,
-		      "ts,node,code,result,user,source_ip,user_agent,event\n"
-		      "2024-04-05T06:00:00.000000Z,n60,201,registered,system:node:n60," KUBELET_IP
-		      "," KUBELET_UA ",%lld\n"
-		      "2024-04-05T06:00:45.000000Z,n60,409,registered (node already existed),"
-		      "system:node:n60," KUBELET_IP "," KUBELET_UA ",%lld\n"
-		      "2024-04-05T06:00:50.000000Z,n60,409,failed,kubernetes-admin," ADMIN_IP
-		      "," KUBECTL_UA ",%lld\n"
-		      "2024-04-05T06:00:55.000000Z,n60,403,failed,system:node:n60," KUBELET_IP
-		      "," KUBELET_UA ",%lld\n",
-		      (long long)event_id(st, "n60-create"), (long long)event_id(st, "n60-restart"),
-		      (long long)event_id(st, "n60-admin"), (long long)event_id(st, "n60-403"));
+	lt_buf_printf(
+	    &want,
+	    "ts,node,code,result,user,source_ip,user_agent,event\n"
+	    "2024-04-05T06:00:00.000000Z,n60,201,registered,system:node:n60," KUBELET_IP
+	    "," KUBELET_UA ",%lld\n"
+	    "2024-04-05T06:00:45.000000Z,n60,409,registered (node already existed),"
+	    "system:node:n60," KUBELET_IP "," KUBELET_UA ",%lld\n"
+	    "2024-04-05T06:00:46.000000Z,n61,409,node already existed (409); not "
+	    "confirmed: no follow-up read or registration line seen,system:node:n61,"
+	    "" KUBELET_IP "," KUBELET_UA ",%lld\n"
+	    "2024-04-05T06:00:47.000000Z,n62,409,\"failed: node already existed (409), its "
+	    "follow-up read got 404\",system:node:n62," KUBELET_IP "," KUBELET_UA ",%lld\n"
+	    "2024-04-05T06:00:50.000000Z,n60,409,failed,kubernetes-admin," ADMIN_IP "," KUBECTL_UA
+	    ",%lld\n"
+	    "2024-04-05T06:00:55.000000Z,n60,403,failed,system:node:n60," KUBELET_IP "," KUBELET_UA
+	    ",%lld\n",
+	    (long long)event_id(st, "n60-create"), (long long)event_id(st, "n60-restart"),
+	    (long long)event_id(st, "n61-restart"), (long long)event_id(st, "n62-restart"),
+	    (long long)event_id(st, "n60-admin"), (long long)event_id(st, "n60-403"));
 	expect_text("node-registrations", canned(st, "node-registrations"), held_str(want.ptr));
 }
 
@@ -1830,6 +1858,34 @@ static void test_leader_changes_from_logs(void **state)
 		    "kube-controller-manager log: leaderelection lost,\n"
 		    "kube-system,kube-controller-manager,2024-04-05T06:01:17.000000Z,cp-1_aaaa,"
 		    "cp-2_bbbb,kube-controller-manager log: successfully acquired lease,\n");
+}
+
+/* A 401 is authentication: its hint is the credentials, not RBAC; a 403 keeps the RBAC hint. */
+static void test_auth_401_hint(void **state)
+{
+	char dir[PATH_SIZE], id[64];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+	char *got;
+
+	(void)state;
+	renews(l, "n79", 0, 2, "n79-r");
+	for (int k = 0; k < 3; k++)
+		kubelet(l, "n79", "update", 401, (20 + 10 * k) * SEC,
+			idn(id, sizeof id, "n79-401", k));
+	kubelet(l, "n79", "update", 403, 50 * SEC, "n79-403");
+	case_dir(dir, "auth-401");
+	st = store_of(dir, lines_text(l, 0, 1));
+	got = canned(st, "auth-failures");
+	assert_non_null(strstr(got, "\nkube-node-lease,n79,2024-04-05T06:00:20.000000Z,"
+				    "2024-04-05T06:00:40.000000Z,3,system:node:n79,"));
+	assert_non_null(strstr(got, "401 is authentication, not RBAC: the apiserver did not accept "
+				    "the credentials of system:node:n79 ("));
+	assert_non_null(strstr(got, "\nkube-node-lease,n79,2024-04-05T06:00:50.000000Z,"
+				    "2024-04-05T06:00:50.000000Z,1,"));
+	assert_non_null(strstr(got, ",check the ClusterRoles and (Cluster)RoleBindings of "
+				    "system:node:n79: "));
+	drop(got);
 }
 
 /* The printers: one typed result in each format (the goldens cover whole commands). */
@@ -2734,6 +2790,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_orphaned_kubelets_from_logs, teardown),
 	    cmocka_unit_test_teardown(test_orphaned_single_404, teardown),
 	    cmocka_unit_test_teardown(test_leader_changes_from_logs, teardown),
+	    cmocka_unit_test_teardown(test_auth_401_hint, teardown),
 	    cmocka_unit_test_teardown(test_row_sink, teardown),
 	    cmocka_unit_test(test_printers),
 	    cmocka_unit_test_teardown(test_health_nodes, teardown),
