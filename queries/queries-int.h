@@ -82,6 +82,7 @@ struct queries_lease_params {
 	int64_t gap_us, slow_us; /* 0: the defaults (the duration, else 40 s / 15 s; 1 s) */
 	int64_t duration_s;	 /* the newest leaseDurationSeconds of a body, -1 = unknown */
 	int64_t kubelet;	 /* strs id of system:node:NAME on node leases, 0 = none */
+	int64_t node_gone_us;	 /* node leases: the Node's last 2xx delete, no create since; 0 */
 	/* A strs id's text as a new string (the builder frees it), NULL when none. */
 	char *(*name)(int64_t id, void *ctx);
 	void *ctx;
@@ -141,7 +142,7 @@ struct queries_lease_feed {
 	struct lt_store *st;
 	int64_t update, patch, create, del, empty; /* strs ids; empty: "" */
 	int bodies;				   /* some event carried a Lease body */
-	struct lt_stmt *str, *cause, *duration;
+	struct lt_stmt *str, *cause, *duration, *node_gone;
 };
 
 /* Opens a feed on st (read-only use: st may be a second connection); 0 or LT_ERR_DB. */

@@ -88,6 +88,7 @@ struct queries_lease {
 	int64_t prev_transitions;    /* the last body's leaseTransitions, -1 = unknown */
 	int64_t prev_acquire;	     /* the last body's acquireTime, 0 = unknown */
 	int64_t conflicts_since;     /* 409s since the last renew */
+	int node_gone_said;	     /* NODE_GONE emitted: the lease lived on after its Node */
 	int auth_code;		     /* the HTTP status of the open AUTH_FAILURE run */
 	int released;		     /* the holder gave the lease up, no renew since */
 	int64_t release_us, release_event;
@@ -648,6 +649,33 @@ static void lc_on_auth(struct queries_lease *b, const struct queries_lease_event
 	b->r->sum.auth_failures++;
 }
 
+/*
+ * A node lease renewed or created after its Node was deleted for good (the
+ * feed found no create of the Node since): once, say that the Node never
+ * came back.  Kubelets of about 1.14-1.16 created their lease without an
+ * owner, and a lease without owner is no business of the garbage collector.
+ */
+static void lc_node_gone(struct queries_lease *b, const struct queries_lease_event *e,
+			 enum queries_lease_kind kind)
+{
+	struct queries_episode ep;
+	char at[40], msg[200];
+
+	if (kind != QUERIES_LEASE_NODE || b->p.node_gone_us == 0 || b->node_gone_said ||
+	    e->ts <= b->p.node_gone_us)
+		return;
+	ep = lc_start(LT_EP_NODE_GONE, e);
+	ep.start_us = b->p.node_gone_us;
+	lt_time_format(at, sizeof at, b->p.node_gone_us);
+	snprintf(msg, sizeof msg,
+		 "its Node was deleted at %s and never came back; the lease lives on (no owner "
+		 "the garbage collector follows)",
+		 at);
+	ep.note = lt_xstrdup(msg);
+	lc_emit(b, &ep);
+	b->node_gone_said = 1;
+}
+
 /* Feeds one event to the state machine. */
 static void lc_step(struct queries_lease *b, const struct queries_lease_event *e,
 		    enum queries_lease_kind kind)
@@ -663,6 +691,8 @@ static void lc_step(struct queries_lease *b, const struct queries_lease_event *e
 	/* a run of 401s (authentication) is not a run of 403s (authorization) */
 	if (cls != EV_AUTH || (b->in_auth && e->code != b->auth_code))
 		lc_close_run(b, &b->auth, &b->in_auth);
+	if (cls == EV_RENEW || cls == EV_CREATE)
+		lc_node_gone(b, e, kind);
 	switch (cls) {
 	case EV_RENEW:
 		lc_on_renew(b, e, kind);
@@ -706,6 +736,8 @@ static const char *lc_state(const struct queries_lease *b)
 		return "deleted";
 	if (b->in_notfound)
 		return "not-found";
+	if (b->node_gone_said)
+		return "node-gone"; /* renewing or re-created, but for a Node that is no more */
 	return recreated ? "re-created" : "renewing";
 }
 

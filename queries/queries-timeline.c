@@ -86,6 +86,7 @@ static void tl_dur(struct lt_buf *b, const char *before, int64_t us)
 static const char *const tl_actor_intro[LT_EP_COUNT] = {
     [LT_EP_NOT_FOUND] = "asked by ",
     [LT_EP_AUTH_FAILURE] = "denied ",
+    [LT_EP_NODE_GONE] = "renewed by ",
 };
 
 static void tl_detail_renewing(struct tl *t, struct lt_buf *b, const struct queries_episode *e)

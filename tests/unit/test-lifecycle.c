@@ -334,6 +334,16 @@ static const struct lease_case cases[] = {
 	     "up\n"
 	     "RENEWING 1.500..1.500 n=1 by=kcm-a\n"
 	     "= renewing renews=2 gaps=0 max_gap=0.500 gap=15.000 holder=kcm-a\n"},
+    /* issue 15 item 12: a lease without owner outlives its Node; nothing re-creates the Node */
+    {.name = "renewed after its Node was deleted for good: NODE_GONE once, state node-gone",
+     .p = {.kind = QUERIES_LEASE_NODE, .node_gone_us = MS(25000)},
+     .ev = {KUB(0, UPDATE, 200), KUB(10000, UPDATE, 200), KUB(20000, UPDATE, 200),
+	    KUB(30000, UPDATE, 200), KUB(40000, UPDATE, 200)},
+     .want = "NODE_GONE 25.000..30.000 n=1 by=system:node:n1 note=its Node was deleted at "
+	     "1970-01-01T00:00:25.000000Z and never came back; the lease lives on (no owner the "
+	     "garbage collector follows)\n"
+	     "RENEWING 0.000..40.000 n=5 med=10.000 max=10.000 by=system:node:n1\n"
+	     "= node-gone renews=5 gaps=0 max_gap=10.000 gap=40.000\n"},
     {.name = "a node lease's renewer never changes holder",
      .p = {.kind = QUERIES_LEASE_NODE},
      .ev = {LEAD(0, KCM_A, IP_A), LEAD(2000, KCM_B, IP_B)},

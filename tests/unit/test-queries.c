@@ -1888,6 +1888,43 @@ static void test_auth_401_hint(void **state)
 	drop(got);
 }
 
+/*
+ * A Node deleted while its lease lives on (no owner, so the garbage collector
+ * leaves it): the lease is node-gone, its timeline says the Node never came
+ * back.  A Node deleted and created again is not.
+ */
+static void test_node_gone_lease_lives_on(void **state)
+{
+	char dir[PATH_SIZE];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+	char *got;
+
+	(void)state;
+	renews(l, "n80", 0, 8, "n80-r");
+	node_ev(l, "delete", 200, ADMIN, ADMIN_IP, "n80", "n80-node-del", T0 + 32990 * MS,
+		T0 + 33 * SEC);
+	renews(l, "n81", 0, 8, "n81-r");
+	node_ev(l, "delete", 200, ADMIN, ADMIN_IP, "n81", "n81-node-del", T0 + 32990 * MS,
+		T0 + 33 * SEC);
+	node_ev(l, "create", 201, "system:node:n81", KUBELET_IP, "n81", "n81-create",
+		T0 + 35 * SEC - 5 * MS, T0 + 35 * SEC);
+	case_dir(dir, "node-gone");
+	st = store_of(dir, lines_text(l, 0, 1));
+	got = printed(st, NULL);
+	assert_non_null(strstr(got, "\nn80,node-gone,"));
+	assert_non_null(strstr(got, "\nn81,renewing,"));
+	drop(got);
+	got = printed(st, "n80");
+	assert_non_null(strstr(got,
+			       "\n2024-04-05T06:00:33.000000Z,2024-04-05T06:00:40.000000Z,audit,"
+			       "NODE_GONE,1,renewed by system:node:n80 from " KUBELET_IP
+			       ": its Node was deleted at 2024-04-05T06:00:33.000000Z and never "
+			       "came back; the lease lives on (no owner the garbage collector "
+			       "follows)\n"));
+	drop(got);
+}
+
 /* The printers: one typed result in each format (the goldens cover whole commands). */
 static char *typed_printed(enum lt_out_format fmt, const struct lt_col *cols, int ncols,
 			   const struct lt_cell *cells, size_t nrows)
@@ -2791,6 +2828,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_orphaned_single_404, teardown),
 	    cmocka_unit_test_teardown(test_leader_changes_from_logs, teardown),
 	    cmocka_unit_test_teardown(test_auth_401_hint, teardown),
+	    cmocka_unit_test_teardown(test_node_gone_lease_lives_on, teardown),
 	    cmocka_unit_test_teardown(test_row_sink, teardown),
 	    cmocka_unit_test(test_printers),
 	    cmocka_unit_test_teardown(test_health_nodes, teardown),
