@@ -668,7 +668,8 @@ static void lc_node_gone(struct queries_lease *b, const struct queries_lease_eve
 	ep.start_us = b->p.node_gone_us;
 	lt_time_format(at, sizeof at, b->p.node_gone_us);
 	snprintf(msg, sizeof msg,
-		 "its Node was deleted at %s and never came back; the lease lives on (no owner "
+		 "its Node was deleted at %s and not created again in these logs; the lease lives "
+		 "on (no owner "
 		 "the garbage collector follows)",
 		 at);
 	ep.note = lt_xstrdup(msg);

@@ -340,7 +340,8 @@ static const struct lease_case cases[] = {
      .ev = {KUB(0, UPDATE, 200), KUB(10000, UPDATE, 200), KUB(20000, UPDATE, 200),
 	    KUB(30000, UPDATE, 200), KUB(40000, UPDATE, 200)},
      .want = "NODE_GONE 25.000..30.000 n=1 by=system:node:n1 note=its Node was deleted at "
-	     "1970-01-01T00:00:25.000000Z and never came back; the lease lives on (no owner the "
+	     "1970-01-01T00:00:25.000000Z and not created again in these logs; the lease lives on "
+	     "(no owner the "
 	     "garbage collector follows)\n"
 	     "RENEWING 0.000..40.000 n=5 med=10.000 max=10.000 by=system:node:n1\n"
 	     "= node-gone renews=5 gaps=0 max_gap=10.000 gap=40.000\n"},

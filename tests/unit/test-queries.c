@@ -1919,9 +1919,9 @@ static void test_node_gone_lease_lives_on(void **state)
 	assert_non_null(strstr(got,
 			       "\n2024-04-05T06:00:33.000000Z,2024-04-05T06:00:40.000000Z,audit,"
 			       "NODE_GONE,1,renewed by system:node:n80 from " KUBELET_IP
-			       ": its Node was deleted at 2024-04-05T06:00:33.000000Z and never "
-			       "came back; the lease lives on (no owner the garbage collector "
-			       "follows)\n"));
+			       ": its Node was deleted at 2024-04-05T06:00:33.000000Z and not "
+			       "created again in these logs; the lease lives on (no owner the "
+			       "garbage collector follows)\n"));
 	drop(got);
 }
 
