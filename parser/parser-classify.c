@@ -27,8 +27,9 @@ static const struct lt_log_kind cls_rules[] = {
     /* kubelet: node lease controller (component-helpers/apimachinery/lease) */
     {"lease-update-fallback", "kubelet", "update with the last lease failed; ensuring it exists",
      "^failed to update lease using latest lease"},
+    /* not client-go leader election's 1.35+ "Failed to update lease" lock="NS/NAME" */
     {"lease-update-failed", "kubelet", "a lease renewal failed",
-     "^failed to update (?:node )?lease\\b"},
+     "^failed to update (?:node )?lease\\b(?!.*\\block=)"},
     {"lease-ensure-failed", "kubelet", "the lease could not be read or created",
      "^failed to ensure (?:node )?lease exists"},
     /* 1.14-1.20 printf: retryUpdateLease's error, then ", will retry after 10s" */
@@ -52,16 +53,19 @@ static const struct lt_log_kind cls_rules[] = {
      "^(?:error getting node\\b|node \"?(?<node>[^\\s\"]+)\"? not found)"},
     /* kubelet: node readiness (setters.go, kubelet.go syncLoop, runtime.go; docs/node-health.md).
      * The runtime-down and PLEG rules come before the generic sync line they also match. */
+    /* 1.10-1.19 printf "Recording NodeNotReady event message for node X"; 1.20+ structured
+     * "Recording event message for node" node="X" event="NodeNotReady" */
     {"node-not-ready", "kubelet", "the kubelet reports its node Ready=False",
-     "^(?:node became not ready\\b|recording nodenotready event message for node" CLS_NODE ")"},
+     "^(?:node became not ready\\b|recording nodenotready event message for node" CLS_NODE
+     "|recording event message for node\\b.*?\\bevent=\"?nodenotready\\b)"},
     {"pleg-unhealthy", "kubelet", "the pod lifecycle event generator is stuck",
      "^(?:skipping pod synchronization\\b.*?)?pleg is not healthy"},
     {"runtime-down", "kubelet", "the container runtime does not answer",
      "^(?:skipping pod synchronization\\b.*?container runtime is down|container runtime "
-     "(?:sanity check failed|is down)|status from runtime service failed)"},
+     "(?:sanity check failed|is down|not ready)|status from runtime service failed)"},
     {"cni-not-ready", "kubelet", "the network plugin (CNI) is not ready",
      "^(?:skipping pod synchronization\\b.*?)?(?:container runtime network not ready|network "
-     "plugin is not ready|cni config uninitialized)"},
+     "plugin is not ready|cni config uninitialized|unable to update cni config)"},
     {"kubelet-start", "any", "the kubelet (re)started",
      "^(?:started (?:kubernetes )?kubelet\\b|starting kubelet main sync loop)"},
     {"kubelet-stop", "any", "the kubelet stopped",
@@ -80,14 +84,18 @@ static const struct lt_log_kind cls_rules[] = {
      "^controller observed a node deletion" CLS_NODE},
     {"nlc-not-updated", "kube-controller-manager", "no heartbeat within the grace period",
      "^node (?:(?<node>[^\\s\"]+) )?hasn'?t been updated"},
-    /* printf (up to 1.2x): "Node X is NotReady as of TIME. Adding it to the Taint queue." */
+    /* printf (up to 1.2x): "Node X is NotReady as of TIME. Adding it to the Taint queue."; without
+     * taint-based evictions (to 1.17): "Node is NotReady. Adding Pods on Node X to eviction queue:
+     * ...", "Node is unresponsive. Adding Pods on Node X to eviction queues: ...", "Node X is
+     * ready again, cancelled pod eviction" */
     {"nlc-not-ready", "kube-controller-manager", "a NotReady node is queued for tainting",
-     "^node (?:(?<node>[^\\s\"]+) )?is notready(?: as of .*?)?\\. adding it to the taint queue"},
+     "^node (?:(?<node>[^\\s\"]+) )?is notready(?:(?: as of .*?)?\\. adding it to the taint queue|"
+     "\\. adding pods on node (?<node>[^\\s\"]+) to eviction queue)"},
     {"nlc-unresponsive", "kube-controller-manager", "an unresponsive node is queued for tainting",
-     "^node (?:(?<node>[^\\s\"]+) )?is unresponsive(?: as of .*?)?\\. adding it to the taint "
-     "queue"},
+     "^node (?:(?<node>[^\\s\"]+) )?is unresponsive(?:(?: as of .*?)?\\. adding it to the taint "
+     "queue|\\. adding pods on node (?<node>[^\\s\"]+) to eviction queue)"},
     {"nlc-healthy", "kube-controller-manager", "a node is healthy again; taints removed",
-     "^node (?:(?<node>[^\\s\"]+) )?is healthy again"},
+     "^node (?:(?<node>[^\\s\"]+) )?is (?:healthy again|ready again, cancelled pod eviction)"},
     /* printf: "Recording status change NodeNotReady event message for node X" */
     {"nlc-status-change", "kube-controller-manager", "a node status change (NodeNotReady...)",
      "^recording status change (?:\\S+ )?event message for node" CLS_NODE},
@@ -103,7 +111,8 @@ static const struct lt_log_kind cls_rules[] = {
     {"nlc-ready-now", "kube-controller-manager", "a node queued for tainting was ready again",
      "^node (?:(?<node>[^\\s\"]+) )?was in a taint queue, but it'?s ready now"},
     {"nlc-taint", "kube-controller-manager", "a taint was added to or removed from a node",
-     "^(?:adding|removing|failed to (?:add|remove)) (?:\\S+ )?taints?\\b"},
+     "^(?:adding|removing|failed to (?:add|remove)) (?:\\S+ )?taints?\\b|^failed to instantly "
+     "swap \\w+taint to \\w+taint"},
     /* taint_manager.go "NoExecuteTaintManager is deleting Pod: NS/NAME" (printf) or pod="NS/NAME";
      * 1.29+ taint_eviction.go "Deleting pod" controller="taint-eviction-controller" pod="NS/NAME"
      * (other controllers' "Deleting pod" lines name their own controller) */
@@ -119,19 +128,46 @@ static const struct lt_log_kind cls_rules[] = {
      * node X, utilization: ..." */
     {"ca-scale-down", "any", "the autoscaler removes a node",
      "^scale-down: removing (?:empty )?node \"?(?<node>[^\\s\",]+)"},
-    /* any component: client-go leader election */
+    /*
+     * any component: client-go leader election (tools/leaderelection/leaderelection.go).
+     * 1.10-1.19 "attempting to acquire leader lease  NS/NAME..." (two spaces), 1.20-1.34 one;
+     * 1.35+ structured, the lease in lock="NS/NAME" (read by cls_read_groups when the words
+     * do not name it).  1.2-era glog "sucessfully acquired lease".
+     */
     {"leader-acquiring", "any", "a candidate tries to take a leader lease",
-     "^attempting to acquire leader lease (?<lease>\\S+?)(?:\\.\\.\\.)?(?:\\s|$)"},
+     "^attempting to acquire leader lease(?:\\.\\.\\.)?"
+     "(?:\\s+(?!lock=)(?<lease>[^\\s\"]+?)(?:\\.\\.\\.)?(?=\\s|$))?"},
     {"leader-acquired", "any", "a candidate became the leader",
-     "^successfully acquired lease (?<lease>\\S+)"},
+     "^succ?essfully acquired lease(?:\\s+(?!lock=)(?<lease>[^\\s\"]+))?"},
     {"leader-renew-failed", "any", "the leader could not renew its lease",
-     "^failed to renew lease (?<lease>[^\\s:]+)"},
+     "^failed to renew lease(?:\\s+(?!lock=)(?<lease>[^\\s:\"]+))?"},
+    /* "error retrieving resource lock NS/NAME: ERR" (all), "Error retrieving lease lock" (1.35) */
+    {"leader-lock-error", "any", "a candidate or leader cannot read (or create) the lock",
+     "^error (?:retrieving (?:resource|lease) lock|initially creating (?:leader election "
+     "record|lease lock))(?:\\s+(?!\\w+=)(?<lease>[^\\s:\"]+))?"},
     {"leader-slow-path", "any", "an optimistic leader lease update failed",
-     "^failed to update lock optimi(?:s)?tically"}, /* client-go spells it "optimitically" */
-    {"leader-update-failed", "any", "a leader lease update failed", "^failed to update lock\\b"},
+     "^failed to update (?:lock|lease) optimi(?:s)?tically"}, /* 1.30-1.31 "optimitically" */
+    {"leader-update-failed", "any", "a leader lease update failed",
+     "^failed to update (?:lock\\b|lease\\b(?=.*\\block=))"},
+    /* 1.31+ "lock has expired: NS/NAME", 1.35 "Lease has expired" lock="NS/NAME" */
+    {"leader-expired", "any", "a candidate found the leader lease expired",
+     "^(?:lock|lease) has expired(?::?\\s+(?!lock=)(?<lease>[^\\s\"]+))?"},
     {"leader-lost", "any", "the leader lost its lease and exits",
      "^(?:leaderelection lost|leader ?election lost|stopped leading)"},
     {"leader-new", "any", "a new leader was observed", "^new leader elected\\b"},
+    /*
+     * The lock's LeaderElection event, "IDENTITY became leader" (resourcelock RecordEvent):
+     * printf "Event(v1.ObjectReference{Kind:"Lease", Namespace:"NS", Name:"NAME", ...}): type:
+     * 'Normal' reason: 'LeaderElection' ID became leader" (to 1.19, the lease's namespace and
+     * name apart), structured "Event occurred" object="NS/NAME" ... reason="LeaderElection"
+     * message="ID became leader" (1.20+), 1.2-era glog "ID became leader".  Not a "leader-"
+     * kind: it names its lease, and the process's lease memory keeps NS/NAME.
+     */
+    {"became-leader", "any", "the leader election event: an identity became leader",
+     "^(?:event\\(\\w+\\.objectreference\\{kind:\"(?<okind>\\w+)\", namespace:\"(?<ns>[^\"]*)\", "
+     "name:\"(?<name>[^\"]+)\".*?\\}\\): type: 'normal' reason: 'leaderelection' \\S+ became "
+     "leader|event occurred object=\"?(?<lease>[^\\s\"]+)\"?.*?\\breason=\"?leaderelection\"? "
+     "message=\"?(?:\\S+ )?became leader|[^\\s\"]+ became leader\\s*$)"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -188,14 +224,16 @@ void parser_classifier_free(struct parser_classifier *c)
 	free(c);
 }
 
-/* The value of ` node="X"` (or node=X) in a structured line's tail, absent if none. */
-static struct lt_str cls_node_field(const char *text, size_t len)
+/* The value of ` KEY"X"` (or KEY X) in a structured line's tail, absent if none; key ends in '='.
+ */
+static struct lt_str cls_field(const char *text, size_t len, const char *key)
 {
 	struct lt_str none = {NULL, 0};
 	const char *p = text, *end = text + len;
+	size_t klen = strlen(key);
 
-	while ((p = memmem(p, (size_t)(end - p), " node=", 6)) != NULL) {
-		const char *v = p + 6, *e;
+	while ((p = memmem(p, (size_t)(end - p), key, klen)) != NULL) {
+		const char *v = p + klen, *e;
 
 		if (v < end && *v == '"')
 			v++;
@@ -240,8 +278,12 @@ void parser_classify(struct parser_classifier *c, struct lt_log_line *line, cons
 			cls_read_groups(c, line, text);
 		}
 	}
+	/* 1.35+ leader election names its lease only in lock="NS/NAME" */
+	if (line->subject.ptr == NULL && line->kind != NULL &&
+	    strncmp(line->kind, "leader-", 7) == 0)
+		line->subject = cls_field(text, len, " lock=");
 	if (line->subject.ptr == NULL)
-		line->subject = cls_node_field(text, len);
+		line->subject = cls_field(text, len, " node=");
 	if (memmem(text, len, "not found", 9) != NULL && lt_regex_match(c->not_found, text, len)) {
 		struct lt_str node = lt_regex_group(c->not_found, text, "node");
 

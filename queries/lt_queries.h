@@ -45,6 +45,7 @@ enum lt_episode_kind {
 	LT_EP_NODE_STATUS_FAILED,
 	LT_EP_NODE_UPDATED,
 	LT_EP_NOT_READY, /* a NotReady window of the node (node health, lt_notready) */
+	LT_EP_NODE_GONE, /* a node lease lives on after its Node was deleted for good */
 	LT_EP_COUNT
 };
 

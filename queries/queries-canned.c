@@ -25,6 +25,7 @@ struct canned {
 	const char *name;
 	const char *summary;
 	const char *sql;
+	const char *const *parts; /* or the SQL in pieces, NULL-terminated */
 	struct lt_col cols[LT_MAX_COLS];
 };
 
@@ -40,6 +41,215 @@ struct canned {
 	" AND a.namespace_id IS NULL AND a.stage_us BETWEEN ?1 AND ?2"                             \
 	" AND a.verb_id = (SELECT id FROM strs WHERE s = '" verb "') AND a.superseded = 0)"
 #define CANNED_NODE_DELETES CANNED_NODE_EVENTS("delete")
+
+/*
+ * The last sign that node N was deleted at or before time T, not undone by a
+ * registration since: an audited 2xx delete of the Node, or a controller's line
+ * (the node lifecycle controller saw the deletion, the cloud or the autoscaler
+ * removed it, the garbage collector deleted its Lease, Node, CSINode...).
+ * NULL when none.
+ */
+#define ORPH_DELETED(n, t)                                                                         \
+	"(SELECT d.ts FROM (SELECT a.stage_us AS ts FROM audit AS a INDEXED BY audit_object"       \
+	" WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes') AND a.namespace_id IS "    \
+	"NULL"                                                                                     \
+	" AND a.name_id = " n " AND a.stage_us <= " t                                              \
+	" AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete') AND a.code BETWEEN 200 AND 299" \
+	" AND a.superseded = 0 UNION ALL SELECT c.ts_us FROM lines AS c INDEXED BY lines_subject"  \
+	" WHERE c.subject_id = " n " AND c.ts_us <= " t " AND (c.kind_id IN (SELECT id FROM strs"  \
+	" WHERE s IN ('nlc-node-deleted', 'cloud-node-deleted', 'ca-scale-down'))"                 \
+	" OR (c.kind_id = (SELECT id FROM strs WHERE s = 'gc-deleting') AND c.obj_kind_id IN"      \
+	" (SELECT id FROM strs WHERE s IN ('Lease', 'Node', 'CSINode', 'CNINode'))))) AS d"        \
+	" WHERE NOT EXISTS (SELECT 1 FROM audit AS a INDEXED BY audit_object"                      \
+	" WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes') AND a.namespace_id IS "    \
+	"NULL"                                                                                     \
+	" AND a.name_id = " n " AND a.stage_us > d.ts AND a.stage_us <= " t                        \
+	" AND a.verb_id = (SELECT id FROM strs WHERE s = 'create') AND a.code BETWEEN 200 AND 299" \
+	" AND a.superseded = 0) AND NOT EXISTS (SELECT 1 FROM lines AS r INDEXED BY lines_kind"    \
+	" WHERE r.kind_id = (SELECT id FROM strs WHERE s = 'register-success')"                    \
+	" AND r.node_id = " n " AND r.ts_us > d.ts AND r.ts_us <= " t ")"                          \
+	" ORDER BY d.ts DESC LIMIT 1)"
+
+/* A kubelet's start and registration lines: where a kubelet's story starts again. */
+#define ORPH_BOUNDARY                                                                              \
+	"(SELECT id FROM strs WHERE s IN ('kubelet-start', 'register-attempt', "                   \
+	"'register-success'))"
+
+/* Within this long after "Successfully registered node", "not found" is the cache lagging. */
+#define ORPH_CACHE_LAG "10000000"
+
+/*
+ * The kubelet log lines (node_id, ts) that say the kubelet outlived its Node.
+ * A not-found error counts when the kubelet had its Node and lost it:
+ *  - after its own "Successfully registered node", past the cache lag;
+ *  - before any start or registration line in the logs (the kubelet was
+ *    already running): when the Node's deletion is known before it, or when
+ *    the kubelet logs "Error updating node status" with not found there (it
+ *    updates its status only once registered, so it had registered);
+ * and never between a (re)start or a registration attempt and its success:
+ * those are the errors of a kubelet that has not registered yet (or cannot:
+ * Unauthorized, a bad certificate).
+ */
+#define ORPH_LOG_LINES                                                                             \
+	"SELECT u.node_id AS node_id, u.ts AS ts FROM (SELECT g.node_id AS node_id, g.ts_us AS "   \
+	"ts,"                                                                                      \
+	" (SELECT max(b.ts_us) FROM lines AS b INDEXED BY lines_node WHERE b.node_id = g.node_id"  \
+	" AND b.ts_us < g.ts_us AND b.kind_id IN " ORPH_BOUNDARY ") AS bts"                        \
+	" FROM lines AS g INDEXED BY lines_notable WHERE " LT_LINE_NOTABLE " AND g.not_found = 1"  \
+	" AND g.node_id IS NOT NULL AND g.component_id = (SELECT id FROM strs WHERE s = "          \
+	"'kubelet'))"                                                                              \
+	" AS u WHERE CASE WHEN u.bts IS NOT NULL THEN u.ts - u.bts > " ORPH_CACHE_LAG              \
+	" AND EXISTS (SELECT 1 FROM lines AS b INDEXED BY lines_node WHERE b.node_id = u.node_id"  \
+	" AND b.ts_us = u.bts AND b.kind_id = (SELECT id FROM strs WHERE s = 'register-success'))" \
+	" ELSE " ORPH_DELETED(                                                                     \
+	    "u.node_id",                                                                           \
+	    "u.ts") " IS NOT NULL OR EXISTS (SELECT 1 FROM lines"                                  \
+		    " AS s INDEXED BY lines_node WHERE s.node_id = u.node_id AND s.not_found = 1"  \
+		    " AND s.kind_id = (SELECT id FROM strs WHERE s = 'node-status-error')"         \
+		    " AND s.ts_us < coalesce((SELECT min(b.ts_us) FROM lines AS b INDEXED BY "     \
+		    "lines_node"                                                                   \
+		    " WHERE b.node_id = u.node_id AND b.kind_id IN " ORPH_BOUNDARY                 \
+		    "), 9223372036854775807))"                                                     \
+		    " END"
+
+/* orphaned-kubelets' SQL, in pieces (a C string literal stays under 4095 bytes) */
+static const char *const canned_orphaned_sql[] = {
+    /* audit: the node lease's 404 runs that its own kubelet is part of */
+    "WITH aud AS (SELECT e.name AS node, e.start_us AS first, e.end_us AS last,"
+    " e.count AS n, e.user AS kubelet, e.source_ip AS ip,"
+    /* back: the lease created again, the Node created, or the kubelet registered */
+    " (SELECT min(b) FROM (SELECT min(r.start_us) AS b FROM lt_episodes AS r"
+    "  WHERE r.lease_id = e.lease_id AND r.kind IN ('RE-CREATED', 'CREATED')"
+    "  AND r.start_us >= e.end_us UNION ALL SELECT min(c.stage_us) FROM audit AS c"
+    "  INDEXED BY audit_object WHERE c.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
+    "  AND c.namespace_id IS NULL AND c.name_id = l.name_id AND c.stage_us >= e.end_us"
+    "  AND c.verb_id = (SELECT id FROM strs WHERE s = 'create') AND c.code BETWEEN 200 AND"
+    "  299 AND c.superseded = 0 UNION ALL SELECT min(g.ts_us) FROM lines AS g"
+    "  INDEXED BY lines_kind WHERE g.kind_id = (SELECT id FROM strs WHERE s ="
+    "  'register-success') AND g.node_id = l.name_id AND g.ts_us >= e.end_us)) AS back,"
+    " CASE WHEN l.state = 'orphaned' AND e.end_us = (SELECT max(x.end_us)"
+    "  FROM lt_episodes AS x WHERE x.lease_id = e.lease_id) THEN 'yes' ELSE 'no' END AS still,"
+    " 'audit' || CASE WHEN EXISTS (SELECT 1 FROM lines INDEXED BY lines_notable"
+    "  WHERE node_id = l.name_id AND " LT_LINE_NOTABLE " AND not_found = 1"
+    "  AND ts_us BETWEEN e.start_us - 60000000 AND e.end_us + 60000000)"
+    "  THEN ', kubelet log' ELSE '' END AS evidence,"
+    " ",
+    ORPH_DELETED(
+	"l.name_id",
+	"e.start_us") " AS deleted"
+		      " FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
+		      " WHERE e.kind = 'NOT_FOUND' AND e.lease_kind = 'node'"
+		      /* the node's own kubelet asked in the run: an admin's kubectl get is no
+			 orphan */
+		      " AND EXISTS (SELECT 1 FROM audit AS k INDEXED BY audit_object"
+		      "  WHERE k.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
+		      "  AND k.namespace_id = l.namespace_id AND k.name_id = l.name_id"
+		      "  AND k.stage_us BETWEEN e.start_us AND e.end_us AND k.code = 404"
+		      "  AND k.user_id = (SELECT id FROM strs WHERE s = 'system:node:' || "
+		      "e.name))),"
+		      /* orphaned: its node was deleted before the run (one 404 is enough), or the
+		       * run lasts longer than the gap threshold (a kubelet that cannot re-create
+		       * its lease) */
+		      " ao AS (SELECT a.* FROM aud AS a JOIN lt_leases AS l ON l.kind = 'node'"
+		      "  AND l.name_id = (SELECT id FROM strs WHERE s = a.node)"
+		      "  WHERE a.deleted IS NOT NULL OR a.last - a.first > l.gap_us),",
+    /* with no audit log at hand: the kubelet's own not-found errors (ORPH_LOG_LINES) */
+    " lg AS (SELECT t.node_id AS node_id, t.first AS first, t.last AS last, t.n AS n,"
+    " (SELECT min(r.ts_us) FROM lines AS r INDEXED BY lines_kind WHERE r.kind_id ="
+    "  (SELECT id FROM strs WHERE s = 'register-success') AND r.node_id = t.node_id"
+    "  AND r.ts_us > t.last) AS back FROM (SELECT q.node_id AS node_id, min(q.ts) AS first,"
+    " max(q.ts) AS last, count(*) AS n FROM (" ORPH_LOG_LINES ") AS q GROUP BY q.node_id) AS t)",
+    " SELECT node, first, last, n, kubelet, ip, back, still, evidence, deleted FROM ao"
+    " WHERE first <= ?2 AND last >= ?1"
+    " UNION ALL SELECT (SELECT s FROM strs WHERE id = g.node_id), g.first, g.last, g.n, NULL,"
+    " NULL, g.back, CASE WHEN g.back IS NULL AND NOT EXISTS (SELECT 1 FROM lines AS z"
+    "  INDEXED BY lines_kind WHERE z.kind_id IN (SELECT id FROM strs WHERE s IN"
+    "  ('kubelet-stop', 'kubelet-start')) AND z.node_id = g.node_id AND z.ts_us > g.last)"
+    /* a kubelet of another pid logs later: it was restarted */
+    "  AND NOT EXISTS (SELECT 1 FROM lines AS z INDEXED BY lines_node WHERE z.node_id ="
+    "  g.node_id AND z.ts_us > g.last AND z.component_id = (SELECT id FROM strs WHERE s ="
+    "  'kubelet') AND z.pid IS NOT (SELECT y.pid FROM lines AS y INDEXED BY lines_node"
+    "  WHERE y.node_id = g.node_id AND y.ts_us = g.last AND y.not_found = 1 LIMIT 1))"
+    "  THEN 'yes' ELSE 'no' END, 'kubelet log', " ORPH_DELETED(
+	"g.node_id",
+	"g.first") " FROM lg AS g WHERE g.first <= ?2 AND g.last >= ?1"
+		   " AND g.node_id NOT IN (SELECT id FROM strs WHERE s IN (SELECT node FROM ao))"
+		   " ORDER BY 2",
+    NULL,
+};
+
+/* The lease a leader-election line names: "NS/NAME", or NAME with its namespace apart. */
+#define LEADER_NS(g)                                                                               \
+	"CASE WHEN instr(" g ".lease, '/') > 0 THEN substr(" g ".lease, 1, instr(" g               \
+	".lease, '/')"                                                                             \
+	" - 1) ELSE coalesce(" g ".ns, '') END"
+#define LEADER_NAME(g) "substr(" g ".lease, instr(" g ".lease, '/') + 1)"
+
+/*
+ * leader-changes' SQL, in pieces.  The audit's HOLDER_CHANGE episodes, then
+ * the components' own lines where the audit has none within LEADER_NEAR:
+ * "successfully acquired lease" (the new holder: the identity its
+ * LeaderElection event names, else the host that logged it; the old one:
+ * the lease's previous acquirer) and "leaderelection lost" or "failed to
+ * renew lease" (the holder gives it up).
+ */
+#define LEADER_NEAR "30000000"
+static const char *const canned_leader_sql[] = {
+    "WITH lg AS (SELECT g.id AS id, g.ts_us AS ts, g.source_id AS source_id, g.pid AS pid,"
+    " g.host_id AS host_id,"
+    " (SELECT s FROM strs WHERE id = g.subject_id) AS lease,"
+    " (SELECT s FROM strs WHERE id = g.obj_namespace_id) AS ns,"
+    " (SELECT s FROM strs WHERE id = g.kind_id) AS kind,"
+    " coalesce((SELECT s FROM strs WHERE id = g.component_id), 'component') AS comp,"
+    " coalesce((SELECT s FROM strs WHERE id = g.host_id), (SELECT s FROM strs WHERE id ="
+    "  g.node_id), (SELECT replace(path, rtrim(path, replace(path, '/', '')), '')"
+    "  FROM sources WHERE id = g.source_id)) AS who"
+    " FROM lines AS g INDEXED BY lines_kind WHERE g.kind_id IN (SELECT id FROM strs WHERE s IN"
+    " ('leader-acquired', 'leader-lost', 'leader-renew-failed')) AND g.subject_id IS NOT NULL"
+    /* a lost lease is said twice (renew failed, then lost): keep one */
+    " AND NOT (g.kind_id = (SELECT id FROM strs WHERE s = 'leader-renew-failed') AND EXISTS"
+    "  (SELECT 1 FROM lines AS x INDEXED BY lines_kind WHERE x.kind_id = (SELECT id FROM strs"
+    "  WHERE s = 'leader-lost') AND x.source_id = g.source_id AND x.ts_us BETWEEN g.ts_us"
+    "  AND g.ts_us + 10000000))),",
+    /* the identity the LeaderElection event of the same log names, just after */
+    " acq AS (SELECT a.*, coalesce(nullif((SELECT CASE WHEN instr(x.m, 'LeaderElection'' ') > 0"
+    "  THEN substr(x.m, instr(x.m, 'LeaderElection'' ') + 16) ELSE x.m END FROM (SELECT"
+    "  substr(y.m0, 1, instr(y.m0, ' became leader') - 1) AS m FROM (SELECT coalesce(CASE WHEN"
+    "  json_valid(b.fields) THEN json_extract(b.fields, '$.message') END, b.message) AS m0"
+    "  FROM lines AS b INDEXED BY lines_kind WHERE b.kind_id = (SELECT id FROM strs WHERE s ="
+    "  'became-leader') AND b.source_id = a.source_id AND b.pid IS a.pid AND b.host_id IS"
+    "  a.host_id AND b.ts_us BETWEEN a.ts - 1000000 AND"
+    "  a.ts + 5000000 ORDER BY b.ts_us LIMIT 1) AS y) AS x), ''), a.who) AS holder"
+    "  FROM lg AS a WHERE a.kind = 'leader-acquired'),"
+    " rows AS (SELECT " LEADER_NS("c") " AS ns, " LEADER_NAME(
+	"c") " AS name, c.ts AS ts,"
+	     " lag(c.holder) OVER (PARTITION BY c.lease ORDER BY c.ts, c.id) AS old, c.holder AS "
+	     "new,"
+	     " c.comp || ' log: successfully acquired lease' AS evidence FROM acq AS c"
+	     " UNION ALL SELECT " LEADER_NS("d") ", " LEADER_NAME(
+		 "d") ", d.ts, d.who, NULL,"
+		      " d.comp || ' log: ' || CASE d.kind WHEN 'leader-lost' THEN 'leaderelection "
+		      "lost'"
+		      "  ELSE 'failed to renew lease' END FROM lg AS d WHERE d.kind <> "
+		      "'leader-acquired')",
+    " SELECT e.namespace, e.name, e.start_us, e.old_holder, e.new_holder,"
+    " CASE e.inferred WHEN 1 THEN 'inferred (renewer source IP)'"
+    "  WHEN 2 THEN 'lease body (leaseTransitions/acquireTime: a change inside a gap)'"
+    "  WHEN 3 THEN 'inferred (renewed again after the lease expired)' ELSE 'lease body' END"
+    " || coalesce((SELECT ', ' || r.evidence FROM rows AS r WHERE r.ns = e.namespace"
+    "  AND r.name = e.name AND r.new IS NOT NULL AND abs(r.ts - e.start_us) <= " LEADER_NEAR
+    "  LIMIT 1), ''),"
+    " l.conflicts FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
+    " WHERE e.kind = 'HOLDER_CHANGE'" CANNED_RANGE
+    " UNION ALL SELECT r.ns, r.name, r.ts, r.old, r.new, r.evidence,"
+    " (SELECT y.conflicts FROM lt_leases AS y WHERE y.namespace_id = (SELECT id FROM strs"
+    "  WHERE s = r.ns) AND y.name_id = (SELECT id FROM strs WHERE s = r.name))"
+    " FROM rows AS r WHERE r.ts BETWEEN ?1 AND ?2 AND NOT EXISTS (SELECT 1 FROM episodes AS e"
+    "  WHERE e.kind = 'HOLDER_CHANGE' AND e.namespace = r.ns AND e.name = r.name"
+    "  AND abs(e.start_us - r.ts) <= " LEADER_NEAR ")"
+    " ORDER BY 3",
+    NULL,
+};
 
 static const struct canned canned_queries[] = {
     {.name = "renew-gaps",
@@ -58,45 +268,13 @@ static const struct canned canned_queries[] = {
 	      COL("last_renew", TIME), COL("next_renew", TIME), COL("gap", DURATION),
 	      COL("threshold", DURATION), COL("renewer", TEXT)}},
     {.name = "orphaned-kubelets",
-     .summary = "kubelets still asking for their lease after their node was deleted (404 runs)",
-     .sql =
-	 "SELECT e.name, e.start_us, e.end_us, e.count, e.user, e.source_ip,"
-	 " (SELECT min(r.start_us) FROM lt_episodes AS r WHERE r.lease_id = e.lease_id"
-	 "  AND r.kind = 'RE-CREATED' AND r.start_us >= e.end_us),"
-	 " CASE WHEN l.state = 'orphaned' AND e.end_us = (SELECT max(x.end_us)"
-	 "  FROM lt_episodes AS x WHERE x.lease_id = e.lease_id) THEN 'yes' ELSE 'no' END,"
-	 " 'audit' || CASE WHEN EXISTS (SELECT 1 FROM lines INDEXED BY lines_notable"
-	 "  WHERE node_id = l.name_id AND " LT_LINE_NOTABLE " AND not_found = 1"
-	 "  AND ts_us BETWEEN e.start_us - 60000000 AND e.end_us + 60000000)"
-	 "  THEN ', kubelet log' ELSE '' END"
-	 " FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
-	 " WHERE e.kind = 'NOT_FOUND' AND e.lease_kind = 'node' AND e.end_us - e.start_us > "
-	 "l.gap_us" CANNED_RANGE
-	 /* the node's own kubelet asked in the run: an admin's kubectl get is no orphan */
-	 " AND EXISTS (SELECT 1 FROM audit AS k INDEXED BY audit_object"
-	 "  WHERE k.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
-	 "  AND k.namespace_id = l.namespace_id AND k.name_id = l.name_id"
-	 "  AND k.stage_us BETWEEN e.start_us AND e.end_us AND k.code = 404"
-	 "  AND k.user_id = (SELECT id FROM strs WHERE s = 'system:node:' || e.name))"
-	 /* with no audit log at hand: the kubelet's own "node ... not found" errors */
-	 " UNION ALL SELECT (SELECT s FROM strs WHERE id = t.node_id), t.first, t.last, t.n, NULL,"
-	 " NULL, t.back, CASE WHEN t.back IS NULL THEN 'yes' ELSE 'no' END, 'kubelet log'"
-	 " FROM (SELECT u.*, (SELECT min(r.ts_us) FROM lines AS r INDEXED BY lines_kind"
-	 "  WHERE r.kind_id = (SELECT id FROM strs WHERE s = 'register-success')"
-	 "  AND r.node_id = u.node_id AND r.ts_us > u.last) AS back FROM (SELECT g.node_id AS"
-	 " node_id, min(g.ts_us) AS first, max(g.ts_us) AS last, count(*) AS n"
-	 " FROM lines AS g INDEXED BY lines_notable"
-	 " WHERE " LT_LINE_NOTABLE " AND g.not_found = 1 AND g.node_id IS NOT NULL"
-	 " AND g.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
-	 " AND NOT EXISTS (SELECT 1 FROM lt_leases AS y"
-	 "  JOIN lt_episodes AS x ON x.lease_id = y.id WHERE y.kind = 'node'"
-	 "  AND y.name_id = g.node_id AND x.kind = 'NOT_FOUND')"
-	 /* the node's whole run of errors, kept when it overlaps the window */
-	 " GROUP BY g.node_id HAVING min(g.ts_us) <= ?2 AND max(g.ts_us) >= ?1) AS u) AS t"
-	 " ORDER BY 2",
+     .summary = "kubelets still asking for their node or lease after the node was deleted"
+		" (404 runs in audit, not-found errors in the kubelet's log)",
+     .parts = canned_orphaned_sql,
      .cols = {COL("node", TEXT), COL("first_404", TIME), COL("last_404", TIME),
 	      COL("requests", INT), COL("kubelet_user", TEXT), COL("source_ip", TEXT),
-	      COL("re_registered", TIME), COL("still_orphaned", TEXT), COL("evidence", TEXT)}},
+	      COL("re_registered", TIME), COL("still_orphaned", TEXT), COL("evidence", TEXT),
+	      COL("node_deleted", TIME)}},
     {.name = "who-deleted",
      .summary = "every delete of a lease or a node: actor, groups, source IP, user agent",
      .sql =
@@ -149,20 +327,26 @@ static const struct canned canned_queries[] = {
 	      COL("gone_code", INT), COL("gone_user", TEXT)}},
     {.name = "auth-failures",
      .summary = "runs of 401/403 on leases, with the reason and what to check",
-     .sql = "SELECT e.namespace, e.name, e.start_us, e.end_us, e.count, e.user, e.groups, e.note,"
-	    " 'check the ClusterRoles and (Cluster)RoleBindings of ' || coalesce(e.user, '?')"
-	    " || ': kubectl auth can-i update leases -n ' || e.namespace || ' --as ' ||"
-	    " coalesce(e.user, '?') FROM episodes AS e WHERE e.kind = 'AUTH_FAILURE'" CANNED_RANGE
-	    " ORDER BY e.start_us",
+     /* 401 is authentication (who is asking), 403 authorization (RBAC, the node authorizer) */
+     .sql =
+	 "SELECT e.namespace, e.name, e.start_us, e.end_us, e.count, e.user, e.groups, e.note,"
+	 " CASE WHEN (SELECT code FROM audit WHERE id = e.first_event) = 401 THEN"
+	 " '401 is authentication, not RBAC: the apiserver did not accept the credentials of '"
+	 " || coalesce(e.user, 'the client') || ' (an expired or rotated client certificate, a"
+	 " revoked or expired token, another CA); check the kubelet''s"
+	 " /var/lib/kubelet/pki/kubelet-client-current.pem (openssl x509 -enddate) or the"
+	 " token, and the apiserver''s authenticator log' ELSE"
+	 " 'check the ClusterRoles and (Cluster)RoleBindings of ' || coalesce(e.user, '?')"
+	 " || ': kubectl auth can-i update leases -n ' || e.namespace || ' --as ' ||"
+	 " coalesce(e.user, '?') END FROM episodes AS e WHERE e.kind = 'AUTH_FAILURE'" CANNED_RANGE
+	 " ORDER BY e.start_us",
      .cols = {COL("namespace", TEXT), COL("lease", TEXT), COL("first", TIME), COL("last", TIME),
 	      COL("requests", INT), COL("user", TEXT), COL("groups", TEXT), COL("reason", TEXT),
 	      COL("hint", TEXT)}},
     {.name = "leader-changes",
-     .summary = "leader-election and identity lease holder changes (inferred at Metadata level)",
-     .sql = "SELECT e.namespace, e.name, e.start_us, e.old_holder, e.new_holder,"
-	    " CASE e.inferred WHEN 1 THEN 'inferred (renewer source IP)' ELSE 'lease body' END,"
-	    " l.conflicts FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
-	    " WHERE e.kind = 'HOLDER_CHANGE'" CANNED_RANGE " ORDER BY e.start_us",
+     .summary = "leader-election and identity lease holder changes: from Lease bodies, inferred"
+		" at Metadata level, or from the components' own leader election lines",
+     .parts = canned_leader_sql,
      .cols = {COL("namespace", TEXT), COL("lease", TEXT), COL("ts", TIME), COL("old_holder", TEXT),
 	      COL("new_holder", TEXT), COL("evidence", TEXT), COL("lease_conflicts", INT)}},
     {.name = "apiserver-identity",
@@ -191,10 +375,15 @@ static const struct canned canned_queries[] = {
      .summary = "node objects created (kubelet registrations and re-registrations)",
      /* a restarted kubelet's create gets 409 when its Node exists; it takes that Node over */
      .sql = "SELECT v.ts_us, v.name, v.code, CASE WHEN v.code BETWEEN 200 AND 299 THEN 'registered'"
-	    " WHEN v.code = 409 AND v.user = 'system:node:' || v.name"
-	    " THEN 'registered (node already existed)' ELSE 'failed' END,"
-	    " v.user, v.source_ip, v.user_agent, v.id" CANNED_NODE_EVENTS(
-		"create") " ORDER BY v.ts_us",
+	    " WHEN v.code = 409 AND v.user = 'system:node:' || v.name THEN (SELECT CASE"
+	    "  WHEN r IS NULL THEN 'node already existed (409); not confirmed: no follow-up read"
+	    " or registration line seen' WHEN r BETWEEN 0 AND 299 THEN 'registered (node already"
+	    " existed)' ELSE 'failed: node already existed (409), its follow-up read got ' || r"
+	    "  END FROM (SELECT " QUERIES_FOLLOWUP_READ(
+		"a") " AS r FROM audit AS a"
+		     "  WHERE a.id = v.id)) ELSE 'failed' END,"
+		     " v.user, v.source_ip, v.user_agent, v.id" CANNED_NODE_EVENTS(
+			 "create") " ORDER BY v.ts_us",
      .cols = {COL("ts", TIME), COL("node", TEXT), COL("code", INT), COL("result", TEXT),
 	      COL("user", TEXT), COL("source_ip", TEXT), COL("user_agent", TEXT),
 	      COL("event", ID)}},
@@ -264,6 +453,23 @@ static int canned_ncols(const struct canned *c)
 	return n;
 }
 
+/* Runs c with its bounds, its SQL joined first when it comes in pieces. */
+static int canned_run(struct lt_store *st, const struct canned *c, const int64_t *binds,
+		      const struct lt_row_sink *out, struct lt_error *err)
+{
+	struct lt_buf sql;
+	int rc;
+
+	if (c->parts == NULL)
+		return lt_run_rows(st, c->sql, c->cols, canned_ncols(c), binds, 3, out, err);
+	lt_buf_init(&sql);
+	for (const char *const *p = c->parts; *p; p++)
+		lt_buf_append(&sql, *p, strlen(*p));
+	rc = lt_run_rows(st, sql.ptr, c->cols, canned_ncols(c), binds, 3, out, err);
+	lt_buf_release(&sql);
+	return rc;
+}
+
 int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query_opts *o,
 		    const struct lt_row_sink *out, struct lt_error *err)
 {
@@ -278,8 +484,7 @@ int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query
 
 	for (const struct canned *c = canned_queries; c->name; c++)
 		if (strcmp(c->name, name) == 0)
-			return lt_run_rows(st, c->sql, c->cols, canned_ncols(c), binds, 3, out,
-					   err);
+			return canned_run(st, c, binds, out, err);
 	return lt_error_set(err, LT_ERR_NOTFOUND,
 			    "no canned query '%s' (`leasetrail query --list` names them)", name);
 }

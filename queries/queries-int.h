@@ -26,7 +26,15 @@ struct queries_episode {
 	int64_t first_event, last_event, cause; /* audit ids, 0 = none */
 	int64_t median_us, max_us;		/* -1 = not applicable */
 	char *old_holder, *new_holder, *note;	/* owned, may be NULL */
-	int inferred;
+	int inferred;				/* enum queries_holder_evidence */
+};
+
+/* How a HOLDER_CHANGE was told (episodes.inferred). */
+enum queries_holder_evidence {
+	QUERIES_HOLDER_BODY = 0,    /* the Lease bodies' holderIdentity */
+	QUERIES_HOLDER_RENEWER = 1, /* Metadata level: a new renewer's source IP or user agent */
+	QUERIES_HOLDER_TRANSITIONS = 2, /* leaseTransitions / acquireTime: a change inside a gap */
+	QUERIES_HOLDER_EXPIRY = 3,	/* Metadata level: renewed again after the lease expired */
 };
 
 /* A lease's summary, for lt_leases and `nodes`. */
@@ -63,6 +71,8 @@ struct queries_lease_event {
 	int64_t note;			 /* strs id of the status message or authz reason */
 	int64_t holder;			 /* strs id of the body's holderIdentity, 0 = unknown */
 	int released;			 /* the body's holderIdentity is "" (a release) */
+	int64_t acquire_us;		 /* the body's acquireTime, 0 = unknown */
+	int64_t transitions;		 /* the body's leaseTransitions, -1 = unknown */
 	const struct queries_lease_cause *cause; /* a 2xx delete of a node lease; may be NULL */
 };
 
@@ -72,6 +82,7 @@ struct queries_lease_params {
 	int64_t gap_us, slow_us; /* 0: the defaults (the duration, else 40 s / 15 s; 1 s) */
 	int64_t duration_s;	 /* the newest leaseDurationSeconds of a body, -1 = unknown */
 	int64_t kubelet;	 /* strs id of system:node:NAME on node leases, 0 = none */
+	int64_t node_gone_us;	 /* node leases: the Node's last 2xx delete, no create since; 0 */
 	/* A strs id's text as a new string (the builder frees it), NULL when none. */
 	char *(*name)(int64_t id, void *ctx);
 	void *ctx;
@@ -102,17 +113,36 @@ enum queries_lease_kind queries_lease_kind_of(const char *ns, const char *name);
 /* ---- the lease lifecycle: its feed (queries-lease-feed.c) ------------------- */
 
 /* The columns the feed reads from each request (table audit AS a), in its order. */
+/*
+ * After a kubelet's create of its Node answered 409 AlreadyExists, the
+ * kubelet reads the existing Node and takes it over only if that works
+ * (kubelet tryRegisterWithAPIServer): the code of its next get, update or
+ * patch of the Node within 10 s (a audit alias of the 409), 0 when only its
+ * log says "Successfully registered node", NULL when nothing tells.
+ */
+#define QUERIES_FOLLOWUP_READ(a)                                                                   \
+	"coalesce((SELECT f.code FROM audit AS f INDEXED BY audit_object"                          \
+	" WHERE f.resource_id = " a ".resource_id AND f.namespace_id IS NULL"                      \
+	" AND f.name_id = " a ".name_id AND f.user_id = " a ".user_id"                             \
+	" AND f.stage_us > " a ".stage_us AND f.stage_us <= " a ".stage_us + 10000000"             \
+	" AND f.verb_id IN (SELECT id FROM strs WHERE s IN ('get', 'update', 'patch'))"            \
+	" AND f.superseded = 0 ORDER BY f.stage_us LIMIT 1), CASE WHEN EXISTS (SELECT 1"           \
+	" FROM lines AS g INDEXED BY lines_kind WHERE g.kind_id = (SELECT id FROM strs"            \
+	" WHERE s = 'register-success') AND g.node_id = " a ".name_id AND g.ts_us BETWEEN " a      \
+	".stage_us - 1000000 AND " a ".stage_us + 10000000) THEN 0 END)"
+
 #define QUERIES_LEASE_COLUMNS                                                                      \
 	"a.id, a.stage_us, a.stage_us - a.received_us, a.verb_id, a.code, a.user_id, a.groups_id," \
 	" a.source_ip_id, a.user_agent_id, a.lease_holder_id,"                                     \
-	" coalesce(a.message_id, a.authz_reason_id)"
+	" coalesce(a.message_id, a.authz_reason_id), coalesce(a.lease_acquire_us, 0),"             \
+	" coalesce(a.lease_transitions, -1)"
 
 /* What the feed looks up once per store, and the statements it reuses. */
 struct queries_lease_feed {
 	struct lt_store *st;
 	int64_t update, patch, create, del, empty; /* strs ids; empty: "" */
 	int bodies;				   /* some event carried a Lease body */
-	struct lt_stmt *str, *cause, *duration;
+	struct lt_stmt *str, *cause, *duration, *node_gone;
 };
 
 /* Opens a feed on st (read-only use: st may be a second connection); 0 or LT_ERR_DB. */

@@ -93,6 +93,12 @@ static const struct lt_episode_kind_info episode_kinds[LT_EP_COUNT] = {
 			 .strip = LT_STRIP_NOT_READY,
 			 .tone = LT_TONE_NOT_READY,
 			 .flags = LT_EPF_NODE_OBJECT},
+    [LT_EP_NODE_GONE] = {.name = "NODE_GONE",
+			 .meaning =
+			     "the lease lives on though its Node was deleted and not created "
+			     "again (a lease without owner the garbage collector leaves alone)",
+			 .tone = LT_TONE_DELETED,
+			 .flags = LT_EPF_ANOMALY},
 };
 
 const struct lt_episode_kind_info *lt_episode_kind_info(enum lt_episode_kind k)

@@ -35,6 +35,8 @@ enum feed_col {
 	FC_AGENT,
 	FC_HOLDER,
 	FC_NOTE,
+	FC_ACQUIRE,
+	FC_TRANSITIONS,
 };
 
 enum feed_ids_col { FI_UPDATE, FI_PATCH, FI_CREATE, FI_DELETE, FI_BODIES, FI_EMPTY };
@@ -56,6 +58,17 @@ static const char feed_cause_sql[] =
     " AND a.stage_us BETWEEN ?2 - ?3 AND ?2 + ?4"
     " AND coalesce(a.received_us, a.stage_us) <= ?2 + ?5"
     " ORDER BY a.stage_us DESC LIMIT 1";
+
+/* The Node ?1's last 2xx delete, when no 2xx create of it followed. */
+static const char feed_node_gone_sql[] =
+    "SELECT d.stage_us FROM audit AS d INDEXED BY audit_object"
+    " WHERE d.resource_id = (SELECT id FROM strs WHERE s = 'nodes') AND d.namespace_id IS NULL"
+    " AND d.name_id = ?1 AND d.verb_id = (SELECT id FROM strs WHERE s = 'delete')"
+    " AND d.code BETWEEN 200 AND 299 AND d.superseded = 0 AND NOT EXISTS (SELECT 1"
+    " FROM audit AS c INDEXED BY audit_object WHERE c.resource_id = d.resource_id"
+    " AND c.namespace_id IS NULL AND c.name_id = ?1 AND c.stage_us > d.stage_us"
+    " AND c.verb_id = (SELECT id FROM strs WHERE s = 'create') AND c.code BETWEEN 200 AND 299"
+    " AND c.superseded = 0) ORDER BY d.stage_us DESC LIMIT 1";
 
 /* The newest leaseDurationSeconds a Lease body of lease (?1, ?2) carried. */
 static const char feed_duration_sql[] =
@@ -136,6 +149,8 @@ int queries_lease_feed_open(struct queries_lease_feed *f, struct lt_store *st, s
 	if ((rc = lt_store_prepare(st, &f->str, "SELECT s FROM strs WHERE id = ?1", err)) == 0 &&
 	    (rc = lt_store_prepare(st, &f->cause, feed_cause_sql, err)) == 0)
 		rc = lt_store_prepare(st, &f->duration, feed_duration_sql, err);
+	if (rc == 0)
+		rc = lt_store_prepare(st, &f->node_gone, feed_node_gone_sql, err);
 	if (rc != 0)
 		queries_lease_feed_close(f);
 	return rc;
@@ -146,7 +161,8 @@ void queries_lease_feed_close(struct queries_lease_feed *f)
 	lt_stmt_free(f->str);
 	lt_stmt_free(f->cause);
 	lt_stmt_free(f->duration);
-	f->str = f->cause = f->duration = NULL;
+	lt_stmt_free(f->node_gone);
+	f->str = f->cause = f->duration = f->node_gone = NULL;
 }
 
 /* The newest leaseDurationSeconds a Lease body of this lease carried, or -1. */
@@ -178,8 +194,14 @@ struct queries_lease *queries_lease_feed_begin(struct queries_lease_feed *f, int
 	    .ctx = f,
 	};
 
-	if (p.kind == QUERIES_LEASE_NODE)
+	if (p.kind == QUERIES_LEASE_NODE) {
 		p.kubelet = queries_kubelet_id(f->st, name ? name : "");
+		lt_stmt_reset(f->node_gone);
+		lt_stmt_bind_int(f->node_gone, 1, name_id);
+		if (lt_stmt_step(f->node_gone, NULL) == 1)
+			p.node_gone_us = lt_stmt_int(f->node_gone, 0);
+		lt_stmt_reset(f->node_gone);
+	}
 	free(ns);
 	free(name);
 	return queries_lease_new(&p, out);
@@ -213,6 +235,8 @@ void queries_lease_feed_row(struct queries_lease_feed *f, struct queries_lease *
 	    .agent = lt_stmt_int(q, col + FC_AGENT),
 	    .holder = lt_stmt_int(q, col + FC_HOLDER),
 	    .note = lt_stmt_int(q, col + FC_NOTE),
+	    .acquire_us = lt_stmt_int(q, col + FC_ACQUIRE),
+	    .transitions = lt_stmt_int(q, col + FC_TRANSITIONS),
 	};
 
 	e.released = e.holder != 0 && e.holder == f->empty;

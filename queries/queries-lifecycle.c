@@ -11,11 +11,14 @@
  *                       (latency over the slow threshold) joins a SLOW run;
  *                       on leader and identity leases a new holder is a
  *                       HOLDER_CHANGE, which also closes RENEWING: each
- *                       RENEWING is one holder's renews
+ *                       RENEWING is one holder's renews.  A change no
+ *                       request showed is told by the body's leaseTransitions
+ *                       or acquireTime; without bodies, by a new renewer or a
+ *                       renew after the lease expired
  *   holder "" written   RELEASED (client-go's release()): not a renew
  *   delete 2xx          DELETED, with the node deletion that caused it
  *   404                 a NOT_FOUND run (count, first, last, who asked)
- *   401/403             an AUTH_FAILURE run (user, groups, reason)
+ *   401/403             an AUTH_FAILURE run (user, groups, reason), one per code
  *   409                 counted as a conflict (leader contention)
  *
  * Nothing here knows the samples: every rule is how the kubelet, client-go
@@ -82,6 +85,11 @@ struct queries_lease {
 	int64_t gone_us, gone_event;
 	int64_t prev_holder;	     /* strs id of the last holder seen in a Lease body */
 	int64_t prev_ip, prev_agent; /* last renewer, for leases without bodies */
+	int64_t prev_transitions;    /* the last body's leaseTransitions, -1 = unknown */
+	int64_t prev_acquire;	     /* the last body's acquireTime, 0 = unknown */
+	int64_t conflicts_since;     /* 409s since the last renew */
+	int node_gone_said;	     /* NODE_GONE emitted: the lease lived on after its Node */
+	int auth_code;		     /* the HTTP status of the open AUTH_FAILURE run */
 	int released;		     /* the holder gave the lease up, no renew since */
 	int64_t release_us, release_event;
 };
@@ -303,6 +311,19 @@ static void lc_gap(struct queries_lease *b, const struct queries_lease_event *e,
 	s->gaps++;
 }
 
+/* "NOTE; " then more, into a new string (note is freed). */
+static char *lc_note_add(char *note, const char *more)
+{
+	struct lt_buf b;
+
+	lt_buf_init(&b);
+	if (note != NULL)
+		lt_buf_printf(&b, "%s; ", note);
+	lt_buf_printf(&b, "%s", more);
+	free(note);
+	return b.ptr;
+}
+
 /* "OLD -> NEW" of an inferred change: the renewers' source IPs. */
 static void lc_inferred(struct queries_lease *b, const struct queries_lease_event *e,
 			struct queries_episode *ch)
@@ -311,18 +332,92 @@ static void lc_inferred(struct queries_lease *b, const struct queries_lease_even
 
 	ch->old_holder = oip ? oip : lt_xstrdup("?");
 	ch->new_holder = nip ? nip : lt_xstrdup("?");
-	ch->inferred = 1;
+	ch->inferred = QUERIES_HOLDER_RENEWER;
+}
+
+/* A leader lease renewed again, from the same renewer, after it expired: a new term. */
+static void lc_expired(struct queries_lease *b, const struct queries_lease_event *e,
+		       struct queries_episode *ch, int64_t wait)
+{
+	char *agent = lc_str(b, e->agent), *ip = lc_str(b, e->ip), d[32], msg[160];
+
+	lt_format_duration(d, sizeof d, wait);
+	ch->old_holder = lt_xstrdup("?");
+	ch->new_holder = lt_xstrdup(ip ? ip : "?");
+	ch->inferred = QUERIES_HOLDER_EXPIRY;
+	snprintf(msg, sizeof msg, "no renew for %s, longer than the lease: acquired again%s%s%s", d,
+		 agent ? " by " : "", agent ? agent : "",
+		 b->conflicts_since > 0 ? " after 409 conflicts (another candidate)" : "");
+	ch->note = lc_note_add(ch->note, msg);
+	free(agent);
+	free(ip);
+}
+
+/*
+ * Acquisitions the Lease body counts but no request showed: client-go adds
+ * one to leaseTransitions each time another identity acquires (and after a
+ * release), and sets acquireTime then; a count beyond that, or a new
+ * acquireTime under the same holder, happened inside a gap.
+ */
+static int64_t lc_unseen_changes(const struct queries_lease *b, const struct queries_lease_event *e)
+{
+	int64_t expected;
+
+	if (e->holder == 0 || b->prev_holder == 0)
+		return 0;
+	if (e->transitions >= 0 && b->prev_transitions >= 0) {
+		expected = b->prev_transitions + (b->released || e->holder != b->prev_holder);
+		return e->transitions > expected ? e->transitions - expected : 0;
+	}
+	return e->holder == b->prev_holder && !b->released && e->acquire_us != 0 &&
+	       b->prev_acquire != 0 && e->acquire_us != b->prev_acquire;
+}
+
+/* Tells ch of the changes inside a gap that e's body counts; the same holder: A -> A. */
+static void lc_unseen(struct queries_lease *b, const struct queries_lease_event *e,
+		      struct queries_episode *ch, int64_t unseen, int changed)
+{
+	int64_t lower = b->in_renewing ? b->renewing.end_us : b->release_us;
+	char msg[256], at[40] = "";
+
+	if (!changed) {
+		ch->old_holder = lc_str(b, b->prev_holder);
+		ch->new_holder = lc_str(b, e->holder);
+		ch->inferred = QUERIES_HOLDER_TRANSITIONS;
+		/* the new term began at its acquireTime, when that falls inside the gap */
+		if (e->acquire_us > lower && e->acquire_us <= e->ts)
+			ch->start_us = ch->end_us = e->acquire_us;
+	}
+	if (e->acquire_us != 0)
+		lt_time_format(at, sizeof at, e->acquire_us);
+	if (e->transitions >= 0 && b->prev_transitions >= 0)
+		snprintf(msg, sizeof msg,
+			 "leaseTransitions %lld -> %lld: %lld change%s of holder inside a gap, no "
+			 "request seen%s%s",
+			 (long long)b->prev_transitions, (long long)e->transitions,
+			 (long long)unseen, unseen == 1 ? "" : "s", at[0] ? "; acquireTime " : "",
+			 at);
+	else
+		snprintf(msg, sizeof msg, "acquireTime moved to %s: acquired again inside a gap",
+			 at);
+	ch->note = lc_note_add(ch->note, msg);
 }
 
 /*
  * Whether renew e comes from a new holder: a new holderIdentity in the Lease
- * body (leader and identity leases), or at Metadata level a leader lease's
- * new renewer (source IP or user agent).  Fills *ch when it does.
+ * body (leader and identity leases), a change the body's leaseTransitions or
+ * acquireTime counts, or at Metadata level a leader lease's new renewer
+ * (source IP or user agent), or a renew after the lease expired (longer than
+ * the gap threshold without one: the leader had given up after its renew
+ * deadline, so whoever renews now acquired it again, even from the same
+ * source IP and user agent, as controller-managers behind 127.0.0.1 are).
+ * Fills *ch when it does.
  */
 static int lc_holder(struct queries_lease *b, const struct queries_lease_event *e,
 		     enum queries_lease_kind kind, struct queries_episode *ch)
 {
 	int changed = 0;
+	int64_t wait = b->in_renewing ? e->ts - b->renewing.end_us : -1, unseen = 0;
 
 	*ch = lc_start(LT_EP_HOLDER_CHANGE, e);
 	if (e->holder != 0) {
@@ -333,21 +428,30 @@ static int lc_holder(struct queries_lease *b, const struct queries_lease_event *
 			ch->new_holder = lc_str(b, e->holder);
 			changed = 1;
 		}
+		if (kind != QUERIES_LEASE_NODE && (unseen = lc_unseen_changes(b, e)) > 0) {
+			lc_unseen(b, e, ch, unseen, changed);
+			changed = 1;
+		}
 		b->prev_holder = e->holder;
 	} else if (kind == QUERIES_LEASE_LEADER && b->prev_holder == 0 && b->prev_ip != 0 &&
 		   (b->prev_ip != e->ip || b->prev_agent != e->agent)) {
 		lc_inferred(b, e, ch);
 		changed = 1;
+	} else if (kind == QUERIES_LEASE_LEADER && b->prev_holder == 0 && wait > b->p.gap_us) {
+		lc_expired(b, e, ch, wait);
+		changed = 1;
 	}
 	if (changed && b->released) {
-		struct lt_buf note;
-		char d[32];
+		char d[32], msg[64];
 
 		lt_format_duration(d, sizeof d, e->ts - b->release_us);
-		lt_buf_init(&note);
-		lt_buf_printf(&note, "%s after the release", d);
-		ch->note = note.ptr;
+		snprintf(msg, sizeof msg, "%s after the release", d);
+		ch->note = lc_note_add(ch->note, msg);
 	}
+	if (e->transitions >= 0)
+		b->prev_transitions = e->transitions;
+	if (e->acquire_us != 0)
+		b->prev_acquire = e->acquire_us;
 	b->prev_ip = e->ip;
 	b->prev_agent = e->agent;
 	return changed;
@@ -408,6 +512,8 @@ static void lc_on_release(struct queries_lease *b, const struct queries_lease_ev
 	b->released = 1;
 	b->release_us = e->ts;
 	b->release_event = e->id;
+	if (e->transitions >= 0)
+		b->prev_transitions = e->transitions;
 	b->prev_ip = e->ip;
 	b->prev_agent = e->agent;
 }
@@ -434,6 +540,7 @@ static void lc_on_renew(struct queries_lease *b, const struct queries_lease_even
 		lc_extend(&b->renewing, e);
 	}
 	lc_slow_step(b, e);
+	b->conflicts_since = 0;
 	b->released = 0;
 	b->alive_seen = 1;
 	s->renews++;
@@ -535,10 +642,39 @@ static void lc_on_auth(struct queries_lease *b, const struct queries_lease_event
 		lc_extend(&b->auth, e);
 	} else {
 		b->auth = lc_start(LT_EP_AUTH_FAILURE, e);
+		b->auth_code = e->code;
 		b->auth.note = lc_str(b, e->note);
 		b->in_auth = 1;
 	}
 	b->r->sum.auth_failures++;
+}
+
+/*
+ * A node lease renewed or created after its Node was deleted for good (the
+ * feed found no create of the Node since): once, say that the Node never
+ * came back.  Kubelets of about 1.14-1.16 created their lease without an
+ * owner, and a lease without owner is no business of the garbage collector.
+ */
+static void lc_node_gone(struct queries_lease *b, const struct queries_lease_event *e,
+			 enum queries_lease_kind kind)
+{
+	struct queries_episode ep;
+	char at[40], msg[200];
+
+	if (kind != QUERIES_LEASE_NODE || b->p.node_gone_us == 0 || b->node_gone_said ||
+	    e->ts <= b->p.node_gone_us)
+		return;
+	ep = lc_start(LT_EP_NODE_GONE, e);
+	ep.start_us = b->p.node_gone_us;
+	lt_time_format(at, sizeof at, b->p.node_gone_us);
+	snprintf(msg, sizeof msg,
+		 "its Node was deleted at %s and not created again in these logs; the lease lives "
+		 "on (no owner "
+		 "the garbage collector follows)",
+		 at);
+	ep.note = lt_xstrdup(msg);
+	lc_emit(b, &ep);
+	b->node_gone_said = 1;
 }
 
 /* Feeds one event to the state machine. */
@@ -553,8 +689,11 @@ static void lc_step(struct queries_lease *b, const struct queries_lease_event *e
 	s->last_us = e->ts;
 	if (cls != EV_NOTFOUND)
 		lc_close_run(b, &b->notfound, &b->in_notfound);
-	if (cls != EV_AUTH)
+	/* a run of 401s (authentication) is not a run of 403s (authorization) */
+	if (cls != EV_AUTH || (b->in_auth && e->code != b->auth_code))
 		lc_close_run(b, &b->auth, &b->in_auth);
+	if (cls == EV_RENEW || cls == EV_CREATE)
+		lc_node_gone(b, e, kind);
 	switch (cls) {
 	case EV_RENEW:
 		lc_on_renew(b, e, kind);
@@ -573,6 +712,7 @@ static void lc_step(struct queries_lease *b, const struct queries_lease_event *e
 		break;
 	case EV_CONFLICT:
 		s->conflicts++;
+		b->conflicts_since++;
 		break;
 	case EV_OTHER:
 		break;
@@ -597,6 +737,8 @@ static const char *lc_state(const struct queries_lease *b)
 		return "deleted";
 	if (b->in_notfound)
 		return "not-found";
+	if (b->node_gone_said)
+		return "node-gone"; /* renewing or re-created, but for a Node that is no more */
 	return recreated ? "re-created" : "renewing";
 }
 
@@ -636,6 +778,7 @@ struct queries_lease *queries_lease_new(const struct queries_lease_params *p,
 	memset(out, 0, sizeof *out);
 	b->p = *p;
 	b->r = out;
+	b->prev_transitions = -1;
 	s->kind = p->kind;
 	s->duration_s = p->duration_s;
 	/*

@@ -86,6 +86,7 @@ static void tl_dur(struct lt_buf *b, const char *before, int64_t us)
 static const char *const tl_actor_intro[LT_EP_COUNT] = {
     [LT_EP_NOT_FOUND] = "asked by ",
     [LT_EP_AUTH_FAILURE] = "denied ",
+    [LT_EP_NODE_GONE] = "renewed by ",
 };
 
 static void tl_detail_renewing(struct tl *t, struct lt_buf *b, const struct queries_episode *e)
@@ -101,9 +102,16 @@ static void tl_detail_renewing(struct tl *t, struct lt_buf *b, const struct quer
 
 static void tl_detail_holder(struct lt_buf *b, const struct queries_episode *e)
 {
+	static const char *const how[] = {
+	    [QUERIES_HOLDER_BODY] = "",
+	    [QUERIES_HOLDER_RENEWER] = " (inferred: a new renewer's source IP)",
+	    [QUERIES_HOLDER_TRANSITIONS] = " (from the Lease body: a change inside a gap)",
+	    [QUERIES_HOLDER_EXPIRY] = " (inferred: renewed again after the lease expired)",
+	};
+	int i = e->inferred >= 0 && e->inferred <= QUERIES_HOLDER_EXPIRY ? e->inferred : 0;
+
 	lt_buf_printf(b, "%s -> %s%s", e->old_holder ? e->old_holder : "?",
-		      e->new_holder ? e->new_holder : "?",
-		      e->inferred ? " (inferred: a new renewer's source IP)" : "");
+		      e->new_holder ? e->new_holder : "?", how[i]);
 	if (e->note)
 		lt_buf_printf(b, ", %s", e->note);
 }
@@ -307,7 +315,9 @@ static int tl_stale_row(struct tl *t, struct lt_error *err)
 /*
  * A kubelet restarting on a node that still exists gets 409 AlreadyExists for
  * its create; it then reads the existing Node, reconciles it and counts itself
- * registered (kubelet tryRegisterWithAPIServer).  Anyone else's 409 is not that.
+ * registered (kubelet tryRegisterWithAPIServer) if that read works: the row
+ * says what the follow-up read got (QUERIES_FOLLOWUP_READ).  Anyone else's
+ * 409 is not that.
  */
 static int tl_reregistered(const struct tl *t, const char *verb, int64_t code, int64_t user)
 {
@@ -345,17 +355,51 @@ static const struct tl_node_kind *tl_node_kind(const char *verb, const char *sub
 static const char tl_node_sql[] =
     "SELECT a.stage_us, (SELECT s FROM strs WHERE id = a.verb_id),"
     " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''),"
-    " a.code, a.user_id, a.source_ip_id FROM audit AS a"
-    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
-    " AND a.superseded = 0 ORDER BY a.stage_us, a.id";
+    " a.code, a.user_id, a.source_ip_id, CASE WHEN a.code = 409 THEN "
+    "coalesce(" QUERIES_FOLLOWUP_READ(
+	"a") ", -1) END FROM audit AS a"
+	     " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
+	     " AND a.superseded = 0 ORDER BY a.stage_us, a.id";
 
-enum tl_node_col { TL_NODE_TS, TL_NODE_VERB, TL_NODE_SUB, TL_NODE_CODE, TL_NODE_USER, TL_NODE_IP };
+enum tl_node_col {
+	TL_NODE_TS,
+	TL_NODE_VERB,
+	TL_NODE_SUB,
+	TL_NODE_CODE,
+	TL_NODE_USER,
+	TL_NODE_IP,
+	TL_NODE_FOLLOW, /* a 409's follow-up read: its code, 0 a log line, -1 none seen */
+};
+
+/* What a kubelet's 409 came to, by its follow-up read. */
+static void tl_reregister_detail(struct lt_buf *b, int64_t follow)
+{
+	if (follow < 0)
+		lt_buf_printf(b,
+			      ": the node already existed (409); not confirmed: no follow-up read "
+			      "in the audit log (a kubelet's gets of its Node are seldom audited) "
+			      "nor 'Successfully registered node' in its log");
+	else if (follow == 0)
+		lt_buf_printf(b, ": the node already existed (409), the kubelet took it over (its "
+				 "log says registered)");
+	else if (follow < 300)
+		lt_buf_printf(b,
+			      ": the node already existed (409), the kubelet took it over (its "
+			      "follow-up read got %lld)",
+			      (long long)follow);
+	else
+		lt_buf_printf(b,
+			      ": the node already existed (409) and the kubelet's follow-up read "
+			      "got %lld: not registered",
+			      (long long)follow);
+}
 
 static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *run)
 {
 	const char *verb = lt_stmt_text(q, TL_NODE_VERB, NULL);
 	int64_t code = lt_stmt_int(q, TL_NODE_CODE), user = lt_stmt_int(q, TL_NODE_USER);
 	int again = tl_reregistered(t, verb, code, user);
+	int64_t follow = again ? lt_stmt_int(q, TL_NODE_FOLLOW) : -1;
 	const struct tl_node_kind *nk = tl_node_kind(verb, lt_stmt_text(q, TL_NODE_SUB, NULL));
 	int64_t ts = lt_stmt_int(q, TL_NODE_TS);
 	enum lt_episode_kind kind;
@@ -363,7 +407,7 @@ static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *
 
 	if (nk == NULL)
 		return;
-	kind = (code >= 200 && code < 300) || again ? nk->ok : nk->failed;
+	kind = (code >= 200 && code < 300) || (again && follow < 300) ? nk->ok : nk->failed;
 	if (run->kind == kind && run->user == user &&
 	    (lt_episode_kind_info(kind)->flags & LT_EPF_RUN)) {
 		run->end = ts;
@@ -376,7 +420,7 @@ static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *
 	lt_buf_printf(&b, "by ");
 	tl_actor(t, &b, user, lt_stmt_int(q, TL_NODE_IP));
 	if (again)
-		lt_buf_printf(&b, ": the node already existed (409), the kubelet took it over");
+		tl_reregister_detail(&b, follow);
 	*run = (struct tl_row){
 	    .start = ts, .end = ts, .count = 1, .kind = kind, .detail = b.ptr, .user = user};
 }
@@ -561,7 +605,11 @@ static int tl_health_rows(struct tl *t, struct lt_error *err)
 
 static const char tl_lines_sql[] =
     "SELECT g.ts_us, coalesce((SELECT s FROM strs WHERE id = g.component_id), 'log'),"
-    " (SELECT s FROM strs WHERE id = g.kind_id), g.severity, g.message,"
+    " (SELECT s FROM strs WHERE id = g.kind_id), g.severity,"
+    /* a structured LeaderElection event says what happened in its message field */
+    " CASE WHEN g.kind_id = (SELECT id FROM strs WHERE s = 'became-leader')"
+    "  AND json_valid(g.fields) THEN coalesce(json_extract(g.fields, '$.message'), g.message)"
+    "  ELSE g.message END,"
     " CASE WHEN json_valid(g.fields) THEN json_extract(g.fields, '$.err') END, g.id,"
     " (SELECT s FROM strs WHERE id = g.obj_kind_id),"
     " (SELECT s FROM strs WHERE id = g.obj_namespace_id),"

@@ -1077,7 +1077,8 @@ static void test_docker_json_file(void **state)
 	CHECK(&r->rec[1], .ts = "2024-04-05T05:59:18.000200Z",
 	      .klog = "2024-04-05T05:59:18.000000Z", .pid = 1, .sev = 'E',
 	      .location = "leaderelection.go:332",
-	      .message = "error retrieving resource lock " KCML ": timeout");
+	      .message = "error retrieving resource lock " KCML ": timeout",
+	      .kind = "leader-lock-error", .subject = KCML);
 	assert_int_equal(r->rec[1].line, 2);
 	assert_non_null(strstr(r->rec[1].raw, "}\n{")); /* both records, as read */
 	CHECK(&r->rec[2], .ts = "2024-04-05T05:59:19.000400Z",
@@ -2145,6 +2146,271 @@ static int same(const char *a, const char *b)
 
 #define OR_ABSENT(s) ((s) ? (s) : "(absent)")
 
+/*
+ * The messages that matter, as each minor version 1.10-1.32 (and 1.35's structured leader
+ * election) logs them: written from the format strings of the sources named in each row
+ * (client-go tools/leaderelection read at the kubernetes-1.x / v0.x tags; kubelet, node
+ * lifecycle, taint-eviction and garbage collector files as quoted in public copies of those
+ * versions), and real lines from public logs (tests/corpus/README.md).  A row whose wording
+ * is the same in a range of versions names the range.
+ */
+struct cls_vcase {
+	const char *version, *source; /* where the wording comes from */
+	const char *payload, *kind, *subject;
+};
+
+#define HOLDER "master-1_4ef662ff-b160-4128-be2b-29f8667dcdd6"
+#define CMEV   "Event(v1.ObjectReference{Kind:\"Lease\", Namespace:\"kube-system\", "
+#define KCMREF                                                                                     \
+	"Name:\"kube-controller-manager\", UID:\"" UID1                                            \
+	"\", APIVersion:\"coordination.k8s.io/v1\", "
+
+static const struct cls_vcase cls_vcases[] = {
+    /* client-go leader election */
+    {"1.10", "client-go leaderelection.go:175 (kubernetes-1.10.0)",
+     "attempting to acquire leader lease  " KCML "...", "leader-acquiring", KCML},
+    {"1.14", "client-go leaderelection.go:217 (kubernetes-1.14.0)",
+     "attempting to acquire leader lease  kube-system/kube-scheduler...", "leader-acquiring",
+     "kube-system/kube-scheduler"},
+    {"1.18", "client-go leaderelection.go:242 (v0.18.0)",
+     "attempting to acquire leader lease  kube-system/cloud-controller-manager...",
+     "leader-acquiring", "kube-system/cloud-controller-manager"},
+    {"1.20-1.34", "client-go leaderelection.go:243 (v0.20.0), :257 (v0.32.0)",
+     "attempting to acquire leader lease " KCML "...", "leader-acquiring", KCML},
+    {"1.35", "client-go leaderelection.go:258 (v0.35.0, structured)",
+     "\"Attempting to acquire leader lease...\" lock=\"" KCML "\"", "leader-acquiring", KCML},
+    {"1.2", "kubernetes pkg/client/leaderelection (glog, misspelt)",
+     "sucessfully acquired lease kube-system/kube-scheduler", "leader-acquired",
+     "kube-system/kube-scheduler"},
+    {"1.10-1.34", "client-go leaderelection.go:184 (1.10) ... :271 (v0.32.0)",
+     "successfully acquired lease " KCML, "leader-acquired", KCML},
+    {"1.35", "client-go leaderelection.go:272 (structured; real line, corpus)",
+     "\"Successfully acquired lease\" lock=\"" KCML "\"", "leader-acquired", KCML},
+    {"1.10-1.34", "client-go leaderelection.go:203 (1.10) ... :297 (v0.32.0)",
+     "failed to renew lease " KCML ": timed out waiting for the condition", "leader-renew-failed",
+     KCML},
+    {"1.35", "client-go leaderelection.go:304 (structured; real line, corpus)",
+     "\"Failed to renew lease\" lock=\"" KCML "\" err=\"context deadline exceeded\"",
+     "leader-renew-failed", KCML},
+    {"1.10-1.34", "client-go leaderelection.go:224 (1.10) ... :346 (v0.32.0)",
+     "error retrieving resource lock " KCML ": Get https://127.0.0.1:6443/api/v1/namespaces/"
+     "kube-system/endpoints/kube-controller-manager?timeout=10s: dial tcp 127.0.0.1:6443: "
+     "connect: connection refused",
+     "leader-lock-error", KCML},
+    {"1.10-1.34", "client-go leaderelection.go (real line: Unauthorized)",
+     "error retrieving resource lock " KCML ": Unauthorized", "leader-lock-error", KCML},
+    {"1.35", "client-go leaderelection.go:452 (structured; real line, corpus)",
+     "\"Error retrieving lease lock\" err=\"Get \\\"https://192.168.1.15:6443/apis/"
+     "coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager?timeout=5s"
+     "\\\": context deadline exceeded\" lock=\"" KCML "\"",
+     "leader-lock-error", KCML},
+    {"1.10-1.34", "client-go leaderelection.go:228 (1.10)",
+     "error initially creating leader election record: leases.coordination.k8s.io "
+     "\"kube-controller-manager\" is forbidden",
+     "leader-lock-error", NULL},
+    {"1.10-1.34", "client-go leaderelection.go:258 (1.10) ... :397 (v0.32.0)",
+     "Failed to update lock: etcdserver: request timed out", "leader-update-failed", NULL},
+    {"1.35", "client-go leaderelection.go:488 (structured; real line, corpus)",
+     "\"Failed to update lease\" err=\"the server was unable to return a response in the time "
+     "allotted\" lock=\"" KCML "\"",
+     "leader-update-failed", KCML},
+    {"1.30-1.31", "client-go leaderelection.go:340 (v0.30.0), :429 (v0.31.0)",
+     "Failed to update lock optimitically: Put \"https://10.0.0.10:6443/apis/"
+     "coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager?timeout=5s\""
+     ": context deadline exceeded, falling back to slow path",
+     "leader-slow-path", NULL},
+    {"1.32", "client-go leaderelection.go:429 (v0.32.0)",
+     "Failed to update lock optimistically: etcdserver: request timed out, falling back to slow "
+     "path",
+     "leader-slow-path", NULL},
+    {"1.35", "client-go leaderelection.go:445 (structured; real line, corpus)",
+     "\"Failed to update lease optimistically, falling back to slow path\" err=\"context "
+     "deadline exceeded\" lock=\"" KCML "\"",
+     "leader-slow-path", KCML},
+    {"1.31-1.34", "client-go leaderelection.go:362 (v0.31.0)", "lock has expired: " KCML,
+     "leader-expired", KCML},
+    {"1.35", "client-go leaderelection.go:398 (structured)",
+     "\"Lease has expired\" lock=\"" KCML "\"", "leader-expired", KCML},
+    {"1.10-1.32", "kube-controller-manager controllermanager.go (klog.Fatalf / ErrorS)",
+     "\"leaderelection lost\"", "leader-lost", NULL},
+    {"1.10-1.19", "client-go tools/record/event.go:218 (1.10), leaselock RecordEvent",
+     CMEV KCMREF "ResourceVersion:\"682325\", FieldPath:\"\"}): type: 'Normal' reason: "
+		 "'LeaderElection' " HOLDER " became leader",
+     "became-leader", "kube-controller-manager"},
+    {"1.11", "client-go event.go (real line: an Endpoints lock, 2017)",
+     "Event(api.ObjectReference{Kind:\"Endpoints\", Namespace:\"kube-system\", "
+     "Name:\"kube-scheduler\", UID:\"5c296e1f-06db-11e7-8472-8cdcd4b3be48\", APIVersion:\"v1\", "
+     "ResourceVersion:\"682325\", FieldPath:\"\"}): type: 'Normal' reason: 'LeaderElection' "
+     "tjwq01-sys-bs003007.tjwq01.ksyun.com became leader",
+     "became-leader", "kube-scheduler"},
+    {"1.20-1.32", "client-go tools/record/event.go:294 (v0.26.0), :389 (v0.32.0)",
+     "\"Event occurred\" object=\"" KCML "\" fieldPath=\"\" kind=\"Lease\" "
+     "apiVersion=\"coordination.k8s.io/v1\" type=\"Normal\" reason=\"LeaderElection\" "
+     "message=\"" HOLDER " became leader\"",
+     "became-leader", KCML},
+    {"1.20", "client-go tools/record/event.go:291 (v0.20.0, no fieldPath; real line, 2022)",
+     "\"Event occurred\" object=\"kube-system/cloud-controller-manager\" kind=\"ConfigMap\" "
+     "apiVersion=\"v1\" type=\"Normal\" reason=\"LeaderElection\" "
+     "message=\"simplecluster-control-plane-bxzkr_94d258fe became leader\"",
+     "became-leader", "kube-system/cloud-controller-manager"},
+    {"1.2", "kubernetes pkg/client/leaderelection (glog)", HOLDER " became leader", "became-leader",
+     NULL},
+    /* kubelet: node status and readiness (kubelet_node_status.go, nodestatus/setters.go) */
+    {"1.10-1.19", "kubelet kubelet_node_status.go recordNodeStatusEvent (printf)",
+     "Recording NodeNotReady event message for node " NODE1, "node-not-ready", NODE1},
+    {"1.20-1.32", "kubelet kubelet_node_status.go recordNodeStatusEvent (InfoS)",
+     "\"Recording event message for node\" node=\"" NODE1 "\" event=\"NodeNotReady\"",
+     "node-not-ready", NODE1},
+    {"1.20-1.32", "kubelet kubelet_node_status.go (NodeReady is no NotReady)",
+     "\"Recording event message for node\" node=\"" NODE1 "\" event=\"NodeReady\"", NULL, NODE1},
+    {"1.10-1.20", "kubelet nodestatus/setters.go ReadyCondition (printf)",
+     "Node became not ready: {Type:Ready Status:False LastHeartbeatTime:2019-05-16 19:33:17 "
+     "+0000 UTC LastTransitionTime:2019-05-16 19:33:17 +0000 UTC Reason:KubeletNotReady "
+     "Message:container runtime is down}",
+     "node-not-ready", NULL},
+    {"1.21-1.32", "kubelet nodestatus/setters.go ReadyCondition (InfoS)",
+     "\"Node became not ready\" node=\"" NODE1 "\" condition={Type:Ready Status:False "
+     "Reason:KubeletNotReady Message:PLEG is not healthy: pleg was last seen active 3m0.5s ago; "
+     "threshold is 3m0s}",
+     "node-not-ready", NODE1},
+    {"1.10-1.20", "kubelet kubelet.go syncLoop (printf)",
+     "skipping pod synchronization - [PLEG is not healthy: pleg was last seen active 3m0.5s "
+     "ago; threshold is 3m0s]",
+     "pleg-unhealthy", NULL},
+    {"1.21-1.32", "kubelet kubelet.go syncLoop (ErrorS)",
+     "\"Skipping pod synchronization\" err=\"[container runtime status check may not have "
+     "completed yet, PLEG is not healthy: pleg has yet to be successful]\"",
+     "pleg-unhealthy", NULL},
+    {"1.10-1.20", "kubelet kubelet.go syncLoop (printf)",
+     "skipping pod synchronization - [container runtime is down]", "runtime-down", NULL},
+    {"1.10-1.20", "kubelet kubelet.go updateRuntimeUp (printf)",
+     "Container runtime not ready: RuntimeReady=false reason:DockerDaemonNotReady "
+     "message:docker: failed to get docker version",
+     "runtime-down", NULL},
+    {"1.21-1.32", "kubelet kubelet.go updateRuntimeUp (ErrorS)",
+     "\"Container runtime not ready\" runtimeReady=\"RuntimeReady=false "
+     "reason:ContainerdNotReady message:containerd is not ready\"",
+     "runtime-down", NULL},
+    {"1.10-1.20", "kubelet kubelet.go updateRuntimeUp (printf)",
+     "Container runtime sanity check failed: rpc error: code = Unavailable", "runtime-down", NULL},
+    {"1.10-1.20", "kubelet kubelet.go (printf; real line, kubeadm 1.10)",
+     "Container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady "
+     "message:docker: network plugin is not ready: cni config uninitialized",
+     "cni-not-ready", NULL},
+    {"1.10-1.23", "kubelet dockershim network/cni/cni.go:239 (real line, 2020)",
+     "Unable to update cni config: no networks found in /etc/cni/net.d", "cni-not-ready", NULL},
+    {"1.21-1.32", "kubelet kubelet.go (ErrorS)",
+     "\"Container runtime network not ready\" networkReady=\"NetworkReady=false "
+     "reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not "
+     "initialized\"",
+     "cni-not-ready", NULL},
+    {"1.10-1.20", "kubelet kubelet_node_status.go registerWithAPIServer (printf)",
+     "Successfully registered node " NODE1, "register-success", NODE1},
+    {"1.21-1.32", "kubelet kubelet_node_status.go registerWithAPIServer (InfoS)",
+     "\"Successfully registered node\" node=\"" NODE1 "\"", "register-success", NODE1},
+    {"1.10-1.20", "kubelet kubelet_node_status.go tryRegisterWithAPIServer (printf)",
+     "Unable to register node \"" NODE1 "\" with API server: Unauthorized", "register-failure",
+     NODE1},
+    /* kubelet: node lease (pkg/kubelet/nodelease 1.14-1.18, component-helpers lease 1.19+) */
+    {"1.14-1.16", "kubelet pkg/kubelet/nodelease/controller.go (printf)",
+     "failed to ensure node lease exists, will retry in 200ms, error: Unauthorized",
+     "lease-ensure-failed", NULL},
+    {"1.17-1.21", "component-helpers/kubelet nodelease controller.go (printf)",
+     "failed to update lease, error: Operation cannot be fulfilled on leases.coordination.k8s.io"
+     " \"" NODE1 "\": the object has been modified",
+     "lease-update-failed", NULL},
+    {"1.22-1.32", "component-helpers apimachinery/lease/controller.go (ErrorS)",
+     "\"Failed to update lease\" err=\"Put \\\"https://10.0.0.10:6443/apis/coordination.k8s.io/"
+     "v1/namespaces/kube-node-lease/leases/" NODE1 "?timeout=10s\\\": context deadline "
+     "exceeded\"",
+     "lease-update-failed", NULL},
+    /* node lifecycle controller (pkg/controller/nodelifecycle) */
+    {"1.10-1.17", "node_lifecycle_controller.go monitorNodeStatus, no taint-based evictions",
+     "Node is NotReady. Adding Pods on Node " NODE1 " to eviction queue: 2019-06-12 "
+     "08:56:26.1 +0000 UTC m=+3000.1 is later than 2019-06-12 08:51:26.1 +0000 UTC + 5m0s",
+     "nlc-not-ready", NODE1},
+    {"1.10-1.17", "node_lifecycle_controller.go monitorNodeStatus, no taint-based evictions",
+     "Node is unresponsive. Adding Pods on Node " NODE1 " to eviction queues: 2019-06-12 "
+     "08:56:26.1 +0000 UTC m=+3000.1 is later than 2019-06-12 08:51:26.1 +0000 UTC + 4m20s",
+     "nlc-unresponsive", NODE1},
+    {"1.10-1.17", "node_lifecycle_controller.go monitorNodeStatus, no taint-based evictions",
+     "Node " NODE1 " is ready again, cancelled pod eviction", "nlc-healthy", NODE1},
+    {"1.10-1.21", "node_lifecycle_controller.go (printf)",
+     "Node " NODE1 " is unresponsive as of 2019-06-12 08:56:26.1 +0000 UTC m=+3000.1. Adding "
+     "it to the Taint queue.",
+     "nlc-unresponsive", NODE1},
+    {"1.22-1.32", "node_lifecycle_controller.go (InfoS)",
+     "\"Node is unresponsive. Adding it to the Taint queue\" node=\"" NODE1 "\" "
+     "timeStamp=\"2024-04-05 06:05:00.1 +0000 UTC m=+100.1\"",
+     "nlc-unresponsive", NODE1},
+    {"1.10-1.21", "node_lifecycle_controller.go doNoExecuteTaintingPass (printf, V(4)/V(2))",
+     "Node " NODE1 " was in a taint queue, but it's ready now. Ignoring taint request.",
+     "nlc-ready-now", NODE1},
+    {"1.22-1.32", "node_lifecycle_controller.go doNoExecuteTaintingPass (InfoS)",
+     "\"Node was in a taint queue, but it's ready now. Ignoring taint request\" node=\"" NODE1 "\"",
+     "nlc-ready-now", NODE1},
+    {"1.10-1.17", "node_lifecycle_controller.go monitorNodeStatus (printf)",
+     "Failed to instantly swap UnreachableTaint to NotReadyTaint. Will try again in the next "
+     "cycle.",
+     "nlc-taint", NULL},
+    {"1.10-1.21", "node_lifecycle_controller.go / controller_utils.go RecordNodeStatusChange",
+     "Recording status change NodeNotReady event message for node " NODE1, "nlc-status-change",
+     NODE1},
+    {"1.13-1.17", "controller_utils.go AddOrUpdateTaintOnNode (printf, V(4); real, #77981)",
+     "Added [&Taint{Key:node.kubernetes.io/unreachable,Value:,Effect:NoSchedule,TimeAdded:"
+     "2019-05-16 19:33:17 +0000 UTC,}] Taint to Node " NODE1,
+     "nlc-taint-added", NODE1},
+    {"1.13-1.17", "controller_utils.go RemoveTaintOffNode (printf, V(4); real, #77981)",
+     "Made sure that Node " NODE1 " has no [] Taint", "nlc-taint-removed", NODE1},
+    /* taint eviction: NoExecuteTaintManager (to 1.28), taint-eviction-controller (1.29+) */
+    {"1.10-1.20", "scheduler taint_manager.go deletePodHandler (printf)",
+     "NoExecuteTaintManager is deleting Pod: default/web-0", "pod-eviction", NULL},
+    {"1.29-1.32", "controller tainteviction taint_eviction.go (InfoS)",
+     "\"Deleting pod\" controller=\"taint-eviction-controller\" pod=\"default/web-0\"",
+     "pod-eviction", NULL},
+    /* garbage collector (pkg/controller/garbagecollector) */
+    {"1.10-1.20", "garbagecollector.go attemptToDeleteItem (printf)",
+     "delete object [coordination.k8s.io/v1beta1/Lease, namespace: kube-node-lease, name: " NODE1
+     ", uid: " UID1 "] with propagation policy Background",
+     "gc-deleting", NODE1},
+    {"1.21-1.32", "garbagecollector.go:688 (InfoS; real line, EKS 1.29, corpus)",
+     "\"Deleting item\" item=\"[coordination.k8s.io/v1/Lease, namespace: kube-node-lease, "
+     "name: " NODE1 ", uid: " UID1 "]\" propagationPolicy=\"Background\"",
+     "gc-deleting", NODE1},
+};
+
+/* Each versioned case through the text reader; every mismatch listed with its version. */
+static void test_classify_versions(void **state)
+{
+	struct run *r = run_new();
+	struct lt_buf line;
+	int bad = 0;
+
+	(void)state;
+	lt_buf_init(&line);
+	for (size_t i = 0; i < sizeof cls_vcases / sizeof *cls_vcases; i++) {
+		const struct cls_vcase *c = &cls_vcases[i];
+		const struct rec *g;
+
+		lt_buf_reset(&line);
+		lt_buf_printf(&line, "I0405 06:04:04.000000       1 x.go:1] %s\n", c->payload);
+		feed_text(r, line.ptr, line.len, 0);
+		assert_int_equal(r->nrec, 1);
+		g = &r->rec[0];
+		if ((c->kind == NULL ? g->kind == NULL
+				     : g->kind && strcmp(g->kind, c->kind) == 0) &&
+		    (c->subject == NULL || (g->subject && strcmp(g->subject, c->subject) == 0)))
+			continue;
+		bad++;
+		print_error("%s (%s): %s\n  got  %s %s\n  want %s %s\n", c->version, c->source,
+			    c->payload, OR_ABSENT(g->kind), OR_ABSENT(g->subject),
+			    OR_ABSENT(c->kind), OR_ABSENT(c->subject));
+	}
+	lt_buf_release(&line);
+	run_free(r);
+	assert_int_equal(bad, 0);
+}
+
 /* Every case through the text reader, as a bare klog line of its own; all mismatches listed. */
 static void test_classify_table(void **state)
 {
@@ -2190,8 +2456,11 @@ static void test_classify_every_kind_covered(void **state)
 		for (size_t i = 0; i < sizeof cls_cases / sizeof *cls_cases; i++)
 			if (cls_cases[i].kind && strcmp(cls_cases[i].kind, k->kind) == 0)
 				seen++;
+		for (size_t i = 0; i < sizeof cls_vcases / sizeof *cls_vcases; i++)
+			if (cls_vcases[i].kind && strcmp(cls_vcases[i].kind, k->kind) == 0)
+				seen++;
 		if (seen == 0)
-			fail_msg("kind %s has no example in cls_cases", k->kind);
+			fail_msg("kind %s has no example in cls_cases or cls_vcases", k->kind);
 		assert_true(strcmp(k->component, "any") == 0 ||
 			    strcmp(k->component, "kubelet") == 0 || strcmp(k->component, KCM) == 0);
 		assert_true(strlen(k->summary) > 0);
@@ -2821,6 +3090,7 @@ int main(void)
 	    cmocka_unit_test(test_time_redate),
 	    cmocka_unit_test(test_said_dates),
 	    cmocka_unit_test(test_classify_table),
+	    cmocka_unit_test(test_classify_versions),
 	    cmocka_unit_test(test_classify_every_kind_covered),
 	    cmocka_unit_test(test_classify_patterns_compile),
 	    cmocka_unit_test(test_classify_owner_component),

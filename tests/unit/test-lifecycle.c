@@ -72,10 +72,22 @@ static char *name_of(int64_t id, void *ctx)
 		.ts = MS(t), .verb = QUERIES_VERB_UPDATE, .code = 200, .user = h, .ip = i,         \
 		.holder = h, .latency = MS(5)                                                      \
 	}
+/* the same with the body's leaseTransitions n (-1: absent) and acquireTime at acq ms (0: absent) */
+#define LEADT(t, h, i, n, acq)                                                                     \
+	{                                                                                          \
+		.ts = MS(t), .verb = QUERIES_VERB_UPDATE, .code = 200, .user = h, .ip = i,         \
+		.holder = h, .latency = MS(5), .transitions = n, .acquire_us = MS(acq)             \
+	}
 #define RELEASE(t, i)                                                                              \
 	{                                                                                          \
 		.ts = MS(t), .verb = QUERIES_VERB_UPDATE, .code = 200, .user = KCM_A, .ip = i,     \
 		.holder = EMPTY, .released = 1                                                     \
+	}
+/* client-go's release() keeps leaseTransitions n */
+#define RELEASET(t, i, n)                                                                          \
+	{                                                                                          \
+		.ts = MS(t), .verb = QUERIES_VERB_UPDATE, .code = 200, .user = KCM_A, .ip = i,     \
+		.holder = EMPTY, .released = 1, .transitions = n                                   \
 	}
 #define SLOW(t, ms)                                                                                \
 	{                                                                                          \
@@ -122,6 +134,8 @@ static const struct lease_case cases[] = {
      .ev = {LEAD(0, 0, IP_A), LEAD(15001, 0, IP_A)},
      .want = "RENEWING 0.000..0.000 n=1 by=NULL\n"
 	     "GAP 0.000..15.001 n=0 max=15.001 by=NULL\n"
+	     "HOLDER_CHANGE 15.001..15.001 n=1 by=NULL holder=?->172.16.0.5 inferred=3 note=no "
+	     "renew for 15.0s, longer than the lease: acquired again\n"
 	     "RENEWING 15.001..15.001 n=1 by=NULL\n"
 	     "= renewing renews=2 gaps=1 max_gap=15.001 gap=15.000\n"},
     {.name = "a body's leaseDurationSeconds is the threshold, except on identity leases",
@@ -207,7 +221,8 @@ static const struct lease_case cases[] = {
      .ev = {EV(0, OTHER, 404, ADMIN, ADMIN_IP)},
      .want = "NOT_FOUND 0.000..0.000 n=1 by=kubernetes-admin\n"
 	     "= not-found not_found=1 gaps=0 max_gap=0.000 gap=40.000\n"},
-    {.name = "401 and 403 make one AUTH_FAILURE run with its reason; it ends at a renew",
+    {.name = "403 then 401: one AUTH_FAILURE run per code (authorization, authentication); a renew "
+	     "ends it",
      .p = {.kind = QUERIES_LEASE_NODE},
      .ev = {KUB(0, UPDATE, 200),
 	    {.ts = MS(10000),
@@ -223,8 +238,9 @@ static const struct lease_case cases[] = {
 	     .ip = NODE_IP},
 	    KUB(30000, UPDATE, 200)},
      /* the builder ends the AUTH_FAILURE run first: episodes come in the order they end */
-     .want = "AUTH_FAILURE 10.000..20.000 n=2 by=system:node:n1 note=forbidden: User cannot "
+     .want = "AUTH_FAILURE 10.000..10.000 n=1 by=system:node:n1 note=forbidden: User cannot "
 	     "update leases\n"
+	     "AUTH_FAILURE 20.000..20.000 n=1 by=system:node:n1\n"
 	     "RENEWING 0.000..30.000 n=2 med=30.000 max=30.000 by=system:node:n1\n"
 	     "= renewing renews=2 auth_failures=2 gaps=0 max_gap=30.000 gap=40.000\n"},
     {.name = "renews slower than the threshold: one SLOW run, its slowest",
@@ -268,6 +284,67 @@ static const struct lease_case cases[] = {
 	     "HOLDER_CHANGE 20.000..20.000 n=1 by=NULL holder=172.16.0.5->172.16.0.6 inferred\n"
 	     "RENEWING 20.000..20.000 n=1 by=NULL\n"
 	     "= renewing renews=3 gaps=1 max_gap=18.000 gap=15.000\n"},
+    /* issue 15 item 12: controller-managers behind 127.0.0.1, one source IP and user agent */
+    {.name = "no body, one renewer: renewed again after the lease expired is a new term",
+     .p = {.kind = QUERIES_LEASE_LEADER},
+     .ev = {LEAD(0, 0, IP_A), LEAD(2000, 0, IP_A), EV(10000, UPDATE, 409, NONE, IP_A),
+	    LEAD(20000, 0, IP_A), LEAD(22000, 0, IP_A)},
+     .want = "RENEWING 0.000..2.000 n=2 med=2.000 max=2.000 by=NULL\n"
+	     "GAP 2.000..20.000 n=0 max=18.000 by=NULL\n"
+	     "HOLDER_CHANGE 20.000..20.000 n=1 by=NULL holder=?->172.16.0.5 inferred=3 note=no "
+	     "renew for 18.0s, longer than the lease: acquired again after 409 conflicts (another "
+	     "candidate)\n"
+	     "RENEWING 20.000..22.000 n=2 med=2.000 max=2.000 by=NULL\n"
+	     "= renewing renews=4 conflicts=1 gaps=1 max_gap=18.000 gap=15.000\n"},
+    /* issue 15 item 5: a change inside a gap, told by the Lease body (RequestResponse) */
+    {.name = "leaseTransitions: the same holder after a gap, two changes no request showed",
+     .p = {.kind = QUERIES_LEASE_LEADER},
+     .ev = {LEADT(0, KCM_A, IP_A, 3, 100), LEADT(2000, KCM_A, IP_A, 3, 100),
+	    LEADT(40000, KCM_A, IP_A, 5, 30000), LEADT(42000, KCM_A, IP_A, 5, 30000)},
+     .want = "RENEWING 0.000..2.000 n=2 med=2.000 max=2.000 by=kcm-a\n"
+	     "GAP 2.000..40.000 n=0 max=38.000 by=kcm-a\n"
+	     "HOLDER_CHANGE 30.000..30.000 n=1 by=kcm-a holder=kcm-a->kcm-a inferred=2 "
+	     "note=leaseTransitions 3 -> 5: 2 changes of holder inside a gap, no request seen; "
+	     "acquireTime 1970-01-01T00:00:30.000000Z\n"
+	     "RENEWING 40.000..42.000 n=2 med=2.000 max=2.000 by=kcm-a\n"
+	     "= renewing renews=4 gaps=1 max_gap=38.000 gap=15.000 holder=kcm-a\n"},
+    {.name = "leaseTransitions: a new holder, and one more change than the one seen",
+     .p = {.kind = QUERIES_LEASE_LEADER},
+     .ev = {LEADT(0, KCM_A, IP_A, 1, 0), LEADT(4000, KCM_B, IP_B, 3, 0)},
+     .want = "RENEWING 0.000..0.000 n=1 by=kcm-a\n"
+	     "HOLDER_CHANGE 4.000..4.000 n=1 by=kcm-b holder=kcm-a->kcm-b note=leaseTransitions 1 "
+	     "-> 3: 1 change of holder inside a gap, no request seen\n"
+	     "RENEWING 4.000..4.000 n=1 by=kcm-b\n"
+	     "= renewing renews=2 gaps=0 max_gap=4.000 gap=15.000 holder=kcm-b\n"},
+    {.name = "acquireTime alone: acquired again by the same holder inside a gap",
+     .p = {.kind = QUERIES_LEASE_LEADER},
+     .ev = {LEADT(0, KCM_A, IP_A, -1, 500), LEADT(2000, KCM_A, IP_A, -1, 500),
+	    LEADT(20000, KCM_A, IP_A, -1, 18000)},
+     .want = "RENEWING 0.000..2.000 n=2 med=2.000 max=2.000 by=kcm-a\n"
+	     "GAP 2.000..20.000 n=0 max=18.000 by=kcm-a\n"
+	     "HOLDER_CHANGE 18.000..18.000 n=1 by=kcm-a holder=kcm-a->kcm-a inferred=2 "
+	     "note=acquireTime moved to 1970-01-01T00:00:18.000000Z: acquired again inside a gap\n"
+	     "RENEWING 20.000..20.000 n=1 by=kcm-a\n"
+	     "= renewing renews=3 gaps=1 max_gap=18.000 gap=15.000 holder=kcm-a\n"},
+    {.name = "leaseTransitions after a release: one more, no change inside a gap",
+     .p = {.kind = QUERIES_LEASE_LEADER},
+     .ev = {LEADT(0, KCM_A, IP_A, 2, 0), RELEASET(1000, IP_A, 2), LEADT(1500, KCM_A, IP_A, 3, 0)},
+     .want = "RENEWING 0.000..0.000 n=1 by=kcm-a\n"
+	     "RELEASED 1.000..1.000 n=1 by=kcm-a holder=kcm-a->NULL note=kcm-a gave the lease "
+	     "up\n"
+	     "RENEWING 1.500..1.500 n=1 by=kcm-a\n"
+	     "= renewing renews=2 gaps=0 max_gap=0.500 gap=15.000 holder=kcm-a\n"},
+    /* issue 15 item 12: a lease without owner outlives its Node; nothing re-creates the Node */
+    {.name = "renewed after its Node was deleted for good: NODE_GONE once, state node-gone",
+     .p = {.kind = QUERIES_LEASE_NODE, .node_gone_us = MS(25000)},
+     .ev = {KUB(0, UPDATE, 200), KUB(10000, UPDATE, 200), KUB(20000, UPDATE, 200),
+	    KUB(30000, UPDATE, 200), KUB(40000, UPDATE, 200)},
+     .want = "NODE_GONE 25.000..30.000 n=1 by=system:node:n1 note=its Node was deleted at "
+	     "1970-01-01T00:00:25.000000Z and not created again in these logs; the lease lives on "
+	     "(no owner the "
+	     "garbage collector follows)\n"
+	     "RENEWING 0.000..40.000 n=5 med=10.000 max=10.000 by=system:node:n1\n"
+	     "= node-gone renews=5 gaps=0 max_gap=10.000 gap=40.000\n"},
     {.name = "a node lease's renewer never changes holder",
      .p = {.kind = QUERIES_LEASE_NODE},
      .ev = {LEAD(0, KCM_A, IP_A), LEAD(2000, KCM_B, IP_B)},
@@ -326,8 +403,10 @@ static void put_episode(struct lt_buf *b, const struct queries_episode *e)
 	if (e->old_holder != NULL || e->new_holder != NULL)
 		lt_buf_printf(b, " holder=%s->%s", e->old_holder ? e->old_holder : "NULL",
 			      e->new_holder ? e->new_holder : "NULL");
-	if (e->inferred)
+	if (e->inferred == QUERIES_HOLDER_RENEWER)
 		lt_buf_append(b, " inferred", 9);
+	else if (e->inferred)
+		lt_buf_printf(b, " inferred=%d", e->inferred);
 	if (e->note != NULL)
 		lt_buf_printf(b, " note=%s", e->note);
 	lt_buf_putc(b, '\n');

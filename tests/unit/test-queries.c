@@ -1361,9 +1361,9 @@ static void test_canned_queries(void **state)
 	expect_text(
 	    "orphaned-kubelets", canned(st, "orphaned-kubelets"),
 	    "node,first_404,last_404,requests,kubelet_user,source_ip,re_registered,"
-	    "still_orphaned,evidence\n"
+	    "still_orphaned,evidence,node_deleted\n"
 	    "n31,2024-04-05T06:00:40.000000Z,2024-04-05T06:01:40.500000Z,12,system:node:n31,"
-	    "" KUBELET_IP ",,yes,audit\n");
+	    "" KUBELET_IP ",,yes,audit,2024-04-05T06:00:33.000000Z\n");
 	/* n33 has been denied since its last renew: a gap still open at the end (stale) */
 	expect_text("renew-gaps", canned(st, "renew-gaps"),
 		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n"
@@ -1441,7 +1441,7 @@ static void test_window_overlaps(void **state)
 	static const char gaps_head[] =
 	    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n";
 	static const char orph_head[] = "node,first_404,last_404,requests,kubelet_user,source_ip,"
-					"re_registered,still_orphaned,evidence\n";
+					"re_registered,still_orphaned,evidence,node_deleted\n";
 	char dir[PATH_SIZE], id[64];
 	struct lines *l = lines_new();
 	struct lt_store *st;
@@ -1468,9 +1468,9 @@ static void test_window_overlaps(void **state)
 	    "orphaned-kubelets 45..50",
 	    canned_in(st, "orphaned-kubelets", T0 + 45 * SEC, T0 + 50 * SEC),
 	    "node,first_404,last_404,requests,kubelet_user,source_ip,re_registered,"
-	    "still_orphaned,evidence\n"
+	    "still_orphaned,evidence,node_deleted\n"
 	    "n41,2024-04-05T06:00:40.000000Z,2024-04-05T06:01:40.500000Z,12,system:node:n41,"
-	    "" KUBELET_IP ",,yes,audit\n");
+	    "" KUBELET_IP ",,yes,audit,2024-04-05T06:00:33.000000Z\n");
 	expect_text("renew-gaps 45..50", canned_in(st, "renew-gaps", T0 + 45 * SEC, T0 + 50 * SEC),
 		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n"
 		    "kube-node-lease,n42,node,2024-04-05T06:00:10.000000Z,"
@@ -1580,6 +1580,16 @@ static void test_kubelet_restart_reregisters(void **state)
 	renews(l, "n60", 1 * SEC, 4, "n60-r");
 	node_ev(l, "create", 409, "system:node:n60", KUBELET_IP, "n60", "n60-restart",
 		T0 + 45 * SEC - 5 * MS, T0 + 45 * SEC);
+	/* its follow-up read of the existing Node: the kubelet takes it over */
+	node_ev(l, "get", 200, "system:node:n60", KUBELET_IP, "n60", "n60-get",
+		T0 + 45020 * MS - 2 * MS, T0 + 45020 * MS);
+	/* n61: a 409 and nothing after it in the audit log; n62: its read gets 404 */
+	node_ev(l, "create", 409, "system:node:n61", KUBELET_IP, "n61", "n61-restart",
+		T0 + 46 * SEC - 5 * MS, T0 + 46 * SEC);
+	node_ev(l, "create", 409, "system:node:n62", KUBELET_IP, "n62", "n62-restart",
+		T0 + 47 * SEC - 5 * MS, T0 + 47 * SEC);
+	node_ev(l, "get", 404, "system:node:n62", KUBELET_IP, "n62", "n62-get",
+		T0 + 47010 * MS - 2 * MS, T0 + 47010 * MS);
 	node_ev(l, "create", 409, ADMIN, ADMIN_IP, "n60", "n60-admin", T0 + 50 * SEC - 5 * MS,
 		T0 + 50 * SEC);
 	node_ev(l, "create", 403, "system:node:n60", KUBELET_IP, "n60", "n60-403",
@@ -1594,7 +1604,8 @@ static void test_kubelet_restart_reregisters(void **state)
 	assert_non_null(strstr(got,
 			       "\n2024-04-05T06:00:45.000000Z,2024-04-05T06:00:45.000000Z,"
 			       "audit,NODE_REGISTERED,1,\"by system:node:n60 from " KUBELET_IP
-			       ": the node already existed (409), the kubelet took it over\"\n"));
+			       ": the node already existed (409), the kubelet took it over (its "
+			       "follow-up read got 200)\"\n"));
 	assert_non_null(
 	    strstr(got, "\n2024-04-05T06:00:50.000000Z,2024-04-05T06:00:50.000000Z,"
 			"audit,NODE_REGISTER_FAILED,1,by kubernetes-admin from " ADMIN_IP "\n"));
@@ -1602,21 +1613,316 @@ static void test_kubelet_restart_reregisters(void **state)
 	    strstr(got, "\n2024-04-05T06:00:55.000000Z,2024-04-05T06:00:55.000000Z,"
 			"audit,NODE_REGISTER_FAILED,1,by system:node:n60 from " KUBELET_IP "\n"));
 	drop(got);
+	got = printed(st, "n61");
+	assert_non_null(strstr(got, "audit,NODE_REGISTERED,1,by system:node:n61 from " KUBELET_IP
+				    ": the node already existed (409); not confirmed: no follow-up "
+				    "read in the audit log"));
+	drop(got);
+	got = printed(st, "n62");
+	assert_non_null(strstr(got, "audit,NODE_REGISTER_FAILED,1,by system:node:n62 from "
+				    "" KUBELET_IP ": the node already existed (409) and the "
+				    "kubelet's follow-up read got 404: not registered\n"));
+	drop(got);
 
 	lt_buf_init(&want);
-	lt_buf_printf(&want,
-		      "ts,node,code,result,user,source_ip,user_agent,event\n"
-		      "2024-04-05T06:00:00.000000Z,n60,201,registered,system:node:n60," KUBELET_IP
-		      "," KUBELET_UA ",%lld\n"
-		      "2024-04-05T06:00:45.000000Z,n60,409,registered (node already existed),"
-		      "system:node:n60," KUBELET_IP "," KUBELET_UA ",%lld\n"
-		      "2024-04-05T06:00:50.000000Z,n60,409,failed,kubernetes-admin," ADMIN_IP
-		      "," KUBECTL_UA ",%lld\n"
-		      "2024-04-05T06:00:55.000000Z,n60,403,failed,system:node:n60," KUBELET_IP
-		      "," KUBELET_UA ",%lld\n",
-		      (long long)event_id(st, "n60-create"), (long long)event_id(st, "n60-restart"),
-		      (long long)event_id(st, "n60-admin"), (long long)event_id(st, "n60-403"));
+	lt_buf_printf(
+	    &want,
+	    "ts,node,code,result,user,source_ip,user_agent,event\n"
+	    "2024-04-05T06:00:00.000000Z,n60,201,registered,system:node:n60," KUBELET_IP
+	    "," KUBELET_UA ",%lld\n"
+	    "2024-04-05T06:00:45.000000Z,n60,409,registered (node already existed),"
+	    "system:node:n60," KUBELET_IP "," KUBELET_UA ",%lld\n"
+	    "2024-04-05T06:00:46.000000Z,n61,409,node already existed (409); not "
+	    "confirmed: no follow-up read or registration line seen,system:node:n61,"
+	    "" KUBELET_IP "," KUBELET_UA ",%lld\n"
+	    "2024-04-05T06:00:47.000000Z,n62,409,\"failed: node already existed (409), its "
+	    "follow-up read got 404\",system:node:n62," KUBELET_IP "," KUBELET_UA ",%lld\n"
+	    "2024-04-05T06:00:50.000000Z,n60,409,failed,kubernetes-admin," ADMIN_IP "," KUBECTL_UA
+	    ",%lld\n"
+	    "2024-04-05T06:00:55.000000Z,n60,403,failed,system:node:n60," KUBELET_IP "," KUBELET_UA
+	    ",%lld\n",
+	    (long long)event_id(st, "n60-create"), (long long)event_id(st, "n60-restart"),
+	    (long long)event_id(st, "n61-restart"), (long long)event_id(st, "n62-restart"),
+	    (long long)event_id(st, "n60-admin"), (long long)event_id(st, "n60-403"));
 	expect_text("node-registrations", canned(st, "node-registrations"), held_str(want.ptr));
+}
+
+/* ---- orphaned kubelets from their own logs ------------------------------------------------ */
+
+#define JOURNAL_HEAD                                                                               \
+	"-- Logs begin at Fri 2024-04-05 05:00:00 UTC, end at Fri 2024-04-05 08:00:00 UTC. --\n"
+
+/* One journal line of host's ident[pid] at T0 + at, a klog payload of severity sev. */
+static void jline_of(struct lt_buf *b, const char *host, const char *ident, int pid, int64_t at,
+		     char sev, const char *payload)
+{
+	int64_t us = T0 + at, s = us / SEC;
+	long long hh = s / 3600 % 24, mm = s / 60 % 60, ss = s % 60;
+
+	lt_buf_printf(b,
+		      "Apr 05 %02lld:%02lld:%02lld %s %s[%d]: %c0405 %02lld:%02lld:%02lld.%06lld "
+		      "%7d x.go:1] %s\n",
+		      hh, mm, ss, host, ident, pid, sev, hh, mm, ss, (long long)(us % SEC), pid,
+		      payload);
+}
+
+/* The same from host's kubelet. */
+static void jline(struct lt_buf *b, const char *host, int pid, int64_t at, char sev,
+		  const char *payload)
+{
+	jline_of(b, host, "kubelet", pid, at, sev, payload);
+}
+
+/* The kubelet's node-status error once its Node is gone (kubelet_node_status.go). */
+static void status_404(struct lt_buf *b, const char *node, int pid, int64_t at)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof msg,
+		 "\"Error updating node status, will retry\" err=\"error getting node \\\"%s\\\": "
+		 "nodes \\\"%s\\\" not found\"",
+		 node, node);
+	jline(b, node, pid, at, 'E', msg);
+}
+
+/* The lease controller's error: also logged before a kubelet ever registered. */
+static void owner_404(struct lt_buf *b, const char *node, int pid, int64_t at)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof msg,
+		 "\"Failed to get node when trying to set owner ref to the node lease\" "
+		 "err=\"nodes \\\"%s\\\" not found\" node=\"%s\"",
+		 node, node);
+	jline(b, node, pid, at, 'E', msg);
+}
+
+/*
+ * A kubelet "not found" error is orphaning only when the kubelet had its Node
+ * and lost it (issue 15, item 3): the errors before a first registration, or
+ * while it cannot register (Unauthorized), and the cache lag a few ms after
+ * "Successfully registered node" are not.  Logs only, no audit.
+ */
+static void test_orphaned_kubelets_from_logs(void **state)
+{
+	char dir[PATH_SIZE], jpath[PATH_SIZE];
+	struct lt_store *st;
+	struct lt_buf j;
+	char *got;
+
+	(void)state;
+	lt_buf_init(&j);
+	lt_buf_append(&j, JOURNAL_HEAD, strlen(JOURNAL_HEAD));
+	/* n70: started, cannot register (Unauthorized), its lister says not found meanwhile */
+	jline(&j, "n70", 70, 0, 'I', "\"Attempting to register node\" node=\"n70\"");
+	jline(&j, "n70", 70, 100 * MS, 'E',
+	      "\"Unable to register node with API server\" err=\"Unauthorized\" node=\"n70\"");
+	for (int k = 0; k < 6; k++) {
+		owner_404(&j, "n70", 70, (1 + 10 * k) * SEC);
+		jline(&j, "n70", 70, (2 + 10 * k) * SEC, 'E',
+		      "\"Error getting node\" err=\"node \\\"n70\\\" not found\"");
+	}
+	/* n71: registered; the status update 5 ms later meets the cache lag, then all is well */
+	jline(&j, "n71", 71, 0, 'I', "\"Attempting to register node\" node=\"n71\"");
+	jline(&j, "n71", 71, 20 * MS, 'I', "\"Successfully registered node\" node=\"n71\"");
+	status_404(&j, "n71", 71, 25 * MS);
+	/* n72: registered, deleted a minute later: status and lease errors from then on */
+	jline(&j, "n72", 72, 0, 'I', "\"Successfully registered node\" node=\"n72\"");
+	for (int k = 0; k < 3; k++) {
+		status_404(&j, "n72", 72, (60 + 10 * k) * SEC);
+		owner_404(&j, "n72", 72, (61 + 10 * k) * SEC);
+	}
+	/* n73: a journal excerpt of lease errors only: nothing says the Node ever existed */
+	for (int k = 0; k < 4; k++)
+		owner_404(&j, "n73", 73, (5 + 10 * k) * SEC);
+	/* n74: the same excerpt, but the controller-manager saw the Node deleted before it */
+	for (int k = 0; k < 4; k++)
+		owner_404(&j, "n74", 74, (5 + 10 * k) * SEC);
+	/* n75: lease errors, then a status error (it had registered), then a new kubelet */
+	owner_404(&j, "n75", 75, 1 * SEC);
+	status_404(&j, "n75", 75, 9 * SEC);
+	owner_404(&j, "n75", 75, 11 * SEC);
+	jline(&j, "n75", 76, 300 * SEC, 'I', "\"Starting kubelet main sync loop\"");
+	jline(&j, "n75", 76, 301 * SEC, 'I', "\"Attempting to register node\" node=\"n75\"");
+	owner_404(&j, "n75", 76, 302 * SEC);
+	/* the controller-manager's journal on the control plane */
+	lt_buf_printf(&j, "Apr 05 06:00:02 cp-1 kube-controller-manager[11]: I0405 06:00:02.000000 "
+			  "     11 node_lifecycle_controller.go:684] \"Controller observed a Node "
+			  "deletion\" node=\"n74\"\n");
+	case_dir(dir, "orphan-logs");
+	write_file(jpath, dir, "kubelet.log", j.ptr);
+	lt_buf_release(&j);
+	st = open_store(dir, "store.db");
+	ingest(st, jpath);
+
+	expect_text("orphaned-kubelets", canned(st, "orphaned-kubelets"),
+		    "node,first_404,last_404,requests,kubelet_user,source_ip,re_registered,"
+		    "still_orphaned,evidence,node_deleted\n"
+		    "n75,2024-04-05T06:00:01.000000Z,2024-04-05T06:00:11.000000Z,3,,,,no,"
+		    "kubelet log,\n"
+		    "n74,2024-04-05T06:00:05.000000Z,2024-04-05T06:00:35.000000Z,4,,,,yes,"
+		    "kubelet log,2024-04-05T06:00:02.000000Z\n"
+		    "n72,2024-04-05T06:01:00.000000Z,2024-04-05T06:01:21.000000Z,6,,,,yes,"
+		    "kubelet log,\n");
+	/* what the kubelets did say is still there to read */
+	got = canned(st, "kubelet-errors");
+	assert_non_null(strstr(got, "\nn70,"));
+	assert_non_null(strstr(got, "\nn71,node-status-error,1,"));
+	assert_non_null(strstr(got, "\nn73,lease-owner-ref-failed,4,"));
+	drop(got);
+}
+
+/*
+ * With the audit log: one 404 of the kubelet after its Node's deletion is an
+ * orphaned kubelet, however short (the EKS blog's story); a lease deleted by
+ * hand while the Node lives (story 3) is not.
+ */
+static void test_orphaned_single_404(void **state)
+{
+	char dir[PATH_SIZE];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+
+	(void)state;
+	renews(l, "n77", 0, 4, "n77-r");
+	node_ev(l, "delete", 200, ADMIN, ADMIN_IP, "n77", "n77-node-del", T0 + 32990 * MS,
+		T0 + 33 * SEC);
+	lease_ev(l, "delete", 200, GC_USER, GC_IP, NODE_NS, "n77", "n77-gc-del", T0 + 33025 * MS,
+		 T0 + 33030 * MS);
+	kubelet(l, "n77", "get", 404, 355 * SEC, "n77-404");
+	story_recreated_twice(l, "n78", 0);
+	case_dir(dir, "orphan-single");
+	st = store_of(dir, lines_text(l, 0, 1));
+	expect_text("orphaned-kubelets", canned(st, "orphaned-kubelets"),
+		    "node,first_404,last_404,requests,kubelet_user,source_ip,re_registered,"
+		    "still_orphaned,evidence,node_deleted\n"
+		    "n77,2024-04-05T06:05:55.000000Z,2024-04-05T06:05:55.000000Z,1,system:node:n77,"
+		    "" KUBELET_IP ",,yes,audit,2024-04-05T06:00:33.000000Z\n");
+}
+
+/*
+ * Leader changes from the components' own logs, no audit (issue 15, item 5):
+ * 1.10-1.19 wording (two spaces, the printf LeaderElection event), 1.20+ (one
+ * space, the structured event) and 1.35 (lock="NS/NAME"); a lost lease said
+ * twice (failed to renew, leaderelection lost) is one row.
+ */
+static void test_leader_changes_from_logs(void **state)
+{
+	static const char kcm[] = "kube-system/kube-controller-manager";
+	char dir[PATH_SIZE], path[PATH_SIZE], msg[512];
+	struct lt_store *st;
+	struct lt_buf j;
+
+	(void)state;
+	lt_buf_init(&j);
+	lt_buf_append(&j, JOURNAL_HEAD, strlen(JOURNAL_HEAD));
+	snprintf(msg, sizeof msg, "attempting to acquire leader lease  %s...", kcm);
+	jline_of(&j, "cp-1", "kube-controller-manager", 11, 0, 'I', msg);
+	snprintf(msg, sizeof msg, "successfully acquired lease %s", kcm);
+	jline_of(&j, "cp-1", "kube-controller-manager", 11, 100 * MS, 'I', msg);
+	jline_of(
+	    &j, "cp-1", "kube-controller-manager", 11, 101 * MS, 'I',
+	    "Event(v1.ObjectReference{Kind:\"Lease\", Namespace:\"kube-system\", "
+	    "Name:\"kube-controller-manager\", UID:\"u1\", APIVersion:\"coordination.k8s.io/v1\","
+	    " ResourceVersion:\"1\", FieldPath:\"\"}): type: 'Normal' reason: 'LeaderElection' "
+	    "cp-1_aaaa became leader");
+	jline_of(&j, "cp-2", "kube-scheduler", 12, 1 * SEC, 'I',
+		 "\"Successfully acquired lease\" lock=\"kube-system/kube-scheduler\"");
+	snprintf(msg, sizeof msg, "failed to renew lease %s: timed out waiting for the condition",
+		 kcm);
+	jline_of(&j, "cp-1", "kube-controller-manager", 11, 60 * SEC, 'I', msg);
+	jline_of(&j, "cp-1", "kube-controller-manager", 11, 60 * SEC + 1 * MS, 'F',
+		 "leaderelection lost");
+	snprintf(msg, sizeof msg, "attempting to acquire leader lease %s...", kcm);
+	jline_of(&j, "cp-2", "kube-controller-manager", 13, 2 * SEC, 'I', msg);
+	snprintf(msg, sizeof msg, "successfully acquired lease %s", kcm);
+	jline_of(&j, "cp-2", "kube-controller-manager", 13, 77 * SEC, 'I', msg);
+	snprintf(msg, sizeof msg,
+		 "\"Event occurred\" object=\"%s\" fieldPath=\"\" kind=\"Lease\" "
+		 "apiVersion=\"coordination.k8s.io/v1\" type=\"Normal\" reason=\"LeaderElection\" "
+		 "message=\"cp-2_bbbb became leader\"",
+		 kcm);
+	jline_of(&j, "cp-2", "kube-controller-manager", 13, 77 * SEC + 1 * MS, 'I', msg);
+	case_dir(dir, "leader-logs");
+	write_file(path, dir, "control-plane.log", j.ptr);
+	lt_buf_release(&j);
+	st = open_store(dir, "store.db");
+	ingest(st, path);
+	expect_text("leader-changes", canned(st, "leader-changes"),
+		    "namespace,lease,ts,old_holder,new_holder,evidence,lease_conflicts\n"
+		    "kube-system,kube-controller-manager,2024-04-05T06:00:00.100000Z,,cp-1_aaaa,"
+		    "kube-controller-manager log: successfully acquired lease,\n"
+		    "kube-system,kube-scheduler,2024-04-05T06:00:01.000000Z,,cp-2,"
+		    "kube-scheduler log: successfully acquired lease,\n"
+		    "kube-system,kube-controller-manager,2024-04-05T06:01:00.001000Z,cp-1,,"
+		    "kube-controller-manager log: leaderelection lost,\n"
+		    "kube-system,kube-controller-manager,2024-04-05T06:01:17.000000Z,cp-1_aaaa,"
+		    "cp-2_bbbb,kube-controller-manager log: successfully acquired lease,\n");
+}
+
+/* A 401 is authentication: its hint is the credentials, not RBAC; a 403 keeps the RBAC hint. */
+static void test_auth_401_hint(void **state)
+{
+	char dir[PATH_SIZE], id[64];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+	char *got;
+
+	(void)state;
+	renews(l, "n79", 0, 2, "n79-r");
+	for (int k = 0; k < 3; k++)
+		kubelet(l, "n79", "update", 401, (20 + 10 * k) * SEC,
+			idn(id, sizeof id, "n79-401", k));
+	kubelet(l, "n79", "update", 403, 50 * SEC, "n79-403");
+	case_dir(dir, "auth-401");
+	st = store_of(dir, lines_text(l, 0, 1));
+	got = canned(st, "auth-failures");
+	assert_non_null(strstr(got, "\nkube-node-lease,n79,2024-04-05T06:00:20.000000Z,"
+				    "2024-04-05T06:00:40.000000Z,3,system:node:n79,"));
+	assert_non_null(strstr(got, "401 is authentication, not RBAC: the apiserver did not accept "
+				    "the credentials of system:node:n79 ("));
+	assert_non_null(strstr(got, "\nkube-node-lease,n79,2024-04-05T06:00:50.000000Z,"
+				    "2024-04-05T06:00:50.000000Z,1,"));
+	assert_non_null(strstr(got, ",check the ClusterRoles and (Cluster)RoleBindings of "
+				    "system:node:n79: "));
+	drop(got);
+}
+
+/*
+ * A Node deleted while its lease lives on (no owner, so the garbage collector
+ * leaves it): the lease is node-gone, its timeline says the Node never came
+ * back.  A Node deleted and created again is not.
+ */
+static void test_node_gone_lease_lives_on(void **state)
+{
+	char dir[PATH_SIZE];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+	char *got;
+
+	(void)state;
+	renews(l, "n80", 0, 8, "n80-r");
+	node_ev(l, "delete", 200, ADMIN, ADMIN_IP, "n80", "n80-node-del", T0 + 32990 * MS,
+		T0 + 33 * SEC);
+	renews(l, "n81", 0, 8, "n81-r");
+	node_ev(l, "delete", 200, ADMIN, ADMIN_IP, "n81", "n81-node-del", T0 + 32990 * MS,
+		T0 + 33 * SEC);
+	node_ev(l, "create", 201, "system:node:n81", KUBELET_IP, "n81", "n81-create",
+		T0 + 35 * SEC - 5 * MS, T0 + 35 * SEC);
+	case_dir(dir, "node-gone");
+	st = store_of(dir, lines_text(l, 0, 1));
+	got = printed(st, NULL);
+	assert_non_null(strstr(got, "\nn80,node-gone,"));
+	assert_non_null(strstr(got, "\nn81,renewing,"));
+	drop(got);
+	got = printed(st, "n80");
+	assert_non_null(strstr(got,
+			       "\n2024-04-05T06:00:33.000000Z,2024-04-05T06:00:40.000000Z,audit,"
+			       "NODE_GONE,1,renewed by system:node:n80 from " KUBELET_IP
+			       ": its Node was deleted at 2024-04-05T06:00:33.000000Z and not "
+			       "created again in these logs; the lease lives on (no owner the "
+			       "garbage collector follows)\n"));
+	drop(got);
 }
 
 /* The printers: one typed result in each format (the goldens cover whole commands). */
@@ -2522,6 +2828,11 @@ int main(void)
 	    cmocka_unit_test_teardown(test_window_overlaps, teardown),
 	    cmocka_unit_test_teardown(test_admin_404_is_not_orphaned, teardown),
 	    cmocka_unit_test_teardown(test_kubelet_restart_reregisters, teardown),
+	    cmocka_unit_test_teardown(test_orphaned_kubelets_from_logs, teardown),
+	    cmocka_unit_test_teardown(test_orphaned_single_404, teardown),
+	    cmocka_unit_test_teardown(test_leader_changes_from_logs, teardown),
+	    cmocka_unit_test_teardown(test_auth_401_hint, teardown),
+	    cmocka_unit_test_teardown(test_node_gone_lease_lives_on, teardown),
 	    cmocka_unit_test_teardown(test_row_sink, teardown),
 	    cmocka_unit_test(test_printers),
 	    cmocka_unit_test_teardown(test_health_nodes, teardown),
