@@ -10,6 +10,9 @@ struct ingest_run {
 	double last_draw; /* when the progress line was drawn, 0 when it is not */
 	uint64_t file_rejects;
 	struct lt_buf line;
+	/* the last file that was not a log, and its report line unless it was printed */
+	char not_log[512];
+	struct lt_buf not_log_text;
 };
 
 /* Prints r->line (and a newline when nl) on f, after clearing the progress line; empties it. */
@@ -56,6 +59,13 @@ static void ingest_on_file(const struct lt_file_report *f, void *ctx)
 		ingest_flush(r, stderr, 1);
 	}
 	r->file_rejects = 0;
+	if (f->status == LT_FILE_NOT_LOG) {
+		snprintf(r->not_log, sizeof r->not_log, "%s", f->path);
+		lt_buf_reset(&r->not_log_text);
+		if (r->quiet) /* said by the error, if it is one (a file named on the command line)
+			       */
+			lt_ingest_file_text(&r->not_log_text, f);
+	}
 	if (r->quiet && f->status != LT_FILE_FAILED && f->status != LT_FILE_TRUNCATED)
 		return;
 	lt_ingest_file_text(&r->line, f);
@@ -71,7 +81,15 @@ static void ingest_on_loaded(const struct lt_ingest_totals *t, double secs, void
 
 static void ingest_on_error(const struct lt_error *err, void *ctx)
 {
-	ingest_flush(ctx, stderr, 0);
+	struct ingest_run *r = ctx;
+
+	ingest_flush(r, stderr, 0);
+	/* a named file that is not a log: its report line says so, once */
+	if (err->code == LT_ERR_FORMAT && r->not_log[0] && strcmp(err->file, r->not_log) == 0) {
+		if (r->not_log_text.len > 0)
+			fprintf(stderr, "leasetrail: %s\n", r->not_log_text.ptr);
+		return;
+	}
 	cli_error(LT_EXIT_FAIL, err);
 }
 
@@ -100,8 +118,10 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 		return cli_error(LT_EXIT_FAIL, &err);
 	r.quiet = q.quiet;
 	lt_buf_init(&r.line);
+	lt_buf_init(&r.not_log_text);
 	rc = lt_ingest_run(st, q.args, (size_t)q.nargs, &q.ingest, &hooks, &totals, &err);
 	lt_buf_release(&r.line);
+	lt_buf_release(&r.not_log_text);
 	lt_store_free(st);
 	if (rc != 0)
 		return LT_EXIT_FAIL;

@@ -1,4 +1,5 @@
 /* parser-run.c - sniffing an input's format and driving framer and decoder over it. */
+#define _GNU_SOURCE /* memmem */
 #include "parser-int.h"
 
 #include <stdlib.h>
@@ -415,6 +416,46 @@ int lt_sniff_path(enum lt_format *out, const char *path, struct lt_error *err)
 	return rc;
 }
 
+/* Logs Insights' aggregate functions, as a column of a `stats` result names them. */
+static const char *const run_stats_fns[] = {
+    "count(",	  "count_distinct(", "sum(",	  "avg(",      "min(",	  "max(",
+    "pct(",	  "stddev(",	     "bin(",	  "earliest(", "latest(", "sortsFirst(",
+    "sortsLast(", "datefloor(",	     "dateceil(", NULL,
+};
+
+/* True when a column (a JSON key or a CSV header cell) starts at p: after '"', ',' or at 0. */
+static int run_column_at(const char *head, const char *p)
+{
+	return p == head || p[-1] == '"' || p[-1] == ',' || p[-1] == '\n';
+}
+
+/*
+ * True when the head is a Logs Insights `stats` result exported as JSON or
+ * CSV: an aggregate column (count(*), bin(5m)), and nothing of a log record
+ * (no @message, auditID, verb or __REALTIME_TIMESTAMP).  Its rows count
+ * things; they are not log records.
+ */
+static int run_is_stats(const char *buf, size_t len)
+{
+	static const char *const records[] = {"@message", "\"auditID\"", "\"verb\"",
+					      "__REALTIME_TIMESTAMP", NULL};
+	int agg = 0;
+
+	for (int i = 0; records[i] != NULL; i++)
+		if (memmem(buf, len, records[i], strlen(records[i])) != NULL)
+			return 0;
+	for (int i = 0; run_stats_fns[i] != NULL && !agg; i++) {
+		size_t k = strlen(run_stats_fns[i]);
+		const char *p = buf, *end = buf + len;
+
+		while (!agg && (p = memmem(p, (size_t)(end - p), run_stats_fns[i], k)) != NULL) {
+			agg = run_column_at(buf, p);
+			p += k;
+		}
+	}
+	return agg;
+}
+
 int lt_parse_input(struct lt_input *in, const struct lt_sink *sink, void *ctx,
 		   enum lt_format *format_out, struct lt_error *err)
 {
@@ -437,10 +478,13 @@ int lt_parse_input(struct lt_input *in, const struct lt_sink *sink, void *ctx,
 		*format_out = fmt;
 	if (rc == LT_ERR_TRUNCATED && got > 0)
 		rc = 0;
+	if (rc == 0 && fmt != LT_FMT_BINARY && fmt != LT_FMT_TEXT && run_is_stats(buf, got))
+		rc = lt_error_at(err, LT_ERR_FORMAT, lt_input_path(in), 1, 0,
+				 "not a log leasetrail reads (a Logs Insights stats result:"
+				 " aggregate columns, no @message)");
 	if (rc == 0 && (fmt == LT_FMT_UNKNOWN || fmt == LT_FMT_BINARY))
 		rc = lt_error_at(err, LT_ERR_FORMAT, lt_input_path(in), 1, 0,
-				 "%s: not a log leasetrail reads (%s content)", lt_input_path(in),
-				 lt_format_name(fmt));
+				 "not a log leasetrail reads (%s content)", lt_format_name(fmt));
 	if (rc == 0 && fmt != LT_FMT_EMPTY)
 		rc = run_format(&r, fmt, buf, got, err);
 	free(buf);

@@ -263,6 +263,13 @@ void lt_ingest_file_text(struct lt_buf *b, const struct lt_file_report *f)
 	};
 
 	lt_sanitize(b, f->path, strlen(f->path));
+	/* a file that is not a log: its reason says so, once ("not a log leasetrail reads (...)")
+	 */
+	if (f->status == LT_FILE_NOT_LOG && f->detail[0]) {
+		lt_buf_append(b, ": ", 2);
+		lt_sanitize(b, f->detail, strlen(f->detail));
+		return;
+	}
 	lt_buf_printf(b, ": %s", names[f->status]);
 	if (f->status != LT_FILE_NOT_LOG && f->status != LT_FILE_FAILED)
 		lt_buf_printf(b,

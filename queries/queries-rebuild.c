@@ -97,10 +97,11 @@
  * How episodes are built (the registry records it; before it, meta 'episodes').
  * Bumped when the same events make other episodes (2: RENEWING split at a
  * holder change, RELEASED; 3: orphaned only by the kubelet's own 404s, a
- * node delete logged just after its lease's GC delete is still its cause),
- * so that episodes of two versions never mix.
+ * node delete logged just after its lease's GC delete is still its cause;
+ * 4: a lease with no renew seen is "no-renews", not "renewing"), so that episodes of two versions
+ * never mix.
  */
-#define REBUILD_EPISODES 3
+#define REBUILD_EPISODES 4
 
 static const char *const rebuild_schema[] = {
     DERIVED_LEASES(""),
