@@ -16,8 +16,8 @@
  * Damage is contained: a line that does not start a JSON value is rejected
  * up to its end; a record still open when a new line starts with '{' in
  * column 0 (or at the end of input) was cut off, so it is rejected and the
- * new record begins there, unless its bytes break JSON before they end (then
- * it is handed out, for its decoder to say where);
+ * new record begins there, unless it is one line whose bytes break JSON
+ * before they end (then it is handed out, for its decoder to say where);
  * a record over the size cap is tracked but not buffered.
  */
 #include "parser-int.h"
@@ -173,7 +173,14 @@ static void frame_restart(struct parser_frame *f)
  */
 static int frame_is_broken(const struct parser_frame *f)
 {
-	return f->mode == FRAME_RECORD && f->rec.len > 0 &&
+	const char *nl;
+
+	if (f->mode != FRAME_RECORD || f->rec.len == 0)
+		return 0;
+	/* one line, whole (a record over several lines that stops short was cut off) */
+	nl = memchr(f->rec.ptr, '\n', f->rec.len);
+	return (nl == NULL || nl == f->rec.ptr + f->rec.len - 1 ||
+		(nl == f->rec.ptr + f->rec.len - 2 && nl[1] == '\r')) &&
 	       parser_json_broken(f->rec.ptr, f->rec.len);
 }
 

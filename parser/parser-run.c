@@ -423,10 +423,41 @@ static const char *const run_stats_fns[] = {
     "sortsLast(", "datefloor(",	     "dateceil(", NULL,
 };
 
-/* True when a column (a JSON key or a CSV header cell) starts at p: after '"', ',' or at 0. */
-static int run_column_at(const char *head, const char *p)
+/* True when the quoted string opening at q[-1] == '"' is a JSON key (a ':' follows it). */
+static int run_is_key(const char *q, const char *end)
 {
-	return p == head || p[-1] == '"' || p[-1] == ',' || p[-1] == '\n';
+	const char *close = memchr(q, '"', (size_t)(end - q) < 128 ? (size_t)(end - q) : 128);
+
+	if (close == NULL)
+		return 0;
+	for (close++; close < end && (*close == ' ' || *close == '\t'); close++)
+		;
+	return close < end && *close == ':';
+}
+
+/* True when the quoted string opening at q[-1] is the value of a "field" key. */
+static int run_is_field_value(const char *head, const char *q)
+{
+	const char *b = q - 1;
+
+	while (b > head && (b[-1] == ' ' || b[-1] == '\t'))
+		b--;
+	return b - head >= 8 && b[-1] == ':' && memcmp(b - 8, "\"field\"", 7) == 0;
+}
+
+/*
+ * True when the aggregate at p names a column: a JSON key (console export),
+ * a {"field": ...} value (get-query-results), or a cell of a CSV header.
+ */
+static int run_column_at(const char *head, const char *p, const char *end)
+{
+	const char *nl = memchr(head, '\n', (size_t)(end - head));
+
+	if (p > head && p[-1] == '"' && (run_is_key(p, end) || run_is_field_value(head, p)))
+		return 1;
+	if (nl != NULL && p > nl)
+		return 0; /* a CSV header is the first line */
+	return p == head || p[-1] == ',' || (p[-1] == '"' && (p - 1 == head || p[-2] == ','));
 }
 
 /*
@@ -439,6 +470,7 @@ static int run_is_stats(const char *buf, size_t len)
 {
 	static const char *const records[] = {"@message", "\"auditID\"", "\"verb\"",
 					      "__REALTIME_TIMESTAMP", NULL};
+	const char *end = buf + len;
 	int agg = 0;
 
 	for (int i = 0; records[i] != NULL; i++)
@@ -446,10 +478,10 @@ static int run_is_stats(const char *buf, size_t len)
 			return 0;
 	for (int i = 0; run_stats_fns[i] != NULL && !agg; i++) {
 		size_t k = strlen(run_stats_fns[i]);
-		const char *p = buf, *end = buf + len;
+		const char *p = buf;
 
 		while (!agg && (p = memmem(p, (size_t)(end - p), run_stats_fns[i], k)) != NULL) {
-			agg = run_column_at(buf, p);
+			agg = run_column_at(buf, p, end);
 			p += k;
 		}
 	}
