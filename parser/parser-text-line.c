@@ -135,7 +135,7 @@ int parser_textlog_message(struct parser_textlog *t, struct lt_log_line *ln, con
 		return parser_text_untimed(
 		    t, ln->raw.ptr, ln->raw.len, at,
 		    "a log line without a time: no journal date, no klog header");
-	if ((rc = parser_text_timed(t, ln->ts_us)) != 0)
+	if ((rc = parser_text_timed(t, ln)) != 0)
 		return rc;
 	if (!json)
 		text_payload(t, ln, msg + h, len - h);

@@ -8,7 +8,8 @@
  * PARSER_TEXT_HELD lines or PARSER_TEXT_HELD_BYTES wait for it; the others,
  * and those of a file with no time at all, are rejected with their reason).
  * Its message is the line as written: no severity, no klog time, no kind
- * (a fragment's words name no subject for sure).
+ * (a fragment's words name no subject for sure); its host, ident and pid
+ * are those of the line it takes its time from (a journal's, when it is one).
  */
 #include "parser-text.h"
 
@@ -25,6 +26,11 @@ static int untimed_emit(struct parser_textlog *t, const char *s, size_t n,
 	parser_text_line_init(&ln, s, n);
 	ln.ts_us = ts;
 	ln.message = (struct lt_str){s, n};
+	if (t->last_host_len > 0)
+		ln.host = (struct lt_str){t->last_who.ptr, t->last_host_len};
+	if (t->last_ident_len > 0)
+		ln.ident = (struct lt_str){t->last_who.ptr + t->last_host_len, t->last_ident_len};
+	ln.pid = t->last_pid;
 	parser_text_component(t, &ln);
 	return t->sink->log(&ln, at, t->ctx);
 }
@@ -62,8 +68,14 @@ int parser_text_untimed_flush(struct parser_textlog *t, int64_t ts)
 	return rc;
 }
 
-int parser_text_timed(struct parser_textlog *t, int64_t ts)
+int parser_text_timed(struct parser_textlog *t, const struct lt_log_line *ln)
 {
-	t->last_ts = ts;
-	return t->nheld > 0 ? parser_text_untimed_flush(t, ts) : 0;
+	lt_buf_reset(&t->last_who);
+	lt_buf_append(&t->last_who, ln->host.ptr ? ln->host.ptr : "", ln->host.len);
+	lt_buf_append(&t->last_who, ln->ident.ptr ? ln->ident.ptr : "", ln->ident.len);
+	t->last_host_len = ln->host.len;
+	t->last_ident_len = ln->ident.len;
+	t->last_pid = ln->pid;
+	t->last_ts = ln->ts_us;
+	return t->nheld > 0 ? parser_text_untimed_flush(t, ln->ts_us) : 0;
 }

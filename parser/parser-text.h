@@ -66,6 +66,9 @@ struct parser_textlog {
 	struct lt_buf wrap; /* a JSON record wrapping the line: what it says (parser-logwrap.c) */
 	/* untimed lines (parser-text-untimed.c): the last line's time, and those waiting for one */
 	int64_t last_ts;
+	struct lt_buf last_who; /* that line's host, then its ident (a journal's) */
+	size_t last_host_len, last_ident_len;
+	int64_t last_pid;
 	struct lt_buf held;
 	struct parser_text_held held_at[PARSER_TEXT_HELD];
 	size_t nheld;
@@ -155,8 +158,8 @@ void parser_text_leader_lease(struct parser_textlog *t, struct lt_log_line *ln);
 int parser_text_untimed(struct parser_textlog *t, const char *s, size_t n,
 			const struct lt_where *at, const char *reason);
 
-/* A line had time ts: it is the last time now; the held lines take it. */
-int parser_text_timed(struct parser_textlog *t, int64_t ts);
+/* Line ln has a time: the untimed lines after it (and those held) take it, and its host. */
+int parser_text_timed(struct parser_textlog *t, const struct lt_log_line *ln);
 
 /* Hands on the held lines at time ts, or rejects them (ts 0: no time ever came). */
 int parser_text_untimed_flush(struct parser_textlog *t, int64_t ts);

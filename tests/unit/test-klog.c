@@ -2129,6 +2129,9 @@ static void test_corpus_hard_wrapped(void **state)
 		assert_int_equal(r->rec[i].severity, 0);
 		assert_null(r->rec[i].kind);
 		assert_int_equal(r->rec[i].nf, 0);
+		/* on its head's journal host: the node's line, for `timeline -v` */
+		assert_string_equal(r->rec[i].host, "ip-10-0-157-91.us-west-2.compute.internal");
+		assert_int_equal(r->rec[i].pid, 3969);
 	}
 	assert_string_equal(r->rec[2].message, "mpute.internal\" not found");
 	CHECK(&r->rec[3], .ts = "2024-04-01T14:03:26.100052Z",
@@ -2362,7 +2365,8 @@ static void test_hostile_bytes(void **state)
 	/* 25:61:61 is no time of day: the line is text, at the time before it */
 	assert_int_equal(r->rec[6].line, 7);
 	assert_int_equal(r->rec[6].ts_us, r->rec[5].ts_us);
-	assert_null(r->rec[6].host);
+	assert_string_equal(r->rec[6].host, "h"); /* the host of the line it takes its time from */
+	assert_int_equal(r->rec[6].severity, 0);
 	assert_string_equal(r->rec[7].message, "\xe2\x80\xae"
 					       "evil");
 	run_free(r);
