@@ -10,7 +10,23 @@ struct ingest_run {
 	double last_draw; /* when the progress line was drawn, 0 when it is not */
 	uint64_t file_rejects;
 	struct lt_buf line;
+	/*
+	 * The last file that was not a log and its report line, held until the next
+	 * report: an error about the same file (one named on the command line) says it
+	 * on stderr instead, so it is said once.
+	 */
+	char not_log[512];
+	struct lt_buf not_log_text;
 };
+
+/* Prints the held report line of a file that was not a log (unless -q). */
+static void ingest_not_log_flush(struct ingest_run *r)
+{
+	if (r->not_log_text.len > 0 && !r->quiet)
+		printf("%s\n", r->not_log_text.ptr);
+	lt_buf_reset(&r->not_log_text);
+	r->not_log[0] = '\0';
+}
 
 /* Prints r->line (and a newline when nl) on f, after clearing the progress line; empties it. */
 static void ingest_flush(struct ingest_run *r, FILE *f, int nl)
@@ -29,6 +45,7 @@ static void ingest_on_reject(const struct lt_where *at, const char *reason, void
 {
 	struct ingest_run *r = ctx;
 
+	ingest_not_log_flush(r);
 	if (++r->file_rejects <= INGEST_SHOWN_REJECTS) {
 		lt_ingest_reject_text(&r->line, at, reason);
 		ingest_flush(r, stderr, 1);
@@ -56,6 +73,12 @@ static void ingest_on_file(const struct lt_file_report *f, void *ctx)
 		ingest_flush(r, stderr, 1);
 	}
 	r->file_rejects = 0;
+	ingest_not_log_flush(r);
+	if (f->status == LT_FILE_NOT_LOG) {
+		snprintf(r->not_log, sizeof r->not_log, "%s", f->path);
+		lt_ingest_file_text(&r->not_log_text, f);
+		return;
+	}
 	if (r->quiet && f->status != LT_FILE_FAILED && f->status != LT_FILE_TRUNCATED)
 		return;
 	lt_ingest_file_text(&r->line, f);
@@ -65,6 +88,7 @@ static void ingest_on_file(const struct lt_file_report *f, void *ctx)
 /* Every path is read: the summary, before the indexes and lifecycles are built. */
 static void ingest_on_loaded(const struct lt_ingest_totals *t, double secs, void *ctx)
 {
+	ingest_not_log_flush(ctx);
 	lt_ingest_totals_text(&((struct ingest_run *)ctx)->line, t, secs);
 	ingest_flush(ctx, stdout, 1);
 }
@@ -85,7 +109,17 @@ static void ingest_on_note(const char *path, const char *text, void *ctx)
 
 static void ingest_on_error(const struct lt_error *err, void *ctx)
 {
-	ingest_flush(ctx, stderr, 0);
+	struct ingest_run *r = ctx;
+
+	ingest_flush(r, stderr, 0);
+	/* a named file that is not a log: its report line says so, once, as the error */
+	if (err->code == LT_ERR_FORMAT && r->not_log[0] && strcmp(err->file, r->not_log) == 0) {
+		fprintf(stderr, "leasetrail: %s\n", r->not_log_text.ptr);
+		lt_buf_reset(&r->not_log_text);
+		r->not_log[0] = '\0';
+		return;
+	}
+	ingest_not_log_flush(r);
 	cli_error(LT_EXIT_FAIL, err);
 }
 
@@ -115,8 +149,10 @@ static int ingest_run(const struct lt_cmd *cmd, int argc, char **argv)
 		return cli_error(LT_EXIT_FAIL, &err);
 	r.quiet = q.quiet;
 	lt_buf_init(&r.line);
+	lt_buf_init(&r.not_log_text);
 	rc = lt_ingest_run(st, q.args, (size_t)q.nargs, &q.ingest, &hooks, &totals, &err);
 	lt_buf_release(&r.line);
+	lt_buf_release(&r.not_log_text);
 	lt_store_free(st);
 	if (rc != 0)
 		return LT_EXIT_FAIL;

@@ -86,7 +86,7 @@ struct load {
 	int64_t since_id;	   /* highest audit.id before the current batch */
 	struct load_count *counts; /* not yet written to resource_counts */
 	size_t ncounts, cap_counts;
-	sqlite3_stmt *ins_audit, *ins_raw, *ins_reject, *add_count, *save_source;
+	sqlite3_stmt *ins_audit, *ins_raw, *ins_reject, *add_count, *save_source, *add_counted;
 	sqlite3_stmt *supersede_new, *supersede_old, *find_key, *add_mark;
 	int partial_stages;	    /* the store holds a request stage below the final one */
 	int lease_bodies;	    /* this file had a Lease body (leaseDurationSeconds, holder) */
@@ -144,6 +144,8 @@ static int load_prepare(struct load *l)
 				    "INSERT INTO resource_counts VALUES(?1, ?2, ?3, ?4)"
 				    " ON CONFLICT DO UPDATE SET count = count + excluded.count",
 				    err) ||
+	    index_store_prepare_raw(st, &l->add_counted,
+				    "INSERT OR IGNORE INTO counted_requests VALUES(?1, ?2)", err) ||
 	    index_store_prepare_raw(
 		st, &l->save_source,
 		"UPDATE sources SET resume_offset = ?2, bytes = ?3, records = ?4,"
@@ -180,6 +182,7 @@ static void load_release(struct load *l)
 	sqlite3_finalize(l->ins_raw);
 	sqlite3_finalize(l->ins_reject);
 	sqlite3_finalize(l->add_count);
+	sqlite3_finalize(l->add_counted);
 	sqlite3_finalize(l->save_source);
 	sqlite3_finalize(l->supersede_new);
 	sqlite3_finalize(l->supersede_old);
@@ -245,6 +248,27 @@ static void load_count(struct load *l, struct lt_str resource, struct lt_str ver
 		c->n = 0;
 	}
 	c->n++;
+}
+
+/*
+ * 1 when the request of an event not stored was not counted before (its
+ * other stage, the same file read again, an overlapping one): counts are of
+ * requests, by auditID.  An event without one is counted each time.
+ */
+static int load_first_count(struct load *l, const struct lt_audit_event *ev, int *first)
+{
+	sqlite3_stmt *s = l->add_counted;
+
+	*first = 1;
+	if (ev->audit_id.ptr == NULL)
+		return 0;
+	/* every stage of a request repeats its requestReceivedTimestamp */
+	sqlite3_bind_int64(s, 1, ev->received_given ? ev->received_us / 1000000 : -1);
+	sqlite3_bind_text(s, 2, ev->audit_id.ptr, (int)ev->audit_id.len, SQLITE_STATIC);
+	if (load_step(l, s, "cannot count a request") != 0)
+		return LT_ERR_DB;
+	*first = sqlite3_changes(l->st->db) > 0;
+	return 0;
 }
 
 static int load_flush_counts(struct load *l)
@@ -674,10 +698,12 @@ static int load_log(const struct lt_log_line *ln, const struct lt_where *at, voi
 		return LT_ERR_DB;
 	if (index_log_loader_store(l->logs, ln, at, &stored) != 0)
 		return LT_ERR_DB;
-	if (stored)
+	if (stored) {
 		l->rep.stored++;
-	else
+		l->rep.lines++;
+	} else {
 		l->rep.duplicates++;
+	}
 	l->tail_reject = 0;
 	return load_tick(l, at);
 }
@@ -697,9 +723,14 @@ static int load_audit(const struct lt_audit_event *ev, const struct lt_where *at
 	int wanted = l->opts->all_resources || lt_str_eq(ev->resource, "leases") ||
 		     lt_str_eq(ev->resource, "nodes") || load_is_eviction(ev);
 
+	int first;
+
 	if (!wanted) {
 		l->rep.skipped++;
-		load_count(l, ev->resource, ev->verb);
+		if (load_first_count(l, ev, &first) != 0)
+			return LT_ERR_DB;
+		if (first)
+			load_count(l, ev->resource, ev->verb);
 	} else if (load_store_event(l, ev, at) != 0) {
 		return LT_ERR_DB;
 	}
@@ -726,7 +757,8 @@ static int load_continue(struct load *l, int64_t id)
 	if (index_store_prepare_raw(
 		l->st, &q,
 		"SELECT resume_offset, records, stored, duplicates, skipped, rejected,"
-		" open_end FROM sources WHERE id = ?1",
+		" open_end, (SELECT lines FROM log_sources WHERE source_id = ?1)"
+		" FROM sources WHERE id = ?1",
 		l->err) != 0)
 		return LT_ERR_DB;
 	sqlite3_bind_int64(q, 1, id);
@@ -739,6 +771,7 @@ static int load_continue(struct load *l, int64_t id)
 		l->rep.duplicates = (uint64_t)sqlite3_column_int64(q, 3);
 		l->rep.skipped = (uint64_t)sqlite3_column_int64(q, 4);
 		l->rep.rejected = (uint64_t)sqlite3_column_int64(q, 5);
+		l->rep.lines = (uint64_t)sqlite3_column_int64(q, 7);
 		/* the line cut off by the old end is read again: it no longer counts as rejected */
 		if (sqlite3_column_int(q, 6) && l->rep.records > 0 && l->rep.rejected > 0) {
 			l->rep.records--;
@@ -790,6 +823,7 @@ static void load_report(struct load *l, enum lt_file_status status, const char *
 		t->duplicates += l->rep.duplicates;
 		t->skipped += l->rep.skipped;
 		t->rejected += l->rep.rejected;
+		t->lines += l->rep.lines;
 	}
 	if (l->opts->on_file)
 		l->opts->on_file(&l->rep, l->opts->ctx);

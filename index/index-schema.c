@@ -113,6 +113,10 @@ static const char *const schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS resource_counts(source_id INTEGER NOT NULL,"
     " resource TEXT NOT NULL, verb TEXT NOT NULL, count INTEGER NOT NULL,"
     " PRIMARY KEY(source_id, resource, verb)) WITHOUT ROWID",
+    /* the requests resource_counts counted (by auditID, under the second received), so a
+       request seen at two stages, or read again, counts once */
+    "CREATE TABLE IF NOT EXISTS counted_requests(received_s INTEGER NOT NULL,"
+    " audit_id TEXT NOT NULL, PRIMARY KEY(received_s, audit_id)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS audit("
     " id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL, line INTEGER NOT NULL,"
     " offset INTEGER NOT NULL, akey INTEGER, audit_id TEXT, stage_id INTEGER,"

@@ -65,6 +65,7 @@ struct lt_file_report {
 	int64_t source_id;  /* 0 when nothing was recorded */
 	uint64_t bytes;	    /* on-disk bytes read */
 	uint64_t records, stored, duplicates, skipped, rejected;
+	uint64_t lines; /* of stored: log lines (the others are audit events) */
 };
 
 struct lt_ingest_progress {
@@ -97,6 +98,7 @@ struct lt_ingest_opts {
 struct lt_ingest_totals {
 	uint64_t files, files_duplicate, files_not_log, files_failed, files_truncated;
 	uint64_t bytes, records, stored, duplicates, skipped, rejected;
+	uint64_t lines; /* of stored: log lines */
 };
 
 /*

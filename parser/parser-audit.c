@@ -506,6 +506,14 @@ static int audit_check_event(const struct parser_audit_decoder *d, char *reason,
 		lt_buf_release(&shown);
 		return LT_ERR_FORMAT;
 	}
+	/* nothing of an Event at all: say what else it is not, too */
+	if (!d->set[F_VERB] && kind.ptr == NULL && !d->set[F_AUDIT_ID]) {
+		snprintf(reason, size,
+			 "a JSON record of another kind: neither an audit Event (no \"verb\","
+			 " \"auditID\" or \"kind\") nor a journal entry (no"
+			 " \"__REALTIME_TIMESTAMP\")");
+		return LT_ERR_FORMAT;
+	}
 	if (!d->set[F_VERB]) {
 		snprintf(reason, size, "not an audit event: no \"verb\"");
 		return LT_ERR_FORMAT;

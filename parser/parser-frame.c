@@ -15,7 +15,9 @@
  *
  * Damage is contained: a line that does not start a JSON value is rejected
  * up to its end; a record still open when a new line starts with '{' in
- * column 0 was cut off, so it is rejected and the new record begins there;
+ * column 0 (or at the end of input) was cut off, so it is rejected and the
+ * new record begins there, unless it is one line whose bytes break JSON
+ * before they end (then it is handed out, for its decoder to say where);
  * a record over the size cap is tracked but not buffered.
  */
 #include "parser-int.h"
@@ -164,13 +166,33 @@ static void frame_restart(struct parser_frame *f)
 	f->escape = 0;
 }
 
+/*
+ * A record still open whose bytes are invalid JSON before their end (a
+ * complete line with a stray quote or brace) was not cut off: handed out as
+ * it is, so its decoder says where the JSON breaks.
+ */
+static int frame_is_broken(const struct parser_frame *f)
+{
+	const char *nl;
+
+	if (f->mode != FRAME_RECORD || f->rec.len == 0)
+		return 0;
+	/* one line, whole (a record over several lines that stops short was cut off) */
+	nl = memchr(f->rec.ptr, '\n', f->rec.len);
+	return (nl == NULL || nl == f->rec.ptr + f->rec.len - 1 ||
+		(nl == f->rec.ptr + f->rec.len - 2 && nl[1] == '\r')) &&
+	       parser_json_broken(f->rec.ptr, f->rec.len);
+}
+
 /* A record still open when its line broke off: reject it, start over at depth 0. */
 static int frame_cut(struct parser_frame *f)
 {
 	int rc = 0;
 	char reason[128];
 
-	if (f->mode == FRAME_RECORD || f->mode == FRAME_OVERSIZE) {
+	if (frame_is_broken(f)) {
+		rc = f->ops->record(f->rec.ptr, f->rec.len, f->rec_line, f->rec_offset, f->ctx);
+	} else if (f->mode == FRAME_RECORD || f->mode == FRAME_OVERSIZE) {
 		snprintf(reason, sizeof reason,
 			 "record cut off: line %llu starts a new record before it ended",
 			 (unsigned long long)f->line);
@@ -578,7 +600,9 @@ int parser_frame_finish(struct parser_frame *f)
 	assert(frame_ok(f));
 	if (f->mode == FRAME_ZEROS && (rc = frame_zeros_end(f)) != 0)
 		return rc;
-	if (f->mode == FRAME_RECORD || f->mode == FRAME_OVERSIZE)
+	if (frame_is_broken(f))
+		rc = f->ops->record(f->rec.ptr, f->rec.len, f->rec_line, f->rec_offset, f->ctx);
+	else if (f->mode == FRAME_RECORD || f->mode == FRAME_OVERSIZE)
 		rc = frame_reject(f, f->rec_line, f->rec_offset,
 				  "record cut off at end of input (truncated)");
 	else if (f->mode == FRAME_ENVELOPE)

@@ -38,6 +38,12 @@ int parser_frame_finish(struct parser_frame *f);
 /* Lines seen so far (1-based line of the next byte). */
 uint64_t parser_frame_line(const struct parser_frame *f);
 
+/*
+ * True when json[0..len) has a syntax error before its end (trailing white
+ * space aside): invalid JSON, not a record that was merely cut short.
+ */
+int parser_json_broken(const char *json, size_t len);
+
 /* ---- audit event decoder: one JSON record -> struct lt_audit_event ---- */
 
 struct parser_audit_decoder;

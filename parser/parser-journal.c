@@ -219,6 +219,12 @@ int parser_journal_decode(struct parser_journal_decoder *d, struct lt_log_line *
 	if (!d->have[J_REALTIME] && !d->have[J_MESSAGE] && d->have[J_LOG])
 		return journal_docker(d, line, msg, partial, reason, size);
 	ts = journal_digits(journal_get(d, J_REALTIME));
+	if (!d->have[J_REALTIME] && !d->have[J_MESSAGE]) {
+		snprintf(reason, size,
+			 "not a journal entry (no \"__REALTIME_TIMESTAMP\" or \"MESSAGE\"):"
+			 " a JSON record of another kind among journal entries");
+		return LT_ERR_FORMAT;
+	}
 	if (ts <= 0 || !d->have[J_MESSAGE]) {
 		snprintf(reason, size, "a journal entry without %s",
 			 ts <= 0 ? "a __REALTIME_TIMESTAMP" : "a MESSAGE");

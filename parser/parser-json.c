@@ -34,3 +34,21 @@ int parser_json_run(const yajl_callbacks *cb, void *ctx, yajl_handle *h, const c
 		*h = NULL;
 	return st == yajl_status_ok ? 0 : LT_ERR_FORMAT;
 }
+
+int parser_json_broken(const char *json, size_t len)
+{
+	static const yajl_callbacks none = {0};
+	yajl_handle y = yajl_alloc(&none, NULL, NULL);
+	size_t end = len, at;
+	int broken;
+
+	while (end > 0 && (json[end - 1] == '\n' || json[end - 1] == '\r' || json[end - 1] == ' ' ||
+			   json[end - 1] == '\t'))
+		end--;
+	yajl_config(y, yajl_dont_validate_strings, 1);
+	broken = yajl_parse(y, (const unsigned char *)json, len) != yajl_status_ok;
+	at = yajl_get_bytes_consumed(y);
+	yajl_free(y);
+	/* an error at the white space that ends it (a newline inside a string) is a cut */
+	return broken && at < end;
+}

@@ -38,10 +38,37 @@ static int klog_stamp(struct parser_klog *out, const char *s)
 	return 1;
 }
 
+/*
+ * A header a hard wrap cut before its "file.go:N]" ended ("E0401
+ * 14:03:17.151180    3969 evictio" and the rest on the next line): its
+ * severity, time and thread id still hold; no location.  The bytes taken.
+ */
+static size_t klog_cut_header(struct parser_klog *out, const char *s, size_t len)
+{
+	size_t i = 21;
+
+	while (i < len && s[i] == ' ')
+		i++;
+	if (i == 21 && i < len)
+		return 0;
+	for (out->thread = 0; i < len && s[i] >= '0' && s[i] <= '9' && out->thread < 1000000000000;
+	     i++)
+		out->thread = out->thread * 10 + (s[i] - '0');
+	if (i < len && s[i] == ' ')
+		i++;
+	for (size_t k = i; k < len; k++)
+		if (s[k] == ' ' || s[k] == ']')
+			return 0;
+	out->location = (struct lt_str){NULL, 0};
+	return i;
+}
+
 size_t parser_klog_header(struct parser_klog *out, const char *s, size_t len)
 {
 	size_t i = 21, start;
 
+	if (len >= 21 && len < 24 && klog_stamp(out, s))
+		return klog_cut_header(out, s, len);
 	if (len < 24 || !klog_stamp(out, s))
 		return 0;
 	/* the thread id is right-aligned in 7 columns, or single-spaced */
@@ -53,11 +80,13 @@ size_t parser_klog_header(struct parser_klog *out, const char *s, size_t len)
 	     i++)
 		out->thread = out->thread * 10 + (s[i] - '0');
 	if (i == start || i >= len || s[i] != ' ')
-		return 0;
+		return i >= len ? klog_cut_header(out, s, len) : 0;
 	start = ++i;
 	while (i < len && s[i] != ']' && s[i] != ' ')
 		i++;
-	if (i >= len || s[i] != ']' || i == start)
+	if (i >= len)
+		return klog_cut_header(out, s, len);
+	if (s[i] != ']' || i == start)
 		return 0;
 	out->location = (struct lt_str){s + start, i - start};
 	i++;
@@ -126,6 +155,18 @@ static size_t klog_escape_hex(struct lt_buf *b, const char *p, size_t len, size_
 	return n + 1;
 }
 
+static int klog_starts_field(const char *p, size_t len);
+
+/*
+ * True when the quote at p[i] closes the string: klog follows a quoted
+ * message or value with the end or " key=".  Any other quote is one a
+ * paste lost the backslash of (err="node "x" not found"): part of the text.
+ */
+static int klog_closes(const char *p, size_t len, size_t i)
+{
+	return i + 1 == len || (p[i + 1] == ' ' && klog_starts_field(p + i + 1, len - i - 1));
+}
+
 /*
  * Reads the Go-quoted string (strconv.Quote) starting at p[0] == '"' into b;
  * returns the bytes taken, or 0 when the closing quote is missing.
@@ -138,7 +179,7 @@ static size_t klog_unquote(struct lt_buf *b, const char *p, size_t len)
 		const char *e;
 		size_t took;
 
-		if (p[i] == '"')
+		if (p[i] == '"' && klog_closes(p, len, i))
 			return i + 1;
 		if (p[i] != '\\' || i + 1 == len) {
 			lt_buf_putc(b, p[i]);

@@ -1,4 +1,5 @@
 /* parser-run.c - sniffing an input's format and driving framer and decoder over it. */
+#define _GNU_SOURCE /* memmem */
 #include "parser-int.h"
 
 #include <stdlib.h>
@@ -415,6 +416,78 @@ int lt_sniff_path(enum lt_format *out, const char *path, struct lt_error *err)
 	return rc;
 }
 
+/* Logs Insights' aggregate functions, as a column of a `stats` result names them. */
+static const char *const run_stats_fns[] = {
+    "count(",	  "count_distinct(", "sum(",	  "avg(",      "min(",	  "max(",
+    "pct(",	  "stddev(",	     "bin(",	  "earliest(", "latest(", "sortsFirst(",
+    "sortsLast(", "datefloor(",	     "dateceil(", NULL,
+};
+
+/* True when the quoted string opening at q[-1] == '"' is a JSON key (a ':' follows it). */
+static int run_is_key(const char *q, const char *end)
+{
+	const char *close = memchr(q, '"', (size_t)(end - q) < 128 ? (size_t)(end - q) : 128);
+
+	if (close == NULL)
+		return 0;
+	for (close++; close < end && (*close == ' ' || *close == '\t'); close++)
+		;
+	return close < end && *close == ':';
+}
+
+/* True when the quoted string opening at q[-1] is the value of a "field" key. */
+static int run_is_field_value(const char *head, const char *q)
+{
+	const char *b = q - 1;
+
+	while (b > head && (b[-1] == ' ' || b[-1] == '\t'))
+		b--;
+	return b - head >= 8 && b[-1] == ':' && memcmp(b - 8, "\"field\"", 7) == 0;
+}
+
+/*
+ * True when the aggregate at p names a column: a JSON key (console export),
+ * a {"field": ...} value (get-query-results), or a cell of a CSV header.
+ */
+static int run_column_at(const char *head, const char *p, const char *end)
+{
+	const char *nl = memchr(head, '\n', (size_t)(end - head));
+
+	if (p > head && p[-1] == '"' && (run_is_key(p, end) || run_is_field_value(head, p)))
+		return 1;
+	if (nl != NULL && p > nl)
+		return 0; /* a CSV header is the first line */
+	return p == head || p[-1] == ',' || (p[-1] == '"' && (p - 1 == head || p[-2] == ','));
+}
+
+/*
+ * True when the head is a Logs Insights `stats` result exported as JSON or
+ * CSV: an aggregate column (count(*), bin(5m)), and nothing of a log record
+ * (no @message, auditID, verb or __REALTIME_TIMESTAMP).  Its rows count
+ * things; they are not log records.
+ */
+static int run_is_stats(const char *buf, size_t len)
+{
+	static const char *const records[] = {"@message", "\"auditID\"", "\"verb\"",
+					      "__REALTIME_TIMESTAMP", NULL};
+	const char *end = buf + len;
+	int agg = 0;
+
+	for (int i = 0; records[i] != NULL; i++)
+		if (memmem(buf, len, records[i], strlen(records[i])) != NULL)
+			return 0;
+	for (int i = 0; run_stats_fns[i] != NULL && !agg; i++) {
+		size_t k = strlen(run_stats_fns[i]);
+		const char *p = buf;
+
+		while (!agg && (p = memmem(p, (size_t)(end - p), run_stats_fns[i], k)) != NULL) {
+			agg = run_column_at(buf, p, end);
+			p += k;
+		}
+	}
+	return agg;
+}
+
 int lt_parse_input(struct lt_input *in, const struct lt_sink *sink, void *ctx,
 		   enum lt_format *format_out, struct lt_error *err)
 {
@@ -437,10 +510,13 @@ int lt_parse_input(struct lt_input *in, const struct lt_sink *sink, void *ctx,
 		*format_out = fmt;
 	if (rc == LT_ERR_TRUNCATED && got > 0)
 		rc = 0;
+	if (rc == 0 && fmt != LT_FMT_BINARY && fmt != LT_FMT_TEXT && run_is_stats(buf, got))
+		rc = lt_error_at(err, LT_ERR_FORMAT, lt_input_path(in), 1, 0,
+				 "not a log leasetrail reads (a Logs Insights stats result:"
+				 " aggregate columns, no @message)");
 	if (rc == 0 && (fmt == LT_FMT_UNKNOWN || fmt == LT_FMT_BINARY))
 		rc = lt_error_at(err, LT_ERR_FORMAT, lt_input_path(in), 1, 0,
-				 "%s: not a log leasetrail reads (%s content)", lt_input_path(in),
-				 lt_format_name(fmt));
+				 "not a log leasetrail reads (%s content)", lt_format_name(fmt));
 	if (rc == 0 && fmt != LT_FMT_EMPTY)
 		rc = run_format(&r, fmt, buf, got, err);
 	free(buf);

@@ -148,15 +148,18 @@ int parser_textlog_message(struct parser_textlog *t, struct lt_log_line *ln, con
 			   size_t len, const struct lt_where *at)
 {
 	size_t h;
-	int json;
+	int json, rc;
 
 	text_unwrap(t, ln, &msg, &len);
 	h = text_klog(t, ln, msg, len);
 	json = h == 0 && text_jsonlog(t, ln, msg, len);
 
 	if (ln->ts_us == 0)
-		return parser_text_reject(
-		    t, at, "a log line without a time: no journal date, no klog header");
+		return parser_text_untimed(
+		    t, ln->raw.ptr, ln->raw.len, at,
+		    "a log line without a time: no journal date, no klog header");
+	if ((rc = parser_text_timed(t, ln)) != 0)
+		return rc;
 	if (!json)
 		text_payload(t, ln, msg + h, len - h);
 	if (t->cls == NULL)
@@ -257,9 +260,10 @@ static int text_undated(struct parser_textlog *t, struct lt_log_line *ln, const 
 		return parser_textlog_message(t, ln, s, n, at);
 	if ((took = parser_text_ident(ln, s, n, 1)) > 0)
 		return parser_textlog_message(t, ln, s + took, n - took, at);
-	return parser_text_reject(t, at,
-				  "not a log line: no journal date, klog header or ISO time "
-				  "(a wrapped line, a fragment?)");
+	return parser_text_untimed(
+	    t, s, n, at,
+	    "not a log line: no journal date, klog header or ISO time "
+	    "(a wrapped line, a fragment?), and no line with a time follows");
 }
 
 int parser_text_line(struct parser_textlog *t, const char *s, size_t n)

@@ -53,6 +53,8 @@ struct parser_textlog *parser_textlog_new(const struct lt_sink *sink, void *ctx,
 	lt_buf_init(&t->wrap);
 	lt_buf_init(&t->cpart_raw);
 	lt_buf_init(&t->cpart_msg);
+	lt_buf_init(&t->held);
+	lt_buf_init(&t->last_who);
 	return t;
 }
 
@@ -69,6 +71,8 @@ void parser_textlog_free(struct parser_textlog *t)
 	lt_buf_release(&t->wrap);
 	lt_buf_release(&t->cpart_raw);
 	lt_buf_release(&t->cpart_msg);
+	lt_buf_release(&t->held);
+	lt_buf_release(&t->last_who);
 	free(t);
 }
 
@@ -187,7 +191,10 @@ int parser_textlog_finish(struct parser_textlog *t)
 	if (t->part.len > 0 || t->part_over)
 		rc = text_take(t, t->part.ptr, t->part.len, t->offset + t->part.len);
 	lt_buf_reset(&t->part);
-	return rc != 0 ? rc : text_held_flush(t);
+	if (rc == 0)
+		rc = text_held_flush(t);
+	/* lines without a time that no line with one followed */
+	return rc != 0 ? rc : parser_text_untimed_flush(t, 0);
 }
 
 /* A line that can only be a log line: a journal date, a klog header, an ISO time, a fragment. */

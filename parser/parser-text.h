@@ -18,6 +18,17 @@
 #define PARSER_TEXT_MAX_LINE (1024u * 1024)
 #define PARSER_TEXT_DAY_US   (86400LL * 1000000)
 
+/* Untimed lines at the top of a file wait for the first time, up to this many (and bytes). */
+#define PARSER_TEXT_HELD       64
+#define PARSER_TEXT_HELD_BYTES (64u * 1024)
+
+/* One such line: where it is, its bytes in the held buffer, why it would be rejected. */
+struct parser_text_held {
+	struct lt_where at;
+	size_t start, len;
+	const char *reason;
+};
+
 /* The lease a process (component and pid) last named in a leader-election line. */
 struct parser_text_leader {
 	char component[64];
@@ -53,6 +64,14 @@ struct parser_textlog {
 	int line_zone_set;     /* ... when it carried one */
 	struct lt_buf msg, fields, text;
 	struct lt_buf wrap; /* a JSON record wrapping the line: what it says (parser-logwrap.c) */
+	/* untimed lines (parser-text-untimed.c): the last line's time, and those waiting for one */
+	int64_t last_ts;
+	struct lt_buf last_who; /* that line's host, then its ident (a journal's) */
+	size_t last_host_len, last_ident_len;
+	int64_t last_pid;
+	struct lt_buf held;
+	struct parser_text_held held_at[PARSER_TEXT_HELD];
+	size_t nheld;
 	/* a container log line whose partial records are being joined */
 	struct lt_buf cpart_raw, cpart_msg;
 	struct lt_where cpart_at;
@@ -142,6 +161,18 @@ void parser_text_path_stream(struct parser_textlog *t, const char *path);
 
 /* A leader-election line's lease: remembered when it names one, recalled when it does not. */
 void parser_text_leader_lease(struct parser_textlog *t, struct lt_log_line *ln);
+
+/* ---- lines without a time (parser-text-untimed.c) ---- */
+
+/* Keeps a line with no time: at the last line's time, or held until one comes (else reason). */
+int parser_text_untimed(struct parser_textlog *t, const char *s, size_t n,
+			const struct lt_where *at, const char *reason);
+
+/* Line ln has a time: the untimed lines after it (and those held) take it, and its host. */
+int parser_text_timed(struct parser_textlog *t, const struct lt_log_line *ln);
+
+/* Hands on the held lines at time ts, or rejects them (ts 0: no time ever came). */
+int parser_text_untimed_flush(struct parser_textlog *t, int64_t ts);
 
 /* ---- CloudWatch text records (parser-text-cloudwatch.c) ---- */
 

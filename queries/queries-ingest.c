@@ -273,6 +273,13 @@ void lt_ingest_file_text(struct lt_buf *b, const struct lt_file_report *f)
 	};
 
 	lt_sanitize(b, f->path, strlen(f->path));
+	/* a file that is not a log: its reason says so, once ("not a log leasetrail reads (...)")
+	 */
+	if (f->status == LT_FILE_NOT_LOG && f->detail[0]) {
+		lt_buf_append(b, ": ", 2);
+		lt_sanitize(b, f->detail, strlen(f->detail));
+		return;
+	}
 	lt_buf_printf(b, ": %s", names[f->status]);
 	if (f->status != LT_FILE_NOT_LOG && f->status != LT_FILE_FAILED)
 		lt_buf_printf(b,
@@ -291,17 +298,25 @@ void lt_ingest_file_text(struct lt_buf *b, const struct lt_file_report *f)
 void lt_ingest_totals_text(struct lt_buf *b, const struct lt_ingest_totals *t, double secs)
 {
 	double mb = (double)t->bytes / 1e6;
+	unsigned long long lines = t->lines, events = t->stored - t->lines;
 
 	lt_buf_printf(b,
 		      "%llu files (%llu duplicate, %llu not logs, %llu failed, %llu truncated), "
-		      "%.1f MB in %.2f s (%.1f MB/s, %.0f records/s): %llu records, %llu events "
-		      "stored, %llu duplicates, %llu skipped, %llu rejected",
+		      "%.1f MB in %.2f s (%.1f MB/s, %.0f records/s): %llu records, ",
 		      (unsigned long long)t->files, (unsigned long long)t->files_duplicate,
 		      (unsigned long long)t->files_not_log, (unsigned long long)t->files_failed,
 		      (unsigned long long)t->files_truncated, mb, secs, secs > 0 ? mb / secs : 0.0,
-		      secs > 0 ? (double)t->records / secs : 0.0, (unsigned long long)t->records,
-		      (unsigned long long)t->stored, (unsigned long long)t->duplicates,
-		      (unsigned long long)t->skipped, (unsigned long long)t->rejected);
+		      secs > 0 ? (double)t->records / secs : 0.0, (unsigned long long)t->records);
+	/* what was stored, by what it is: audit events, log lines, or both */
+	if (lines == 0)
+		lt_buf_printf(b, "%llu events stored", events);
+	else if (events == 0)
+		lt_buf_printf(b, "%llu lines stored", lines);
+	else
+		lt_buf_printf(b, "%llu events and %llu lines stored", events, lines);
+	lt_buf_printf(b, ", %llu duplicates, %llu skipped, %llu rejected",
+		      (unsigned long long)t->duplicates, (unsigned long long)t->skipped,
+		      (unsigned long long)t->rejected);
 }
 
 void lt_ingest_reject_text(struct lt_buf *b, const struct lt_where *at, const char *reason)

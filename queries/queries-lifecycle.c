@@ -739,7 +739,13 @@ static const char *lc_state(const struct queries_lease *b)
 		return "not-found";
 	if (b->node_gone_said)
 		return "node-gone"; /* renewing or re-created, but for a Node that is no more */
-	return recreated ? "re-created" : "renewing";
+	if (recreated)
+		return "re-created";
+	/*
+	 * neither a renew nor a create (its first heartbeat) seen: requests known
+	 * only as they arrived (RequestReceived), or reads, or conflicts
+	 */
+	return r->sum.renews > 0 || r->sum.creates > 0 ? "renewing" : "no-renews";
 }
 
 static void lc_finish(struct queries_lease *b)

@@ -99,10 +99,11 @@
  * holder change, RELEASED; 3: orphaned only by the kubelet's own 404s, a
  * node delete logged just after its lease's GC delete is still its cause;
  * 4: changes inside a gap from leaseTransitions/acquireTime, a leader lease
- * renewed again after it expired at Metadata level), so that episodes of two
- * versions never mix.
+ * renewed again after it expired at Metadata level; 5: a lease with no renew
+ * seen is "no-renews", not "renewing"), so that episodes of two versions never
+ * mix.
  */
-#define REBUILD_EPISODES 4
+#define REBUILD_EPISODES 5
 
 static const char *const rebuild_schema[] = {
     DERIVED_LEASES(""),

@@ -74,12 +74,46 @@ static int stats_table(struct lt_store *st, FILE *out, const char *title, const 
 	return rc < 0 ? rc : 0;
 }
 
+/* Prints "Time range:  A .. B (D)" and what follows it on the line. */
+static void stats_range(FILE *out, int64_t lo, int64_t hi, const char *of)
+{
+	char a[40], b[40], d[32];
+
+	lt_time_format(a, sizeof a, lo);
+	lt_time_format(b, sizeof b, hi);
+	lt_format_duration(d, sizeof d, hi - lo);
+	fprintf(out, "Time range:  %s .. %s (%s)%s\n", a, b, d, of);
+}
+
+/* A store without events: the time range of its log lines, when it has some. */
+static int stats_lines_range(struct lt_store *st, FILE *out, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int rc;
+
+	/* a store of an older leasetrail may lack log_sources: no range to give */
+	if (lt_store_prepare(st, &q,
+			     "SELECT min(first_us), max(last_us) FROM log_sources"
+			     " WHERE first_us IS NOT NULL",
+			     NULL) != 0) {
+		fputs("Time range:  (no events)\n", out);
+		return 0;
+	}
+	rc = lt_stmt_step(q, err);
+	if (rc == 1 && lt_stmt_type(q, 0) != LT_COL_NULL)
+		stats_range(out, lt_stmt_int(q, 0), lt_stmt_int(q, 1),
+			    ", of log lines (no events)");
+	else if (rc >= 0)
+		fputs("Time range:  (no events)\n", out);
+	lt_stmt_free(q);
+	return rc < 0 ? rc : 0;
+}
+
 /* The first line: the time range and how many requests it holds. */
 static int stats_summary(struct lt_store *st, FILE *out, struct lt_error *err)
 {
 	struct lt_stmt *q;
-	char a[40], b[40], d[32];
-	int rc;
+	int rc, lines_rc = 0;
 
 	rc = lt_store_prepare(st, &q,
 			      "SELECT min(stage_us), max(stage_us), count(*),"
@@ -92,20 +126,16 @@ static int stats_summary(struct lt_store *st, FILE *out, struct lt_error *err)
 		fputs("Store:       ", out);
 		lt_print_safe(out, lt_store_path(st), strlen(lt_store_path(st)), LT_SAFE_ONE_LINE);
 		fputc('\n', out);
-		if (lt_stmt_int(q, 2) > 0) {
-			lt_time_format(a, sizeof a, lt_stmt_int(q, 0));
-			lt_time_format(b, sizeof b, lt_stmt_int(q, 1));
-			lt_format_duration(d, sizeof d, lt_stmt_int(q, 1) - lt_stmt_int(q, 0));
-			fprintf(out, "Time range:  %s .. %s (%s)\n", a, b, d);
-		} else {
-			fputs("Time range:  (no events)\n", out);
-		}
+		if (lt_stmt_int(q, 2) > 0)
+			stats_range(out, lt_stmt_int(q, 0), lt_stmt_int(q, 1), "");
+		else
+			lines_rc = stats_lines_range(st, out, err);
 		fprintf(out, "Requests:    %lld (%lld stored event rows), from %lld sources\n",
 			(long long)lt_stmt_int(q, 2), (long long)lt_stmt_int(q, 3),
 			(long long)lt_stmt_int(q, 4));
 	}
 	lt_stmt_free(q);
-	return rc < 0 ? rc : 0;
+	return rc < 0 ? rc : lines_rc;
 }
 
 static int stats_nodes(struct lt_store *st, FILE *out, struct lt_error *err)

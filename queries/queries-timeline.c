@@ -864,7 +864,7 @@ int lt_query_timeline(struct lt_store *st, const char *target, const struct lt_q
 	if (rc == 0)
 		rc = tl_log_rows(&t, o, err);
 	if (rc == 0) {
-		if (t.n > 0) /* no rows: t.rows is NULL, which qsort may not be given */
+		if (t.n > 1) /* no rows: t.rows is NULL, which qsort may not be given */
 			qsort(t.rows, t.n, sizeof *t.rows, tl_cmp);
 		rc = tl_emit(&t, o, out, err);
 	}

@@ -159,7 +159,7 @@ static int cluster_state_style(const char *state)
 {
 	if (state == NULL || strcmp(state, "renewing") == 0 || strcmp(state, "re-created") == 0)
 		return TUI_S_NORMAL;
-	if (strcmp(state, "stale") == 0)
+	if (strcmp(state, "stale") == 0 || strcmp(state, "no-renews") == 0)
 		return TUI_S_GAP;
 	if (strcmp(state, "not-ready") == 0)
 		return TUI_S_NOT_READY;

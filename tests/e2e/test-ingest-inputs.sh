@@ -168,6 +168,10 @@ set +e
 "$bin" ingest --db "$tmp/notlog.db" - <"$tmp/README.txt" >"$tmp/out" 2>"$tmp/err"
 status=$?
 set -e
-grep -qx -- '-: not a log (.*)' "$tmp/out" || fail "stdin that is not a log: $(cat "$tmp/out")"
+# said once, with its reason, as the error (not also as a line of the report)
+grep -qx -- 'leasetrail: -: not a log leasetrail reads (unknown content)' "$tmp/err" \
+  || fail "stdin that is not a log: $(cat "$tmp/err")"
+[ "$(cat "$tmp/out" "$tmp/err" | grep -c 'not a log leasetrail reads')" = 1 ] \
+  || fail "stdin that is not a log is said more than once: $(cat "$tmp/out" "$tmp/err")"
 want_status 1 "stdin that is not a log"
 echo "e2e ingest-inputs: ok"

@@ -22,7 +22,7 @@
 #include "test-files.h"
 
 #define KL_DIR	"kubelet/"
-#define MAX_REC 64
+#define MAX_REC 80
 #define YEAR	2024
 
 /* ---- what a run saw --------------------------------------------------------- */
@@ -606,15 +606,23 @@ static void test_corpus_fragments(void **state)
 
 	(void)state;
 	parse_corpus(r, KL_DIR "gh-kubernetes-83230_klog-fragments_lease.log");
-	/* "controller.go:115] failed to ensure ..." lost its header: no time, so no record */
-	assert_int_equal(r->nrej, 1);
-	want_reject(r, 0, 1, "not a log line");
-	assert_int_equal(r->rej[0].offset, 0);
-	assert_int_equal(r->rej[0].index, 0);
-	assert_int_equal(r->nrec, 1);
-	assert_int_equal(r->rec[0].line, 2);
-	assert_int_equal(r->rec[0].index, 1);
-	CHECK(&r->rec[0], .ts = "2024-01-24T15:11:57.110928Z",
+	/*
+	 * "controller.go:115] failed to ensure ..." lost its header: no time of its
+	 * own, so it is kept as written at the time of the first line that has one
+	 */
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrec, 2);
+	assert_int_equal(r->rec[0].line, 1);
+	assert_int_equal(r->rec[0].offset, 0);
+	assert_int_equal(r->rec[0].index, 0);
+	assert_int_equal(r->rec[0].ts_us, r->rec[1].ts_us);
+	assert_int_equal(r->rec[0].klog_us, 0);
+	assert_int_equal(r->rec[0].severity, 0);
+	assert_null(r->rec[0].kind);
+	assert_string_equal(r->rec[0].message, r->rec[0].raw);
+	assert_int_equal(r->rec[1].line, 2);
+	assert_int_equal(r->rec[1].index, 1);
+	CHECK(&r->rec[1], .ts = "2024-01-24T15:11:57.110928Z",
 	      .klog = "2024-01-24T15:11:57.110928Z", .rule = LT_YEAR_GIVEN, .ident = "kubelet",
 	      .pid = 2252, .component = "kubelet", .sev = 'E', .location = "controller.go:146",
 	      .message = "Failed to ensure lease exists, will retry",
@@ -2599,6 +2607,145 @@ static void test_klog_header(void **state)
 			 0);
 }
 
+/* A header a hard wrap cut before "file.go:N]" keeps its severity, time and thread id. */
+static void test_klog_cut_header(void **state)
+{
+	static const char *const cut[] = {
+	    "E0401 14:03:17.151180    3969 evictio", /* pahud/eks-templates#1 */
+	    "E0401 14:03:17.151180    3969 ",	     "E0401 14:03:17.151180    3969",
+	    "E0401 14:03:17.151180    39",	     "E0401 14:03:17.151180",
+	};
+	static const size_t took[] = {30, 30, 29, 27, 21};
+	struct parser_klog k;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cut / sizeof *cut; i++) {
+		if (parser_klog_header(&k, cut[i], strlen(cut[i])) != took[i])
+			fail_msg("\"%s\": took %zu", cut[i],
+				 parser_klog_header(&k, cut[i], strlen(cut[i])));
+		assert_int_equal(k.severity, 'E');
+		assert_int_equal(k.tod_us, (14 * 3600 + 3 * 60 + 17) * 1000000LL + 151180);
+		assert_null(k.location.ptr);
+	}
+	assert_int_equal(k.thread, 0);
+	assert_int_equal(parser_klog_header(&k, cut[0], strlen(cut[0])), 30);
+	assert_int_equal(k.thread, 3969);
+	/* text after a space is a message, not a cut location: no header */
+	assert_int_equal(parser_klog_header(&k, "E0401 14:03:17.151180    3969 a b", 33), 0);
+}
+
+/* The hard-wrapped journal of pahud/eks-templates#1: every piece kept, heads whole. */
+static void test_corpus_hard_wrapped(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	parse_corpus(r, KL_DIR "gh-pahud-eks-templates-1_journal_hard-wrapped.log");
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrec, 9);
+	CHECK(&r->rec[0], .ts = "2024-04-01T14:03:17.151180Z",
+	      .klog = "2024-04-01T14:03:17.151180Z", .rule = LT_YEAR_GIVEN,
+	      .host = "ip-10-0-157-91.us-west-2.compute.internal", .ident = "kubelet", .pid = 3969,
+	      .component = "kubelet", .sev = 'E', .message = "evictio");
+	/* the rest of the line: as written, at its head's time, no severity or kind */
+	for (int i = 1; i < 3; i++) {
+		assert_int_equal(r->rec[i].ts_us, r->rec[0].ts_us);
+		assert_int_equal(r->rec[i].klog_us, 0);
+		assert_int_equal(r->rec[i].severity, 0);
+		assert_null(r->rec[i].kind);
+		assert_int_equal(r->rec[i].nf, 0);
+		/* on its head's journal host: the node's line, for `timeline -v` */
+		assert_string_equal(r->rec[i].host, "ip-10-0-157-91.us-west-2.compute.internal");
+		assert_int_equal(r->rec[i].pid, 3969);
+	}
+	assert_string_equal(r->rec[2].message, "mpute.internal\" not found");
+	CHECK(&r->rec[3], .ts = "2024-04-01T14:03:26.100052Z",
+	      .klog = "2024-04-01T14:03:26.100052Z", .rule = LT_YEAR_GIVEN,
+	      .host = "ip-10-0-157-91.us-west-2.compute.internal", .ident = "kubelet", .pid = 3969,
+	      .component = "kubelet", .sev = 'E', .message = "kubelet");
+	run_free(r);
+}
+
+/* kubectl logs of a 1.13 controller-manager (kubernetes#76069): stderr before klog, kept. */
+static void test_corpus_kubectl_logs_flag(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	parse_corpus(r, KL_DIR "gh-kubernetes-76069_kubectl-logs_kcm_flag-deprecated.log");
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrec, 7);
+	assert_int_equal(r->rec[0].line, 1);
+	assert_string_equal(r->rec[0].message,
+			    "Flag --address has been deprecated, see --bind-address instead.");
+	/* at the top of the file: the time of the first line that has one */
+	assert_int_equal(r->rec[0].ts_us, r->rec[1].ts_us);
+	assert_int_equal(r->rec[0].klog_us, 0);
+	assert_int_equal(r->rec[0].severity, 0);
+	assert_null(r->rec[0].kind);
+	CHECK(&r->rec[1], .ts = "2024-04-03T06:25:55.717052Z",
+	      .klog = "2024-04-03T06:25:55.717052Z", .rule = LT_YEAR_GIVEN, .pid = 1,
+	      .component = "kube-controller-manager", .sev = 'I', .location = "serving.go:318",
+	      .message = "Generated self-signed cert in-memory");
+	run_free(r);
+}
+
+/* Structured klog pasted without its backslashes (a kubeadm 1.25 note's /var/log/syslog). */
+static void test_corpus_unescaped_quotes(void **state)
+{
+	struct run *r = run_new();
+
+	(void)state;
+	parse_corpus(r, KL_DIR "kubeadm-1.25-note_syslog_unescaped-quotes.log");
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrec, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_string_equal(r->rec[i].message, "Error getting node");
+		assert_string_equal(r->rec[i].fields,
+				    "{\"err\":\"node \\\"ubuntu\\\" not found\"}");
+		assert_string_equal(r->rec[i].subject, "ubuntu");
+		assert_int_equal(r->rec[i].nf, 1);
+		assert_string_equal(r->rec[i].kind, "node-not-found");
+	}
+	run_free(r);
+}
+
+/* Untimed lines wait at the top of a file for a time, within bounds; without one, rejected. */
+static void test_untimed_lines(void **state)
+{
+	struct run *r = run_new();
+	struct lt_buf b;
+
+	(void)state;
+	feed_str(r, "a stderr line\nanother\n");
+	assert_int_equal(r->nrec, 0);
+	assert_int_equal(r->nrej, 2);
+	want_reject(r, 0, 1, "no line with a time follows");
+	want_reject(r, 1, 2, "no line with a time follows");
+	/* 64 lines wait; the 65th is rejected at once; the 64 take the first time */
+	lt_buf_init(&b);
+	for (int i = 0; i < 65; i++)
+		lt_buf_printf(&b, "stderr %d\n", i);
+	lt_buf_printf(&b, "I0405 06:04:04.000000       1 x.go:1] first\n");
+	feed_str(r, b.ptr);
+	assert_int_equal(r->nrej, 1);
+	want_reject(r, 0, 65, "not a log line");
+	assert_int_equal(r->nrec, 65);
+	assert_int_equal(r->rec[0].line, 1);
+	assert_int_equal(r->rec[63].line, 64);
+	assert_int_equal(r->rec[63].ts_us, r->rec[64].ts_us);
+	assert_string_equal(r->rec[64].message, "first");
+	/* a structured message with a quote a paste did not escape */
+	feed_str(r, "I0405 06:04:04.000000       1 x.go:1] \"Failed to get node "
+		    "\"n1\" when trying\" err=\"nodes \"n1\" not found\" node=\"n1\"\n");
+	assert_int_equal(r->nrec, 1);
+	assert_string_equal(r->rec[0].message, "Failed to get node \"n1\" when trying");
+	assert_string_equal(r->rec[0].fields,
+			    "{\"err\":\"nodes \\\"n1\\\" not found\",\"node\":\"n1\"}");
+	lt_buf_release(&b);
+	run_free(r);
+}
+
 /* parser_klog_payload: message in msg, fields as a JSON object; returns where fields start. */
 static void payload(struct lt_buf *msg, struct lt_buf *fields, const char *p, const char *want_msg,
 		    const char *want_fields, int line)
@@ -2716,28 +2863,36 @@ static void test_hostile_bytes(void **state)
 
 	(void)state;
 	feed_text(r, text, sizeof text - 1, 0);
-	assert_int_equal(r->nrec, 5);
-	assert_int_equal(r->nrej, 3);
+	/* lines without a time of their own are kept, as written, at the time before them */
+	assert_int_equal(r->nrec, 8);
+	assert_int_equal(r->nrej, 0);
 	/* invalid UTF-8 and escapes are kept as bytes; the display makes them safe */
 	assert_string_equal(r->rec[0].message, "bad \xff\xfe bytes");
 	assert_string_equal(r->rec[1].message, "\x1b[2J\x1b]0;pwn\a k=\"\\x1b[31m\"");
 	assert_null(r->rec[1].fields);
-	want_reject(r, 0, 3, "not a log line");
+	assert_int_equal(r->rec[2].line, 3);
+	assert_string_equal(r->rec[2].message, "\x1b[31mred\x1b[0m");
+	assert_int_equal(r->rec[2].ts_us, r->rec[1].ts_us);
+	assert_int_equal(r->rec[2].severity, 0);
 	/* a NUL inside a line is a byte of the message */
-	assert_int_equal(r->rec[2].line, 4);
-	assert_int_equal(r->rec[2].message_len, 3);
-	assert_memory_equal(r->rec[2].message, "a\0b", 3);
-	want_reject(r, 1, 5, "not a log line");
+	assert_int_equal(r->rec[3].line, 4);
+	assert_int_equal(r->rec[3].message_len, 3);
+	assert_memory_equal(r->rec[3].message, "a\0b", 3);
+	assert_int_equal(r->rec[4].line, 5); /* "Apr\0..." is no date: a line of text */
+	assert_int_equal(r->rec[4].ts_us, r->rec[3].ts_us);
 	/* CRLF: the CR is not part of the line */
-	CHECK(&r->rec[3], .ts = "2024-04-05T06:04:08.000000Z",
+	CHECK(&r->rec[5], .ts = "2024-04-05T06:04:08.000000Z",
 	      .klog = "2024-04-05T06:04:08.000000Z", .rule = LT_YEAR_GIVEN, .host = "h",
 	      .ident = "kubelet", .pid = 1, .component = "kubelet", .sev = 'I',
 	      .location = "x.go:1", .message = "m", .fields = "{\"k\":\"v\"}");
-	assert_int_equal(r->rec[3].raw_len, strlen(r->rec[3].raw));
-	assert_int_equal(r->rec[3].raw[r->rec[3].raw_len - 1], '"');
-	/* 25:61:61 is no time of day */
-	want_reject(r, 2, 7, "not a log line");
-	assert_string_equal(r->rec[4].message, "\xe2\x80\xae"
+	assert_int_equal(r->rec[5].raw_len, strlen(r->rec[5].raw));
+	assert_int_equal(r->rec[5].raw[r->rec[5].raw_len - 1], '"');
+	/* 25:61:61 is no time of day: the line is text, at the time before it */
+	assert_int_equal(r->rec[6].line, 7);
+	assert_int_equal(r->rec[6].ts_us, r->rec[5].ts_us);
+	assert_string_equal(r->rec[6].host, "h"); /* the host of the line it takes its time from */
+	assert_int_equal(r->rec[6].severity, 0);
+	assert_string_equal(r->rec[7].message, "\xe2\x80\xae"
 					       "evil");
 	run_free(r);
 }
@@ -2813,19 +2968,23 @@ static void test_wrapped_line(void **state)
 
 	(void)state;
 	feed_str(r, text);
-	assert_int_equal(r->nrec, 2);
-	assert_int_equal(r->nrej, 2);
+	/* the wrapped rest is kept, as written, at the time of the line it belongs to */
+	assert_int_equal(r->nrec, 4);
+	assert_int_equal(r->nrej, 0);
 	assert_int_equal(r->rec[0].line, 1);
 	assert_string_equal(r->rec[0].kind, "node-status-error");
-	want_reject(r, 0, 2, "wrapped");
-	want_reject(r, 1, 3, "not a log line");
-	assert_int_equal(r->rec[1].line, 4);
-	assert_string_equal(r->rec[1].message, "next");
-	/* records and rejects are numbered together, in file order */
-	assert_int_equal(r->rec[0].index, 0);
-	assert_int_equal(r->rej[0].index, 1);
-	assert_int_equal(r->rej[1].index, 2);
-	assert_int_equal(r->rec[1].index, 3);
+	assert_int_equal(r->rec[1].line, 2);
+	assert_string_equal(r->rec[1].message, " (Client.Timeout exceeded while awaiting headers)");
+	assert_null(r->rec[1].kind);
+	assert_int_equal(r->rec[1].ts_us, r->rec[0].ts_us);
+	assert_int_equal(r->rec[1].klog_us, 0);
+	assert_int_equal(r->rec[2].line, 3);
+	assert_int_equal(r->rec[2].ts_us, r->rec[0].ts_us);
+	assert_int_equal(r->rec[3].line, 4);
+	assert_string_equal(r->rec[3].message, "next");
+	/* records are numbered in file order */
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(r->rec[i].index, i);
 	run_free(r);
 }
 
@@ -3058,6 +3217,10 @@ int main(void)
 	    cmocka_unit_test(test_corpus_raw_klog),
 	    cmocka_unit_test(test_corpus_syslog_no_pid),
 	    cmocka_unit_test(test_corpus_fragments),
+	    cmocka_unit_test(test_corpus_hard_wrapped),
+	    cmocka_unit_test(test_corpus_kubectl_logs_flag),
+	    cmocka_unit_test(test_corpus_unescaped_quotes),
+	    cmocka_unit_test(test_untimed_lines),
 	    cmocka_unit_test(test_corpus_openshift),
 	    cmocka_unit_test(test_corpus_chunks),
 	    cmocka_unit_test(test_journal_short),
@@ -3096,6 +3259,7 @@ int main(void)
 	    cmocka_unit_test(test_classify_owner_component),
 	    cmocka_unit_test(test_classify_direct),
 	    cmocka_unit_test(test_klog_header),
+	    cmocka_unit_test(test_klog_cut_header),
 	    cmocka_unit_test(test_klog_payload),
 	    cmocka_unit_test(test_json_quote),
 	    cmocka_unit_test(test_fields_absent_after_structured),

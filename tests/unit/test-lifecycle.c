@@ -243,6 +243,20 @@ static const struct lease_case cases[] = {
 	     "AUTH_FAILURE 20.000..20.000 n=1 by=system:node:n1\n"
 	     "RENEWING 0.000..30.000 n=2 med=30.000 max=30.000 by=system:node:n1\n"
 	     "= renewing renews=2 auth_failures=2 gaps=0 max_gap=30.000 gap=40.000\n"},
+    {.name = "updates seen only as they arrived (RequestReceived, no code): no renew seen",
+     .p = {.kind = QUERIES_LEASE_NODE, .kubelet = KUBELET},
+     .ev = {KUB(0, UPDATE, 0), KUB(10000, UPDATE, 0)},
+     .want = "= no-renews gaps=0 max_gap=0.000 gap=40.000\n"},
+    {.name = "reads and a conflict only: no renew seen either",
+     .p = {.kind = QUERIES_LEASE_LEADER},
+     .ev = {EV(0, OTHER, 200, KCM_A, IP_A), EV(2000, UPDATE, 409, KCM_A, IP_A)},
+     .want = "= no-renews conflicts=1 gaps=0 max_gap=0.000 gap=15.000\n"},
+    {.name = "a create alone is its first heartbeat: renewing",
+     .p = {.kind = QUERIES_LEASE_NODE, .kubelet = KUBELET},
+     .ev = {KUB(0, CREATE, 201)},
+     .want = "CREATED 0.000..0.000 n=1 by=system:node:n1\n"
+	     "RENEWING 0.000..0.000 n=0 by=system:node:n1\n"
+	     "= renewing creates=1 gaps=0 max_gap=0.000 gap=40.000\n"},
     {.name = "renews slower than the threshold: one SLOW run, its slowest",
      .p = {.kind = QUERIES_LEASE_NODE},
      .ev = {SLOW(0, 100), SLOW(10000, 1500), SLOW(20000, 2500), SLOW(30000, 100)},
