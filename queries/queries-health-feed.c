@@ -14,7 +14,8 @@
  *            line of this node names (queries-health-store.c finds them)
  *
  * At RequestResponse level a Node body says more (read from audit_raw with
- * SQLite's JSON functions, only for this node's rows): the Ready condition
+ * SQLite's JSON functions, only for this node's rows, and never for a
+ * Metadata-level row: that level logs no body): the Ready condition
  * and its message, the taints (a node-controller PATCH becomes named adds
  * and removals, diffed against the last body seen) and the boot ID (a new
  * one is a reboot).  At Metadata level a node-controller PATCH is a taint
@@ -28,8 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The users whose writes mean something for node health. */
-#define HEALTH_NODE_CONTROLLER "system:serviceaccount:kube-system:node-controller"
+/* The users whose writes mean something for node health (and HEALTH_NODE_CONTROLLER). */
 #define HEALTH_AUTOSCALER      "system:serviceaccount:kube-system:cluster-autoscaler"
 
 /* Deleters of a Node whose instance was going away (the cloud or the autoscaler). */
@@ -70,6 +70,32 @@ static const struct {
 };
 #define HEALTH_LINE_KINDS (sizeof health_line_facts / sizeof *health_line_facts)
 
+/* The nodes named by a log line of a kind that opens a window, into temp.health_cand. */
+static const char health_cand_lines_sql[] =
+    "INSERT OR IGNORE INTO temp.health_cand(node_id) SELECT v FROM (SELECT g.node_id AS v"
+    " FROM lines AS g WHERE g.kind_id = ?1 UNION SELECT g.subject_id FROM lines AS g"
+    " WHERE g.kind_id = ?1) WHERE v IS NOT NULL";
+
+int queries_health_line_candidates(struct lt_store *st, struct lt_error *err)
+{
+	struct lt_stmt *q = NULL;
+	int rc = lt_store_prepare(st, &q, health_cand_lines_sql, err);
+
+	for (size_t i = 0; rc == 0 && i < HEALTH_LINE_KINDS; i++) {
+		enum queries_health_fact_kind f = health_line_facts[i].fact;
+		int64_t kind;
+
+		if (!queries_health_fact_opens(f) ||
+		    (kind = queries_str_id(st, health_line_facts[i].log_kind)) == 0)
+			continue;
+		lt_stmt_reset(q);
+		lt_stmt_bind_int(q, 1, kind);
+		rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
+	}
+	lt_stmt_free(q);
+	return rc;
+}
+
 /* Words of a failed request that never reached the apiserver (or got no answer). */
 static const char *const health_conn_words[] = {
     "i/o timeout",	     "context deadline exceeded", "Client.Timeout exceeded",
@@ -83,7 +109,7 @@ static const char *const health_conn_words[] = {
 
 /* The ids one node's facts are read with, and what its last Node body said. */
 struct health_ids {
-	int64_t nodes, leases, kube_node_lease, node, kubelet, node_controller, autoscaler;
+	int64_t nodes, metadata, kube_node_lease, node, kubelet, node_controller, autoscaler;
 	int64_t pods, delete_verb;
 	int64_t cloud[sizeof health_cloud_deleters / sizeof *health_cloud_deleters];
 	int64_t line_kind[HEALTH_LINE_KINDS];
@@ -132,13 +158,13 @@ static const char health_audit_sql[] =
     "SELECT a.id, a.stage_us + coalesce((SELECT k.offset_us FROM temp.health_skew AS k"
     " WHERE k.source_id = a.source_id), 0) AS ts, (SELECT s FROM strs WHERE id = a.verb_id),"
     " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''), a.user_id, a.code,"
-    " a.source_id, json_extract(r.json, '$.responseObject.kind') = 'Node'," HEALTH_BODY(
-	"$.responseObject") " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id AND a.code "
-			    "BETWEEN 200 AND 299"
-			    " AND instr(r.json, '\"responseObject\"') > 0 AND json_valid(r.json)"
-			    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = "
-			    "?2"
-			    " AND a.superseded = 0 ORDER BY ts, a.id";
+    " a.source_id, json_extract(r.json, '$.responseObject.kind') = 'Node',"
+    HEALTH_BODY("$.responseObject")
+    " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id"
+    " AND a.code BETWEEN 200 AND 299 AND a.level_id IS NOT ?3"
+    " AND instr(r.json, '\"responseObject\"') > 0 AND json_valid(r.json)"
+    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
+    " AND a.superseded = 0 ORDER BY ts, a.id";
 
 static int health_is_cloud(const struct health_ids *ids, int64_t user)
 {
@@ -561,6 +587,7 @@ static void health_ids_init(struct health_ids *ids, struct lt_store *st)
 {
 	memset(ids, 0, sizeof *ids);
 	ids->nodes = queries_str_id(st, "nodes");
+	ids->metadata = queries_str_id(st, "Metadata");
 	ids->kube_node_lease = queries_str_id(st, "kube-node-lease");
 	ids->node_controller = queries_str_id(st, HEALTH_NODE_CONTROLLER);
 	ids->autoscaler = queries_str_id(st, HEALTH_AUTOSCALER);
@@ -624,6 +651,7 @@ static void health_bind(struct queries_health_ctx *c, struct health_stream s[HS_
 		lt_stmt_bind_int(s[i].q, node_col[i], ids->node);
 	}
 	lt_stmt_bind_int(s[HS_AUDIT].q, 1, ids->nodes);
+	lt_stmt_bind_int(s[HS_AUDIT].q, 3, ids->metadata);
 	lt_stmt_bind_int(s[HS_LEASE].q, 1, ids->kube_node_lease);
 }
 
