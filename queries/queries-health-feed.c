@@ -30,7 +30,7 @@
 #include <string.h>
 
 /* The users whose writes mean something for node health (and HEALTH_NODE_CONTROLLER). */
-#define HEALTH_AUTOSCALER      "system:serviceaccount:kube-system:cluster-autoscaler"
+#define HEALTH_AUTOSCALER "system:serviceaccount:kube-system:cluster-autoscaler"
 
 /* Deleters of a Node whose instance was going away (the cloud or the autoscaler). */
 static const char *const health_cloud_deleters[] = {
@@ -58,6 +58,7 @@ static const struct {
     {"cni-not-ready", QUERIES_HF_CNI},
     {"kubelet-start", QUERIES_HF_KUBELET_START},
     {"kubelet-stop", QUERIES_HF_KUBELET_STOP},
+    {"node-boot", QUERIES_HF_BOOT}, /* the journal's boot separator */
     {"nlc-taint-added", QUERIES_HF_TAINT_ADD},
     {"nlc-taint-removed", QUERIES_HF_TAINT_REMOVE},
     {"nlc-ready-now", QUERIES_HF_HEALTHY},
@@ -158,13 +159,13 @@ static const char health_audit_sql[] =
     "SELECT a.id, a.stage_us + coalesce((SELECT k.offset_us FROM temp.health_skew AS k"
     " WHERE k.source_id = a.source_id), 0) AS ts, (SELECT s FROM strs WHERE id = a.verb_id),"
     " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''), a.user_id, a.code,"
-    " a.source_id, json_extract(r.json, '$.responseObject.kind') = 'Node',"
-    HEALTH_BODY("$.responseObject")
-    " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id"
-    " AND a.code BETWEEN 200 AND 299 AND a.level_id IS NOT ?3"
-    " AND instr(r.json, '\"responseObject\"') > 0 AND json_valid(r.json)"
-    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
-    " AND a.superseded = 0 ORDER BY ts, a.id";
+    " a.source_id, json_extract(r.json, '$.responseObject.kind') = 'Node'," HEALTH_BODY(
+	"$.responseObject") " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id"
+			    " AND a.code BETWEEN 200 AND 299 AND a.level_id IS NOT ?3"
+			    " AND instr(r.json, '\"responseObject\"') > 0 AND json_valid(r.json)"
+			    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = "
+			    "?2"
+			    " AND a.superseded = 0 ORDER BY ts, a.id";
 
 static int health_is_cloud(const struct health_ids *ids, int64_t user)
 {
