@@ -2,7 +2,7 @@
 # Node health's surfaces against golden files: `nodes`, `query not-ready` (table, JSON, a range),
 # `query evictions` and `timeline NODE` on samples/notready (a window still open at the end with
 # its evictions, one ended by the node's deletion, the kubelet's reasons) and on the hand-written
-# two-node incident tests/e2e/health.  Ingest builds the windows.
+# two-node incident tests/e2e/health; `nodes` on kubelet journals alone.  Ingest builds the windows.
 #   bash tests/e2e/test-health-surfaces.sh BIN CORPUS SAMPLES TMP
 #   UPDATE_GOLDEN=1 ... rewrites tests/golden/health-surfaces/.
 set -euo pipefail
@@ -46,6 +46,12 @@ done
 grep -q '^ip-10-1-0-10.ec2.internal *not-ready *1 ' nodes.out || fail "10 is not not-ready"
 grep -q '^ip-10-1-0-16.ec2.internal *deleted *1 ' nodes.out || fail "16 (deleted) lost its state"
 grep -q 'not attributable' evictions.out || fail "the unattributable eviction"
+# kubelet journals alone: every node is listed, `logs-only`, or `not-ready` when still so
+"$bin" ingest -q --db logs.db --year 2024 "$samples"/notready/logs/kubelet-*.log >/dev/null
+"$bin" nodes --db logs.db >logs-nodes.out || fail "nodes on a logs-only store exited $?"
+[ "$(sed 1d logs-nodes.out | wc -l)" -eq "$(ls "$samples"/notready/logs/kubelet-*.log | wc -l)" ] \
+  || fail "nodes of a logs-only store: $(cat logs-nodes.out)"
+sed 1d logs-nodes.out | grep -qv ' logs-only \| not-ready ' && fail "logs-only states: $(cat logs-nodes.out)"
 grep -q 'NOT_READY .*cause instance-terminated.*deleted by the cloud controller' \
   timeline-deleted.out || fail "16's window does not name the cloud controller"
 grep -q 'NOT_READY .*kubelet: container runtime is down' timeline-runtime.out \
