@@ -214,16 +214,32 @@ static const char *const health_evicted_sql[] = {
     NULL,
 };
 
-/* A pod's node: the one node whose kubelet lines name it (one scan, only when pods went). */
+/*
+ * A pod's node: the one node that its kubelet's lines name it on, or that the scheduler
+ * bound it to (a pods/binding create, stored with --all-resources; its body, at Request
+ * level or above, names the node).  None, or more than one: not attributable.
+ */
 static const char *const health_podnode_sql[] = {
-    "UPDATE temp.health_evicted SET node_id = (SELECT m.node_id FROM (SELECT k.node_id AS"
-    " node_id, json_extract(k.fields, '$.pod') AS pod FROM lines AS k WHERE k.node_id IS NOT"
-    " NULL AND k.component_id = " HEALTH_SQL_ID(
-	"kubelet") " AND instr(k.fields, '\"pod\":') > 0"
-		   " AND json_valid(k.fields) AND json_extract(k.fields, '$.pod') IN (SELECT pod "
-		   "FROM"
-		   " temp.health_evicted) GROUP BY 1, 2) AS m WHERE m.pod = health_evicted.pod"
-		   " GROUP BY m.pod HAVING count(*) = 1)",
+    "CREATE TEMP TABLE IF NOT EXISTS health_podnode(pod TEXT NOT NULL, node_id INTEGER NOT"
+    " NULL, PRIMARY KEY(pod, node_id)) WITHOUT ROWID",
+    "DELETE FROM temp.health_podnode",
+    "INSERT OR IGNORE INTO temp.health_podnode(pod, node_id) SELECT json_extract(k.fields,"
+    " '$.pod'), k.node_id FROM lines AS k WHERE k.node_id IS NOT NULL"
+    " AND k.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
+    " AND instr(k.fields, '\"pod\":') > 0 AND json_valid(k.fields)"
+    " AND json_extract(k.fields, '$.pod') IN (SELECT pod FROM temp.health_evicted)",
+    "INSERT OR IGNORE INTO temp.health_podnode(pod, node_id) SELECT p.pod, n.id FROM (SELECT"
+    " (SELECT s FROM strs WHERE id = a.namespace_id) || '/' || (SELECT s FROM strs"
+    " WHERE id = a.name_id) AS pod, json_extract(r.json, '$.requestObject.target.name') AS node"
+    " FROM audit AS a JOIN audit_raw AS r ON r.id = a.id"
+    " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'pods')"
+    " AND a.verb_id = (SELECT id FROM strs WHERE s = 'create')"
+    " AND a.subresource_id = (SELECT id FROM strs WHERE s = 'binding')"
+    " AND a.code BETWEEN 200 AND 299 AND a.superseded = 0"
+    " AND instr(r.json, '\"requestObject\"') > 0 AND json_valid(r.json)) AS p"
+    " JOIN strs AS n ON n.s = p.node WHERE p.pod IN (SELECT pod FROM temp.health_evicted)",
+    "UPDATE temp.health_evicted SET node_id = (SELECT CASE WHEN count(*) = 1 THEN"
+    " min(m.node_id) END FROM temp.health_podnode AS m WHERE m.pod = health_evicted.pod)",
     "DELETE FROM lt_evictions",
     "INSERT INTO lt_evictions(pod, ts_us, node_id, ref) SELECT pod, ts_us, node_id, ref"
     " FROM temp.health_evicted ORDER BY ts_us",
