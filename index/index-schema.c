@@ -33,9 +33,11 @@ static const char *const schema_index_sql[] = {
      * verb lets node deletes and registrations be found without reading each row
      */
     "CREATE INDEX IF NOT EXISTS audit_rtv ON audit(resource_id, stage_us, verb_id)",
-    /* every event of one object in time order: node stories, timelines, single leases */
+    /* every event of one object in time order: node stories, timelines, single leases;
+     * user and level let node health find the Nodes the node-controller wrote or whose
+     * bodies were logged without reading a row (queries-health-store.c) */
     "CREATE INDEX IF NOT EXISTS audit_object ON audit(resource_id, namespace_id, name_id, "
-    "stage_us)",
+    "stage_us, user_id, level_id)",
     /* log lines: a node's (timelines), about something (subjects), of a kind (queries) */
     "CREATE INDEX IF NOT EXISTS lines_node ON lines(node_id, ts_us)",
     "CREATE INDEX IF NOT EXISTS lines_subject ON lines(subject_id, ts_us)",

@@ -72,6 +72,9 @@ static const struct lt_log_kind cls_rules[] = {
      "^(?:stopping (?:kubernetes )?kubelet\\b|stopped (?:kubernetes "
      ")?kubelet\\b|kubelet\\.service: "
      "(?:main process exited|failed with result))"},
+    /* the journal's boot separator, kept as a line (parser-text-line.c): the node rebooted */
+    {"node-boot", "any", "the node booted (the journal's boot separator)",
+     "^-- (?:boot [0-9a-f]{8,}|reboot) --"},
     /* kube-controller-manager: garbage collector */
     {"gc-processing", "kube-controller-manager", "the garbage collector looks at an object",
      "^processing item " CLS_GC_ITEM},

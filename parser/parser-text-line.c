@@ -181,12 +181,41 @@ void parser_text_line_init(struct lt_log_line *ln, const char *s, size_t n)
 	ln->pid = -1;
 }
 
+/* Keeps a boot separator for the next journal line (one that does not fit is dropped). */
+static void text_boot_mark(struct parser_textlog *t, const char *s, size_t n)
+{
+	if ((!parser_text_prefix(s, n, "-- Boot ") && !parser_text_prefix(s, n, "-- Reboot --")) ||
+	    n > sizeof t->boot)
+		return;
+	memcpy(t->boot, s, n);
+	t->boot_len = n;
+	t->boot_line = t->line_no;
+	t->boot_offset = t->offset;
+}
+
+/* The kept boot separator as a record, at the time and host of next (the boot's first line). */
+static int text_boot_emit(struct parser_textlog *t, const struct lt_log_line *next)
+{
+	struct lt_where at = parser_text_where(t, t->boot_line, t->boot_offset);
+	struct lt_log_line b;
+	size_t n = t->boot_len;
+
+	t->boot_len = 0;
+	parser_text_line_init(&b, t->boot, n);
+	b.ts_us = next->ts_us;
+	b.year_rule = next->year_rule;
+	b.basis = next->basis & (LT_BASIS_TS_YEAR | LT_BASIS_TS_ZONE); /* re-dated as it is */
+	b.host = next->host;
+	return parser_textlog_message(t, &b, t->boot, n, &at);
+}
+
 /* A journal line after its date: "HOST IDENT[PID]: MESSAGE". */
 static int text_journal(struct parser_textlog *t, struct lt_log_line *ln, const char *s, size_t n,
 			const struct lt_where *at)
 {
 	const char *sp = memchr(s, ' ', n);
 	size_t took;
+	int rc;
 
 	if (sp == NULL || sp == s)
 		return parser_text_reject(t, at, "a journal line without a host name");
@@ -195,6 +224,8 @@ static int text_journal(struct parser_textlog *t, struct lt_log_line *ln, const 
 	n -= ln->host.len + 1;
 	if ((took = parser_text_ident(ln, s, n, 0)) == 0)
 		ln->ident = (struct lt_str){NULL, 0}; /* no "IDENT:": the rest is the message */
+	if (t->boot_len > 0 && (rc = text_boot_emit(t, ln)) != 0)
+		return rc;
 	return parser_textlog_message(t, ln, s + took, n - took, at);
 }
 
@@ -278,6 +309,7 @@ int parser_text_line(struct parser_textlog *t, const char *s, size_t n)
 	if (t->cpart_open && !parser_text_cri_line(s, n) && (rc = parser_text_cpart_flush(t)) != 0)
 		return rc;
 	if (n == 0 || parser_text_header_line(s, n)) {
+		text_boot_mark(t, s, n);
 		parser_text_header_range(t, s, n);
 		return parser_text_pend_flush(t);
 	}

@@ -58,6 +58,11 @@ struct parser_textlog {
 	int year, last_month;
 	enum lt_year_rule rule;
 	struct lt_time_basis basis; /* the file's year and zone rules, handed out with each line */
+	/* a journal boot separator ("-- Boot ID --", "-- Reboot --"): a record of its own, kept
+	 * until the next journal line, whose time and host it takes (it has neither) */
+	char boot[96];
+	size_t boot_len;
+	uint64_t boot_line, boot_offset;
 	struct parser_text_leader leaders[PARSER_TEXT_LEADERS];
 	unsigned leaders_next; /* the slot a new process takes */
 	int64_t line_zone_us;  /* the offset the current line's own time carried ... */

@@ -14,7 +14,8 @@
  *            line of this node names (queries-health-store.c finds them)
  *
  * At RequestResponse level a Node body says more (read from audit_raw with
- * SQLite's JSON functions, only for this node's rows): the Ready condition
+ * SQLite's JSON functions, only for this node's rows, and never for a
+ * Metadata-level row: that level logs no body): the Ready condition
  * and its message, the taints (a node-controller PATCH becomes named adds
  * and removals, diffed against the last body seen) and the boot ID (a new
  * one is a reboot).  At Metadata level a node-controller PATCH is a taint
@@ -28,9 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The users whose writes mean something for node health. */
-#define HEALTH_NODE_CONTROLLER "system:serviceaccount:kube-system:node-controller"
-#define HEALTH_AUTOSCALER      "system:serviceaccount:kube-system:cluster-autoscaler"
+/* The users whose writes mean something for node health (and HEALTH_NODE_CONTROLLER). */
+#define HEALTH_AUTOSCALER "system:serviceaccount:kube-system:cluster-autoscaler"
 
 /* Deleters of a Node whose instance was going away (the cloud or the autoscaler). */
 static const char *const health_cloud_deleters[] = {
@@ -58,6 +58,7 @@ static const struct {
     {"cni-not-ready", QUERIES_HF_CNI},
     {"kubelet-start", QUERIES_HF_KUBELET_START},
     {"kubelet-stop", QUERIES_HF_KUBELET_STOP},
+    {"node-boot", QUERIES_HF_BOOT}, /* the journal's boot separator */
     {"nlc-taint-added", QUERIES_HF_TAINT_ADD},
     {"nlc-taint-removed", QUERIES_HF_TAINT_REMOVE},
     {"nlc-ready-now", QUERIES_HF_HEALTHY},
@@ -69,6 +70,32 @@ static const struct {
     {"node-status-retry-exceeded", QUERIES_HF_CONN_ERROR},
 };
 #define HEALTH_LINE_KINDS (sizeof health_line_facts / sizeof *health_line_facts)
+
+/* The nodes named by a log line of a kind that opens a window, into temp.health_cand. */
+static const char health_cand_lines_sql[] =
+    "INSERT OR IGNORE INTO temp.health_cand(node_id) SELECT v FROM (SELECT g.node_id AS v"
+    " FROM lines AS g WHERE g.kind_id = ?1 UNION SELECT g.subject_id FROM lines AS g"
+    " WHERE g.kind_id = ?1) WHERE v IS NOT NULL";
+
+int queries_health_line_candidates(struct lt_store *st, struct lt_error *err)
+{
+	struct lt_stmt *q = NULL;
+	int rc = lt_store_prepare(st, &q, health_cand_lines_sql, err);
+
+	for (size_t i = 0; rc == 0 && i < HEALTH_LINE_KINDS; i++) {
+		enum queries_health_fact_kind f = health_line_facts[i].fact;
+		int64_t kind;
+
+		if (!queries_health_fact_opens(f) ||
+		    (kind = queries_str_id(st, health_line_facts[i].log_kind)) == 0)
+			continue;
+		lt_stmt_reset(q);
+		lt_stmt_bind_int(q, 1, kind);
+		rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
+	}
+	lt_stmt_free(q);
+	return rc;
+}
 
 /* Words of a failed request that never reached the apiserver (or got no answer). */
 static const char *const health_conn_words[] = {
@@ -83,7 +110,7 @@ static const char *const health_conn_words[] = {
 
 /* The ids one node's facts are read with, and what its last Node body said. */
 struct health_ids {
-	int64_t nodes, leases, kube_node_lease, node, kubelet, node_controller, autoscaler;
+	int64_t nodes, metadata, kube_node_lease, node, kubelet, node_controller, autoscaler;
 	int64_t pods, delete_verb;
 	int64_t cloud[sizeof health_cloud_deleters / sizeof *health_cloud_deleters];
 	int64_t line_kind[HEALTH_LINE_KINDS];
@@ -133,8 +160,8 @@ static const char health_audit_sql[] =
     " WHERE k.source_id = a.source_id), 0) AS ts, (SELECT s FROM strs WHERE id = a.verb_id),"
     " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''), a.user_id, a.code,"
     " a.source_id, json_extract(r.json, '$.responseObject.kind') = 'Node'," HEALTH_BODY(
-	"$.responseObject") " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id AND a.code "
-			    "BETWEEN 200 AND 299"
+	"$.responseObject") " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id"
+			    " AND a.code BETWEEN 200 AND 299 AND a.level_id IS NOT ?3"
 			    " AND instr(r.json, '\"responseObject\"') > 0 AND json_valid(r.json)"
 			    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = "
 			    "?2"
@@ -561,6 +588,7 @@ static void health_ids_init(struct health_ids *ids, struct lt_store *st)
 {
 	memset(ids, 0, sizeof *ids);
 	ids->nodes = queries_str_id(st, "nodes");
+	ids->metadata = queries_str_id(st, "Metadata");
 	ids->kube_node_lease = queries_str_id(st, "kube-node-lease");
 	ids->node_controller = queries_str_id(st, HEALTH_NODE_CONTROLLER);
 	ids->autoscaler = queries_str_id(st, HEALTH_AUTOSCALER);
@@ -624,6 +652,7 @@ static void health_bind(struct queries_health_ctx *c, struct health_stream s[HS_
 		lt_stmt_bind_int(s[i].q, node_col[i], ids->node);
 	}
 	lt_stmt_bind_int(s[HS_AUDIT].q, 1, ids->nodes);
+	lt_stmt_bind_int(s[HS_AUDIT].q, 3, ids->metadata);
 	lt_stmt_bind_int(s[HS_LEASE].q, 1, ids->kube_node_lease);
 }
 

@@ -30,15 +30,15 @@
 enum skew_col { SK_CAUSE, SK_CSRC, SK_ESRC, SK_CSTAGE, SK_ESTAGE, SK_ERECV };
 static const char skew_pairs_sql[] =
     "SELECT c.id, c.source_id, e.source_id, c.stage_us, e.stage_us, e.received_us"
-    " FROM audit AS c JOIN audit AS e ON e.resource_id = c.resource_id"
-    " AND e.namespace_id IS NULL AND e.name_id = c.name_id AND e.user_id = ?3"
-    " AND e.subresource_id IS NULL AND e.verb_id = ?4 AND e.received_us IS NOT NULL"
-    " AND e.stage_us BETWEEN c.stage_us - ?5 AND c.stage_us + ?5"
-    " WHERE c.resource_id = ?1 AND c.subresource_id = ?2 AND c.verb_id IN (?4, ?6)"
-    " AND c.code BETWEEN 200 AND 299 AND c.superseded = 0 AND c.namespace_id IS NULL"
-    " AND c.user_id = (SELECT id FROM strs WHERE s = 'system:node:' ||"
+    " FROM audit AS e CROSS JOIN audit AS c ON c.resource_id = e.resource_id"
+    " AND c.namespace_id IS NULL AND c.name_id = e.name_id"
+    " AND c.stage_us BETWEEN e.stage_us - ?4 AND e.stage_us + ?4"
+    " AND c.subresource_id = ?2 AND c.verb_id IN (?3, ?5) AND c.code BETWEEN 200 AND 299"
+    " AND c.superseded = 0 AND c.user_id = (SELECT id FROM strs WHERE s = 'system:node:' ||"
     " (SELECT s FROM strs WHERE id = c.name_id))"
-    " ORDER BY c.id, e.stage_us";
+    " WHERE e.resource_id = ?1 AND e.namespace_id IS NULL AND e.name_id IS NOT NULL"
+    " AND e.user_id = ?6 AND e.subresource_id IS NULL AND e.verb_id = ?3"
+    " AND e.received_us IS NOT NULL ORDER BY c.id, e.stage_us";
 
 /* A candidate pair: a status write (cause) and a PATCH of its Node near it (answer?). */
 struct skew_pair {
@@ -91,11 +91,10 @@ static int skew_read(struct lt_store *st, struct skew *k, struct lt_error *err)
 		return rc;
 	lt_stmt_bind_int(q, 1, queries_str_id(st, "nodes"));
 	lt_stmt_bind_int(q, 2, queries_str_id(st, "status"));
-	lt_stmt_bind_int(q, 3,
-			 queries_str_id(st, "system:serviceaccount:kube-system:node-controller"));
-	lt_stmt_bind_int(q, 4, queries_str_id(st, "patch"));
-	lt_stmt_bind_int(q, 5, HEALTH_SKEW_WINDOW);
-	lt_stmt_bind_int(q, 6, queries_str_id(st, "update"));
+	lt_stmt_bind_int(q, 3, queries_str_id(st, "patch"));
+	lt_stmt_bind_int(q, 4, HEALTH_SKEW_WINDOW);
+	lt_stmt_bind_int(q, 5, queries_str_id(st, "update"));
+	lt_stmt_bind_int(q, 6, queries_str_id(st, HEALTH_NODE_CONTROLLER));
 	while ((rc = lt_stmt_step(q, err)) == 1 && k->n < HEALTH_SKEW_MAX_PAIRS) {
 		int c = skew_index(k, lt_stmt_int(q, SK_CSRC)),
 		    e = skew_index(k, lt_stmt_int(q, SK_ESRC));

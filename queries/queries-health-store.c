@@ -51,7 +51,8 @@ static const char health_nodes_sql[] =
     " UNION SELECT g.subject_id FROM lines AS g JOIN strs AS k ON k.id = g.kind_id"
     " WHERE g.subject_id IS NOT NULL AND (k.s LIKE 'nlc-%' OR k.s LIKE 'cloud-%'"
     " OR k.s LIKE 'ca-%')) AS n"
-    " JOIN strs AS s ON s.id = n.id ORDER BY s.s";
+    " JOIN strs AS s ON s.id = n.id WHERE n.id IN (SELECT node_id FROM temp.health_cand)"
+    " ORDER BY s.s";
 
 enum health_insert_col {
 	HI_NODE = 1,
@@ -111,6 +112,59 @@ void lt_health_evidence_text(char *buf, size_t size, unsigned ev)
 		}
 }
 
+/* Runs each statement of a NULL-terminated list. */
+static int health_exec(struct lt_store *st, const char *const *sql, struct lt_error *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && sql[i] != NULL; i++)
+		rc = queries_exec(st, sql[i], err);
+	return rc;
+}
+
+/* ---- which nodes to read ------------------------------------------------------ */
+
+/*
+ * A node's Node requests lie a few to a page among millions of lease
+ * renews: reading them costs a page per request, for every node.  Only a
+ * node with a fact that opens a window can have one
+ * (queries_health_fact_opens): one the node-controller wrote (its
+ * Ready=Unknown update, the PATCH that answers a Ready=False status write),
+ * one with a request at a level that logs bodies (Ready=False in a body),
+ * or one a log line of an opening kind is of or about.  The first two come
+ * from the audit_object index alone (it carries user_id and level_id for
+ * this), the lines from their kind index; the other nodes are never read.
+ */
+static const char *const health_scan_sql[] = {
+    "CREATE TEMP TABLE IF NOT EXISTS health_cand(node_id INTEGER PRIMARY KEY)",
+    "DELETE FROM temp.health_cand",
+    NULL,
+};
+
+static const char health_scan_cand_sql[] =
+    "INSERT OR IGNORE INTO temp.health_cand(node_id) SELECT DISTINCT a.name_id FROM audit AS a"
+    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id IS NOT NULL"
+    " AND (a.user_id = ?2 OR a.level_id IS NOT ?3)";
+
+int queries_health_candidates(struct lt_store *st, struct lt_error *err)
+{
+	struct lt_stmt *q = NULL;
+	int rc = health_exec(st, health_scan_sql, err);
+
+	if (rc == 0)
+		rc = lt_store_prepare(st, &q, health_scan_cand_sql, err);
+	if (rc == 0) {
+		lt_stmt_bind_int(q, 1, queries_str_id(st, "nodes"));
+		lt_stmt_bind_int(q, 2, queries_str_id(st, HEALTH_NODE_CONTROLLER));
+		lt_stmt_bind_int(q, 3, queries_str_id(st, "Metadata"));
+		rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
+	}
+	lt_stmt_free(q);
+	if (rc == 0)
+		rc = queries_health_line_candidates(st, err);
+	return rc;
+}
+
 /* ---- evictions and stream offsets, before the windows --------------------- */
 
 #define HEALTH_SQL_ID(s) "(SELECT id FROM strs WHERE s = '" s "')"
@@ -160,16 +214,32 @@ static const char *const health_evicted_sql[] = {
     NULL,
 };
 
-/* A pod's node: the one node whose kubelet lines name it (one scan, only when pods went). */
+/*
+ * A pod's node: the one node that its kubelet's lines name it on, or that the scheduler
+ * bound it to (a pods/binding create, stored with --all-resources; its body, at Request
+ * level or above, names the node).  None, or more than one: not attributable.
+ */
 static const char *const health_podnode_sql[] = {
-    "UPDATE temp.health_evicted SET node_id = (SELECT m.node_id FROM (SELECT k.node_id AS"
-    " node_id, json_extract(k.fields, '$.pod') AS pod FROM lines AS k WHERE k.node_id IS NOT"
-    " NULL AND k.component_id = " HEALTH_SQL_ID(
-	"kubelet") " AND instr(k.fields, '\"pod\":') > 0"
-		   " AND json_valid(k.fields) AND json_extract(k.fields, '$.pod') IN (SELECT pod "
-		   "FROM"
-		   " temp.health_evicted) GROUP BY 1, 2) AS m WHERE m.pod = health_evicted.pod"
-		   " GROUP BY m.pod HAVING count(*) = 1)",
+    "CREATE TEMP TABLE IF NOT EXISTS health_podnode(pod TEXT NOT NULL, node_id INTEGER NOT"
+    " NULL, PRIMARY KEY(pod, node_id)) WITHOUT ROWID",
+    "DELETE FROM temp.health_podnode",
+    "INSERT OR IGNORE INTO temp.health_podnode(pod, node_id) SELECT json_extract(k.fields,"
+    " '$.pod'), k.node_id FROM lines AS k WHERE k.node_id IS NOT NULL"
+    " AND k.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
+    " AND instr(k.fields, '\"pod\":') > 0 AND json_valid(k.fields)"
+    " AND json_extract(k.fields, '$.pod') IN (SELECT pod FROM temp.health_evicted)",
+    "INSERT OR IGNORE INTO temp.health_podnode(pod, node_id) SELECT p.pod, n.id FROM (SELECT"
+    " (SELECT s FROM strs WHERE id = a.namespace_id) || '/' || (SELECT s FROM strs"
+    " WHERE id = a.name_id) AS pod, json_extract(r.json, '$.requestObject.target.name') AS node"
+    " FROM audit AS a JOIN audit_raw AS r ON r.id = a.id"
+    " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'pods')"
+    " AND a.verb_id = (SELECT id FROM strs WHERE s = 'create')"
+    " AND a.subresource_id = (SELECT id FROM strs WHERE s = 'binding')"
+    " AND a.code BETWEEN 200 AND 299 AND a.superseded = 0"
+    " AND instr(r.json, '\"requestObject\"') > 0 AND json_valid(r.json)) AS p"
+    " JOIN strs AS n ON n.s = p.node WHERE p.pod IN (SELECT pod FROM temp.health_evicted)",
+    "UPDATE temp.health_evicted SET node_id = (SELECT CASE WHEN count(*) = 1 THEN"
+    " min(m.node_id) END FROM temp.health_podnode AS m WHERE m.pod = health_evicted.pod)",
     "DELETE FROM lt_evictions",
     "INSERT INTO lt_evictions(pod, ts_us, node_id, ref) SELECT pod, ts_us, node_id, ref"
     " FROM temp.health_evicted ORDER BY ts_us",
@@ -183,16 +253,6 @@ static const char *const health_window_of_eviction_sql[] = {
     " WHERE node_id IS NOT NULL",
     NULL,
 };
-
-/* Runs each statement of a NULL-terminated list. */
-static int health_exec(struct lt_store *st, const char *const *sql, struct lt_error *err)
-{
-	int rc = 0;
-
-	for (size_t i = 0; rc == 0 && sql[i] != NULL; i++)
-		rc = queries_exec(st, sql[i], err);
-	return rc;
-}
 
 /* Builds temp.health_evicted and lt_evictions; *any: whether a pod was evicted. */
 static int health_evictions(struct lt_store *st, int *any, struct lt_error *err)
@@ -293,6 +353,8 @@ int queries_health_rebuild(struct lt_store *st, struct lt_error *err)
 		rc = lt_stmt_step(del, err) < 0 ? LT_ERR_DB : 0;
 	if (rc == 0)
 		rc = health_skew(st, err);
+	if (rc == 0)
+		rc = queries_health_candidates(st, err);
 	if (rc == 0)
 		rc = health_evictions(st, &evictions, err);
 	if (rc == 0)

@@ -340,6 +340,19 @@ static const unsigned health_saw[QUERIES_HF_COUNT] = {
     [QUERIES_HF_SCALE_DOWN] = QUERIES_HEALTH_SAW_SCALE_DOWN,
 };
 
+int queries_health_fact_opens(enum queries_health_fact_kind kind)
+{
+	/* health_on_start's kinds, and a PATCH answering a status write (health_on_taint) */
+	static const int opens[QUERIES_HF_COUNT] = {
+	    [QUERIES_HF_CTRL_UNKNOWN] = 1,
+	    [QUERIES_HF_CTRL_NOT_READY] = 1,
+	    [QUERIES_HF_KUBELET_NOT_READY] = 1,
+	    [QUERIES_HF_TAINT_PATCH] = 1,
+	};
+
+	return kind >= 0 && kind < QUERIES_HF_COUNT && opens[kind];
+}
+
 void queries_health_feed(struct queries_health *b, const struct queries_health_fact *f)
 {
 	if (b->err)

@@ -344,6 +344,13 @@ struct queries_health *queries_health_new(struct queries_health_result *out);
 void queries_health_feed(struct queries_health *b, const struct queries_health_fact *f);
 
 /*
+ * Whether a fact of this kind can open a window.  A node none of whose
+ * facts can has no window, whatever else it saw: the rebuild reads only
+ * the nodes that have one (queries_health_candidates).
+ */
+int queries_health_fact_opens(enum queries_health_fact_kind kind);
+
+/*
  * Closes what is open (a window with no recovery stays open: end_us 0),
  * frees the builder (not *out) and returns the first error: LT_ERR_USAGE
  * for a fact out of time order or of an unknown kind (later facts ignored).
@@ -356,6 +363,20 @@ void queries_health_result_release(struct queries_health_result *r);
 #define HEALTH_SKEW_TABLE                                                                          \
 	"CREATE TEMP TABLE IF NOT EXISTS health_skew(source_id INTEGER PRIMARY KEY,"               \
 	" offset_us INTEGER NOT NULL)"
+
+/* The node lifecycle controller's user. */
+#define HEALTH_NODE_CONTROLLER "system:serviceaccount:kube-system:node-controller"
+
+/*
+ * Fills temp.health_cand (node_id; emptied first) with the nodes that can
+ * have a window: the node-controller wrote their Node, a request of theirs
+ * is at a level that logs bodies (not Metadata), or a log line of a
+ * window-opening kind is of or about them.  The rebuild reads only these.
+ */
+int queries_health_candidates(struct lt_store *st, struct lt_error *err);
+
+/* Adds to temp.health_cand the nodes a log line of a window-opening kind is of or about. */
+int queries_health_line_candidates(struct lt_store *st, struct lt_error *err);
 
 /* What every node's facts are read with: ids and statements prepared once. */
 struct queries_health_ctx;

@@ -6,22 +6,37 @@
  * long they lasted, an open one counting to the end of the logs.  A node
  * still NotReady at the end is `not-ready`: that is the more urgent fact
  * than its lease renewing, re-created, stale or missing, but a deleted or
- * orphaned node stays so (it is gone, which says more than NotReady).
+ * orphaned node stays so (it is gone, which says more than NotReady).  A
+ * node only log lines know (no lease, no Node request) is `logs-only`.
  */
 #include "queries-int.h"
 
+/*
+ * The nodes view (leases and Node objects) and the nodes only log lines know (`logs-only`:
+ * a host its lines map to, a file's --node, a node health window's node: a store of kubelet
+ * journals alone).  The hosts and log sources tables are small: no scan of the lines.
+ */
+#define NODES_ALL(WINDOW_NODES)                                                                    \
+	"(SELECT node, state, last_renew_us, renews, max_gap_us, not_found, deletes, anomalies"    \
+	" FROM nodes UNION ALL SELECT s.s, 'logs-only', NULL, 0, NULL, 0, 0, 0 FROM strs AS s"     \
+	" WHERE s.id IN (SELECT node_id FROM hosts UNION SELECT id FROM strs WHERE s IN"           \
+	" (SELECT node FROM log_sources WHERE node IS NOT NULL)" WINDOW_NODES ")"                  \
+	" AND s.s NOT IN (SELECT node FROM nodes WHERE node IS NOT NULL))"
+
 /* ?1: the end of the logs.  A store without node health's table reads NULL for its columns. */
-#define NODES_SQL(HEALTH_COLS, HEALTH_JOIN)                                                        \
+#define NODES_SQL(HEALTH_COLS, HEALTH_JOIN, WINDOW_NODES)                                          \
 	"SELECT n.node, " HEALTH_COLS ", n.last_renew_us, n.renews, n.max_gap_us, n.not_found,"    \
-	" n.deletes, n.anomalies FROM nodes AS n" HEALTH_JOIN " ORDER BY n.node"
+	" n.deletes, n.anomalies FROM " NODES_ALL(WINDOW_NODES) " AS n" HEALTH_JOIN                \
+								" ORDER BY n.node"
 
 static const char nodes_sql[] =
     NODES_SQL("CASE WHEN h.open > 0 AND n.state NOT IN ('deleted', 'orphaned') THEN 'not-ready'"
 	      " ELSE n.state END, coalesce(h.windows, 0), coalesce(h.span, 0)",
 	      " LEFT JOIN (SELECT node_id, count(*) AS windows, sum(end_us IS NULL) AS open,"
 	      " sum(coalesce(end_us, max(?1, start_us)) - start_us) AS span FROM lt_notready"
-	      " GROUP BY node_id) AS h ON h.node_id = (SELECT id FROM strs WHERE s = n.node)");
-static const char nodes_sql_no_health[] = NODES_SQL("n.state, NULL, NULL", "");
+	      " GROUP BY node_id) AS h ON h.node_id = (SELECT id FROM strs WHERE s = n.node)",
+	      " UNION SELECT node_id FROM lt_notready");
+static const char nodes_sql_no_health[] = NODES_SQL("n.state, NULL, NULL", "", "");
 
 enum nodes_col {
 	NODES_NODE,
@@ -60,10 +75,24 @@ int queries_has_health(struct lt_store *st)
 	return ok;
 }
 
+/* The end of the logs: the store's (its audit), else its newest log line (logs only). */
+static int64_t nodes_end(struct lt_store *st)
+{
+	struct lt_stmt *q = NULL;
+	int64_t end = lt_store_end_us(st);
+
+	if (end == 0 &&
+	    lt_store_prepare(st, &q, "SELECT max(last_us) FROM log_sources", NULL) == 0 &&
+	    lt_stmt_step(q, NULL) == 1)
+		end = lt_stmt_int(q, 0);
+	lt_stmt_free(q);
+	return end;
+}
+
 int lt_query_nodes(struct lt_store *st, const struct lt_query_opts *o,
 		   const struct lt_row_sink *out, struct lt_error *err)
 {
-	int64_t end = lt_store_end_us(st);
+	int64_t end = nodes_end(st);
 	int rc;
 
 	if ((o->gap_us || o->slow_us) &&

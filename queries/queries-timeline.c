@@ -26,6 +26,7 @@ struct tl_row {
 	char *source; /* a log row's component; NULL for audit rows */
 	char *key;    /* a log row's run key: component, kind and message */
 	int64_t user; /* a Node object row's writer (strs id): a run has one */
+	int taints;   /* a Node object row that names taints: a row of its own, never a run */
 };
 
 /* A row about the Node object, not its lease. */
@@ -351,15 +352,26 @@ static const struct tl_node_kind *tl_node_kind(const char *verb, const char *sub
 	return NULL;
 }
 
-/* The Node object's requests, in time order. */
+/*
+ * The Node object's requests, in time order; at a level that logs bodies (not Metadata: ?3),
+ * the taints of the Node a write answered with ("NAME:EFFECT,...", "" for none; NULL: no body,
+ * or one without its spec).
+ */
 static const char tl_node_sql[] =
     "SELECT a.stage_us, (SELECT s FROM strs WHERE id = a.verb_id),"
     " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''),"
     " a.code, a.user_id, a.source_ip_id, CASE WHEN a.code = 409 THEN "
     "coalesce(" QUERIES_FOLLOWUP_READ(
-	"a") ", -1) END FROM audit AS a"
-	     " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
-	     " AND a.superseded = 0 ORDER BY a.stage_us, a.id";
+	"a") ", -1) END, CASE WHEN json_extract(r.json,"
+    " '$.responseObject.kind') = 'Node' AND json_type(r.json, '$.responseObject.spec')"
+    " IS NOT NULL THEN coalesce((SELECT group_concat("
+    "json_extract(t.value, '$.key') || ':' || json_extract(t.value, '$.effect'), ',')"
+    " FROM json_each(r.json, '$.responseObject.spec.taints') AS t), '') END"
+    " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id AND a.code BETWEEN 200 AND 299"
+    " AND a.level_id IS NOT ?3 AND instr(r.json, '\"responseObject\"') > 0"
+    " AND json_valid(r.json)"
+    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
+    " AND a.superseded = 0 ORDER BY a.stage_us, a.id";
 
 enum tl_node_col {
 	TL_NODE_TS,
@@ -369,6 +381,7 @@ enum tl_node_col {
 	TL_NODE_USER,
 	TL_NODE_IP,
 	TL_NODE_FOLLOW, /* a 409's follow-up read: its code, 0 a log line, -1 none seen */
+	TL_NODE_TAINTS
 };
 
 /* What a kubelet's 409 came to, by its follow-up read. */
@@ -394,7 +407,60 @@ static void tl_reregister_detail(struct lt_buf *b, int64_t follow)
 			      (long long)follow);
 }
 
-static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *run)
+/* The Node's taints as its last body said ("NAME:EFFECT,..."), for the next write's diff. */
+struct tl_taints {
+	char set[512];
+	int known; /* a body was seen */
+};
+
+/* Appends "; LABEL A, B" for the taints of a not in b ("NAME:EFFECT" comma lists); 1 if any. */
+static int tl_taint_diff(struct lt_buf *out, const char *label, const char *a, const char *b)
+{
+	int first = 1;
+
+	for (const char *p = a; *p;) {
+		size_t m = strcspn(p, ",");
+		int in = 0;
+
+		for (const char *q = b; *q && !in;) {
+			size_t k = strcspn(q, ",");
+
+			in = k == m && memcmp(p, q, m) == 0;
+			q += k + (q[k] == ',');
+		}
+		if (!in && m > 0) {
+			lt_buf_printf(out, "%s%.*s", first ? label : ", ", (int)m, p);
+			first = 0;
+		}
+		p += m + (p[m] == ',');
+	}
+	return !first;
+}
+
+/* A write's body: the taints it added and removed (into b), and the Node as it now is. */
+static void tl_node_taints(struct tl_taints *tt, struct lt_buf *b, const struct lt_stmt *q,
+			   int updated)
+{
+	const char *now = lt_stmt_text(q, TL_NODE_TAINTS, NULL);
+	size_t n = strlen(now);
+
+	if (lt_stmt_type(q, TL_NODE_TAINTS) == LT_COL_NULL)
+		return;
+	/* worded as a NOT_READY row's: "; taints added A, B; removed C" */
+	if (updated && tt->known) {
+		int added = tl_taint_diff(b, "; taints added ", now, tt->set);
+
+		tl_taint_diff(b, added ? "; removed " : "; taints removed ", tt->set, now);
+	}
+	if (n >= sizeof tt->set)
+		n = 0; /* too many to follow: as if none */
+	memcpy(tt->set, now, n);
+	tt->set[n] = '\0';
+	tt->known = 1;
+}
+
+static void tl_node_event(struct tl *t, struct tl_taints *tt, const struct lt_stmt *q,
+			  struct tl_row *run)
 {
 	const char *verb = lt_stmt_text(q, TL_NODE_VERB, NULL);
 	int64_t code = lt_stmt_int(q, TL_NODE_CODE), user = lt_stmt_int(q, TL_NODE_USER);
@@ -402,16 +468,24 @@ static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *
 	int64_t follow = again ? lt_stmt_int(q, TL_NODE_FOLLOW) : -1;
 	const struct tl_node_kind *nk = tl_node_kind(verb, lt_stmt_text(q, TL_NODE_SUB, NULL));
 	int64_t ts = lt_stmt_int(q, TL_NODE_TS);
+	int write = strcmp(verb, "update") == 0 || strcmp(verb, "patch") == 0;
 	enum lt_episode_kind kind;
-	struct lt_buf b;
+	struct lt_buf b, taints;
 
-	if (nk == NULL)
+	lt_buf_init(&taints);
+	/* only writes move the Node (a read may come from another apiserver, a little late) */
+	if (nk != NULL && write)
+		tl_node_taints(tt, &taints, q, nk->ok == LT_EP_NODE_UPDATED);
+	if (nk == NULL) {
+		lt_buf_release(&taints);
 		return;
+	}
 	kind = (code >= 200 && code < 300) || (again && follow < 300) ? nk->ok : nk->failed;
-	if (run->kind == kind && run->user == user &&
+	if (run->kind == kind && run->user == user && taints.len == 0 && !run->taints &&
 	    (lt_episode_kind_info(kind)->flags & LT_EPF_RUN)) {
 		run->end = ts;
 		run->count++;
+		lt_buf_release(&taints);
 		return;
 	}
 	if (run->kind != LT_EP_NONE)
@@ -421,13 +495,21 @@ static void tl_node_event(struct tl *t, const struct lt_stmt *q, struct tl_row *
 	tl_actor(t, &b, user, lt_stmt_int(q, TL_NODE_IP));
 	if (again)
 		tl_reregister_detail(&b, follow);
-	*run = (struct tl_row){
-	    .start = ts, .end = ts, .count = 1, .kind = kind, .detail = b.ptr, .user = user};
+	lt_buf_append(&b, taints.ptr, taints.len);
+	*run = (struct tl_row){.start = ts,
+			       .end = ts,
+			       .count = 1,
+			       .kind = kind,
+			       .detail = b.ptr,
+			       .user = user,
+			       .taints = taints.len > 0};
+	lt_buf_release(&taints);
 }
 
 static int tl_node_rows(struct tl *t, struct lt_error *err)
 {
 	struct tl_row run = {0};
+	struct tl_taints tt = {.known = 0};
 	struct lt_stmt *q;
 	int rc;
 
@@ -437,8 +519,9 @@ static int tl_node_rows(struct tl *t, struct lt_error *err)
 		return rc;
 	lt_stmt_bind_int(q, 1, t->nodes_id);
 	lt_stmt_bind_int(q, 2, t->node);
+	lt_stmt_bind_int(q, 3, queries_str_id(t->st, "Metadata"));
 	while ((rc = lt_stmt_step(q, err)) == 1)
-		tl_node_event(t, q, &run);
+		tl_node_event(t, &tt, q, &run);
 	if (run.kind != LT_EP_NONE)
 		tl_add(t, &run);
 	lt_stmt_free(q);

@@ -11,7 +11,8 @@
  *                  update lease" (context deadline exceeded) every 10 s
  *   kubelet-stop   systemd stops the kubelet, starts it minutes later:
  *                  create nodes -> 409, GET + update of the lease
- *   reboot         the journal stops, the node boots (new boot ID), the
+ *   reboot         the journal stops, the node boots (new boot ID; the
+ *                  journal prints "-- Boot ID --"), the
  *                  kubelet starts as above
  *   runtime-down   containerd stops: "Container runtime sanity check failed",
  *                  Ready=False "container runtime is down", lease renewing
@@ -546,8 +547,18 @@ static void hg_recover(struct hg *g, struct hg_node *n, int64_t s, struct hg_win
 static int64_t hg_kubelet_start(struct hg *g, struct hg_node *n, int64_t t, bool boot)
 {
 	char user[64];
-	if (boot)
+	if (boot) {
+		/* journalctl's separator before the new boot's first line: "-- Boot ID --" */
+		char *sep = gen_calloc(64, 1);
+		size_t k = 0;
 		gen_uuid(n->boot, &g->r);
+		k += (size_t)snprintf(sep, 64, "-- Boot ");
+		for (const char *c = n->boot; *c && k < 56; c++)
+			if (*c != '-')
+				sep[k++] = *c;
+		memcpy(sep + k, " --", 4);
+		hg_push(g, &n->journal, t - 1, sep);
+	}
 	n->pid = (uint32_t)gen_range(&g->r, 2000, 9000);
 	hg_journal(g, n, t, "systemd", hg_dup("Starting kubelet.service - Kubernetes Kubelet..."));
 	hg_journal(g, n, t + 20000, "systemd",

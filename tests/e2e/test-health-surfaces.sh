@@ -2,7 +2,8 @@
 # Node health's surfaces against golden files: `nodes`, `query not-ready` (table, JSON, a range),
 # `query evictions` and `timeline NODE` on samples/notready (a window still open at the end with
 # its evictions, one ended by the node's deletion, the kubelet's reasons) and on the hand-written
-# two-node incident tests/e2e/health.  Ingest builds the windows.
+# two-node incident tests/e2e/health; `nodes` on kubelet journals alone; an eviction tied by a
+# binding (tests/e2e/health-binding).  Ingest builds the windows.
 #   bash tests/e2e/test-health-surfaces.sh BIN CORPUS SAMPLES TMP
 #   UPDATE_GOLDEN=1 ... rewrites tests/golden/health-surfaces/.
 set -euo pipefail
@@ -46,6 +47,18 @@ done
 grep -q '^ip-10-1-0-10.ec2.internal *not-ready *1 ' nodes.out || fail "10 is not not-ready"
 grep -q '^ip-10-1-0-16.ec2.internal *deleted *1 ' nodes.out || fail "16 (deleted) lost its state"
 grep -q 'not attributable' evictions.out || fail "the unattributable eviction"
+# an evicted pod's node from the scheduler's binding (stored with --all-resources, its node in
+# the Request-level body); a pod nothing places stays not attributable
+"$bin" ingest -q --all-resources --db bind.db "$here/health-binding" >/dev/null
+"$bin" query evictions -o csv --db bind.db >bind.out || fail "evictions (bindings) exited $?"
+grep -q '^[^,]*,prod/web-1,ip-10-9-0-1,' bind.out || fail "web-1's binding: $(cat bind.out)"
+grep -q '^[^,]*,prod/db-0,not attributable,' bind.out || fail "db-0 has no binding: $(cat bind.out)"
+# kubelet journals alone: every node is listed, `logs-only`, or `not-ready` when still so
+"$bin" ingest -q --db logs.db --year 2024 "$samples"/notready/logs/kubelet-*.log >/dev/null
+"$bin" nodes --db logs.db >logs-nodes.out || fail "nodes on a logs-only store exited $?"
+[ "$(sed 1d logs-nodes.out | wc -l)" -eq "$(ls "$samples"/notready/logs/kubelet-*.log | wc -l)" ] \
+  || fail "nodes of a logs-only store: $(cat logs-nodes.out)"
+sed 1d logs-nodes.out | grep -qv ' logs-only \| not-ready ' && fail "logs-only states: $(cat logs-nodes.out)"
 grep -q 'NOT_READY .*cause instance-terminated.*deleted by the cloud controller' \
   timeline-deleted.out || fail "16's window does not name the cloud controller"
 grep -q 'NOT_READY .*kubelet: container runtime is down' timeline-runtime.out \

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -91,6 +92,13 @@ static const struct health_case cases[] = {
      .facts = {F(0, RENEW, AUDIT), F(50, CTRL_UNKNOWN, AUDIT), F(80, BOOT, KUBELET_LOG),
 	       F(85, KUBELET_START, KUBELET_LOG), F(86, CONN_ERROR, KUBELET_LOG),
 	       F(95, RENEW, AUDIT), F(96, KUBELET_STATUS, AUDIT)},
+     .nwant = 1,
+     .want = {{50, 96, LT_CONDITION_UNKNOWN, LT_CAUSE_NODE_REBOOTED, LT_HEALTH_RECOVERED, AUD | KUB,
+	       "", 0}}},
+    {.name = "a clean reboot: systemd stops the kubelet, the journal's boot separator",
+     .facts = {F(0, RENEW, AUDIT), F(5, KUBELET_STOP, KUBELET_LOG), F(50, CTRL_UNKNOWN, AUDIT),
+	       F(80, BOOT, KUBELET_LOG), F(85, KUBELET_START, KUBELET_LOG), F(95, RENEW, AUDIT),
+	       F(96, KUBELET_STATUS, AUDIT)},
      .nwant = 1,
      .want = {{50, 96, LT_CONDITION_UNKNOWN, LT_CAUSE_NODE_REBOOTED, LT_HEALTH_RECOVERED, AUD | KUB,
 	       "", 0}}},
@@ -291,12 +299,64 @@ static void test_health_kubelet_reason_kept(void **state)
 	queries_health_result_release(&r);
 }
 
+/* The rebuild reads only nodes with a fact of an opening kind (queries_health_fact_opens):
+ * facts of every other kind, in any order and number, never open a window; each opening kind
+ * does, alone (a taint PATCH when it answers a status write). */
+static void test_health_opening_kinds(void **state)
+{
+	static const enum queries_health_source src[] = {
+	    QUERIES_HEALTH_AUDIT, QUERIES_HEALTH_CTRL_LOG, QUERIES_HEALTH_KUBELET_LOG};
+	uint32_t seed = 12345;
+
+	(void)state;
+	for (int run = 0; run < 500; run++) {
+		struct queries_health_result r;
+		struct queries_health *b = queries_health_new(&r);
+		int64_t ts = 0;
+
+		for (int i = 0; i < 30; i++) {
+			struct queries_health_fact f = {.text = "node.kubernetes.io/x:NoExecute"};
+
+			seed = seed * 1103515245u + 12345u;
+			f.kind = (enum queries_health_fact_kind)((seed >> 8) % QUERIES_HF_COUNT);
+			if (queries_health_fact_opens(f.kind))
+				continue;
+			ts += (int64_t)((seed >> 4) % 90) * 1000000;
+			f.ts = ts;
+			f.source = src[(seed >> 20) % 3];
+			f.flags = (seed >> 24) & 1 ? QUERIES_HEALTH_BY_CLOUD : 0;
+			f.text_len = (seed >> 25) & 1 ? strlen(f.text) : 0;
+			queries_health_feed(b, &f);
+		}
+		assert_int_equal(queries_health_end(b), 0);
+		assert_int_equal(r.n, 0);
+		queries_health_result_release(&r);
+	}
+	for (int k = 0; k < QUERIES_HF_COUNT; k++) {
+		const struct queries_health_fact facts[] = {
+		    F(1, KUBELET_STATUS, AUDIT),
+		    {.ts = S(2),
+		     .kind = (enum queries_health_fact_kind)k,
+		     .source = QUERIES_HEALTH_AUDIT}};
+		struct queries_health_result r;
+		struct queries_health *b = queries_health_new(&r);
+
+		queries_health_feed(b, &facts[0]);
+		queries_health_feed(b, &facts[1]);
+		assert_int_equal(queries_health_end(b), 0);
+		assert_int_equal(r.n > 0,
+				 queries_health_fact_opens((enum queries_health_fact_kind)k));
+		queries_health_result_release(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_health_cases),
 	    cmocka_unit_test(test_health_out_of_order),
 	    cmocka_unit_test(test_health_kubelet_reason_kept),
+	    cmocka_unit_test(test_health_opening_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1332,7 +1332,7 @@ static void test_journal_headers_and_others(void **state)
 	(void)state;
 	feed_str(r, text);
 	assert_int_equal(r->nrej, 0);
-	assert_int_equal(r->nrec, 7);
+	assert_int_equal(r->nrec, 8);
 	assert_int_equal(r->rec[0].line, 2);
 	CHECK(&r->rec[0], .ts = "2024-04-05T06:00:00.000000Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
 	      .ident = "systemd", .pid = 1, .component = "systemd", .kind = "kubelet-start",
@@ -1341,25 +1341,53 @@ static void test_journal_headers_and_others(void **state)
 	      .ident = "kubelet", .pid = 4321, .component = "kubelet",
 	      .message = "Flag --cloud-provider has been deprecated, will be removed in 1.25 or "
 			 "later, in favor of removing cloud provider code from Kubelet.");
-	assert_int_equal(r->rec[2].line, 5);
-	CHECK(&r->rec[2], .ts = "2024-04-05T06:00:02.000001Z",
+	/* the separator is a record: the boot's first line's time and host, its own line */
+	assert_int_equal(r->rec[2].line, 4);
+	CHECK(&r->rec[2], .ts = "2024-04-05T06:00:02.000000Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
+	      .pid = -1, .kind = "node-boot", .message = "-- Reboot --");
+	assert_int_equal(r->rec[3].line, 5);
+	CHECK(&r->rec[3], .ts = "2024-04-05T06:00:02.000001Z",
 	      .klog = "2024-04-05T06:00:02.000001Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
 	      .ident = "kubenswrapper", .pid = 77, .component = "kubelet", .sev = 'I',
 	      .location = "kubelet.go:1", .kind = "kubelet-start",
 	      .message = "Starting kubelet main sync loop");
-	assert_string_equal(r->rec[3].ident, "hyperkube");
-	assert_string_equal(r->rec[3].component, "kubelet");
+	assert_string_equal(r->rec[4].ident, "hyperkube");
+	assert_string_equal(r->rec[4].component, "kubelet");
 	/* a containerized kubelet: klog under docker[PID] is the kubelet's; its pid is docker's */
-	CHECK(&r->rec[4], .ts = "2024-04-05T06:00:04.000001Z",
+	CHECK(&r->rec[5], .ts = "2024-04-05T06:00:04.000001Z",
 	      .klog = "2024-04-05T06:00:04.000001Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
 	      .ident = "docker", .pid = 79, .component = "kubelet", .sev = 'I',
 	      .location = "kubelet.go:1", .message = "started");
 	/* docker's own lines stay docker's */
-	CHECK(&r->rec[5], .ts = "2024-04-05T06:00:05.000000Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
+	CHECK(&r->rec[6], .ts = "2024-04-05T06:00:05.000000Z", .rule = LT_YEAR_GIVEN, .host = NODE1,
 	      .ident = "docker", .pid = 79, .component = "docker",
 	      .message = "time=\"2024-04-05T06:00:05Z\" level=info msg=\"pulling\"");
-	assert_string_equal(r->rec[6].ident, "dockerd");
-	assert_string_equal(r->rec[6].component, "kubelet");
+	assert_string_equal(r->rec[7].ident, "dockerd");
+	assert_string_equal(r->rec[7].component, "kubelet");
+	run_free(r);
+}
+
+/* journalctl's "-- Boot ID --" (v250+) is a record at the next line's time, with short-iso
+ * dates too; one at the end, with no line after it, has no time and is dropped. */
+static void test_journal_boot_separator(void **state)
+{
+	static const char text[] =
+	    "2024-04-05T06:00:00+0000 " NODE1 " kubelet[10]: I0405 06:00:00.000001      10 "
+	    "kubelet.go:1] \"Syncing\"\n"
+	    "-- Boot 3f1e0c2a9b7d4e5f8a6b1c2d3e4f5a6b --\n"
+	    "2024-04-05T06:03:10+0000 " NODE1 " kernel: Linux version 6.1.0\n"
+	    "-- Boot 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --\n";
+	struct run *r = run_new();
+
+	(void)state;
+	feed_str(r, text);
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrec, 3);
+	assert_int_equal(r->rec[1].line, 2);
+	CHECK(&r->rec[1], .ts = "2024-04-05T06:03:10.000000Z", .rule = LT_YEAR_NONE, .host = NODE1,
+	      .pid = -1, .kind = "node-boot",
+	      .message = "-- Boot 3f1e0c2a9b7d4e5f8a6b1c2d3e4f5a6b --");
+	assert_int_equal(r->rec[2].line, 3);
 	run_free(r);
 }
 
@@ -2050,6 +2078,9 @@ static const struct cls_case cls_cases[] = {
     {"Started Kubernetes Kubelet.", "kubelet-start", .nf = 0},
     {"Stopping kubelet.service - Kubernetes Kubelet...", "kubelet-stop", .nf = 0},
     {"Stopped Kubernetes Kubelet.", "kubelet-stop", .nf = 0},
+    /* journalctl's boot separators (v250+ names the boot; older: Reboot) */
+    {"-- Boot 3f1e0c2a9b7d4e5f8a6b1c2d3e4f5a6b --", "node-boot", .nf = 0},
+    {"-- Reboot --", "node-boot", .nf = 0},
     {"kubelet.service: Main process exited, code=exited, status=1/FAILURE", "kubelet-stop",
      .nf = 0},
     {"\"Recording status change event message for node\" status=\"NodeNotReady\" node=\"" NODE1
@@ -3237,6 +3268,7 @@ int main(void)
 	    cmocka_unit_test(test_json_log_format),
 	    cmocka_unit_test(test_output_cat),
 	    cmocka_unit_test(test_journal_headers_and_others),
+	    cmocka_unit_test(test_journal_boot_separator),
 	    cmocka_unit_test(test_journal_klog_date_disagrees),
 	    cmocka_unit_test(test_year_given),
 	    cmocka_unit_test(test_year_audit),

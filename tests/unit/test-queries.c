@@ -89,6 +89,7 @@ struct ev {
 	const char *message; /* responseStatus.message, NULL: none */
 	const char *holder;  /* NULL: Metadata level; else a RequestResponse Lease body */
 	int duration_s;	     /* the body's leaseDurationSeconds */
+	const char *taints;  /* not NULL: a RequestResponse Node body, spec.taints this array */
 };
 
 /* The lines of a log in the order they were made; a scenario is built into one. */
@@ -174,7 +175,7 @@ static void add(struct lines *l, const struct ev *e)
 	lt_buf_printf(&b,
 		      "{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"%s\","
 		      "\"auditID\":\"%s\",\"stage\":\"%s\",\"verb\":\"%s\",\"user\":{\"username\":",
-		      e->holder ? "RequestResponse" : "Metadata", e->id,
+		      e->holder || e->taints ? "RequestResponse" : "Metadata", e->id,
 		      e->stage ? e->stage : "ResponseComplete", e->verb);
 	json_str(&b, e->user);
 	lt_buf_printf(&b,
@@ -206,6 +207,11 @@ static void add(struct lines *l, const struct ev *e)
 		lt_buf_printf(&b, ",\"leaseDurationSeconds\":%d,\"renewTime\":\"%s\"}}",
 			      e->duration_s, stage);
 	}
+	if (e->taints != NULL)
+		lt_buf_printf(&b,
+			      ",\"responseObject\":{\"kind\":\"Node\",\"apiVersion\":\"v1\","
+			      "\"metadata\":{\"name\":\"%s\"},\"spec\":{\"taints\":%s}}",
+			      e->name, e->taints);
 	lt_buf_printf(&b, ",\"requestReceivedTimestamp\":\"%s\",\"stageTimestamp\":\"%s\"", recv,
 		      e->stage != NULL && strcmp(e->stage, "RequestReceived") == 0 ? recv : stage);
 	if (e->code >= 200 && e->code < 300)
@@ -2804,6 +2810,65 @@ static void test_health_timeline(void **state)
 	drop(tl);
 }
 
+/*
+ * At RequestResponse level a node-controller PATCH names the taints it added or removed
+ * (the body's list against the last body's); such a row is never folded into a run.  A
+ * read says nothing new; a Metadata-level PATCH names none.
+ */
+static void test_timeline_node_taints(void **state)
+{
+#define UNR_NS "{\"key\":\"node.kubernetes.io/unreachable\",\"effect\":\"NoSchedule\"}"
+#define UNR_NE "{\"key\":\"node.kubernetes.io/unreachable\",\"effect\":\"NoExecute\"}"
+	static const struct {
+		const char *verb, *id, *taints; /* taints NULL: Metadata level */
+		int64_t t;
+	} evs[] = {
+	    {"patch", "nt-1", "[]", 10},
+	    {"patch", "nt-2", "[" UNR_NS "]", 20},
+	    {"get", "nt-3", "[]", 21},
+	    {"patch", "nt-4", "[" UNR_NS "," UNR_NE "]", 25},
+	    {"patch", "nt-5", "[" UNR_NE "]", 60},
+	    {"patch", "nt-6", "[]", 61},
+	    {"patch", "nt-7", NULL, 62},
+	};
+	struct lines *l = lines_new();
+	char dir[PATH_SIZE];
+	struct lt_store *st;
+	char *tl;
+
+	(void)state;
+	case_dir(dir, "timeline-node-taints");
+	renews(l, "nt", 0, 3, "nt-r");
+	for (size_t i = 0; i < sizeof evs / sizeof *evs; i++) {
+		struct ev e = {.verb = evs[i].verb,
+			       .code = 200,
+			       .user = NC_USER,
+			       .ip = NC_IP,
+			       .resource = "nodes",
+			       .name = "nt",
+			       .id = evs[i].id,
+			       .recv_us = T0 + evs[i].t * SEC - 5 * MS,
+			       .stage_us = T0 + evs[i].t * SEC,
+			       .taints = evs[i].taints};
+
+		add(l, &e);
+	}
+	st = store_of(dir, lines_text(l, 0, 1));
+	tl = printed(st, "nt");
+	assert_non_null(strstr(tl, "NODE_UPDATED,1,by " NC_USER " from " NC_IP "\n"));
+	assert_non_null(strstr(tl, "NODE_UPDATED,1,by " NC_USER " from " NC_IP
+				   "; taints added node.kubernetes.io/unreachable:NoSchedule\n"));
+	assert_non_null(strstr(tl, "NODE_UPDATED,1,by " NC_USER " from " NC_IP
+				   "; taints added node.kubernetes.io/unreachable:NoExecute\n"));
+	assert_non_null(strstr(tl, "NODE_UPDATED,1,by " NC_USER " from " NC_IP
+				   "; taints removed node.kubernetes.io/unreachable:NoSchedule\n"));
+	assert_non_null(strstr(tl, "NODE_UPDATED,1,by " NC_USER " from " NC_IP
+				   "; taints removed node.kubernetes.io/unreachable:NoExecute\n"));
+	drop(tl);
+#undef UNR_NS
+#undef UNR_NE
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2838,6 +2903,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_health_nodes, teardown),
 	    cmocka_unit_test_teardown(test_health_queries, teardown),
 	    cmocka_unit_test_teardown(test_health_timeline, teardown),
+	    cmocka_unit_test_teardown(test_timeline_node_taints, teardown),
 	    cmocka_unit_test_teardown(test_duration_and_time_args, teardown),
 	    cmocka_unit_test_teardown(test_duration_overflow, teardown),
 	};
