@@ -1676,7 +1676,7 @@ static void test_printers(void **state)
 	expect_text(
 	    "json", typed_printed(LT_OUT_JSON, cols, 6, cells, 2),
 	    "[\n{\"name\":\"a,\\\"b\\\"\",\"at\":\"2024-04-05T06:00:00.230965Z\","
-	    "\"took\":10.400000,\"n\":7,\"kind\":\"RE-CREATED\",\"note\":\"x\\u001b[31my\"},\n"
+	    "\"took\":10.400000,\"n\":7,\"kind\":\"RE-CREATED\",\"note\":\"x\\u001B[31my\"},\n"
 	    "{\"name\":\"123\",\"at\":null,\"took\":0.032038,\"n\":null,\"kind\":\"GAP\","
 	    "\"note\":null}\n]\n");
 	expect_text("jsonl", typed_printed(LT_OUT_JSONL, cols, 6, cells + 6, 1),
