@@ -8,10 +8,12 @@
 # lt-gen (3000 nodes renewing for 56 minutes, streamed into `ingest -`; kept in bench/out/out.db
 # for reruns), then for this binary and, when given, BEFORE_BIN (say, a Release build of main
 # before the change), each on the same store:
-#   - `sql "SELECT * FROM events"` in table mode (the default) to /dev/null, then as CSV, under
+#   - `sql "SELECT * FROM events"` in table mode (the default) to /dev/null under
 #     /usr/bin/time -v: peak RSS and wall time;
-#   - `sql "SELECT * FROM events" | head -1`: wall time until the pipeline ends (median of 3).
-# Prints a Markdown block for bench/RESULTS.md.
+#   - `sql "SELECT * FROM events" | head -1`: wall time until the pipeline ends (the median of
+#     HEAD_RUNS runs, default 1: a binary that holds the whole table takes minutes a run).
+# Prints a Markdown block for bench/RESULTS.md.  The machine's load average is printed with it:
+# on a shared machine wall times move with it, peak RSS does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 before=${1:-}
@@ -38,20 +40,20 @@ peak() {
     END {printf "%.1f MB | %.2f s", rss, s}' "$out/time.txt"
 }
 
-# head_ms BIN: the median of 3 runs of `BIN sql QUERY | head -1`, in ms
+# head_ms BIN: the median of HEAD_RUNS runs of `BIN sql QUERY | head -1`, in ms
 head_ms() {
   local runs=() t0 t1
-  for _ in 1 2 3; do
+  for _ in $(seq "${HEAD_RUNS:-1}"); do
     t0=$(date +%s%N)
     "$1" sql --db "$db" "$query" | head -1 >/dev/null || true
     t1=$(date +%s%N)
     runs+=($(((t1 - t0) / 1000000)))
   done
-  printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p
+  printf '%s\n' "${runs[@]}" | sort -n | sed -n "$(((${#runs[@]} + 1) / 2))p"
 }
 
 row() { # LABEL BIN
-  echo "| $1 | $(peak "$2" sql --db "$db" "$query") | $(peak "$2" sql --db "$db" -o csv "$query") | $(head_ms "$2") ms |"
+  echo "| $1 | $(peak "$2" sql --db "$db" "$query") | $(head_ms "$2") ms | $(cut -d' ' -f1 /proc/loadavg) |"
 }
 
 {
@@ -59,8 +61,8 @@ row() { # LABEL BIN
   echo
   echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB RAM, load average $(cut -d' ' -f1 /proc/loadavg) when it started. Store: $(du -hL "$db" | cut -f1)B, warm page cache."
   echo
-  echo "| binary | table: peak RSS | table: wall | CSV: peak RSS | CSV: wall | \`\| head -1\` |"
-  echo "|---|---|---|---|---|---|"
+  echo "| binary | peak RSS | wall | \`\| head -1\` | load after |"
+  echo "|---|---|---|---|---|"
   [ -z "$before" ] || row before "$before"
   row after "$after"
 } | tee "$out/output.md"

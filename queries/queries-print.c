@@ -157,11 +157,10 @@ static void table_row(struct lt_printer *p, const struct lt_cell *cells)
 	if (p->streaming)
 		lt_buf_reset(b);
 	for (int i = 0; i < p->ncols; i++) {
-		size_t len;
+		size_t len, w;
 		const char *v = lt_cell_format(&cells[i], LT_OUT_TABLE, buf, sizeof buf, &len);
 
-		size_t w = table_cell(b, v, len);
-
+		w = table_cell(b, v, len);
 		if (!p->streaming)
 			table_widen(p, (size_t)i, w);
 	}
