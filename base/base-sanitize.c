@@ -1,4 +1,7 @@
-/* base-sanitize.c - making hostile log text safe to show on a terminal. */
+/*
+ * base-sanitize.c - making hostile log text safe to show on a terminal, and
+ * valid UTF-8 for JSON: one decoder, one list of what a terminal acts on.
+ */
 #include "lt_base.h"
 
 #include <assert.h>
@@ -86,4 +89,67 @@ void lt_sanitize(struct lt_buf *b, const char *s, size_t len)
 			i += n;
 		}
 	}
+}
+
+int lt_utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	size_t n;
+
+	for (size_t i = 0; i < len; i += n) {
+		if (p[i] < 0x80) {
+			n = 1;
+			continue;
+		}
+		if ((n = utf8_decode(p + i, len - i, &cp)) == 0)
+			return 0;
+	}
+	return 1;
+}
+
+size_t lt_utf8_repair(struct lt_buf *b, const char *s, size_t len)
+{
+	static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, start = 0, bad = 0;
+
+	assert(b != NULL && (s != NULL || len == 0));
+	while (i < len) {
+		uint32_t cp;
+		size_t n = utf8_decode(p + i, len - i, &cp);
+
+		if (n > 0) {
+			i += n;
+			continue;
+		}
+		lt_buf_append(b, p + start, i - start);
+		lt_buf_append(b, replacement, sizeof replacement - 1);
+		bad++;
+		start = ++i;
+	}
+	lt_buf_append(b, p + start, len - start);
+	return bad;
+}
+
+void lt_sanitize_json(struct lt_buf *b, const char *json, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)json;
+	size_t i = 0, start = 0;
+
+	assert(b != NULL && (json != NULL || len == 0));
+	while (i < len) {
+		uint32_t cp = 0xfffd;
+		size_t n = utf8_decode(p + i, len - i, &cp);
+
+		if (n > 0 && cp != 0x7f && !sanitize_is_unsafe(cp)) {
+			i += n;
+			continue;
+		}
+		lt_buf_append(b, p + start, i - start);
+		lt_buf_printf(b, "\\u%04X", (unsigned)(n > 0 ? cp : 0xfffd));
+		i += n > 0 ? n : 1;
+		start = i;
+	}
+	lt_buf_append(b, p + start, len - start);
 }

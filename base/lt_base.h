@@ -178,6 +178,25 @@ void lt_time_format(char *buf, size_t size, int64_t us);
  */
 void lt_sanitize(struct lt_buf *b, const char *s, size_t len);
 
+/* 1 when s[0..len) is UTF-8: no stray byte, overlong form, surrogate or value past U+10FFFF. */
+int lt_utf8_valid(const char *s, size_t len);
+
+/*
+ * Appends s[0..len) to b as valid UTF-8: each byte that does not begin a
+ * valid sequence becomes U+FFFD (the replacement character), one per byte.
+ * Returns how many bytes were replaced.
+ */
+size_t lt_utf8_repair(struct lt_buf *b, const char *s, size_t len);
+
+/*
+ * Appends JSON text (valid UTF-8, as lt_json_writer makes it) to b with
+ * every code point lt_sanitize would escape that JSON leaves raw (DEL, the
+ * C1 controls, bidi and zero-width marks, line and paragraph separators)
+ * written as a \uXXXX escape: the same JSON value, safe on a terminal.  A
+ * byte that is not UTF-8 (not JSON from the writer) becomes \ufffd.
+ */
+void lt_sanitize_json(struct lt_buf *b, const char *json, size_t len);
+
 /* ---- regular expressions (PCRE2, JIT when the CPU has it) ------------ */
 
 struct lt_regex;

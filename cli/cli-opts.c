@@ -20,6 +20,7 @@ static const struct option cli_longopts[] = {
     {"utc-offset", required_argument, NULL, 'z'},
     {"quiet", no_argument, NULL, 'q'},
     {"follow", no_argument, NULL, 'F'},
+    {"timeout", required_argument, NULL, 'T'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -42,6 +43,8 @@ static unsigned cli_opt_bit(int c)
 		return CLI_OPT_LIST;
 	case 'e':
 		return CLI_OPT_EMIT;
+	case 'T':
+		return CLI_OPT_TIMEOUT;
 	case 'a':
 	case 'y':
 	case 'n':
@@ -119,6 +122,9 @@ static int cli_one_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 		if (strcmp(optarg, "cwli") != 0)
 			return cli_usage_error(cmd, "--emit takes cwli");
 		q->emit = optarg;
+		return 0;
+	case 'T':
+		q->timeout = optarg;
 		return 0;
 	default:
 		return cli_ingest_opt(cmd, c, q);

@@ -6,10 +6,11 @@
 
 /* Exit statuses, documented in README.md. */
 enum lt_exit {
-	LT_EXIT_OK = 0,	     /* everything read and stored */
-	LT_EXIT_FAIL = 1,    /* something could not be done: a file, the store */
-	LT_EXIT_USAGE = 2,   /* the command line is wrong */
-	LT_EXIT_PARTIAL = 3, /* done, but some records were rejected or a file was cut short */
+	LT_EXIT_OK = 0,	       /* everything read and stored */
+	LT_EXIT_FAIL = 1,      /* something could not be done: a file, the store */
+	LT_EXIT_USAGE = 2,     /* the command line is wrong */
+	LT_EXIT_PARTIAL = 3,   /* done, but some records were rejected or a file was cut short */
+	LT_EXIT_TIMEOUT = 124, /* `sql --timeout` stopped the query (as timeout(1) exits) */
 };
 
 /* The options a command takes besides --db and --help (cli_parse refuses the others). */
@@ -21,6 +22,7 @@ enum cli_opt {
 	CLI_OPT_LIST = 16,	/* --list */
 	CLI_OPT_EMIT = 32,	/* --emit cwli */
 	CLI_OPT_INGEST = 64,	/* --all-resources, --year, --utc-offset, --node, --follow, -q */
+	CLI_OPT_TIMEOUT = 128,	/* --timeout SECONDS (sql) */
 };
 
 struct lt_cmd {
@@ -48,7 +50,8 @@ struct cli_query {
 	const char *db, *since, *until;
 	struct lt_query_opts opts;
 	int list, help;
-	const char *emit; /* --emit LANG: print the query in LANG instead of running it */
+	const char *emit;    /* --emit LANG: print the query in LANG instead of running it */
+	const char *timeout; /* --timeout SECONDS, as given (the command parses it) */
 	struct lt_ingest_opts ingest; /* CLI_OPT_INGEST: what to read and how */
 	int quiet;		      /* -q: no line per ingested file */
 	char **args;		      /* the positional arguments */

@@ -37,6 +37,9 @@ struct lt_store {
 	int deferred_indexes; /* a bulk load dropped the secondary indexes (ingest_begin) */
 	struct index_intern_cache strs;
 	sqlite3_stmt *str_find, *str_add;
+	/* lt_store_set_time_limit: the limit, the steps' time so far, the running step's start */
+	int64_t limit_us, spent_us, step_start_us;
+	int timed_out; /* the limit interrupted a step */
 };
 
 struct lt_stmt {

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int store_configured;
@@ -497,15 +498,55 @@ int lt_stmt_bind_null(struct lt_stmt *s, int idx)
 	return sqlite3_bind_null(s->s, idx) == SQLITE_OK ? 0 : LT_ERR_DB;
 }
 
+/* VM instructions between two looks at the clock under a time limit (a few µs of work). */
+#define STORE_LIMIT_OPS 1000
+
+static int64_t store_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* SQLite's progress handler under a time limit: nonzero interrupts the running step. */
+static int store_over_limit(void *ctx)
+{
+	struct lt_store *st = ctx;
+
+	if (st->spent_us + (store_now_us() - st->step_start_us) <= st->limit_us)
+		return 0;
+	st->timed_out = 1;
+	return 1;
+}
+
+void lt_store_set_time_limit(struct lt_store *st, int64_t limit_us)
+{
+	st->limit_us = limit_us > 0 ? limit_us : 0;
+	st->spent_us = 0;
+	st->timed_out = 0;
+	sqlite3_progress_handler(st->db, st->limit_us ? STORE_LIMIT_OPS : 0,
+				 st->limit_us ? store_over_limit : NULL, st);
+}
+
 int lt_stmt_step(struct lt_stmt *s, struct lt_error *err)
 {
-	int rc = sqlite3_step(s->s);
+	struct lt_store *st = s->st;
+	int rc;
 
+	if (st->limit_us)
+		st->step_start_us = store_now_us();
+	rc = sqlite3_step(s->s);
+	if (st->limit_us)
+		st->spent_us += store_now_us() - st->step_start_us;
 	if (rc == SQLITE_ROW)
 		return 1;
 	if (rc == SQLITE_DONE)
 		return 0;
-	return index_store_db_error(s->st, err, "query failed");
+	if (rc == SQLITE_INTERRUPT && st->timed_out)
+		return lt_error_set(err, LT_ERR_ABORT, "stopped after %.3g s: the time limit",
+				    (double)st->limit_us / 1e6);
+	return index_store_db_error(st, err, "query failed");
 }
 
 int lt_stmt_reset(struct lt_stmt *s)

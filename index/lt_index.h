@@ -259,6 +259,15 @@ int lt_stmt_bind_null(struct lt_stmt *s, int idx);
 
 /* 1 when a row is ready, 0 when done, negative on error (err filled). */
 int lt_stmt_step(struct lt_stmt *s, struct lt_error *err);
+
+/*
+ * Limits the time SQLite may work on st's statements from now on (a
+ * runaway `sql`): once their steps together have run for longer than
+ * limit_us, the running step fails with LT_ERR_ABORT.  Only the time inside
+ * steps counts, not the time between them (printing, waiting for a pipe's
+ * reader).  0 lifts the limit.
+ */
+void lt_store_set_time_limit(struct lt_store *st, int64_t limit_us);
 int lt_stmt_reset(struct lt_stmt *s);
 
 /* True when the statement cannot write (the `sql` command refuses others). */

@@ -300,4 +300,30 @@ int lt_sniff_path(enum lt_format *out, const char *path, struct lt_error *err);
 int lt_parse_input(struct lt_input *in, const struct lt_sink *sink, void *ctx,
 		   enum lt_format *format_out, struct lt_error *err);
 
+/* ---- writing JSON (yajl's generator) ------------------------------------ */
+
+/*
+ * A JSON writer: yajl's generator, compact, with its UTF-8 validation on.
+ * Write one whole value (a map of strings, numbers and nulls, arrays), then
+ * take its text; the writer is then ready for the next value.  Strings
+ * (keys too) need not be UTF-8: each byte that does not begin a valid
+ * sequence is written as U+FFFD (lt_utf8_repair), so the text is always
+ * valid UTF-8 and valid JSON; control characters are escaped.  Calls out of
+ * order (a value where a key belongs, a second value before the take) are
+ * the caller's bug and asserted.  Out of memory aborts like lt_xmalloc.
+ */
+struct lt_json_writer;
+struct lt_json_writer *lt_json_writer_new(void);
+void lt_json_writer_free(struct lt_json_writer *w);
+void lt_json_writer_map_open(struct lt_json_writer *w);
+void lt_json_writer_map_close(struct lt_json_writer *w);
+void lt_json_writer_array_open(struct lt_json_writer *w);
+void lt_json_writer_array_close(struct lt_json_writer *w);
+void lt_json_writer_string(struct lt_json_writer *w, const char *s, size_t len);
+/* s[0..len) written as it is: the caller's JSON number ("12", "-0.5", "1e+20"). */
+void lt_json_writer_number(struct lt_json_writer *w, const char *s, size_t len);
+void lt_json_writer_null(struct lt_json_writer *w);
+/* Appends the text of the whole value written since the last take to out. */
+void lt_json_writer_take(struct lt_json_writer *w, struct lt_buf *out);
+
 #endif

@@ -1,13 +1,15 @@
 /*
  * parser-json.h - what the yajl decoders share (parser-audit.c, parser-journal.c,
  * parser-jsonlog.c, parser-cloudwatch.c, parser-envelope.c, parser-aks.c, parser-gke.c,
- * parser-logwrap.c); only they include it, so yajl stays behind them.
+ * parser-logwrap.c) and the JSON writer (parser-json-write.c, the generator behind
+ * lt_json_writer); only they include it, so yajl stays behind them.
  */
 #ifndef PARSER_JSON_H
 #define PARSER_JSON_H
 
 #include "parser-int.h"
 
+#include <yajl/yajl_gen.h>
 #include <yajl/yajl_parse.h>
 
 /*

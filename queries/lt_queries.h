@@ -160,6 +160,12 @@ struct lt_row_sink {
 	void (*row)(void *ctx, const struct lt_cell *cells);
 	void (*end)(void *ctx);
 	void *ctx;
+	/*
+	 * Optional (NULL: never): nonzero once the sink takes no more rows, its
+	 * output closed (`| head` has read enough).  A query may stop stepping
+	 * then, and still calls end; rows given after it are dropped.
+	 */
+	int (*closed)(void *ctx);
 };
 
 /* Parses "table", "csv", "json", "jsonl"; 0 or LT_ERR_USAGE. */
@@ -178,16 +184,31 @@ const char *lt_cell_format(const struct lt_cell *c, enum lt_out_format fmt, char
 			   size_t *len);
 
 /*
- * The printers: a sink that writes rows to f in fmt.  A table is aligned
- * (rows wait for end), upper-case headers, every cell sanitized, no trailing
- * blanks; CSV quotes per RFC 4180; JSON (an array) and JSON lines print
- * integers, ids, reals and durations as numbers, the rest as strings, no
- * value as null.  One printer prints one result (begin to end).
+ * The printers: a sink that writes rows to f in fmt, in bounded memory.
+ * A table is aligned: upper-case headers, every cell and name sanitized, no
+ * trailing blanks; its column widths come from its first 1000 rows (or
+ * 1 MiB of them), at most 256 columns each; a later, wider cell is printed
+ * whole and pushes the rest of its row right.  CSV quotes per RFC 4180.
+ * JSON (an array) and JSON lines print integers, ids, reals and durations
+ * as numbers, the rest as strings, no value as null; always valid UTF-8
+ * (a byte that is not UTF-8 becomes U+FFFD).  When f is a terminal
+ * (isatty), CSV fields are sanitized as table cells are, and JSON writes
+ * what a terminal acts on as \uXXXX escapes; to a pipe or file CSV is the
+ * exact bytes.  One printer prints one result (begin to end).
  */
 struct lt_printer;
 struct lt_printer *lt_printer_new(enum lt_out_format fmt, FILE *f);
 const struct lt_row_sink *lt_printer_sink(struct lt_printer *p);
 void lt_printer_free(struct lt_printer *p);
+
+/* Prints as for a terminal (tty 1) or a pipe (0), whatever f is: for tests and fuzzing. */
+void lt_printer_set_tty(struct lt_printer *p, int tty);
+
+/*
+ * 0, or the errno of the printer's first failed write (EPIPE: the reader
+ * went away); nothing is written after it, and the sink says it is closed.
+ */
+int lt_printer_error(const struct lt_printer *p);
 
 /* A result kept whole: columns and rows of cells, every text owned. */
 struct lt_rows {

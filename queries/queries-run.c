@@ -67,6 +67,10 @@ int lt_run_rows(struct lt_store *st, const char *sql, const struct lt_col *cols,
 		for (int i = 0; i < ncols; i++)
 			cells[i] = run_cell(q, i, cols[i].type);
 		out->row(out->ctx, cells);
+		if (out->closed != NULL && out->closed(out->ctx)) {
+			rc = 0; /* nobody reads on: not an error, no need to go on */
+			break;
+		}
 	}
 	out->end(out->ctx);
 	lt_stmt_free(q);

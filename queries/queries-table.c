@@ -1,16 +1,15 @@
 /*
- * queries-table.c - typed rows and their printers: an aligned table, CSV,
- * JSON, JSON lines; and a result kept whole (lt_rows) for the TUI.
+ * queries-table.c - typed rows: a cell as text (lt_cell_format), a result
+ * kept whole (lt_rows) for the TUI, durations as people read them, and
+ * terminal-safe text (lt_print_safe).  The printers are queries-print.c.
  *
  * A cell becomes text in one place, lt_cell_format, for every printer and
  * for the TUI's draw: times RFC 3339 UTC, durations human in a table and as
- * seconds for programs, kinds by name.  The table printer sanitizes every
- * cell (log text is hostile); CSV and JSON write the bytes, JSON escaped.
+ * seconds for programs, kinds by name.
  */
 #include "lt_queries.h"
 
 #include <assert.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,7 +75,8 @@ const char *lt_cell_format(const struct lt_cell *c, enum lt_out_format fmt, char
 		if (fmt == LT_OUT_TABLE)
 			lt_format_duration(buf, size, c->i);
 		else
-			snprintf(buf, size, "%lld.%06lld", (long long)(c->i / 1000000),
+			snprintf(buf, size, "%s%lld.%06lld", c->i < 0 ? "-" : "",
+				 (long long)llabs(c->i / 1000000),
 				 (long long)llabs(c->i % 1000000));
 		break;
 	case LT_CELL_REAL:
@@ -89,244 +89,6 @@ const char *lt_cell_format(const struct lt_cell *c, enum lt_out_format fmt, char
 	}
 	*len = strlen(buf);
 	return s;
-}
-
-/* JSON prints these unquoted. */
-static int cell_is_number(const struct lt_cell *c)
-{
-	return c->type == LT_CELL_INT || c->type == LT_CELL_ID || c->type == LT_CELL_DURATION ||
-	       (c->type == LT_CELL_REAL && isfinite(c->r));
-}
-
-/* ---- the printers ------------------------------------------------------- */
-
-struct lt_printer {
-	struct lt_row_sink sink;
-	enum lt_out_format fmt;
-	FILE *f;
-	int ncols;
-	char **names;
-	char **cells; /* a table only: nrows * ncols sanitized cells, printed at the end */
-	size_t nrows, cap;
-	size_t *width;
-};
-
-/* Display width of UTF-8 text: one column a code point (good enough for logs). */
-static size_t table_width(const char *s)
-{
-	size_t w = 0;
-
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
-}
-
-static void csv_cell(FILE *f, const char *v)
-{
-	if (v == NULL)
-		return;
-	if (strpbrk(v, ",\"\r\n") == NULL) {
-		fputs(v, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *v; v++) {
-		if (*v == '"')
-			fputc('"', f);
-		fputc(*v, f);
-	}
-	fputc('"', f);
-}
-
-/* A JSON string literal; control bytes escaped, other bytes as they are. */
-static void json_string(FILE *f, const char *v)
-{
-	struct lt_buf b;
-
-	lt_buf_init(&b);
-	lt_json_quote(&b, v, strlen(v));
-	fwrite(b.ptr, 1, b.len, f);
-	lt_buf_release(&b);
-}
-
-static void printer_reset(struct lt_printer *p)
-{
-	for (size_t i = 0; p->cells != NULL && i < p->nrows * (size_t)p->ncols; i++)
-		free(p->cells[i]);
-	for (int i = 0; i < p->ncols; i++)
-		free(p->names[i]);
-	free(p->cells);
-	free(p->names);
-	free(p->width);
-	p->cells = p->names = NULL;
-	p->width = NULL;
-	p->ncols = 0;
-	p->nrows = p->cap = 0;
-}
-
-static void printer_begin(void *ctx, const struct lt_col *cols, int ncols)
-{
-	struct lt_printer *p = ctx;
-
-	printer_reset(p);
-	p->ncols = ncols;
-	p->names = lt_xcalloc((size_t)ncols + 1, sizeof *p->names);
-	p->width = lt_xcalloc((size_t)ncols + 1, sizeof *p->width);
-	for (int i = 0; i < ncols; i++) {
-		p->names[i] = lt_xstrdup(cols[i].name);
-		p->width[i] = table_width(cols[i].name);
-	}
-	if (p->fmt == LT_OUT_CSV) {
-		for (int i = 0; i < ncols; i++) {
-			if (i)
-				fputc(',', p->f);
-			csv_cell(p->f, p->names[i]);
-		}
-		fputc('\n', p->f);
-	}
-	if (p->fmt == LT_OUT_JSON)
-		fputc('[', p->f);
-}
-
-static void printer_keep(struct lt_printer *p, const struct lt_cell *cells)
-{
-	char buf[LT_CELL_BUF];
-	struct lt_buf b;
-
-	/* a row of ncols cells is one element */
-	p->cells = lt_grow(p->cells, &p->cap, p->nrows + 1, (size_t)p->ncols * sizeof *p->cells);
-	for (int i = 0; i < p->ncols; i++) {
-		size_t len;
-		const char *v = lt_cell_format(&cells[i], LT_OUT_TABLE, buf, sizeof buf, &len);
-		size_t w;
-
-		lt_buf_init(&b);
-		lt_sanitize(&b, v ? v : "", v ? strlen(v) : 0);
-		w = table_width(b.ptr);
-		if (w > p->width[i])
-			p->width[i] = w;
-		p->cells[p->nrows * (size_t)p->ncols + (size_t)i] = b.ptr;
-	}
-}
-
-static void printer_csv(struct lt_printer *p, const struct lt_cell *cells)
-{
-	char buf[LT_CELL_BUF];
-	size_t len;
-
-	for (int i = 0; i < p->ncols; i++) {
-		if (i)
-			fputc(',', p->f);
-		csv_cell(p->f, lt_cell_format(&cells[i], p->fmt, buf, sizeof buf, &len));
-	}
-	fputc('\n', p->f);
-}
-
-static void printer_json(struct lt_printer *p, const struct lt_cell *cells)
-{
-	char buf[LT_CELL_BUF];
-	size_t len;
-
-	if (p->fmt == LT_OUT_JSON)
-		fputs(p->nrows ? ",\n" : "\n", p->f);
-	fputc('{', p->f);
-	for (int i = 0; i < p->ncols; i++) {
-		const char *v = lt_cell_format(&cells[i], p->fmt, buf, sizeof buf, &len);
-
-		if (i)
-			fputc(',', p->f);
-		json_string(p->f, p->names[i]);
-		fputc(':', p->f);
-		if (v == NULL)
-			fputs("null", p->f);
-		else if (cell_is_number(&cells[i]))
-			fputs(v, p->f);
-		else
-			json_string(p->f, v);
-	}
-	fputc('}', p->f);
-	if (p->fmt == LT_OUT_JSONL)
-		fputc('\n', p->f);
-}
-
-static void printer_row(void *ctx, const struct lt_cell *cells)
-{
-	struct lt_printer *p = ctx;
-
-	assert(p->names != NULL); /* begin came first */
-	switch (p->fmt) {
-	case LT_OUT_TABLE:
-		printer_keep(p, cells);
-		break;
-	case LT_OUT_CSV:
-		printer_csv(p, cells);
-		break;
-	case LT_OUT_JSON:
-	case LT_OUT_JSONL:
-		printer_json(p, cells);
-		break;
-	}
-	p->nrows++;
-}
-
-enum table_case { TABLE_AS_IS, TABLE_UPPER };
-
-static void table_print_line(struct lt_printer *p, char *const *cells, enum table_case c)
-{
-	int ncols = p->ncols;
-
-	/* no trailing blanks: stop after the last non-empty cell */
-	while (ncols > 1 && cells[ncols - 1][0] == '\0')
-		ncols--;
-	for (int i = 0; i < ncols; i++) {
-		const char *v = cells[i];
-		int last = i == ncols - 1;
-
-		for (const char *s = v; *s; s++)
-			fputc(c == TABLE_UPPER && *s >= 'a' && *s <= 'z' ? *s - 'a' + 'A' : *s,
-			      p->f);
-		if (!last)
-			fprintf(p->f, "%*s", (int)(p->width[i] - table_width(v) + 2), "");
-	}
-	fputc('\n', p->f);
-}
-
-static void printer_end(void *ctx)
-{
-	struct lt_printer *p = ctx;
-
-	if (p->fmt == LT_OUT_TABLE && p->names != NULL) {
-		table_print_line(p, p->names, TABLE_UPPER);
-		for (size_t r = 0; r < p->nrows; r++)
-			table_print_line(p, p->cells + r * (size_t)p->ncols, TABLE_AS_IS);
-	} else if (p->fmt == LT_OUT_JSON && p->names != NULL) {
-		fputs(p->nrows ? "\n]\n" : "]\n", p->f);
-	}
-	printer_reset(p);
-}
-
-struct lt_printer *lt_printer_new(enum lt_out_format fmt, FILE *f)
-{
-	struct lt_printer *p = lt_xcalloc(1, sizeof *p);
-
-	p->fmt = fmt;
-	p->f = f;
-	p->sink = (struct lt_row_sink){
-	    .begin = printer_begin, .row = printer_row, .end = printer_end, .ctx = p};
-	return p;
-}
-
-const struct lt_row_sink *lt_printer_sink(struct lt_printer *p)
-{
-	return &p->sink;
-}
-
-void lt_printer_free(struct lt_printer *p)
-{
-	if (p == NULL)
-		return;
-	printer_reset(p);
-	free(p);
 }
 
 /* ---- a result kept whole ------------------------------------------------ */

@@ -28,4 +28,48 @@ for bad in "DELETE FROM audit" "SELECT 1; DROP TABLE audit" "UPDATE audit SET co
   [ "$status" = 2 ] || fail "'$bad' exited $status, want 2"
 done
 [ "$("$bin" sql --db s.db -o csv "SELECT count(*) FROM audit")" = "$before" ] || fail "store changed"
+# bounded output: rows print as they come, so `| head` returns at once even for a result of
+# 3.7 million rows; with SIGPIPE the writer dies quietly of it, with SIGPIPE ignored it stops
+# at the failed write and exits 0, and neither says a word
+big="SELECT * FROM events a, events b"
+for fmt in table csv json jsonl; do
+  start=$(date +%s)
+  set +e
+  "$bin" sql --db s.db -o "$fmt" "$big" 2>err | head -1 >first
+  status=${PIPESTATUS[0]}
+  set -e
+  [ "$status" = 141 ] || [ "$status" = 0 ] || fail "$fmt | head: exit $status"
+  [ ! -s err ] || fail "$fmt | head: said $(cat err)"
+  [ -s first ] || fail "$fmt | head: no first line"
+  (trap '' PIPE; "$bin" sql --db s.db -o "$fmt" "$big" 2>err | head -1 >/dev/null
+   exit "${PIPESTATUS[0]}") || fail "$fmt | head with SIGPIPE ignored: exit $?"
+  [ ! -s err ] || fail "$fmt | head with SIGPIPE ignored: said $(cat err)"
+  [ $(($(date +%s) - start)) -lt 60 ] || fail "$fmt | head took $(($(date +%s) - start)) s"
+done
+# a table takes its widths from the first 1000 rows: a wider row after them is printed whole
+"$bin" sql --db s.db "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1001)
+  SELECT CASE x WHEN 1001 THEN 'wider' ELSE 'a' END AS k, x FROM c" >wide.txt
+head -2 wide.txt | diff -u <(printf 'K  X\na  1\n') - || fail "table widths from the sample"
+tail -1 wide.txt | grep -qx 'wider  1001' || fail "a wider row later: $(tail -1 wide.txt)"
+# a full disk is an error, said once
+set +e; "$bin" sql --db s.db -o csv "$big" >/dev/full 2>err; status=$?; set -e
+[ "$status" = 1 ] && grep -q 'cannot write the output: No space left on device' err ||
+  fail "/dev/full: exit $status, $(cat err)"
+
+# --timeout: a runaway query stops with a message and status 124, the rows before printed;
+# only SQLite's own time counts, not the time the reader takes
+forever="WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c WHERE x % 1000000 = 1"
+set +e; "$bin" sql --db s.db -o csv --timeout 1 "$forever" >out 2>err; status=$?; set -e
+[ "$status" = 124 ] || fail "--timeout: exit $status"
+grep -q 'longer than --timeout 1 s' err || fail "--timeout message: $(cat err)"
+[ "$(head -2 out)" = "$(printf 'x\n1')" ] || fail "--timeout: the rows before are lost"
+"$bin" sql --db s.db -o csv --timeout 2 "SELECT * FROM events" | (sleep 4; wc -l) >count ||
+  fail "--timeout counted the reader's time"
+n=$("$bin" sql --db s.db -o csv "SELECT count(*) FROM events" | sed 1d)
+[ "$(cat count)" = $((n + 1)) ] || fail "--timeout with a slow reader: $(cat count) lines"
+for bad in 0 -1 abc 1x 9999999; do
+  set +e; "$bin" sql --db s.db --timeout "$bad" "SELECT 1" >/dev/null 2>err; status=$?; set -e
+  [ "$status" = 2 ] || fail "--timeout $bad: exit $status"
+done
+"$bin" sql --db s.db --timeout 1m30s -o csv "SELECT 1 AS one" | grep -qx 1 || fail "--timeout 1m30s"
 echo "e2e sql: ok"

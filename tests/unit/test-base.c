@@ -2,7 +2,8 @@
  * test-base.c - unit tests of base/: the buffer's invariant (ptr never NULL,
  * always NUL-terminated, what init, release, truncate and detach leave), the
  * one growth rule (lt_grow: doubling, untouched when big enough, an
- * impossible size aborts) and the error setters.
+ * impossible size aborts), the error setters, and UTF-8 made valid
+ * (lt_utf8_repair) and JSON made safe for a terminal (lt_sanitize_json).
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -185,6 +186,77 @@ static void test_error_setters_return_the_code(void **state)
 	assert_int_equal(lt_error_set(NULL, LT_ERR_DB, "nobody asked"), LT_ERR_DB);
 }
 
+/* A table of inputs and what lt_utf8_repair makes of them (one U+FFFD a bad byte). */
+static void test_utf8_repair(void **state)
+{
+	static const struct {
+		const char *in, *want;
+		size_t bad;
+	} cases[] = {
+	    {"plain ascii", "plain ascii", 0},
+	    {"caf\xc3\xa9 \xe2\x80\xae \xc2\x9b \xf0\x9f\x98\x80", /* é, U+202E, C1 CSI, emoji */
+	     "caf\xc3\xa9 \xe2\x80\xae \xc2\x9b \xf0\x9f\x98\x80", 0},
+	    {"a\xff"
+	     "b",
+	     "a\xef\xbf\xbd"
+	     "b",
+	     1},
+	    {"\xc3", "\xef\xbf\xbd", 1},				 /* cut short at the end */
+	    {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd", 2},		 /* overlong '/' */
+	    {"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 3}, /* a surrogate */
+	    {"\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
+	     4}, /* > U+10FFFF */
+	    {"\xe2\x80"
+	     "x",
+	     "\xef\xbf\xbd\xef\xbf\xbd"
+	     "x",
+	     2},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct lt_buf b;
+		size_t bad;
+
+		lt_buf_init(&b);
+		bad = lt_utf8_repair(&b, cases[i].in, strlen(cases[i].in));
+		assert_string_equal(b.ptr, cases[i].want);
+		assert_int_equal(bad, cases[i].bad);
+		assert_int_equal(lt_utf8_valid(cases[i].in, strlen(cases[i].in)), bad == 0);
+		assert_true(lt_utf8_valid(b.ptr, b.len));
+		lt_buf_release(&b);
+	}
+}
+
+/* JSON made safe for a terminal: what JSON leaves raw and a terminal acts on, escaped. */
+static void test_sanitize_json(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+	    {"{\"a\":\"x\\u001B]0;t\"}", "{\"a\":\"x\\u001B]0;t\"}"}, /* already escaped */
+	    {"\"\xc2\x9b"
+	     "2J\"",
+	     "\"\\u009B2J\""}, /* C1 CSI */
+	    {"\"\xe2\x80\xae"
+	     "abc\"",
+	     "\"\\u202Eabc\""},		 /* bidi override */
+	    {"\"\x7f\"", "\"\\u007F\""}, /* DEL */
+	    {"\"caf\xc3\xa9 \xf0\x9f\x98\x80\"", "\"caf\xc3\xa9 \xf0\x9f\x98\x80\""}, /* kept */
+	    {"\"\xff\"", "\"\\uFFFD\""}, /* not from the writer: still safe */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct lt_buf b;
+
+		lt_buf_init(&b);
+		lt_sanitize_json(&b, cases[i].in, strlen(cases[i].in));
+		assert_string_equal(b.ptr, cases[i].want);
+		lt_buf_release(&b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +267,8 @@ int main(void)
 	    cmocka_unit_test(test_grow_doubles_from_16),
 	    cmocka_unit_test(test_grow_aborts_on_impossible_sizes),
 	    cmocka_unit_test(test_error_setters_return_the_code),
+	    cmocka_unit_test(test_utf8_repair),
+	    cmocka_unit_test(test_sanitize_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -318,6 +318,45 @@ static void test_sanitize(void **state)
 	lt_buf_release(&b);
 }
 
+/* The JSON writer: yajl's generator, hostile strings in keys and values, one value a take. */
+static void test_json_writer(void **state)
+{
+	static const char key[] = "k\x1b]0;t\x07";
+	static const char val[] = "a\"\\\n\xc2\x9b\xe2\x80\xae\xff"
+				  "b";
+	struct lt_json_writer *w = lt_json_writer_new();
+	struct lt_buf b;
+
+	(void)state;
+	lt_buf_init(&b);
+	lt_json_writer_map_open(w);
+	lt_json_writer_string(w, key, sizeof key - 1);
+	lt_json_writer_string(w, val, sizeof val - 1);
+	lt_json_writer_string(w, "n", 1);
+	lt_json_writer_number(w, "-0.5", 4);
+	lt_json_writer_string(w, "z", 1);
+	lt_json_writer_null(w);
+	lt_json_writer_string(w, "list", 4);
+	lt_json_writer_array_open(w);
+	lt_json_writer_number(w, "1", 1);
+	lt_json_writer_array_close(w);
+	lt_json_writer_map_close(w);
+	lt_json_writer_take(w, &b);
+	/* control characters escaped, C1 and bidi kept as the UTF-8 they are, 0xff replaced */
+	assert_string_equal(b.ptr, "{\"k\\u001B]0;t\\u0007\":\"a\\\"\\\\\\n\xc2\x9b\xe2\x80\xae"
+				   "\xef\xbf\xbd"
+				   "b\",\"n\":-0.5,\"z\":null,\"list\":[1]}");
+	assert_true(lt_utf8_valid(b.ptr, b.len));
+	/* after a take, the next value */
+	lt_buf_reset(&b);
+	lt_json_writer_string(w, "\xc3", 1);
+	lt_json_writer_take(w, &b);
+	assert_string_equal(b.ptr, "\"\xef\xbf\xbd\"");
+	lt_buf_release(&b);
+	lt_json_writer_free(w);
+	lt_json_writer_free(NULL);
+}
+
 static void test_sniff(void **state)
 {
 	(void)state;
@@ -462,6 +501,7 @@ int main(void)
 	    cmocka_unit_test(test_sniff_zeros),
 	    cmocka_unit_test(test_frame_zeroed_blocks),
 	    cmocka_unit_test(test_input_identity),
+	    cmocka_unit_test(test_json_writer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1932,8 +1933,9 @@ static void test_node_gone_lease_lives_on(void **state)
 }
 
 /* The printers: one typed result in each format (the goldens cover whole commands). */
-static char *typed_printed(enum lt_out_format fmt, const struct lt_col *cols, int ncols,
-			   const struct lt_cell *cells, size_t nrows)
+/* Rows through a printer that prints as for a terminal (tty 1) or a pipe (0). */
+static char *typed_printed_as(enum lt_out_format fmt, int tty, const struct lt_col *cols, int ncols,
+			      const struct lt_cell *cells, size_t nrows)
 {
 	struct lt_printer *p;
 	const struct lt_row_sink *out;
@@ -1941,6 +1943,7 @@ static char *typed_printed(enum lt_out_format fmt, const struct lt_col *cols, in
 
 	capture_open(&c);
 	p = lt_printer_new(fmt, c.f);
+	lt_printer_set_tty(p, tty);
 	out = lt_printer_sink(p);
 	out->begin(out->ctx, cols, ncols);
 	for (size_t r = 0; r < nrows; r++)
@@ -1948,6 +1951,12 @@ static char *typed_printed(enum lt_out_format fmt, const struct lt_col *cols, in
 	out->end(out->ctx);
 	lt_printer_free(p);
 	return capture_close(&c);
+}
+
+static char *typed_printed(enum lt_out_format fmt, const struct lt_col *cols, int ncols,
+			   const struct lt_cell *cells, size_t nrows)
+{
+	return typed_printed_as(fmt, 0, cols, ncols, cells, nrows);
 }
 
 static void test_printers(void **state)
@@ -1988,7 +1997,7 @@ static void test_printers(void **state)
 	expect_text(
 	    "json", typed_printed(LT_OUT_JSON, cols, 6, cells, 2),
 	    "[\n{\"name\":\"a,\\\"b\\\"\",\"at\":\"2024-04-05T06:00:00.230965Z\","
-	    "\"took\":10.400000,\"n\":7,\"kind\":\"RE-CREATED\",\"note\":\"x\\u001b[31my\"},\n"
+	    "\"took\":10.400000,\"n\":7,\"kind\":\"RE-CREATED\",\"note\":\"x\\u001B[31my\"},\n"
 	    "{\"name\":\"123\",\"at\":null,\"took\":0.032038,\"n\":null,\"kind\":\"GAP\","
 	    "\"note\":null}\n]\n");
 	expect_text("jsonl", typed_printed(LT_OUT_JSONL, cols, 6, cells + 6, 1),
@@ -2001,6 +2010,111 @@ static void test_printers(void **state)
 		    "name,at,took,n,kind,note\n");
 	expect_text("json, empty", typed_printed(LT_OUT_JSON, cols, 6, NULL, 0), "[]\n");
 	expect_text("jsonl, empty", typed_printed(LT_OUT_JSONL, cols, 6, NULL, 0), "");
+}
+
+/*
+ * Hostile text under the output policy: a table sanitizes cells and names
+ * always; CSV is exact to a pipe and sanitized on a terminal; JSON is valid
+ * UTF-8 always (0xff becomes U+FFFD) and escapes C1 and bidi on a terminal.
+ */
+static void test_printers_hostile(void **state)
+{
+	static const struct lt_col cols[] = {{.name = "n\x1b]0;T\x07", .type = LT_CELL_TEXT},
+					     {.name = "v", .type = LT_CELL_TEXT}};
+	const struct lt_cell cells[] = {lt_cell_text("a\x1b[2Jb"), lt_cell_text("\xc2\x9b"
+										"1m\xe2\x80\xae"
+										"x\xff,\n")};
+	char *got;
+
+	(void)state;
+	for (int tty = 0; tty <= 1; tty++)
+		expect_text("table", typed_printed_as(LT_OUT_TABLE, tty, cols, 2, cells, 1),
+			    "N\\x1b]0;T\\x07  V\n"
+			    "a\\x1b[2Jb      \\u{009b}1m\\u{202e}x\\xff,\\n\n");
+	expect_text("csv, pipe", typed_printed_as(LT_OUT_CSV, 0, cols, 2, cells, 1),
+		    "n\x1b]0;T\x07,v\n"
+		    "a\x1b[2Jb,\"\xc2\x9b"
+		    "1m\xe2\x80\xae"
+		    "x\xff,\n\"\n");
+	expect_text("csv, terminal", typed_printed_as(LT_OUT_CSV, 1, cols, 2, cells, 1),
+		    "n\\x1b]0;T\\x07,v\n"
+		    "a\\x1b[2Jb,\"\\u{009b}1m\\u{202e}x\\xff,\\n\"\n");
+	got = typed_printed_as(LT_OUT_JSONL, 0, cols, 2, cells, 1);
+	assert_true(lt_utf8_valid(got, strlen(got)));
+	expect_text("jsonl, pipe", got,
+		    "{\"n\\u001B]0;T\\u0007\":\"a\\u001B[2Jb\",\"v\":\"\xc2\x9b"
+		    "1m\xe2\x80\xae"
+		    "x\xef\xbf\xbd,\\n\"}\n");
+	expect_text(
+	    "jsonl, terminal", typed_printed_as(LT_OUT_JSONL, 1, cols, 2, cells, 1),
+	    "{\"n\\u001B]0;T\\u0007\":\"a\\u001B[2Jb\",\"v\":\"\\u009B1m\\u202Ex\xef\xbf\xbd"
+	    ",\\n\"}\n");
+}
+
+/*
+ * A table streams: its widths come from the first 1000 rows, a later wider
+ * cell is printed whole (its row pushed right), and no column is padded
+ * past 256 columns however wide a sampled cell.
+ */
+static void test_printer_streams(void **state)
+{
+	static const struct lt_col cols[] = {{.name = "k", .type = LT_CELL_TEXT},
+					     {.name = "v", .type = LT_CELL_TEXT}};
+	enum { N = 1002 };
+	struct lt_cell *cells = calloc(2 * N, sizeof *cells);
+	char wide[301];
+	char *got, *last;
+
+	(void)state;
+	assert_non_null(cells);
+	for (size_t r = 0; r < N; r++) {
+		cells[2 * r] = lt_cell_text(r < 1000 ? "a" : "longer");
+		cells[2 * r + 1] = lt_cell_text("x");
+	}
+	got = typed_printed(LT_OUT_TABLE, cols, 2, cells, N);
+	assert_memory_equal(got, "K  V\na  x\n", 10);
+	last = strstr(got, "longer");
+	assert_non_null(last);
+	assert_string_equal(last, "longer  x\nlonger  x\n");
+	drop(got);
+
+	memset(wide, 'w', sizeof wide - 1);
+	wide[sizeof wide - 1] = '\0';
+	cells[0] = lt_cell_text(wide);
+	cells[2] = lt_cell_text("a");
+	got = typed_printed(LT_OUT_TABLE, cols, 2, cells, 2);
+	last = strrchr(got, 'a');
+	assert_non_null(last);
+	assert_int_equal(strspn(last + 1, " "), 256 - 1 + 2);
+	drop(got);
+	free(cells);
+}
+
+/* A printer whose writes fail says so, stops writing, and closes its sink: the query stops. */
+static void test_printer_write_error(void **state)
+{
+	static const struct lt_col cols[] = {{.name = "v", .type = LT_CELL_TEXT}};
+	const struct lt_cell cell = lt_cell_text("a row of some length to fill the buffer soon");
+	FILE *f = fopen("/dev/full", "w");
+	struct lt_printer *p;
+	const struct lt_row_sink *out;
+	int rows = 0;
+
+	(void)state;
+	if (f == NULL)
+		skip();
+	p = lt_printer_new(LT_OUT_CSV, f);
+	out = lt_printer_sink(p);
+	out->begin(out->ctx, cols, 1);
+	while (!out->closed(out->ctx) && rows < 1000000) {
+		out->row(out->ctx, &cell);
+		rows++;
+	}
+	out->end(out->ctx);
+	assert_true(rows < 1000);
+	assert_int_equal(lt_printer_error(p), ENOSPC);
+	lt_printer_free(p);
+	fclose(f);
 }
 
 /*
@@ -2900,6 +3014,9 @@ int main(void)
 	    cmocka_unit_test_teardown(test_node_gone_lease_lives_on, teardown),
 	    cmocka_unit_test_teardown(test_row_sink, teardown),
 	    cmocka_unit_test(test_printers),
+	    cmocka_unit_test(test_printers_hostile),
+	    cmocka_unit_test(test_printer_streams),
+	    cmocka_unit_test(test_printer_write_error),
 	    cmocka_unit_test_teardown(test_health_nodes, teardown),
 	    cmocka_unit_test_teardown(test_health_queries, teardown),
 	    cmocka_unit_test_teardown(test_health_timeline, teardown),
