@@ -79,6 +79,8 @@ const struct lt_cmd lt_cmd_sql = {
 	    "  -o, --output F  table (aligned, sanitized; default), csv, json or jsonl\n"
 	    "  -h, --help      this help\n\n"
 	    "The store is opened read-only and statements that could write are refused.\n",
+    .exits = "0 done; 1 the store could not be read, or the statement failed as it ran; 2\n"
+	     "usage error, SQL that does not compile, or a statement that could write.\n",
     .run = sql_run,
     .opts = CLI_OPT_OUTPUT,
     .min_args = 1,

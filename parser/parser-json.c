@@ -1,6 +1,7 @@
 /* parser-json.c - one JSON record through yajl's callback parser, for every decoder. */
 #include "parser-json.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* yajl's message without its trailing newline and context lines. */
@@ -33,4 +34,14 @@ int parser_json_run(const yajl_callbacks *cb, void *ctx, yajl_handle *h, const c
 	if (h != NULL)
 		*h = NULL;
 	return st == yajl_status_ok ? 0 : LT_ERR_FORMAT;
+}
+
+const char *lt_json_library_version(void)
+{
+	static char version[32];
+	int v = yajl_version();
+
+	if (version[0] == '\0')
+		snprintf(version, sizeof version, "%d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+	return version;
 }

@@ -9,6 +9,7 @@
 #include "parser-int.h"
 
 #include <yajl/yajl_parse.h>
+#include <yajl/yajl_version.h>
 
 /*
  * Runs yajl's callback parser over one whole record with callbacks cb and
