@@ -36,10 +36,15 @@ struct lt_cmd {
 	int hidden;		/* not listed by `leasetrail --help` (the completion helper) */
 };
 
-/* The exit statuses of a command that reads the store. */
+/* The exit statuses of a command that reads the store for a NAME (node or lease). */
 #define CLI_EXITS_READ                                                                             \
-	"0 done; 1 the store could not be read, or a name (node, lease, query, event) is\n"        \
-	"unknown; 2 usage error (an unknown option, a missing argument, --since after --until).\n"
+	"0 done; 1 the store could not be read, or no node or lease has that name; 2 usage\n"      \
+	"error (an unknown option, a missing argument, --since after --until).\n"
+
+/* The exit statuses of a command that reads the store, no name given. */
+#define CLI_EXITS_STORE                                                                            \
+	"0 done; 1 the store could not be read; 2 usage error (an unknown option, a missing\n"     \
+	"argument).\n"
 
 /* The commands, in the order `leasetrail --help` lists them; *n gets their number. */
 const struct lt_cmd *const *cli_commands(size_t *n);

@@ -31,6 +31,7 @@ const struct lt_cmd lt_cmd_nodes = {
 	"`kubectl get lease`, leave it deleted), re-created, or no-lease. DELETES counts\n"
 	"deletions of the node and of its lease; ANOMALIES counts GAP, NOT_FOUND, AUTH_FAILURE\n"
 	"and SLOW episodes.\n",
+    .exits = CLI_EXITS_STORE,
     .run = nodes_run,
     .opts = CLI_OPT_OUTPUT | CLI_OPT_THRESHOLDS,
     .min_args = 0,

@@ -29,6 +29,7 @@ const struct lt_cmd lt_cmd_stats = {
 	    "                   other_resources, sources, log_sources, log_kinds, rejects,\n"
 	    "                   clock_offsets)\n"
 	    "  -h, --help       this help\n",
+    .exits = CLI_EXITS_STORE,
     .run = stats_run,
     .opts = CLI_OPT_OUTPUT,
     .min_args = 0,

@@ -56,8 +56,9 @@ int cli_usage_error(const struct lt_cmd *cmd, const char *msg)
 
 void cli_help(const struct lt_cmd *cmd, FILE *f)
 {
-	fprintf(f, "usage: leasetrail %s %s\n\n%s\n\n%s\nExit status: %s", cmd->name, cmd->usage,
-		cmd->summary, cmd->help, cmd->exits ? cmd->exits : CLI_EXITS_READ);
+	fprintf(f, "usage: leasetrail %s%s%s\n\n%s\n\n%s\nExit status:\n%s", cmd->name,
+		cmd->usage[0] ? " " : "", cmd->usage, cmd->summary, cmd->help,
+		cmd->exits ? cmd->exits : CLI_EXITS_READ);
 }
 
 int cli_status(int rc)
