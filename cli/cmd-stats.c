@@ -25,7 +25,7 @@ const struct lt_cmd lt_cmd_stats = {
     .help = "Options:\n"
 	    "  --db FILE        the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
 	    "  -o, --output F   table (default: a report to read) or json (one object: the\n"
-	    "                   summary, then every table in full: nodes, requests,\n"
+	    "                   summary, then every table in full: nodes, lease_node_requests,\n"
 	    "                   other_resources, sources, log_sources, log_kinds, rejects,\n"
 	    "                   clock_offsets)\n"
 	    "  -h, --help       this help\n",

@@ -225,7 +225,7 @@ int lt_query_stats(struct lt_store *st, FILE *out, struct lt_error *err);
 /*
  * `leasetrail stats -o json`: the same as one JSON object: store, first,
  * last, requests, event_rows, source_count, then arrays of rows (every node,
- * every stored reject): nodes, requests, other_resources, sources,
+ * every stored reject): nodes, lease_node_requests, other_resources, sources,
  * log_sources and log_kinds (when there are text logs), rejects,
  * clock_offsets.  Times RFC 3339, missing values null.
  */

@@ -298,7 +298,8 @@ struct stats_section {
 
 static const struct stats_section stats_sections[] = {
     {"nodes", stats_nodes_sql, stats_nodes_cols, STATS_NCOLS(stats_nodes_cols), INT64_MAX, 0},
-    {"requests", stats_requests_sql, stats_requests_cols, STATS_NCOLS(stats_requests_cols), 0, 0},
+    {"lease_node_requests", stats_requests_sql, stats_requests_cols,
+     STATS_NCOLS(stats_requests_cols), 0, 0},
     {"other_resources", stats_others_sql, stats_others_cols, STATS_NCOLS(stats_others_cols), 0, 0},
     {"sources", stats_sources_sql, stats_sources_cols, STATS_NCOLS(stats_sources_cols), 0, 0},
     {"log_sources", stats_logs_sql, stats_logs_cols, STATS_NCOLS(stats_logs_cols), 0, 1},
