@@ -358,7 +358,7 @@ int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_stor
 	    (q->until && lt_time_arg(&q->opts.until_us, q->until, end) != 0)) {
 		lt_store_free(*st);
 		*st = NULL;
-		return cli_usage_error(cmd, "--since/--until take RFC 3339 or a duration like 2h");
+		return cli_usage_error(cmd, CLI_TIME_FORMS);
 	}
 	if (cli_range_check(cmd, q) != 0) {
 		lt_store_free(*st);

@@ -116,13 +116,19 @@ int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
 #define CLI_QUERY_OPTIONS                                                                          \
 	"  --db FILE         the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"           \
 	"  -o, --output F    table (default), csv, json or jsonl\n"                                \
-	"  --since T         RFC 3339, or a duration back from the newest event (2h, 30m)\n"       \
+	"  --since T         RFC 3339, YYYY-MM-DD [HH:MM[:SS]] (UTC), epoch seconds, or a\n"       \
+	"                    duration back from the newest event (2h, 30m)\n"                      \
 	"  --until T         likewise\n"                                                           \
 	"  --gap D           a GAP is a wait between renews longer than D (default: the lease's\n" \
 	"                    leaseDurationSeconds, else 40s for node and identity leases, 15s\n"   \
 	"                    for leader leases)\n"                                                 \
 	"  --slow D          a renew slower than D is SLOW (default 1s)\n"                         \
 	"  -h, --help        this help\n"
+
+/* The usage error of a --since/--until that is no time. */
+#define CLI_TIME_FORMS                                                                             \
+	"--since/--until take RFC 3339, YYYY-MM-DD [HH:MM[:SS]], epoch seconds or a duration "     \
+	"like 2h"
 
 /* Prints "leasetrail: MSG" on stderr, sanitized; returns status. */
 int cli_error(int status, const struct lt_error *err);

@@ -33,7 +33,7 @@ static int query_emit_range(const struct lt_cmd *cmd, struct cli_query *q)
 	}
 	if ((q->since && lt_time_arg(&q->opts.since_us, q->since, end) != 0) ||
 	    (q->until && lt_time_arg(&q->opts.until_us, q->until, end) != 0))
-		return cli_usage_error(cmd, "--since/--until take RFC 3339 or a duration like 2h");
+		return cli_usage_error(cmd, CLI_TIME_FORMS);
 	return cli_range_check(cmd, q);
 }
 

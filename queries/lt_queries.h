@@ -346,9 +346,12 @@ int lt_run_rows(struct lt_store *st, const char *sql, const struct lt_col *cols,
 int lt_duration_parse(int64_t *out, const char *s);
 
 /*
- * A --since/--until argument: RFC 3339, or a duration counted back from
- * end_us (the newest event in the store: logs are not live, so "2h" means
- * the last two hours of the logs).  0 or LT_ERR_USAGE.
+ * A --since/--until argument: RFC 3339; "YYYY-MM-DD HH:MM[:SS[.f]]" (a
+ * space or a T; UTC unless a zone follows); a date "YYYY-MM-DD" (its
+ * midnight UTC); epoch seconds ("1712296560" or "@1712296560"); or a
+ * duration counted back from end_us (the newest event in the store: logs
+ * are not live, so "2h" means the last two hours of the logs).  0 or
+ * LT_ERR_USAGE.
  */
 int lt_time_arg(int64_t *out, const char *s, int64_t end_us);
 
