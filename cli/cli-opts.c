@@ -228,8 +228,10 @@ static int cli_option_error(const struct lt_cmd *cmd, int missing, const char *s
 }
 
 /*
- * The option getopt_long just refused or took: long (longindex set, or the
- * argument it stopped on begins with "--") or short (optopt, else c).
+ * The option getopt_long just refused or took, as the command line spelled
+ * it: a long one by its table name (longindex set) or up to its '=' (an
+ * unknown long option, or a long one missing its argument: getopt_long
+ * stopped on it); a short one by its letter (optopt after an error, else c).
  */
 static int cli_bad_option(const struct lt_cmd *cmd, int c, int longindex, char **argv)
 {
@@ -243,7 +245,7 @@ static int cli_bad_option(const struct lt_cmd *cmd, int c, int longindex, char *
 		snprintf(longopt, sizeof longopt, "--%s", cli_longopts[longindex].name);
 		return cli_option_error(cmd, missing, longopt, strlen(longopt));
 	}
-	if (strncmp(arg, "--", 2) == 0 && (c == ':' || optopt == 0))
+	if ((c == '?' && optopt == 0) || (missing && strncmp(arg, "--", 2) == 0))
 		return cli_option_error(cmd, missing, arg, strcspn(arg, "="));
 	return cli_option_error(cmd, missing, shortopt, 2);
 }

@@ -34,6 +34,7 @@ run 2 "leasetrail nodes: unknown option '--foo'" nodes --db s.db --foo
 run 2 "leasetrail nodes: unknown option '--foo'" nodes --db s.db --foo=1
 run 2 "leasetrail nodes: unknown option '--since'" nodes --db s.db --since 2h
 run 2 "leasetrail timeline: unknown option '-x'" timeline --db s.db -x n
+run 2 "leasetrail nodes: unknown option '-v'" nodes --db=s.db -vq
 run 2 "leasetrail stats: option '--db' needs an argument" stats --db
 run 2 "leasetrail query: option '-o' needs an argument" query who-deleted -o
 run 2 "unknown option '--gpa'; did you mean '--gap'?" query --gpa 1s renew-gaps
