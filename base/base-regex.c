@@ -101,3 +101,12 @@ const char *lt_regex_mark(const struct lt_regex *re)
 {
 	return re->matched ? (const char *)pcre2_get_mark(re->md) : NULL;
 }
+
+const char *lt_regex_version(void)
+{
+	static char version[48];
+
+	if (version[0] == '\0' && pcre2_config(PCRE2_CONFIG_VERSION, version) < 0)
+		return "unknown";
+	return version;
+}

@@ -220,4 +220,7 @@ struct lt_str lt_regex_group(const struct lt_regex *re, const char *s, const cha
 /* The last match's (*MARK:NAME), NULL when none. */
 const char *lt_regex_mark(const struct lt_regex *re);
 
+/* The version of the PCRE2 library linked ("10.42 2022-12-11"), for `leasetrail version`. */
+const char *lt_regex_version(void);
+
 #endif

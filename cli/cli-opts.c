@@ -1,8 +1,19 @@
-/* cli-opts.c - the options the commands share, and the frame of a read-only command. */
+/*
+ * cli-opts.c - the options the commands share, and the frame of a read-only command.
+ *
+ * Every command line goes through cli_parse: an option is known to getopt once
+ * (cli_longopts) and taken by the commands whose cmd->opts has its bit; any other
+ * option, and an option missing its argument, is a usage error naming it, with the
+ * nearest option the command takes when it looks like a typo.
+ */
 #include "cli.h"
 
 #include <getopt.h>
 #include <string.h>
+
+#define CLI_MAX_WORD	 64 /* cli_suggest compares words up to this length */
+#define CLI_MAX_OPTIONS	 48 /* options one --help lists */
+#define CLI_MAX_OPT_NAME 32
 
 static const struct option cli_longopts[] = {
     {"db", required_argument, NULL, 'd'},
@@ -21,6 +32,7 @@ static const struct option cli_longopts[] = {
     {"quiet", no_argument, NULL, 'q'},
     {"follow", no_argument, NULL, 'F'},
     {"timeout", required_argument, NULL, 'T'},
+    {"json", no_argument, NULL, 'J'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -51,6 +63,7 @@ static unsigned cli_opt_bit(int c)
 	case 'z':
 	case 'q':
 	case 'F':
+	case 'J':
 		return CLI_OPT_INGEST;
 	default:
 		return 0;
@@ -83,16 +96,165 @@ static int cli_ingest_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 	case 'F':
 		q->ingest.follow = 1;
 		return 0;
+	case 'J':
+		q->json = 1;
+		return 0;
 	default: /* 'h' */
 		q->help = 1;
 		return 0;
 	}
 }
 
+/* Swaps, insertions, deletions and substitutions from a to b (optimal string alignment). */
+static size_t cli_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[3][CLI_MAX_WORD + 1];
+
+	if (la > CLI_MAX_WORD || lb > CLI_MAX_WORD)
+		return (size_t)-1;
+	for (size_t j = 0; j <= lb; j++)
+		row[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *cur = row[i % 3], *prev = row[(i + 2) % 3], *prev2 = row[(i + 1) % 3];
+
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    prev2[j - 2] + 1 < best)
+				best = prev2[j - 2] + 1;
+			cur[j] = best;
+		}
+	}
+	return row[la % 3][lb];
+}
+
+const char *cli_suggest(const char *word, const char *const *cands, size_t n)
+{
+	const char *best = NULL, *prefixed = NULL;
+	size_t best_d = (size_t)-1, len = strlen(word), nprefixed = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = cli_distance(word, cands[i]);
+
+		if (d < best_d) {
+			best_d = d;
+			best = cands[i];
+		}
+		if (len >= 2 && strncmp(word, cands[i], len) == 0) {
+			prefixed = cands[i];
+			nprefixed++;
+		}
+	}
+	if (best != NULL && best_d <= 2 && best_d * 2 < len)
+		return best;
+	return nprefixed == 1 ? prefixed : NULL; /* "time" for timeline */
+}
+
+void cli_help_options(const struct lt_cmd *cmd, void (*fn)(const char *opt, size_t len, void *ctx),
+		      void *ctx)
+{
+	for (const char *line = cmd->help; line != NULL && *line; line += strcspn(line, "\n")) {
+		const char *end;
+
+		line += *line == '\n';
+		end = line + strcspn(line, "\n");
+		if (strncmp(line, "  -", 3) != 0)
+			continue;
+		for (const char *w = line; w < end;) {
+			size_t n;
+			int lower = 0;
+
+			w += strspn(w, " ");
+			n = strcspn(w, " \n");
+			if (n == 0)
+				break;
+			for (size_t i = 0; i < n; i++)
+				lower |= w[i] >= 'a' && w[i] <= 'z';
+			if (w[0] == '-' && n > 1)
+				fn(w, n - (w[n - 1] == ','), ctx);
+			else if (lower)
+				break; /* the description */
+			w += n;
+		}
+	}
+}
+
+struct cli_opt_names {
+	const char *names[CLI_MAX_OPTIONS];
+	char buf[CLI_MAX_OPTIONS][CLI_MAX_OPT_NAME];
+	size_t n;
+};
+
+static void cli_collect_option(const char *opt, size_t len, void *ctx)
+{
+	struct cli_opt_names *o = ctx;
+
+	if (o->n == CLI_MAX_OPTIONS || len >= CLI_MAX_OPT_NAME)
+		return;
+	memcpy(o->buf[o->n], opt, len);
+	o->buf[o->n][len] = '\0';
+	o->names[o->n] = o->buf[o->n];
+	o->n++;
+}
+
+/*
+ * "unknown option '--foo'" (did you mean ...), or "option '--db' needs an
+ * argument": the option as the command line spelled it, up to any '='.
+ */
+static int cli_option_error(const struct lt_cmd *cmd, int missing, const char *spelled, size_t len)
+{
+	struct cli_opt_names opts = {.n = 0};
+	struct lt_buf msg, word;
+	const char *near;
+
+	lt_buf_init(&msg);
+	lt_buf_init(&word);
+	lt_buf_append(&word, spelled, len);
+	cli_help_options(cmd, cli_collect_option, &opts);
+	near = missing ? NULL : cli_suggest(word.ptr, opts.names, opts.n);
+	if (missing)
+		lt_buf_printf(&msg, "option '%s' needs an argument", word.ptr);
+	else
+		lt_buf_printf(&msg, "unknown option '%s'", word.ptr);
+	if (near != NULL)
+		lt_buf_printf(&msg, "; did you mean '%s'?", near);
+	cli_usage_error(cmd, msg.ptr);
+	lt_buf_release(&msg);
+	lt_buf_release(&word);
+	return LT_EXIT_USAGE;
+}
+
+/*
+ * The option getopt_long just refused or took, as the command line spelled
+ * it: a long one by its table name (longindex set) or up to its '=' (an
+ * unknown long option, or a long one missing its argument: getopt_long
+ * stopped on it); a short one by its letter (optopt after an error, else c).
+ */
+static int cli_bad_option(const struct lt_cmd *cmd, int c, int longindex, char **argv)
+{
+	int missing = c == ':';
+	const char *arg = argv[optind - 1];
+	char shortopt[3] = {'-', (char)(c == '?' || c == ':' ? optopt : c), '\0'};
+
+	if (longindex >= 0) {
+		char longopt[CLI_MAX_OPT_NAME];
+
+		snprintf(longopt, sizeof longopt, "--%s", cli_longopts[longindex].name);
+		return cli_option_error(cmd, missing, longopt, strlen(longopt));
+	}
+	if ((c == '?' && optopt == 0) || (missing && strncmp(arg, "--", 2) == 0))
+		return cli_option_error(cmd, missing, arg, strcspn(arg, "="));
+	return cli_option_error(cmd, missing, shortopt, 2);
+}
+
 static int cli_one_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 {
-	if (c == '?' || (cli_opt_bit(c) & ~cmd->opts) != 0)
-		return cli_usage_error(cmd, "unknown option");
 	switch (c) {
 	case 'd':
 		q->db = optarg;
@@ -140,9 +302,16 @@ int cli_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query 
 	*status = LT_EXIT_OK;
 	optind = 0;
 	opterr = 0; /* our own one-line message, not getopt's */
-	while ((c = getopt_long(argc, argv, "o:vqh", cli_longopts, NULL)) != -1)
-		if ((*status = cli_one_opt(cmd, c, q)) != 0)
+	for (int longindex = -1;
+	     (c = getopt_long(argc, argv, ":o:vqh", cli_longopts, &longindex)) != -1;
+	     longindex = -1) {
+		if (c == '?' || c == ':' || (cli_opt_bit(c) & ~cmd->opts) != 0)
+			*status = cli_bad_option(cmd, c, longindex, argv);
+		else
+			*status = cli_one_opt(cmd, c, q);
+		if (*status != 0)
 			return 1;
+	}
 	if (q->help) {
 		cli_help(cmd, stdout);
 		return 1;
@@ -161,6 +330,13 @@ int cli_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query 
 		lt_buf_release(&msg);
 		return 1;
 	}
+	return 0;
+}
+
+int cli_range_check(const struct lt_cmd *cmd, const struct cli_query *q)
+{
+	if (q->since && q->until && q->opts.since_us > q->opts.until_us)
+		return cli_usage_error(cmd, "--since is after --until: the range holds nothing");
 	return 0;
 }
 
@@ -190,7 +366,12 @@ int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_stor
 	    (q->until && lt_time_arg(&q->opts.until_us, q->until, end) != 0)) {
 		lt_store_free(*st);
 		*st = NULL;
-		return cli_usage_error(cmd, "--since/--until take RFC 3339 or a duration like 2h");
+		return cli_usage_error(cmd, CLI_TIME_FORMS);
+	}
+	if (cli_range_check(cmd, q) != 0) {
+		lt_store_free(*st);
+		*st = NULL;
+		return LT_EXIT_USAGE;
 	}
 	return 0;
 }

@@ -4,7 +4,7 @@
 
 #include "lt_queries.h"
 
-/* Exit statuses, documented in README.md. */
+/* Exit statuses, documented in each command's --help and in the man page (docs/leasetrail.1). */
 enum lt_exit {
 	LT_EXIT_OK = 0,	       /* everything read and stored */
 	LT_EXIT_FAIL = 1,      /* something could not be done: a file, the store */
@@ -21,19 +21,53 @@ enum cli_opt {
 	CLI_OPT_VERBOSE = 8,	/* -v */
 	CLI_OPT_LIST = 16,	/* --list */
 	CLI_OPT_EMIT = 32,	/* --emit cwli */
-	CLI_OPT_INGEST = 64,	/* --all-resources, --year, --utc-offset, --node, --follow, -q */
-	CLI_OPT_TIMEOUT = 128,	/* --timeout SECONDS (sql) */
+	CLI_OPT_INGEST =
+	    64, /* --all-resources, --year, --utc-offset, --node, --follow, -q, --json */
+	CLI_OPT_TIMEOUT = 128, /* --timeout SECONDS (sql) */
 };
 
 struct lt_cmd {
 	const char *name;
 	const char *usage;   /* the arguments after the name */
 	const char *summary; /* one line for `leasetrail --help` */
-	const char *help;    /* the options, one per line */
+	const char *help;    /* the options, one per line ("  -x, --long ARG  what it does") */
+	const char *exits;   /* "Exit status: ..." for --help; NULL: CLI_EXITS_READ */
 	int (*run)(const struct lt_cmd *cmd, int argc, char **argv);
 	unsigned opts;		/* enum cli_opt bits */
 	int min_args, max_args; /* positional arguments accepted */
+	int hidden;		/* not listed by `leasetrail --help` (the completion helper) */
 };
+
+/* The exit statuses of a command that reads the store for a NAME (node or lease). */
+#define CLI_EXITS_READ                                                                             \
+	"0 done; 1 the store could not be read, or no node or lease has that name; 2 usage\n"      \
+	"error (an unknown option, a missing argument, --since after --until).\n"
+
+/* The exit statuses of a command that reads the store, no name given. */
+#define CLI_EXITS_STORE                                                                            \
+	"0 done; 1 the store could not be read; 2 usage error (an unknown option, a missing\n"     \
+	"argument).\n"
+
+/* The commands, in the order `leasetrail --help` lists them; *n gets their number. */
+const struct lt_cmd *const *cli_commands(size_t *n);
+
+/* The command named name (hidden ones too), or NULL. */
+const struct lt_cmd *cli_find(const char *name);
+
+/*
+ * The candidate nearest to word by edit distance (insertions, deletions,
+ * substitutions, swaps of two neighbours), when near enough to be a typo
+ * (at most 2 edits, and fewer than half of word's length); else NULL.
+ */
+const char *cli_suggest(const char *word, const char *const *cands, size_t n);
+
+/*
+ * Calls fn with every option cmd's --help lists ("--db", "-o", "--output"),
+ * read from the lines of cmd->help that start with "  -": the words before
+ * the description, meta-arguments (FILE, D, ±HH:MM) skipped.
+ */
+void cli_help_options(const struct lt_cmd *cmd, void (*fn)(const char *opt, size_t len, void *ctx),
+		      void *ctx);
 
 extern const struct lt_cmd lt_cmd_ingest;
 extern const struct lt_cmd lt_cmd_stats;
@@ -44,6 +78,8 @@ extern const struct lt_cmd lt_cmd_timeline;
 extern const struct lt_cmd lt_cmd_query;
 extern const struct lt_cmd lt_cmd_rebuild;
 extern const struct lt_cmd lt_cmd_tui;
+extern const struct lt_cmd lt_cmd_version;
+extern const struct lt_cmd lt_cmd_complete;
 
 /* A command line, parsed. */
 struct cli_query {
@@ -54,6 +90,7 @@ struct cli_query {
 	const char *timeout; /* --timeout SECONDS, as given (the command parses it) */
 	struct lt_ingest_opts ingest; /* CLI_OPT_INGEST: what to read and how */
 	int quiet;		      /* -q: no line per ingested file */
+	int json;		      /* ingest --json: the report as one JSON object */
 	char **args;		      /* the positional arguments */
 	int nargs;
 };
@@ -64,6 +101,9 @@ struct cli_query {
  * (0 after --help, LT_EXIT_USAGE after a usage error already printed).
  */
 int cli_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query *q, int *status);
+
+/* A usage error (printed, LT_EXIT_USAGE) when --since resolved to a time after --until; else 0. */
+int cli_range_check(const struct lt_cmd *cmd, const struct cli_query *q);
 
 /* Opens the store read-only and resolves --since/--until against its end; 0 or a status. */
 int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_store **st);
@@ -79,12 +119,19 @@ int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
 #define CLI_QUERY_OPTIONS                                                                          \
 	"  --db FILE         the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"           \
 	"  -o, --output F    table (default), csv, json or jsonl\n"                                \
-	"  --since T         RFC 3339, or a duration back from the newest event (2h, 30m)\n"       \
+	"  --since T         RFC 3339, YYYY-MM-DD [HH:MM[:SS]] (UTC), epoch seconds, or a\n"       \
+	"                    duration back from the newest event (2h, 30m)\n"                      \
 	"  --until T         likewise\n"                                                           \
 	"  --gap D           a GAP is a wait between renews longer than D (default: the lease's\n" \
 	"                    leaseDurationSeconds, else 40s for node and identity leases, 15s\n"   \
 	"                    for leader leases)\n"                                                 \
-	"  --slow D          a renew slower than D is SLOW (default 1s)\n"
+	"  --slow D          a renew slower than D is SLOW (default 1s)\n"                         \
+	"  -h, --help        this help\n"
+
+/* The usage error of a --since/--until that is no time. */
+#define CLI_TIME_FORMS                                                                             \
+	"--since/--until take RFC 3339, YYYY-MM-DD [HH:MM[:SS]], epoch seconds or a duration "     \
+	"like 2h"
 
 /* Prints "leasetrail: MSG" on stderr, sanitized; returns status. */
 int cli_error(int status, const struct lt_error *err);

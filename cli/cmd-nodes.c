@@ -23,13 +23,15 @@ const struct lt_cmd lt_cmd_nodes = {
 	"Options:\n"
 	"  --db FILE         the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
 	"  -o, --output F    table (default), csv, json or jsonl\n"
-	"  --gap D, --slow D recompute episodes with these thresholds (see `timeline --help`)\n\n"
+	"  --gap D, --slow D recompute episodes with these thresholds (see `timeline --help`)\n"
+	"  -h, --help        this help\n\n"
 	"STATE is renewing, stale (no renew for longer than the lease's gap threshold before the\n"
 	"newest event in the store), deleted, orphaned (its own kubelet, system:node:NODE, still\n"
 	"gets 404 for the lease: the node was deleted under it; anyone else's 404s, such as\n"
 	"`kubectl get lease`, leave it deleted), re-created, or no-lease. DELETES counts\n"
 	"deletions of the node and of its lease; ANOMALIES counts GAP, NOT_FOUND, AUTH_FAILURE\n"
 	"and SLOW episodes.\n",
+    .exits = CLI_EXITS_STORE,
     .run = nodes_run,
     .opts = CLI_OPT_OUTPUT | CLI_OPT_THRESHOLDS,
     .min_args = 0,

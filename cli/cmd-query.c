@@ -10,8 +10,7 @@ static int query_do(struct lt_store *st, struct cli_query *q, struct lt_error *e
 	int rc = lt_query_canned(st, q->args[0], &q->opts, lt_printer_sink(p), err);
 
 	lt_printer_free(p);
-	/* an unknown query name is the command line's fault */
-	return rc == LT_ERR_NOTFOUND ? LT_ERR_USAGE : rc;
+	return rc; /* query_run checked the name: an unknown one is 1, as everywhere */
 }
 
 /*
@@ -34,8 +33,8 @@ static int query_emit_range(const struct lt_cmd *cmd, struct cli_query *q)
 	}
 	if ((q->since && lt_time_arg(&q->opts.since_us, q->since, end) != 0) ||
 	    (q->until && lt_time_arg(&q->opts.until_us, q->until, end) != 0))
-		return cli_usage_error(cmd, "--since/--until take RFC 3339 or a duration like 2h");
-	return 0;
+		return cli_usage_error(cmd, CLI_TIME_FORMS);
+	return cli_range_check(cmd, q);
 }
 
 /* `query NAME --emit cwli`: the CloudWatch Logs Insights form of the query. */
@@ -49,7 +48,53 @@ static int query_emit(const struct lt_cmd *cmd, struct cli_query *q)
 	rc = lt_query_cwli(q->args[0], &q->opts, stdout, &err);
 	if (rc == 0)
 		return LT_EXIT_OK;
-	return cli_error(rc == LT_ERR_NOTFOUND ? LT_EXIT_USAGE : LT_EXIT_FAIL, &err);
+	return cli_error(rc == LT_ERR_USAGE ? LT_EXIT_USAGE : LT_EXIT_FAIL, &err);
+}
+
+/* `query --list`: a name and its explanation a line, or rows of name and summary (-o). */
+static int query_list(enum lt_out_format fmt)
+{
+	static const struct lt_col cols[] = {{.name = "name", .type = LT_CELL_TEXT},
+					     {.name = "summary", .type = LT_CELL_TEXT}};
+	struct lt_printer *p;
+	const struct lt_row_sink *out;
+
+	if (fmt == LT_OUT_TABLE) {
+		for (const struct lt_canned *c = lt_canned_list(); c->name; c++)
+			printf("%-20s %s\n", c->name, c->summary);
+		return LT_EXIT_OK;
+	}
+	p = lt_printer_new(fmt, stdout);
+	out = lt_printer_sink(p);
+	out->begin(out->ctx, cols, 2);
+	for (const struct lt_canned *c = lt_canned_list(); c->name; c++)
+		out->row(out->ctx,
+			 (const struct lt_cell[]){lt_cell_text(c->name), lt_cell_text(c->summary)});
+	out->end(out->ctx);
+	lt_printer_free(p);
+	return LT_EXIT_OK;
+}
+
+/* An unknown query name, before any store is opened: exit 1, with the nearest name. */
+static int query_unknown(const char *name)
+{
+	const char *names[64];
+	const char *near;
+	size_t n = 0;
+
+	for (const struct lt_canned *c = lt_canned_list(); c->name; c++)
+		if (strcmp(c->name, name) == 0)
+			return 0;
+		else if (n < sizeof names / sizeof *names)
+			names[n++] = c->name;
+	near = cli_suggest(name, names, n);
+	fputs("leasetrail: no canned query '", stderr);
+	lt_print_safe(stderr, name, strlen(name), 0);
+	if (near != NULL)
+		fprintf(stderr, "'; did you mean '%s'?\n", near);
+	else
+		fputs("' (`leasetrail query --list` names them)\n", stderr);
+	return LT_EXIT_FAIL;
 }
 
 static int query_run(const struct lt_cmd *cmd, int argc, char **argv)
@@ -59,11 +104,10 @@ static int query_run(const struct lt_cmd *cmd, int argc, char **argv)
 
 	if (cli_parse(cmd, argc, argv, &q, &status) != 0)
 		return status;
-	if (q.list) {
-		for (const struct lt_canned *c = lt_canned_list(); c->name; c++)
-			printf("%-20s %s\n", c->name, c->summary);
-		return LT_EXIT_OK;
-	}
+	if (q.list)
+		return query_list(q.opts.fmt);
+	if ((status = query_unknown(q.args[0])) != 0)
+		return status;
 	if (q.emit != NULL)
 		return query_emit(cmd, &q);
 	return cli_run_readonly(cmd, argc, argv, query_do);
@@ -81,6 +125,8 @@ const struct lt_cmd lt_cmd_query = {
 	"`timeline`: a 404 run, gap or auth failure run that began earlier and goes on into it\n"
 	"is shown whole. Single requests and log lines (deletes, registrations, kubelet-errors)\n"
 	"count when they fall inside.\n",
+    .exits = "0 done; 1 the store could not be read, or NAME is no canned query; 2 usage\n"
+	     "error (an unknown option, a missing argument, --since after --until).\n",
     .run = query_run,
     .opts = CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_LIST | CLI_OPT_EMIT,
     .min_args = 1,

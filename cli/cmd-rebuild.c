@@ -10,8 +10,9 @@ static int rebuild_run(const struct lt_cmd *cmd, int argc, char **argv)
 
 	if (cli_parse(cmd, argc, argv, &q, &status) != 0)
 		return status;
-	/* a writable open brings the store's indexes and views up to this binary's */
-	if (lt_store_open(&st, q.db, 0, &err) != 0)
+	/* a writable open brings the store's indexes and views up to this binary's; never a new one
+	 */
+	if (lt_store_open(&st, q.db, LT_STORE_EXISTING, &err) != 0)
 		return cli_error(LT_EXIT_FAIL, &err);
 	rc = lt_rebuild_all(st, &err);
 	lt_store_free(st);
@@ -29,5 +30,7 @@ const struct lt_cmd lt_cmd_rebuild = {
 	    "`ingest` keeps episodes up to date by itself, and finishes what an interrupted\n"
 	    "ingest left; rebuild is for stores made by an older leasetrail, or to start the\n"
 	    "derived tables afresh. It also adds any index and view this version uses.\n",
+    .exits = "0 done; 1 there is no store at FILE (none is made), or it could not be\n"
+	     "written; 2 usage error.\n",
     .run = rebuild_run,
 };

@@ -34,6 +34,8 @@ const struct lt_cmd lt_cmd_show = {
 	    "  --db FILE       the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
 	    "  -v, --verbose   print '# FILE:LINE (byte OFFSET)' before the JSON\n"
 	    "  -h, --help      this help\n",
+    .exits = "0 done; 1 the store could not be read, or there is no such event or line; 2\n"
+	     "usage error (ID is not a number or L and a number).\n",
     .run = show_run,
     .opts = CLI_OPT_VERBOSE,
     .min_args = 1,

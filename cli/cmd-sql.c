@@ -142,6 +142,9 @@ const struct lt_cmd lt_cmd_sql = {
 	    "The store is opened read-only and statements that could write are refused.\n"
 	    "Rows print as they come: a table takes its column widths from its first 1000 rows.\n"
 	    "On a terminal every format is made safe to show (README: Output).\n",
+    .exits = "0 done; 1 the store could not be read, or the statement failed as it ran; 2\n"
+	     "usage error, SQL that does not compile, or a statement that could write; 124\n"
+	     "stopped by --timeout (the rows before it were printed).\n",
     .run = sql_run,
     .opts = CLI_OPT_OUTPUT | CLI_OPT_TIMEOUT,
     .min_args = 1,

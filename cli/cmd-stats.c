@@ -3,8 +3,14 @@
 
 static int stats_do(struct lt_store *st, struct cli_query *q, struct lt_error *err)
 {
-	(void)q;
-	return lt_query_stats(st, stdout, err);
+	switch (q->opts.fmt) {
+	case LT_OUT_TABLE:
+		return lt_query_stats(st, stdout, err);
+	case LT_OUT_JSON:
+		return lt_query_stats_json(st, stdout, err);
+	default: /* csv and jsonl have no shape for a report of several tables */
+		return lt_error_set(err, LT_ERR_USAGE, "stats: -o takes table or json");
+	}
 }
 
 static int stats_run(const struct lt_cmd *cmd, int argc, char **argv)
@@ -14,13 +20,18 @@ static int stats_run(const struct lt_cmd *cmd, int argc, char **argv)
 
 const struct lt_cmd lt_cmd_stats = {
     .name = "stats",
-    .usage = "[--db FILE]",
+    .usage = "[--db FILE] [-o table|json]",
     .summary = "Show the time range, request counts, nodes seen, and each source with its rejects.",
     .help = "Options:\n"
-	    "  --db FILE    the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
-	    "  -h, --help   this help\n",
+	    "  --db FILE        the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
+	    "  -o, --output F   table (default: a report to read) or json (one object: the\n"
+	    "                   summary, then every table in full: nodes, lease_node_requests,\n"
+	    "                   other_resources, sources, log_sources, log_kinds, rejects,\n"
+	    "                   clock_offsets)\n"
+	    "  -h, --help       this help\n",
+    .exits = CLI_EXITS_STORE,
     .run = stats_run,
-    .opts = 0,
+    .opts = CLI_OPT_OUTPUT,
     .min_args = 0,
     .max_args = 0,
 };

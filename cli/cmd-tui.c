@@ -45,6 +45,8 @@ const struct lt_cmd lt_cmd_tui = {
 	"range), Timeline (Enter on a row), Event (Enter on a request), Queries (c), Help (?).\n"
 	"Keys: j/k, PgUp/PgDn, g/G, / n N, Enter, Esc or q back, Tab, + - zoom, r reload.\n"
 	"NO_COLOR (or a monochrome terminal) shows states by their symbols only.\n",
+    .exits = "0 quit; 1 the store could not be read, or a signal (SIGINT, SIGTERM, SIGHUP)\n"
+	     "ended it; 2 usage error, or stdin or stdout is not a terminal.\n",
     .run = tui_run,
     .opts = 0,
     .min_args = 0,

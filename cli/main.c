@@ -1,14 +1,42 @@
-/* main.c - leasetrail's entry point: finds the subcommand in the table and runs it. */
+/*
+ * main.c - leasetrail's entry point: finds the subcommand in the table and runs it.
+ *
+ * `leasetrail COMMAND ...` runs COMMAND; `leasetrail help [COMMAND]`, `--help` and
+ * no arguments at all describe them (the last on stderr, exit 2); `--version` is
+ * `leasetrail version`.  A word that is no command is a usage error that names it,
+ * with the nearest command when it looks like a typo.
+ */
 #include "cli.h"
 
 #include <string.h>
 
+static int help_run(const struct lt_cmd *cmd, int argc, char **argv);
+
+static const struct lt_cmd cli_cmd_help = {
+    .name = "help",
+    .usage = "[COMMAND]",
+    .summary = "Describe leasetrail, or one command (as `leasetrail COMMAND --help` does).",
+    .help = "Options:\n"
+	    "  -h, --help   this help\n",
+    .exits = "0 done; 2 usage error (COMMAND is no command).\n",
+    .run = help_run,
+    .min_args = 0,
+    .max_args = 1,
+};
+
 static const struct lt_cmd *const cli_cmds[] = {
-    &lt_cmd_ingest, &lt_cmd_stats, &lt_cmd_nodes,   &lt_cmd_timeline, &lt_cmd_query,
-    &lt_cmd_sql,    &lt_cmd_show,  &lt_cmd_rebuild, &lt_cmd_tui,
+    &lt_cmd_ingest, &lt_cmd_stats, &lt_cmd_nodes,   &lt_cmd_timeline,
+    &lt_cmd_query,  &lt_cmd_sql,   &lt_cmd_show,    &lt_cmd_rebuild,
+    &lt_cmd_tui,    &cli_cmd_help, &lt_cmd_version, &lt_cmd_complete,
 };
 
 #define CLI_NCMDS (sizeof cli_cmds / sizeof *cli_cmds)
+
+const struct lt_cmd *const *cli_commands(size_t *n)
+{
+	*n = CLI_NCMDS;
+	return cli_cmds;
+}
 
 int cli_error(int status, const struct lt_error *err)
 {
@@ -28,8 +56,9 @@ int cli_usage_error(const struct lt_cmd *cmd, const char *msg)
 
 void cli_help(const struct lt_cmd *cmd, FILE *f)
 {
-	fprintf(f, "usage: leasetrail %s %s\n\n%s\n\n%s", cmd->name, cmd->usage, cmd->summary,
-		cmd->help);
+	fprintf(f, "usage: leasetrail %s%s%s\n\n%s\n\n%s\nExit status:\n%s", cmd->name,
+		cmd->usage[0] ? " " : "", cmd->usage, cmd->summary, cmd->help,
+		cmd->exits ? cmd->exits : CLI_EXITS_READ);
 }
 
 int cli_status(int rc)
@@ -51,18 +80,61 @@ static void cli_overview(FILE *f)
 	      "Commands:\n",
 	      f);
 	for (size_t i = 0; i < CLI_NCMDS; i++)
-		fprintf(f, "  %-8s %s\n", cli_cmds[i]->name, cli_cmds[i]->summary);
+		if (!cli_cmds[i]->hidden)
+			fprintf(f, "  %-8s %s\n", cli_cmds[i]->name, cli_cmds[i]->summary);
 	fputs("\nThe store is ./leasetrail.db unless --db FILE or $LEASETRAIL_DB says otherwise.\n"
-	      "`leasetrail COMMAND --help` describes a command.\n",
+	      "`leasetrail help COMMAND` (or `leasetrail COMMAND --help`) describes a command;\n"
+	      "`man leasetrail` describes them all.\n",
 	      f);
 }
 
-static const struct lt_cmd *cli_find(const char *name)
+const struct lt_cmd *cli_find(const char *name)
 {
 	for (size_t i = 0; i < CLI_NCMDS; i++)
 		if (strcmp(cli_cmds[i]->name, name) == 0)
 			return cli_cmds[i];
 	return NULL;
+}
+
+/* "leasetrail: unknown command 'X'; did you mean 'Y'?": a usage error. */
+static int cli_unknown_command(const char *word)
+{
+	const char *names[CLI_NCMDS];
+	const char *near;
+	size_t n = 0;
+
+	for (size_t i = 0; i < CLI_NCMDS; i++)
+		if (!cli_cmds[i]->hidden)
+			names[n++] = cli_cmds[i]->name;
+	near = cli_suggest(word, names, n);
+	fprintf(stderr, "leasetrail: unknown %s '", word[0] == '-' ? "option" : "command");
+	lt_print_safe(stderr, word, strlen(word), 0);
+	if (near != NULL)
+		fprintf(stderr, "'; did you mean '%s'?\n", near);
+	else if (word[0] == '-')
+		fputs("'; options come after the command (`leasetrail --help` lists them)\n",
+		      stderr);
+	else
+		fputs("'; `leasetrail --help` lists them\n", stderr);
+	return LT_EXIT_USAGE;
+}
+
+static int help_run(const struct lt_cmd *cmd, int argc, char **argv)
+{
+	const struct lt_cmd *about;
+	struct cli_query q;
+	int status;
+
+	if (cli_parse(cmd, argc, argv, &q, &status) != 0)
+		return status;
+	if (q.nargs == 0) {
+		cli_overview(stdout);
+		return LT_EXIT_OK;
+	}
+	if ((about = cli_find(q.args[0])) == NULL || about->hidden)
+		return cli_unknown_command(q.args[0]);
+	cli_help(about, stdout);
+	return LT_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -73,20 +145,9 @@ int main(int argc, char **argv)
 		cli_overview(argc < 2 ? stderr : stdout);
 		return argc < 2 ? LT_EXIT_USAGE : LT_EXIT_OK;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
-		puts("leasetrail " LT_VERSION);
-		return LT_EXIT_OK;
-	}
-	if (strcmp(argv[1], "help") == 0 && argc > 2 && (cmd = cli_find(argv[2])) != NULL) {
-		cli_help(cmd, stdout);
-		return LT_EXIT_OK;
-	}
-	cmd = cli_find(argv[1]);
-	if (cmd == NULL) {
-		fputs("leasetrail: unknown command '", stderr);
-		lt_print_safe(stderr, argv[1], strlen(argv[1]), 0);
-		fputs("'; `leasetrail --help` lists them\n", stderr);
-		return LT_EXIT_USAGE;
-	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)
+		return lt_cmd_version.run(&lt_cmd_version, 1, argv + 1);
+	if ((cmd = cli_find(argv[1])) == NULL)
+		return cli_unknown_command(argv[1]);
 	return cmd->run(cmd, argc - 1, argv + 1);
 }

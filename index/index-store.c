@@ -54,6 +54,11 @@ const char *lt_store_default_path(void)
 	return env != NULL && env[0] != '\0' ? env : "leasetrail.db";
 }
 
+const char *lt_store_sqlite_version(void)
+{
+	return sqlite3_libversion();
+}
+
 int64_t lt_store_last_event_id(struct lt_store *st)
 {
 	sqlite3_stmt *q;
@@ -136,7 +141,7 @@ static int store_check_exists(const char *path, int flags, struct lt_error *err)
 {
 	struct stat sb;
 
-	if (!(flags & LT_STORE_READONLY) || stat(path, &sb) == 0)
+	if (!(flags & (LT_STORE_READONLY | LT_STORE_EXISTING)) || stat(path, &sb) == 0)
 		return 0;
 	return lt_error_set(err, LT_ERR_NOTFOUND,
 			    "%s: no store here (run `leasetrail ingest --db %s PATH...` first)",

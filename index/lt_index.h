@@ -17,6 +17,7 @@ struct lt_stmt;
 
 enum lt_store_flags {
 	LT_STORE_READONLY = 1, /* open an existing store for reading only */
+	LT_STORE_EXISTING = 2, /* open an existing store for writing: never create one */
 };
 
 /*
@@ -45,6 +46,9 @@ const char *lt_store_path(const struct lt_store *st);
 
 /* The default store path: $LEASETRAIL_DB, else ./leasetrail.db. */
 const char *lt_store_default_path(void);
+
+/* The version of the SQLite library linked ("3.40.1"), for `leasetrail version`. */
+const char *lt_store_sqlite_version(void);
 
 /* ---- ingestion ---------------------------------------------------------- */
 

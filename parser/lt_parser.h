@@ -283,6 +283,9 @@ enum lt_format {
 
 const char *lt_format_name(enum lt_format f);
 
+/* The version of the yajl library linked ("2.1.0"), for `leasetrail version`. */
+const char *lt_json_library_version(void);
+
 /* Decides the format of an input from its first decoded bytes. */
 enum lt_format lt_sniff(const char *buf, size_t len);
 

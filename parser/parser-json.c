@@ -1,6 +1,7 @@
 /* parser-json.c - one JSON record through yajl's callback parser, for every decoder. */
 #include "parser-json.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* yajl's message without its trailing newline and context lines. */
@@ -51,4 +52,14 @@ int parser_json_broken(const char *json, size_t len)
 	yajl_free(y);
 	/* an error at the white space that ends it (a newline inside a string) is a cut */
 	return broken && at < end;
+}
+
+const char *lt_json_library_version(void)
+{
+	static char version[32];
+	int v = yajl_version();
+
+	if (version[0] == '\0')
+		snprintf(version, sizeof version, "%d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+	return version;
 }

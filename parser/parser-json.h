@@ -11,6 +11,7 @@
 
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_parse.h>
+#include <yajl/yajl_version.h>
 
 /*
  * Runs yajl's callback parser over one whole record with callbacks cb and

@@ -245,6 +245,15 @@ void lt_format_duration(char *buf, size_t size, int64_t us);
 int lt_query_stats(struct lt_store *st, FILE *out, struct lt_error *err);
 
 /*
+ * `leasetrail stats -o json`: the same as one JSON object: store, first,
+ * last, requests, event_rows, source_count, then arrays of rows (every node,
+ * every stored reject): nodes, lease_node_requests, other_resources, sources,
+ * log_sources and log_kinds (when there are text logs), rejects,
+ * clock_offsets.  Times RFC 3339, missing values null.
+ */
+int lt_query_stats_json(struct lt_store *st, FILE *out, struct lt_error *err);
+
+/*
  * A lease's state as every view and command shows it: a renewing (or
  * re-created) lease with no renew for longer than its gap threshold before
  * END (the newest event in the store) is "stale".  Judged when read, not
@@ -359,9 +368,12 @@ int lt_run_rows(struct lt_store *st, const char *sql, const struct lt_col *cols,
 int lt_duration_parse(int64_t *out, const char *s);
 
 /*
- * A --since/--until argument: RFC 3339, or a duration counted back from
- * end_us (the newest event in the store: logs are not live, so "2h" means
- * the last two hours of the logs).  0 or LT_ERR_USAGE.
+ * A --since/--until argument: RFC 3339; "YYYY-MM-DD HH:MM[:SS[.f]]" (a
+ * space or a T; UTC unless a zone follows); a date "YYYY-MM-DD" (its
+ * midnight UTC); epoch seconds ("1712296560" or "@1712296560"); or a
+ * duration counted back from end_us (the newest event in the store: logs
+ * are not live, so "2h" means the last two hours of the logs).  0 or
+ * LT_ERR_USAGE.
  */
 int lt_time_arg(int64_t *out, const char *s, int64_t end_us);
 
@@ -406,6 +418,16 @@ enum lt_timeline_col {
 
 int lt_query_timeline(struct lt_store *st, const char *target, const struct lt_query_opts *o,
 		      const struct lt_row_sink *out, struct lt_error *err);
+
+/*
+ * The names `timeline` takes that start with prefix, for shell completion:
+ * nodes (of their node lease) and other leases as NAMESPACE/NAME, in order,
+ * at most limit; fn gets each.  Names with characters no Kubernetes name
+ * has (spaces, quotes, control bytes) are skipped.  0 or an lt_err.
+ */
+int lt_query_names(struct lt_store *st, const char *prefix, int64_t limit,
+		   void (*fn)(const char *name, size_t len, void *ctx), void *ctx,
+		   struct lt_error *err);
 
 /* The canned troubleshooting queries. */
 struct lt_canned {

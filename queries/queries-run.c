@@ -2,6 +2,7 @@
 #include "queries-int.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,11 +137,64 @@ int lt_duration_parse(int64_t *out, const char *s)
 	return 0;
 }
 
+#define RUN_MAX_TIME_ARG 40		/* "YYYY-MM-DD HH:MM:SS.ffffff+hh:mm" and then some */
+#define RUN_MAX_EPOCH	 253402300799LL /* 9999-12-31T23:59:59Z */
+
+/* "1712296560" or "@1712296560": whole seconds since the epoch, UTC.  0 or LT_ERR_USAGE. */
+static int run_epoch(int64_t *out, const char *s)
+{
+	const char *digits = s + (s[0] == '@');
+	size_t n = strspn(digits, "0123456789");
+
+	if (n == 0 || n > 12 || digits[n] != '\0')
+		return LT_ERR_USAGE;
+	*out = 0;
+	for (size_t i = 0; i < n; i++)
+		*out = *out * 10 + (digits[i] - '0');
+	if (*out > RUN_MAX_EPOCH)
+		return LT_ERR_USAGE;
+	*out *= 1000000;
+	return 0;
+}
+
+/*
+ * The ways people write a time besides RFC 3339, read as UTC unless they
+ * carry a zone: "YYYY-MM-DD HH:MM[:SS[.ffffff]]" (a space or a T), a date
+ * "YYYY-MM-DD" (its midnight), epoch seconds.  Each becomes RFC 3339 for
+ * lt_time_parse, which checks every field.  0 or LT_ERR_USAGE.
+ */
+static int run_time_loose(int64_t *out, const char *s)
+{
+	char buf[RUN_MAX_TIME_ARG + 8];
+	size_t len = strlen(s);
+
+	if (run_epoch(out, s) == 0)
+		return 0;
+	if (len == 10) {
+		snprintf(buf, sizeof buf, "%sT00:00:00Z", s);
+		return lt_time_parse(out, buf, strlen(buf)) == 0 ? 0 : LT_ERR_USAGE;
+	}
+	if (len < 16 || len > RUN_MAX_TIME_ARG || (s[10] != ' ' && s[10] != 'T'))
+		return LT_ERR_USAGE;
+	/* no seconds: ":00" after HH:MM */
+	snprintf(buf, sizeof buf, "%.10sT%.5s%s%s", s, s + 11, s[16] == ':' ? "" : ":00", s + 16);
+	if (lt_time_parse(out, buf, strlen(buf)) == 0)
+		return 0;
+	len = strlen(buf);
+	if (len + 1 >= sizeof buf)
+		return LT_ERR_USAGE;
+	buf[len] = 'Z'; /* no zone: UTC */
+	buf[len + 1] = '\0';
+	return lt_time_parse(out, buf, len + 1) == 0 ? 0 : LT_ERR_USAGE;
+}
+
 int lt_time_arg(int64_t *out, const char *s, int64_t end_us)
 {
 	int64_t d;
 
 	if (lt_time_parse(out, s, strlen(s)) == 0)
+		return 0;
+	if (run_time_loose(out, s) == 0)
 		return 0;
 	if (lt_duration_parse(&d, s) == 0) {
 		*out = end_us - d;

@@ -1,6 +1,8 @@
 /* queries-stats.c - `leasetrail stats`: what the store holds, and where it came from. */
 #include "queries-int.h"
 
+#include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,55 @@ struct stats_col {
 	const char *name;
 	char kind; /* 't' text, 'n' number, 'T' time in µs */
 };
+
+static const struct stats_col stats_nodes_cols[] = {
+    {"node", 't'}, {"first seen", 'T'}, {"last seen", 'T'}, {"requests", 'n'}};
+
+static const char stats_requests_sql[] =
+    "SELECT (SELECT s FROM strs WHERE id = resource_id),"
+    " (SELECT s FROM strs WHERE id = subresource_id),"
+    " (SELECT s FROM strs WHERE id = verb_id), code, count(*)"
+    " FROM audit WHERE superseded = 0"
+    " GROUP BY resource_id, subresource_id, verb_id, code ORDER BY 1, 2, 3, 4";
+static const struct stats_col stats_requests_cols[] = {
+    {"resource", 't'}, {"subresource", 't'}, {"verb", 't'}, {"code", 'n'}, {"count", 'n'}};
+
+static const char stats_others_sql[] = "SELECT resource, verb, sum(count) FROM resource_counts"
+				       " GROUP BY resource, verb ORDER BY 3 DESC, 1, 2";
+static const struct stats_col stats_others_cols[] = {
+    {"resource", 't'}, {"verb", 't'}, {"count", 'n'}};
+
+static const char stats_sources_sql[] =
+    "SELECT id, path, state, records, stored, duplicates, skipped,"
+    " rejected, note FROM sources ORDER BY id";
+static const struct stats_col stats_sources_cols[] = {
+    {"id", 'n'},	 {"path", 't'},	   {"state", 't'},    {"records", 'n'}, {"stored", 'n'},
+    {"duplicates", 'n'}, {"skipped", 'n'}, {"rejected", 'n'}, {"note", 't'}};
+
+static const char stats_logs_sql[] =
+    "SELECT source_id, lines, first_us, last_us, year, year_rule"
+    " || CASE WHEN year_guess THEN ' (a guess)' ELSE '' END, zone, zone_from,"
+    " klog_skew, node FROM log_sources ORDER BY source_id";
+static const struct stats_col stats_logs_cols[] = {
+    {"source", 'n'}, {"lines", 'n'},	 {"first", 'T'},
+    {"last", 'T'},   {"year", 'n'},	 {"year_from", 't'},
+    {"zone", 't'},   {"zone_from", 't'}, {"klog_time_differs", 'n'},
+    {"node", 't'}};
+
+static const char stats_kinds_sql[] =
+    "SELECT coalesce((SELECT s FROM strs WHERE id = component_id), '?'),"
+    " (SELECT s FROM strs WHERE id = kind_id), count(*), min(ts_us),"
+    " max(ts_us) FROM lines INDEXED BY lines_kind WHERE kind_id IS NOT NULL"
+    " GROUP BY component_id, kind_id ORDER BY 1, 3 DESC, 2";
+static const struct stats_col stats_kinds_cols[] = {
+    {"component", 't'}, {"kind", 't'}, {"lines", 'n'}, {"first", 'T'}, {"last", 'T'}};
+
+static const char stats_rejects_sql[] = "SELECT source_id, line, offset, reason FROM rejects"
+					" ORDER BY source_id, line LIMIT ?1";
+static const struct stats_col stats_rejects_cols[] = {
+    {"source", 'n'}, {"line", 'n'}, {"offset", 'n'}, {"reason", 't'}};
+
+#define STATS_NCOLS(a) ((int)(sizeof a / sizeof *a))
 
 /* A cell of column kind; no value reads "" for text and "-" for the others. */
 static struct lt_cell stats_cell(const struct lt_stmt *q, int i, char kind)
@@ -140,8 +191,6 @@ static int stats_summary(struct lt_store *st, FILE *out, struct lt_error *err)
 
 static int stats_nodes(struct lt_store *st, FILE *out, struct lt_error *err)
 {
-	static const struct stats_col cols[] = {
-	    {"node", 't'}, {"first seen", 'T'}, {"last seen", 'T'}, {"requests", 'n'}};
 	struct lt_stmt *q;
 	int64_t total = 0;
 	int rc;
@@ -161,95 +210,64 @@ static int stats_nodes(struct lt_store *st, FILE *out, struct lt_error *err)
 		fputc('\n', out);
 		return 0;
 	}
-	return stats_table(st, out, "", stats_nodes_sql, cols, 4, STATS_MAX_NODES, err);
+	return stats_table(st, out, "", stats_nodes_sql, stats_nodes_cols, 4, STATS_MAX_NODES, err);
 }
 
 static int stats_requests(struct lt_store *st, FILE *out, struct lt_error *err)
 {
-	static const struct stats_col cols[] = {
-	    {"resource", 't'}, {"subresource", 't'}, {"verb", 't'}, {"code", 'n'}, {"count", 'n'}};
-
-	return stats_table(
-	    st, out, "Lease and node requests:",
-	    "SELECT (SELECT s FROM strs WHERE id = resource_id),"
-	    " (SELECT s FROM strs WHERE id = subresource_id),"
-	    " (SELECT s FROM strs WHERE id = verb_id), code, count(*)"
-	    " FROM audit WHERE superseded = 0"
-	    " GROUP BY resource_id, subresource_id, verb_id, code ORDER BY 1, 2, 3, 4",
-	    cols, 5, 0, err);
+	return stats_table(st, out, "Lease and node requests:", stats_requests_sql,
+			   stats_requests_cols, STATS_NCOLS(stats_requests_cols), 0, err);
 }
 
 static int stats_others(struct lt_store *st, FILE *out, struct lt_error *err)
 {
-	static const struct stats_col cols[] = {{"resource", 't'}, {"verb", 't'}, {"count", 'n'}};
-
-	return stats_table(st, out,
-			   "Other resources (counted, not stored; --all-resources keeps them):",
-			   "SELECT resource, verb, sum(count) FROM resource_counts"
-			   " GROUP BY resource, verb ORDER BY 3 DESC, 1, 2",
-			   cols, 3, 0, err);
+	return stats_table(
+	    st, out,
+	    "Other resources (counted, not stored; --all-resources keeps them):", stats_others_sql,
+	    stats_others_cols, STATS_NCOLS(stats_others_cols), 0, err);
 }
 
 static int stats_sources(struct lt_store *st, FILE *out, struct lt_error *err)
 {
-	static const struct stats_col cols[] = {
-	    {"id", 'n'},      {"path", 't'},	 {"state", 't'},
-	    {"records", 'n'}, {"stored", 'n'},	 {"duplicates", 'n'},
-	    {"skipped", 'n'}, {"rejected", 'n'}, {"note", 't'}};
+	return stats_table(st, out, "Sources:", stats_sources_sql, stats_sources_cols,
+			   STATS_NCOLS(stats_sources_cols), 0, err);
+}
 
-	return stats_table(st, out, "Sources:",
-			   "SELECT id, path, state, records, stored, duplicates, skipped,"
-			   " rejected, note FROM sources ORDER BY id",
-			   cols, 9, 0, err);
+/* True when the store holds text logs: a store of audit events alone says nothing of them. */
+static int stats_has_logs(struct lt_store *st)
+{
+	struct lt_stmt *q;
+	int any;
+
+	if (lt_store_prepare(st, &q, "SELECT 1 FROM log_sources LIMIT 1", NULL) != 0)
+		return 0;
+	any = lt_stmt_step(q, NULL) == 1;
+	lt_stmt_free(q);
+	return any;
 }
 
 /* Text logs: per source, how many lines, which years (and by which rule), what range. */
 static int stats_logs(struct lt_store *st, FILE *out, struct lt_error *err)
 {
-	static const struct stats_col cols[] = {
-	    {"source", 'n'}, {"lines", 'n'},	 {"first", 'T'},
-	    {"last", 'T'},   {"year", 'n'},	 {"year_from", 't'},
-	    {"zone", 't'},   {"zone_from", 't'}, {"klog_time_differs", 'n'},
-	    {"node", 't'}};
-	static const struct stats_col kinds[] = {
-	    {"component", 't'}, {"kind", 't'}, {"lines", 'n'}, {"first", 'T'}, {"last", 'T'}};
-	struct lt_stmt *q;
-	int rc, any;
+	int rc;
 
-	/* a store of audit events alone says nothing about logs */
-	if (lt_store_prepare(st, &q, "SELECT 1 FROM log_sources LIMIT 1", NULL) != 0)
-		return 0;
-	any = lt_stmt_step(q, NULL) == 1;
-	lt_stmt_free(q);
-	if (!any)
+	if (!stats_has_logs(st))
 		return 0;
 	rc = stats_table(st, out,
 			 "Log lines (year, zone: for times written without one; klog_time_differs:"
 			 " lines whose klog time is over 2s from the journal's):",
-			 "SELECT source_id, lines, first_us, last_us, year, year_rule"
-			 " || CASE WHEN year_guess THEN ' (a guess)' ELSE '' END, zone, zone_from,"
-			 " klog_skew, node FROM log_sources ORDER BY source_id",
-			 cols, 10, 0, err);
-
+			 stats_logs_sql, stats_logs_cols, STATS_NCOLS(stats_logs_cols), 0, err);
 	if (rc != 0)
 		return rc;
-	return stats_table(st, out, "Log lines by kind:",
-			   "SELECT coalesce((SELECT s FROM strs WHERE id = component_id), '?'),"
-			   " (SELECT s FROM strs WHERE id = kind_id), count(*), min(ts_us),"
-			   " max(ts_us) FROM lines INDEXED BY lines_kind WHERE kind_id IS NOT NULL"
-			   " GROUP BY component_id, kind_id ORDER BY 1, 3 DESC, 2",
-			   kinds, 5, 0, err);
+	return stats_table(st, out, "Log lines by kind:", stats_kinds_sql, stats_kinds_cols,
+			   STATS_NCOLS(stats_kinds_cols), 0, err);
 }
 
 static int stats_rejects(struct lt_store *st, FILE *out, struct lt_error *err)
 {
-	static const struct stats_col cols[] = {
-	    {"source", 'n'}, {"line", 'n'}, {"offset", 'n'}, {"reason", 't'}};
-
-	return stats_table(st, out, "Rejected records (the first ones):",
-			   "SELECT source_id, line, offset, reason FROM rejects"
-			   " ORDER BY source_id, line LIMIT ?1",
-			   cols, 4, STATS_MAX_REJECTS, err);
+	return stats_table(st, out, "Rejected records (the first ones):", stats_rejects_sql,
+			   stats_rejects_cols, STATS_NCOLS(stats_rejects_cols), STATS_MAX_REJECTS,
+			   err);
 }
 
 /* Audit streams whose clock is off the first one's (queries-health-skew.c); only when one is. */
@@ -294,5 +312,145 @@ int lt_query_stats(struct lt_store *st, FILE *out, struct lt_error *err)
 		rc = stats_logs(st, out, err);
 	if (rc == 0)
 		rc = stats_rejects(st, out, err);
+	return rc;
+}
+
+/* ---- stats -o json ------------------------------------------------------- */
+
+/* One array of the JSON object: a table of the text form, every row (nodes too). */
+struct stats_section {
+	const char *key, *sql;
+	const struct stats_col *cols;
+	int ncols;
+	int64_t limit; /* bound to ?1 when the SQL has it */
+	int logs;      /* only when the store holds text logs */
+};
+
+static const struct stats_section stats_sections[] = {
+    {"nodes", stats_nodes_sql, stats_nodes_cols, STATS_NCOLS(stats_nodes_cols), INT64_MAX, 0},
+    {"lease_node_requests", stats_requests_sql, stats_requests_cols,
+     STATS_NCOLS(stats_requests_cols), 0, 0},
+    {"other_resources", stats_others_sql, stats_others_cols, STATS_NCOLS(stats_others_cols), 0, 0},
+    {"sources", stats_sources_sql, stats_sources_cols, STATS_NCOLS(stats_sources_cols), 0, 0},
+    {"log_sources", stats_logs_sql, stats_logs_cols, STATS_NCOLS(stats_logs_cols), 0, 1},
+    {"log_kinds", stats_kinds_sql, stats_kinds_cols, STATS_NCOLS(stats_kinds_cols), 0, 1},
+    {"rejects", stats_rejects_sql, stats_rejects_cols, STATS_NCOLS(stats_rejects_cols), INT64_MAX,
+     0},
+};
+
+/* A section's rows through the JSON printer; column names with '_' for ' '. */
+static int stats_json_section(struct lt_store *st, FILE *out, const struct stats_section *sec,
+			      struct lt_error *err)
+{
+	char names[16][32];
+	struct lt_col cols[16];
+	struct lt_cell cells[16];
+	struct lt_printer *p;
+	const struct lt_row_sink *sink;
+	struct lt_stmt *q;
+	int rc;
+
+	assert(sec->ncols <= 16);
+	if ((rc = lt_store_prepare(st, &q, sec->sql, err)) != 0)
+		return rc;
+	if (sec->limit > 0)
+		lt_stmt_bind_int(q, 1, sec->limit);
+	for (int i = 0; i < sec->ncols; i++) {
+		snprintf(names[i], sizeof names[i], "%s", sec->cols[i].name);
+		for (char *c = names[i]; *c; c++)
+			*c = *c == ' ' ? '_' : *c;
+		cols[i] = (struct lt_col){.name = names[i],
+					  .type = sec->cols[i].kind == 'T'   ? LT_CELL_TIME
+						  : sec->cols[i].kind == 'n' ? LT_CELL_INT
+									     : LT_CELL_TEXT};
+	}
+	fprintf(out, ",\n\"%s\":", sec->key);
+	p = lt_printer_new(LT_OUT_JSON, out);
+	sink = lt_printer_sink(p);
+	sink->begin(sink->ctx, cols, sec->ncols);
+	while ((rc = lt_stmt_step(q, err)) == 1) {
+		for (int i = 0; i < sec->ncols; i++)
+			cells[i] = lt_stmt_type(q, i) == LT_COL_NULL
+				       ? lt_cell_null()
+				       : stats_cell(q, i, sec->cols[i].kind);
+		sink->row(sink->ctx, cells);
+	}
+	sink->end(sink->ctx);
+	lt_printer_free(p);
+	lt_stmt_free(q);
+	return rc < 0 ? rc : 0;
+}
+
+/* A JSON string member "key":"value" (or null), after a comma when not first. */
+static void stats_json_string(FILE *out, const char *key, const char *v, int first)
+{
+	struct lt_buf b;
+
+	lt_buf_init(&b);
+	if (v != NULL)
+		lt_json_quote(&b, v, strlen(v));
+	fprintf(out, "%s\"%s\":%s", first ? "" : ",\n", key, v != NULL ? b.ptr : "null");
+	lt_buf_release(&b);
+}
+
+/* The summary members: store, first, last, requests, event_rows, source_count. */
+static int stats_json_summary(struct lt_store *st, FILE *out, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	char a[40], b[40];
+	int rc;
+
+	rc = lt_store_prepare(st, &q,
+			      "SELECT min(stage_us), max(stage_us), count(*),"
+			      " (SELECT count(*) FROM audit), (SELECT count(*) FROM sources)"
+			      " FROM audit WHERE superseded = 0",
+			      err);
+	if (rc != 0)
+		return rc;
+	if ((rc = lt_stmt_step(q, err)) == 1) {
+		int any = lt_stmt_int(q, 2) > 0;
+
+		lt_time_format(a, sizeof a, lt_stmt_int(q, 0));
+		lt_time_format(b, sizeof b, lt_stmt_int(q, 1));
+		stats_json_string(out, "store", lt_store_path(st), 1);
+		stats_json_string(out, "first", any ? a : NULL, 0);
+		stats_json_string(out, "last", any ? b : NULL, 0);
+		fprintf(out, ",\n\"requests\":%lld,\"event_rows\":%lld,\"source_count\":%lld",
+			(long long)lt_stmt_int(q, 2), (long long)lt_stmt_int(q, 3),
+			(long long)lt_stmt_int(q, 4));
+	}
+	lt_stmt_free(q);
+	return rc < 0 ? rc : 0;
+}
+
+/* "clock_offsets": the audit streams' estimated clock offsets (every one, 0 included). */
+static int stats_json_offsets(struct lt_store *st, FILE *out, struct lt_error *err)
+{
+	struct queries_health_offset off[16];
+	int n = queries_health_offsets(st, off, sizeof off / sizeof *off, err);
+
+	fputs(",\n\"clock_offsets\":[", out);
+	for (int i = 0; i < n; i++) {
+		fprintf(out, "%s{", i ? "," : "");
+		stats_json_string(out, "path", off[i].path, 1);
+		fprintf(out, ",\"offset_s\":%.6f,\"pairs\":%lld}", (double)off[i].offset_us / 1e6,
+			(long long)off[i].pairs);
+	}
+	fputs("]", out);
+	return n < 0 ? n : 0;
+}
+
+int lt_query_stats_json(struct lt_store *st, FILE *out, struct lt_error *err)
+{
+	int logs = stats_has_logs(st), rc;
+
+	fputc('{', out);
+	rc = stats_json_summary(st, out, err);
+	for (size_t i = 0; rc == 0 && i < sizeof stats_sections / sizeof *stats_sections; i++)
+		if (!stats_sections[i].logs || logs)
+			rc = stats_json_section(st, out, &stats_sections[i], err);
+	if (rc == 0)
+		rc = stats_json_offsets(st, out, err);
+	fputs("}\n", out);
 	return rc;
 }

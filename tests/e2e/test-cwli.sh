@@ -26,7 +26,7 @@ grep -qx '| filter latency_s > 0.25' slow.cwli || fail "slow threshold"
 
 # usage errors exit 2
 set +e
-"$bin" query --emit cwli no-such-query >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown query: not 2"
+"$bin" query --emit cwli no-such-query >/dev/null 2>&1; [ $? -eq 1 ] || fail "unknown query: not 1 (an unknown name is 1 everywhere)"
 "$bin" query --emit sql who-deleted >/dev/null 2>&1; [ $? -eq 2 ] || fail "--emit sql: not 2"
 set -e
 echo "e2e cwli: ok ($n queries)"

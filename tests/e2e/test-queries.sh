@@ -63,6 +63,6 @@ set +e
 "$bin" query --db fwd.db no-such-query 2>err; s1=$?
 "$bin" timeline --db fwd.db no-such-node 2>err2; s2=$?
 set -e
-[ "$s1" = 2 ] && grep -q "no canned query 'no-such-query'" err || fail "unknown query: $s1 $(cat err)"
+[ "$s1" = 1 ] && grep -q "no canned query 'no-such-query'" err || fail "unknown query: $s1 $(cat err)"
 [ "$s2" = 1 ] && grep -q "no lease or node named 'no-such-node'" err2 || fail "unknown node: $s2 $(cat err2)"
 echo "e2e queries: ok"

@@ -1,0 +1,81 @@
+# bash completion for leasetrail(1): commands, their options (as `leasetrail COMMAND --help`
+# lists them), option values, canned query names, and node and NAMESPACE/LEASE names from the
+# store (--db, else $LEASETRAIL_DB, else ./leasetrail.db).  The words come from the binary
+# being completed (`leasetrail __complete ...`), so they always match its version; names are
+# prefix-filtered by the store and hold only the characters of Kubernetes names.
+# Installed as share/bash-completion/completions/leasetrail; needs no bash-completion helpers.
+
+_leasetrail() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+	local bin=${COMP_WORDS[0]} cmd= i w
+	local -a db=()
+	bin=${bin/#\~/$HOME}
+	COMPREPLY=()
+	# the command (first word that is no option nor an option's value) and --db
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		w=${COMP_WORDS[i]}
+		case $w in
+		--db)
+			db=(--db "${COMP_WORDS[i + 1]}")
+			((i++))
+			;;
+		--db=*) db=(--db "${w#--db=}") ;;
+		-o | --output | --since | --until | --gap | --slow | --emit | --year | --utc-offset | --node)
+			((i++))
+			;;
+		-*) ;;
+		*) [[ -z $cmd ]] && cmd=$w ;;
+		esac
+	done
+	case $prev in
+	--db) return 0 ;; # files: complete -o default
+	-o | --output)
+		COMPREPLY=($(compgen -W "table csv json jsonl" -- "$cur"))
+		return 0
+		;;
+	--emit)
+		COMPREPLY=($(compgen -W "cwli" -- "$cur"))
+		return 0
+		;;
+	--node)
+		mapfile -t COMPREPLY < <("$bin" __complete names "${db[@]}" -- "$cur" 2>/dev/null)
+		return 0
+		;;
+	--since | --until | --gap | --slow | --year | --utc-offset)
+		compopt +o default 2>/dev/null
+		return 0
+		;;
+	esac
+	if [[ -z $cmd ]]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "--help --version" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$("$bin" __complete commands 2>/dev/null)" -- "$cur"))
+		fi
+		compopt +o default 2>/dev/null
+		return 0
+	fi
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$("$bin" __complete options "$cmd" 2>/dev/null)" -- "$cur"))
+		compopt +o default 2>/dev/null
+		return 0
+	fi
+	case $cmd in
+	ingest) ;; # files and directories: complete -o default
+	timeline)
+		mapfile -t COMPREPLY < <("$bin" __complete names "${db[@]}" -- "$cur" 2>/dev/null)
+		compopt +o default 2>/dev/null
+		;;
+	query)
+		COMPREPLY=($(compgen -W "$("$bin" __complete queries 2>/dev/null)" -- "$cur"))
+		compopt +o default 2>/dev/null
+		;;
+	help)
+		COMPREPLY=($(compgen -W "$("$bin" __complete commands 2>/dev/null)" -- "$cur"))
+		compopt +o default 2>/dev/null
+		;;
+	*) compopt +o default 2>/dev/null ;;
+	esac
+	return 0
+}
+complete -o default -F _leasetrail leasetrail
