@@ -151,7 +151,7 @@ static const struct lt_row_sink *tee_new(struct queries_tee *t, struct lt_row_si
 {
 	for (int f = LT_OUT_TABLE; f <= LT_OUT_JSONL; f++)
 		t->p[f] = lt_printer_new((enum lt_out_format)f, queries_null());
-	*sink = (struct lt_row_sink){tee_begin, tee_row, tee_end, t};
+	*sink = (struct lt_row_sink){.begin = tee_begin, .row = tee_row, .end = tee_end, .ctx = t};
 	return sink;
 }
 
