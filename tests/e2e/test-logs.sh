@@ -3,6 +3,9 @@
 # timeline, the log-based canned queries, year rules, node attribution, idempotence.
 #   UPDATE_GOLDEN=1 bash tests/e2e/test-logs.sh BIN CORPUS SAMPLES TMP  rewrites the goldens.
 set -euo pipefail
+# whether the input has a line that matches, read to its end (grep -q stops early: the
+# writer then dies of SIGPIPE, and pipefail would take that as its failure)
+seen() { [ "$(grep -c "$@")" != 0 ]; }
 bin=$1 corpus=$2 samples=$3 tmp=$4
 golden=$(cd "$(dirname "$0")/../golden/logs" && pwd)
 rm -rf "$tmp" && mkdir -p "$tmp" && cd "$tmp"
@@ -98,17 +101,17 @@ grep -qx '2023-12-31T23:55:03.116074Z,2024-01-01T00:04:57.462016Z,68' ny.txt || 
 "$bin" ingest -q --db hdr.db "$ny" >/dev/null
 "$bin" sql -o csv --db hdr.db "SELECT min(ts), max(ts), count(*) FROM logs" >hdr.txt
 grep -qx '2023-12-31T23:55:03.116074Z,2024-01-01T00:04:57.462016Z,68' hdr.txt || fail "rollover by header: $(cat hdr.txt)"
-"$bin" sql -o csv --db hdr.db "SELECT year, year_rule FROM log_sources" | grep -qx '2023,journal header' \
+"$bin" sql -o csv --db hdr.db "SELECT year, year_rule FROM log_sources" | seen -x '2023,journal header' \
   || fail "header rule: $("$bin" sql -o csv --db hdr.db "SELECT year, year_rule FROM log_sources")"
 # without the header, the dates containerd writes in its lines (issue 15: they outrank the mtime)
 grep -v '^-- ' "$ny" >said.log && touch -d '2026-01-01T00:10:00Z' said.log
 "$bin" ingest -q --db said.db said.log >/dev/null 2>&1
-"$bin" sql -o csv --db said.db "SELECT year, year_rule FROM log_sources" | grep -qx '2023,a date in its lines' \
+"$bin" sql -o csv --db said.db "SELECT year, year_rule FROM log_sources" | seen -x '2023,a date in its lines' \
   || fail "line-date rule: $("$bin" sql -o csv --db said.db "SELECT year, year_rule FROM log_sources")"
 # without those either, the file's mtime
 grep -v -e '^-- ' -e 'time="' "$ny" >mtime.log && touch -d '2024-01-01T00:10:00Z' mtime.log
 "$bin" ingest -q --db mt.db mtime.log >/dev/null
-"$bin" sql -o csv --db mt.db "SELECT year, year_rule FROM log_sources" | grep -qx '2023,file mtime' \
+"$bin" sql -o csv --db mt.db "SELECT year, year_rule FROM log_sources" | seen -x '2023,file mtime' \
   || fail "mtime rule: $("$bin" sql -o csv --db mt.db "SELECT year, year_rule FROM log_sources")"
 
 # --utc-offset: a node two hours east of UTC; a bad offset is a usage error
@@ -164,7 +167,9 @@ grep -q '0.log: ingested, 76 records, 76 stored' pods.out || fail "CRI parts: $(
 "$bin" ingest --db c.db "$corpus/kubelet" "$corpus/audit/eks-lease-blog_audit_pretty_node-delete-lease-gc.json" \
   >corpus.out 2>corpus.err || fail "corpus ingest failed ($?): $(cat corpus.err)"
 # every line is kept: the header-less fragment at the time of the line after it
-[ ! -s corpus.err ] || fail "the real logs must ingest without a rejected line: $(cat corpus.err)"
+# (the CST headers' zone guesses are notes on stderr, not rejects: test-zones.sh checks them)
+grep -v ': zone CST: CST means ' corpus.err >corpus.rej || true
+[ ! -s corpus.rej ] || fail "the real logs must ingest without a rejected line: $(cat corpus.rej)"
 frag=$("$bin" sql --db c.db -o csv "SELECT l.line AS a, l.ts_us = (SELECT ts_us FROM logs AS n"\
 " WHERE n.source_id = l.source_id AND n.line = 2) AS b, l.severity IS NULL AS c, l.kind IS NULL AS d"\
 " FROM logs AS l JOIN sources AS s ON s.id = l.source_id"\
