@@ -54,6 +54,11 @@ sources=(
 	cw-csv:tests/corpus/cloudwatch/insights-console-export_Juan-Cartagena_lambda_logs-insights-results.csv
 	cw-filter-eks:samples/cloudwatch/filter-log-events.json
 	bad:samples/bad/malformed.log
+	aks-lines:tests/corpus/aks/dynatrace-log-forwarder_PT1H.json
+	aks-eventhub:tests/corpus/aks/dynatrace-log-forwarder_eventhub.json
+	gke-array:tests/corpus/gke/khi_gcloud-logging-read.json
+	gke-sink:tests/corpus/gke/khi_sink.json
+	cw-containerinsights:tests/corpus/cloudwatch/containerinsights_dataplane_s3-export.txt
 )
 
 i=0
