@@ -42,15 +42,33 @@ int parser_text_untimed(struct parser_textlog *t, const char *s, size_t n,
 
 	if (t->last_ts != 0)
 		return untimed_emit(t, s, n, at, t->last_ts);
-	if (t->nheld == PARSER_TEXT_HELD || t->held.len + n > PARSER_TEXT_HELD_BYTES)
+	if (t->nheld == PARSER_TEXT_HELD ||
+	    t->held.len + n + at->ext_id.len + at->stream.len > PARSER_TEXT_HELD_BYTES)
 		return parser_text_reject(t, at, reason);
 	h = &t->held_at[t->nheld++];
 	h->at = *at;
 	h->start = t->held.len;
 	h->len = n;
 	h->reason = reason;
+	/* the envelope's strings live only as long as its record: keep copies */
 	lt_buf_append(&t->held, s, n);
+	lt_buf_append(&t->held, at->ext_id.ptr ? at->ext_id.ptr : "", at->ext_id.len);
+	lt_buf_append(&t->held, at->stream.ptr ? at->stream.ptr : "", at->stream.len);
 	return 0;
+}
+
+/* Where held line h was, its strings in the held buffer as it now is. */
+static struct lt_where untimed_where(const struct parser_textlog *t,
+				     const struct parser_text_held *h)
+{
+	struct lt_where at = h->at;
+	const char *copy = t->held.ptr + h->start + h->len;
+
+	if (at.ext_id.ptr != NULL)
+		at.ext_id.ptr = copy;
+	if (at.stream.ptr != NULL)
+		at.stream.ptr = copy + at.ext_id.len;
+	return at;
 }
 
 int parser_text_untimed_flush(struct parser_textlog *t, int64_t ts)
@@ -59,9 +77,10 @@ int parser_text_untimed_flush(struct parser_textlog *t, int64_t ts)
 
 	for (size_t i = 0; i < t->nheld && rc == 0; i++) {
 		const struct parser_text_held *h = &t->held_at[i];
+		struct lt_where at = untimed_where(t, h);
 
-		rc = ts != 0 ? untimed_emit(t, t->held.ptr + h->start, h->len, &h->at, ts)
-			     : parser_text_reject(t, &h->at, h->reason);
+		rc = ts != 0 ? untimed_emit(t, t->held.ptr + h->start, h->len, &at, ts)
+			     : parser_text_reject(t, &at, h->reason);
 	}
 	t->nheld = 0;
 	lt_buf_reset(&t->held);

@@ -24,8 +24,8 @@
 
 /* One such line: where it is, its bytes in the held buffer, why it would be rejected. */
 struct parser_text_held {
-	struct lt_where at;
-	size_t start, len;
+	struct lt_where at; /* its ext_id and stream point into held (rebased when handed on) */
+	size_t start, len;  /* the line, then ext_id's and stream's bytes, in held */
 	const char *reason;
 };
 
