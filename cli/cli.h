@@ -136,6 +136,12 @@ int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
 /* Prints "leasetrail: MSG" on stderr, sanitized; returns status. */
 int cli_error(int status, const struct lt_error *err);
 
+/*
+ * Frees p after a result printed to stdout; rc, or LT_ERR_IO in err when a write failed
+ * (a full disk), except EPIPE: a reader that has read enough is no failure.
+ */
+int cli_printer_done(struct lt_printer *p, int rc, struct lt_error *err);
+
 /* Prints "leasetrail CMD: MSG" and a hint to --help; returns LT_EXIT_USAGE. */
 int cli_usage_error(const struct lt_cmd *cmd, const char *msg);
 

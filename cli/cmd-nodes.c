@@ -6,8 +6,7 @@ static int nodes_do(struct lt_store *st, struct cli_query *q, struct lt_error *e
 	struct lt_printer *p = lt_printer_new(q->opts.fmt, stdout);
 	int rc = lt_query_nodes(st, &q->opts, lt_printer_sink(p), err);
 
-	lt_printer_free(p);
-	return rc;
+	return cli_printer_done(p, rc, err);
 }
 
 static int nodes_run(const struct lt_cmd *cmd, int argc, char **argv)

@@ -9,8 +9,8 @@ static int query_do(struct lt_store *st, struct cli_query *q, struct lt_error *e
 	struct lt_printer *p = lt_printer_new(q->opts.fmt, stdout);
 	int rc = lt_query_canned(st, q->args[0], &q->opts, lt_printer_sink(p), err);
 
-	lt_printer_free(p);
-	return rc; /* query_run checked the name: an unknown one is 1, as everywhere */
+	/* query_run checked the name: an unknown one is 1, as everywhere */
+	return cli_printer_done(p, rc, err);
 }
 
 /*
@@ -58,6 +58,7 @@ static int query_list(enum lt_out_format fmt)
 					     {.name = "summary", .type = LT_CELL_TEXT}};
 	struct lt_printer *p;
 	const struct lt_row_sink *out;
+	struct lt_error err = {0};
 
 	if (fmt == LT_OUT_TABLE) {
 		for (const struct lt_canned *c = lt_canned_list(); c->name; c++)
@@ -71,7 +72,8 @@ static int query_list(enum lt_out_format fmt)
 		out->row(out->ctx,
 			 (const struct lt_cell[]){lt_cell_text(c->name), lt_cell_text(c->summary)});
 	out->end(out->ctx);
-	lt_printer_free(p);
+	if (cli_printer_done(p, 0, &err) != 0)
+		return cli_error(LT_EXIT_FAIL, &err);
 	return LT_EXIT_OK;
 }
 

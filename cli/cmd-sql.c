@@ -62,7 +62,7 @@ static int sql_print(struct lt_store *st, const char *sql, const struct lt_query
 {
 	struct lt_printer *p;
 	struct lt_stmt *q;
-	int rc, werr;
+	int rc;
 
 	if ((rc = lt_store_prepare(st, &q, sql, err)) != 0)
 		return rc;
@@ -72,13 +72,8 @@ static int sql_print(struct lt_store *st, const char *sql, const struct lt_query
 	}
 	p = lt_printer_new(o->fmt, stdout);
 	rc = sql_rows(q, lt_printer_sink(p), err);
-	werr = lt_printer_error(p);
-	lt_printer_free(p);
 	lt_stmt_free(q);
-	/* a reader that has read enough (`| head`) is no failure: stop, quietly */
-	if (rc == 0 && werr != 0 && werr != EPIPE)
-		rc = lt_error_set(err, LT_ERR_IO, "cannot write the output: %s", strerror(werr));
-	return rc;
+	return cli_printer_done(p, rc, err);
 }
 
 /* --timeout: seconds ("30", "2.5") or a duration ("2m", "1m30s"); 0 or LT_ERR_USAGE. */

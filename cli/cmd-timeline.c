@@ -6,8 +6,7 @@ static int timeline_do(struct lt_store *st, struct cli_query *q, struct lt_error
 	struct lt_printer *p = lt_printer_new(q->opts.fmt, stdout);
 	int rc = lt_query_timeline(st, q->args[0], &q->opts, lt_printer_sink(p), err);
 
-	lt_printer_free(p);
-	return rc;
+	return cli_printer_done(p, rc, err);
 }
 
 static int timeline_run(const struct lt_cmd *cmd, int argc, char **argv)

@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <string.h>
 
 static int help_run(const struct lt_cmd *cmd, int argc, char **argv);
@@ -44,6 +45,16 @@ int cli_error(int status, const struct lt_error *err)
 	lt_print_safe(stderr, err->msg, strlen(err->msg), 0);
 	fputc('\n', stderr);
 	return status;
+}
+
+int cli_printer_done(struct lt_printer *p, int rc, struct lt_error *err)
+{
+	int werr = lt_printer_error(p);
+
+	lt_printer_free(p);
+	if (rc == 0 && werr != 0 && werr != EPIPE)
+		rc = lt_error_set(err, LT_ERR_IO, "cannot write the output: %s", strerror(werr));
+	return rc;
 }
 
 int cli_usage_error(const struct lt_cmd *cmd, const char *msg)
@@ -137,17 +148,36 @@ static int help_run(const struct lt_cmd *cmd, int argc, char **argv)
 	return LT_EXIT_OK;
 }
 
+/*
+ * A full disk under `> report.txt` must not pass for success: every command's output is
+ * checked once, here, after the command (the printers stop at their first failed write,
+ * which leaves stdout's error flag set).  A reader that has read enough (`| head` with
+ * SIGPIPE ignored by the caller) is no failure.
+ */
+static int cli_finish_output(int status)
+{
+	int failed, e;
+
+	errno = 0;
+	failed = fflush(stdout) != 0 || ferror(stdout);
+	e = errno != 0 ? errno : EIO;
+	if (!failed || e == EPIPE || status != LT_EXIT_OK)
+		return status;
+	fprintf(stderr, "leasetrail: cannot write the output: %s\n", strerror(e));
+	return LT_EXIT_FAIL;
+}
+
 int main(int argc, char **argv)
 {
 	const struct lt_cmd *cmd;
 
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		cli_overview(argc < 2 ? stderr : stdout);
-		return argc < 2 ? LT_EXIT_USAGE : LT_EXIT_OK;
+		return argc < 2 ? LT_EXIT_USAGE : cli_finish_output(LT_EXIT_OK);
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)
-		return lt_cmd_version.run(&lt_cmd_version, 1, argv + 1);
+		return cli_finish_output(lt_cmd_version.run(&lt_cmd_version, 1, argv + 1));
 	if ((cmd = cli_find(argv[1])) == NULL)
 		return cli_unknown_command(argv[1]);
-	return cmd->run(cmd, argc - 1, argv + 1);
+	return cli_finish_output(cmd->run(cmd, argc - 1, argv + 1));
 }

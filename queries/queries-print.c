@@ -56,13 +56,25 @@ struct lt_printer {
 
 /* ---- writing ------------------------------------------------------------ */
 
+/*
+ * Records the first failed write.  A closed pipe (EPIPE, when the caller ignores SIGPIPE)
+ * means the reader has read enough: the stream's error flag is cleared so that the
+ * program's last check of stdout does not take it for a full disk.
+ */
+static void print_failed(struct lt_printer *p)
+{
+	p->werr = errno != 0 ? errno : EIO;
+	if (p->werr == EPIPE)
+		clearerr(p->f);
+}
+
 static void print_write(struct lt_printer *p, const char *s, size_t n)
 {
 	if (p->werr != 0 || n == 0)
 		return;
 	errno = 0;
 	if (fwrite(s, 1, n, p->f) != n)
-		p->werr = errno != 0 ? errno : EIO;
+		print_failed(p);
 }
 
 /* Writes the row built in p->line. */
@@ -364,8 +376,9 @@ static void printer_end(void *ctx)
 		table_flush(p);
 	else if (p->fmt == LT_OUT_JSON && p->names != NULL)
 		print_write(p, p->nrows ? "\n]\n" : "]\n", p->nrows ? 3 : 2);
+	errno = 0;
 	if (p->werr == 0 && fflush(p->f) != 0)
-		p->werr = errno != 0 ? errno : EIO;
+		print_failed(p);
 	printer_reset(p);
 }
 

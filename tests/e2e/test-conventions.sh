@@ -124,4 +124,27 @@ jq -e '.exit_status == 3 and (.files | length) == 3 and .totals.rejected > 0 and
 jq -e '.exit_status == 0 and (.files | map(.status) | unique) == ["duplicate"]' ingest2.json \
 	>/dev/null || fail "ingest --json again: $(cat ingest2.json)"
 
+# A failed write is a failure (a full disk under `> report`): every command that prints says so
+# and exits 1; a reader that stops early, with SIGPIPE ignored by the caller, is no failure.
+node=ip-10-0-241-171.ec2.internal
+for args in "nodes" "nodes -o json" "stats" "stats -o json" "timeline $node" \
+	"timeline $node -o csv" "query orphaned-kubelets" "query --list" "query --list -o json" \
+	"show 1" "sql SELECT\ 1" "help" "version"; do
+	eval "set -- $args"
+	set +e
+	"$bin" "$@" --db s.db >/dev/full 2>err
+	got=$?
+	set -e
+	[ "$got" = 1 ] || fail "leasetrail $args >/dev/full: exit $got, want 1 ($(cat err))"
+	grep -qF "cannot write the output: No space left on device" err ||
+		fail "leasetrail $args >/dev/full: $(cat err)"
+done
+set +e
+(trap '' PIPE && "$bin" sql --db s.db "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1
+	FROM n WHERE i < 200000) SELECT i FROM n" 2>err | head -1 >/dev/null
+	exit "${PIPESTATUS[0]}")
+got=$?
+set -e
+[ "$got" = 0 ] && [ ! -s err ] || fail "a closed pipe with SIGPIPE ignored: exit $got, $(cat err)"
+
 echo "e2e conventions: ok"
