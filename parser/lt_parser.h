@@ -329,4 +329,12 @@ void lt_json_writer_null(struct lt_json_writer *w);
 /* Appends the text of the whole value written since the last take to out. */
 void lt_json_writer_take(struct lt_json_writer *w, struct lt_buf *out);
 
+/*
+ * Whether text[0..len) is valid JSON in valid UTF-8 (yajl's parser, strict:
+ * no comments): one value when values is 1, any number of whitespace-separated
+ * values (JSON lines) when it is more.  0, or LT_ERR_FORMAT.  The check the
+ * output tests and the queries fuzz target make of every JSON printed.
+ */
+int lt_json_check(const char *text, size_t len, int values);
+
 #endif

@@ -115,3 +115,18 @@ void lt_json_writer_take(struct lt_json_writer *w, struct lt_buf *out)
 	yajl_gen_clear(w->g);
 	yajl_gen_reset(w->g, NULL);
 }
+
+int lt_json_check(const char *text, size_t len, int values)
+{
+	yajl_alloc_funcs allocs = write_allocs; /* yajl_alloc takes them non-const */
+	yajl_handle h = yajl_alloc(NULL, &allocs, NULL);
+	yajl_status st;
+
+	assert(h != NULL);
+	yajl_config(h, yajl_allow_multiple_values, values > 1);
+	st = yajl_parse(h, (const unsigned char *)text, len);
+	if (st == yajl_status_ok)
+		st = yajl_complete_parse(h);
+	yajl_free(h);
+	return st == yajl_status_ok ? 0 : LT_ERR_FORMAT;
+}

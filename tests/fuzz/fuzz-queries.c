@@ -118,9 +118,16 @@ static void queries_sql(struct lt_store *st, const char *sql, const struct lt_ro
 	lt_stmt_free(q);
 }
 
-/* One result into the four printers at once: a query runs once, every writer prints it. */
+/*
+ * One result into the four printers at once: a query runs once, every writer prints it.
+ * Table and CSV go to /dev/null; JSON and JSON lines to memory, checked to be valid JSON
+ * in valid UTF-8 (one array; one value a line) whatever bytes the store holds.
+ */
 struct queries_tee {
 	struct lt_printer *p[LT_OUT_JSONL + 1];
+	FILE *mem[LT_OUT_JSONL + 1];
+	char *text[LT_OUT_JSONL + 1];
+	size_t len[LT_OUT_JSONL + 1];
 };
 
 static void tee_begin(void *ctx, const struct lt_col *cols, int ncols)
@@ -147,18 +154,41 @@ static void tee_end(void *ctx)
 		lt_printer_sink(t->p[f])->end(lt_printer_sink(t->p[f])->ctx);
 }
 
+static int tee_in_memory(int f)
+{
+	return f == LT_OUT_JSON || f == LT_OUT_JSONL;
+}
+
 static const struct lt_row_sink *tee_new(struct queries_tee *t, struct lt_row_sink *sink)
 {
-	for (int f = LT_OUT_TABLE; f <= LT_OUT_JSONL; f++)
-		t->p[f] = lt_printer_new((enum lt_out_format)f, queries_null());
+	*t = (struct queries_tee){0};
+	for (int f = LT_OUT_TABLE; f <= LT_OUT_JSONL; f++) {
+		FILE *out = queries_null();
+
+		if (tee_in_memory(f) &&
+		    (out = t->mem[f] = open_memstream(&t->text[f], &t->len[f])) == NULL)
+			fuzz_fail("open_memstream", NULL);
+		t->p[f] = lt_printer_new((enum lt_out_format)f, out);
+	}
 	*sink = (struct lt_row_sink){.begin = tee_begin, .row = tee_row, .end = tee_end, .ctx = t};
 	return sink;
 }
 
-static void tee_free(struct queries_tee *t)
+static void tee_free(struct queries_tee *t, const char *what)
 {
-	for (int f = LT_OUT_TABLE; f <= LT_OUT_JSONL; f++)
+	for (int f = LT_OUT_TABLE; f <= LT_OUT_JSONL; f++) {
 		lt_printer_free(t->p[f]);
+		if (!tee_in_memory(f))
+			continue;
+		if (fclose(t->mem[f]) != 0)
+			fuzz_fail("fclose of a memory stream", what);
+		/* nothing at all when the query printed no result (a target not found) */
+		if (t->len[f] != 0 &&
+		    lt_json_check(t->text[f], t->len[f], f == LT_OUT_JSON ? 1 : 2) != 0)
+			fuzz_fail(f == LT_OUT_JSON ? "invalid JSON printed" : "invalid JSON lines",
+				  what);
+		free(t->text[f]);
+	}
 }
 
 /* Every printed command, each result through every printer. */
@@ -177,7 +207,7 @@ static void queries_print(struct lt_store *st, struct lt_query_opts *o, char **t
 	do {                                                                                       \
 		const struct lt_row_sink *out = tee_new(&tee, &sink);                              \
 		queries_ok((call), &err, what);                                                    \
-		tee_free(&tee);                                                                    \
+		tee_free(&tee, what);                                                              \
 	} while (0)
 	QUERIES_RUN(lt_query_nodes(st, o, out, &err), "nodes");
 	for (const struct lt_canned *c = lt_canned_list(); c->name != NULL; c++)

@@ -357,6 +357,23 @@ static void test_json_writer(void **state)
 	lt_json_writer_free(NULL);
 }
 
+/* The check every printed JSON passes: valid JSON, valid UTF-8, one value or JSON lines. */
+static void test_json_check(void **state)
+{
+	static const char one[] = "[{\"a\":\"caf\xc3\xa9\"},null]\n";
+	static const char lines[] = "{\"a\":1}\n{\"a\":2}\n";
+	static const char bad_utf8[] = "[\"\xff\"]";
+	static const char cut[] = "[{\"a\":1}";
+
+	(void)state;
+	assert_int_equal(lt_json_check(one, sizeof one - 1, 1), 0);
+	assert_int_equal(lt_json_check(lines, sizeof lines - 1, 2), 0);
+	assert_int_equal(lt_json_check(lines, sizeof lines - 1, 1), LT_ERR_FORMAT);
+	assert_int_equal(lt_json_check(bad_utf8, sizeof bad_utf8 - 1, 1), LT_ERR_FORMAT);
+	assert_int_equal(lt_json_check(cut, sizeof cut - 1, 1), LT_ERR_FORMAT);
+	assert_int_equal(lt_json_check("[1] // c", 8, 1), LT_ERR_FORMAT);
+}
+
 static void test_sniff(void **state)
 {
 	(void)state;
@@ -502,6 +519,7 @@ int main(void)
 	    cmocka_unit_test(test_frame_zeroed_blocks),
 	    cmocka_unit_test(test_input_identity),
 	    cmocka_unit_test(test_json_writer),
+	    cmocka_unit_test(test_json_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
