@@ -329,7 +329,8 @@ void lt_ingest_meter_text(struct lt_buf *b, const struct lt_ingest_meter *m);
 void lt_ingest_totals_text(struct lt_buf *b, const struct lt_ingest_totals *t, double secs);
 
 /*
- * `leasetrail rebuild`: every lifecycle's tables rebuilt from the stored
+ * `leasetrail rebuild`: the text sources' years and zones weighed again
+ * (lt_store_redate), then every lifecycle's tables rebuilt from the stored
  * events, each in one transaction (the derived tables are never half
  * updated), and the store's views brought up to this version's.
  */

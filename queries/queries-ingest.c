@@ -222,6 +222,7 @@ int lt_ingest_run(struct lt_store *st, char *const *paths, size_t n,
 	ingest_paths(st, paths, n, &in);
 	if (hooks != NULL && hooks->on_loaded != NULL)
 		hooks->on_loaded(totals, ingest_now() - in.started, hooks->ctx);
+	queries_test_die_at("before-redate");
 	if ((rc = lt_store_redate(st, &redate, err)) != 0) {
 		ingest_report(&in, rc, err);
 		return rc;

@@ -144,6 +144,10 @@ int lt_rebuild_all(struct lt_store *st, struct lt_error *err)
 {
 	int rc = queries_lifecycles_ensure(st, err);
 
+	/* the lines' years and zones first: an ingest killed before it weighed them again
+	   leaves lines at a guessed year, and every lifecycle reads their times */
+	if (rc == 0)
+		rc = lt_store_redate(st, NULL, err);
 	return rc != 0 ? rc : queries_lifecycles_update(st, QUERIES_UPDATE_ALL, NULL, err);
 }
 
