@@ -268,6 +268,56 @@ extern const struct parser_envelope parser_aks_envelope;
 /* Google Cloud Logging LogEntries of a GKE cluster (parser-gke.c). */
 extern const struct parser_envelope parser_gke_envelope;
 
+/* ---- query engines' result rows (parser-results.c) --------------------- */
+
+/*
+ * One cell of a result row: a column name (a dotted path for a nested JSON
+ * value) and its value, as a string (JSON escapes or CSV quoting undone), a
+ * number or boolean as written, or the JSON text of an object or array.
+ */
+enum parser_res_type {
+	PARSER_RES_NULL = 0,
+	PARSER_RES_STR,
+	PARSER_RES_NUM,
+	PARSER_RES_BOOL,
+	PARSER_RES_JSON,
+};
+
+struct parser_res_cell {
+	struct lt_str name, value;
+	enum parser_res_type type;
+	int top; /* a column of the row, not a value nested in one */
+};
+
+/* Which table a row comes from, by its column names. */
+enum parser_res_kind {
+	PARSER_RES_NONE = 0,
+	PARSER_RES_AKSAUDIT,	 /* Log Analytics AKSAudit, AKSAuditAdmin */
+	PARSER_RES_AZDIAG,	 /* Log Analytics AzureDiagnostics (log_s, Category) */
+	PARSER_RES_CONTROLPLANE, /* Log Analytics AKSControlPlane (Category, Message) */
+	PARSER_RES_BIGQUERY,	 /* BigQuery over a Cloud Logging sink (protopayload_auditlog) */
+};
+
+enum parser_res_kind parser_res_kind_of(const struct parser_res_cell *cells, size_t n);
+const char *parser_res_kind_name(enum parser_res_kind kind);
+
+struct parser_res_decoder;
+
+struct parser_res_decoder *parser_res_new(void);
+void parser_res_free(struct parser_res_decoder *d);
+
+/*
+ * A row of table kind into the audit Event or the log line it stands for;
+ * strings borrowed from the cells and the decoder until its next call.
+ * LT_ERR_FORMAT with a one-line reason (the column that is missing or bad).
+ */
+int parser_res_decode_cells(struct parser_res_decoder *d, enum parser_res_kind kind,
+			    const struct parser_res_cell *cells, size_t n,
+			    struct parser_env_record *out, char *reason, size_t size);
+
+/* Result rows exported as JSON (an array of row objects, or JSON lines). */
+extern const struct parser_envelope parser_res_envelope;
+
 /*
  * True when the top-level keys of the JSON object at json include every
  * key of all[] and at least one of any[] (any NULL: none needed); lists
@@ -298,7 +348,10 @@ int parser_logwrap_parse(struct parser_logwrap *out, struct lt_buf *arena, const
 
 /* ---- Logs Insights CSV exports (RFC 4180) ------------------------------ */
 
-/* True when buf starts with a CSV header naming @message (any column order). */
+/*
+ * True when buf starts with a CSV header naming @message or message (any
+ * column order), or the columns of a result table parser_res_kind_of knows.
+ */
 int parser_csv_sniff(const char *buf, size_t len);
 
 struct parser_csv_ops {
@@ -306,6 +359,12 @@ struct parser_csv_ops {
 	int (*record)(const struct parser_cw_record *rec, uint64_t line, uint64_t offset,
 		      void *ctx);
 	int (*reject)(uint64_t line, uint64_t offset, const char *reason, void *ctx);
+	/*
+	 * One data row of a query engine's result table (the header named one);
+	 * NULL: such rows are rejected.
+	 */
+	int (*row)(enum parser_res_kind kind, const struct parser_res_cell *cells, size_t n,
+		   uint64_t line, uint64_t offset, void *ctx);
 };
 
 struct parser_csv;

@@ -88,6 +88,7 @@ enum run_mode { RUN_UNDECIDED, RUN_AUDIT, RUN_JOURNAL, RUN_CLOUDWATCH, RUN_JSONL
 /* Cloud envelopes, recognised by their first record before any other JSON shape. */
 static const struct parser_envelope *const run_envelopes[] = {
     &parser_aks_envelope,
+    &parser_res_envelope, /* before GKE: a BigQuery row may have logName and textPayload */
     &parser_gke_envelope,
 };
 
@@ -102,6 +103,7 @@ struct run_ctx {
 	struct parser_textlog *text;	   /* journal and CloudWatch messages that are log lines */
 	const struct parser_envelope *env; /* with RUN_ENVELOPE */
 	void *envdec;
+	struct parser_res_decoder *resdec; /* rows of a result table in CSV */
 	enum run_mode mode;
 	enum parser_cw_shape shape;
 	uint64_t index; /* records seen */
@@ -187,16 +189,15 @@ static int run_cloudwatch(struct run_ctx *r, const struct parser_cw_record *rec,
 	return parser_textlog_message(r->text, &ln, m, n, at);
 }
 
-/* A cloud envelope's record: the audit Event or the log line it holds, and where it came from. */
-static int run_envelope(struct run_ctx *r, const char *text, size_t len, struct lt_where *at)
+/* A decoded envelope record or result row: the audit Event or the log line it holds. */
+static int run_env_record(struct run_ctx *r, const struct parser_env_record *rec_,
+			  struct lt_where *at)
 {
-	struct parser_env_record rec;
+	const struct parser_env_record rec = *rec_;
 	struct lt_audit_event ev;
 	struct lt_log_line ln;
 	char reason[256];
 
-	if (r->env->decode(r->envdec, &rec, text, len, reason, sizeof reason) != 0)
-		return r->sink->reject(at, reason, r->sink_ctx);
 	at->ext_id = rec.ext_id;
 	at->stream = rec.stream;
 	if (rec.kind == PARSER_ENV_AUDIT) {
@@ -217,6 +218,17 @@ static int run_envelope(struct run_ctx *r, const char *text, size_t len, struct 
 	ln.ident = rec.ident;
 	ln.pid = rec.pid;
 	return parser_textlog_message(r->text, &ln, rec.message.ptr, rec.message.len, at);
+}
+
+/* A cloud envelope's record: the audit Event or the log line it holds, and where it came from. */
+static int run_envelope(struct run_ctx *r, const char *text, size_t len, struct lt_where *at)
+{
+	struct parser_env_record rec;
+	char reason[256];
+
+	if (r->env->decode(r->envdec, &rec, text, len, reason, sizeof reason) != 0)
+		return r->sink->reject(at, reason, r->sink_ctx);
+	return run_env_record(r, &rec, at);
 }
 
 /* The first record decides what every record of the file is. */
@@ -294,7 +306,30 @@ static int run_csv_record(const struct parser_cw_record *rec, uint64_t line, uin
 	return run_cloudwatch(r, rec, &at);
 }
 
-static const struct parser_csv_ops run_csv_ops = {run_csv_record, run_reject};
+/* A row of a query engine's result table exported as CSV. */
+static int run_csv_row(enum parser_res_kind kind, const struct parser_res_cell *cells, size_t n,
+		       uint64_t line, uint64_t offset, void *ctx)
+{
+	struct run_ctx *r = ctx;
+	struct lt_where at = run_where(r, line, offset);
+	struct parser_env_record rec;
+	char reason[256];
+
+	r->index++;
+	if (offset < r->sink->resume_offset)
+		return 0;
+	if (r->resdec == NULL)
+		r->resdec = parser_res_new();
+	if (parser_res_decode_cells(r->resdec, kind, cells, n, &rec, reason, sizeof reason) != 0)
+		return r->sink->reject(&at, reason, r->sink_ctx);
+	return run_env_record(r, &rec, &at);
+}
+
+static const struct parser_csv_ops run_csv_ops = {
+    .record = run_csv_record,
+    .row = run_csv_row,
+    .reject = run_reject,
+};
 
 /* The framer, the CSV reader or the text reader: whichever the format needs. */
 struct run_reader {
@@ -390,6 +425,7 @@ static int run_format(struct run_ctx *r, enum lt_format fmt, char *buf, size_t g
 	parser_audit_decoder_free(r->dec);
 	parser_journal_decoder_free(r->jdec);
 	parser_cw_decoder_free(r->cwdec);
+	parser_res_free(r->resdec);
 	if (r->env != NULL)
 		r->env->decoder_free(r->envdec);
 	return rc;

@@ -161,7 +161,7 @@ static int on_csv_reject(uint64_t line, uint64_t offset, const char *reason, voi
 	return seen_reject(ctx, line, reason);
 }
 
-static const struct parser_csv_ops csv_ops = {on_csv_record, on_csv_reject};
+static const struct parser_csv_ops csv_ops = {.record = on_csv_record, .reject = on_csv_reject};
 
 static void csv_run(struct seen *s, const char *text, size_t len, size_t chunk)
 {
