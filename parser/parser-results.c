@@ -211,6 +211,7 @@ struct parser_res_decoder {
 	size_t nslots, cap;
 	struct parser_res_cell *cells;
 	size_t ccap;
+	enum parser_res_kind kind; /* of the first JSON row */
 	yajl_handle h;
 	const char *json;
 	int depth;
@@ -815,7 +816,12 @@ static int res_env_decode(void *dec, struct parser_env_record *out, const char *
 	out->pid = -1;
 	if ((rc = res_walk(d, json, len, reason, size)) != 0)
 		return rc;
+	/* the first row names the table; a later row missing a key column is still of it */
 	kind = parser_res_kind_of(d->cells, d->nslots);
+	if (kind == PARSER_RES_NONE)
+		kind = d->kind;
+	else if (d->kind == PARSER_RES_NONE)
+		d->kind = kind;
 	rc = parser_res_decode_cells(d, kind, d->cells, d->nslots, out, reason, size);
 	if (rc == 0 && kind != PARSER_RES_BIGQUERY && out->kind == PARSER_ENV_LOG)
 		out->raw = (struct lt_str){json, len}; /* the row, _ResourceId and all */
