@@ -59,7 +59,28 @@ sources=(
 	gke-array:tests/corpus/gke/khi_gcloud-logging-read.json
 	gke-sink:tests/corpus/gke/khi_sink.json
 	cw-containerinsights:tests/corpus/cloudwatch/containerinsights_dataplane_s3-export.txt
+	la-aksaudit-json:tests/corpus/results/la-aksaudit_dynatrace_az-query.json
+	la-aksaudit-csv:tests/corpus/results/la-aksaudit_dynatrace_portal.csv
+	la-azurediagnostics:tests/corpus/results/la-azurediagnostics_dynatrace_az-query.json
+	la-akscontrolplane:tests/corpus/results/la-akscontrolplane_dynatrace_portal.csv
+	bq-json:tests/corpus/results/bq-cloudaudit-activity_khi.json
+	bq-ndjson:tests/corpus/results/bq-cloudaudit-activity_khi.ndjson
+	bq-csv:tests/corpus/results/bq-cloudaudit-activity_khi_console.csv
+	athena-csv:tests/corpus/results/athena-eks-audit-firehose_eks-lease-blog.csv
 )
+# the query engines' result exports of a few sample lines (samples/cloud-export.c), short rows
+# that fit a seed whole
+results=$(mktemp -d)
+trap 'rm -rf "$results"' EXIT
+${CC:-cc} -std=c11 -O1 -o "$results/cloud-export" samples/cloud-export.c
+head -4 samples/audit/kube-apiserver-audit.1.log >"$results/audit.log"
+for shape in la-json la-csv azdiag-csv bq-ndjson bq-csv athena-csv; do
+	"$results/cloud-export" --to "$shape" <"$results/audit.log" >"$results/$shape"
+	sources+=("gen-$shape:$results/$shape")
+done
+head -4 samples/logs/kube-controller-manager.ip-172-16-33-232.ec2.internal.log >"$results/kcm.log"
+"$results/cloud-export" --to la-cp-json --year 2024 <"$results/kcm.log" >"$results/la-cp-json"
+sources+=("gen-la-cp-json:$results/la-cp-json")
 
 i=0
 for s in "${sources[@]}"; do
@@ -95,7 +116,7 @@ printf '\020\000' | cat - "$out/parser/seed-docker-json" >"$out/sniff/seed-docke
 # Up to 8 KiB a part: a lifecycle needs a few renewals.
 cap=8192
 lease74=$(mktemp) nr16=$(mktemp)
-trap 'rm -f "$lease74" "$nr16"' EXIT
+trap 'rm -rf "$lease74" "$nr16" "$results"' EXIT
 grep -m 12 'ip-10-0-241-74' samples/audit/kube-apiserver-audit.1.log >"$lease74"
 grep -m 12 'ip-10-1-0-16' samples/notready/audit/kube-apiserver-audit.1.log >"$nr16"
 seed queries lease-journal '\000' "$lease74" samples/logs/kubelet-ip-10-0-241-74.ec2.internal.log
