@@ -2,6 +2,8 @@
 # Ingest throughput of the same audit events as plain JSON lines and in each cloud envelope.
 #
 #   bench/bench-envelopes.sh [NODES [MINUTES]]     (default 500 nodes, 30 minutes: ~125 MB)
+#   SHAPES="la-json la-csv ..." bench/bench-envelopes.sh ...   other shapes of cloud-export
+#   (bench/bench-results.sh: the query engines' result exports, issue 18)
 #
 # Builds a Release leasetrail, lt-gen and samples/cloud-export.c (with cc), generates an
 # EKS-shaped audit log (steady state, no stories), converts it to every envelope
@@ -29,7 +31,8 @@ log=$out/env-audit-${nodes}n${minutes}m.log
 if [ ! -s "$log" ]; then
   "$out/lt-gen" --nodes "$nodes" --minutes "$minutes" --stories none --seed 42 -o "$log"
 fi
-shapes=(aks-lines aks-eventhub gke-lines gke-array)
+read -r -a shapes <<<"${SHAPES:-aks-lines aks-eventhub gke-lines gke-array}"
+title=${TITLE:-Cloud envelopes}
 for s in "${shapes[@]}"; do
   "$out/cloud-export" --to "$s" --page 1000 <"$log" >"$out/env-$s.json"
 done
@@ -73,7 +76,7 @@ rm -f "$out"/env-*.db*
 } | awk -v events="$events" -v stored="$want" -v nodes="$nodes" -v minutes="$minutes" \
     -v runs="$runs" -v cores="$(nproc)" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" \
     -v cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" \
-    -v date="$(date -u +%Y-%m-%d)" '
+    -v date="$(date -u +%Y-%m-%d)" -v title="$title" '
 function sorted(n, a,   i, j, t) {
   for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
 }
@@ -88,11 +91,11 @@ function sorted(n, a,   i, j, t) {
   sorted(m, c); cbest[NR] = c[1]
 }
 END {
-  printf "### Cloud envelopes vs plain audit lines (%s)\n\n", date
+  printf "### %s vs plain audit lines (%s)\n\n", title, date
   printf "%s, %d cores (load average %s at the end). Events: %d (lt-gen --nodes %d --minutes %d --stories none --seed 42), %d stored by each input. %d rounds, every input once per round; seconds per input:", cpu, cores, load, events, nodes, minutes, stored, runs
   for (r = 1; r <= NR; r++) printf " %s%s;", name[r], secs[r]
   printf "\n\n| input | MB | best s | median s | events/s (best) | events/s (median) | x plain (best) | x plain (median) | CPU s (best) | x plain (CPU) | peak RSS |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
   for (r = 1; r <= NR; r++)
     printf "| %s | %.1f | %.2f | %.2f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %.1f MB |\n", name[r], size[r]/1e6, best[r], med[r], events/best[r], events/med[r], best[1]/best[r], med[1]/med[r], cbest[r], cbest[1]/cbest[r], kb[r]/1024
   printf "\nTarget: every envelope >= 0.6x the plain rate (events/s).\n"
-}' | tee "$out/envelopes.md"
+}' | tee "$out/${OUT_NAME:-envelopes}.md"

@@ -10,7 +10,7 @@
 #     same `timeline NODE`; the cluster stays reachable in the raw record (Log Analytics);
 #  2. kube-controller-manager klog as AKSControlPlane rows (JSON and CSV) gives the same lines;
 #  3. columns in another order, extra columns, optional columns missing, BigQuery's flattened
-#     names with '_' instead of '.': the same events;
+#     names with '_' instead of '.', Athena rows of whole export-task lines: the same events;
 #  4. the real records of tests/corpus/results;
 #  5. rows that lack what an event needs: file, line and reason, every good row kept.
 # RESULTS_QUICK=1 skips parts 1 and 2 (the slow ones) while iterating; ctest runs them all.
@@ -115,7 +115,12 @@ jq -r '(.[0] | keys_unsorted) as $k | ($k | @csv), (.[] | [.[$k[]]] | map(if . =
 "$conv" --to bq-csv <"$one" | sed '1s/\./_/g' >bq-underscores.csv
 "$conv" --to bq-ndjson <"$one" | jq -c 'del(.severity, .insertId, .receiveTimestamp) | to_entries | reverse | from_entries' \
 	>bq-shuffled.ndjson
-for f in la-shuffled.json la-shuffled.csv bq-underscores.csv bq-shuffled.ndjson; do
+# Athena over export-task text: the whole line "TIME MESSAGE" in one column
+{
+	echo '"message"'
+	sed 's/"/""/g; s/^/"2024-04-05T05:50:00.000Z /; s/$/"/' "$one"
+} >athena-lines.csv
+for f in la-shuffled.json la-shuffled.csv bq-underscores.csv bq-shuffled.ndjson athena-lines.csv; do
 	"$bin" ingest --db "$f.db" "$f" >"$f.out" 2>&1 || fail "$f: $(cat "$f.out")"
 	grep -q ', 0 rejected' "$f.out" || fail "$f: rejects: $(cat "$f.out")"
 	case $f in bq-*) cols=$gke_cols p=one-norr ;; *) cols=$all_cols p=one ;; esac
