@@ -10,6 +10,6 @@
 # (CSV).  Prints a Markdown block for bench/RESULTS.md (bench/out/results.md).  Target: every
 # shape at >= 0.6x the plain rate (events/s).
 set -euo pipefail
-SHAPES="la-json la-csv azdiag-json azdiag-csv bq-json bq-ndjson bq-csv athena-csv" \
+SHAPES="la-json la-csv la-rest azdiag-json azdiag-csv bq-json bq-ndjson bq-csv athena-csv" \
   TITLE="Query engines' result exports" OUT_NAME=results \
   exec bash "$(dirname "$0")/bench-envelopes.sh" "$@"

@@ -376,4 +376,18 @@ int parser_csv_feed(struct parser_csv *c, const char *buf, size_t len);
 /* Ends the input: a last row without newline is a row; an open quote is a cut-off row. */
 int parser_csv_finish(struct parser_csv *c);
 
+/* ---- the Log Analytics query API's response (parser-results-rest.c) ---- */
+
+/* True when buf starts with the query API's {"tables": ...}. */
+int parser_rest_sniff(const char *buf, size_t len);
+
+struct parser_rest;
+
+/* A streaming reader of {"tables":[{"columns":[…],"rows":[[…],…]}]}: each row to ops->row. */
+struct parser_rest *parser_rest_new(const struct parser_csv_ops *ops, void *ctx);
+void parser_rest_free(struct parser_rest *r);
+int parser_rest_feed(struct parser_rest *r, const char *buf, size_t len);
+/* Ends the input: a response cut short is one reject. */
+int parser_rest_finish(struct parser_rest *r);
+
 #endif

@@ -331,15 +331,19 @@ static const struct parser_csv_ops run_csv_ops = {
     .reject = run_reject,
 };
 
-/* The framer, the CSV reader or the text reader: whichever the format needs. */
+/* The framer, the CSV reader, the query API reader or the text reader: whichever the format needs.
+ */
 struct run_reader {
 	struct parser_frame *frame;
 	struct parser_csv *csv;
+	struct parser_rest *rest;
 	struct parser_textlog *text;
 };
 
 static int run_feed(struct run_reader *rd, const char *buf, size_t len)
 {
+	if (rd->rest)
+		return parser_rest_feed(rd->rest, buf, len);
 	if (rd->frame)
 		return parser_frame_feed(rd->frame, buf, len);
 	if (rd->csv)
@@ -349,6 +353,8 @@ static int run_feed(struct run_reader *rd, const char *buf, size_t len)
 
 static int run_finish(struct run_reader *rd)
 {
+	if (rd->rest)
+		return parser_rest_finish(rd->rest);
 	if (rd->frame)
 		return parser_frame_finish(rd->frame);
 	if (rd->csv)
@@ -403,12 +409,15 @@ static int run_read_head(struct lt_input *in, char *buf, size_t *got, struct lt_
 static int run_format(struct run_ctx *r, enum lt_format fmt, char *buf, size_t got,
 		      struct lt_error *err)
 {
-	struct run_reader rd = {NULL, NULL, NULL};
+	struct run_reader rd = {NULL, NULL, NULL, NULL};
 	int rc, frc;
 
 	r->dec = parser_audit_decoder_new();
 	r->text = parser_textlog_new(r->sink, r->sink_ctx, r->in, run_audit, r);
-	if (fmt == LT_FMT_JSON)
+	if (fmt == LT_FMT_JSON && parser_rest_sniff(buf, got))
+		rd.rest =
+		    parser_rest_new(&run_csv_ops, r); /* rows inside a table inside the response */
+	else if (fmt == LT_FMT_JSON)
 		rd.frame = parser_frame_new(&run_ops, r, 0);
 	else if (fmt == LT_FMT_CSV)
 		rd.csv = parser_csv_new(&run_csv_ops, r);
@@ -421,6 +430,7 @@ static int run_format(struct run_ctx *r, enum lt_format fmt, char *buf, size_t g
 		rc = frc;
 	parser_frame_free(rd.frame);
 	parser_csv_free(rd.csv);
+	parser_rest_free(rd.rest);
 	parser_textlog_free(r->text);
 	parser_audit_decoder_free(r->dec);
 	parser_journal_decoder_free(r->jdec);

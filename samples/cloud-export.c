@@ -716,6 +716,32 @@ static void json_row(const struct row *r, const char *lead)
 	putchar('}');
 }
 
+/* A row of the query API's {"tables":[{"columns":[…],"rows":[…]}]}; the columns before the first.
+ */
+static void rest_row(const struct row *r, unsigned long long n)
+{
+	if (n == 0) {
+		fputs("{\"tables\":[{\"name\":\"PrimaryResult\",\"columns\":[", stdout);
+		for (size_t i = 0; i < r->n; i++)
+			printf("%s{\"name\":\"%s\",\"type\":\"%s\"}", i ? "," : "", r->c[i].name,
+			       r->c[i].how == H_AZTIME || r->c[i].how == H_MSAZ ? "datetime"
+										: "string");
+		fputs("],\"rows\":[\n", stdout);
+	} else {
+		fputs(",\n", stdout);
+	}
+	putchar('[');
+	for (size_t i = 0; i < r->n; i++) {
+		if (i)
+			putchar(',');
+		if (has_value(&r->c[i]))
+			put_json_value(&r->c[i]);
+		else
+			fputs("\"\"", stdout);
+	}
+	putchar(']');
+}
+
 static const char *const la_tenant = "11111111-2222-3333-4444-555555555555";
 
 static char pod_buf[64];
@@ -890,6 +916,7 @@ enum shape {
 	CW_WRAP,
 	LA_JSON,
 	LA_CSV,
+	LA_REST,
 	AZDIAG_JSON,
 	AZDIAG_CSV,
 	LACP_JSON,
@@ -911,7 +938,7 @@ static const struct {
     {"azdiag-csv", AZDIAG_CSV}, {"la-cp-json", LACP_JSON},
     {"la-cp-csv", LACP_CSV},	{"bq-json", BQ_JSON},
     {"bq-ndjson", BQ_NDJSON},	{"bq-csv", BQ_CSV},
-    {"athena-csv", ATHENA_CSV},
+    {"athena-csv", ATHENA_CSV}, {"la-rest", LA_REST},
 };
 
 static int is_csv(enum shape shape)
@@ -930,6 +957,7 @@ static int result_row(struct row *r, enum shape shape, const char *line, size_t 
 	switch (shape) {
 	case LA_JSON:
 	case LA_CSV:
+	case LA_REST:
 		la_audit_row(r, ev, n);
 		return 1;
 	case AZDIAG_JSON:
@@ -964,6 +992,10 @@ static int result(enum shape shape, const char *line, size_t len, unsigned long 
 
 	if (!result_row(&r, shape, line, len, n, year))
 		return 0;
+	if (shape == LA_REST) {
+		rest_row(&r, n);
+		return 1;
+	}
 	if (is_csv(shape)) {
 		if (n == 0)
 			csv_header(&r, shape == LA_CSV || shape == AZDIAG_CSV || shape == LACP_CSV);
@@ -1033,10 +1065,11 @@ int main(int argc, char **argv)
 				shape = (int)shapes[k].shape;
 	}
 	if (line == NULL || page == 0 || shape < 0) {
-		fprintf(stderr,
-			"usage: cloud-export --to aks-lines|aks-eventhub|gke-lines|gke-array|"
-			"cw-wrap|la-json|la-csv|azdiag-json|azdiag-csv|la-cp-json|la-cp-csv|"
-			"bq-json|bq-ndjson|bq-csv|athena-csv [--page N] [--year Y] <in >out\n");
+		fprintf(
+		    stderr,
+		    "usage: cloud-export --to aks-lines|aks-eventhub|gke-lines|gke-array|"
+		    "cw-wrap|la-json|la-csv|la-rest|azdiag-json|azdiag-csv|la-cp-json|la-cp-csv|"
+		    "bq-json|bq-ndjson|bq-csv|athena-csv [--page N] [--year Y] <in >out\n");
 		free(line);
 		return 2;
 	}
@@ -1047,8 +1080,10 @@ int main(int argc, char **argv)
 			n += (unsigned long long)convert((enum shape)shape, line, len, n, page,
 							 year);
 	}
-	if (shape == GKE_ARRAY ||
-	    (shape >= LA_JSON && !is_csv((enum shape)shape) && shape != BQ_NDJSON))
+	if (shape == LA_REST)
+		fputs(n == 0 ? "{\"tables\":[]}\n" : "]}]}\n", stdout);
+	else if (shape == GKE_ARRAY ||
+		 (shape >= LA_JSON && !is_csv((enum shape)shape) && shape != BQ_NDJSON))
 		fputs(n == 0 ? "[]\n" : "\n]\n", stdout);
 	else if ((shape == AKS_EVENTHUB && n % page != 0))
 		fputs("]}\n", stdout);

@@ -46,7 +46,7 @@ grep -v '"stage":"RequestReceived"' "$rr" >rr-norr.log || true
 "$bin" ingest -q --db plain-rr-norr.db rr-norr.log >/dev/null
 [ "$(q plain.db "SELECT count(*) FROM events")" -gt 1000 ] || fail "plain samples: too few events"
 node=$(q plain.db "SELECT name FROM events WHERE resource = 'leases' AND namespace = 'kube-node-lease' LIMIT 1")
-shapes=(la-json la-csv azdiag-json azdiag-csv bq-json bq-ndjson bq-csv athena-csv)
+shapes=(la-json la-csv la-rest azdiag-json azdiag-csv bq-json bq-ndjson bq-csv athena-csv)
 for shape in "${shapes[@]}"; do
 	mkdir -p "$shape"
 	for f in "${plain[@]}" "$rr"; do

@@ -1,6 +1,7 @@
 /*
  * fuzz-parser.c - the JSON record framer, the audit, CloudWatch and
- * journal/docker record decoders, the Logs Insights CSV reader and the text
+ * journal/docker record decoders, the CSV reader (Logs Insights, Athena, result
+ * tables and their rows), the Log Analytics query API reader and the text
  * log reader (journal, klog, CRI, CloudWatch text) on hostile bytes.
  *
  * With -DLT_FUZZ=ON (clang) this is a libFuzzer target; otherwise
@@ -185,6 +186,20 @@ static void fuzz_csv(struct fuzz_count *c, const uint8_t *data, size_t size, siz
 	parser_csv_free(csv);
 }
 
+/* The same bytes as the Log Analytics query API's response, in the same chunks. */
+static void fuzz_rest(struct fuzz_count *c, const uint8_t *data, size_t size, size_t chunk)
+{
+	static const struct parser_csv_ops ops = {
+	    .record = fuzz_csv_record, .reject = fuzz_reject, .row = fuzz_csv_row};
+	struct parser_rest *r = parser_rest_new(&ops, c);
+
+	parser_rest_sniff((const char *)data, size);
+	for (size_t i = 0; i < size; i += chunk)
+		parser_rest_feed(r, (const char *)data + i, size - i < chunk ? size - i : chunk);
+	parser_rest_finish(r);
+	parser_rest_free(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct parser_frame_ops ops = {fuzz_record, fuzz_reject};
@@ -199,6 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parser_frame_finish(f);
 	parser_frame_free(f);
 	fuzz_csv(&c, data, size, chunk);
+	fuzz_rest(&c, data, size, chunk);
 	fuzz_text(&c, data, size, chunk);
 	parser_journal_decoder_free(c.journal);
 	parser_cw_decoder_free(c.cw);

@@ -81,6 +81,8 @@ done
 head -4 samples/logs/kube-controller-manager.ip-172-16-33-232.ec2.internal.log >"$results/kcm.log"
 "$results/cloud-export" --to la-cp-json --year 2024 <"$results/kcm.log" >"$results/la-cp-json"
 sources+=("gen-la-cp-json:$results/la-cp-json")
+"$results/cloud-export" --to la-rest <"$results/audit.log" >"$results/la-rest"
+sources+=("gen-la-rest:$results/la-rest")
 
 i=0
 for s in "${sources[@]}"; do

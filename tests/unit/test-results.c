@@ -349,6 +349,63 @@ static void test_csv_sniff(void **state)
 	assert_true(parser_csv_sniff(bq, sizeof bq - 1));
 }
 
+/* ---- the query API's response, streamed ------------------------------------- */
+
+static void rest_run(struct rows *r, const char *text, size_t len, size_t chunk)
+{
+	static const struct parser_csv_ops ops = {
+	    .record = on_cw, .reject = on_reject, .row = on_row};
+	struct parser_rest *p = parser_rest_new(&ops, r);
+
+	memset(r, 0, sizeof *r);
+	for (size_t i = 0; i < len; i += chunk)
+		assert_int_equal(parser_rest_feed(p, text + i, len - i < chunk ? len - i : chunk),
+				 0);
+	assert_int_equal(parser_rest_finish(p), 0);
+	parser_rest_free(p);
+}
+
+static void test_rest(void **state)
+{
+	/* a dynamic column as an object (written back as JSON) and as a string; a short row */
+	static const char resp[] =
+	    "{\"tables\": [{\"name\": \"PrimaryResult\",\n"
+	    "  \"columns\": [{\"name\": \"AuditId\", \"type\": \"string\"},"
+	    "{\"name\": \"Verb\", \"type\": \"string\"},{\"name\": \"Stage\", \"type\": "
+	    "\"string\"},"
+	    "{\"name\": \"StageReceivedTime\", \"type\": \"datetime\"},"
+	    "{\"name\": \"ObjectRef\", \"type\": \"dynamic\"}],\n"
+	    "  \"rows\": [\n"
+	    "   [\"a1\", \"update\", \"ResponseComplete\", \"2024-04-05T05:50:00.4605530Z\","
+	    " {\"resource\": \"leases\", \"name\": \"n1\", \"x\": [1, {\"y\": null}, true]}],\n"
+	    "   [\"a2\", \"get\", \"ResponseComplete\", \"2024-04-05T05:50:01Z\","
+	    " \"{\\\"resource\\\":\\\"nodes\\\"}\"],\n"
+	    "   [\"a3\", \"get\"]\n"
+	    "  ]}]}\n";
+	static const char broken[] = "{\"tables\":[{\"columns\":[{\"name\":\"AuditId\"}],"
+				     "\"rows\":[[\"a\"],[\"b\" \"c\"]]}]}";
+	static const char cut[] = "{\"tables\":[{\"columns\":[{\"name\":\"AuditId\"}],\"rows\":[[";
+	struct rows r;
+
+	(void)state;
+	assert_true(parser_rest_sniff(resp, sizeof resp - 1));
+	assert_false(parser_rest_sniff("{\"records\":[]}", 14));
+	for (size_t chunk = 1; chunk <= sizeof resp; chunk += 5) {
+		rest_run(&r, resp, sizeof resp - 1, chunk);
+		assert_int_equal(r.kind, PARSER_RES_AKSAUDIT);
+		assert_int_equal(r.n, 2);
+		assert_string_equal(r.verb[0], "update");
+		assert_string_equal(r.verb[1], "get");
+		assert_int_equal(r.line[0], 4);
+		assert_int_equal(r.line[1], 5);
+		assert_int_equal(r.rej, 1); /* a3: 2 values, 5 columns */
+	}
+	rest_run(&r, broken, sizeof broken - 1, 7);
+	assert_int_equal(r.rej, 2); /* row a (a table of no kind), then the broken JSON */
+	rest_run(&r, cut, sizeof cut - 1, 3);
+	assert_int_equal(r.rej, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -360,6 +417,7 @@ int main(void)
 	    cmocka_unit_test(test_bigquery_json),
 	    cmocka_unit_test(test_csv_portal),
 	    cmocka_unit_test(test_csv_sniff),
+	    cmocka_unit_test(test_rest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
