@@ -1,8 +1,9 @@
 /*
  * parser-json.h - what the yajl decoders share (parser-audit.c, parser-journal.c,
  * parser-jsonlog.c, parser-cloudwatch.c, parser-envelope.c, parser-aks.c, parser-gke.c,
- * parser-logwrap.c) and the JSON writer (parser-json-write.c, the generator behind
- * lt_json_writer); only they include it, so yajl stays behind them.
+ * parser-results.c, parser-results-rest.c, parser-logwrap.c) and the JSON writer
+ * (parser-json-write.c, the generator behind lt_json_writer); only they include it, so
+ * yajl stays behind them.
  */
 #ifndef PARSER_JSON_H
 #define PARSER_JSON_H
