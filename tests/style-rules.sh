@@ -64,7 +64,7 @@ DOORS=(
 	'sqlite3\.h|index/* tests/unit/test-index.c'
 	'(n?curses(w/)?[a-z_]*|ncursesw/.*|term|panel|menu|form)\.h|tui/tui-term.c'
 	'yajl/.*|parser/parser-json.h'
-	'parser-json\.h|parser/parser-json.c parser/parser-json-write.c parser/parser-audit.c parser/parser-cloudwatch.c parser/parser-journal.c parser/parser-jsonlog.c parser/parser-envelope.c parser/parser-aks.c parser/parser-gke.c parser/parser-logwrap.c'
+	'parser-json\.h|parser/parser-json.c parser/parser-json-write.c parser/parser-audit.c parser/parser-cloudwatch.c parser/parser-journal.c parser/parser-jsonlog.c parser/parser-envelope.c parser/parser-aks.c parser/parser-gke.c parser/parser-results.c parser/parser-results-rest.c parser/parser-logwrap.c'
 	'pcre2\.h|base/base-regex.c'
 	'xxhash\.h|parser/parser-input.c'
 )
