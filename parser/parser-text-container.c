@@ -80,12 +80,25 @@ size_t parser_text_cri_tag(const char *s, size_t n, int *partial)
 	return i < n ? i + 1 : i;
 }
 
-/* True when a line is a CRI line (it goes on with a partial one). */
+/*
+ * True when a line is a CRI line (it goes on with a partial one): on its own, or forwarded by
+ * syslog ("DATE HOST TAG: " before it).
+ */
 int parser_text_cri_line(const char *s, size_t n)
 {
-	int64_t us;
-	size_t took = parser_text_iso(s, n, &us, NULL);
-	int partial;
+	struct lt_log_line probe;
+	const char *sp;
+	int64_t us, tod;
+	int partial, mon, day;
+	size_t took = parser_text_iso(s, n, &us, NULL), rest, id;
 
-	return took > 0 && parser_text_cri_tag(s + took, n - took, &partial) > 0;
+	if (took > 0 && parser_text_cri_tag(s + took, n - took, &partial) > 0)
+		return 1;
+	if (took == 0 && (took = parser_text_short_date(s, n, &mon, &day, &tod)) == 0)
+		return 0;
+	if ((sp = memchr(s + took, ' ', n - took)) == NULL)
+		return 0;
+	rest = n - (size_t)(sp + 1 - s);
+	id = parser_text_ident(&probe, sp + 1, rest, 0);
+	return id > 0 && parser_text_cri_record(sp + 1 + id, rest - id, &us, &partial) > 0;
 }
