@@ -60,6 +60,9 @@ struct parser_frame {
 	uint64_t rec_line, rec_offset;
 	int wrapped;	 /* a newline inside one of the record's strings */
 	uint64_t joined; /* lines the record handed out last was joined from, 0 if none */
+	/* the lengths of the open record's lines: all alike (two at least) is a hard wrap */
+	uint64_t line_start, first_len;
+	int same_len;
 	/* finding a list key at depth 1 of a top-level object */
 	size_t key_start;
 	int key_is_list, after_list_key;
@@ -147,7 +150,27 @@ static void frame_begin(struct parser_frame *f, int base, const char *p)
 	f->key_is_list = 0;
 	f->after_list_key = 0;
 	f->wrapped = 0;
+	f->first_len = 0;
+	f->same_len = 0;
 	lt_buf_reset(&f->rec);
+}
+
+/* A newline at the current offset: the length of the line it ends, for a record's wrap. */
+static void frame_line_ended(struct parser_frame *f)
+{
+	uint64_t len = f->offset - f->line_start;
+
+	f->line_start = f->offset + 1;
+	if (f->mode != FRAME_RECORD)
+		return;
+	if (f->line == f->rec_line) {
+		f->first_len = len;
+		f->same_len = 1;
+	} else if (len == f->first_len && f->same_len > 0) {
+		f->same_len++;
+	} else {
+		f->same_len = -1;
+	}
 }
 
 /* A hard-wrapped record: its newlines (and carriage returns) taken away. */
@@ -525,10 +548,16 @@ static int frame_zeros_end(struct parser_frame *f)
  * off; except between the elements of a list, where it starts the next one
  * (arrays printed with their elements unindented).
  */
-static int frame_is_cut(const struct parser_frame *f, unsigned char c)
+static int frame_is_cut(struct parser_frame *f, unsigned char c)
 {
 	if (f->mode == FRAME_ENVELOPE && f->list_depth != 0 && f->depth == f->list_depth)
 		return 0;
+	/* two lines of one length or more, the record still open: a paste's fixed-width wrap, and
+	 * the '{' goes on with it (a pretty-printed record's lines are not all alike) */
+	if (c == '{' && f->mode == FRAME_RECORD && f->same_len >= 2 && f->first_len >= 40) {
+		f->wrapped = 1;
+		return 0;
+	}
 	return f->at_line_start && c == '{' && f->mode != FRAME_SEEK && f->mode != FRAME_GARBAGE &&
 	       f->mode != FRAME_BOM;
 }
@@ -609,6 +638,7 @@ int parser_frame_feed(struct parser_frame *f, const char *buf, size_t len)
 			rc = frame_byte(f, p);
 		}
 		if (*p == '\n') {
+			frame_line_ended(f);
 			f->line++;
 			f->at_line_start = 1;
 		}

@@ -30,11 +30,21 @@ int parser_text_cpart_flush(struct parser_textlog *t)
 	}
 	parser_text_line_init(&ln, t->cpart_raw.ptr, t->cpart_raw.len);
 	ln.ts_us = t->cpart_ts;
+	if (t->cpart_host.len > 0)
+		ln.host = (struct lt_str){t->cpart_host.ptr, t->cpart_host.len};
+	if (t->cpart_comp != NULL)
+		ln.component = (struct lt_str){t->cpart_comp, strlen(t->cpart_comp)};
 	return parser_textlog_message(t, &ln, t->cpart_msg.ptr, t->cpart_msg.len, &at);
 }
 
 int parser_textlog_container(struct parser_textlog *t, struct lt_log_line *ln, const char *msg,
 			     size_t len, int partial, const struct lt_where *at)
+{
+	return parser_text_container_as(t, ln, msg, len, partial, at, NULL);
+}
+
+int parser_text_container_as(struct parser_textlog *t, struct lt_log_line *ln, const char *msg,
+			     size_t len, int partial, const struct lt_where *at, const char *comp)
 {
 	assert(t->cpart_open || !t->cpart_over);
 	if (!partial && !t->cpart_open)
@@ -46,6 +56,10 @@ int parser_textlog_container(struct parser_textlog *t, struct lt_log_line *ln, c
 		t->cpart_at.stream = t->cpart_at.ext_id = (struct lt_str){NULL, 0};
 		lt_buf_reset(&t->cpart_raw);
 		lt_buf_reset(&t->cpart_msg);
+		lt_buf_reset(&t->cpart_host);
+		if (ln->host.ptr != NULL)
+			lt_buf_append(&t->cpart_host, ln->host.ptr, ln->host.len);
+		t->cpart_comp = comp;
 	} else {
 		lt_buf_putc(&t->cpart_raw, '\n');
 	}

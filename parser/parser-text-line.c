@@ -246,7 +246,8 @@ static int text_journal(struct parser_textlog *t, struct lt_log_line *ln, const 
 		t->line_zone_set = 0;
 		if (c != NULL)
 			ln->component = (struct lt_str){c, strlen(c)};
-		return parser_textlog_container(t, ln, s + took + cri, n - took - cri, partial, at);
+		return parser_text_container_as(t, ln, s + took + cri, n - took - cri, partial, at,
+						c);
 	}
 	return parser_textlog_message(t, ln, s + took, n - took, at);
 }

@@ -5,7 +5,8 @@
  * A line whose head was plainly cut mid-token is held until the next line
  * says whether it goes on: a klog header cut before its "file.go:N]", a
  * JSON log line whose object never closes, a structured klog message whose
- * quoted value never closes, or, once the paste's width is known, a line of
+ * quoted value never closes, a journal header ("-- Logs begin at ...") that
+ * does not end in "--", or, once the paste's width is known, a line of
  * exactly that width (a klog header cut inside its time counts as cut: the
  * journal line before it has a time of its own).  A next line with no header of its own (no journal
  * date, ISO time, klog header, "IDENT[PID]:" or JSON log object) is joined to
@@ -111,6 +112,9 @@ static int wrap_cut(const struct parser_textlog *t, const char *s, size_t n, con
 
 	if (t->wrap_width > 0 && wrap_width_of(piece, pn) == t->wrap_width)
 		return 1;
+	/* journalctl's own lines end in "--": one that does not was cut */
+	if (parser_text_header_line(s, n))
+		return n < 2 || s[n - 2] != '-' || s[n - 1] != '-';
 	if ((h = parser_klog_header(&k, s + m, n - m)) == 0)
 		return wrap_cut_head(s + m, n - m);
 	if (k.location.ptr == NULL)

@@ -54,6 +54,7 @@ struct parser_textlog *parser_textlog_new(const struct lt_sink *sink, void *ctx,
 	lt_buf_init(&t->whold);
 	lt_buf_init(&t->cpart_raw);
 	lt_buf_init(&t->cpart_msg);
+	lt_buf_init(&t->cpart_host);
 	lt_buf_init(&t->held);
 	lt_buf_init(&t->last_who);
 	return t;
@@ -73,6 +74,7 @@ void parser_textlog_free(struct parser_textlog *t)
 	lt_buf_release(&t->whold);
 	lt_buf_release(&t->cpart_raw);
 	lt_buf_release(&t->cpart_msg);
+	lt_buf_release(&t->cpart_host);
 	lt_buf_release(&t->held);
 	lt_buf_release(&t->last_who);
 	free(t);

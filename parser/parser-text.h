@@ -88,7 +88,8 @@ struct parser_textlog {
 	struct parser_text_held held_at[PARSER_TEXT_HELD];
 	size_t nheld;
 	/* a container log line whose partial records are being joined */
-	struct lt_buf cpart_raw, cpart_msg;
+	struct lt_buf cpart_raw, cpart_msg, cpart_host; /* host: a syslog line's, forwarding it */
+	const char *cpart_comp;				/* a static name, or NULL */
 	struct lt_where cpart_at;
 	int64_t cpart_ts;
 	int cpart_open, cpart_over;
@@ -229,6 +230,10 @@ size_t parser_text_cri_tag(const char *s, size_t n, int *partial);
 
 /* True when a line is a CRI line (it goes on with a partial one). */
 int parser_text_cri_line(const char *s, size_t n);
+
+/* parser_textlog_container for a line whose component is comp (a static name, or NULL). */
+int parser_text_container_as(struct parser_textlog *t, struct lt_log_line *ln, const char *msg,
+			     size_t len, int partial, const struct lt_where *at, const char *comp);
 
 /* Hands on the container line being joined, if any. */
 int parser_text_cpart_flush(struct parser_textlog *t);

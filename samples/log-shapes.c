@@ -5,9 +5,10 @@
  *   log-shapes --to SHAPE [--year Y] [--width W] [--host H] < in > out
  *
  * SHAPE, for a klog file (kube-controller-manager, kubelet --output=cat):
- *   mixed        kubectl logs of an operator: of the info lines whose message is printf
- *                style, every second one becomes a line of Kubernetes' JSON log format
- * ({"ts":EPOCH,"caller": FILE:LINE,"msg":...,"v":0}, the klog time of the year --year); the rest
+ *   mixed        kubectl logs of an operator: every second info line becomes a line of
+ *                Kubernetes' JSON log format ({"ts":EPOCH,"caller":FILE:LINE,"msg":...,
+ *                "v":0,KEY:VALUE...}, the klog time of the year --year; a structured
+ *                line's pairs as members, when JSON reads its values alike); the rest
  *                stays klog
  *   rancher      Rancher's UI export: the viewer's local time (UTC-7, M/D/YYYY h:mm:ss AM)
  *                glued before each klog header
@@ -134,13 +135,90 @@ static void put_json_string(const char *s, size_t n)
 
 /* ---- the shapes -------------------------------------------------------------------- */
 
+/* A klog quoted value at s[0] == '"': its end (after the closing quote), or 0 if none. */
+static size_t quoted_end(const char *s, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		if (s[i] == '\\')
+			i++;
+		else if (s[i] == '"')
+			return i + 1;
+	}
+	return 0;
+}
+
+/* True for a bare klog value JSON can hold as it is: a number, true, false. */
+static int json_bare(const char *s, size_t n)
+{
+	size_t i = s[0] == '-' ? 1 : 0;
+
+	if ((n == 4 && memcmp(s, "true", 4) == 0) || (n == 5 && memcmp(s, "false", 5) == 0))
+		return 1;
+	if (i >= n || s[i] < '1' || s[i] > '9')
+		return n == 1 && s[0] == '0';
+	for (; i < n; i++)
+		if ((s[i] < '0' || s[i] > '9') && s[i] != '.')
+			return 0;
+	return 1;
+}
+
+/*
+ * The pairs of a structured message (key="quoted" or key=bare, space separated) as JSON
+ * members; 0 when they are not all such pairs (the line then stays klog).  Go's %q escapes
+ * that JSON reads alike (\" \\ \n \t) are copied; a line with any other stays klog.
+ */
+static int json_pairs(const char *p, size_t n, char *out, size_t cap)
+{
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		size_t k = i, v, e;
+
+		while (i < n && p[i] != '=' && p[i] != ' ' && p[i] != '"')
+			i++;
+		if (i >= n || p[i] != '=' || i == k)
+			return 0;
+		v = ++i;
+		if (v < n && p[v] == '"') {
+			if ((e = quoted_end(p + v, n - v)) == 0 || memchr(p + v, '\\', e) != NULL)
+				return 0;
+			e += v;
+		} else {
+			for (e = v; e < n && p[e] != ' '; e++)
+				if (p[e] == '"' || p[e] == '\\')
+					return 0;
+		}
+		if (o + (e - k) + 8 > cap)
+			return 0;
+		o += (size_t)snprintf(out + o, cap - o, ",\"%.*s\":", (int)(v - 1 - k), p + k);
+		if (p[v] == '"' || json_bare(p + v, e - v)) {
+			memcpy(out + o, p + v, e - v);
+			o += e - v;
+		} else {
+			o += (size_t)snprintf(out + o, cap - o, "\"%.*s\"", (int)(e - v), p + v);
+		}
+		i = e < n && p[e] == ' ' ? e + 1 : e;
+	}
+	out[o] = '\0';
+	return 1;
+}
+
 static void mixed(const char *s, size_t n, const struct opts *o, unsigned long long *k)
 {
-	size_t loc, msg;
+	static char pairs[64 * 1024];
+	size_t loc, msg, mend = 0;
 	int64_t us = klog_us(s, n, o->year, &loc, &msg);
 
-	/* only info lines with a printf message: their JSON twin says the same thing */
-	if (us < 0 || s[0] != 'I' || msg >= n || s[msg] == '"' || (*k)++ % 2 == 1) {
+	pairs[0] = '\0';
+	/* info lines: printf messages, or structured ones whose values JSON reads alike */
+	if (us >= 0 && msg < n && s[msg] == '"') {
+		mend = quoted_end(s + msg, n - msg);
+		if (mend == 0 || memchr(s + msg, '\\', mend) != NULL ||
+		    !json_pairs(s + msg + mend + (msg + mend < n),
+				n - msg - mend - (msg + mend < n), pairs, sizeof pairs))
+			us = -1;
+	}
+	if (us < 0 || s[0] != 'I' || msg >= n || (*k)++ % 2 == 1) {
 		fwrite(s, 1, n, stdout);
 		putchar('\n');
 		return;
@@ -149,8 +227,11 @@ static void mixed(const char *s, size_t n, const struct opts *o, unsigned long l
 	       (long long)(us % 1000000));
 	put_json_string(s + loc, msg - loc - 1 - (s[msg - 1] == ' '));
 	printf(",\"msg\":");
-	put_json_string(s + msg, n - msg);
-	printf(",\"v\":0}\n");
+	if (mend > 0)
+		fwrite(s + msg, 1, mend, stdout);
+	else
+		put_json_string(s + msg, n - msg);
+	printf(",\"v\":0%s}\n", pairs);
 }
 
 static void rancher(const char *s, size_t n, const struct opts *o)
