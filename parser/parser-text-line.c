@@ -2,10 +2,11 @@
  * parser-text-line.c - one text line to one struct lt_log_line: the
  * journal's text formats (short, short-precise, short-iso,
  * short-iso-precise), rsyslog files, bare klog (kubelet, controller-manager,
- * scheduler), header-less fragments, CRI lines and CloudWatch text records
- * are told apart by their first bytes; the message's klog header (or JSON
- * log object) gives severity, location and the exact time; the classifier
- * says what the line is about.
+ * scheduler) and JSON log lines mixed with it, header-less fragments, CRI
+ * lines (alone or forwarded by syslog), a viewer's time before klog and
+ * CloudWatch text records are told apart by their first bytes; the
+ * message's klog header (or JSON log object) gives severity, location and
+ * the exact time; the classifier says what the line is about.
  */
 #include "parser-text.h"
 

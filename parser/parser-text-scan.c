@@ -1,8 +1,11 @@
 /*
  * parser-text-scan.c - the small scanners of the text reader: a journal
- * short date ("Apr 05 06:04:04[.857303]"), an RFC 3339 time as the first
- * word, a syslog "IDENT[PID]: " and journalctl's "-- ... --" lines.  Pure
- * functions of their bytes: no state, no allocation.
+ * short date ("Apr 05 06:04:04[.857303]", or in a glibc locale's month
+ * words: "Mär 05", " 5월 13", "мая 13"), an RFC 3339 time as the first
+ * word, a syslog "IDENT[PID]: ", journalctl's "-- ... --" lines, a log
+ * viewer's time glued before klog (Rancher), a CRI record inside a syslog
+ * line and a whole JSON log line.  Pure functions of their bytes: no state,
+ * no allocation.
  */
 #define _GNU_SOURCE /* memmem */
 #include "parser-text.h"

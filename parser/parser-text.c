@@ -6,7 +6,9 @@
  * parser-text-line.c; and the sniffer that tells a text log by its first
  * lines.  The other parser-text-*.c files hold what a line needs: the
  * scanners, the year rules, components, leader-lease memory, CloudWatch
- * records over several lines and container runtimes' partial lines.
+ * records over several lines, container runtimes' partial lines and
+ * hard-wrapped lines joined (parser-text-wrap.c, between the reader and
+ * parser-text-line.c).
  */
 #include "parser-text.h"
 
