@@ -19,6 +19,11 @@
  * new record begins there, unless it is one line whose bytes break JSON
  * before they end (then it is handed out, for its decoder to say where);
  * a record over the size cap is tracked but not buffered.
+ *
+ * A record with a newline inside a string was a line hard-wrapped by a paste
+ * (JSON writes none there, pretty-printed or not): every newline in it is a
+ * wrap, and the record goes out with them taken away, its lines joined
+ * (parser_frame_joined says how many).
  */
 #include "parser-int.h"
 
@@ -53,6 +58,11 @@ struct parser_frame {
 	int list_depth; /* depth inside the records' list, 0 when none */
 	int elem_junk;	/* a non-object list element was reported */
 	uint64_t rec_line, rec_offset;
+	int wrapped;	 /* a newline inside one of the record's strings */
+	uint64_t joined; /* lines the record handed out last was joined from, 0 if none */
+	/* the lengths of the open record's lines: all alike (two at least) is a hard wrap */
+	uint64_t line_start, first_len;
+	int same_len;
 	/* finding a list key at depth 1 of a top-level object */
 	size_t key_start;
 	int key_is_list, after_list_key;
@@ -119,6 +129,11 @@ uint64_t parser_frame_line(const struct parser_frame *f)
 	return f->line;
 }
 
+uint64_t parser_frame_joined(const struct parser_frame *f)
+{
+	return f->joined;
+}
+
 static int frame_reject(struct parser_frame *f, uint64_t line, uint64_t offset, const char *reason)
 {
 	return f->ops->reject(line, offset, reason, f->ctx);
@@ -134,7 +149,40 @@ static void frame_begin(struct parser_frame *f, int base, const char *p)
 	f->rec_offset = f->offset;
 	f->key_is_list = 0;
 	f->after_list_key = 0;
+	f->wrapped = 0;
+	f->first_len = 0;
+	f->same_len = 0;
 	lt_buf_reset(&f->rec);
+}
+
+/* A newline at the current offset: the length of the line it ends, for a record's wrap. */
+static void frame_line_ended(struct parser_frame *f)
+{
+	uint64_t len = f->offset - f->line_start;
+
+	f->line_start = f->offset + 1;
+	if (f->mode != FRAME_RECORD)
+		return;
+	if (f->line == f->rec_line) {
+		f->first_len = len;
+		f->same_len = 1;
+	} else if (len == f->first_len && f->same_len > 0) {
+		f->same_len++;
+	} else {
+		f->same_len = -1;
+	}
+}
+
+/* A hard-wrapped record: its newlines (and carriage returns) taken away. */
+static void frame_unwrap(struct parser_frame *f)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < f->rec.len; i++)
+		if (f->rec.ptr[i] != '\n' && f->rec.ptr[i] != '\r')
+			f->rec.ptr[k++] = f->rec.ptr[i];
+	lt_buf_truncate(&f->rec, k);
+	f->joined = f->line - f->rec_line + 1;
 }
 
 /* The record just closed: hand it out and go back to where records are found. */
@@ -144,7 +192,10 @@ static int frame_end(struct parser_frame *f)
 	char reason[96];
 
 	if (f->mode == FRAME_RECORD) {
+		if (f->wrapped)
+			frame_unwrap(f);
 		rc = f->ops->record(f->rec.ptr, f->rec.len, f->rec_line, f->rec_offset, f->ctx);
+		f->joined = 0;
 	} else {
 		snprintf(reason, sizeof reason, "record larger than %zu bytes, skipped",
 			 f->max_record);
@@ -497,10 +548,16 @@ static int frame_zeros_end(struct parser_frame *f)
  * off; except between the elements of a list, where it starts the next one
  * (arrays printed with their elements unindented).
  */
-static int frame_is_cut(const struct parser_frame *f, unsigned char c)
+static int frame_is_cut(struct parser_frame *f, unsigned char c)
 {
 	if (f->mode == FRAME_ENVELOPE && f->list_depth != 0 && f->depth == f->list_depth)
 		return 0;
+	/* two lines of one length or more, the record still open: a paste's fixed-width wrap, and
+	 * the '{' goes on with it (a pretty-printed record's lines are not all alike) */
+	if (c == '{' && f->mode == FRAME_RECORD && f->same_len >= 2 && f->first_len >= 40) {
+		f->wrapped = 1;
+		return 0;
+	}
 	return f->at_line_start && c == '{' && f->mode != FRAME_SEEK && f->mode != FRAME_GARBAGE &&
 	       f->mode != FRAME_BOM;
 }
@@ -511,6 +568,8 @@ static const char *frame_string(struct parser_frame *f, const char *p, const cha
 	const char *q = frame_scan_string(f, p, end);
 
 	f->offset += (uint64_t)(q - p);
+	if (q < end && *q == '\n' && f->mode == FRAME_RECORD)
+		f->wrapped = 1;
 	if (q < end && *q == '"' && frame_at_top_keys(f)) {
 		frame_flush(f, q);
 		f->key_is_list = frame_key_is_list(f);
@@ -579,6 +638,7 @@ int parser_frame_feed(struct parser_frame *f, const char *buf, size_t len)
 			rc = frame_byte(f, p);
 		}
 		if (*p == '\n') {
+			frame_line_ended(f);
 			f->line++;
 			f->at_line_start = 1;
 		}

@@ -38,6 +38,9 @@ int parser_frame_finish(struct parser_frame *f);
 /* Lines seen so far (1-based line of the next byte). */
 uint64_t parser_frame_line(const struct parser_frame *f);
 
+/* During ops->record: the lines a hard-wrapped record was joined from (0 when not wrapped). */
+uint64_t parser_frame_joined(const struct parser_frame *f);
+
 /*
  * True when json[0..len) has a syntax error before its end (trailing white
  * space aside): invalid JSON, not a record that was merely cut short.
@@ -101,6 +104,9 @@ void parser_classify(struct parser_classifier *c, struct lt_log_line *line, cons
 
 /* True when some early line of buf is a journal, klog, syslog or CloudWatch text line. */
 int parser_text_sniff(const char *buf, size_t len);
+
+/* True when a whole line is one JSON object of Kubernetes' JSON log format ("ts", "msg"). */
+int parser_text_jsonlog_line(const char *s, size_t n);
 
 /* How a text log hands a JSON message (an audit Event in a CloudWatch export) back. */
 typedef int (*parser_json_route_fn)(const char *json, size_t len, const struct lt_where *at,

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* memmem */
 #include "parser-int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,7 +107,9 @@ struct run_ctx {
 	struct parser_res_decoder *resdec; /* rows of a result table in CSV */
 	enum run_mode mode;
 	enum parser_cw_shape shape;
-	uint64_t index; /* records seen */
+	uint64_t index;		    /* records seen */
+	struct parser_frame *frame; /* the framer, when it reads the input */
+	char wrap_note[64];	    /* a hard-wrapped record's provenance */
 };
 
 static struct lt_where run_where(struct run_ctx *r, uint64_t line, uint64_t offset)
@@ -265,6 +268,13 @@ static int run_record(const char *text, size_t len, uint64_t line, uint64_t offs
 	r->index++;
 	if (offset < r->sink->resume_offset)
 		return 0;
+	if (r->frame != NULL && parser_frame_joined(r->frame) > 1) {
+		/* a record a paste hard-wrapped: its lines joined, and said where it came from */
+		snprintf(r->wrap_note, sizeof r->wrap_note, "hard-wrapped: lines %llu-%llu joined",
+			 (unsigned long long)line,
+			 (unsigned long long)(line + parser_frame_joined(r->frame) - 1));
+		at.ext_id = (struct lt_str){r->wrap_note, strlen(r->wrap_note)};
+	}
 	if (r->mode == RUN_UNDECIDED)
 		run_decide(r, text, len);
 	if (r->mode == RUN_JOURNAL)
@@ -405,6 +415,29 @@ static int run_read_head(struct lt_input *in, char *buf, size_t *got, struct lt_
 	return rc;
 }
 
+/*
+ * True when the input's first record is one whole line of Kubernetes' JSON log format, as
+ * run_decide would take it (no cloud envelope, journal entry or CloudWatch shape first): then
+ * the text reader reads the file, line by line, each line in its own format, since kubectl logs
+ * of an operator mixes such lines with klog lines (client-go's leader election, reflectors).
+ */
+static int run_jsonlog_head(const char *buf, size_t len)
+{
+	const char *nl;
+	size_t i = len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0, n;
+
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+		i++;
+	if ((nl = memchr(buf + i, '\n', len - i)) == NULL)
+		return 0;
+	n = (size_t)(nl - (buf + i));
+	for (size_t k = 0; k < sizeof run_envelopes / sizeof *run_envelopes; k++)
+		if (run_envelopes[k]->probe(buf + i, n))
+			return 0;
+	return parser_text_jsonlog_line(buf + i, n) && !parser_journal_json_probe(buf + i, n) &&
+	       parser_cw_shape_of(buf + i, n) == PARSER_CW_NONE;
+}
+
 /* Reads the whole input as format fmt (JSON, CSV or text). */
 static int run_format(struct run_ctx *r, enum lt_format fmt, char *buf, size_t got,
 		      struct lt_error *err)
@@ -417,8 +450,8 @@ static int run_format(struct run_ctx *r, enum lt_format fmt, char *buf, size_t g
 	if (fmt == LT_FMT_JSON && parser_rest_sniff(buf, got))
 		rd.rest =
 		    parser_rest_new(&run_csv_ops, r); /* rows inside a table inside the response */
-	else if (fmt == LT_FMT_JSON)
-		rd.frame = parser_frame_new(&run_ops, r, 0);
+	else if (fmt == LT_FMT_JSON && (r->sink->log == NULL || !run_jsonlog_head(buf, got)))
+		r->frame = rd.frame = parser_frame_new(&run_ops, r, 0);
 	else if (fmt == LT_FMT_CSV)
 		rd.csv = parser_csv_new(&run_csv_ops, r);
 	else

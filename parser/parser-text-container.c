@@ -30,11 +30,21 @@ int parser_text_cpart_flush(struct parser_textlog *t)
 	}
 	parser_text_line_init(&ln, t->cpart_raw.ptr, t->cpart_raw.len);
 	ln.ts_us = t->cpart_ts;
+	if (t->cpart_host.len > 0)
+		ln.host = (struct lt_str){t->cpart_host.ptr, t->cpart_host.len};
+	if (t->cpart_comp != NULL)
+		ln.component = (struct lt_str){t->cpart_comp, strlen(t->cpart_comp)};
 	return parser_textlog_message(t, &ln, t->cpart_msg.ptr, t->cpart_msg.len, &at);
 }
 
 int parser_textlog_container(struct parser_textlog *t, struct lt_log_line *ln, const char *msg,
 			     size_t len, int partial, const struct lt_where *at)
+{
+	return parser_text_container_as(t, ln, msg, len, partial, at, NULL);
+}
+
+int parser_text_container_as(struct parser_textlog *t, struct lt_log_line *ln, const char *msg,
+			     size_t len, int partial, const struct lt_where *at, const char *comp)
 {
 	assert(t->cpart_open || !t->cpart_over);
 	if (!partial && !t->cpart_open)
@@ -46,6 +56,10 @@ int parser_textlog_container(struct parser_textlog *t, struct lt_log_line *ln, c
 		t->cpart_at.stream = t->cpart_at.ext_id = (struct lt_str){NULL, 0};
 		lt_buf_reset(&t->cpart_raw);
 		lt_buf_reset(&t->cpart_msg);
+		lt_buf_reset(&t->cpart_host);
+		if (ln->host.ptr != NULL)
+			lt_buf_append(&t->cpart_host, ln->host.ptr, ln->host.len);
+		t->cpart_comp = comp;
 	} else {
 		lt_buf_putc(&t->cpart_raw, '\n');
 	}
@@ -80,12 +94,25 @@ size_t parser_text_cri_tag(const char *s, size_t n, int *partial)
 	return i < n ? i + 1 : i;
 }
 
-/* True when a line is a CRI line (it goes on with a partial one). */
+/*
+ * True when a line is a CRI line (it goes on with a partial one): on its own, or forwarded by
+ * syslog ("DATE HOST TAG: " before it).
+ */
 int parser_text_cri_line(const char *s, size_t n)
 {
-	int64_t us;
-	size_t took = parser_text_iso(s, n, &us, NULL);
-	int partial;
+	struct lt_log_line probe;
+	const char *sp;
+	int64_t us, tod;
+	int partial, mon, day;
+	size_t took = parser_text_iso(s, n, &us, NULL), rest, id;
 
-	return took > 0 && parser_text_cri_tag(s + took, n - took, &partial) > 0;
+	if (took > 0 && parser_text_cri_tag(s + took, n - took, &partial) > 0)
+		return 1;
+	if (took == 0 && (took = parser_text_short_date(s, n, &mon, &day, &tod)) == 0)
+		return 0;
+	if ((sp = memchr(s + took, ' ', n - took)) == NULL)
+		return 0;
+	rest = n - (size_t)(sp + 1 - s);
+	id = parser_text_ident(&probe, sp + 1, rest, 0);
+	return id > 0 && parser_text_cri_record(sp + 1 + id, rest - id, &us, &partial) > 0;
 }

@@ -16,7 +16,9 @@ static struct parser_text_leader *text_leader_of(struct parser_textlog *t, struc
 	for (unsigned i = 0; i < PARSER_TEXT_LEADERS; i++) {
 		struct parser_text_leader *e = &t->leaders[i];
 
-		if (e->lease[0] != '\0' && e->pid == pid && lt_str_eq(component, e->component))
+		/* a JSON log line names no thread: it is of the component's process */
+		if (e->lease[0] != '\0' && (e->pid == pid || e->pid < 0 || pid < 0) &&
+		    lt_str_eq(component, e->component))
 			return e;
 	}
 	return NULL;

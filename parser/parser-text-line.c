@@ -2,10 +2,11 @@
  * parser-text-line.c - one text line to one struct lt_log_line: the
  * journal's text formats (short, short-precise, short-iso,
  * short-iso-precise), rsyslog files, bare klog (kubelet, controller-manager,
- * scheduler), header-less fragments, CRI lines and CloudWatch text records
- * are told apart by their first bytes; the message's klog header (or JSON
- * log object) gives severity, location and the exact time; the classifier
- * says what the line is about.
+ * scheduler) and JSON log lines mixed with it, header-less fragments, CRI
+ * lines (alone or forwarded by syslog), a viewer's time before klog and
+ * CloudWatch text records are told apart by their first bytes; the
+ * message's klog header (or JSON log object) gives severity, location and
+ * the exact time; the classifier says what the line is about.
  */
 #include "parser-text.h"
 
@@ -92,6 +93,8 @@ static int text_jsonlog(struct parser_textlog *t, struct lt_log_line *ln, const 
 	if (len == 0 || p[0] != '{' || parser_jsonlog_parse(&j, &t->msg, &t->fields, p, len) != 0)
 		return 0;
 	ln->klog_us = j.ts_us;
+	t->said_ref_us = j.ts_us; /* UTC, with its year: the klog lines around it are as old */
+	t->said_ref_zoned = 1;
 	if (ln->ts_us == 0 || text_refines(ln->ts_us, ln->klog_us)) {
 		ln->ts_us = ln->klog_us; /* UTC, with its year: nothing to move */
 		ln->basis = 0;
@@ -140,8 +143,13 @@ static void text_said(const struct parser_textlog *t, struct lt_log_line *ln, co
 			(lt_year_rule_guess(t->basis.year_rule) || t->basis.year_raised);
 	int weak_zone = ln->basis & LT_BASIS_TS_ZONE && t->basis.zone_rule == LT_ZONE_GUESS;
 
-	if ((weak_year || weak_zone) && !parser_text_said(msg, len, &ln->said_us, &ln->said_zoned))
-		ln->said_us = 0;
+	if (!weak_year && !weak_zone)
+		return;
+	if (parser_text_said(msg, len, &ln->said_us, &ln->said_zoned))
+		return;
+	/* else the last time with a year the file wrote beside its klog lines, for the year */
+	ln->said_us = weak_year ? t->said_ref_us : 0;
+	ln->said_zoned = t->said_ref_zoned;
 }
 
 int parser_textlog_message(struct parser_textlog *t, struct lt_log_line *ln, const char *msg,
@@ -214,8 +222,9 @@ static int text_journal(struct parser_textlog *t, struct lt_log_line *ln, const 
 			const struct lt_where *at)
 {
 	const char *sp = memchr(s, ' ', n);
-	size_t took;
-	int rc;
+	size_t took, cri;
+	int64_t ts;
+	int rc, partial;
 
 	if (sp == NULL || sp == s)
 		return parser_text_reject(t, at, "a journal line without a host name");
@@ -226,6 +235,21 @@ static int text_journal(struct parser_textlog *t, struct lt_log_line *ln, const 
 		ln->ident = (struct lt_str){NULL, 0}; /* no "IDENT:": the rest is the message */
 	if (t->boot_len > 0 && (rc = text_boot_emit(t, ln)) != 0)
 		return rc;
+	if ((cri = parser_text_cri_record(s + took, n - took, &ts, &partial)) > 0) {
+		/* a container's CRI record forwarded by syslog (rsyslog imfile, RKE2): the
+		 * runtime's exact UTC time wins over the forwarder's */
+		const char *c =
+		    parser_stream_component(ln->ident); /* imfile's tag: "kubelet.log" */
+
+		ln->ts_us = ts;
+		ln->basis = 0;
+		ln->year_rule = LT_YEAR_NONE;
+		t->line_zone_set = 0;
+		if (c != NULL)
+			ln->component = (struct lt_str){c, strlen(c)};
+		return parser_text_container_as(t, ln, s + took + cri, n - took - cri, partial, at,
+						c);
+	}
 	return parser_textlog_message(t, ln, s + took, n - took, at);
 }
 
@@ -280,15 +304,27 @@ static int text_dated(struct parser_textlog *t, struct lt_log_line *ln, const ch
 	return parser_text_cloudwatch(t, s, n, took, ts);
 }
 
-/* A line with no date of its own: bare klog, or a "kubelet[PID]: E0124 ..." fragment. */
+/*
+ * A line with no date of its own: bare klog, a line of Kubernetes' JSON log format (kubectl logs
+ * of an operator mixes both), or a "kubelet[PID]: E0124 ..." fragment.
+ */
 static int text_undated(struct parser_textlog *t, struct lt_log_line *ln, const char *s, size_t n,
 			const struct lt_where *at)
 {
 	struct parser_klog k;
+	int64_t ui;
 	size_t took;
 
-	if (parser_klog_header(&k, s, n) > 0)
+	if (parser_klog_header(&k, s, n) > 0 || parser_text_jsonlog_line(s, n))
 		return parser_textlog_message(t, ln, s, n, at);
+	/* a viewer's local time glued before the header: the klog time wins, the viewer's gives
+	 * the year only (said to the store: it weighs it as any full date the file writes) */
+	if ((took = parser_text_ui_time(s, n, &ui)) > 0 &&
+	    parser_klog_header(&k, s + took, n - took) > 0) {
+		t->said_ref_us = ui;
+		t->said_ref_zoned = 0;
+		return parser_textlog_message(t, ln, s + took, n - took, at);
+	}
 	if ((took = parser_text_ident(ln, s, n, 1)) > 0)
 		return parser_textlog_message(t, ln, s + took, n - took, at);
 	return parser_text_untimed(
@@ -298,6 +334,13 @@ static int text_undated(struct parser_textlog *t, struct lt_log_line *ln, const 
 }
 
 int parser_text_line(struct parser_textlog *t, const char *s, size_t n)
+{
+	while (n > 0 && s[n - 1] == '\r')
+		n--;
+	return parser_text_wrap_line(t, s, n);
+}
+
+int parser_text_line_one(struct parser_textlog *t, const char *s, size_t n)
 {
 	struct lt_log_line ln;
 	struct lt_where at;
@@ -319,6 +362,8 @@ int parser_text_line(struct parser_textlog *t, const char *s, size_t n)
 		return rc;
 	parser_text_line_init(&ln, s, n);
 	at = parser_text_where(t, t->line_no, t->offset);
+	if (t->wrap_noted)
+		at.ext_id = (struct lt_str){t->wrap_note, strlen(t->wrap_note)};
 	t->pended = 0;
 	rc = text_dated(t, &ln, s, n, &at);
 	if (rc == 1)

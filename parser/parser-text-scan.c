@@ -1,8 +1,11 @@
 /*
  * parser-text-scan.c - the small scanners of the text reader: a journal
- * short date ("Apr 05 06:04:04[.857303]"), an RFC 3339 time as the first
- * word, a syslog "IDENT[PID]: " and journalctl's "-- ... --" lines.  Pure
- * functions of their bytes: no state, no allocation.
+ * short date ("Apr 05 06:04:04[.857303]", or in a glibc locale's month
+ * words: "Mär 05", " 5월 13", "мая 13"), an RFC 3339 time as the first
+ * word, a syslog "IDENT[PID]: ", journalctl's "-- ... --" lines, a log
+ * viewer's time glued before klog (Rancher), a CRI record inside a syslog
+ * line and a whole JSON log line.  Pure functions of their bytes: no state,
+ * no allocation.
  */
 #define _GNU_SOURCE /* memmem */
 #include "parser-text.h"
@@ -14,39 +17,141 @@ static const char text_months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 static size_t text_short_date_en(const char *s, size_t n, int *mon, int *day, int64_t *tod);
 
 /*
- * A month as a Chinese (zh_CN) locale writes it: "12月 11 23:14:27", "5月 13 15:33:29".  The
- * date is read as its English twin; the bytes taken are the original's.
+ * Month abbreviations as glibc's locales write them for %b (LC_TIME abmon, and ab_alt_mon where
+ * a locale has one; /usr/share/i18n/locales of Debian 12's locales 2.36, plus the forms older
+ * glibc wrote): de_DE, fr_FR, es_ES, it_IT, pt_BR, ru_RU, and English in lower case.  Looked up
+ * without a final '.', ASCII letters folded to lower case.  No word names two months.
  */
-static size_t text_short_date_zh(const char *s, size_t n, int *mon, int *day, int64_t *tod)
+static const struct text_month_word {
+	const char *word;
+	int mon;
+} text_month_words[] = {
+    {"jan", 1},
+    {"feb", 2},
+    {"mar", 3},
+    {"apr", 4},
+    {"may", 5},
+    {"jun", 6},
+    {"jul", 7},
+    {"aug", 8},
+    {"sep", 9},
+    {"oct", 10},
+    {"nov", 11},
+    {"dec", 12},
+    {"m\xc3\xa4r", 3},
+    {"mrz", 3},
+    {"mai", 5},
+    {"okt", 10},
+    {"dez", 12},
+    {"janv", 1},
+    {"f\xc3\xa9vr", 2},
+    {"mars", 3},
+    {"avr", 4},
+    {"avril", 4},
+    {"juin", 6},
+    {"juil", 7},
+    {"ao\xc3\xbbt", 8},
+    {"sept", 9},
+    {"d\xc3\xa9"
+     "c",
+     12},
+    {"ene", 1},
+    {"abr", 4},
+    {"ago", 8},
+    {"dic", 12},
+    {"gen", 1},
+    {"mag", 5},
+    {"giu", 6},
+    {"lug", 7},
+    {"set", 9},
+    {"ott", 10},
+    {"fev", 2},
+    {"out", 10},
+    {"\xd1\x8f\xd0\xbd\xd0\xb2", 1},  /* янв */
+    {"\xd1\x84\xd0\xb5\xd0\xb2", 2},  /* фев */
+    {"\xd0\xbc\xd0\xb0\xd1\x80", 3},  /* мар */
+    {"\xd0\xb0\xd0\xbf\xd1\x80", 4},  /* апр */
+    {"\xd0\xbc\xd0\xb0\xd1\x8f", 5},  /* мая (abmon, glibc 2.27 on) */
+    {"\xd0\xbc\xd0\xb0\xd0\xb9", 5},  /* май (ab_alt_mon, older abmon) */
+    {"\xd0\xb8\xd1\x8e\xd0\xbd", 6},  /* июн */
+    {"\xd0\xb8\xd1\x8e\xd0\xbb", 7},  /* июл */
+    {"\xd0\xb0\xd0\xb2\xd0\xb3", 8},  /* авг */
+    {"\xd1\x81\xd0\xb5\xd0\xbd", 9},  /* сен */
+    {"\xd0\xbe\xd0\xba\xd1\x82", 10}, /* окт */
+    {"\xd0\xbd\xd0\xbe\xd1\x8f", 11}, /* ноя */
+    {"\xd0\xb4\xd0\xb5\xd0\xba", 12}, /* дек */
+};
+
+/* The longest month word looked up (bytes, a final '.' aside). */
+#define TEXT_MONTH_WORD 12
+
+/* "5月" (zh_CN, ja_JP), "5월" (ko_KR): the month, 0 when w bytes at s are not one. */
+static int text_month_cjk(const char *s, size_t w)
 {
-	static const char yue[] = "\xe6\x9c\x88"; /* 月 */
-	size_t d, took;
+	static const char yue[] = "\xe6\x9c\x88", wol[] = "\xec\x9b\x94"; /* 月, 월 */
+	size_t d = parser_text_is_digit(s[0]) ? w > 1 && parser_text_is_digit(s[1]) ? 2 : 1 : 0;
+	int m;
+
+	if (d == 0 || w != d + 3 || (memcmp(s + d, yue, 3) != 0 && memcmp(s + d, wol, 3) != 0))
+		return 0;
+	m = d == 2 ? (s[0] - '0') * 10 + (s[1] - '0') : s[0] - '0';
+	return m >= 1 && m <= 12 ? m : 0;
+}
+
+/* The month a locale's word of w bytes names, 0 if none. */
+static int text_month_word(const char *s, size_t w)
+{
+	char low[TEXT_MONTH_WORD + 1];
+	int m = text_month_cjk(s, w);
+
+	if (m != 0)
+		return m;
+	if (w > 1 && s[w - 1] == '.')
+		w--;
+	if (w > TEXT_MONTH_WORD)
+		return 0;
+	for (size_t i = 0; i < w; i++)
+		low[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+	low[w] = '\0';
+	for (size_t i = 0; i < sizeof text_month_words / sizeof *text_month_words; i++)
+		if (strcmp(text_month_words[i].word, low) == 0)
+			return text_month_words[i].mon;
+	return 0;
+}
+
+/*
+ * A journal date in another locale ("5月 13 15:33:29", " 5월 13 ...", "Mär 05 ...",
+ * "janv. 05 ...", "мая 13 ..."; ja_JP and ko_KR pad a one-digit month with a space).  The date
+ * is read as its English twin; the bytes taken are the original's.
+ */
+static size_t text_short_date_local(const char *s, size_t n, int *mon, int *day, int64_t *tod)
+{
+	size_t lead = n > 1 && s[0] == ' ' && parser_text_is_digit(s[1]) ? 1 : 0, w = 0, rest, took;
 	char en[48];
 	int m;
 
-	if (n < 8)
-		return 0;
-	d = parser_text_is_digit(s[0]) ? parser_text_is_digit(s[1]) ? 2 : 1 : 0;
-	if (d == 0 || memcmp(s + d, yue, 3) != 0)
-		return 0;
-	m = d == 2 ? (s[0] - '0') * 10 + (s[1] - '0') : s[0] - '0';
-	if (m < 1 || m > 12)
+	s += lead;
+	n -= lead;
+	while (w < n && w <= TEXT_MONTH_WORD + 1 && s[w] != ' ')
+		w++;
+	/* the shape after the word, " dd hh:" or "  d hh:", before any lookup */
+	if (w == 0 || w + 7 > n || s[w + 3] != ' ' || s[w + 6] != ':' ||
+	    !parser_text_is_digit(s[w + 2]) || (m = text_month_word(s, w)) == 0)
 		return 0;
 	memcpy(en, text_months + (m - 1) * 3, 3);
-	n -= d + 3;
-	n = n < sizeof en - 3 ? n : sizeof en - 3;
-	memcpy(en + 3, s + d + 3, n);
-	took = text_short_date_en(en, n + 3, mon, day, tod);
-	return took > 0 ? took - 3 + d + 3 : 0;
+	rest = n - w < sizeof en - 3 ? n - w : sizeof en - 3;
+	memcpy(en + 3, s + w, rest);
+	took = text_short_date_en(en, rest + 3, mon, day, tod);
+	return took > 0 ? took - 3 + w + lead : 0;
 }
 
-/* "Apr 05 06:04:04[.857303] " or "Sep  3 07:35:28 " (or "12月 11 ..."): the bytes taken, 0 if none.
- */
+/* "Apr 05 06:04:04[.857303] " or "Sep  3 07:35:28 " (or "12月 11 ...", "Mär 05 ..."): the bytes
+ * taken, 0 if none. */
 size_t parser_text_short_date(const char *s, size_t n, int *mon, int *day, int64_t *tod)
 {
-	return n > 0 && (unsigned char)s[0] < 0x80 && parser_text_is_digit(s[0])
-		   ? text_short_date_zh(s, n, mon, day, tod)
-		   : text_short_date_en(s, n, mon, day, tod);
+	size_t took = text_short_date_en(s, n, mon, day, tod);
+
+	return took > 0 ? took : text_short_date_local(s, n, mon, day, tod);
 }
 
 static size_t text_short_date_en(const char *s, size_t n, int *mon, int *day, int64_t *tod)
@@ -127,6 +232,13 @@ size_t parser_text_ident(struct lt_log_line *ln, const char *s, size_t n, int ne
 		return 0;
 	i++;
 	return i < n && s[i] == ' ' ? i + 1 : i;
+}
+
+int parser_text_jsonlog_line(const char *s, size_t n)
+{
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	return n >= 2 && s[0] == '{' && s[n - 1] == '}' && parser_jsonlog_probe(s, n);
 }
 
 int parser_text_header_line(const char *s, size_t n)
@@ -213,4 +325,62 @@ int parser_text_said(const char *s, size_t n, int64_t *us, int *zoned)
 		p = p - 3;
 	}
 	return 0;
+}
+
+/* Reads 1..max digits at s[*i]; -1 when none. */
+static int text_num(const char *s, size_t n, size_t *i, size_t max)
+{
+	int v = 0;
+	size_t k = 0;
+
+	for (; *i < n && k < max && parser_text_is_digit(s[*i]); ++*i, k++)
+		v = v * 10 + (s[*i] - '0');
+	return k > 0 ? v : -1;
+}
+
+/* One field of a UI time: digits, then sep (none for the last), into *out. */
+static int text_ui_field(const char *s, size_t n, size_t *i, size_t max, char sep, int *out)
+{
+	if ((*out = text_num(s, n, i, max)) < 0)
+		return 0;
+	if (sep == 0)
+		return 1;
+	if (*i >= n || s[*i] != sep)
+		return 0;
+	++*i;
+	return 1;
+}
+
+size_t parser_text_ui_time(const char *s, size_t n, int64_t *us)
+{
+	int mon, day, year, hh, mm, ss;
+	size_t i = 0;
+
+	if (!text_ui_field(s, n, &i, 2, '/', &mon) || !text_ui_field(s, n, &i, 2, '/', &day) ||
+	    !text_ui_field(s, n, &i, 4, ' ', &year) || !text_ui_field(s, n, &i, 2, ':', &hh) ||
+	    !text_ui_field(s, n, &i, 2, ':', &mm) || !text_ui_field(s, n, &i, 2, 0, &ss))
+		return 0;
+	if (i + 1 < n && s[i] == ' ' && (s[i + 1] == 'A' || s[i + 1] == 'P') && i + 2 < n &&
+	    s[i + 2] == 'M') {
+		if (hh < 1 || hh > 12)
+			return 0;
+		hh = hh % 12 + (s[i + 1] == 'P' ? 12 : 0);
+		i += 3;
+	}
+	if (year < 1970 || mon < 1 || mon > 12 || day < 1 || day > 31 || hh > 23 || mm > 59 ||
+	    ss > 60)
+		return 0;
+	while (i < n && s[i] == ' ')
+		i++;
+	*us = parser_text_stamp(year, mon, day, ((int64_t)hh * 3600 + mm * 60 + ss) * 1000000);
+	return i;
+}
+
+size_t parser_text_cri_record(const char *s, size_t n, int64_t *us, int *partial)
+{
+	size_t took = parser_text_iso(s, n, us, NULL), tag;
+
+	if (took == 0 || (tag = parser_text_cri_tag(s + took, n - took, partial)) == 0)
+		return 0;
+	return took + tag;
 }

@@ -6,7 +6,9 @@
  * parser-text-line.c; and the sniffer that tells a text log by its first
  * lines.  The other parser-text-*.c files hold what a line needs: the
  * scanners, the year rules, components, leader-lease memory, CloudWatch
- * records over several lines and container runtimes' partial lines.
+ * records over several lines, container runtimes' partial lines and
+ * hard-wrapped lines joined (parser-text-wrap.c, between the reader and
+ * parser-text-line.c).
  */
 #include "parser-text.h"
 
@@ -51,8 +53,10 @@ struct parser_textlog *parser_textlog_new(const struct lt_sink *sink, void *ctx,
 	lt_buf_init(&t->fields);
 	lt_buf_init(&t->text);
 	lt_buf_init(&t->wrap);
+	lt_buf_init(&t->whold);
 	lt_buf_init(&t->cpart_raw);
 	lt_buf_init(&t->cpart_msg);
+	lt_buf_init(&t->cpart_host);
 	lt_buf_init(&t->held);
 	lt_buf_init(&t->last_who);
 	return t;
@@ -69,17 +73,23 @@ void parser_textlog_free(struct parser_textlog *t)
 	lt_buf_release(&t->fields);
 	lt_buf_release(&t->text);
 	lt_buf_release(&t->wrap);
+	lt_buf_release(&t->whold);
 	lt_buf_release(&t->cpart_raw);
 	lt_buf_release(&t->cpart_msg);
+	lt_buf_release(&t->cpart_host);
 	lt_buf_release(&t->held);
 	lt_buf_release(&t->last_who);
 	free(t);
 }
 
-/* Lets go what waits for more lines: a CloudWatch record, a container line's parts. */
+/* Lets go what waits for more lines: a wrapped line, a CloudWatch record, a container line's parts.
+ */
 static int text_held_flush(struct parser_textlog *t)
 {
-	int rc = parser_text_pend_flush(t);
+	int rc = parser_text_wrap_release(t);
+
+	if (rc == 0)
+		rc = parser_text_pend_flush(t);
 
 	return rc != 0 ? rc : parser_text_cpart_flush(t);
 }
@@ -197,15 +207,20 @@ int parser_textlog_finish(struct parser_textlog *t)
 	return rc != 0 ? rc : parser_text_untimed_flush(t, 0);
 }
 
-/* A line that can only be a log line: a journal date, a klog header, an ISO time, a fragment. */
+/*
+ * A line that can only be a log line: a journal date, a klog header (or one after a viewer's
+ * time), a JSON log line, an ISO time, a fragment.
+ */
 static int text_known_line(const char *s, size_t n)
 {
 	struct lt_log_line ln;
 	struct parser_klog k;
 	int64_t us, tod;
 	int mon, day;
+	size_t ui = parser_text_ui_time(s, n, &us);
 
-	return parser_text_header_line(s, n) ||
+	return parser_text_header_line(s, n) || parser_text_jsonlog_line(s, n) ||
+	       (ui > 0 && parser_klog_header(&k, s + ui, n - ui) > 0) ||
 	       parser_text_short_date(s, n, &mon, &day, &tod) > 0 ||
 	       parser_klog_header(&k, s, n) > 0 || parser_text_iso(s, n, &us, NULL) > 0 ||
 	       parser_text_ident(&ln, s, n, 1) > 0;

@@ -67,8 +67,18 @@ struct parser_textlog {
 	unsigned leaders_next; /* the slot a new process takes */
 	int64_t line_zone_us;  /* the offset the current line's own time carried ... */
 	int line_zone_set;     /* ... when it carried one */
+	/* a time with its year the file's lines carry beside year-less klog times (a JSON log
+	 * line's "ts", a log viewer's time glued before the header): said to the store */
+	int64_t said_ref_us;
+	int said_ref_zoned;
 	struct lt_buf msg, fields, text;
 	struct lt_buf wrap; /* a JSON record wrapping the line: what it says (parser-logwrap.c) */
+	/* a line a hard wrap may have cut, held for the next line (parser-text-wrap.c) */
+	struct lt_buf whold;
+	int wrap_held, wrap_head_cut, wrap_noted;
+	uint64_t wrap_line, wrap_offset, wrap_lines;
+	size_t wrap_width; /* the paste's width in code points, once learned */
+	char wrap_note[64];
 	/* untimed lines (parser-text-untimed.c): the last line's time, and those waiting for one */
 	int64_t last_ts;
 	struct lt_buf last_who; /* that line's host, then its ident (a journal's) */
@@ -78,7 +88,8 @@ struct parser_textlog {
 	struct parser_text_held held_at[PARSER_TEXT_HELD];
 	size_t nheld;
 	/* a container log line whose partial records are being joined */
-	struct lt_buf cpart_raw, cpart_msg;
+	struct lt_buf cpart_raw, cpart_msg, cpart_host; /* host: a syslog line's, forwarding it */
+	const char *cpart_comp;				/* a static name, or NULL */
 	struct lt_where cpart_at;
 	int64_t cpart_ts;
 	int cpart_open, cpart_over;
@@ -106,6 +117,16 @@ size_t parser_text_iso(const char *s, size_t n, int64_t *us, int64_t *zone_us);
 
 /* "IDENT[PID]: " or, unless need_pid, "IDENT: ": fills ln->ident and ln->pid. */
 size_t parser_text_ident(struct lt_log_line *ln, const char *s, size_t n, int need_pid);
+
+/*
+ * A log viewer's local time glued before a klog header (Rancher's UI export: "4/28/2016 9:29:37
+ * AME0428 16:29:37.103725 ..."): month/day/year, a 12-hour time with AM or PM (or a 24-hour
+ * one), any spaces after it.  *us the time as if UTC.  The bytes taken, 0 if none.
+ */
+size_t parser_text_ui_time(const char *s, size_t n, int64_t *us);
+
+/* A CRI record "TIME stdout F " at s (inside a syslog line): the bytes taken, 0 if none. */
+size_t parser_text_cri_record(const char *s, size_t n, int64_t *us, int *partial);
 
 /* True for journalctl's own lines: "-- Logs begin at ...", "-- Reboot --", ... */
 int parser_text_header_line(const char *s, size_t n);
@@ -150,8 +171,19 @@ int parser_text_reject(struct parser_textlog *t, const struct lt_where *at, cons
 /* An empty record for the line s[0..n): raw set, pid unknown. */
 void parser_text_line_init(struct lt_log_line *ln, const char *s, size_t n);
 
-/* One whole line, its newline (and any '\r') aside. */
+/* One whole line, its newline (and any '\r') aside: joined first if a hard wrap cut it. */
 int parser_text_line(struct parser_textlog *t, const char *s, size_t n);
+
+/* One whole line as it is, at t->line_no and t->offset. */
+int parser_text_line_one(struct parser_textlog *t, const char *s, size_t n);
+
+/* ---- hard-wrapped pastes (parser-text-wrap.c) ---- */
+
+/* A physical line: held while a hard wrap may have cut it, joined with the lines it goes on in. */
+int parser_text_wrap_line(struct parser_textlog *t, const char *s, size_t n);
+
+/* Reads the held line (joined or not), if any. */
+int parser_text_wrap_release(struct parser_textlog *t);
 
 /* ---- who wrote it (parser-text-component.c, parser-text-leader.c) ---- */
 
@@ -198,6 +230,10 @@ size_t parser_text_cri_tag(const char *s, size_t n, int *partial);
 
 /* True when a line is a CRI line (it goes on with a partial one). */
 int parser_text_cri_line(const char *s, size_t n);
+
+/* parser_textlog_container for a line whose component is comp (a static name, or NULL). */
+int parser_text_container_as(struct parser_textlog *t, struct lt_log_line *ln, const char *msg,
+			     size_t len, int partial, const struct lt_where *at, const char *comp);
 
 /* Hands on the container line being joined, if any. */
 int parser_text_cpart_flush(struct parser_textlog *t);

@@ -67,6 +67,14 @@ sources=(
 	bq-ndjson:tests/corpus/results/bq-cloudaudit-activity_khi.ndjson
 	bq-csv:tests/corpus/results/bq-cloudaudit-activity_khi_console.csv
 	athena-csv:tests/corpus/results/athena-eks-audit-firehose_eks-lease-blog.csv
+	shape-mixed:tests/corpus/shapes/gh-fdb-operator-573_kubectl-logs_mixed.log
+	shape-mixed-rfc3339:tests/corpus/shapes/gh-gke-autoneg-95_kubectl-logs_mixed-rfc3339.log
+	shape-rancher:tests/corpus/shapes/issue-17_rancher-ui-export_kcm.log
+	shape-journal-ko:tests/corpus/shapes/glibc-ko_KR_journal_kubelet.log
+	shape-journal-de:tests/corpus/shapes/glibc-de_DE_journal_kubelet.log
+	shape-journal-ru:tests/corpus/shapes/glibc-ru_RU_journal_kubelet.log
+	shape-rsyslog-cri:tests/corpus/shapes/rke2-rsyslog-imfile_cri-forwarded.log
+	shape-wrapped-journal:tests/corpus/kubelet/gh-pahud-eks-templates-1_journal_hard-wrapped.log
 )
 # the query engines' result exports of a few sample lines (samples/cloud-export.c), short rows
 # that fit a seed whole
@@ -112,6 +120,9 @@ printf '%s\n' \
 	'{"ts":1712296234000.5,"caller":"nodelease/controller.go:145","msg":"failed to update lease","err":"context deadline exceeded","v":0}' \
 	>"$out/parser/seed-docker-json"
 printf '\020\000' | cat - "$out/parser/seed-docker-json" >"$out/sniff/seed-docker-json"
+# hard-wrapped audit JSON lines (a newline inside a string joins the record's lines)
+head -2 samples/audit/kube-apiserver-audit.1.log | fold -w 150 >"$out/parser/seed-wrapped-audit"
+printf '\030\000' | cat - "$out/parser/seed-wrapped-audit" >"$out/sniff/seed-wrapped-audit"
 
 # queries: an audit excerpt of one node's lease with that node's kubelet journal and the
 # controller manager, in the same minutes; thresholds and ranges vary by the first byte.
