@@ -24,9 +24,10 @@ enum csv_state {
 };
 
 /* The columns we read, by header name. */
-enum csv_col { CC_TIME, CC_MESSAGE, CC_STREAM, CC_PTR, CC_COUNT };
+enum csv_col { CC_TIME, CC_MESSAGE, CC_STREAM, CC_PTR, CC_LOG, CC_COUNT };
 
-static const char *const csv_col_names[CC_COUNT] = {"@timestamp", "@message", "@logStream", "@ptr"};
+static const char *const csv_col_names[CC_COUNT] = {"@timestamp", "@message", "@logStream", "@ptr",
+						    "@log"};
 
 struct parser_csv {
 	const struct parser_csv_ops *ops;
@@ -207,6 +208,8 @@ static int csv_data_row(struct parser_csv *c)
 		rec.stream = csv_field(c, (size_t)c->col[CC_STREAM]);
 	if (c->col[CC_PTR] >= 0)
 		rec.ext_id = csv_field(c, (size_t)c->col[CC_PTR]);
+	if (c->col[CC_LOG] >= 0)
+		rec.group = csv_field(c, (size_t)c->col[CC_LOG]);
 	if (rec.stream.len == 0)
 		rec.stream.ptr = NULL;
 	if (rec.ext_id.len == 0)
