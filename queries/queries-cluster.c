@@ -82,3 +82,65 @@ int64_t queries_lease_cluster(struct lt_store *st, int64_t given, int64_t ns, in
 	lt_stmt_free(q);
 	return id;
 }
+
+/*
+ * --cluster on a read: the lease lifecycle's views (leases, episodes, nodes)
+ * narrowed to one cluster for this connection, by TEMP views of the same
+ * names over main's (TEMP objects come first when a name is not qualified),
+ * the cluster bound into a TEMP table.  After an overlay (--gap/--slow: TEMP
+ * tables and views already), the other clusters' rows are deleted from its
+ * TEMP tables instead.  The store is never written.
+ */
+static const char *const scope_views[] = {
+    "CREATE TEMP VIEW IF NOT EXISTS leases AS SELECT * FROM main.leases"
+    " WHERE cluster_id IN (SELECT id FROM temp.lt_scope)",
+    "CREATE TEMP VIEW IF NOT EXISTS episodes AS SELECT * FROM main.episodes"
+    " WHERE cluster_id IN (SELECT id FROM temp.lt_scope)",
+    "CREATE TEMP VIEW IF NOT EXISTS nodes AS SELECT * FROM main.nodes"
+    " WHERE cluster_id IN (SELECT id FROM temp.lt_scope)",
+    NULL,
+};
+
+static const char *const scope_overlay[] = {
+    "DELETE FROM temp.lt_episodes WHERE lease_id IN (SELECT id FROM temp.lt_leases"
+    " WHERE cluster_id NOT IN (SELECT id FROM temp.lt_scope))",
+    "DELETE FROM temp.lt_leases WHERE cluster_id NOT IN (SELECT id FROM temp.lt_scope)",
+    NULL,
+};
+
+/* 1 when the TEMP schema has an object of that name. */
+static int scope_temp_has(struct lt_store *st, const char *name)
+{
+	struct lt_stmt *q;
+	int has = 0;
+
+	if (lt_store_prepare(st, &q, "SELECT 1 FROM sqlite_temp_master WHERE name = ?1", NULL) !=
+	    0)
+		return 0;
+	lt_stmt_bind_text(q, 1, name, (size_t)-1);
+	has = lt_stmt_step(q, NULL) == 1;
+	lt_stmt_free(q);
+	return has;
+}
+
+int queries_cluster_scope(struct lt_store *st, int64_t cluster, struct lt_error *err)
+{
+	const char *const *list;
+	struct lt_stmt *q;
+	int rc;
+
+	if (cluster == 0)
+		return 0;
+	if ((rc = queries_exec(st, "CREATE TEMP TABLE IF NOT EXISTS lt_scope(id INTEGER PRIMARY KEY)",
+			       err)) != 0 ||
+	    (rc = queries_exec(st, "DELETE FROM temp.lt_scope", err)) != 0 ||
+	    (rc = lt_store_prepare(st, &q, "INSERT INTO temp.lt_scope VALUES(?1)", err)) != 0)
+		return rc;
+	lt_stmt_bind_int(q, 1, cluster);
+	rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
+	lt_stmt_free(q);
+	list = scope_temp_has(st, "lt_leases") ? scope_overlay : scope_views;
+	for (size_t i = 0; rc == 0 && list[i] != NULL; i++)
+		rc = queries_exec(st, list[i], err);
+	return rc;
+}

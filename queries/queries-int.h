@@ -174,6 +174,10 @@ int queries_lease_build(struct lt_store *st, int64_t cluster_id, int64_t namespa
 /* The cluster of lease (ns, name): given when not 0, else the first that has it (0 when none). */
 int64_t queries_lease_cluster(struct lt_store *st, int64_t given, int64_t ns, int64_t name);
 
+/* --cluster on a read: the leases, episodes and nodes views narrowed to cluster for this
+ * connection (TEMP objects; 0 leaves them whole).  Call it after lt_lifecycle_overlay. */
+int queries_cluster_scope(struct lt_store *st, int64_t cluster, struct lt_error *err);
+
 /* Runs one statement that returns no rows (DDL, DELETE, ...); 0 or a negative lt_err. */
 int queries_exec(struct lt_store *st, const char *sql, struct lt_error *err);
 
