@@ -379,10 +379,11 @@ static void cli_unknown_cluster(struct lt_store *st, const char *name)
 	lt_print_safe(stderr, lt_store_path(st), strlen(lt_store_path(st)), 0);
 	if (near != NULL)
 		fprintf(stderr, "; did you mean '%s'?\n", near);
-	else if (c.n > 0)
-		fputs(" (`leasetrail stats` lists its clusters)\n", stderr);
-	else
+	else if (c.n == 0)
 		fputs(" (it names no cluster)\n", stderr);
+	for (size_t i = 0; near == NULL && i < c.n; i++) /* names pass lt_cluster_name_ok */
+		fprintf(stderr, "%s%s%s", i == 0 ? " (its clusters: " : ", ", c.names[i],
+			i + 1 == c.n ? ")\n" : "");
 	for (size_t i = 0; i < c.n; i++)
 		free(c.names[i]);
 }
