@@ -19,8 +19,7 @@ const struct lt_cmd lt_cmd_timeline = {
     .usage = "[OPTIONS] NODE|NAMESPACE/LEASE",
     .summary = "The episodes of a lease (and, for a node, its Node object's events) in time order.",
     .help =
-	"Options:\n" CLI_QUERY_OPTIONS
-	"  -v, --verbose     list the requests under each episode\n"
+	"Options:\n" CLI_QUERY_OPTIONS "  -v, --verbose     list the requests under each episode\n"
 	"  --cluster NAME    the lease of that cluster (default: the first cluster that has it)\n\n"
 	"Episodes: CREATED, RENEWING (one holder's renews), GAP, NOT_FOUND, DELETED, RE-CREATED,\n"
 	"AUTH_FAILURE, SLOW, HOLDER_CHANGE, RELEASED (a leader gave the lease up); STALE: no"

@@ -17,7 +17,8 @@ void index_cluster_init(struct index_cluster *c, const char *given, const char *
 {
 	memset(c, 0, sizeof *c);
 	c->given_wins = given != NULL;
-	c->given = given != NULL ? (struct lt_str){given, strlen(given)} : lt_cluster_from_path(path);
+	c->given =
+	    given != NULL ? (struct lt_str){given, strlen(given)} : lt_cluster_from_path(path);
 	c->file_id = -1;
 }
 

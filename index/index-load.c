@@ -71,7 +71,7 @@ enum load_audit_col {
 	AC_LEASE_TRANSITIONS,
 	AC_AKEY,
 	AC_CLUSTER_ID, /* schema 5: the record's cluster (index-cluster.c) */
-	AC_COUNT /* one past the last parameter */
+	AC_COUNT       /* one past the last parameter */
 };
 
 struct load {

@@ -325,10 +325,11 @@ static int schema_drop_derived(struct lt_store *st, struct lt_error *err)
 	sqlite3_stmt *q;
 	int rc;
 
-	if (index_store_prepare_raw(st, &q,
-				    "SELECT 'DROP TABLE IF EXISTS \"' || name || '\";' FROM sqlite_master"
-				    " WHERE type = 'table' AND substr(name, 1, 3) = 'lt_'",
-				    err) != 0)
+	if (index_store_prepare_raw(
+		st, &q,
+		"SELECT 'DROP TABLE IF EXISTS \"' || name || '\";' FROM sqlite_master"
+		" WHERE type = 'table' AND substr(name, 1, 3) = 'lt_'",
+		err) != 0)
 		return LT_ERR_DB;
 	lt_buf_init(&sql);
 	while (sqlite3_step(q) == SQLITE_ROW)
@@ -359,13 +360,13 @@ static int schema_migrate(struct lt_store *st, struct lt_error *err)
 	if (index_store_exec(st, schema_clusters_table, err) != 0)
 		return LT_ERR_DB;
 	/* a schema-4 store with events: they are of no named cluster */
-	if (upgrade && index_store_exec(st,
-					"INSERT OR IGNORE INTO clusters SELECT 0 WHERE EXISTS"
-					" (SELECT 1 FROM audit);"
-					"DELETE FROM derived;"
-					"UPDATE meta SET value = '" SCHEMA_VERSION
-					"' WHERE key = 'schema';",
-					err) != 0)
+	if (upgrade &&
+	    index_store_exec(st,
+			     "INSERT OR IGNORE INTO clusters SELECT 0 WHERE EXISTS"
+			     " (SELECT 1 FROM audit);"
+			     "DELETE FROM derived;"
+			     "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';",
+			     err) != 0)
 		return LT_ERR_DB;
 	return upgrade ? schema_drop_derived(st, err) : 0;
 }

@@ -28,20 +28,14 @@ struct cw_key {
 };
 
 static const struct cw_key cw_event_keys[] = {
-    {"timestamp", CW_TIME},
-    {"message", CW_MESSAGE},
-    {"logStreamName", CW_STREAM},
-    {"eventId", CW_ID},
-    {"logGroupName", CW_GROUP},
+    {"timestamp", CW_TIME}, {"message", CW_MESSAGE},	{"logStreamName", CW_STREAM},
+    {"eventId", CW_ID},	    {"logGroupName", CW_GROUP},
 };
 
 /* Logs Insights field names, for console rows and get-query-results rows alike. */
 static const struct cw_key cw_insights_keys[] = {
-    {"@timestamp", CW_TIME},
-    {"@message", CW_MESSAGE},
-    {"@logStream", CW_STREAM},
-    {"@ptr", CW_ID},
-    {"@log", CW_GROUP},
+    {"@timestamp", CW_TIME}, {"@message", CW_MESSAGE}, {"@logStream", CW_STREAM},
+    {"@ptr", CW_ID},	     {"@log", CW_GROUP},
 };
 
 /* Where the value being read goes. */

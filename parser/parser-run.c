@@ -109,7 +109,8 @@ struct run_ctx {
 
 static struct lt_where run_where(struct run_ctx *r, uint64_t line, uint64_t offset)
 {
-	struct lt_where at = {lt_input_path(r->in), line, offset, r->index, {NULL, 0}, {NULL, 0}, {NULL, 0}};
+	struct lt_where at = {
+	    lt_input_path(r->in), line, offset, r->index, {NULL, 0}, {NULL, 0}, {NULL, 0}};
 
 	return at;
 }

@@ -114,8 +114,7 @@ static int scope_temp_has(struct lt_store *st, const char *name)
 	struct lt_stmt *q;
 	int has = 0;
 
-	if (lt_store_prepare(st, &q, "SELECT 1 FROM sqlite_temp_master WHERE name = ?1", NULL) !=
-	    0)
+	if (lt_store_prepare(st, &q, "SELECT 1 FROM sqlite_temp_master WHERE name = ?1", NULL) != 0)
 		return 0;
 	lt_stmt_bind_text(q, 1, name, (size_t)-1);
 	has = lt_stmt_step(q, NULL) == 1;
@@ -131,7 +130,8 @@ int queries_cluster_scope(struct lt_store *st, int64_t cluster, struct lt_error 
 
 	if (cluster == 0)
 		return 0;
-	if ((rc = queries_exec(st, "CREATE TEMP TABLE IF NOT EXISTS lt_scope(id INTEGER PRIMARY KEY)",
+	if ((rc = queries_exec(st,
+			       "CREATE TEMP TABLE IF NOT EXISTS lt_scope(id INTEGER PRIMARY KEY)",
 			       err)) != 0 ||
 	    (rc = queries_exec(st, "DELETE FROM temp.lt_scope", err)) != 0 ||
 	    (rc = lt_store_prepare(st, &q, "INSERT INTO temp.lt_scope VALUES(?1)", err)) != 0)

@@ -155,8 +155,9 @@ void queries_lease_feed_close(struct queries_lease_feed *f);
  * clusters' leases of one name are two leases): its kind, duration and kubelet looked up.
  */
 struct queries_lease *queries_lease_feed_begin(struct queries_lease_feed *f, int64_t cluster_id,
-					       int64_t namespace_id, int64_t name_id, int64_t gap_us,
-					       int64_t slow_us, struct queries_lease_result *out);
+					       int64_t namespace_id, int64_t name_id,
+					       int64_t gap_us, int64_t slow_us,
+					       struct queries_lease_result *out);
 
 /* Feeds b the request in q's QUERIES_LEASE_COLUMNS from column col on (cluster_id, name_id:
  * b's lease). */

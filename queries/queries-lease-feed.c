@@ -184,8 +184,9 @@ static int64_t feed_duration(struct queries_lease_feed *f, int64_t cluster, int6
 }
 
 struct queries_lease *queries_lease_feed_begin(struct queries_lease_feed *f, int64_t cluster_id,
-					       int64_t namespace_id, int64_t name_id, int64_t gap_us,
-					       int64_t slow_us, struct queries_lease_result *out)
+					       int64_t namespace_id, int64_t name_id,
+					       int64_t gap_us, int64_t slow_us,
+					       struct queries_lease_result *out)
 {
 	char *ns = feed_name(namespace_id, f), *name = feed_name(name_id, f);
 	struct queries_lease_params p = {

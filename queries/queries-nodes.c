@@ -31,8 +31,9 @@
  */
 #define NODES_SQL(CLUSTER, HEALTH_COLS, HEALTH_JOIN, WINDOW_NODES)                                 \
 	"SELECT " CLUSTER "n.node, " HEALTH_COLS ", n.last_renew_us, n.renews, n.max_gap_us,"      \
-	" n.not_found, n.deletes, n.anomalies FROM " NODES_ALL(WINDOW_NODES) " AS n" HEALTH_JOIN   \
-	" WHERE ?2 = 0 OR n.cluster_id = ?2 ORDER BY " CLUSTER "n.node"
+	" n.not_found, n.deletes, n.anomalies FROM " NODES_ALL(                                    \
+	    WINDOW_NODES) " AS n" HEALTH_JOIN                                                      \
+			  " WHERE ?2 = 0 OR n.cluster_id = ?2 ORDER BY " CLUSTER "n.node"
 
 #define NODES_HEALTH                                                                               \
 	"CASE WHEN h.open > 0 AND n.state NOT IN ('deleted', 'orphaned') THEN 'not-ready'"         \
@@ -115,5 +116,6 @@ int lt_query_nodes(struct lt_store *st, const struct lt_query_opts *o,
 		return rc;
 	/* with several clusters a CLUSTER column comes first; with one, none (as before) */
 	return lt_run_rows(st, nodes_sqls[several][queries_has_health(st)],
-			   nodes_cols + (several ? 0 : 1), NODES_NCOLS + several, binds, 2, out, err);
+			   nodes_cols + (several ? 0 : 1), NODES_NCOLS + several, binds, 2, out,
+			   err);
 }

@@ -20,8 +20,8 @@
 	" not_found INTEGER NOT NULL DEFAULT 0, auth_failures INTEGER NOT NULL DEFAULT 0,"         \
 	" conflicts INTEGER NOT NULL DEFAULT 0, slow INTEGER NOT NULL DEFAULT 0,"                  \
 	" gaps INTEGER NOT NULL DEFAULT 0, max_gap_us INTEGER, holder TEXT,"                       \
-	" duration_s INTEGER, gap_us INTEGER NOT NULL,"                                            \
-	/* schema 5: a lease is of one cluster (0: none named) */                                  \
+	" duration_s INTEGER, gap_us INTEGER NOT NULL," /* schema 5: a lease is of one cluster (0: \
+							   none named) */                          \
 	" cluster_id INTEGER NOT NULL DEFAULT 0, UNIQUE(cluster_id, namespace_id, name_id))"
 
 #define DERIVED_EPISODES(T)                                                                        \
@@ -53,14 +53,14 @@
 	" l.not_found AS not_found, l.auth_failures AS auth_failures, l.conflicts AS conflicts,"   \
 	" l.slow AS slow, l.gaps AS gaps, l.max_gap_us AS max_gap_us, l.holder AS holder,"         \
 	" l.duration_s AS duration_s, l.gap_us AS gap_threshold_us,"                               \
-	" (SELECT s FROM strs WHERE id = l.cluster_id) AS cluster, l.cluster_id AS cluster_id"      \
+	" (SELECT s FROM strs WHERE id = l.cluster_id) AS cluster, l.cluster_id AS cluster_id"     \
 	" FROM lt_leases AS l"
 
 /* Nodes are the node leases plus node objects that never had a lease; states as in leases. */
 #define DERIVED_NODES_VIEW(T)                                                                      \
 	"CREATE " T "VIEW IF NOT EXISTS nodes AS WITH n AS ("                                      \
-	" SELECT l.id AS lid, l.cluster_id AS cluster_id, l.name_id AS name_id, l.state AS state,"  \
-	"  l.last_renew_us AS last_renew,"                                                          \
+	" SELECT l.id AS lid, l.cluster_id AS cluster_id, l.name_id AS name_id, l.state AS state," \
+	"  l.last_renew_us AS last_renew,"                                                         \
 	"  l.renews AS renews, l.max_gap_us AS max_gap, l.not_found AS nf, l.deletes AS ldel,"     \
 	"  l.gap_us AS gap_us FROM lt_leases AS l WHERE l.kind = 'node'"                           \
 	" UNION ALL"                                                                               \
@@ -77,7 +77,7 @@
 	"  n.ldel + coalesce(d.n, 0) AS deletes,"                                                  \
 	"  (SELECT count(*) FROM lt_episodes AS e WHERE e.lease_id = n.lid"                        \
 	"   AND e.kind IN ('GAP', 'NOT_FOUND', 'AUTH_FAILURE', 'SLOW')) AS anomalies,"             \
-	"  (SELECT s FROM strs WHERE id = n.cluster_id) AS cluster, n.cluster_id AS cluster_id"     \
+	"  (SELECT s FROM strs WHERE id = n.cluster_id) AS cluster, n.cluster_id AS cluster_id"    \
 	" FROM n LEFT JOIN (SELECT a.cluster_id AS cluster_id, a.name_id AS name_id,"              \
 	"  count(*) AS n FROM audit AS a"                                                          \
 	"  INDEXED BY audit_rtv WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"     \
@@ -99,7 +99,8 @@
 	" e.cause_event AS cause_event, e.median_us AS median_us, e.max_us AS max_us,"             \
 	" e.old_holder AS old_holder, e.new_holder AS new_holder, e.inferred AS inferred,"         \
 	" e.note AS note, (SELECT s FROM strs WHERE id = l.cluster_id) AS cluster,"                \
-	" l.cluster_id AS cluster_id FROM lt_episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
+	" l.cluster_id AS cluster_id FROM lt_episodes AS e JOIN lt_leases AS l ON l.id = "         \
+	"e.lease_id"
 
 /*
  * How episodes are built (the registry records it; before it, meta 'episodes').
@@ -266,10 +267,11 @@ static int rebuild_delete(struct lt_store *st, const char *sql, struct rebuild_k
 /* Drops what was derived for one lease: its episodes, then its row. */
 static int rebuild_forget(struct lt_store *st, struct rebuild_key k, struct lt_error *err)
 {
-	int rc = rebuild_delete(st,
-				"DELETE FROM lt_episodes WHERE lease_id IN (SELECT id FROM lt_leases"
-				" WHERE namespace_id = ?1 AND name_id = ?2 AND cluster_id = ?3)",
-				k, err);
+	int rc =
+	    rebuild_delete(st,
+			   "DELETE FROM lt_episodes WHERE lease_id IN (SELECT id FROM lt_leases"
+			   " WHERE namespace_id = ?1 AND name_id = ?2 AND cluster_id = ?3)",
+			   k, err);
 
 	if (rc == 0)
 		rc = rebuild_delete(st,
@@ -289,7 +291,8 @@ static int rebuild_one(struct queries_lease_feed *f, struct rebuild_key k,
 {
 	struct queries_lease_result r;
 	int64_t id;
-	int rc = queries_lease_build(f->st, k.cluster, k.ns, k.name, o->gap_us, o->slow_us, &r, err);
+	int rc =
+	    queries_lease_build(f->st, k.cluster, k.ns, k.name, o->gap_us, o->slow_us, &r, err);
 
 	if (rc == 0)
 		rc = rebuild_forget(f->st, k, err);
@@ -302,8 +305,8 @@ static int rebuild_one(struct queries_lease_feed *f, struct rebuild_key k,
 }
 
 /* The leases with events newer than since_id. */
-static int rebuild_dirty(struct lt_store *st, int64_t since_id, struct rebuild_key **out,
-			 size_t *n, struct lt_error *err)
+static int rebuild_dirty(struct lt_store *st, int64_t since_id, struct rebuild_key **out, size_t *n,
+			 struct lt_error *err)
 {
 	struct lt_stmt *q;
 	size_t cap = 0;
@@ -329,8 +332,9 @@ static int rebuild_dirty(struct lt_store *st, int64_t since_id, struct rebuild_k
 	lt_stmt_bind_int(q, 1, since_id);
 	while ((rc = lt_stmt_step(q, err)) == 1) {
 		LT_GROW(*out, cap, *n + 1);
-		(*out)[(*n)++] = (struct rebuild_key){
-		    .cluster = lt_stmt_int(q, 0), .ns = lt_stmt_int(q, 1), .name = lt_stmt_int(q, 2)};
+		(*out)[(*n)++] = (struct rebuild_key){.cluster = lt_stmt_int(q, 0),
+						      .ns = lt_stmt_int(q, 1),
+						      .name = lt_stmt_int(q, 2)};
 	}
 	lt_stmt_free(q);
 	return rc < 0 ? rc : 0;
@@ -364,9 +368,8 @@ static struct rebuild_slot *rebuild_slot(struct rebuild_map *m, struct rebuild_k
 		     ((uint64_t)k.name * 0xc2b2ae3d27d4eb4fULL) ^
 		     ((uint64_t)k.cluster * 0x165667b19e3779f9ULL);
 	size_t i = (size_t)(h ^ (h >> 29)) & (m->cap - 1);
-	while (m->slots[i].k.ns != 0 &&
-	       (m->slots[i].k.ns != k.ns || m->slots[i].k.name != k.name ||
-		m->slots[i].k.cluster != k.cluster))
+	while (m->slots[i].k.ns != 0 && (m->slots[i].k.ns != k.ns || m->slots[i].k.name != k.name ||
+					 m->slots[i].k.cluster != k.cluster))
 		i = (i + 1) & (m->cap - 1);
 	return &m->slots[i];
 }
@@ -567,9 +570,8 @@ int queries_lease_compute(struct lt_store *st, void **out, struct lt_error *err)
 	for (size_t i = 0; i < n && rc == 0; i += REBUILD_CHUNK) {
 		LT_GROW(b->maps, b->cap, b->n + 1);
 		b->maps[b->n] = (struct rebuild_map){NULL, 0};
-		rc = rebuild_compute(&f, dirty + i,
-				     n - i < REBUILD_CHUNK ? n - i : REBUILD_CHUNK, &o,
-				     &b->maps[b->n++], err);
+		rc = rebuild_compute(&f, dirty + i, n - i < REBUILD_CHUNK ? n - i : REBUILD_CHUNK,
+				     &o, &b->maps[b->n++], err);
 	}
 	free(dirty);
 	queries_lease_feed_close(&f);

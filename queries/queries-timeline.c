@@ -252,7 +252,8 @@ static int tl_lease_rows(struct tl *t, const struct lt_query_opts *o, struct lt_
 		return 0;
 	/* other thresholds than ingest used: build the episodes again from the requests */
 	if (o->gap_us || o->slow_us)
-		rc = queries_lease_build(t->st, t->cluster, t->ns, t->lease, o->gap_us, o->slow_us, &r, err);
+		rc = queries_lease_build(t->st, t->cluster, t->ns, t->lease, o->gap_us, o->slow_us,
+					 &r, err);
 	else
 		rc = tl_stored(t, &r, err);
 	if (rc != 0) {

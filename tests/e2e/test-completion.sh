@@ -67,7 +67,7 @@ want "bash: cluster names" "$(bash_complete "$bin" nodes --db two.db --cluster p
 prod-west"
 want "bash: cluster names from a prefix" "$(bash_complete "$bin" query --db=two.db --cluster prod-w)" \
 	"prod-west"
-want "bash: --cluster's value is not the command" "$(bash_complete "$bin" --cluster x ti)" "timeline
+want "bash: --cluster's value is not the command" "$(bash_complete "$bin" --cluster x t)" "timeline
 tui"
 
 # zsh: the same through compadd.

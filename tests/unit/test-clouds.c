@@ -189,7 +189,10 @@ static void want_cluster(int line, const char *what, struct lt_str got, const ch
 			 got.ptr ? got.ptr : "(none)", want ? want : "(none)");
 }
 
-#define S(x) {x, sizeof x - 1}
+#define S(x)                                                                                       \
+	{                                                                                          \
+		x, sizeof x - 1                                                                    \
+	}
 
 static void test_cluster_names(void **state)
 {
@@ -199,13 +202,13 @@ static void test_cluster_names(void **state)
 	} groups[] = {
 	    {S("/aws/eks/prod-east/cluster"), "prod-east"},
 	    {S("123456789012:/aws/eks/prod_2/cluster"), "prod_2"}, /* Logs Insights' @log */
-	    {S("/aws/eks/prod/cluster/extra"), NULL},		     /* not the whole group */
+	    {S("/aws/eks/prod/cluster/extra"), NULL},		   /* not the whole group */
 	    {S("/aws/eks//cluster"), NULL},
 	    {S("/aws/lambda/my-function"), NULL},
 	    {S("/aws/eks/a b/cluster"), NULL}, /* no cloud names a cluster so */
 	    {S("/aws/eks/\x1b[31m/cluster"), NULL},
 	    {S("aws/eks/prod/cluster"), NULL}, /* a group starts with '/' */
-	    {{NULL, 0}, NULL}, /* no group */
+	    {{NULL, 0}, NULL},		       /* no group */
 	};
 	static const struct {
 		const char *path, *want;
@@ -544,10 +547,10 @@ static void test_probes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_aks_corpus),	cmocka_unit_test(test_gke_corpus),
-	    cmocka_unit_test(test_gke_mapping), cmocka_unit_test(test_gke_watch_and_body),
-	    cmocka_unit_test(test_gke_rejects), cmocka_unit_test(test_logwrap),
-	    cmocka_unit_test(test_audit_probe), cmocka_unit_test(test_probes),
+	    cmocka_unit_test(test_aks_corpus),	  cmocka_unit_test(test_gke_corpus),
+	    cmocka_unit_test(test_gke_mapping),	  cmocka_unit_test(test_gke_watch_and_body),
+	    cmocka_unit_test(test_gke_rejects),	  cmocka_unit_test(test_logwrap),
+	    cmocka_unit_test(test_audit_probe),	  cmocka_unit_test(test_probes),
 	    cmocka_unit_test(test_cluster_names), cmocka_unit_test(test_gke_cluster_hostile),
 	};
 

@@ -1385,8 +1385,10 @@ static void test_schema_versions(void **state)
 static void test_schema_upgrade(void **state)
 {
 	static const char *const downgrade[] = {
-	    "ALTER TABLE audit DROP COLUMN cluster_id", "ALTER TABLE lines DROP COLUMN cluster_id",
-	    "ALTER TABLE sources DROP COLUMN cluster_id", "DROP TABLE clusters",
+	    "ALTER TABLE audit DROP COLUMN cluster_id",
+	    "ALTER TABLE lines DROP COLUMN cluster_id",
+	    "ALTER TABLE sources DROP COLUMN cluster_id",
+	    "DROP TABLE clusters",
 	    "CREATE TABLE lt_old(x)", /* a derived table of the old rules */
 	    "UPDATE meta SET value = '4' WHERE key = 'schema'",
 	};
