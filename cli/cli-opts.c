@@ -9,6 +9,7 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CLI_MAX_WORD	 64 /* cli_suggest compares words up to this length */
@@ -33,6 +34,7 @@ static const struct option cli_longopts[] = {
     {"follow", no_argument, NULL, 'F'},
     {"timeout", required_argument, NULL, 'T'},
     {"json", no_argument, NULL, 'J'},
+    {"cluster", required_argument, NULL, 'C'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -57,6 +59,8 @@ static unsigned cli_opt_bit(int c)
 		return CLI_OPT_EMIT;
 	case 'T':
 		return CLI_OPT_TIMEOUT;
+	case 'C':
+		return CLI_OPT_CLUSTER;
 	case 'a':
 	case 'y':
 	case 'n':
@@ -288,6 +292,12 @@ static int cli_one_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 	case 'T':
 		q->timeout = optarg;
 		return 0;
+	case 'C':
+		if (!lt_cluster_name_ok(optarg, strlen(optarg)))
+			return cli_usage_error(cmd, "--cluster takes a cluster's name: letters, "
+						    "digits, '-', '_', '.' (at most 100)");
+		q->cluster = q->ingest.cluster = optarg;
+		return 0;
 	default:
 		return cli_ingest_opt(cmd, c, q);
 	}
@@ -340,6 +350,44 @@ int cli_range_check(const struct lt_cmd *cmd, const struct cli_query *q)
 	return 0;
 }
 
+/* Each cluster's name, as cli_suggest wants them (at most CLI_MAX_CLUSTERS). */
+#define CLI_MAX_CLUSTERS 64
+struct cli_clusters {
+	char *names[CLI_MAX_CLUSTERS];
+	size_t n;
+};
+
+static void cli_cluster_add(const char *name, void *ctx)
+{
+	struct cli_clusters *c = ctx;
+
+	if (c->n < CLI_MAX_CLUSTERS)
+		c->names[c->n++] = lt_xstrdup(name);
+}
+
+/* "no cluster 'X' in DB; did you mean 'Y'?" (names sanitized: the argument is the user's). */
+static void cli_unknown_cluster(struct lt_store *st, const char *name)
+{
+	struct cli_clusters c = {.n = 0};
+	const char *near;
+
+	lt_cluster_names(st, cli_cluster_add, &c, NULL);
+	near = cli_suggest(name, (const char *const *)c.names, c.n);
+	fputs("leasetrail: no cluster '", stderr);
+	lt_print_safe(stderr, name, strlen(name), 0);
+	fputs("' in ", stderr);
+	lt_print_safe(stderr, lt_store_path(st), strlen(lt_store_path(st)), 0);
+	if (near != NULL)
+		fprintf(stderr, "; did you mean '%s'?\n", near);
+	else if (c.n == 0)
+		fputs(" (it names no cluster)\n", stderr);
+	for (size_t i = 0; near == NULL && i < c.n; i++) /* names pass lt_cluster_name_ok */
+		fprintf(stderr, "%s%s%s", i == 0 ? " (its clusters: " : ", ", c.names[i],
+			i + 1 == c.n ? ")\n" : "");
+	for (size_t i = 0; i < c.n; i++)
+		free(c.names[i]);
+}
+
 int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_store **st)
 {
 	struct lt_error err = {0};
@@ -361,6 +409,12 @@ int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_stor
 		fprintf(stderr, ": %s\n", why.ptr);
 	}
 	lt_buf_release(&why);
+	if (q->cluster != NULL && (q->opts.cluster = lt_cluster_id(*st, q->cluster)) == 0) {
+		cli_unknown_cluster(*st, q->cluster);
+		lt_store_free(*st);
+		*st = NULL;
+		return LT_EXIT_FAIL;
+	}
 	end = q->since || q->until ? lt_store_end_us(*st) : 0;
 	if ((q->since && lt_time_arg(&q->opts.since_us, q->since, end) != 0) ||
 	    (q->until && lt_time_arg(&q->opts.until_us, q->until, end) != 0)) {

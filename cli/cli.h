@@ -24,6 +24,7 @@ enum cli_opt {
 	CLI_OPT_INGEST =
 	    64, /* --all-resources, --year, --utc-offset, --node, --follow, -q, --json */
 	CLI_OPT_TIMEOUT = 128, /* --timeout SECONDS (sql) */
+	CLI_OPT_CLUSTER = 256, /* --cluster NAME: at ingest the records' cluster, else a filter */
 };
 
 struct lt_cmd {
@@ -88,6 +89,7 @@ struct cli_query {
 	int list, help;
 	const char *emit;    /* --emit LANG: print the query in LANG instead of running it */
 	const char *timeout; /* --timeout SECONDS, as given (the command parses it) */
+	const char *cluster; /* --cluster NAME, as given (cli_query_open resolves it) */
 	struct lt_ingest_opts ingest; /* CLI_OPT_INGEST: what to read and how */
 	int quiet;		      /* -q: no line per ingested file */
 	int json;		      /* ingest --json: the report as one JSON object */

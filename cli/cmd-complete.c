@@ -6,6 +6,7 @@
  *   options COMMAND     the options COMMAND's --help lists
  *   queries             the canned query names
  *   names [PREFIX]      nodes and NAMESPACE/LEASE names in the store (--db), from PREFIX
+ *   clusters            the cluster names in the store (--db): --cluster's values
  *
  * Quiet by design: a completion must never write over the command line, so
  * anything that goes wrong (no store, an unknown command) is exit 1 and no word.
@@ -62,6 +63,24 @@ static int complete_names(const char *db, const char *prefix)
 	return rc == 0 ? LT_EXIT_OK : LT_EXIT_FAIL;
 }
 
+static void complete_cluster(const char *name, void *ctx)
+{
+	complete_print(name, strlen(name), ctx);
+}
+
+/* Names lt_cluster_names hands out pass lt_cluster_name_ok: safe as shell words. */
+static int complete_clusters(const char *db)
+{
+	struct lt_store *st;
+	int rc;
+
+	if (lt_store_open(&st, db, LT_STORE_READONLY, NULL) != 0)
+		return LT_EXIT_FAIL;
+	rc = lt_cluster_names(st, complete_cluster, NULL, NULL);
+	lt_store_free(st);
+	return rc == 0 ? LT_EXIT_OK : LT_EXIT_FAIL;
+}
+
 static int complete_run(const struct lt_cmd *cmd, int argc, char **argv)
 {
 	struct cli_query q;
@@ -77,6 +96,8 @@ static int complete_run(const struct lt_cmd *cmd, int argc, char **argv)
 		return complete_options(q.args[1]);
 	if (strcmp(what, "queries") == 0 && q.nargs == 1)
 		return complete_queries();
+	if (strcmp(what, "clusters") == 0 && q.nargs == 1)
+		return complete_clusters(q.db);
 	if (strcmp(what, "names") == 0)
 		return complete_names(q.db, q.nargs == 2 ? q.args[1] : "");
 	return LT_EXIT_USAGE;
@@ -84,10 +105,11 @@ static int complete_run(const struct lt_cmd *cmd, int argc, char **argv)
 
 const struct lt_cmd lt_cmd_complete = {
     .name = "__complete",
-    .usage = "commands | options COMMAND | queries | names [--db FILE] [PREFIX]",
+    .usage = "commands | options COMMAND | queries | names [--db FILE] [PREFIX] | clusters "
+	     "[--db FILE]",
     .summary = "The words shell completion offers (for contrib/completion/).",
     .help = "Options:\n"
-	    "  --db FILE    the store whose names `names` lists\n"
+	    "  --db FILE    the store whose names `names` (and `clusters`) lists\n"
 	    "  -h, --help   this help\n",
     .exits = "0 done; 1 no such command, or the store could not be read; 2 usage error.\n",
     .run = complete_run,

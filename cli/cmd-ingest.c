@@ -268,6 +268,9 @@ const struct lt_cmd lt_cmd_ingest = {
 	    "                     short-iso journal line's own offset applies to its klog time\n"
 	    "  --node NAME        the node the log lines of these files come from, whatever\n"
 	    "                     their host name says (bare klog files have none)\n"
+	    "  --cluster NAME     the cluster of every record of these files, over what they\n"
+	    "                     name (a CloudWatch log group /aws/eks/NAME/cluster, an S3\n"
+	    "                     export under one, GKE's cluster_name, AKS's resourceId)\n"
 	    "  --follow           inside a directory, walk into links to directories too\n"
 	    "                     (each directory once)\n"
 	    "  -q, --quiet        no line per file; only problems and the summary\n"
@@ -286,7 +289,7 @@ const struct lt_cmd lt_cmd_ingest = {
 	     "short; 1 a path could not be read or the store failed (no store is made when\n"
 	     "there was none and no path exists); 2 usage error.\n",
     .run = ingest_run,
-    .opts = CLI_OPT_INGEST,
+    .opts = CLI_OPT_INGEST | CLI_OPT_CLUSTER,
     .min_args = 0, /* none: "no PATH to ingest" */
     .max_args = 1 << 30,
 };

@@ -23,6 +23,8 @@ const struct lt_cmd lt_cmd_nodes = {
 	"  --db FILE         the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
 	"  -o, --output F    table (default), csv, json or jsonl\n"
 	"  --gap D, --slow D recompute episodes with these thresholds (see `timeline --help`)\n"
+	"  --cluster NAME    only that cluster's nodes (a store of several clusters shows a\n"
+	"                    CLUSTER column)\n"
 	"  -h, --help        this help\n\n"
 	"STATE is renewing, stale (no renew for longer than the lease's gap threshold before the\n"
 	"newest event in the store), deleted, orphaned (its own kubelet, system:node:NODE, still\n"
@@ -32,7 +34,7 @@ const struct lt_cmd lt_cmd_nodes = {
 	"and SLOW episodes.\n",
     .exits = CLI_EXITS_STORE,
     .run = nodes_run,
-    .opts = CLI_OPT_OUTPUT | CLI_OPT_THRESHOLDS,
+    .opts = CLI_OPT_OUTPUT | CLI_OPT_THRESHOLDS | CLI_OPT_CLUSTER,
     .min_args = 0,
     .max_args = 0,
 };

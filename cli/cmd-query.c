@@ -121,6 +121,7 @@ const struct lt_cmd lt_cmd_query = {
     .summary = "Run a canned troubleshooting query (`--list` names and explains them).",
     .help =
 	"Options:\n" CLI_QUERY_OPTIONS "  --list            name and explain every query\n"
+	"  --cluster NAME    only that cluster's leases, episodes and nodes\n"
 	"  --emit cwli       print the query as CloudWatch Logs Insights (over the EKS log\n"
 	"                    group) instead of running it; needs no store\n\n"
 	"With --since/--until, a row is kept when its time span overlaps the range, as in\n"
@@ -130,7 +131,8 @@ const struct lt_cmd lt_cmd_query = {
     .exits = "0 done; 1 the store could not be read, or NAME is no canned query; 2 usage\n"
 	     "error (an unknown option, a missing argument, --since after --until).\n",
     .run = query_run,
-    .opts = CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_LIST | CLI_OPT_EMIT,
+    .opts = CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_LIST | CLI_OPT_EMIT |
+	    CLI_OPT_CLUSTER,
     .min_args = 1,
     .max_args = 1,
 };

@@ -19,14 +19,14 @@ const struct lt_cmd lt_cmd_timeline = {
     .usage = "[OPTIONS] NODE|NAMESPACE/LEASE",
     .summary = "The episodes of a lease (and, for a node, its Node object's events) in time order.",
     .help =
-	"Options:\n" CLI_QUERY_OPTIONS
-	"  -v, --verbose     list the requests under each episode\n\n"
+	"Options:\n" CLI_QUERY_OPTIONS "  -v, --verbose     list the requests under each episode\n"
+	"  --cluster NAME    the lease of that cluster (default: the first cluster that has it)\n\n"
 	"Episodes: CREATED, RENEWING (one holder's renews), GAP, NOT_FOUND, DELETED, RE-CREATED,\n"
 	"AUTH_FAILURE, SLOW, HOLDER_CHANGE, RELEASED (a leader gave the lease up); STALE: no"
 	" renew\nsince, up to the end of the logs; node rows: NODE_REGISTERED, NODE_DELETED,"
 	" NODE_STATUS,\nNODE_UPDATED.\n",
     .run = timeline_run,
-    .opts = CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_VERBOSE,
+    .opts = CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_VERBOSE | CLI_OPT_CLUSTER,
     .min_args = 1,
     .max_args = 1,
 };

@@ -28,6 +28,28 @@ struct index_intern_memo {
 	uint64_t gen;
 };
 
+/* The clusters of one load's records (index-cluster.c). */
+struct index_cluster {
+	struct lt_str given; /* --cluster, else the path's cluster; ptr NULL when neither */
+	int given_wins;	     /* --cluster: the records' own do not count */
+	struct index_intern_memo memo;
+	int64_t seen[8]; /* ids this load listed in clusters */
+	size_t nseen;
+	int64_t file_id; /* the id every record so far had; -1 none yet, -2 several */
+	sqlite3_stmt *add;
+};
+
+void index_cluster_init(struct index_cluster *c, const char *given, const char *path);
+void index_cluster_release(struct index_cluster *c);
+
+/* The strs id of the cluster of the record at (0: none named); audit: an audit event. */
+int index_cluster_id(struct index_cluster *c, struct lt_store *st, const struct lt_where *at,
+		     int audit, int64_t *id, struct lt_error *err);
+
+/* Records on the source the cluster all of its records had, when one was named. */
+int index_cluster_save(struct index_cluster *c, struct lt_store *st, int64_t source_id,
+		       struct lt_error *err);
+
 struct lt_store {
 	sqlite3 *db;
 	char *path;
@@ -99,7 +121,7 @@ void index_log_loader_free(struct index_log_loader *ll);
 
 /* Stores a line; *stored = 0 when the same line is already in the store. */
 int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line *ln,
-			   const struct lt_where *at, int *stored);
+			   const struct lt_where *at, int64_t cluster_id, int *stored);
 
 /* Saves the source's log summary (lines, years, time range); inside the batch's transaction. */
 int index_log_loader_save(struct index_log_loader *ll);

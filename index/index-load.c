@@ -70,7 +70,8 @@ enum load_audit_col {
 	AC_LEASE_ACQUIRE_US,
 	AC_LEASE_TRANSITIONS,
 	AC_AKEY,
-	AC_COUNT /* one past the last parameter */
+	AC_CLUSTER_ID, /* schema 5: the record's cluster (index-cluster.c) */
+	AC_COUNT       /* one past the last parameter */
 };
 
 struct load {
@@ -98,6 +99,8 @@ struct load {
 	int open_end;		   /* that record was cut off by the end of a file still open */
 	struct index_log_loader *logs;		 /* created with the file's first log line */
 	struct index_intern_memo memo[AC_COUNT]; /* per interned column (LOAD_ID) */
+	struct index_cluster cluster;		 /* the records' clusters */
+	int64_t cluster_id;			 /* of the record being stored */
 };
 
 static const char load_ins_audit_sql[] =
@@ -106,10 +109,12 @@ static const char load_ins_audit_sql[] =
     " api_version_id, obj_uid, resource_version, request_uri, user_id, groups_id,"
     " impersonated_id, source_ip_id, user_agent_id, code, status_id, reason_id, message_id,"
     " received_us, stage_us, authz_decision_id, authz_reason_id, lease_holder_id,"
-    " lease_duration_s, lease_renew_us, lease_acquire_us, lease_transitions, akey)"
+    " lease_duration_s, lease_renew_us, lease_acquire_us, lease_transitions, akey"
+    ", cluster_id)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
     " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34,"
-    " ?35, ?36)";
+    " ?35, ?36"
+    ", ?37)";
 
 /*
  * A request seen at several stages counts once: lower stages yield to the
@@ -120,12 +125,14 @@ static const char load_supersede_new_sql[] =
     "UPDATE audit SET superseded = 1 WHERE id > ?1 AND akey IS NOT NULL"
     " AND EXISTS (SELECT 1 FROM audit AS h"
     "  WHERE h.akey BETWEEN (audit.akey >> 5) << 5 AND ((audit.akey >> 5) << 5) + 31"
-    "  AND h.audit_id = audit.audit_id AND h.stage_rank > audit.stage_rank)";
+    "  AND h.audit_id = audit.audit_id AND h.stage_rank > audit.stage_rank"
+    "  AND h.cluster_id = audit.cluster_id)";
 static const char load_supersede_old_sql[] =
     "UPDATE audit SET superseded = 1 WHERE id IN (SELECT o.id FROM audit AS n"
     " JOIN audit AS o ON o.akey BETWEEN (n.akey >> 5) << 5 AND ((n.akey >> 5) << 5) + 31"
     " WHERE n.id > ?1 AND n.stage_rank > 0 AND n.akey IS NOT NULL AND o.id <= ?1"
-    " AND o.superseded = 0 AND o.audit_id = n.audit_id AND o.stage_rank < n.stage_rank)";
+    " AND o.superseded = 0 AND o.audit_id = n.audit_id AND o.stage_rank < n.stage_rank"
+    " AND o.cluster_id = n.cluster_id)";
 
 static int load_prepare(struct load *l)
 {
@@ -158,7 +165,9 @@ static int load_prepare(struct load *l)
 	    index_store_prepare_raw(st, &l->supersede_old, load_supersede_old_sql, err) ||
 	    index_store_prepare_raw(
 		st, &l->find_key,
-		"SELECT audit_id IS ?2 AND stage_id IS ?3 FROM audit WHERE akey = ?1", err) ||
+		"SELECT audit_id IS ?2 AND stage_id IS ?3 AND cluster_id = ?4 FROM audit"
+		" WHERE akey = ?1",
+		err) ||
 	    index_store_prepare_raw(st, &l->ins_ext, "INSERT INTO audit_ext VALUES(?1, ?2, ?3)",
 				    err) ||
 	    index_store_prepare_raw(st, &l->add_mark,
@@ -192,6 +201,7 @@ static void load_release(struct load *l)
 	sqlite3_finalize(l->widen_range);
 	index_log_loader_free(l->logs);
 	index_intern_memo_release(l->memo, sizeof l->memo / sizeof *l->memo);
+	index_cluster_release(&l->cluster);
 	for (size_t i = 0; i < l->ncounts; i++) {
 		free(l->counts[i].resource);
 		free(l->counts[i].verb);
@@ -398,6 +408,7 @@ static int load_commit(struct load *l, const char *state, const char *note, int 
 		return LT_ERR_DB;
 	if (load_flush_counts(l) || load_supersede(l) || load_widen_range(l) ||
 	    (l->logs && index_log_loader_save(l->logs)) || load_save_source(l, state, note) ||
+	    index_cluster_save(&l->cluster, l->st, l->source_id, l->err) ||
 	    index_store_exec(l->st, "COMMIT", l->err))
 		return LT_ERR_DB;
 	l->committed = l->rep;
@@ -568,6 +579,7 @@ static void load_bind_event(struct load *l, const struct lt_audit_event *ev,
 	sqlite3_bind_int64(s, AC_LINE, (sqlite3_int64)at->line);
 	sqlite3_bind_int64(s, AC_OFFSET, (sqlite3_int64)at->offset);
 	sqlite3_bind_int(s, AC_STAGE_RANK, lt_audit_stage_rank(ev->stage));
+	sqlite3_bind_int64(s, AC_CLUSTER_ID, l->cluster_id);
 	for (size_t i = 0; i < LOAD_NFIELDS; i++)
 		load_bind_field(s, &load_fields[i], ev, ids);
 }
@@ -583,7 +595,7 @@ static void load_bind_event(struct load *l, const struct lt_audit_event *ev,
  *   bits  4..3   the probe: 0, or 1..3 when another request held the slot
  *   bits  2..0   the stage
  */
-static int64_t load_akey(const struct lt_audit_event *ev)
+static int64_t load_akey(const struct lt_audit_event *ev, int64_t cluster_id)
 {
 	static const char *const stages[] = {"RequestReceived", "ResponseStarted",
 					     "ResponseComplete", "Panic"};
@@ -592,6 +604,8 @@ static int64_t load_akey(const struct lt_audit_event *ev)
 
 	for (size_t i = 0; i < ev->audit_id.len; i++)
 		h = (h ^ (unsigned char)ev->audit_id.ptr[i]) * 0x100000001b3ULL;
+	/* two clusters' requests are two requests, whatever their auditIDs (0: as before) */
+	h ^= (uint64_t)cluster_id * 0x9e3779b97f4a7c15ULL;
 	h ^= h >> 29;
 	for (int i = 0; i < 4; i++)
 		if (lt_str_eq(ev->stage, stages[i]))
@@ -612,6 +626,7 @@ static int load_is_duplicate(struct load *l, int64_t akey, const struct lt_audit
 	sqlite3_bind_text(l->find_key, 2, ev->audit_id.ptr, (int)ev->audit_id.len, SQLITE_STATIC);
 	if (stage_id != 0)
 		sqlite3_bind_int64(l->find_key, 3, stage_id);
+	sqlite3_bind_int64(l->find_key, 4, l->cluster_id);
 	if (sqlite3_step(l->find_key) == SQLITE_ROW)
 		same = sqlite3_column_int(l->find_key, 0);
 	sqlite3_reset(l->find_key);
@@ -628,7 +643,7 @@ static int load_is_duplicate(struct load *l, int64_t akey, const struct lt_audit
 static int load_insert(struct load *l, const struct lt_audit_event *ev, const struct lt_where *at,
 		       const int64_t ids[AC_COUNT], int *stored)
 {
-	int64_t akey = ev->audit_id.ptr ? load_akey(ev) : 0;
+	int64_t akey = ev->audit_id.ptr ? load_akey(ev, l->cluster_id) : 0;
 
 	*stored = 1;
 	for (int probe = 0; probe < 4; probe++, akey += 8) {
@@ -666,7 +681,8 @@ static int load_store_event(struct load *l, const struct lt_audit_event *ev,
 	int64_t ids[AC_COUNT] = {0};
 	int stored;
 
-	if (load_intern(l, ev, ids) != 0 || load_insert(l, ev, at, ids, &stored) != 0)
+	if (index_cluster_id(&l->cluster, l->st, at, 1, &l->cluster_id, l->err) != 0 ||
+	    load_intern(l, ev, ids) != 0 || load_insert(l, ev, at, ids, &stored) != 0)
 		return LT_ERR_DB;
 	if (!stored) {
 		l->rep.duplicates++;
@@ -696,7 +712,8 @@ static int load_log(const struct lt_log_line *ln, const struct lt_where *at, voi
 	if (l->logs == NULL &&
 	    index_log_loader_new(&l->logs, l->st, l->source_id, l->opts->node, l->err) != 0)
 		return LT_ERR_DB;
-	if (index_log_loader_store(l->logs, ln, at, &stored) != 0)
+	if (index_cluster_id(&l->cluster, l->st, at, 0, &l->cluster_id, l->err) != 0 ||
+	    index_log_loader_store(l->logs, ln, at, l->cluster_id, &stored) != 0)
 		return LT_ERR_DB;
 	if (stored) {
 		l->rep.stored++;
@@ -1014,6 +1031,7 @@ int index_load_file(struct lt_store *st, const char *path, const struct lt_inges
 	int found = 0, rc;
 
 	assert(st != NULL && path != NULL && opts != NULL && totals != NULL);
+	index_cluster_init(&l.cluster, opts->cluster, path);
 	l.identity = !load_is_stream(path);
 	if (l.identity && opts->on_text_log != NULL && load_is_text_log(path)) {
 		opts->on_text_log(path, opts->ctx);

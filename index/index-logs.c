@@ -49,8 +49,8 @@ static const char logs_ins_sql[] =
     "INSERT OR IGNORE INTO lines(source_id, line, offset, lkey, ts_us, klog_us, basis,"
     " host_id, node_id, component_id, ident_id, pid, severity, location_id, kind_id,"
     " subject_id, obj_kind_id, obj_namespace_id, obj_uid, not_found, message, fields,"
-    " ext_id, stream_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-    " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)";
+    " ext_id, stream_id, cluster_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+    " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)";
 
 /* A source read on (resumed, or grown since): its summary so far is the start of this one. */
 static const char logs_restore_sql[] =
@@ -436,7 +436,7 @@ static void logs_note_summary(struct index_log_loader *ll, const struct lt_log_l
 }
 
 int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line *ln,
-			   const struct lt_where *at, int *stored)
+			   const struct lt_where *at, int64_t cluster_id, int *stored)
 {
 	struct lt_log_line c = *ln;
 	int64_t ids[9], key, id;
@@ -446,6 +446,7 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 	if (logs_intern(ll, &c, at, ids) != 0)
 		return LT_ERR_DB;
 	key = logs_bind(ll, &c, at, ids, 1);
+	sqlite3_bind_int64(ll->ins, 25, cluster_id);
 	if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
 		return LT_ERR_DB;
 	if (sqlite3_changes(ll->st->db) == 0) {
@@ -453,6 +454,7 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 			return 0; /* the same line, already stored */
 		/* another line of that second with the same hash: keep it, without a key */
 		logs_bind(ll, &c, at, ids, 0);
+		sqlite3_bind_int64(ll->ins, 25, cluster_id);
 		if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
 			return LT_ERR_DB;
 	}

@@ -73,6 +73,7 @@ struct pipe {
 static const size_t pipe_audit_strs[] = {
     offsetof(struct pipe_item, at.ext_id),
     offsetof(struct pipe_item, at.stream),
+    offsetof(struct pipe_item, at.cluster),
     PIPE_EV(raw),
     PIPE_EV(api_version),
     PIPE_EV(level),
@@ -105,6 +106,7 @@ static const size_t pipe_audit_strs[] = {
 static const size_t pipe_log_strs[] = {
     offsetof(struct pipe_item, at.ext_id),
     offsetof(struct pipe_item, at.stream),
+    offsetof(struct pipe_item, at.cluster),
     PIPE_LN(raw),
     PIPE_LN(host),
     PIPE_LN(ident),
@@ -256,7 +258,7 @@ static int pipe_put_reject(const struct lt_where *at, const char *reason, void *
 	it->type = PIPE_REJECT;
 	it->size = (uint32_t)size;
 	it->at = *at;
-	it->at.ext_id = it->at.stream = (struct lt_str){NULL, 0}; /* borrowed: not carried */
+	it->at.ext_id = it->at.stream = it->at.cluster = (struct lt_str){NULL, 0}; /* borrowed */
 	memcpy(p->cur->data + start + sizeof *it, reason, n);
 	return pipe_added(p);
 }

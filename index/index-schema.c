@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 3: sources are known by the XXH3-128 of their content (hashed, hash, head; source_marks) */
-#define SCHEMA_VERSION "4"
+/* 3: sources are known by the XXH3-128 of their content (hashed, hash, head; source_marks);
+ * 4: lines' basis and text sources' year and zone rules; 5: clusters (schema_cluster_sql) */
+#define SCHEMA_VERSION "5"
+/* The one older schema a writable open brings up to this one (schema_migrate). */
+#define SCHEMA_MIGRATES_FROM 4
 
 /*
  * Strings that repeat (users, agents, IPs, names, reasons) are stored once
@@ -194,6 +197,27 @@ static const char *const schema_sql[] = {
     " FROM audit AS a WHERE a.superseded = 0",
 };
 
+/*
+ * Schema 5: several clusters in one store.  Every event and line carries the
+ * cluster it came from (cluster_id: a strs id, 0 when nothing named one),
+ * each source the cluster all of its records share (NULL when they do not,
+ * or none was named), and clusters lists each cluster stored rows carry (0
+ * only for audit events that named none: so a store "has several clusters"
+ * exactly when clusters has two rows, and log lines naming no cluster, which
+ * go with the nodes of any, never make a second).  The columns are added by
+ * ALTER TABLE, in new stores as in the schema-4 stores they upgrade
+ * (schema_migrate), so both end with the same tables; they are kept apart
+ * from the CREATE TABLE statements above on purpose.
+ */
+static const char *const schema_cluster_sql[] = {
+    "ALTER TABLE audit ADD COLUMN cluster_id INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE lines ADD COLUMN cluster_id INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE sources ADD COLUMN cluster_id INTEGER",
+};
+
+static const char schema_clusters_table[] =
+    "CREATE TABLE IF NOT EXISTS clusters(id INTEGER PRIMARY KEY)";
+
 /* True when the database already has tables but is not ours. */
 static int schema_is_foreign(struct lt_store *st, struct lt_error *err)
 {
@@ -248,11 +272,103 @@ static int schema_check_meta(struct lt_store *st, int may_be_new, struct lt_erro
 		return index_store_db_error(st, err, "cannot read the store's version");
 	if (have == strtol(SCHEMA_VERSION, NULL, 10))
 		return 0;
+	if (have == SCHEMA_MIGRATES_FROM && may_be_new)
+		return 0; /* a writable open upgrades it (schema_migrate) */
+	if (have == SCHEMA_MIGRATES_FROM)
+		return lt_error_set(err, LT_ERR_DB,
+				    "%s: a leasetrail store of schema %ld, older than this "
+				    "leasetrail's " SCHEMA_VERSION "; `leasetrail rebuild --db %s` "
+				    "upgrades it (or the next ingest into it)",
+				    st->path, have, st->path);
 	return lt_error_set(err, LT_ERR_DB,
 			    "%s: a leasetrail store of schema %ld, made by %s leasetrail (this one "
 			    "reads schema " SCHEMA_VERSION "); re-ingest the logs into a new store",
 			    st->path, have,
 			    have > strtol(SCHEMA_VERSION, NULL, 10) ? "a newer" : "an older");
+}
+
+/* 1 when table has a column named col (0 also when it cannot tell). */
+static int schema_has_column(struct lt_store *st, const char *table, const char *col)
+{
+	sqlite3_stmt *q;
+	int has = 0;
+
+	if (index_store_prepare_raw(st, &q, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2",
+				    NULL) != 0)
+		return 0;
+	sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, col, -1, SQLITE_STATIC);
+	has = sqlite3_step(q) == SQLITE_ROW;
+	sqlite3_finalize(q);
+	return has;
+}
+
+/* 1 when meta says the store is of schema version v. */
+static int schema_is_version(struct lt_store *st, int v)
+{
+	sqlite3_stmt *q;
+	int is = 0;
+
+	if (index_store_prepare_raw(st, &q, "SELECT value FROM meta WHERE key = 'schema'", NULL) !=
+	    0)
+		return 0;
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0) != NULL)
+		is = strtol((const char *)sqlite3_column_text(q, 0), NULL, 10) == v;
+	sqlite3_finalize(q);
+	return is;
+}
+
+/* Drops every derived table (named lt_*): collected first, as a DROP may not run beside a read. */
+static int schema_drop_derived(struct lt_store *st, struct lt_error *err)
+{
+	struct lt_buf sql;
+	sqlite3_stmt *q;
+	int rc;
+
+	if (index_store_prepare_raw(
+		st, &q,
+		"SELECT 'DROP TABLE IF EXISTS \"' || name || '\";' FROM sqlite_master"
+		" WHERE type = 'table' AND substr(name, 1, 3) = 'lt_'",
+		err) != 0)
+		return LT_ERR_DB;
+	lt_buf_init(&sql);
+	while (sqlite3_step(q) == SQLITE_ROW)
+		lt_buf_append(&sql, (const char *)sqlite3_column_text(q, 0),
+			      (size_t)sqlite3_column_bytes(q, 0));
+	sqlite3_finalize(q);
+	rc = index_store_exec(st, sql.ptr, err);
+	lt_buf_release(&sql);
+	return rc;
+}
+
+/*
+ * Brings a new store, or one of schema 4, to schema 5 (schema_cluster_sql).
+ * From schema 4 every stored row is of cluster 0 (none named), which is what
+ * they were; the derived tables, built before leases were per cluster, are
+ * dropped with their records (every table named lt_*, and derived): the
+ * lifecycles create and rebuild them from the events.
+ */
+static int schema_migrate(struct lt_store *st, struct lt_error *err)
+{
+	int upgrade = schema_is_version(st, SCHEMA_MIGRATES_FROM);
+
+	if (schema_has_column(st, "audit", "cluster_id"))
+		return index_store_exec(st, schema_clusters_table, err);
+	for (size_t i = 0; i < sizeof schema_cluster_sql / sizeof *schema_cluster_sql; i++)
+		if (index_store_exec(st, schema_cluster_sql[i], err) != 0)
+			return LT_ERR_DB;
+	if (index_store_exec(st, schema_clusters_table, err) != 0)
+		return LT_ERR_DB;
+	/* a schema-4 store with events: they are of no named cluster */
+	if (upgrade &&
+	    index_store_exec(st,
+			     "INSERT OR IGNORE INTO clusters SELECT 0 WHERE EXISTS"
+			     " (SELECT 1 FROM audit);"
+			     "DELETE FROM derived;"
+			     "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';",
+			     err) != 0)
+		return LT_ERR_DB;
+	return upgrade ? schema_drop_derived(st, err) : 0;
 }
 
 /* Creates what is missing and refreshes the views; inside the caller's transaction. */
@@ -264,6 +380,8 @@ static int schema_create(struct lt_store *st, struct lt_error *err)
 	for (size_t i = 0; i < sizeof schema_sql / sizeof *schema_sql; i++)
 		if (index_store_exec(st, schema_sql[i], err) != 0)
 			return LT_ERR_DB;
+	if (schema_migrate(st, err) != 0)
+		return LT_ERR_DB;
 	if (index_store_create_indexes(st, err) != 0)
 		return LT_ERR_DB;
 	return index_store_exec(st,

@@ -84,6 +84,8 @@ struct lt_ingest_opts {
 	int64_t utc_offset_us; /* the nodes' local time minus UTC, for zone-less log times */
 	int utc_offset_given;  /* --utc-offset was given: it wins over a journal header's zone */
 	const char *node;      /* the node every log line of these files comes from (--node) */
+	const char *cluster;   /* the cluster of every record of these files (--cluster), over
+				  what the files name (index-cluster.c); NULL: theirs */
 	int follow;	       /* walk into symbolic links to directories met in a directory */
 	/* May be NULL.  When set, a text log among the paths (sniffed by content) is not
 	 * read but handed here, so the caller can ingest it after the rest: its year-less

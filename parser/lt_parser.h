@@ -83,7 +83,25 @@ struct lt_where {
 	uint64_t index;	      /* 0-based record number in the file */
 	struct lt_str ext_id; /* CloudWatch eventId or @ptr, when the record has one */
 	struct lt_str stream; /* CloudWatch log stream name, when known */
+	/* The cluster the record's envelope names (a CloudWatch log group, GKE's cluster_name,
+	 * AKS's resourceId), when it does: lt_cluster_name_ok holds */
+	struct lt_str cluster;
 };
+
+/*
+ * Cluster names (parser-cluster.c), borrowed from the string given; absent
+ * (ptr NULL) when it names none.  From a CloudWatch log group
+ * "/aws/eks/NAME/cluster" (or Logs Insights' "ACCOUNT:/aws/eks/NAME/cluster"),
+ * a path with a component sequence "aws/eks/NAME/cluster" (an S3 export
+ * under the group's name; the rightmost wins), an Azure resource id
+ * ".../managedClusters/NAME" (any case).
+ */
+struct lt_str lt_cluster_from_log_group(struct lt_str group);
+struct lt_str lt_cluster_from_path(const char *path);
+struct lt_str lt_cluster_from_resource_id(struct lt_str rid);
+
+/* A name a cloud could have given a cluster: 1-100 of [A-Za-z0-9._-], the first alphanumeric. */
+int lt_cluster_name_ok(const char *s, size_t n);
 
 /* One kube-apiserver audit Event, normalized.  Absent fields have ptr == NULL. */
 struct lt_audit_event {

@@ -27,7 +27,7 @@
 #include <string.h>
 
 /* The values a record gives. */
-enum aks_slot { AKS_CATEGORY, AKS_TIME, AKS_LOG, AKS_POD, AKS_NSLOTS };
+enum aks_slot { AKS_CATEGORY, AKS_TIME, AKS_LOG, AKS_POD, AKS_RESOURCE, AKS_NSLOTS };
 
 /* Where a key names a value: at depth 1, or inside "properties" (depth 2). */
 static const struct aks_key {
@@ -39,6 +39,7 @@ static const struct aks_key {
     {.depth = 1, .key = "time", .slot = AKS_TIME},
     {.depth = 2, .key = "log", .slot = AKS_LOG},
     {.depth = 2, .key = "pod", .slot = AKS_POD},
+    {.depth = 1, .key = "resourceId", .slot = AKS_RESOURCE}, /* .../managedClusters/NAME */
 };
 
 /* The categories whose log is an audit Event. */
@@ -242,6 +243,7 @@ static int aks_decode(void *dec, struct parser_env_record *out, const char *json
 		return rc;
 	log = aks_trim(aks_str(d, AKS_LOG));
 	out->stream = aks_str(d, AKS_POD);
+	out->cluster = lt_cluster_from_resource_id(aks_str(d, AKS_RESOURCE));
 	if (aks_is_audit(aks_str(d, AKS_CATEGORY))) {
 		out->kind = PARSER_ENV_AUDIT;
 		out->event = log;

@@ -19,7 +19,7 @@
 #include <string.h>
 
 /* The values a record gives; the order of struct parser_cw_record. */
-enum cw_slot { CW_TIME, CW_MESSAGE, CW_STREAM, CW_ID, CW_NSLOTS };
+enum cw_slot { CW_TIME, CW_MESSAGE, CW_STREAM, CW_ID, CW_GROUP, CW_NSLOTS };
 
 /* Where a key names a value at depth 1 of an event (or depth 2 of a query row). */
 struct cw_key {
@@ -28,18 +28,14 @@ struct cw_key {
 };
 
 static const struct cw_key cw_event_keys[] = {
-    {"timestamp", CW_TIME},
-    {"message", CW_MESSAGE},
-    {"logStreamName", CW_STREAM},
-    {"eventId", CW_ID},
+    {"timestamp", CW_TIME}, {"message", CW_MESSAGE},	{"logStreamName", CW_STREAM},
+    {"eventId", CW_ID},	    {"logGroupName", CW_GROUP},
 };
 
 /* Logs Insights field names, for console rows and get-query-results rows alike. */
 static const struct cw_key cw_insights_keys[] = {
-    {"@timestamp", CW_TIME},
-    {"@message", CW_MESSAGE},
-    {"@logStream", CW_STREAM},
-    {"@ptr", CW_ID},
+    {"@timestamp", CW_TIME}, {"@message", CW_MESSAGE}, {"@logStream", CW_STREAM},
+    {"@ptr", CW_ID},	     {"@log", CW_GROUP},
 };
 
 /* Where the value being read goes. */
@@ -554,5 +550,6 @@ int parser_cw_decode(struct parser_cw_decoder *d, struct parser_cw_record *out,
 	out->message = cw_str(d, CW_MESSAGE);
 	out->stream = cw_str(d, CW_STREAM);
 	out->ext_id = cw_str(d, CW_ID);
+	out->group = cw_str(d, CW_GROUP);
 	return 0;
 }

@@ -28,7 +28,7 @@ enum csv_state {
 };
 
 /* The columns we read, by header name: Logs Insights' own first, then Athena's. */
-enum csv_col { CC_TIME, CC_MESSAGE, CC_STREAM, CC_PTR, CC_COUNT };
+enum csv_col { CC_TIME, CC_MESSAGE, CC_STREAM, CC_PTR, CC_LOG, CC_COUNT };
 
 #define CSV_ALIASES 3
 
@@ -37,6 +37,7 @@ static const char *const csv_col_names[CC_COUNT][CSV_ALIASES] = {
     [CC_MESSAGE] = {"@message", "message"},
     [CC_STREAM] = {"@logStream", "logstream", "log_stream"},
     [CC_PTR] = {"@ptr", "id"},
+    [CC_LOG] = {"@log", "loggroup", "log_group"}, /* the log group: it names the cluster */
 };
 
 /* Header fields the sniffer looks at. */
@@ -326,6 +327,8 @@ static int csv_data_row(struct parser_csv *c)
 		rec.stream = csv_field(c, (size_t)c->col[CC_STREAM]);
 	if (c->col[CC_PTR] >= 0)
 		rec.ext_id = csv_field(c, (size_t)c->col[CC_PTR]);
+	if (c->col[CC_LOG] >= 0)
+		rec.group = csv_field(c, (size_t)c->col[CC_LOG]);
 	if (rec.stream.len == 0)
 		rec.stream.ptr = NULL;
 	if (rec.ext_id.len == 0)

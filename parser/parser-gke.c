@@ -86,6 +86,7 @@ enum gke_slot {
 	G_JHOST,
 	G_JIDENT,
 	G_JPID,
+	G_CLUSTER,
 	G_NSLOTS,
 };
 
@@ -126,6 +127,7 @@ static const struct gke_path {
     {"jsonPayload._HOSTNAME", G_JHOST},
     {"jsonPayload.SYSLOG_IDENTIFIER", G_JIDENT},
     {"jsonPayload._PID", G_JPID},
+    {"resource.labels.cluster_name", G_CLUSTER},
 };
 
 /*
@@ -668,6 +670,9 @@ static int gke_decode(void *dec, struct parser_env_record *out, const char *json
 	}
 	out->ext_id = gke_str(d, G_INSERT_ID);
 	out->stream = gke_str(d, G_LOG_NAME);
+	out->cluster = gke_str(d, G_CLUSTER);
+	if (!lt_cluster_name_ok(out->cluster.ptr, out->cluster.len))
+		out->cluster = (struct lt_str){NULL, 0};
 	if (d->val[G_METHOD].set || d->val[G_SERVICE].set)
 		return gke_audit(d, out, json, len, reason, size);
 	return gke_log(d, out, json, len, reason, size);

@@ -197,6 +197,7 @@ struct parser_cw_record {
 	struct lt_str message; /* @message / message, decoded */
 	struct lt_str stream;  /* logStreamName / @logStream, absent if unknown */
 	struct lt_str ext_id;  /* eventId / @ptr, absent if none */
+	struct lt_str group;   /* logGroupName / @log ("ACCOUNT:GROUP"), absent if unknown */
 };
 
 /* What one framed JSON record is, as far as CloudWatch goes. */
@@ -255,6 +256,7 @@ struct parser_env_record {
 	int64_t pid;		 /* LOG: -1 when absent */
 	struct lt_str stream;	 /* provenance (lt_where.stream): a pod, a log name */
 	struct lt_str ext_id;	 /* provenance (lt_where.ext_id): the cloud's record id */
+	struct lt_str cluster;	 /* provenance (lt_where.cluster): the cluster it names */
 };
 
 /* One envelope: recognised by its first record, then every record decoded alike. */

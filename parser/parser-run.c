@@ -114,7 +114,8 @@ struct run_ctx {
 
 static struct lt_where run_where(struct run_ctx *r, uint64_t line, uint64_t offset)
 {
-	struct lt_where at = {lt_input_path(r->in), line, offset, r->index, {NULL, 0}, {NULL, 0}};
+	struct lt_where at = {
+	    lt_input_path(r->in), line, offset, r->index, {NULL, 0}, {NULL, 0}, {NULL, 0}};
 
 	return at;
 }
@@ -177,6 +178,7 @@ static int run_cloudwatch(struct run_ctx *r, const struct parser_cw_record *rec,
 
 	at->ext_id = rec->ext_id;
 	at->stream = rec->stream;
+	at->cluster = lt_cluster_from_log_group(rec->group);
 	while (n > 0 && (*m == ' ' || *m == '\t'))
 		m++, n--;
 	if (n > 0 && *m == '{' && parser_audit_probe(m, n))
@@ -203,6 +205,7 @@ static int run_env_record(struct run_ctx *r, const struct parser_env_record *rec
 
 	at->ext_id = rec.ext_id;
 	at->stream = rec.stream;
+	at->cluster = rec.cluster;
 	if (rec.kind == PARSER_ENV_AUDIT) {
 		if (parser_audit_decode(r->dec, &ev, rec.event.ptr, rec.event.len, reason,
 					sizeof reason) != 0)

@@ -53,7 +53,8 @@ int parser_text_container_as(struct parser_textlog *t, struct lt_log_line *ln, c
 		t->cpart_open = 1;
 		t->cpart_ts = ln->ts_us;
 		t->cpart_at = *at;
-		t->cpart_at.stream = t->cpart_at.ext_id = (struct lt_str){NULL, 0};
+		t->cpart_at.stream = t->cpart_at.ext_id = t->cpart_at.cluster =
+		    (struct lt_str){NULL, 0};
 		lt_buf_reset(&t->cpart_raw);
 		lt_buf_reset(&t->cpart_msg);
 		lt_buf_reset(&t->cpart_host);

@@ -43,7 +43,8 @@ int parser_text_untimed(struct parser_textlog *t, const char *s, size_t n,
 	if (t->last_ts != 0)
 		return untimed_emit(t, s, n, at, t->last_ts);
 	if (t->nheld == PARSER_TEXT_HELD ||
-	    t->held.len + n + at->ext_id.len + at->stream.len > PARSER_TEXT_HELD_BYTES)
+	    t->held.len + n + at->ext_id.len + at->stream.len + at->cluster.len >
+		PARSER_TEXT_HELD_BYTES)
 		return parser_text_reject(t, at, reason);
 	h = &t->held_at[t->nheld++];
 	h->at = *at;
@@ -54,6 +55,7 @@ int parser_text_untimed(struct parser_textlog *t, const char *s, size_t n,
 	lt_buf_append(&t->held, s, n);
 	lt_buf_append(&t->held, at->ext_id.ptr ? at->ext_id.ptr : "", at->ext_id.len);
 	lt_buf_append(&t->held, at->stream.ptr ? at->stream.ptr : "", at->stream.len);
+	lt_buf_append(&t->held, at->cluster.ptr ? at->cluster.ptr : "", at->cluster.len);
 	return 0;
 }
 
@@ -68,6 +70,8 @@ static struct lt_where untimed_where(const struct parser_textlog *t,
 		at.ext_id.ptr = copy;
 	if (at.stream.ptr != NULL)
 		at.stream.ptr = copy + at.ext_id.len;
+	if (at.cluster.ptr != NULL)
+		at.cluster.ptr = copy + at.ext_id.len + at.stream.len;
 	return at;
 }
 

@@ -19,7 +19,7 @@
 /* Where a record starts; the caller counts it in t->index once it is one. */
 struct lt_where parser_text_where(struct parser_textlog *t, uint64_t line, uint64_t offset)
 {
-	struct lt_where at = {t->path, line, offset, t->index, {NULL, 0}, {NULL, 0}};
+	struct lt_where at = {t->path, line, offset, t->index, {NULL, 0}, {NULL, 0}, {NULL, 0}};
 
 	return at;
 }

@@ -388,7 +388,20 @@ struct lt_query_opts {
 	int64_t since_us, until_us; /* 0: open */
 	int64_t gap_us, slow_us;    /* 0: the defaults */
 	int verbose;
+	int64_t cluster; /* --cluster: the id (lt_cluster_id) of the only cluster read; 0 all */
 };
+
+/* ---- clusters (queries-cluster.c) ---------------------------------------- */
+
+/* How many clusters the store holds (none named counts as one when audit events carry it). */
+int lt_cluster_count(struct lt_store *st);
+
+/* Each named cluster of the store, in name order. */
+int lt_cluster_names(struct lt_store *st, void (*fn)(const char *name, void *ctx), void *ctx,
+		     struct lt_error *err);
+
+/* The id of the cluster named name in the store; 0 when it holds none of that name. */
+int64_t lt_cluster_id(struct lt_store *st, const char *name);
 
 /*
  * The queries below hand their rows to out (lt_printer_sink prints them);

@@ -481,6 +481,9 @@ int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query
 	if ((o->gap_us || o->slow_us) &&
 	    (rc = lt_lifecycle_overlay(st, o->gap_us, o->slow_us, err)) != 0)
 		return rc;
+	/* --cluster: the leases, episodes and nodes views of that cluster only */
+	if ((rc = queries_cluster_scope(st, o->cluster, err)) != 0)
+		return rc;
 
 	for (const struct canned *c = canned_queries; c->name; c++)
 		if (strcmp(c->name, name) == 0)

@@ -150,21 +150,34 @@ int queries_lease_feed_open(struct queries_lease_feed *f, struct lt_store *st,
 			    struct lt_error *err);
 void queries_lease_feed_close(struct queries_lease_feed *f);
 
-/* A builder for lease (namespace_id, name_id): its kind, duration and kubelet looked up. */
-struct queries_lease *queries_lease_feed_begin(struct queries_lease_feed *f, int64_t namespace_id,
-					       int64_t name_id, int64_t gap_us, int64_t slow_us,
+/*
+ * A builder for lease (namespace_id, name_id) of cluster cluster_id (0: none named; two
+ * clusters' leases of one name are two leases): its kind, duration and kubelet looked up.
+ */
+struct queries_lease *queries_lease_feed_begin(struct queries_lease_feed *f, int64_t cluster_id,
+					       int64_t namespace_id, int64_t name_id,
+					       int64_t gap_us, int64_t slow_us,
 					       struct queries_lease_result *out);
 
-/* Feeds b the request in q's QUERIES_LEASE_COLUMNS from column col on (name_id: b's lease). */
-void queries_lease_feed_row(struct queries_lease_feed *f, struct queries_lease *b, int64_t name_id,
-			    const struct lt_stmt *q, int col);
+/* Feeds b the request in q's QUERIES_LEASE_COLUMNS from column col on (cluster_id, name_id:
+ * b's lease). */
+void queries_lease_feed_row(struct queries_lease_feed *f, struct queries_lease *b,
+			    int64_t cluster_id, int64_t name_id, const struct lt_stmt *q, int col);
 
 /*
  * Builds the episodes of lease (namespace_id, name_id) from its stored
  * events in time order, with these thresholds (0: the defaults).
  */
-int queries_lease_build(struct lt_store *st, int64_t namespace_id, int64_t name_id, int64_t gap_us,
-			int64_t slow_us, struct queries_lease_result *out, struct lt_error *err);
+int queries_lease_build(struct lt_store *st, int64_t cluster_id, int64_t namespace_id,
+			int64_t name_id, int64_t gap_us, int64_t slow_us,
+			struct queries_lease_result *out, struct lt_error *err);
+
+/* The cluster of lease (ns, name): given when not 0, else the first that has it (0 when none). */
+int64_t queries_lease_cluster(struct lt_store *st, int64_t given, int64_t ns, int64_t name);
+
+/* --cluster on a read: the leases, episodes and nodes views narrowed to cluster for this
+ * connection (TEMP objects; 0 leaves them whole).  Call it after lt_lifecycle_overlay. */
+int queries_cluster_scope(struct lt_store *st, int64_t cluster, struct lt_error *err);
 
 /* Runs one statement that returns no rows (DDL, DELETE, ...); 0 or a negative lt_err. */
 int queries_exec(struct lt_store *st, const char *sql, struct lt_error *err);

@@ -47,7 +47,8 @@ static const char feed_ids_sql[] = "SELECT (SELECT id FROM strs WHERE s = 'updat
 				   " (SELECT count(*) FROM meta WHERE key = 'lease_bodies'),"
 				   " (SELECT id FROM strs WHERE s = '')";
 
-/* The node deletion behind a lease deletion: ?1 node name id, ?2 the lease delete's time. */
+/* The node deletion behind a lease deletion: ?1 node name id, ?2 the lease delete's time,
+   ?6 the cluster (of the lease: another cluster's node of that name is another node). */
 enum feed_cause_col { FK_ID, FK_USER, FK_TS };
 static const char feed_cause_sql[] =
     "SELECT a.id, (SELECT s FROM strs WHERE id = a.user_id), a.stage_us FROM audit AS a"
@@ -56,25 +57,26 @@ static const char feed_cause_sql[] =
     " AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete')"
     " AND a.code BETWEEN 200 AND 299 AND a.superseded = 0"
     " AND a.stage_us BETWEEN ?2 - ?3 AND ?2 + ?4"
-    " AND coalesce(a.received_us, a.stage_us) <= ?2 + ?5"
+    " AND coalesce(a.received_us, a.stage_us) <= ?2 + ?5 AND a.cluster_id = ?6"
     " ORDER BY a.stage_us DESC LIMIT 1";
 
-/* The Node ?1's last 2xx delete, when no 2xx create of it followed. */
+/* The Node ?1's (of cluster ?2) last 2xx delete, when no 2xx create of it followed. */
 static const char feed_node_gone_sql[] =
     "SELECT d.stage_us FROM audit AS d INDEXED BY audit_object"
     " WHERE d.resource_id = (SELECT id FROM strs WHERE s = 'nodes') AND d.namespace_id IS NULL"
     " AND d.name_id = ?1 AND d.verb_id = (SELECT id FROM strs WHERE s = 'delete')"
-    " AND d.code BETWEEN 200 AND 299 AND d.superseded = 0 AND NOT EXISTS (SELECT 1"
+    " AND d.code BETWEEN 200 AND 299 AND d.superseded = 0 AND d.cluster_id = ?2"
+    " AND NOT EXISTS (SELECT 1"
     " FROM audit AS c INDEXED BY audit_object WHERE c.resource_id = d.resource_id"
     " AND c.namespace_id IS NULL AND c.name_id = ?1 AND c.stage_us > d.stage_us"
     " AND c.verb_id = (SELECT id FROM strs WHERE s = 'create') AND c.code BETWEEN 200 AND 299"
-    " AND c.superseded = 0) ORDER BY d.stage_us DESC LIMIT 1";
+    " AND c.superseded = 0 AND c.cluster_id = ?2) ORDER BY d.stage_us DESC LIMIT 1";
 
-/* The newest leaseDurationSeconds a Lease body of lease (?1, ?2) carried. */
+/* The newest leaseDurationSeconds a Lease body of lease (?1, ?2) of cluster ?3 carried. */
 static const char feed_duration_sql[] =
     "SELECT lease_duration_s FROM audit"
     " WHERE resource_id = (SELECT id FROM strs WHERE s = 'leases')"
-    " AND namespace_id = ?1 AND name_id = ?2 AND lease_duration_s IS NOT NULL"
+    " AND namespace_id = ?1 AND name_id = ?2 AND cluster_id = ?3 AND lease_duration_s IS NOT NULL"
     /* a release writes 1 s: "expire at once", not how long a holder may pause */
     " AND lease_holder_id IS NOT (SELECT id FROM strs WHERE s = '')"
     " ORDER BY stage_us DESC LIMIT 1";
@@ -82,7 +84,7 @@ static const char feed_duration_sql[] =
 static const char feed_events_sql[] =
     "SELECT " QUERIES_LEASE_COLUMNS " FROM audit AS a"
     " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
-    " AND a.namespace_id = ?1 AND a.name_id = ?2 AND a.superseded = 0"
+    " AND a.namespace_id = ?1 AND a.name_id = ?2 AND a.superseded = 0 AND a.cluster_id = ?3"
     " ORDER BY a.stage_us, a.id";
 
 int64_t queries_str_id(struct lt_store *st, const char *s)
@@ -166,21 +168,24 @@ void queries_lease_feed_close(struct queries_lease_feed *f)
 }
 
 /* The newest leaseDurationSeconds a Lease body of this lease carried, or -1. */
-static int64_t feed_duration(struct queries_lease_feed *f, int64_t ns, int64_t name)
+static int64_t feed_duration(struct queries_lease_feed *f, int64_t cluster, int64_t ns,
+			     int64_t name)
 {
 	int64_t d = -1;
 
 	lt_stmt_reset(f->duration);
 	lt_stmt_bind_int(f->duration, 1, ns);
 	lt_stmt_bind_int(f->duration, 2, name);
+	lt_stmt_bind_int(f->duration, 3, cluster);
 	if (lt_stmt_step(f->duration, NULL) == 1)
 		d = lt_stmt_int(f->duration, 0);
 	lt_stmt_reset(f->duration);
 	return d;
 }
 
-struct queries_lease *queries_lease_feed_begin(struct queries_lease_feed *f, int64_t namespace_id,
-					       int64_t name_id, int64_t gap_us, int64_t slow_us,
+struct queries_lease *queries_lease_feed_begin(struct queries_lease_feed *f, int64_t cluster_id,
+					       int64_t namespace_id, int64_t name_id,
+					       int64_t gap_us, int64_t slow_us,
 					       struct queries_lease_result *out)
 {
 	char *ns = feed_name(namespace_id, f), *name = feed_name(name_id, f);
@@ -189,7 +194,7 @@ struct queries_lease *queries_lease_feed_begin(struct queries_lease_feed *f, int
 	    .gap_us = gap_us,
 	    .slow_us = slow_us,
 	    /* without a Lease body anywhere (Metadata-level logs) there is no duration to find */
-	    .duration_s = f->bodies ? feed_duration(f, namespace_id, name_id) : -1,
+	    .duration_s = f->bodies ? feed_duration(f, cluster_id, namespace_id, name_id) : -1,
 	    .name = feed_name,
 	    .ctx = f,
 	};
@@ -198,6 +203,7 @@ struct queries_lease *queries_lease_feed_begin(struct queries_lease_feed *f, int
 		p.kubelet = queries_kubelet_id(f->st, name ? name : "");
 		lt_stmt_reset(f->node_gone);
 		lt_stmt_bind_int(f->node_gone, 1, name_id);
+		lt_stmt_bind_int(f->node_gone, 2, cluster_id);
 		if (lt_stmt_step(f->node_gone, NULL) == 1)
 			p.node_gone_us = lt_stmt_int(f->node_gone, 0);
 		lt_stmt_reset(f->node_gone);
@@ -218,8 +224,8 @@ static enum queries_verb feed_verb(const struct queries_lease_feed *f, int64_t v
 				   : QUERIES_VERB_OTHER;
 }
 
-void queries_lease_feed_row(struct queries_lease_feed *f, struct queries_lease *b, int64_t name_id,
-			    const struct lt_stmt *q, int col)
+void queries_lease_feed_row(struct queries_lease_feed *f, struct queries_lease *b,
+			    int64_t cluster_id, int64_t name_id, const struct lt_stmt *q, int col)
 {
 	struct queries_lease_cause cause = {0};
 	char *by = NULL;
@@ -249,6 +255,7 @@ void queries_lease_feed_row(struct queries_lease_feed *f, struct queries_lease *
 		lt_stmt_bind_int(f->cause, 3, FEED_CAUSE_WINDOW);
 		lt_stmt_bind_int(f->cause, 4, FEED_CAUSE_LATE);
 		lt_stmt_bind_int(f->cause, 5, FEED_CAUSE_SKEW);
+		lt_stmt_bind_int(f->cause, 6, cluster_id);
 		if (lt_stmt_step(f->cause, NULL) == 1) {
 			cause.event = lt_stmt_int(f->cause, FK_ID);
 			by = lt_stmt_type(f->cause, FK_USER) == LT_COL_NULL
@@ -264,8 +271,9 @@ void queries_lease_feed_row(struct queries_lease_feed *f, struct queries_lease *
 	free(by);
 }
 
-int queries_lease_build(struct lt_store *st, int64_t namespace_id, int64_t name_id, int64_t gap_us,
-			int64_t slow_us, struct queries_lease_result *out, struct lt_error *err)
+int queries_lease_build(struct lt_store *st, int64_t cluster_id, int64_t namespace_id,
+			int64_t name_id, int64_t gap_us, int64_t slow_us,
+			struct queries_lease_result *out, struct lt_error *err)
 {
 	struct queries_lease_feed f;
 	struct queries_lease *b;
@@ -275,12 +283,13 @@ int queries_lease_build(struct lt_store *st, int64_t namespace_id, int64_t name_
 	memset(out, 0, sizeof *out);
 	if ((rc = queries_lease_feed_open(&f, st, err)) != 0)
 		return rc;
-	b = queries_lease_feed_begin(&f, namespace_id, name_id, gap_us, slow_us, out);
+	b = queries_lease_feed_begin(&f, cluster_id, namespace_id, name_id, gap_us, slow_us, out);
 	if ((rc = lt_store_prepare(st, &q, feed_events_sql, err)) == 0) {
 		lt_stmt_bind_int(q, 1, namespace_id);
 		lt_stmt_bind_int(q, 2, name_id);
+		lt_stmt_bind_int(q, 3, cluster_id);
 		while ((rc = lt_stmt_step(q, err)) == 1)
-			queries_lease_feed_row(&f, b, name_id, q, 0);
+			queries_lease_feed_row(&f, b, cluster_id, name_id, q, 0);
 		lt_stmt_free(q);
 	}
 	if (queries_lease_end(b) != 0 && rc == 0)

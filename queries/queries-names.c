@@ -14,11 +14,11 @@
 #include <string.h>
 
 /* ?1 the prefix, ?2 how many. */
-static const char names_sql[] =
-    "SELECT name FROM (SELECT CASE WHEN l.kind = 'node' THEN n.s ELSE ns.s || '/' || n.s END"
-    "  AS name FROM lt_leases AS l JOIN strs AS n ON n.id = l.name_id"
-    "  LEFT JOIN strs AS ns ON ns.id = l.namespace_id)"
-    " WHERE substr(name, 1, length(?1)) = ?1 ORDER BY name LIMIT ?2";
+static const char names_sql[] = "SELECT DISTINCT name FROM (SELECT CASE WHEN l.kind = 'node' THEN "
+				"n.s ELSE ns.s || '/' || n.s END"
+				"  AS name FROM lt_leases AS l JOIN strs AS n ON n.id = l.name_id"
+				"  LEFT JOIN strs AS ns ON ns.id = l.namespace_id)"
+				" WHERE substr(name, 1, length(?1)) = ?1 ORDER BY name LIMIT ?2";
 
 /* True when every byte of s[0..len) may stand in a shell word unquoted. */
 static int names_plain(const char *s, size_t len)

@@ -20,7 +20,9 @@
 	" not_found INTEGER NOT NULL DEFAULT 0, auth_failures INTEGER NOT NULL DEFAULT 0,"         \
 	" conflicts INTEGER NOT NULL DEFAULT 0, slow INTEGER NOT NULL DEFAULT 0,"                  \
 	" gaps INTEGER NOT NULL DEFAULT 0, max_gap_us INTEGER, holder TEXT,"                       \
-	" duration_s INTEGER, gap_us INTEGER NOT NULL, UNIQUE(namespace_id, name_id))"
+	" duration_s INTEGER, gap_us INTEGER NOT NULL," /* schema 5: a lease is of one cluster (0: \
+							   none named) */                          \
+	" cluster_id INTEGER NOT NULL DEFAULT 0, UNIQUE(cluster_id, namespace_id, name_id))"
 
 #define DERIVED_EPISODES(T)                                                                        \
 	"CREATE " T "TABLE IF NOT EXISTS lt_episodes("                                             \
@@ -50,33 +52,38 @@
 	" l.renews AS renews, l.creates AS creates, l.deletes AS deletes,"                         \
 	" l.not_found AS not_found, l.auth_failures AS auth_failures, l.conflicts AS conflicts,"   \
 	" l.slow AS slow, l.gaps AS gaps, l.max_gap_us AS max_gap_us, l.holder AS holder,"         \
-	" l.duration_s AS duration_s, l.gap_us AS gap_threshold_us FROM lt_leases AS l"
+	" l.duration_s AS duration_s, l.gap_us AS gap_threshold_us,"                               \
+	" (SELECT s FROM strs WHERE id = l.cluster_id) AS cluster, l.cluster_id AS cluster_id"     \
+	" FROM lt_leases AS l"
 
 /* Nodes are the node leases plus node objects that never had a lease; states as in leases. */
 #define DERIVED_NODES_VIEW(T)                                                                      \
 	"CREATE " T "VIEW IF NOT EXISTS nodes AS WITH n AS ("                                      \
-	" SELECT l.id AS lid, l.name_id AS name_id, l.state AS state, l.last_renew_us AS "         \
-	"last_renew,"                                                                              \
+	" SELECT l.id AS lid, l.cluster_id AS cluster_id, l.name_id AS name_id, l.state AS state," \
+	"  l.last_renew_us AS last_renew,"                                                         \
 	"  l.renews AS renews, l.max_gap_us AS max_gap, l.not_found AS nf, l.deletes AS ldel,"     \
 	"  l.gap_us AS gap_us FROM lt_leases AS l WHERE l.kind = 'node'"                           \
 	" UNION ALL"                                                                               \
-	" SELECT NULL, o.name_id, 'no-lease', NULL, 0, NULL, 0, 0, 0 FROM (SELECT DISTINCT "       \
-	"name_id"                                                                                  \
+	" SELECT NULL, o.cluster_id, o.name_id, 'no-lease', NULL, 0, NULL, 0, 0, 0 FROM (SELECT"   \
+	"  DISTINCT cluster_id, name_id"                                                           \
 	"  FROM audit WHERE resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                 \
 	"  AND namespace_id IS NULL AND name_id IS NOT NULL) AS o"                                 \
-	"  WHERE o.name_id NOT IN (SELECT name_id FROM lt_leases WHERE kind = 'node'))"            \
+	"  WHERE (o.cluster_id, o.name_id) NOT IN (SELECT cluster_id, name_id FROM lt_leases"      \
+	"  WHERE kind = 'node'))"                                                                  \
 	" SELECT (SELECT s FROM strs WHERE id = n.name_id) AS node,"                               \
 	"  " DERIVED_NODE_STATE " AS state,"                                                       \
 	"  n.last_renew AS last_renew_us, n.renews AS renews, n.max_gap AS max_gap_us,"            \
 	"  n.nf AS not_found,"                                                                     \
 	"  n.ldel + coalesce(d.n, 0) AS deletes,"                                                  \
 	"  (SELECT count(*) FROM lt_episodes AS e WHERE e.lease_id = n.lid"                        \
-	"   AND e.kind IN ('GAP', 'NOT_FOUND', 'AUTH_FAILURE', 'SLOW')) AS anomalies"              \
-	" FROM n LEFT JOIN (SELECT a.name_id AS name_id, count(*) AS n FROM audit AS a"            \
+	"   AND e.kind IN ('GAP', 'NOT_FOUND', 'AUTH_FAILURE', 'SLOW')) AS anomalies,"             \
+	"  (SELECT s FROM strs WHERE id = n.cluster_id) AS cluster, n.cluster_id AS cluster_id"    \
+	" FROM n LEFT JOIN (SELECT a.cluster_id AS cluster_id, a.name_id AS name_id,"              \
+	"  count(*) AS n FROM audit AS a"                                                          \
 	"  INDEXED BY audit_rtv WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"     \
 	"  AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete') AND a.namespace_id IS NULL"    \
-	"  AND a.code BETWEEN 200 AND 299 AND a.superseded = 0 GROUP BY a.name_id) AS d"           \
-	"  ON d.name_id = n.name_id"
+	"  AND a.code BETWEEN 200 AND 299 AND a.superseded = 0 GROUP BY a.cluster_id, a.name_id)"  \
+	"  AS d ON d.name_id = n.name_id AND d.cluster_id = n.cluster_id"
 
 #define DERIVED_EPISODES_VIEW(T)                                                                   \
 	"CREATE " T "VIEW IF NOT EXISTS episodes AS SELECT e.id AS id, e.lease_id AS lease_id,"    \
@@ -91,7 +98,9 @@
 	" e.first_event AS first_event, e.last_event AS last_event,"                               \
 	" e.cause_event AS cause_event, e.median_us AS median_us, e.max_us AS max_us,"             \
 	" e.old_holder AS old_holder, e.new_holder AS new_holder, e.inferred AS inferred,"         \
-	" e.note AS note FROM lt_episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
+	" e.note AS note, (SELECT s FROM strs WHERE id = l.cluster_id) AS cluster,"                \
+	" l.cluster_id AS cluster_id FROM lt_episodes AS e JOIN lt_leases AS l ON l.id = "         \
+	"e.lease_id"
 
 /*
  * How episodes are built (the registry records it; before it, meta 'episodes').
@@ -134,14 +143,20 @@ const struct lt_derived queries_lease_derived = {
 static const char rebuild_lease_sql[] =
     "INSERT INTO lt_leases(namespace_id, name_id, kind, state, first_us, last_us,"
     " last_renew_us, renews, creates, deletes, not_found, auth_failures, conflicts, slow, gaps,"
-    " max_gap_us, holder, duration_s, gap_us)"
-    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)";
+    " max_gap_us, holder, duration_s, gap_us, cluster_id)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
+    " ?20)";
 
 static const char rebuild_episode_sql[] =
     "INSERT INTO lt_episodes(lease_id, kind, start_us, end_us, count, user_id, groups_id,"
     " source_ip_id, user_agent_id, first_event, last_event, cause_event, median_us, max_us,"
     " old_holder, new_holder, inferred, note)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
+
+/* A lease: its cluster (0: none named), namespace and name, as strs ids. */
+struct rebuild_key {
+	int64_t cluster, ns, name;
+};
 
 static const char *const rebuild_kinds[] = {
     [QUERIES_LEASE_NODE] = "node",
@@ -162,7 +177,7 @@ static void rebuild_bind_text(struct lt_stmt *q, int idx, const char *s)
 }
 
 /* Replaces the lease's row; returns its new id in *id. */
-static int rebuild_lease(struct lt_store *st, int64_t ns, int64_t name,
+static int rebuild_lease(struct lt_store *st, struct rebuild_key k,
 			 const struct queries_lease_summary *s, int64_t *id, struct lt_error *err)
 {
 	const int64_t nums[] = {s->first_us,  s->last_us, s->last_renew_us, s->renews,
@@ -173,8 +188,9 @@ static int rebuild_lease(struct lt_store *st, int64_t ns, int64_t name,
 
 	if ((rc = lt_store_prepare(st, &q, rebuild_lease_sql, err)) != 0)
 		return rc;
-	lt_stmt_bind_int(q, 1, ns);
-	lt_stmt_bind_int(q, 2, name);
+	lt_stmt_bind_int(q, 1, k.ns);
+	lt_stmt_bind_int(q, 2, k.name);
+	lt_stmt_bind_int(q, 20, k.cluster);
 	lt_stmt_bind_text(q, 3, rebuild_kinds[s->kind], (size_t)-1);
 	lt_stmt_bind_text(q, 4, s->state, (size_t)-1);
 	for (int i = 0; i < 11; i++)
@@ -231,8 +247,8 @@ static int rebuild_episodes(struct lt_store *st, int64_t lease,
 	return rc;
 }
 
-/* Runs a DELETE bound to one lease's (namespace, name). */
-static int rebuild_delete(struct lt_store *st, const char *sql, int64_t ns, int64_t name,
+/* Runs a DELETE bound to one lease's (namespace, name, cluster). */
+static int rebuild_delete(struct lt_store *st, const char *sql, struct rebuild_key k,
 			  struct lt_error *err)
 {
 	struct lt_stmt *q;
@@ -240,26 +256,28 @@ static int rebuild_delete(struct lt_store *st, const char *sql, int64_t ns, int6
 
 	if (rc != 0)
 		return rc;
-	lt_stmt_bind_int(q, 1, ns);
-	lt_stmt_bind_int(q, 2, name);
+	lt_stmt_bind_int(q, 1, k.ns);
+	lt_stmt_bind_int(q, 2, k.name);
+	lt_stmt_bind_int(q, 3, k.cluster);
 	rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
 	lt_stmt_free(q);
 	return rc;
 }
 
 /* Drops what was derived for one lease: its episodes, then its row. */
-static int rebuild_forget(struct lt_store *st, int64_t ns, int64_t name, struct lt_error *err)
+static int rebuild_forget(struct lt_store *st, struct rebuild_key k, struct lt_error *err)
 {
 	int rc =
 	    rebuild_delete(st,
 			   "DELETE FROM lt_episodes WHERE lease_id IN (SELECT id FROM lt_leases"
-			   " WHERE namespace_id = ?1 AND name_id = ?2)",
-			   ns, name, err);
+			   " WHERE namespace_id = ?1 AND name_id = ?2 AND cluster_id = ?3)",
+			   k, err);
 
 	if (rc == 0)
-		rc = rebuild_delete(
-		    st, "DELETE FROM lt_leases WHERE namespace_id = ?1 AND name_id = ?2", ns, name,
-		    err);
+		rc = rebuild_delete(st,
+				    "DELETE FROM lt_leases WHERE namespace_id = ?1 AND name_id = ?2"
+				    " AND cluster_id = ?3",
+				    k, err);
 	return rc;
 }
 
@@ -268,25 +286,26 @@ struct rebuild_opts {
 	int64_t gap_us, slow_us;
 };
 
-static int rebuild_one(struct queries_lease_feed *f, int64_t ns, int64_t name,
+static int rebuild_one(struct queries_lease_feed *f, struct rebuild_key k,
 		       const struct rebuild_opts *o, struct lt_error *err)
 {
 	struct queries_lease_result r;
 	int64_t id;
-	int rc = queries_lease_build(f->st, ns, name, o->gap_us, o->slow_us, &r, err);
+	int rc =
+	    queries_lease_build(f->st, k.cluster, k.ns, k.name, o->gap_us, o->slow_us, &r, err);
 
 	if (rc == 0)
-		rc = rebuild_forget(f->st, ns, name, err);
+		rc = rebuild_forget(f->st, k, err);
 	if (rc == 0)
-		rc = rebuild_lease(f->st, ns, name, &r.sum, &id, err);
+		rc = rebuild_lease(f->st, k, &r.sum, &id, err);
 	if (rc == 0)
 		rc = rebuild_episodes(f->st, id, &r, err);
 	queries_lease_result_release(&r);
 	return rc;
 }
 
-/* The leases with events newer than since_id, as (namespace, name) id pairs. */
-static int rebuild_dirty(struct lt_store *st, int64_t since_id, int64_t **out, size_t *n,
+/* The leases with events newer than since_id. */
+static int rebuild_dirty(struct lt_store *st, int64_t since_id, struct rebuild_key **out, size_t *n,
 			 struct lt_error *err)
 {
 	struct lt_stmt *q;
@@ -297,13 +316,14 @@ static int rebuild_dirty(struct lt_store *st, int64_t since_id, int64_t **out, s
 	*n = 0;
 	rc = lt_store_prepare(
 	    st, &q,
-	    "SELECT namespace_id, name_id FROM audit WHERE id > ?1"
+	    "SELECT cluster_id, namespace_id, name_id FROM audit WHERE id > ?1"
 	    " AND resource_id = (SELECT id FROM strs WHERE s = 'leases')"
 	    " AND namespace_id IS NOT NULL AND name_id IS NOT NULL"
 	    /* a node deletion (often in another apiserver's file) is the
 	     * cause of its lease's deletion: that lease must be rebuilt too */
-	    " UNION SELECT l.namespace_id, l.name_id FROM lt_leases AS l"
-	    " WHERE l.kind = 'node' AND l.name_id IN (SELECT name_id FROM audit"
+	    " UNION SELECT l.cluster_id, l.namespace_id, l.name_id FROM lt_leases AS l"
+	    " WHERE l.kind = 'node' AND (l.cluster_id, l.name_id) IN (SELECT cluster_id, name_id"
+	    "  FROM audit"
 	    "  WHERE id > ?1 AND resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
 	    "  AND verb_id = (SELECT id FROM strs WHERE s = 'delete'))",
 	    err);
@@ -311,10 +331,10 @@ static int rebuild_dirty(struct lt_store *st, int64_t since_id, int64_t **out, s
 		return rc;
 	lt_stmt_bind_int(q, 1, since_id);
 	while ((rc = lt_stmt_step(q, err)) == 1) {
-		*out = lt_grow(*out, &cap, *n + 1, 2 * sizeof **out); /* pairs */
-		(*out)[2 * *n] = lt_stmt_int(q, 0);
-		(*out)[2 * *n + 1] = lt_stmt_int(q, 1);
-		(*n)++;
+		LT_GROW(*out, cap, *n + 1);
+		(*out)[(*n)++] = (struct rebuild_key){.cluster = lt_stmt_int(q, 0),
+						      .ns = lt_stmt_int(q, 1),
+						      .name = lt_stmt_int(q, 2)};
 	}
 	lt_stmt_free(q);
 	return rc < 0 ? rc : 0;
@@ -329,9 +349,9 @@ static int rebuild_dirty(struct lt_store *st, int64_t since_id, int64_t **out, s
  */
 #define REBUILD_CHUNK 4096
 
-/* A lease being built during a streaming pass, found by (namespace, name). */
+/* A lease being built during a streaming pass, found by its key (ns 0: a free slot). */
 struct rebuild_slot {
-	int64_t ns, name;
+	struct rebuild_key k;
 	struct queries_lease *b;       /* while its requests are read */
 	struct queries_lease_result r; /* then its episodes, until written */
 	int built;
@@ -342,18 +362,20 @@ struct rebuild_map {
 	size_t cap; /* a power of two, at least twice the leases */
 };
 
-static struct rebuild_slot *rebuild_slot(struct rebuild_map *m, int64_t ns, int64_t name)
+static struct rebuild_slot *rebuild_slot(struct rebuild_map *m, struct rebuild_key k)
 {
-	uint64_t h =
-	    ((uint64_t)ns * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)name * 0xc2b2ae3d27d4eb4fULL);
+	uint64_t h = ((uint64_t)k.ns * 0x9e3779b97f4a7c15ULL) ^
+		     ((uint64_t)k.name * 0xc2b2ae3d27d4eb4fULL) ^
+		     ((uint64_t)k.cluster * 0x165667b19e3779f9ULL);
 	size_t i = (size_t)(h ^ (h >> 29)) & (m->cap - 1);
-	while (m->slots[i].ns != 0 && (m->slots[i].ns != ns || m->slots[i].name != name))
+	while (m->slots[i].k.ns != 0 && (m->slots[i].k.ns != k.ns || m->slots[i].k.name != k.name ||
+					 m->slots[i].k.cluster != k.cluster))
 		i = (i + 1) & (m->cap - 1);
 	return &m->slots[i];
 }
 
 static const char rebuild_stream_sql[] =
-    "SELECT a.namespace_id, a.name_id, " QUERIES_LEASE_COLUMNS
+    "SELECT a.namespace_id, a.name_id, a.cluster_id, " QUERIES_LEASE_COLUMNS
     " FROM audit AS a INDEXED BY audit_rtv"
     " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'leases') AND a.superseded = 0"
     " ORDER BY a.stage_us, a.id";
@@ -368,7 +390,7 @@ static int rebuild_finish_map(struct rebuild_map *m)
 
 		rc = rc != 0 ? rc : e;
 		m->slots[i].b = NULL;
-		m->slots[i].built = m->slots[i].built || m->slots[i].ns != 0;
+		m->slots[i].built = m->slots[i].built || m->slots[i].k.ns != 0;
 	}
 	return rc;
 }
@@ -387,9 +409,9 @@ static int rebuild_store_map(struct lt_store *st, struct rebuild_map *m, struct 
 			continue;
 		s->built = 0;
 		if (rc == 0)
-			rc = rebuild_forget(st, s->ns, s->name, err);
+			rc = rebuild_forget(st, s->k, err);
 		if (rc == 0)
-			rc = rebuild_lease(st, s->ns, s->name, &s->r.sum, &id, err);
+			rc = rebuild_lease(st, s->k, &s->r.sum, &id, err);
 		if (rc == 0)
 			rc = rebuild_episodes(st, id, &s->r, err);
 		queries_lease_result_release(&s->r);
@@ -403,7 +425,7 @@ static int rebuild_store_map(struct lt_store *st, struct rebuild_map *m, struct 
  * table, so pages are read once instead of once per request.  Only reads:
  * f's store may be a second, read-only connection.  Fills *m (the caller frees).
  */
-static int rebuild_compute(struct queries_lease_feed *f, const int64_t *dirty, size_t n,
+static int rebuild_compute(struct queries_lease_feed *f, const struct rebuild_key *dirty, size_t n,
 			   const struct rebuild_opts *o, struct rebuild_map *m,
 			   struct lt_error *err)
 {
@@ -415,19 +437,21 @@ static int rebuild_compute(struct queries_lease_feed *f, const int64_t *dirty, s
 		m->cap *= 2;
 	m->slots = lt_xcalloc(m->cap, sizeof *m->slots);
 	for (size_t i = 0; i < n; i++) {
-		struct rebuild_slot *s = rebuild_slot(m, dirty[2 * i], dirty[2 * i + 1]);
+		struct rebuild_slot *s = rebuild_slot(m, dirty[i]);
 
-		s->ns = dirty[2 * i];
-		s->name = dirty[2 * i + 1];
-		s->b = queries_lease_feed_begin(f, s->ns, s->name, o->gap_us, o->slow_us, &s->r);
+		s->k = dirty[i];
+		s->b = queries_lease_feed_begin(f, s->k.cluster, s->k.ns, s->k.name, o->gap_us,
+						o->slow_us, &s->r);
 	}
 	if ((rc = lt_store_prepare(f->st, &q, rebuild_stream_sql, err)) == 0) {
 		while ((rc = lt_stmt_step(q, err)) == 1) {
-			struct rebuild_slot *s =
-			    rebuild_slot(m, lt_stmt_int(q, 0), lt_stmt_int(q, 1));
+			struct rebuild_key k = {.ns = lt_stmt_int(q, 0),
+						.name = lt_stmt_int(q, 1),
+						.cluster = lt_stmt_int(q, 2)};
+			struct rebuild_slot *s = rebuild_slot(m, k);
 
 			if (s->b != NULL)
-				queries_lease_feed_row(f, s->b, s->name, q, 2);
+				queries_lease_feed_row(f, s->b, k.cluster, k.name, q, 3);
 		}
 		lt_stmt_free(q);
 	}
@@ -448,7 +472,7 @@ static void rebuild_drop_map(struct rebuild_map *m)
 	m->slots = NULL;
 }
 
-static int rebuild_stream(struct queries_lease_feed *f, const int64_t *dirty, size_t n,
+static int rebuild_stream(struct queries_lease_feed *f, const struct rebuild_key *dirty, size_t n,
 			  const struct rebuild_opts *o, struct lt_error *err)
 {
 	struct rebuild_map m = {NULL, 0};
@@ -465,17 +489,17 @@ static int rebuild_run(struct lt_store *st, int64_t since_id, const struct rebui
 		       struct lt_error *err)
 {
 	struct queries_lease_feed f;
-	int64_t *dirty;
+	struct rebuild_key *dirty;
 	size_t n;
 	int rc = rebuild_dirty(st, since_id, &dirty, &n, err);
 
 	if (rc == 0 && (rc = queries_lease_feed_open(&f, st, err)) == 0) {
 		if (n < REBUILD_STREAM_MIN) {
 			for (size_t i = 0; i < n && rc == 0; i++)
-				rc = rebuild_one(&f, dirty[2 * i], dirty[2 * i + 1], o, err);
+				rc = rebuild_one(&f, dirty[i], o, err);
 		}
 		for (size_t i = 0; n >= REBUILD_STREAM_MIN && i < n && rc == 0; i += REBUILD_CHUNK)
-			rc = rebuild_stream(&f, dirty + 2 * i,
+			rc = rebuild_stream(&f, dirty + i,
 					    n - i < REBUILD_CHUNK ? n - i : REBUILD_CHUNK, o, err);
 		queries_lease_feed_close(&f);
 	}
@@ -531,7 +555,7 @@ int queries_lease_compute(struct lt_store *st, void **out, struct lt_error *err)
 	const struct rebuild_opts o = {0, 0};
 	struct queries_lease_feed f;
 	struct rebuild_batch *b;
-	int64_t *dirty;
+	struct rebuild_key *dirty;
 	size_t n;
 	int rc;
 
@@ -546,9 +570,8 @@ int queries_lease_compute(struct lt_store *st, void **out, struct lt_error *err)
 	for (size_t i = 0; i < n && rc == 0; i += REBUILD_CHUNK) {
 		LT_GROW(b->maps, b->cap, b->n + 1);
 		b->maps[b->n] = (struct rebuild_map){NULL, 0};
-		rc = rebuild_compute(&f, dirty + 2 * i,
-				     n - i < REBUILD_CHUNK ? n - i : REBUILD_CHUNK, &o,
-				     &b->maps[b->n++], err);
+		rc = rebuild_compute(&f, dirty + i, n - i < REBUILD_CHUNK ? n - i : REBUILD_CHUNK,
+				     &o, &b->maps[b->n++], err);
 	}
 	free(dirty);
 	queries_lease_feed_close(&f);

@@ -38,6 +38,7 @@ static int tl_is_node(const struct tl_row *r)
 struct tl {
 	struct lt_store *st;
 	int64_t ns, lease, node, leases_id, nodes_id; /* strs ids, 0 = none */
+	int64_t cluster;			      /* the lease's (queries_lease_cluster) */
 	int64_t subject;			      /* what log lines about the target name */
 	char state[16];				      /* the lease's, as built (before stale) */
 	int64_t last_renew, gap_us;		      /* 0: never renewed */
@@ -156,7 +157,8 @@ static const char tl_stored_sql[] =
     " e.median_us, e.max_us, e.old_holder, e.new_holder, e.inferred, e.note,"
     " l.gap_us, l.state, l.last_renew_us"
     " FROM lt_leases AS l JOIN lt_episodes AS e ON e.lease_id = l.id"
-    " WHERE l.namespace_id = ?1 AND l.name_id = ?2 ORDER BY e.start_us, e.id";
+    " WHERE l.namespace_id = ?1 AND l.name_id = ?2 AND l.cluster_id = ?3"
+    " ORDER BY e.start_us, e.id";
 
 enum tl_stored_col {
 	TL_ST_KIND,
@@ -230,6 +232,7 @@ static int tl_stored(struct tl *t, struct queries_lease_result *r, struct lt_err
 		return rc;
 	lt_stmt_bind_int(q, 1, t->ns);
 	lt_stmt_bind_int(q, 2, t->lease);
+	lt_stmt_bind_int(q, 3, t->cluster);
 	while ((rc = lt_stmt_step(q, err)) == 1) {
 		tl_stored_row(q, r);
 		if (t->state[0] == '\0') /* the lease's columns repeat on every row */
@@ -249,7 +252,8 @@ static int tl_lease_rows(struct tl *t, const struct lt_query_opts *o, struct lt_
 		return 0;
 	/* other thresholds than ingest used: build the episodes again from the requests */
 	if (o->gap_us || o->slow_us)
-		rc = queries_lease_build(t->st, t->ns, t->lease, o->gap_us, o->slow_us, &r, err);
+		rc = queries_lease_build(t->st, t->cluster, t->ns, t->lease, o->gap_us, o->slow_us,
+					 &r, err);
 	else
 		rc = tl_stored(t, &r, err);
 	if (rc != 0) {
@@ -939,6 +943,8 @@ int lt_query_timeline(struct lt_store *st, const char *target, const struct lt_q
 	struct tl t = {.st = st};
 	int rc = tl_resolve(&t, target, err);
 
+	/* the lease's cluster: --cluster's, else the one cluster (the first) that has it */
+	t.cluster = queries_lease_cluster(st, o->cluster, t.ns, t.lease);
 	if (rc == 0)
 		rc = tl_lease_rows(&t, o, err);
 	if (rc == 0)

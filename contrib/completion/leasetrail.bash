@@ -20,7 +20,7 @@ _leasetrail() {
 			((i++))
 			;;
 		--db=*) db=(--db "${w#--db=}") ;;
-		-o | --output | --since | --until | --gap | --slow | --emit | --year | --utc-offset | --node)
+		-o | --output | --since | --until | --gap | --slow | --emit | --year | --utc-offset | --node | --cluster)
 			((i++))
 			;;
 		-*) ;;
@@ -39,6 +39,11 @@ _leasetrail() {
 		;;
 	--node)
 		mapfile -t COMPREPLY < <("$bin" __complete names "${db[@]}" -- "$cur" 2>/dev/null)
+		return 0
+		;;
+	--cluster)
+		COMPREPLY=($(compgen -W "$("$bin" __complete clusters "${db[@]}" 2>/dev/null)" -- "$cur"))
+		compopt +o default 2>/dev/null
 		return 0
 		;;
 	--since | --until | --gap | --slow | --year | --utc-offset)

@@ -60,6 +60,16 @@ want "bash: hostile name skipped" "$(bash_complete "$bin" timeline --db evil.db 
 want "bash: quote in prefix" "$(bash_complete "$bin" timeline --db evil.db "ip-'")" ""
 [ ! -e pwned ] || fail "a name ran a command"
 
+# --cluster offers the store's cluster names (two apiservers' files, as two clusters here).
+"$bin" ingest -q --db two.db --cluster prod-east "$samples/audit/kube-apiserver-audit.1.log" >/dev/null
+"$bin" ingest -q --db two.db --cluster prod-west "$samples/audit/kube-apiserver-audit.2.log" >/dev/null
+want "bash: cluster names" "$(bash_complete "$bin" nodes --db two.db --cluster prod-)" "prod-east
+prod-west"
+want "bash: cluster names from a prefix" "$(bash_complete "$bin" query --db=two.db --cluster prod-w)" \
+	"prod-west"
+want "bash: --cluster's value is not the command" "$(bash_complete "$bin" --cluster x t)" "timeline
+tui"
+
 # zsh: the same through compadd.
 if command -v zsh >/dev/null 2>&1; then
 	zsh_complete() {
@@ -87,6 +97,8 @@ version"
 	want "zsh: query names" "$(zsh_complete "$bin" query re | head -1)" "apiserver-identity"
 	want "zsh: ingest files" "$(zsh_complete "$bin" ingest --db s.db "")" "FILES"
 	want "zsh: hostile name skipped" "$(zsh_complete "$bin" timeline --db evil.db ip-)" "ip-good"
+	want "zsh: cluster names" "$(zsh_complete "$bin" nodes --db two.db --cluster p)" "prod-east
+prod-west"
 	zsh_ok=", zsh"
 else
 	echo "test-completion: zsh not installed, its completion not checked (apt-get install zsh)" >&2

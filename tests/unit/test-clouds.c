@@ -28,6 +28,7 @@ struct seen {
 	char text[MAX_SEEN][96];
 	char stream[MAX_SEEN][96];
 	char component[MAX_SEEN][32];
+	char cluster[MAX_SEEN][32];
 	int64_t ts[MAX_SEEN];
 	uint64_t line[MAX_SEEN];
 };
@@ -58,6 +59,7 @@ static int on_record(const char *text, size_t len, uint64_t line, uint64_t offse
 		 r.kind == PARSER_ENV_AUDIT ? r.event : r.message);
 	copy_opt(s->stream[s->n], sizeof s->stream[0], r.stream);
 	copy_opt(s->component[s->n], sizeof s->component[0], r.component);
+	copy_opt(s->cluster[s->n], sizeof s->cluster[0], r.cluster);
 	s->ts[s->n] = r.ts_us;
 	s->line[s->n] = line;
 	s->n++;
@@ -135,6 +137,9 @@ static void test_aks_corpus(void **state)
 				    "{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\"",
 				    46) == 0);
 		assert_string_equal(s->stream[0], "kube-apiserver-6b497d8d5f-rb9qn");
+		/* the cluster from resourceId ".../MANAGEDCLUSTERS/DEMO-AKS", as Azure writes it */
+		assert_string_equal(s->cluster[0], "DEMO-AKS");
+		assert_string_equal(s->cluster[1], "DEMO-AKS");
 		assert_int_equal(s->kind[1], PARSER_ENV_LOG);
 		assert_true(
 		    strncmp(s->text[1], "I0202 15:03:28.853066       1 event.go:291]", 43) == 0);
@@ -165,7 +170,108 @@ static void test_gke_corpus(void **state)
 		    "projects/sample-project/logs/cloudaudit.googleapis.com%2Factivity");
 		assert_int_equal(s->kind[1], PARSER_ENV_LOG);
 		assert_true(strncmp(s->text[1], "I1119 22:48:13.914655 1675", 26) == 0);
+		/* resource.labels.cluster_name, on the audit entry and the node's line alike */
+		assert_string_equal(s->cluster[0], "sample-cluster");
+		assert_string_equal(s->cluster[1], "sample-cluster");
 	}
+	free(s);
+}
+
+/* ---- cluster names: what each source's string names ----------------------- */
+
+static void want_cluster(int line, const char *what, struct lt_str got, const char *want)
+{
+	if (want == NULL && got.ptr == NULL)
+		return;
+	if (want == NULL || got.ptr == NULL || got.len != strlen(want) ||
+	    memcmp(got.ptr, want, got.len) != 0)
+		fail_msg("line %d: %s: got '%.*s', want '%s'", line, what, (int)got.len,
+			 got.ptr ? got.ptr : "(none)", want ? want : "(none)");
+}
+
+#define S(x)                                                                                       \
+	{                                                                                          \
+		x, sizeof x - 1                                                                    \
+	}
+
+static void test_cluster_names(void **state)
+{
+	static const struct {
+		struct lt_str group;
+		const char *want;
+	} groups[] = {
+	    {S("/aws/eks/prod-east/cluster"), "prod-east"},
+	    {S("123456789012:/aws/eks/prod_2/cluster"), "prod_2"}, /* Logs Insights' @log */
+	    {S("/aws/eks/prod/cluster/extra"), NULL},		   /* not the whole group */
+	    {S("/aws/eks//cluster"), NULL},
+	    {S("/aws/lambda/my-function"), NULL},
+	    {S("/aws/eks/a b/cluster"), NULL}, /* no cloud names a cluster so */
+	    {S("/aws/eks/\x1b[31m/cluster"), NULL},
+	    {S("aws/eks/prod/cluster"), NULL}, /* a group starts with '/' */
+	    {{NULL, 0}, NULL},		       /* no group */
+	};
+	static const struct {
+		const char *path, *want;
+	} paths[] = {
+	    {"exports/aws/eks/prod/cluster/0f1e-task/kube-apiserver-audit-ab12/000000.gz", "prod"},
+	    {"aws/eks/staging/cluster/t/s/000000.gz", "staging"},
+	    {"/data/aws/eks/a/cluster/aws/eks/b/cluster/x.gz", "b"}, /* the nearest the file */
+	    {"aws/eks/prod/clusters/x.gz", NULL},
+	    {"samples/audit/kube-apiserver-audit.1.log", NULL},
+	    {"", NULL},
+	};
+	static const struct {
+		struct lt_str rid;
+		const char *want;
+	} rids[] = {
+	    {S("/SUBSCRIPTIONS/X/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.CONTAINERSERVICE/"
+	       "MANAGEDCLUSTERS/DEMO-AKS"),
+	     "DEMO-AKS"},
+	    {S("/subscriptions/x/resourceGroups/rg/providers/Microsoft.ContainerService/"
+	       "managedClusters/my-aks/extra"),
+	     "my-aks"},
+	    {S("/subscriptions/x/resourceGroups/rg/providers/Microsoft.Web/sites/app"), NULL},
+	    {S("/managedClusters/"), NULL},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
+		want_cluster(__LINE__, "log group", lt_cluster_from_log_group(groups[i].group),
+			     groups[i].want);
+	for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
+		want_cluster(__LINE__, paths[i].path, lt_cluster_from_path(paths[i].path),
+			     paths[i].want);
+	for (size_t i = 0; i < sizeof rids / sizeof *rids; i++)
+		want_cluster(__LINE__, "resourceId", lt_cluster_from_resource_id(rids[i].rid),
+			     rids[i].want);
+	assert_true(lt_cluster_name_ok("a", 1));
+	assert_true(lt_cluster_name_ok("prod.east-1_x", 13));
+	assert_false(lt_cluster_name_ok("-x", 2));
+	assert_false(lt_cluster_name_ok("", 0));
+	assert_false(lt_cluster_name_ok("a/b", 3));
+	{
+		char long_name[102];
+
+		memset(long_name, 'a', sizeof long_name);
+		assert_true(lt_cluster_name_ok(long_name, 100));
+		assert_false(lt_cluster_name_ok(long_name, 101));
+	}
+}
+
+/* A GKE entry's cluster_name that no cloud would give is no cluster. */
+static void test_gke_cluster_hostile(void **state)
+{
+	static const char entry[] =
+	    "{\"logName\":\"projects/p/logs/x\",\"textPayload\":\"hello\","
+	    "\"timestamp\":\"2024-01-01T00:00:00Z\","
+	    "\"resource\":{\"type\":\"k8s_node\",\"labels\":{\"cluster_name\":\"a\\u001b[2Jb\","
+	    "\"node_name\":\"n1\"}}}\n";
+	struct seen *s = calloc(1, sizeof *s);
+
+	(void)state;
+	run(s, &parser_gke_envelope, entry, sizeof entry - 1, sizeof entry);
+	assert_int_equal(s->n, 1);
+	assert_string_equal(s->cluster[0], "");
 	free(s);
 }
 
@@ -441,10 +547,11 @@ static void test_probes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_aks_corpus),	cmocka_unit_test(test_gke_corpus),
-	    cmocka_unit_test(test_gke_mapping), cmocka_unit_test(test_gke_watch_and_body),
-	    cmocka_unit_test(test_gke_rejects), cmocka_unit_test(test_logwrap),
-	    cmocka_unit_test(test_audit_probe), cmocka_unit_test(test_probes),
+	    cmocka_unit_test(test_aks_corpus),	  cmocka_unit_test(test_gke_corpus),
+	    cmocka_unit_test(test_gke_mapping),	  cmocka_unit_test(test_gke_watch_and_body),
+	    cmocka_unit_test(test_gke_rejects),	  cmocka_unit_test(test_logwrap),
+	    cmocka_unit_test(test_audit_probe),	  cmocka_unit_test(test_probes),
+	    cmocka_unit_test(test_cluster_names), cmocka_unit_test(test_gke_cluster_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

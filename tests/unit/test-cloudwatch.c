@@ -30,6 +30,7 @@ struct seen {
 	size_t msg_len[MAX_SEEN];
 	char stream[MAX_SEEN][96]; /* "-" when absent */
 	char id[MAX_SEEN][160];	   /* "-" when absent */
+	char group[MAX_SEEN][64];  /* @log / logGroupName, "-" when absent */
 	uint64_t line[MAX_SEEN];
 	char reason[MAX_SEEN][200];
 	uint64_t rej_line[MAX_SEEN];
@@ -88,6 +89,7 @@ static int seen_record(struct seen *s, enum parser_cw_shape shape, const struct 
 	s->msg_len[i] = r->message.len;
 	copy_opt(s->stream[i], sizeof s->stream[i], r->stream);
 	copy_opt(s->id[i], sizeof s->id[i], r->ext_id);
+	copy_opt(s->group[i], sizeof s->group[i], r->group);
 	s->line[i] = line;
 	lt_buf_printf(&s->digest, "R%llu|%lld|%s|%s|", (unsigned long long)line,
 		      (long long)r->ts_us, s->stream[i], s->id[i]);
@@ -592,6 +594,9 @@ static void test_console_json(void **state)
 	assert_string_equal(s->msg[0], obj);
 	assert_string_equal(s->stream[0], "kube-apiserver-audit-x");
 	assert_string_equal(s->id[0], "CmAKJwoj");
+	/* @log names the group, and so the cluster (lt_cluster_from_log_group) */
+	assert_string_equal(s->group[0], "123456789012:/aws/eks/c/cluster");
+	assert_string_equal(s->group[1], "-");
 	assert_int_equal(s->line[0], 2);
 	assert_string_equal(s->msg[1], "I0405 06:04:14.668822 1 leaderelection.go:250] ok");
 	assert_int_equal(s->ts[1], 1712297055000000LL);

@@ -1368,13 +1368,59 @@ static void test_schema_versions(void **state)
 		for (int flags = 0; flags <= LT_STORE_READONLY; flags += LT_STORE_READONLY) {
 			open_fails(db, flags, LT_ERR_DB, &err);
 			assert_non_null(strstr(err.msg, cases[i].says));
-			assert_non_null(strstr(err.msg, "this one reads schema 4"));
+			assert_non_null(strstr(err.msg, "this one reads schema 5"));
 		}
 		after = slurp(db, &after_len);
 		assert_true(after_len == before_len && memcmp(before, after, before_len) == 0);
 		free(before);
 		free(after);
 	}
+}
+
+/*
+ * A schema-4 store (before clusters) is upgraded by a writable open: its rows are of no
+ * named cluster, its derived tables are dropped (the lifecycles rebuild them); a read-only
+ * open refuses it, saying how to upgrade, and leaves it as it was.
+ */
+static void test_schema_upgrade(void **state)
+{
+	static const char *const downgrade[] = {
+	    "ALTER TABLE audit DROP COLUMN cluster_id",
+	    "ALTER TABLE lines DROP COLUMN cluster_id",
+	    "ALTER TABLE sources DROP COLUMN cluster_id",
+	    "DROP TABLE clusters",
+	    "CREATE TABLE lt_old(x)", /* a derived table of the old rules */
+	    "UPDATE meta SET value = '4' WHERE key = 'schema'",
+	};
+	char dir[PATH_SIZE], db[PATH_SIZE], log[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	struct lt_store *st;
+	struct seen s;
+	sqlite3 *raw;
+
+	(void)state;
+	case_dir(dir, "schema-upgrade");
+	write_file(log, dir, "audit.log", LEASE("up1", DONE, "") "\n");
+	st = open_store(dir);
+	ingest_ok(st, log, &s, &t);
+	close_store(st);
+	path_join(db, dir, "store.db");
+	assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+	for (size_t i = 0; i < sizeof downgrade / sizeof *downgrade; i++)
+		assert_int_equal(sqlite3_exec(raw, downgrade[i], NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(raw);
+	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
+	assert_non_null(strstr(err.msg, "schema 4, older than this leasetrail's 5"));
+	assert_non_null(strstr(err.msg, "leasetrail rebuild --db"));
+	st = open_store(dir);
+	expect_rows(st,
+		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+		    " (SELECT group_concat(cluster_id) FROM audit),"
+		    " (SELECT group_concat(id) FROM clusters),"
+		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_old')",
+		    NULL, "5|0|0|0\n");
+	close_store(st);
 }
 
 /*
@@ -1527,6 +1573,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_every_field, teardown),
 	    cmocka_unit_test_teardown(test_schema_versions, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade, teardown),
 	    cmocka_unit_test_teardown(test_writer_lock_in_process, teardown),
 	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
 	    cmocka_unit_test_teardown(test_other_resources, teardown),

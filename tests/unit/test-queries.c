@@ -541,7 +541,7 @@ static char *built(struct lt_store *st, const char *ns, const char *name, int64_
 	int64_t ns_id = queries_str_id(st, ns), name_id = queries_str_id(st, name);
 
 	assert_true(ns_id != 0 && name_id != 0);
-	if (queries_lease_build(st, ns_id, name_id, gap_us, slow_us, &r, &err) != 0)
+	if (queries_lease_build(st, 0, ns_id, name_id, gap_us, slow_us, &r, &err) != 0)
 		fail_msg("queries_lease_build: %s", err.msg);
 	lt_buf_init(&b);
 	lt_buf_append(&b, "", 0);
