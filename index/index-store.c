@@ -447,17 +447,37 @@ static void store_explain(struct lt_store *st, const char *sql)
 	lt_buf_release(&b);
 }
 
-int lt_store_prepare(struct lt_store *st, struct lt_stmt **out, const char *sql,
-		     struct lt_error *err)
+/*
+ * "no such index" from a prepare: a bulk load builds the secondary indexes at its end.  When
+ * they are all there after all, an ingest beside this reader (its lifecycles computed on a
+ * second connection) finished one between the two looks: one more prepare sees it.
+ */
+static int store_prepare(struct lt_store *st, struct lt_stmt **out, const char *sql, int again,
+			 struct lt_error *err);
+
+static int store_prepare_again(struct lt_store *st, struct lt_stmt **out, const char *sql,
+			       int again, struct lt_error *err)
+{
+	int rc = index_store_check_indexes(st, err);
+
+	if (rc != 0)
+		return rc;
+	if (!again)
+		return lt_error_set(err, LT_ERR_DB, "cannot prepare a query: %s",
+				    sqlite3_errmsg(st->db));
+	return store_prepare(st, out, sql, 0, err);
+}
+
+static int store_prepare(struct lt_store *st, struct lt_stmt **out, const char *sql, int again,
+			 struct lt_error *err)
 {
 	sqlite3_stmt *s = NULL;
 	const char *tail = NULL;
 
 	*out = NULL;
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, &tail) != SQLITE_OK) {
-		/* a bulk load builds the secondary indexes at its end */
 		if (strstr(sqlite3_errmsg(st->db), "no such index") != NULL)
-			return index_store_check_indexes(st, err);
+			return store_prepare_again(st, out, sql, again, err);
 		/* the SQL's fault is a usage error; memory, I/O or a damaged store are the store's
 		 */
 		if (sqlite3_errcode(st->db) != SQLITE_ERROR)
@@ -476,6 +496,12 @@ int lt_store_prepare(struct lt_store *st, struct lt_stmt **out, const char *sql,
 	(*out)->st = st;
 	(*out)->s = s;
 	return 0;
+}
+
+int lt_store_prepare(struct lt_store *st, struct lt_stmt **out, const char *sql,
+		     struct lt_error *err)
+{
+	return store_prepare(st, out, sql, 1, err);
 }
 
 void lt_stmt_free(struct lt_stmt *s)
