@@ -18,7 +18,7 @@ cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-bench -j"$(nproc)" >/dev/null
 bin=build-bench/cli/leasetrail
 gen=build-bench/samples/lt-gen
-db=$out/q.db
+db=${LEASETRAIL_BENCH_DB:-$out/q.db} # another store of the same build (read only), e.g. a copy
 
 if [ ! -s "$db" ]; then
   start=$(date +%s.%N)
@@ -65,7 +65,9 @@ LEASETRAIL_EXPLAIN=1 "$bin" timeline --db "$db" -v "$node" 2>>"$out/plans.txt" >
 for q in $("$bin" query --list | awk '{print $1}'); do
   LEASETRAIL_EXPLAIN=1 "$bin" query --db "$db" "$q" 2>>"$out/plans.txt" >/dev/null
 done
-if grep -E 'SCAN (audit|a|v|audit_raw)( |$)' "$out/plans.txt"; then
+# audit's alias is `a` by convention, in the events view too (a scan through it shows as `a`);
+# CTEs and other tables take other letters (`v` is also the evictions view's lt_evictions)
+if grep -E 'SCAN (audit|a|audit_raw)( |$)' "$out/plans.txt"; then
   echo "FAIL: a query scans the audit table (see $out/plans.txt)"; exit 1
 fi
 echo

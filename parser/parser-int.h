@@ -183,6 +183,13 @@ int parser_journal_decode(struct parser_journal_decoder *d, struct lt_log_line *
 			  struct lt_str *msg, int *partial, const char *json, size_t len,
 			  char *reason, size_t size);
 
+/*
+ * After a decode: 1 when the entry's _BOOT_ID differs from its host's (_HOSTNAME) previous
+ * entry's, the host having rebooted between them; *boot is then the new boot ID (valid until
+ * the next call).  0 for a host's first entry, and for an entry without a boot ID.
+ */
+int parser_journal_rebooted(struct parser_journal_decoder *d, struct lt_str *boot);
+
 /* ---- CloudWatch Logs exports: records -> (time, stream, message) ------ */
 
 /*

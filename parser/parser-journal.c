@@ -4,11 +4,13 @@
  *
  * Only top-level fields matter.  MESSAGE is a string, or an array of byte
  * values when it is not valid UTF-8; __REALTIME_TIMESTAMP and _PID are
- * strings of digits.  Docker writes {"log":"LINE\n","stream":"stderr",
- * "time":"RFC 3339, ns"}, a line over 16 KiB in several records of which
- * only the last ends in a newline.  Strings are copied into one arena,
- * since yajl's are borrowed, and turned into pointers once the entry is
- * done.
+ * strings of digits.  _BOOT_ID names the boot an entry was logged in: a
+ * host's entry from another boot than its previous one follows a reboot
+ * (parser_journal_rebooted), which the caller keeps as the boot separator
+ * journalctl prints between boots in its text formats.  Docker writes
+ * {"log":"LINE\n","stream":"stderr", "time":"RFC 3339, ns"}, a line over 16 KiB in several records
+ * of which only the last ends in a newline.  Strings are copied into one arena, since yajl's are
+ * borrowed, and turned into pointers once the entry is done.
  */
 #define _GNU_SOURCE /* memmem */
 #include "parser-json.h"
@@ -25,12 +27,23 @@ enum journal_field {
 	J_UNIT,
 	J_LOG, /* docker json-file */
 	J_TIME,
+	J_BOOT,
 	J_NFIELDS
 };
 
 static const char *const journal_keys[J_NFIELDS] = {
-    "MESSAGE", "__REALTIME_TIMESTAMP", "_HOSTNAME", "SYSLOG_IDENTIFIER",
-    "_PID",    "_SYSTEMD_UNIT",	       "log",	    "time",
+    "MESSAGE",	"__REALTIME_TIMESTAMP", "_HOSTNAME", "SYSLOG_IDENTIFIER",
+    "_PID",	"_SYSTEMD_UNIT",	"log",	     "time",
+    "_BOOT_ID",
+};
+
+/* The hosts whose boot is followed; past them, the oldest one is forgotten. */
+#define JOURNAL_HOSTS 64
+
+/* A host's (_HOSTNAME, "" without one) boot as its last entry said (_BOOT_ID, 128 bits). */
+struct journal_boot {
+	char host[64], boot[40];
+	size_t host_len, boot_len;
 };
 
 struct parser_journal_decoder {
@@ -40,6 +53,8 @@ struct parser_journal_decoder {
 	int depth;
 	int field;    /* the top-level key being read, -1 for one we ignore */
 	int in_bytes; /* inside MESSAGE's array of bytes */
+	struct journal_boot boots[JOURNAL_HOSTS];
+	size_t nboots, oldest;
 };
 
 int parser_journal_json_probe(const char *json, size_t len)
@@ -242,4 +257,41 @@ int parser_journal_decode(struct parser_journal_decoder *d, struct lt_log_line *
 	line->pid = pid >= 0 ? pid : -1;
 	*msg = journal_get(d, J_MESSAGE);
 	return 0;
+}
+
+/* The entry of d's host in its boots, NULL when not followed yet. */
+static struct journal_boot *journal_boot_of(struct parser_journal_decoder *d, struct lt_str host)
+{
+	for (size_t i = 0; i < d->nboots; i++)
+		if (d->boots[i].host_len == host.len &&
+		    (host.len == 0 || memcmp(d->boots[i].host, host.ptr, host.len) == 0))
+			return &d->boots[i];
+	return NULL;
+}
+
+int parser_journal_rebooted(struct parser_journal_decoder *d, struct lt_str *boot)
+{
+	struct lt_str host = journal_get(d, J_HOSTNAME), now = journal_get(d, J_BOOT);
+	struct journal_boot *b;
+	int changed;
+
+	*boot = (struct lt_str){NULL, 0};
+	if (now.ptr == NULL || now.len == 0 || now.len >= sizeof b->boot ||
+	    host.len >= sizeof b->host)
+		return 0; /* no boot ID, or one too long to be the kernel's: nothing to follow */
+	if (host.ptr == NULL)
+		host.len = 0;
+	if ((b = journal_boot_of(d, host)) == NULL) {
+		b = &d->boots[d->nboots < JOURNAL_HOSTS ? d->nboots++
+							: d->oldest++ % JOURNAL_HOSTS];
+		memcpy(b->host, host.ptr ? host.ptr : "", host.len);
+		b->host_len = host.len;
+		b->boot_len = 0;
+	}
+	changed = b->boot_len > 0 && (b->boot_len != now.len || memcmp(b->boot, now.ptr, now.len));
+	memcpy(b->boot, now.ptr, now.len);
+	b->boot_len = now.len;
+	if (changed)
+		*boot = (struct lt_str){b->boot, b->boot_len};
+	return changed;
 }

@@ -138,12 +138,32 @@ static int run_no_logs(struct run_ctx *r, const struct lt_where *at)
 			       r->sink_ctx);
 }
 
+/*
+ * A journal entry from another boot than its host's previous one: the boot separator that
+ * journalctl's text formats print there ("-- Boot ID --"), as a line of its own at the entry's
+ * time and host, where the classifier makes it a node-boot (parser-text-line.c does the same).
+ */
+static int run_journal_boot(struct run_ctx *r, const struct lt_log_line *next, struct lt_str boot,
+			    const struct lt_where *at)
+{
+	struct lt_log_line b;
+	char text[64];
+	int n = snprintf(text, sizeof text, "-- Boot %.*s --", (int)boot.len, boot.ptr);
+
+	memset(&b, 0, sizeof b);
+	b.raw = (struct lt_str){text, (size_t)n};
+	b.ts_us = next->ts_us;
+	b.host = next->host;
+	b.pid = -1;
+	return parser_textlog_message(r->text, &b, text, (size_t)n, at);
+}
+
 static int run_journal(struct run_ctx *r, const char *text, size_t len, struct lt_where *at)
 {
 	struct lt_log_line ln;
-	struct lt_str msg;
+	struct lt_str msg, boot;
 	char reason[256];
-	int partial;
+	int partial, rc;
 
 	memset(&ln, 0, sizeof ln);
 	ln.raw = (struct lt_str){text, len};
@@ -152,6 +172,9 @@ static int run_journal(struct run_ctx *r, const char *text, size_t len, struct l
 		return r->sink->reject(at, reason, r->sink_ctx);
 	if (r->sink->log == NULL)
 		return run_no_logs(r, at);
+	if (parser_journal_rebooted(r->jdec, &boot) &&
+	    (rc = run_journal_boot(r, &ln, boot, at)) != 0)
+		return rc;
 	return parser_textlog_container(r->text, &ln, msg.ptr, msg.len, partial, at);
 }
 

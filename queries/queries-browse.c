@@ -34,19 +34,29 @@
 	"  AND w.end_us IS NULL) AS nr_open"
 #define BROWSE_NO_NR "0 AS nr, 0 AS nr_us, ?4 - ?4 AS nr_open"
 
-/* A node NotReady at the end is `not-ready`, as `nodes` says, unless it is gone. */
-#define BROWSE_LIST_SQL(NR)                                                                        \
-	"WITH l AS MATERIALIZED (SELECT CASE x.kind WHEN 'node' THEN 0 WHEN 'leader' THEN 1"       \
+/*
+ * A node NotReady at the end is `not-ready`, as `nodes` says, unless it is gone.  A node only
+ * log lines know (a host its lines map to, a file's --node, a NotReady window's node: no lease,
+ * no Node request) is listed `logs-only`, as `nodes` lists it (WINDOW_NODES: the windows'
+ * nodes, none on a store from before node health).
+ */
+#define BROWSE_LIST_SQL(NR, WINDOW_NODES)                                                          \
+	"WITH o AS MATERIALIZED (SELECT DISTINCT name_id FROM audit"                               \
+	"  WHERE resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                            \
+	"  AND namespace_id IS NULL AND name_id IS NOT NULL),"                                     \
+	" l AS MATERIALIZED (SELECT CASE x.kind WHEN 'node' THEN 0 WHEN 'leader' THEN 1"           \
 	"  ELSE 2 END AS sec, x.id AS lid, x.namespace_id AS ns, x.name_id AS nm,"                 \
 	"  " BROWSE_STATE " AS state, x.first_us AS first_us, x.last_us AS last_us,"               \
 	"  x.last_renew_us AS last_renew_us, x.renews AS renews, x.not_found AS not_found,"        \
 	"  x.deletes AS deletes, x.gaps AS gaps, x.auth_failures AS auth, x.slow AS slow,"         \
 	"  x.conflicts AS conflicts FROM lt_leases AS x"                                           \
 	" UNION ALL SELECT 0, 0, NULL, o.name_id, 'no-lease', NULL, NULL, NULL, 0, 0, 0, 0, 0, 0," \
-	"  0 FROM (SELECT DISTINCT name_id FROM audit"                                             \
-	"   WHERE resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                           \
-	"   AND namespace_id IS NULL AND name_id IS NOT NULL) AS o"                                \
-	"  WHERE o.name_id NOT IN (SELECT name_id FROM lt_leases WHERE kind = 'node')),"           \
+	"  0 FROM o WHERE o.name_id NOT IN (SELECT name_id FROM lt_leases WHERE kind = 'node')"    \
+	" UNION ALL SELECT 0, 0, NULL, g.id, 'logs-only', NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0"   \
+	"  FROM strs AS g WHERE g.id IN (SELECT node_id FROM hosts UNION SELECT id FROM strs"      \
+	"  WHERE s IN (SELECT node FROM log_sources WHERE node IS NOT NULL)" WINDOW_NODES ")"      \
+	"  AND g.id NOT IN (SELECT name_id FROM lt_leases WHERE kind = 'node')"                    \
+	"  AND g.id NOT IN (SELECT name_id FROM o)),"                                              \
 	" h AS (SELECT l.*, " NR " FROM l),"                                                       \
 	" r AS (SELECT sec, 0 AS head, lid, nm, CASE WHEN sec = 0"                                 \
 	"  THEN (SELECT s FROM strs WHERE id = nm) ELSE (SELECT s FROM strs WHERE id = ns)"        \
@@ -66,8 +76,8 @@
 	" CASE ?1 WHEN 2 THEN anomalies END DESC, CASE ?1 WHEN 3 THEN nr_us END DESC,"             \
 	" target LIMIT ?2 OFFSET ?3"
 
-static const char list_sql[] = BROWSE_LIST_SQL(BROWSE_NR);
-static const char list_sql_no_health[] = BROWSE_LIST_SQL(BROWSE_NO_NR);
+static const char list_sql[] = BROWSE_LIST_SQL(BROWSE_NR, " UNION SELECT node_id FROM lt_notready");
+static const char list_sql_no_health[] = BROWSE_LIST_SQL(BROWSE_NO_NR, "");
 
 enum list_col {
 	LIST_SECTION,

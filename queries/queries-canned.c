@@ -150,9 +150,9 @@ static const char *const canned_orphaned_sql[] = {
 		      /* orphaned: its node was deleted before the run (one 404 is enough), or the
 		       * run lasts longer than the gap threshold (a kubelet that cannot re-create
 		       * its lease) */
-		      " ao AS (SELECT a.* FROM aud AS a JOIN lt_leases AS l ON l.kind = 'node'"
-		      "  AND l.name_id = (SELECT id FROM strs WHERE s = a.node)"
-		      "  WHERE a.deleted IS NOT NULL OR a.last - a.first > l.gap_us),",
+		      " ao AS (SELECT u.* FROM aud AS u JOIN lt_leases AS l ON l.kind = 'node'"
+		      "  AND l.name_id = (SELECT id FROM strs WHERE s = u.node)"
+		      "  WHERE u.deleted IS NOT NULL OR u.last - u.first > l.gap_us),",
     /* with no audit log at hand: the kubelet's own not-found errors (ORPH_LOG_LINES) */
     " lg AS (SELECT t.node_id AS node_id, t.first AS first, t.last AS last, t.n AS n,"
     " (SELECT min(r.ts_us) FROM lines AS r INDEXED BY lines_kind WHERE r.kind_id ="
@@ -212,15 +212,15 @@ static const char *const canned_leader_sql[] = {
     "  WHERE s = 'leader-lost') AND x.source_id = g.source_id AND x.ts_us BETWEEN g.ts_us"
     "  AND g.ts_us + 10000000))),",
     /* the identity the LeaderElection event of the same log names, just after */
-    " acq AS (SELECT a.*, coalesce(nullif((SELECT CASE WHEN instr(x.m, 'LeaderElection'' ') > 0"
+    " acq AS (SELECT k.*, coalesce(nullif((SELECT CASE WHEN instr(x.m, 'LeaderElection'' ') > 0"
     "  THEN substr(x.m, instr(x.m, 'LeaderElection'' ') + 16) ELSE x.m END FROM (SELECT"
     "  substr(y.m0, 1, instr(y.m0, ' became leader') - 1) AS m FROM (SELECT coalesce(CASE WHEN"
     "  json_valid(b.fields) THEN json_extract(b.fields, '$.message') END, b.message) AS m0"
     "  FROM lines AS b INDEXED BY lines_kind WHERE b.kind_id = (SELECT id FROM strs WHERE s ="
-    "  'became-leader') AND b.source_id = a.source_id AND b.pid IS a.pid AND b.host_id IS"
-    "  a.host_id AND b.ts_us BETWEEN a.ts - 1000000 AND"
-    "  a.ts + 5000000 ORDER BY b.ts_us LIMIT 1) AS y) AS x), ''), a.who) AS holder"
-    "  FROM lg AS a WHERE a.kind = 'leader-acquired'),"
+    "  'became-leader') AND b.source_id = k.source_id AND b.pid IS k.pid AND b.host_id IS"
+    "  k.host_id AND b.ts_us BETWEEN k.ts - 1000000 AND"
+    "  k.ts + 5000000 ORDER BY b.ts_us LIMIT 1) AS y) AS x), ''), k.who) AS holder"
+    "  FROM lg AS k WHERE k.kind = 'leader-acquired'),"
     " rows AS (SELECT " LEADER_NS("c") " AS ns, " LEADER_NAME(
 	"c") " AS name, c.ts AS ts,"
 	     " lag(c.holder) OVER (PARTITION BY c.lease ORDER BY c.ts, c.id) AS old, c.holder AS "

@@ -131,15 +131,18 @@ static int health_has_word(const char *msg, const char *const *words, size_t n)
 
 /* ---- the audit stream ------------------------------------------------------ */
 
-/* A Node body's taints, Ready and boot ID are read only where the level carries them. */
-#define HEALTH_BODY(path)                                                                          \
+/* A Node body's taints, Ready and boot ID (body: the JSON text of the Node, or NULL). */
+#define HEALTH_BODY(body)                                                                          \
 	" (SELECT group_concat(json_extract(t.value, '$.key') || ':' ||"                           \
-	" json_extract(t.value, '$.effect'), ',') FROM json_each(r.json, '" path ".spec.taints')"  \
-	" AS t), (SELECT json_extract(c.value, '$.status') FROM json_each(r.json, '" path          \
-	".status.conditions') AS c WHERE json_extract(c.value, '$.type') = 'Ready'),"              \
-	" (SELECT json_extract(c.value, '$.message') FROM json_each(r.json, '" path                \
-	".status.conditions') AS c WHERE json_extract(c.value, '$.type') = 'Ready'),"              \
-	" json_extract(r.json, '" path ".status.nodeInfo.bootID')"
+	" json_extract(t.value, '$.effect'), ',') FROM json_each(" body ", '$.spec.taints')"       \
+	" AS t), (SELECT json_extract(c.value, '$.status') FROM json_each(" body                   \
+	", '$.status.conditions') AS c WHERE json_extract(c.value, '$.type') = 'Ready'),"          \
+	" (SELECT json_extract(c.value, '$.message') FROM json_each(" body                         \
+	", '$.status.conditions') AS c WHERE json_extract(c.value, '$.type') = 'Ready'),"          \
+	" json_extract(" body ", '$.status.nodeInfo.bootID')"
+
+/* The Node a write answered with: an audit Event's responseObject, a GKE entry's response. */
+#define HEALTH_NODE QUERIES_RAW_BODY("r", "response")
 
 enum health_audit_col {
 	HA_ID,
@@ -155,17 +158,16 @@ enum health_audit_col {
 	HA_MESSAGE,
 	HA_BOOT
 };
+/* the raw record is read only for a write's answer at a level with bodies (not Metadata: ?3) */
 static const char health_audit_sql[] =
     "SELECT a.id, a.stage_us + coalesce((SELECT k.offset_us FROM temp.health_skew AS k"
     " WHERE k.source_id = a.source_id), 0) AS ts, (SELECT s FROM strs WHERE id = a.verb_id),"
     " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''), a.user_id, a.code,"
-    " a.source_id, json_extract(r.json, '$.responseObject.kind') = 'Node'," HEALTH_BODY(
-	"$.responseObject") " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id"
-			    " AND a.code BETWEEN 200 AND 299 AND a.level_id IS NOT ?3"
-			    " AND instr(r.json, '\"responseObject\"') > 0 AND json_valid(r.json)"
-			    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = "
-			    "?2"
-			    " AND a.superseded = 0 ORDER BY ts, a.id";
+    " a.source_id, json_extract(" HEALTH_NODE ", '$.kind') = 'Node'," HEALTH_BODY(
+	HEALTH_NODE) " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id"
+		     " AND a.code BETWEEN 200 AND 299 AND a.level_id IS NOT ?3"
+		     " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
+		     " AND a.superseded = 0 ORDER BY ts, a.id";
 
 static int health_is_cloud(const struct health_ids *ids, int64_t user)
 {

@@ -230,14 +230,15 @@ static const char *const health_podnode_sql[] = {
     " AND json_extract(k.fields, '$.pod') IN (SELECT pod FROM temp.health_evicted)",
     "INSERT OR IGNORE INTO temp.health_podnode(pod, node_id) SELECT p.pod, n.id FROM (SELECT"
     " (SELECT s FROM strs WHERE id = a.namespace_id) || '/' || (SELECT s FROM strs"
-    " WHERE id = a.name_id) AS pod, json_extract(r.json, '$.requestObject.target.name') AS node"
-    " FROM audit AS a JOIN audit_raw AS r ON r.id = a.id"
-    " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'pods')"
-    " AND a.verb_id = (SELECT id FROM strs WHERE s = 'create')"
-    " AND a.subresource_id = (SELECT id FROM strs WHERE s = 'binding')"
-    " AND a.code BETWEEN 200 AND 299 AND a.superseded = 0"
-    " AND instr(r.json, '\"requestObject\"') > 0 AND json_valid(r.json)) AS p"
-    " JOIN strs AS n ON n.s = p.node WHERE p.pod IN (SELECT pod FROM temp.health_evicted)",
+    " WHERE id = a.name_id) AS pod, json_extract(" QUERIES_RAW_BODY(
+	"r", "request") ", '$.target.name') AS node"
+			" FROM audit AS a JOIN audit_raw AS r ON r.id = a.id"
+			" WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'pods')"
+			" AND a.verb_id = (SELECT id FROM strs WHERE s = 'create')"
+			" AND a.subresource_id = (SELECT id FROM strs WHERE s = 'binding')"
+			" AND a.code BETWEEN 200 AND 299 AND a.superseded = 0) AS p"
+			" JOIN strs AS n ON n.s = p.node WHERE p.pod IN (SELECT pod FROM "
+			"temp.health_evicted)",
     "UPDATE temp.health_evicted SET node_id = (SELECT CASE WHEN count(*) = 1 THEN"
     " min(m.node_id) END FROM temp.health_podnode AS m WHERE m.pod = health_evicted.pod)",
     "DELETE FROM lt_evictions",

@@ -131,6 +131,19 @@ enum queries_lease_kind queries_lease_kind_of(const char *ns, const char *name);
 	" WHERE s = 'register-success') AND g.node_id = " a ".name_id AND g.ts_us BETWEEN " a      \
 	".stage_us - 1000000 AND " a ".stage_us + 10000000) THEN 0 END)"
 
+/*
+ * The Kubernetes object a raw audit record carries as its response or request (which:
+ * "response" or "request"), as JSON text, NULL when it carries none: an audit Event's
+ * responseObject / requestObject, or a GKE Cloud Logging LogEntry's protoPayload.response /
+ * protoPayload.request (parser-gke.c keeps the LogEntry as the raw record).  r: the
+ * audit_raw row's alias.  instr first: most records carry no body, and json_valid parses.
+ */
+#define QUERIES_RAW_BODY(r, which)                                                                 \
+	"(CASE WHEN instr(" r ".json, '\"" which "Object\"') > 0 AND json_valid(" r ".json)"       \
+	" THEN json_extract(" r ".json, '$." which "Object') WHEN instr(" r ".json,"               \
+	" '\"protoPayload\"') > 0 AND instr(" r ".json, '\"" which "\"') > 0 AND json_valid(" r    \
+	".json) THEN json_extract(" r ".json, '$.protoPayload." which "') END)"
+
 #define QUERIES_LEASE_COLUMNS                                                                      \
 	"a.id, a.stage_us, a.stage_us - a.received_us, a.verb_id, a.code, a.user_id, a.groups_id," \
 	" a.source_ip_id, a.user_agent_id, a.lease_holder_id,"                                     \

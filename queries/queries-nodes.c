@@ -14,15 +14,17 @@
 /*
  * The nodes view (leases and Node objects) and the nodes only log lines know (`logs-only`:
  * a host its lines map to, a file's --node, a node health window's node: a store of kubelet
- * journals alone).  The hosts and log sources tables are small: no scan of the lines.
+ * journals alone).  The hosts and log sources tables are small: no scan of the lines.  The
+ * view is read once (nv, materialized): it scans every Node request's index entry, and the
+ * logs-only names are the ones it does not hold.
  */
 #define NODES_ALL(WINDOW_NODES)                                                                    \
 	"(SELECT node, state, last_renew_us, renews, max_gap_us, not_found, deletes, anomalies,"   \
-	" cluster, cluster_id FROM nodes UNION ALL SELECT s.s, 'logs-only', NULL, 0, NULL, 0, 0,"  \
+	" cluster, cluster_id FROM nv UNION ALL SELECT s.s, 'logs-only', NULL, 0, NULL, 0, 0,"     \
 	" 0, NULL, 0 FROM strs AS s"                                                               \
 	" WHERE s.id IN (SELECT node_id FROM hosts UNION SELECT id FROM strs WHERE s IN"           \
 	" (SELECT node FROM log_sources WHERE node IS NOT NULL)" WINDOW_NODES ")"                  \
-	" AND s.s NOT IN (SELECT node FROM nodes WHERE node IS NOT NULL))"
+	" AND s.s NOT IN (SELECT node FROM nv WHERE node IS NOT NULL))"
 
 /*
  * ?1: the end of the logs; ?2: --cluster's id, 0 for every cluster (schema 5: a logs-only
@@ -30,10 +32,10 @@
  * CLUSTER is "" or "n.cluster, " (a store of several clusters: the first column).
  */
 #define NODES_SQL(CLUSTER, HEALTH_COLS, HEALTH_JOIN, WINDOW_NODES)                                 \
-	"SELECT " CLUSTER "n.node, " HEALTH_COLS ", n.last_renew_us, n.renews, n.max_gap_us,"      \
-	" n.not_found, n.deletes, n.anomalies FROM " NODES_ALL(                                    \
-	    WINDOW_NODES) " AS n" HEALTH_JOIN                                                      \
-			  " WHERE ?2 = 0 OR n.cluster_id = ?2 ORDER BY " CLUSTER "n.node"
+	"WITH nv AS MATERIALIZED (SELECT * FROM nodes) SELECT " CLUSTER "n.node, " HEALTH_COLS     \
+	", n.last_renew_us, n.renews, n.max_gap_us, n.not_found, n.deletes, n.anomalies "          \
+	"FROM " NODES_ALL(WINDOW_NODES) " AS n" HEALTH_JOIN " WHERE ?2 = 0 OR n.cluster_id = ?2"   \
+					" ORDER BY " CLUSTER "n.node"
 
 #define NODES_HEALTH                                                                               \
 	"CASE WHEN h.open > 0 AND n.state NOT IN ('deleted', 'orphaned') THEN 'not-ready'"         \

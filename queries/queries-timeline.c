@@ -370,15 +370,16 @@ static const char tl_node_sql[] =
 	     /* CASE first: the raw record is read only for a write's answer at a level with bodies
 	      */
 	     " CASE WHEN a.code BETWEEN 200 AND 299 AND a.level_id IS NOT ?3 THEN (SELECT CASE WHEN"
-	     " json_extract(r.json, '$.responseObject.kind') = 'Node' AND json_type(r.json,"
-	     " '$.responseObject.spec') IS NOT NULL THEN coalesce((SELECT group_concat("
-	     "json_extract(t.value, '$.key') || ':' || json_extract(t.value, '$.effect'), ',')"
-	     " FROM json_each(r.json, '$.responseObject.spec.taints') AS t), '') END"
-	     " FROM audit_raw AS r WHERE r.id = a.id AND instr(r.json, '\"responseObject\"') > 0"
-	     " AND json_valid(r.json)) END"
-	     " FROM audit AS a WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = "
-	     "?2"
-	     " AND a.superseded = 0 ORDER BY a.stage_us, a.id";
+	     " json_extract(b.body, '$.kind') = 'Node' AND json_type(b.body, '$.spec') IS NOT NULL"
+	     " THEN coalesce((SELECT group_concat(json_extract(t.value, '$.key') || ':' ||"
+	     " json_extract(t.value, '$.effect'), ',') FROM json_each(b.body, '$.spec.taints') AS "
+	     "t),"
+	     " '') END FROM (SELECT " QUERIES_RAW_BODY(
+		 "r", "response") " AS body FROM audit_raw AS r"
+				  " WHERE r.id = a.id) AS b) END"
+				  " FROM audit AS a WHERE a.resource_id = ?1 AND a.namespace_id IS "
+				  "NULL AND a.name_id = ?2"
+				  " AND a.superseded = 0 ORDER BY a.stage_us, a.id";
 
 enum tl_node_col {
 	TL_NODE_TS,

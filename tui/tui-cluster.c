@@ -157,7 +157,8 @@ static int cluster_name_w(const struct cluster *c, int cols)
 
 static int cluster_state_style(const char *state)
 {
-	if (state == NULL || strcmp(state, "renewing") == 0 || strcmp(state, "re-created") == 0)
+	if (state == NULL || strcmp(state, "renewing") == 0 || strcmp(state, "re-created") == 0 ||
+	    strcmp(state, "logs-only") == 0) /* known from its log lines: nothing wrong said */
 		return TUI_S_NORMAL;
 	if (strcmp(state, "stale") == 0 || strcmp(state, "no-renews") == 0)
 		return TUI_S_GAP;

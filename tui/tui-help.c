@@ -62,7 +62,9 @@ static void help_legend(struct help *h)
 		    "newest event); deleted;");
 	help_add(h,
 		 "  orphaned (its own kubelet still gets 404: its node was deleted); re-created; "
-		 "no-lease (a Node object only).");
+		 "no-lease (a Node object only);");
+	help_add(h,
+		 "  not-ready (NotReady at the end); logs-only (known from its log lines only).");
 	help_add(h, "Columns: 404 = requests answered 404, DEL = deletes of the node and its "
 		    "lease, ANOM = GAP, NOT_FOUND,");
 	help_add(h, "  AUTH_FAILURE and SLOW episodes.  All log text is shown sanitized "

@@ -4,7 +4,7 @@
 # delete and who deleted the node (and the raw event with its file and line); search finds
 # a node; a resize redraws; q, SIGTERM and errors give the terminal back; hostile log text
 # shows escaped; NO_COLOR draws no color; samples/notready's NotReady time has its own symbol,
-# the state not-ready, and a sort.
+# the state not-ready, and a sort; its kubelet journals alone list their nodes logs-only.
 #   bash tests/e2e/test-tui.sh BIN CORPUS SAMPLES TMP
 set -euo pipefail
 bin=$1 samples=$3 tmp=$4
@@ -208,6 +208,20 @@ echo "$first" | grep -q '^ip-10-1-0-10.ec2.internal' || fail "longest NotReady n
 screen | grep -A8 '^NODES (8)' | tail -1 | grep -q '^ip-10-1-0-17' || fail "never NotReady not last"
 tm send-keys '?'
 wait_for 'NotReady time (longest first)'
+tm send-keys Q
+wait_for 'EXIT=0'
+
+# ---- kubelet journals alone: every node is listed, as `nodes` lists it, logs-only (or
+# not-ready when a window is still open at the end)
+rm -f "$tmp/s.db" "$tmp/s.db-wal" "$tmp/s.db-shm"
+"$bin" ingest -q --db "$tmp/s.db" --year 2024 "$samples"/notready/logs/kubelet-*.log >/dev/null
+nlogs=$(ls "$samples"/notready/logs/kubelet-*.log | wc -l)
+start
+wait_for "NODES ($nlogs)"
+row=$(screen | grep '^ip-10-1-0-17.ec2.internal')
+echo "$row" | grep -q 'logs-only' || fail "17 from its journal alone: $row"
+[ "$(screen | grep -c '^ip-10-1-0-1[0-9].ec2.internal.* \(logs-only\|not-ready\) ')" = "$nlogs" ] ||
+  fail "not every journal's node is listed logs-only or not-ready"
 tm send-keys Q
 wait_for 'EXIT=0'
 

@@ -968,6 +968,53 @@ static void test_journal_json(void **state)
 	run_free(r);
 }
 
+/* JOURNAL_BOOT_ENTRY(time µs, host, boot ID, message): a `journalctl -o json` entry. */
+#define JOURNAL_BOOT_ENTRY(ts, host, boot, msg)                                                    \
+	"{\"__REALTIME_TIMESTAMP\":\"" ts "\",\"_BOOT_ID\":\"" boot "\",\"_HOSTNAME\":\"" host     \
+	"\",\"SYSLOG_IDENTIFIER\":\"systemd\",\"_PID\":\"1\",\"MESSAGE\":\"" msg "\"}\n"
+#define BOOT_A	   "3f1e0c2a9b7d4e5f8a6b1c2d3e4f5a6b"
+#define BOOT_B	   "0a1b2c3d4e5f60718293a4b5c6d7e8f9"
+#define BOOT_NODE2 "ip-10-0-0-2"
+
+/*
+ * A JSON export has no boot separator: a host's entry from another _BOOT_ID than its
+ * previous one is the boot's first, and the separator's node-boot record comes before it
+ * (its time, its host, its line), as "-- Boot ID --" does in the text formats.  Each host is
+ * followed on its own; its first entry, and one without a boot ID, start nothing.
+ */
+static void test_journal_json_boot_id(void **state)
+{
+	static const char text[] = JOURNAL_BOOT_ENTRY("1712297000000001", NODE1, BOOT_A, "one")
+	    JOURNAL_BOOT_ENTRY("1712297001000001", BOOT_NODE2, BOOT_B, "one") JOURNAL_BOOT_ENTRY(
+		"1712297002000001", NODE1, BOOT_A,
+		"two") JOURNAL_BOOT_ENTRY("1712297190000001", NODE1, BOOT_B, "Linux version 6.1.0")
+		JOURNAL_BOOT_ENTRY(
+		    "1712297191000001", BOOT_NODE2, BOOT_B,
+		    "three") "{\"__REALTIME_TIMESTAMP\":\"1712297192000001\",\"_HOSTNAME\":\"" NODE1
+			     "\",\"MESSAGE\":\"no boot id\"}\n";
+	struct run *r = run_new();
+	char dir[PATH_SIZE], path[PATH_SIZE];
+
+	(void)state;
+	case_dir(dir, "journal-json-boot");
+	scratch(path, dir, "journal.json", text, strlen(text));
+	assert_int_equal(parse_file(r, path, NULL), 0);
+	assert_int_equal(r->nrej, 0);
+	assert_int_equal(r->nrec, 7);
+	CHECK(&r->rec[3], .ts = "2024-04-05T06:06:30.000001Z", .host = NODE1, .pid = -1,
+	      .kind = "node-boot", .message = "-- Boot " BOOT_B " --");
+	assert_int_equal(r->rec[3].line, 4);
+	CHECK(&r->rec[4], .ts = "2024-04-05T06:06:30.000001Z", .host = NODE1, .ident = "systemd",
+	      .pid = 1, .component = "systemd", .message = "Linux version 6.1.0");
+	assert_int_equal(r->rec[4].line, 4);
+	/* BOOT_NODE2 kept its boot; NODE1's last entry has none */
+	for (int i = 0; i < r->nrec; i++)
+		if (i != 3)
+			assert_true(r->rec[i].kind == NULL ||
+				    strcmp(r->rec[i].kind, "node-boot") != 0);
+	run_free(r);
+}
+
 static void test_journal_json_decoder(void **state)
 {
 	struct parser_journal_decoder *d = parser_journal_decoder_new();
@@ -3267,6 +3314,7 @@ int main(void)
 	    cmocka_unit_test(test_journal_short_iso_precise_offset),
 	    cmocka_unit_test(test_journal_json),
 	    cmocka_unit_test(test_journal_json_decoder),
+	    cmocka_unit_test(test_journal_json_boot_id),
 	    cmocka_unit_test(test_docker_json_decoder),
 	    cmocka_unit_test(test_docker_json_file),
 	    cmocka_unit_test(test_cri_pod_log),

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The node queries of issue 14 and 21 (`timeline NODE`, `nodes`, the canned queries that read
+# Node requests) with two binaries on two stores, alternating run by run so that a shared
+# machine's load falls on both alike.
+#
+#   bench/bench-node-queries.sh BEFORE_BIN BEFORE_DB AFTER_BIN AFTER_DB [RUNS]   (default 9)
+#
+# The stores are opened read-only.  For each command and side: the median and max wall time
+# (ms) and the median CPU time (task-clock from `perf stat`, ms), after one warm-up run each.
+# The node is bench-queries.sh's: the first node lease with a delete.  Prints a Markdown table.
+set -euo pipefail
+before=$1 bdb=$2 after=$3 adb=$4 runs=${5:-9}
+node=$("$after" sql --db "$adb" -o csv \
+  "SELECT name FROM leases WHERE kind = 'node' AND deletes > 0 ORDER BY name LIMIT 1" | tail -1)
+
+# one BIN DB ARGS...: "wall_ms cpu_ms" of one run
+one() {
+  local bin=$1 db=$2 t0 t1 cpu
+  shift 2
+  t0=$(date +%s%N)
+  cpu=$(perf stat -x, -e task-clock "$bin" "$@" --db "$db" 2>&1 >/dev/null | awk -F, '/task-clock/ {print $1}')
+  t1=$(date +%s%N)
+  echo "$(( (t1 - t0) / 1000000 )) ${cpu%.*}"
+}
+
+# stats FILE: "median wall | max wall | median cpu"
+stats() {
+  sort -n -k1 "$1" | awk '{w[NR]=$1} END {printf "%d | %d", w[int((NR+1)/2)], w[NR]}'
+  printf ' | '
+  sort -n -k2 "$1" | awk '{c[NR]=$2} END {printf "%d", c[int((NR+1)/2)]}'
+}
+
+cmds=("timeline $node" "nodes -o csv" "query node-registrations -o csv" "query who-deleted -o csv"
+  "query orphaned-kubelets -o csv" "query not-ready -o csv" "query evictions -o csv")
+echo "| command | before median ms | before max | before CPU ms | after median ms | after max | after CPU ms |"
+echo "|---|---|---|---|---|---|---|"
+for c in "${cmds[@]}"; do
+  read -r -a args <<<"$c"
+  one "$before" "$bdb" "${args[@]}" >/dev/null
+  one "$after" "$adb" "${args[@]}" >/dev/null
+  : >/tmp/bnq.b; : >/tmp/bnq.a
+  for _ in $(seq "$runs"); do
+    one "$before" "$bdb" "${args[@]}" >>/tmp/bnq.b
+    one "$after" "$adb" "${args[@]}" >>/tmp/bnq.a
+  done
+  echo "| $c | $(stats /tmp/bnq.b) | $(stats /tmp/bnq.a) |"
+done
+echo
+echo "Load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)."
