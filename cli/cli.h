@@ -24,6 +24,7 @@ enum cli_opt {
 	CLI_OPT_INGEST =
 	    64, /* --all-resources, --year, --utc-offset, --node, --follow, -q, --json */
 	CLI_OPT_TIMEOUT = 128, /* --timeout SECONDS (sql) */
+	CLI_OPT_DOCUMENT = 256, /* -o md|html (taken as is: the command parses it), -O FILE (report) */
 };
 
 struct lt_cmd {
@@ -80,6 +81,7 @@ extern const struct lt_cmd lt_cmd_rebuild;
 extern const struct lt_cmd lt_cmd_tui;
 extern const struct lt_cmd lt_cmd_version;
 extern const struct lt_cmd lt_cmd_complete;
+extern const struct lt_cmd lt_cmd_report;
 
 /* A command line, parsed. */
 struct cli_query {
@@ -88,6 +90,8 @@ struct cli_query {
 	int list, help;
 	const char *emit;    /* --emit LANG: print the query in LANG instead of running it */
 	const char *timeout; /* --timeout SECONDS, as given (the command parses it) */
+	const char *doc_format; /* CLI_OPT_DOCUMENT: -o as given, NULL when not */
+	const char *out_file;	/* -O FILE, NULL: standard output */
 	struct lt_ingest_opts ingest; /* CLI_OPT_INGEST: what to read and how */
 	int quiet;		      /* -q: no line per ingested file */
 	int json;		      /* ingest --json: the report as one JSON object */
