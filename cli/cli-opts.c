@@ -263,7 +263,8 @@ static int cli_one_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 		q->db = optarg;
 		return 0;
 	case 'o':
-		if (cmd->opts & CLI_OPT_DOCUMENT) { /* a document's format: the command's to parse */
+		if (cmd->opts &
+		    CLI_OPT_DOCUMENT) { /* a document's format: the command's to parse */
 			q->doc_format = optarg;
 			return 0;
 		}

@@ -24,7 +24,8 @@ enum cli_opt {
 	CLI_OPT_INGEST =
 	    64, /* --all-resources, --year, --utc-offset, --node, --follow, -q, --json */
 	CLI_OPT_TIMEOUT = 128, /* --timeout SECONDS (sql) */
-	CLI_OPT_DOCUMENT = 256, /* -o md|html (taken as is: the command parses it), -O FILE (report) */
+	CLI_OPT_DOCUMENT =
+	    256, /* -o md|html (taken as is: the command parses it), -O FILE (report) */
 };
 
 struct lt_cmd {
@@ -88,8 +89,8 @@ struct cli_query {
 	const char *db, *since, *until;
 	struct lt_query_opts opts;
 	int list, help;
-	const char *emit;    /* --emit LANG: print the query in LANG instead of running it */
-	const char *timeout; /* --timeout SECONDS, as given (the command parses it) */
+	const char *emit;	/* --emit LANG: print the query in LANG instead of running it */
+	const char *timeout;	/* --timeout SECONDS, as given (the command parses it) */
 	const char *doc_format; /* CLI_OPT_DOCUMENT: -o as given, NULL when not */
 	const char *out_file;	/* -O FILE, NULL: standard output */
 	struct lt_ingest_opts ingest; /* CLI_OPT_INGEST: what to read and how */

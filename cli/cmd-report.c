@@ -21,7 +21,7 @@ static int report_format(const struct lt_cmd *cmd, const struct cli_query *q,
 			   ? 0
 			   : cli_usage_error(cmd, "-o takes md or html");
 	*fmt = dot && (strcmp(dot, ".html") == 0 || strcmp(dot, ".htm") == 0) ? LT_REPORT_HTML
-									       : LT_REPORT_MD;
+									      : LT_REPORT_MD;
 	return 0;
 }
 

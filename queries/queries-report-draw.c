@@ -13,15 +13,15 @@
 
 #include <string.h>
 
-#define DRAW_WIDTH   980
-#define DRAW_LABEL_W 250 /* the strip's node names */
-#define DRAW_LANE_W  90	 /* the timeline's lane names */
-#define DRAW_ROW_H   14
-#define DRAW_ROW_GAP 4
-#define DRAW_TOP     26 /* the axis */
-#define DRAW_BOTTOM  34 /* the legend */
-#define DRAW_TICKS   6
-#define DRAW_NAME_MAX 40 /* bytes of a name drawn as a label */
+#define DRAW_WIDTH     980
+#define DRAW_LABEL_W   250 /* the strip's node names */
+#define DRAW_LANE_W    90  /* the timeline's lane names */
+#define DRAW_ROW_H     14
+#define DRAW_ROW_GAP   4
+#define DRAW_TOP       26 /* the axis */
+#define DRAW_BOTTOM    34 /* the legend */
+#define DRAW_TICKS     6
+#define DRAW_NAME_MAX  40  /* bytes of a name drawn as a label */
 #define DRAW_TITLE_MAX 300 /* bytes of a detail in a tooltip */
 
 /* ---- cells (the TUI's, tui-view.c) ------------------------------------------- */
@@ -43,9 +43,12 @@ static const struct {
 enum report_cell queries_report_cell(enum lt_episode_kind k)
 {
 	static const enum report_cell of_strip[] = {
-	    [LT_STRIP_NONE] = REPORT_C_NONE,	     [LT_STRIP_RENEWED] = REPORT_C_RENEWED,
-	    [LT_STRIP_GAP] = REPORT_C_GAP,	     [LT_STRIP_404] = REPORT_C_404,
-	    [LT_STRIP_AUTH] = REPORT_C_AUTH,	     [LT_STRIP_DELETED] = REPORT_C_DELETED,
+	    [LT_STRIP_NONE] = REPORT_C_NONE,
+	    [LT_STRIP_RENEWED] = REPORT_C_RENEWED,
+	    [LT_STRIP_GAP] = REPORT_C_GAP,
+	    [LT_STRIP_404] = REPORT_C_404,
+	    [LT_STRIP_AUTH] = REPORT_C_AUTH,
+	    [LT_STRIP_DELETED] = REPORT_C_DELETED,
 	    [LT_STRIP_NOT_READY] = REPORT_C_NOT_READY,
 	};
 
@@ -149,8 +152,10 @@ static void draw_axis(struct svg *s, int64_t from, int64_t to, double x0, double
 		queries_svg_line(s, x, DRAW_TOP - 6, x, y_end, "#e5e7eb");
 		draw_tick_label(label, sizeof label, t, to - from);
 		queries_svg_text(s, x, DRAW_TOP - 10, 10,
-				 i == 0 ? "start" : i == DRAW_TICKS ? "end" : "middle", "#374151",
-				 label);
+				 i == 0		   ? "start"
+				 : i == DRAW_TICKS ? "end"
+						   : "middle",
+				 "#374151", label);
 	}
 }
 
@@ -188,8 +193,8 @@ static void draw_strip_row(struct svg *s, const struct lt_report *r, const struc
 		queries_report_time(a, sizeof a, t0);
 		queries_report_time(b, sizeof b, t1);
 		lt_buf_truncate(&title, 0);
-		lt_buf_printf(&title, "%s: %s, %s to %s", st->node,
-			      draw_cells[st->cells[i]].name, a, b);
+		lt_buf_printf(&title, "%s: %s, %s to %s", st->node, draw_cells[st->cells[i]].name,
+			      a, b);
 		queries_svg_rect(s, x0 + cw * i, y, cw * (j - i), DRAW_ROW_H,
 				 draw_cells[st->cells[i]].fill, title.ptr);
 	}
@@ -205,8 +210,8 @@ static void draw_strip_row(struct svg *s, const struct lt_report *r, const struc
 
 void queries_report_draw_strip(struct lt_buf *b, const struct lt_report *r)
 {
-	static const int legend[] = {REPORT_C_RENEWED, REPORT_C_GAP,	 REPORT_C_NOT_READY,
-				     REPORT_C_404,     REPORT_C_AUTH,	 REPORT_C_DELETED,
+	static const int legend[] = {REPORT_C_RENEWED, REPORT_C_GAP,  REPORT_C_NOT_READY,
+				     REPORT_C_404,     REPORT_C_AUTH, REPORT_C_DELETED,
 				     REPORT_C_GONE,    REPORT_C_NONE};
 	int rows = r->nstrip ? (int)r->nstrip : 1;
 	int h = DRAW_TOP + rows * (DRAW_ROW_H + DRAW_ROW_GAP) + DRAW_BOTTOM;
@@ -239,7 +244,7 @@ static const char *const draw_lane_names[LANE_COUNT] = {
 };
 
 static const char *const draw_tone_fill[] = {
-    [LT_TONE_NORMAL] = "#9ca3af", [LT_TONE_OK] = "#22c55e",	  [LT_TONE_WARN] = "#f59e0b",
+    [LT_TONE_NORMAL] = "#9ca3af",    [LT_TONE_OK] = "#22c55e",	 [LT_TONE_WARN] = "#f59e0b",
     [LT_TONE_NOT_FOUND] = "#a21caf", [LT_TONE_AUTH] = "#ea580c", [LT_TONE_DELETED] = "#dc2626",
     [LT_TONE_NOT_READY] = "#1d4ed8",
 };
@@ -312,8 +317,8 @@ static void draw_bar(struct svg *s, const struct lt_rows *t, size_t i, int64_t f
 
 void queries_report_draw_timeline(struct lt_buf *b, const struct lt_report *r, size_t i)
 {
-	static const int legend[] = {REPORT_C_RENEWED, REPORT_C_GAP, REPORT_C_NOT_READY,
-				     REPORT_C_404, REPORT_C_AUTH, REPORT_C_DELETED};
+	static const int legend[] = {REPORT_C_RENEWED, REPORT_C_GAP,  REPORT_C_NOT_READY,
+				     REPORT_C_404,     REPORT_C_AUTH, REPORT_C_DELETED};
 	const struct report_subject *sj = &r->subj[i];
 	size_t n = sj->rows.nrows < REPORT_MAX_ROWS ? sj->rows.nrows : REPORT_MAX_ROWS;
 	int h = DRAW_TOP + LANE_COUNT * (DRAW_ROW_H + DRAW_ROW_GAP) + DRAW_BOTTOM;

@@ -235,8 +235,9 @@ static void doc_begin(struct doc *d, const struct lt_report *r)
 	queries_report_time(a, sizeof a, r->from);
 	queries_report_time(b, sizeof b, r->to);
 	lt_buf_init(&line);
-	lt_buf_printf(&line, "From %s to %s (UTC), store %s: %zu finding%s. A table's Record column"
-			     " names the file and line of the record a row rests on.",
+	lt_buf_printf(&line,
+		      "From %s to %s (UTC), store %s: %zu finding%s. A table's Record column"
+		      " names the file and line of the record a row rests on.",
 		      a, b, r->store, r->nf + r->f_more, r->nf + r->f_more == 1 ? "" : "s");
 	doc_para(d, line.ptr);
 	lt_buf_release(&line);
@@ -298,8 +299,8 @@ static void doc_strip(struct doc *d, const struct lt_report *r)
 
 static void doc_findings(struct doc *d, const struct lt_report *r)
 {
-	static const char *const heads[] = {"Time", "What", "Subject", "Who", "What happened",
-					    "Record"};
+	static const char *const heads[] = {"Time", "What",	     "Subject",
+					    "Who",  "What happened", "Record"};
 	struct lt_buf s;
 
 	if (r->nf == 0)
@@ -376,8 +377,8 @@ static void doc_actors(struct doc *d, const struct lt_report *r)
 
 static void doc_timeline_rows(struct doc *d, const struct report_subject *sj)
 {
-	static const char *const heads[] = {"Start", "End", "Source", "Kind", "Count", "Detail",
-					    "Record"};
+	static const char *const heads[] = {"Start", "End",    "Source", "Kind",
+					    "Count", "Detail", "Record"};
 	size_t n = sj->rows.nrows < REPORT_MAX_ROWS ? sj->rows.nrows : REPORT_MAX_ROWS;
 
 	doc_table(d, heads, sizeof heads / sizeof *heads);

@@ -198,14 +198,10 @@ static void say_auth(struct lt_buf *b, const struct report_finding *f)
 }
 
 static void (*const say_fns[REPORT_KIND_COUNT])(struct lt_buf *, const struct report_finding *) = {
-    [REPORT_NODE_DELETED] = say_deleted,
-    [REPORT_LEASE_DELETED] = say_deleted,
-    [REPORT_GC_DELETE] = say_gc,
-    [REPORT_ORPHANED] = say_orphaned,
-    [REPORT_REGISTERED] = say_registered,
-    [REPORT_RECREATED] = say_recreated,
-    [REPORT_NOT_READY] = say_not_ready,
-    [REPORT_LEADER_CHANGE] = say_leader,
+    [REPORT_NODE_DELETED] = say_deleted,  [REPORT_LEASE_DELETED] = say_deleted,
+    [REPORT_GC_DELETE] = say_gc,	  [REPORT_ORPHANED] = say_orphaned,
+    [REPORT_REGISTERED] = say_registered, [REPORT_RECREATED] = say_recreated,
+    [REPORT_NOT_READY] = say_not_ready,	  [REPORT_LEADER_CHANGE] = say_leader,
     [REPORT_AUTH_FAILURE] = say_auth,
 };
 
@@ -252,7 +248,10 @@ static void say_tally_text(struct lt_buf *b, const struct say_tally *t, int coun
 	size_t shown = t->distinct < SAY_NAMES ? t->distinct : SAY_NAMES;
 
 	for (size_t i = 0; i < shown; i++) {
-		lt_buf_printf(b, "%s%s", i == 0 ? "" : i + 1 == shown && t->distinct == shown ? " and " : ", ",
+		lt_buf_printf(b, "%s%s",
+			      i == 0				       ? ""
+			      : i + 1 == shown && t->distinct == shown ? " and "
+								       : ", ",
 			      t->name[i]);
 		if (counts && t->count[i] > 1)
 			lt_buf_printf(b, " (%zu)", t->count[i]);
@@ -263,35 +262,54 @@ static void say_tally_text(struct lt_buf *b, const struct say_tally *t, int coun
 
 /* The nouns of a kind's sentence about many. */
 struct say_many_words {
-	const char *what;     /* "nodes were deleted" */
-	size_t by;	      /* the field a tally names after "by", 0: none */
-	const char *by_word;  /* " by ", " of " */
-	size_t also;	      /* a second field to tally, 0: none */
+	const char *what;    /* "nodes were deleted" */
+	size_t by;	     /* the field a tally names after "by", 0: none */
+	const char *by_word; /* " by ", " of " */
+	size_t also;	     /* a second field to tally, 0: none */
 	const char *also_word;
 };
 
 #define SAY_FIELD(name) offsetof(struct report_finding, name)
 
 static const struct say_many_words say_many_words[REPORT_KIND_COUNT] = {
-    [REPORT_NODE_DELETED] = {.what = "node deletes", .by = SAY_FIELD(actor), .by_word = "by ",
-			     .also = SAY_FIELD(subject), .also_word = "of "},
-    [REPORT_LEASE_DELETED] = {.what = "lease deletes", .by = SAY_FIELD(actor), .by_word = "by ",
-			      .also = SAY_FIELD(object), .also_word = "of "},
+    [REPORT_NODE_DELETED] = {.what = "node deletes",
+			     .by = SAY_FIELD(actor),
+			     .by_word = "by ",
+			     .also = SAY_FIELD(subject),
+			     .also_word = "of "},
+    [REPORT_LEASE_DELETED] = {.what = "lease deletes",
+			      .by = SAY_FIELD(actor),
+			      .by_word = "by ",
+			      .also = SAY_FIELD(object),
+			      .also_word = "of "},
     [REPORT_GC_DELETE] = {.what = "node leases deleted by the garbage collector after their node",
-			  .by = SAY_FIELD(actor), .by_word = "whose nodes were deleted by ",
-			  .also = SAY_FIELD(subject), .also_word = "of "},
+			  .by = SAY_FIELD(actor),
+			  .by_word = "whose nodes were deleted by ",
+			  .also = SAY_FIELD(subject),
+			  .also_word = "of "},
     [REPORT_ORPHANED] = {.what = "orphaned kubelets (asking for a deleted node)",
-			 .also = SAY_FIELD(subject), .also_word = "on "},
-    [REPORT_REGISTERED] = {.what = "node re-registrations", .also = SAY_FIELD(subject),
+			 .also = SAY_FIELD(subject),
+			 .also_word = "on "},
+    [REPORT_REGISTERED] = {.what = "node re-registrations",
+			   .also = SAY_FIELD(subject),
 			   .also_word = "of "},
-    [REPORT_RECREATED] = {.what = "lease re-creations", .by = SAY_FIELD(actor),
-			  .by_word = "by ", .also = SAY_FIELD(object), .also_word = "of "},
-    [REPORT_NOT_READY] = {.what = "NotReady windows", .by = SAY_FIELD(what),
-			  .by_word = "causes ", .also = SAY_FIELD(subject), .also_word = "on "},
-    [REPORT_LEADER_CHANGE] = {.what = "leader changes", .also = SAY_FIELD(object),
+    [REPORT_RECREATED] = {.what = "lease re-creations",
+			  .by = SAY_FIELD(actor),
+			  .by_word = "by ",
+			  .also = SAY_FIELD(object),
+			  .also_word = "of "},
+    [REPORT_NOT_READY] = {.what = "NotReady windows",
+			  .by = SAY_FIELD(what),
+			  .by_word = "causes ",
+			  .also = SAY_FIELD(subject),
+			  .also_word = "on "},
+    [REPORT_LEADER_CHANGE] = {.what = "leader changes",
+			      .also = SAY_FIELD(object),
 			      .also_word = "of "},
     [REPORT_AUTH_FAILURE] = {.what = "runs of refused (401/403) lease requests",
-			     .by = SAY_FIELD(actor), .by_word = "by ", .also = SAY_FIELD(object),
+			     .by = SAY_FIELD(actor),
+			     .by_word = "by ",
+			     .also = SAY_FIELD(object),
 			     .also_word = "on "},
 };
 
@@ -376,14 +394,16 @@ size_t queries_report_say(char ***out, const struct report_finding *f, size_t n)
 			for (size_t j = 1; m > REPORT_SAY_EACH && j < m; j++)
 				ts = fs[j]->ts < ts ? fs[j]->ts : ts;
 			LT_GROW(items, cap, nsaid + 1);
-			items[nsaid] = (struct say_item){.ts = ts, .seq = nsaid, .text = lt_buf_detach(&b)};
+			items[nsaid] =
+			    (struct say_item){.ts = ts, .seq = nsaid, .text = lt_buf_detach(&b)};
 			nsaid++;
 		}
 	}
 	if (nsaid == 0) {
 		LT_GROW(items, cap, 1);
 		items[nsaid++].text = lt_xstrdup(
-		    "Nothing to report: no node or lease deletion, orphaned kubelet, re-registration,"
+		    "Nothing to report: no node or lease deletion, orphaned kubelet, "
+		    "re-registration,"
 		    " lease re-creation, NotReady window, leader change or refused lease request in"
 		    " the time range.");
 	}

@@ -146,11 +146,9 @@ static int64_t rp_episode_ref(const struct rp_ctx *x, const struct rp_rows *q, c
 /* ---- one reader per canned query --------------------------------------------- */
 
 /* Fills f from the row; 0 to skip the row. */
-typedef int (*rp_reader)(struct report_finding *f, const struct rp_rows *q,
-			 const struct rp_ctx *x);
+typedef int (*rp_reader)(struct report_finding *f, const struct rp_rows *q, const struct rp_ctx *x);
 
-static int rp_who_deleted(struct report_finding *f, const struct rp_rows *q,
-			  const struct rp_ctx *x)
+static int rp_who_deleted(struct report_finding *f, const struct rp_rows *q, const struct rp_ctx *x)
 {
 	(void)x;
 	if (rp_text_is(q, "resource", "leases") && rp_text_is(q, "user", GC_USER))
@@ -332,7 +330,8 @@ static int rp_findings(struct lt_report *r, struct lt_store *st, const struct lt
 	return 0;
 }
 
-/* Findings in time order; at the same time, by kind (a node delete before its lease's), then subject. */
+/* Findings in time order; at the same time, by kind (a node delete before its lease's), then
+ * subject. */
 static int rp_by_time(const void *a, const void *b)
 {
 	const struct report_finding *x = a, *y = b;

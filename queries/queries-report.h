@@ -121,8 +121,8 @@ struct report_subject {
 #define REPORT_MAX_FINDINGS 2000 /* findings kept */
 
 struct lt_report {
-	const char *store;  /* the store's path (borrowed from it) */
-	int64_t from, to;   /* the time the report covers, µs */
+	const char *store;    /* the store's path (borrowed from it) */
+	int64_t from, to;     /* the time the report covers, µs */
 	int64_t since, until; /* as asked, 0 = open */
 	struct report_finding *f;
 	size_t nf, capf, f_more; /* f_more: findings past REPORT_MAX_FINDINGS */

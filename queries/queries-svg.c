@@ -24,7 +24,7 @@ void queries_html_escape(struct lt_buf *b, const char *s, size_t len)
 			char c;
 			const char *as;
 		} ents[] = {
-		    {'&', "&amp;"}, {'<', "&lt;"},  {'>', "&gt;"},  {'"', "&quot;"},
+		    {'&', "&amp;"},  {'<', "&lt;"},  {'>', "&gt;"},  {'"', "&quot;"},
 		    {'\'', "&#39;"}, {'(', "&#40;"}, {'=', "&#61;"}, {'`', "&#96;"},
 		};
 		size_t k = 0;
@@ -57,15 +57,17 @@ void queries_svg_begin(struct svg *s, struct lt_buf *b, int width, int height, c
 	svg_esc(s, label);
 	lt_buf_printf(b, "\" font-family=\"sans-serif\">\n<title>");
 	svg_esc(s, label);
-	lt_buf_printf(b, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
-		      width, height);
+	lt_buf_printf(
+	    b, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
+	    width, height);
 }
 
 void queries_svg_rect(struct svg *s, double x, double y, double w, double h, const char *fill,
 		      const char *title)
 {
-	lt_buf_printf(s->b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"",
-		      x, y, w, h, fill);
+	lt_buf_printf(s->b,
+		      "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"", x,
+		      y, w, h, fill);
 	if (title == NULL) {
 		lt_buf_printf(s->b, "/>\n");
 		return;
@@ -86,9 +88,9 @@ void queries_svg_line(struct svg *s, double x1, double y1, double x2, double y2,
 void queries_svg_text(struct svg *s, double x, double y, int size, const char *anchor,
 		      const char *fill, const char *text)
 {
-	lt_buf_printf(s->b,
-		      "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" text-anchor=\"%s\" fill=\"%s\">",
-		      x, y, size, anchor, fill);
+	lt_buf_printf(
+	    s->b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" text-anchor=\"%s\" fill=\"%s\">", x,
+	    y, size, anchor, fill);
 	svg_esc(s, text);
 	lt_buf_printf(s->b, "</text>\n");
 }

@@ -577,7 +577,8 @@ static const struct {
 static const char tl_health_sql[] =
     "SELECT w.start_us, w.end_us, w.condition, w.cause, w.ended, w.evidence, w.reason,"
     " w.taints, w.evicted_pods, " TL_WRITER("w.start_ref") ", " TL_WRITER(
-	"w.end_ref") ", w.start_ref FROM lt_notready AS w WHERE w.node_id = ?1 ORDER BY w.start_us, w.id";
+	"w.end_ref") ", w.start_ref FROM lt_notready AS w WHERE w.node_id = ?1 ORDER BY "
+		     "w.start_us, w.id";
 
 enum tl_health_col {
 	TL_NR_START,

@@ -97,51 +97,89 @@ static int png_unfilter(unsigned char *px, uint32_t w, uint32_t h, int bpp)
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	static struct png_set colours;
-	size_t len = 0, nidat = 0, other = 0;
-	unsigned char *file = argc > 1 ? png_read(argv[1], &len) : NULL, *idat, *px;
-	uint32_t w = 0, h = 0, first = 0;
-	int bpp = 0, missing = 0;
-	uLongf pxlen;
+/* A decoded picture: rows of w pixels of bpp bytes, each row after its filter byte. */
+struct png_image {
+	uint32_t w, h;
+	int bpp;
+	unsigned char *px;
+};
 
-	if (file == NULL || len < 8 || memcmp(file, "\x89PNG\r\n\x1a\n", 8) != 0) {
-		fprintf(stderr, "png-check: %s: not a PNG\n", argc > 1 ? argv[1] : "(no file)");
-		return 2;
-	}
-	idat = malloc(len);
-	for (size_t p = 8; idat && p + 12 <= len;) {
+/* The IHDR's size and format, and the IDAT chunks joined, from file[0..len). */
+static size_t png_chunks(const unsigned char *file, size_t len, struct png_image *im,
+			 unsigned char *idat)
+{
+	size_t nidat = 0;
+
+	for (size_t p = 8; p + 12 <= len;) {
 		uint32_t n = png_be32(file + p);
 
 		if (n > len - p - 12)
 			break;
 		if (memcmp(file + p + 4, "IHDR", 4) == 0 && n >= 13) {
-			w = png_be32(file + p + 8);
-			h = png_be32(file + p + 12);
-			bpp = file[p + 16] == 8 && file[p + 17] == 6   ? 4
-			      : file[p + 16] == 8 && file[p + 17] == 2 ? 3
-								       : 0;
+			im->w = png_be32(file + p + 8);
+			im->h = png_be32(file + p + 12);
+			im->bpp = file[p + 16] != 8   ? 0
+				  : file[p + 17] == 6 ? 4
+				  : file[p + 17] == 2 ? 3
+						      : 0;
 		} else if (memcmp(file + p + 4, "IDAT", 4) == 0) {
 			memcpy(idat + nidat, file + p + 8, n);
 			nidat += n;
 		}
 		p += 12 + (size_t)n;
 	}
-	if (bpp == 0 || w == 0 || h == 0 || (uint64_t)(w * (uint64_t)bpp + 1) * h > PNG_MAX_BYTES) {
-		fprintf(stderr, "png-check: %s: not an 8-bit RGB or RGBA PNG\n", argv[1]);
-		return 2;
+	return nidat;
+}
+
+/* 0, or 2 with a message: the pixels of an 8-bit RGB or RGBA PNG into *im. */
+static int png_decode(const char *path, struct png_image *im)
+{
+	size_t len = 0, nidat;
+	unsigned char *file = png_read(path, &len), *idat = NULL;
+	uLongf pxlen;
+	int rc = 2;
+
+	memset(im, 0, sizeof *im);
+	if (file == NULL || len < 8 || memcmp(file, "\x89PNG\r\n\x1a\n", 8) != 0) {
+		fprintf(stderr, "png-check: %s: not a PNG\n", path);
+		goto out;
 	}
-	pxlen = (uLongf)(((size_t)w * bpp + 1) * h);
-	px = malloc(pxlen);
-	if (px == NULL || uncompress(px, &pxlen, idat, (uLong)nidat) != Z_OK ||
-	    png_unfilter(px, w, h, bpp) != 0) {
-		fprintf(stderr, "png-check: %s: cannot decode\n", argv[1]);
-		return 2;
+	if ((idat = malloc(len)) == NULL)
+		goto out;
+	nidat = png_chunks(file, len, im, idat);
+	if (im->bpp == 0 || im->w == 0 || im->h == 0 ||
+	    ((uint64_t)im->w * (uint64_t)im->bpp + 1) * im->h > PNG_MAX_BYTES) {
+		fprintf(stderr, "png-check: %s: not an 8-bit RGB or RGBA PNG\n", path);
+		goto out;
 	}
-	for (uint32_t y = 0; y < h; y++)
-		for (uint32_t x = 0; x < w; x++) {
-			const unsigned char *p = px + y * ((size_t)w * bpp + 1) + 1 + (size_t)x * bpp;
+	pxlen = (uLongf)(((size_t)im->w * im->bpp + 1) * im->h);
+	im->px = malloc(pxlen);
+	if (im->px == NULL || uncompress(im->px, &pxlen, idat, (uLong)nidat) != Z_OK ||
+	    png_unfilter(im->px, im->w, im->h, im->bpp) != 0) {
+		fprintf(stderr, "png-check: %s: cannot decode\n", path);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(idat);
+	free(file);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static struct png_set colours;
+	struct png_image im;
+	size_t other = 0;
+	uint32_t first = 0;
+	int missing = 0;
+
+	if (argc < 2 || png_decode(argv[1], &im) != 0)
+		return 2;
+	for (uint32_t y = 0; y < im.h; y++)
+		for (uint32_t x = 0; x < im.w; x++) {
+			const unsigned char *p =
+			    im.px + y * ((size_t)im.w * im.bpp + 1) + 1 + (size_t)x * im.bpp;
 			uint32_t c = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
 
 			if (x == 0 && y == 0)
@@ -149,8 +187,8 @@ int main(int argc, char **argv)
 			other += c != first;
 			png_add(&colours, c);
 		}
-	printf("%s: %ux%u, %zu colours, %.1f%% not the background\n", argv[1], w, h, colours.n,
-	       100.0 * (double)other / ((double)w * h));
+	printf("%s: %ux%u, %zu colours, %.1f%% not the background\n", argv[1], im.w, im.h,
+	       colours.n, 100.0 * (double)other / ((double)im.w * im.h));
 	for (int i = 2; i < argc; i++) {
 		uint32_t want = (uint32_t)strtoul(argv[i], NULL, 16);
 
@@ -159,8 +197,6 @@ int main(int argc, char **argv)
 			missing = 1;
 		}
 	}
-	free(px);
-	free(idat);
-	free(file);
+	free(im.px);
 	return colours.n <= 1 || missing ? 1 : 0;
 }

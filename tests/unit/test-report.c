@@ -14,7 +14,7 @@
 
 #include "queries-report.h"
 
-#define T0 1712296500000000LL /* 2024-04-05T05:55:00Z */
+#define T0   1712296500000000LL /* 2024-04-05T05:55:00Z */
 #define S(x) ((int64_t)((x)*1000000.0))
 
 static char *say_one(const struct report_finding *f)
@@ -33,54 +33,122 @@ static void test_report_say_one(void **state)
 		struct report_finding f;
 		const char *want;
 	} cases[] = {
-	    {{.kind = REPORT_NODE_DELETED, .ts = T0, .code = 200, .subject = (char *)"n1", .object = (char *)"node n1",
-	      .actor = (char *)"kubernetes-admin", .what = (char *)"203.0.113.9", .dur_us = -1},
+	    {{.kind = REPORT_NODE_DELETED,
+	      .ts = T0,
+	      .code = 200,
+	      .subject = (char *)"n1",
+	      .object = (char *)"node n1",
+	      .actor = (char *)"kubernetes-admin",
+	      .what = (char *)"203.0.113.9",
+	      .dur_us = -1},
 	     "Node n1 was deleted at 2024-04-05T05:55:00Z by kubernetes-admin (from 203.0.113.9)."},
-	    {{.kind = REPORT_NODE_DELETED, .ts = T0, .code = 403, .subject = (char *)"n1", .object = (char *)"node n1",
-	      .actor = (char *)"bob", .dur_us = -1},
+	    {{.kind = REPORT_NODE_DELETED,
+	      .ts = T0,
+	      .code = 403,
+	      .subject = (char *)"n1",
+	      .object = (char *)"node n1",
+	      .actor = (char *)"bob",
+	      .dur_us = -1},
 	     "bob tried to delete node n1 at 2024-04-05T05:55:00Z: refused (403)."},
-	    {{.kind = REPORT_LEASE_DELETED, .ts = T0, .code = 200, .subject = (char *)"n2",
-	      .object = (char *)"lease kube-node-lease/n2", .dur_us = -1},
+	    {{.kind = REPORT_LEASE_DELETED,
+	      .ts = T0,
+	      .code = 200,
+	      .subject = (char *)"n2",
+	      .object = (char *)"lease kube-node-lease/n2",
+	      .dur_us = -1},
 	     "Lease kube-node-lease/n2 was deleted at 2024-04-05T05:55:00Z by an unknown user."},
-	    {{.kind = REPORT_GC_DELETE, .ts = T0 + S(0.032), .ts2 = T0, .dur_us = S(0.032),
-	      .subject = (char *)"n1", .object = (char *)"lease kube-node-lease/n1", .actor = (char *)"admin"},
+	    {{.kind = REPORT_GC_DELETE,
+	      .ts = T0 + S(0.032),
+	      .ts2 = T0,
+	      .dur_us = S(0.032),
+	      .subject = (char *)"n1",
+	      .object = (char *)"lease kube-node-lease/n1",
+	      .actor = (char *)"admin"},
 	     "The garbage collector deleted lease kube-node-lease/n1 at 2024-04-05T05:55:00Z, 32ms"
 	     " after its node was deleted by admin."},
-	    {{.kind = REPORT_GC_DELETE, .ts = T0, .dur_us = -1, .subject = (char *)"n1",
+	    {{.kind = REPORT_GC_DELETE,
+	      .ts = T0,
+	      .dur_us = -1,
+	      .subject = (char *)"n1",
 	      .object = (char *)"lease kube-node-lease/n1"},
 	     "The garbage collector deleted lease kube-node-lease/n1 at 2024-04-05T05:55:00Z (the"
 	     " node's deletion behind it is not in the logs)."},
-	    {{.kind = REPORT_ORPHANED, .ts = T0, .end_us = T0 + S(60), .count = 7, .again = 1,
-	      .subject = (char *)"n1", .object = (char *)"node n1", .dur_us = -1},
+	    {{.kind = REPORT_ORPHANED,
+	      .ts = T0,
+	      .end_us = T0 + S(60),
+	      .count = 7,
+	      .again = 1,
+	      .subject = (char *)"n1",
+	      .object = (char *)"node n1",
+	      .dur_us = -1},
 	     "The kubelet of n1 went on after its node was deleted: 7 requests answered 404 from"
-	     " 2024-04-05T05:55:00Z to 2024-04-05T05:56:00Z; still orphaned at the end of the logs."},
-	    {{.kind = REPORT_REGISTERED, .ts = T0 + S(360), .ts2 = T0, .code = 201,
-	      .subject = (char *)"n1", .object = (char *)"node n1", .actor = (char *)"system:node:n1", .what = (char *)"registered",
+	     " 2024-04-05T05:55:00Z to 2024-04-05T05:56:00Z; still orphaned at the end of the "
+	     "logs."},
+	    {{.kind = REPORT_REGISTERED,
+	      .ts = T0 + S(360),
+	      .ts2 = T0,
+	      .code = 201,
+	      .subject = (char *)"n1",
+	      .object = (char *)"node n1",
+	      .actor = (char *)"system:node:n1",
+	      .what = (char *)"registered",
 	      .dur_us = -1},
 	     "Node n1 registered again at 2024-04-05T06:01:00Z (by system:node:n1), 6m0s after it"
 	     " was deleted."},
-	    {{.kind = REPORT_REGISTERED, .ts = T0, .code = 403, .subject = (char *)"n1", .object = (char *)"node n1",
-	      .actor = (char *)"system:node:n1", .what = (char *)"failed", .dur_us = -1},
+	    {{.kind = REPORT_REGISTERED,
+	      .ts = T0,
+	      .code = 403,
+	      .subject = (char *)"n1",
+	      .object = (char *)"node n1",
+	      .actor = (char *)"system:node:n1",
+	      .what = (char *)"failed",
+	      .dur_us = -1},
 	     "Node n1 did not register at 2024-04-05T05:55:00Z (system:node:n1): failed."},
-	    {{.kind = REPORT_RECREATED, .ts = T0, .dur_us = S(8.8), .subject = (char *)"n2",
-	      .object = (char *)"lease kube-node-lease/n2", .actor = (char *)"system:node:n2", .more = (char *)"admin"},
+	    {{.kind = REPORT_RECREATED,
+	      .ts = T0,
+	      .dur_us = S(8.8),
+	      .subject = (char *)"n2",
+	      .object = (char *)"lease kube-node-lease/n2",
+	      .actor = (char *)"system:node:n2",
+	      .more = (char *)"admin"},
 	     "Lease kube-node-lease/n2 was created again at 2024-04-05T05:55:00Z by system:node:n2,"
 	     " 8.8s after it was gone (removed by admin)."},
-	    {{.kind = REPORT_NOT_READY, .ts = T0, .end_us = T0 + S(150), .dur_us = S(150),
-	      .subject = (char *)"n3", .object = (char *)"node n3", .what = (char *)"network-partition",
+	    {{.kind = REPORT_NOT_READY,
+	      .ts = T0,
+	      .end_us = T0 + S(150),
+	      .dur_us = S(150),
+	      .subject = (char *)"n3",
+	      .object = (char *)"node n3",
+	      .what = (char *)"network-partition",
 	      .more = (char *)"recovered"},
 	     "Node n3 was NotReady for 2m30s from 2024-04-05T05:55:00Z, cause network-partition;"
 	     " recovered."},
-	    {{.kind = REPORT_NOT_READY, .ts = T0, .dur_us = S(60), .subject = (char *)"n3",
-	      .object = (char *)"node n3", .what = (char *)"kubelet-stopped", .more = (char *)"open"},
+	    {{.kind = REPORT_NOT_READY,
+	      .ts = T0,
+	      .dur_us = S(60),
+	      .subject = (char *)"n3",
+	      .object = (char *)"node n3",
+	      .what = (char *)"kubelet-stopped",
+	      .more = (char *)"open"},
 	     "Node n3 was NotReady from 2024-04-05T05:55:00Z to the end of the logs (1m0s), cause"
 	     " kubelet-stopped."},
-	    {{.kind = REPORT_LEADER_CHANGE, .ts = T0, .subject = (char *)"kube-system/kcm",
-	      .object = (char *)"lease kube-system/kcm", .what = (char *)"a", .more = (char *)"b", .dur_us = -1},
+	    {{.kind = REPORT_LEADER_CHANGE,
+	      .ts = T0,
+	      .subject = (char *)"kube-system/kcm",
+	      .object = (char *)"lease kube-system/kcm",
+	      .what = (char *)"a",
+	      .more = (char *)"b",
+	      .dur_us = -1},
 	     "The holder of lease kube-system/kcm changed from a to b at 2024-04-05T05:55:00Z."},
-	    {{.kind = REPORT_AUTH_FAILURE, .ts = T0, .end_us = T0 + S(20), .count = 3,
-	      .subject = (char *)"n4", .object = (char *)"lease kube-node-lease/n4", .actor = (char *)"system:node:n4",
-	      .what = (char *)"expired certificate", .dur_us = -1},
+	    {{.kind = REPORT_AUTH_FAILURE,
+	      .ts = T0,
+	      .end_us = T0 + S(20),
+	      .count = 3,
+	      .subject = (char *)"n4",
+	      .object = (char *)"lease kube-node-lease/n4",
+	      .actor = (char *)"system:node:n4",
+	      .what = (char *)"expired certificate",
+	      .dur_us = -1},
 	     "3 requests of system:node:n4 on lease kube-node-lease/n4 were refused from"
 	     " 2024-04-05T05:55:00Z to 2024-04-05T05:55:20Z: expired certificate."},
 	};
@@ -105,10 +173,20 @@ static void said_free(char **said, size_t n)
 static void test_report_say_order(void **state)
 {
 	const struct report_finding f[] = {
-	    {.kind = REPORT_NODE_DELETED, .ts = T0 + S(10), .code = 200, .subject = (char *)"n1",
-	     .object = (char *)"node n1", .actor = (char *)"admin", .dur_us = -1},
-	    {.kind = REPORT_LEASE_DELETED, .ts = T0, .code = 200, .subject = (char *)"n2",
-	     .object = (char *)"lease kube-node-lease/n2", .actor = (char *)"admin", .dur_us = -1},
+	    {.kind = REPORT_NODE_DELETED,
+	     .ts = T0 + S(10),
+	     .code = 200,
+	     .subject = (char *)"n1",
+	     .object = (char *)"node n1",
+	     .actor = (char *)"admin",
+	     .dur_us = -1},
+	    {.kind = REPORT_LEASE_DELETED,
+	     .ts = T0,
+	     .code = 200,
+	     .subject = (char *)"n2",
+	     .object = (char *)"lease kube-node-lease/n2",
+	     .actor = (char *)"admin",
+	     .dur_us = -1},
 	};
 	char **said;
 	size_t n = queries_report_say(&said, f, 2);
@@ -117,8 +195,7 @@ static void test_report_say_order(void **state)
 	assert_int_equal(n, 2);
 	assert_string_equal(said[0], "Lease kube-node-lease/n2 was deleted at 2024-04-05T05:55:00Z"
 				     " by admin.");
-	assert_string_equal(said[1],
-			    "Node n1 was deleted at 2024-04-05T05:55:10Z by admin.");
+	assert_string_equal(said[1], "Node n1 was deleted at 2024-04-05T05:55:10Z by admin.");
 	said_free(said, n);
 }
 
@@ -196,9 +273,10 @@ static void test_report_escape(void **state)
 
 	(void)state;
 	assert_string_equal(
-	    h, "&lt;script&gt;alert&#40;&#39;x&#39;)&lt;/script&gt; a&#61;&quot;b&quot; url&#40;"
-	       "http://e) &#96;t&#96; &amp;amp;\\x1b[31m\\u{202e}\\xff|*_[x]&#40;javascript:y)#!~+{}"
-	       "\\é");
+	    h,
+	    "&lt;script&gt;alert&#40;&#39;x&#39;)&lt;/script&gt; a&#61;&quot;b&quot; url&#40;"
+	    "http://e) &#96;t&#96; &amp;amp;\\x1b[31m\\u{202e}\\xff|*_[x]&#40;javascript:y)#!~+{}"
+	    "\\é");
 	assert_null(strchr(h, '<'));
 	assert_null(strstr(h, "url("));
 	assert_string_equal(
@@ -262,9 +340,9 @@ static void test_report_bucket(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_report_say_one),    cmocka_unit_test(test_report_say_order),
-	    cmocka_unit_test(test_report_say_many),   cmocka_unit_test(test_report_say_nothing),
-	    cmocka_unit_test(test_report_escape),     cmocka_unit_test(test_report_svg_text),
+	    cmocka_unit_test(test_report_say_one),  cmocka_unit_test(test_report_say_order),
+	    cmocka_unit_test(test_report_say_many), cmocka_unit_test(test_report_say_nothing),
+	    cmocka_unit_test(test_report_escape),   cmocka_unit_test(test_report_svg_text),
 	    cmocka_unit_test(test_report_bucket),
 	};
 
