@@ -38,10 +38,14 @@ static int report_write(const struct lt_report *r, const struct cli_query *q,
 	}
 	rc = lt_report_write(r, fmt, f, &err);
 	if (f != stdout && fclose(f) != 0 && rc == 0)
-		rc = lt_error_set(&err, LT_ERR_IO, "%s: %s", q->out_file, strerror(errno));
-	if (rc != 0 && !(f == stdout && errno == EPIPE))
-		return cli_error(LT_EXIT_FAIL, &err);
-	return rc == 0 ? LT_EXIT_OK : LT_EXIT_FAIL;
+		rc = lt_error_set(&err, LT_ERR_IO, "cannot write the output: %s", strerror(errno));
+	if (rc != 0 && f != stdout) {
+		struct lt_error named = {0};
+
+		lt_error_set(&named, LT_ERR_IO, "%s: %s", q->out_file, err.msg);
+		return cli_error(LT_EXIT_FAIL, &named);
+	}
+	return rc == 0 ? LT_EXIT_OK : cli_error(LT_EXIT_FAIL, &err);
 }
 
 static int report_run(const struct lt_cmd *cmd, int argc, char **argv)

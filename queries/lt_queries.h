@@ -634,7 +634,8 @@ int lt_report_build(struct lt_report **out, struct lt_store *st, char *const *ta
  * Writes r to f as one self-contained document: Markdown (CommonMark with
  * pipe tables; pictures as data: SVG images, the strip also as text) or
  * HTML (inline style and SVG, no script, nothing external).  Every string
- * from the store is escaped for the format.  0 or LT_ERR_IO.
+ * from the store is escaped for the format.  0 or LT_ERR_IO ("cannot write
+ * the output: ..."); a closed pipe (EPIPE) stops the writing and is no error.
  */
 int lt_report_write(const struct lt_report *r, enum lt_report_format fmt, FILE *f,
 		    struct lt_error *err);

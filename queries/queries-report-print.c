@@ -89,7 +89,7 @@ static void doc_heading(struct doc *d, int level, const char *text)
 		doc_str(d, text);
 		lt_buf_printf(&d->b, "</h%d>\n", level);
 	} else {
-		lt_buf_printf(&d->b, "\n%.*s ", level, "######");
+		lt_buf_printf(&d->b, "%s%.*s ", level > 1 ? "\n" : "", level, "######");
 		doc_str(d, text);
 		doc_raw(d, "\n\n");
 	}
@@ -460,8 +460,11 @@ int lt_report_write(const struct lt_report *r, enum lt_report_format fmt, FILE *
 	lt_buf_release(&d.b);
 	if (!d.failed && fflush(f) != 0)
 		d.failed = errno ? errno : EIO;
-	if (d.failed)
-		return lt_error_set(err, LT_ERR_IO, "cannot write the report: %s",
+	/* a reader that went away (SIGPIPE ignored) has read enough: no failure */
+	if (d.failed && d.failed != EPIPE)
+		return lt_error_set(err, LT_ERR_IO, "cannot write the output: %s",
 				    strerror(d.failed));
+	if (d.failed)
+		clearerr(f);
 	return 0;
 }

@@ -178,6 +178,11 @@ grep -qF 'md or html' err.txt || fail "-o pdf: $(cat err.txt)"
 [ "$(st "$bin" report --db s.db --since 2024-04-05T06:00:00Z --until 2024-04-05T05:00:00Z)" = 2 ] ||
 	fail "--since after --until: not a usage error"
 [ "$(st "$bin" report --db s.db -O /nonexistent/dir/r.md)" = 1 ] || fail "an unwritable -O: not exit 1"
+if [ -w /dev/full ]; then
+	[ "$(st "$bin" report --db s.db -O /dev/full)" = 1 ] || fail "-O /dev/full: not exit 1"
+	grep -qxF 'leasetrail: /dev/full: cannot write the output: No space left on device' err.txt ||
+		fail "-O /dev/full: $(cat err.txt)"
+fi
 echo keep >kept.md
 [ "$(st "$bin" report --db s.db -O kept.md nope)" = 1 ] || fail "-O with an unknown name: not exit 1"
 [ "$(cat kept.md)" = keep ] || fail "a failed report overwrote its -O file"
