@@ -35,6 +35,7 @@ static const struct option cli_longopts[] = {
     {"timeout", required_argument, NULL, 'T'},
     {"json", no_argument, NULL, 'J'},
     {"cluster", required_argument, NULL, 'C'},
+    {"output-file", required_argument, NULL, 'O'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -61,6 +62,8 @@ static unsigned cli_opt_bit(int c)
 		return CLI_OPT_TIMEOUT;
 	case 'C':
 		return CLI_OPT_CLUSTER;
+	case 'O':
+		return CLI_OPT_DOCUMENT;
 	case 'a':
 	case 'y':
 	case 'n':
@@ -264,6 +267,11 @@ static int cli_one_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 		q->db = optarg;
 		return 0;
 	case 'o':
+		if (cmd->opts &
+		    CLI_OPT_DOCUMENT) { /* a document's format: the command's to parse */
+			q->doc_format = optarg;
+			return 0;
+		}
 		return lt_out_format_parse(&q->opts.fmt, optarg) == 0
 			   ? 0
 			   : cli_usage_error(cmd, "-o takes table, csv, json or jsonl");
@@ -298,6 +306,9 @@ static int cli_one_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 						    "digits, '-', '_', '.' (at most 100)");
 		q->cluster = q->ingest.cluster = optarg;
 		return 0;
+	case 'O':
+		q->out_file = optarg;
+		return 0;
 	default:
 		return cli_ingest_opt(cmd, c, q);
 	}
@@ -313,7 +324,7 @@ int cli_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query 
 	optind = 0;
 	opterr = 0; /* our own one-line message, not getopt's */
 	for (int longindex = -1;
-	     (c = getopt_long(argc, argv, ":o:vqh", cli_longopts, &longindex)) != -1;
+	     (c = getopt_long(argc, argv, ":o:O:vqh", cli_longopts, &longindex)) != -1;
 	     longindex = -1) {
 		if (c == '?' || c == ':' || (cli_opt_bit(c) & ~cmd->opts) != 0)
 			*status = cli_bad_option(cmd, c, longindex, argv);

@@ -25,6 +25,8 @@ enum cli_opt {
 	    64, /* --all-resources, --year, --utc-offset, --node, --follow, -q, --json */
 	CLI_OPT_TIMEOUT = 128, /* --timeout SECONDS (sql) */
 	CLI_OPT_CLUSTER = 256, /* --cluster NAME: at ingest the records' cluster, else a filter */
+	CLI_OPT_DOCUMENT =
+	    512, /* -o md|html (taken as is: the command parses it), -O FILE (report) */
 };
 
 struct lt_cmd {
@@ -81,15 +83,18 @@ extern const struct lt_cmd lt_cmd_rebuild;
 extern const struct lt_cmd lt_cmd_tui;
 extern const struct lt_cmd lt_cmd_version;
 extern const struct lt_cmd lt_cmd_complete;
+extern const struct lt_cmd lt_cmd_report;
 
 /* A command line, parsed. */
 struct cli_query {
 	const char *db, *since, *until;
 	struct lt_query_opts opts;
 	int list, help;
-	const char *emit;    /* --emit LANG: print the query in LANG instead of running it */
-	const char *timeout; /* --timeout SECONDS, as given (the command parses it) */
-	const char *cluster; /* --cluster NAME, as given (cli_query_open resolves it) */
+	const char *emit;	/* --emit LANG: print the query in LANG instead of running it */
+	const char *timeout;	/* --timeout SECONDS, as given (the command parses it) */
+	const char *cluster;	/* --cluster NAME, as given (cli_query_open resolves it) */
+	const char *doc_format; /* CLI_OPT_DOCUMENT: -o as given, NULL when not */
+	const char *out_file;	/* -O FILE, NULL: standard output */
 	struct lt_ingest_opts ingest; /* CLI_OPT_INGEST: what to read and how */
 	int quiet;		      /* -q: no line per ingested file */
 	int json;		      /* ingest --json: the report as one JSON object */

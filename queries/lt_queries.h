@@ -389,6 +389,7 @@ struct lt_query_opts {
 	int64_t gap_us, slow_us;    /* 0: the defaults */
 	int verbose;
 	int64_t cluster; /* --cluster: the id (lt_cluster_id) of the only cluster read; 0 all */
+	int refs;	 /* timeline: one more column, LT_TL_REF (the report's provenance) */
 };
 
 /* ---- clusters (queries-cluster.c) ---------------------------------------- */
@@ -427,7 +428,10 @@ enum lt_timeline_col {
 	LT_TL_KIND,   /* KIND or TEXT */
 	LT_TL_COUNT,  /* INT: requests or log lines the row stands for */
 	LT_TL_DETAIL, /* TEXT: the one-line explanation */
-	LT_TL_NCOLS
+	LT_TL_NCOLS,
+	/* INT, only with opts.refs: the record the row rests on, an audit id (as `show ID`
+	 * takes it) or minus a log line's id (`show L<id>`); no value when none */
+	LT_TL_REF = LT_TL_NCOLS
 };
 
 int lt_query_timeline(struct lt_store *st, const char *target, const struct lt_query_opts *o,
@@ -617,6 +621,38 @@ int lt_browse_events(struct lt_browse_events *out, struct lt_store *st, const ch
 		     enum lt_browse_object obj, int64_t from_us, int64_t to_us, size_t offset,
 		     size_t limit, struct lt_error *err);
 void lt_browse_events_release(struct lt_browse_events *e);
+
+/* ---- the incident report ------------------------------------------------- */
+
+enum lt_report_format { LT_REPORT_MD, LT_REPORT_HTML };
+
+/* "md" (or "markdown"), "html"; 0 or LT_ERR_USAGE. */
+int lt_report_format_parse(enum lt_report_format *out, const char *name);
+
+/*
+ * `leasetrail report`: the findings of the canned queries over o's range
+ * (node and lease deletes and who did them, the garbage collector's lease
+ * deletes, orphaned kubelets, re-registrations, re-created leases, NotReady
+ * windows with their cause, leader changes, refused requests), a few
+ * sentences that tell them, the timeline of each subject (targets[0..n-1],
+ * or with n == 0 those the findings name) with the file and line of every
+ * row's record, and the cluster's heartbeat strip: computed into *out
+ * (lt_report_free it).  LT_ERR_NOTFOUND when a target names no node or lease.
+ */
+struct lt_report;
+int lt_report_build(struct lt_report **out, struct lt_store *st, char *const *targets, size_t n,
+		    const struct lt_query_opts *o, struct lt_error *err);
+
+/*
+ * Writes r to f as one self-contained document: Markdown (CommonMark with
+ * pipe tables; pictures as data: SVG images, the strip also as text) or
+ * HTML (inline style and SVG, no script, nothing external).  Every string
+ * from the store is escaped for the format.  0 or LT_ERR_IO ("cannot write
+ * the output: ..."); a closed pipe (EPIPE) stops the writing and is no error.
+ */
+int lt_report_write(const struct lt_report *r, enum lt_report_format fmt, FILE *f,
+		    struct lt_error *err);
+void lt_report_free(struct lt_report *r);
 
 /* ---- node health ---------------------------------------------------------- */
 

@@ -27,6 +27,7 @@ struct tl_row {
 	char *key;    /* a log row's run key: component, kind and message */
 	int64_t user; /* a Node object row's writer (strs id): a run has one */
 	int taints;   /* a Node object row that names taints: a row of its own, never a run */
+	int64_t ref;  /* the record it rests on: an audit id, -(log line id), 0 = none */
 };
 
 /* A row about the Node object, not its lease. */
@@ -43,6 +44,7 @@ struct tl {
 	char state[16];				      /* the lease's, as built (before stale) */
 	int64_t last_renew, gap_us;		      /* 0: never renewed */
 	int64_t kubelet;			      /* the node's kubelet user, 0 = none */
+	int64_t last_renew_event;		      /* the last renew's audit id, 0 = none */
 	struct tl_row *rows;
 	size_t n, cap;
 };
@@ -155,7 +157,7 @@ static char *tl_detail(struct tl *t, const struct queries_episode *e, enum lt_ep
 static const char tl_stored_sql[] =
     "SELECT e.kind, e.start_us, e.end_us, e.count, e.user_id, e.source_ip_id,"
     " e.median_us, e.max_us, e.old_holder, e.new_holder, e.inferred, e.note,"
-    " l.gap_us, l.state, l.last_renew_us"
+    " l.gap_us, l.state, l.last_renew_us, e.first_event, e.last_event"
     " FROM lt_leases AS l JOIN lt_episodes AS e ON e.lease_id = l.id"
     " WHERE l.namespace_id = ?1 AND l.name_id = ?2 AND l.cluster_id = ?3"
     " ORDER BY e.start_us, e.id";
@@ -176,6 +178,8 @@ enum tl_stored_col {
 	TL_ST_GAP,
 	TL_ST_STATE,
 	TL_ST_LAST_RENEW,
+	TL_ST_FIRST_EVENT,
+	TL_ST_LAST_EVENT,
 };
 
 static char *tl_text_or_null(const struct lt_stmt *q, int col)
@@ -213,6 +217,8 @@ static void tl_stored_row(const struct lt_stmt *q, struct queries_lease_result *
 	    .new_holder = tl_text_or_null(q, TL_ST_NEW_HOLDER),
 	    .inferred = (int)lt_stmt_int(q, TL_ST_INFERRED),
 	    .note = tl_text_or_null(q, TL_ST_NOTE),
+	    .first_event = tl_int_or(q, TL_ST_FIRST_EVENT, 0),
+	    .last_event = tl_int_or(q, TL_ST_LAST_EVENT, 0),
 	};
 
 	r->sum.gap_us = lt_stmt_int(q, TL_ST_GAP);
@@ -272,8 +278,11 @@ static int tl_lease_rows(struct tl *t, const struct lt_query_opts *o, struct lt_
 		    .count = r.eps[i].count,
 		    .kind = k,
 		    .detail = tl_detail(t, &r.eps[i], k, r.sum.gap_us),
+		    .ref = r.eps[i].first_event,
 		};
 
+		if (k == LT_EP_RENEWING || k == LT_EP_CREATED || k == LT_EP_RECREATED)
+			t->last_renew_event = r.eps[i].last_event;
 		tl_add(t, &row);
 	}
 	queries_lease_result_release(&r);
@@ -303,7 +312,10 @@ static int tl_stale_row(struct tl *t, struct lt_error *err)
 	lt_stmt_bind_int(q, 3, t->gap_us);
 	lt_stmt_bind_int(q, 4, end);
 	if ((rc = lt_stmt_step(q, err)) == 1 && lt_stmt_int(q, 0) == 1) {
-		struct tl_row row = {.start = t->last_renew, .end = end, .kind = LT_EP_STALE};
+		struct tl_row row = {.start = t->last_renew,
+				     .end = end,
+				     .kind = LT_EP_STALE,
+				     .ref = t->last_renew_event};
 		struct lt_buf b;
 
 		lt_buf_init(&b);
@@ -376,7 +388,7 @@ static const char tl_node_sql[] =
 	     "t),"
 	     " '') END FROM (SELECT " QUERIES_RAW_BODY(
 		 "r", "response") " AS body FROM audit_raw AS r"
-				  " WHERE r.id = a.id) AS b) END"
+				  " WHERE r.id = a.id) AS b) END, a.id"
 				  " FROM audit AS a WHERE a.resource_id = ?1 AND a.namespace_id IS "
 				  "NULL AND a.name_id = ?2"
 				  " AND a.superseded = 0 ORDER BY a.stage_us, a.id";
@@ -389,7 +401,8 @@ enum tl_node_col {
 	TL_NODE_USER,
 	TL_NODE_IP,
 	TL_NODE_FOLLOW, /* a 409's follow-up read: its code, 0 a log line, -1 none seen */
-	TL_NODE_TAINTS
+	TL_NODE_TAINTS,
+	TL_NODE_ID,
 };
 
 /* What a kubelet's 409 came to, by its follow-up read. */
@@ -510,7 +523,8 @@ static void tl_node_event(struct tl *t, struct tl_taints *tt, const struct lt_st
 			       .kind = kind,
 			       .detail = b.ptr,
 			       .user = user,
-			       .taints = taints.len > 0};
+			       .taints = taints.len > 0,
+			       .ref = lt_stmt_int(q, TL_NODE_ID)};
 	lt_buf_release(&taints);
 }
 
@@ -568,7 +582,8 @@ static const struct {
 static const char tl_health_sql[] =
     "SELECT w.start_us, w.end_us, w.condition, w.cause, w.ended, w.evidence, w.reason,"
     " w.taints, w.evicted_pods, " TL_WRITER("w.start_ref") ", " TL_WRITER(
-	"w.end_ref") " FROM lt_notready AS w WHERE w.node_id = ?1 ORDER BY w.start_us, w.id";
+	"w.end_ref") ", w.start_ref FROM lt_notready AS w WHERE w.node_id = ?1 ORDER BY "
+		     "w.start_us, w.id";
 
 enum tl_health_col {
 	TL_NR_START,
@@ -582,6 +597,7 @@ enum tl_health_col {
 	TL_NR_EVICTED,
 	TL_NR_START_BY,
 	TL_NR_END_BY,
+	TL_NR_START_REF,
 };
 
 /* "WHAT by WHO" for the writer in column col; WHAT alone when unknown, unless bare is 0. */
@@ -678,6 +694,7 @@ static int tl_health_rows(struct tl *t, struct lt_error *err)
 		    .kind = LT_EP_NOT_READY,
 		    .detail = tl_health_detail(q),
 		    .source = lt_xstrdup("node-health"),
+		    .ref = lt_stmt_int(q, TL_NR_START_REF),
 		};
 
 		tl_add(t, &row);
@@ -789,7 +806,8 @@ static void tl_line(struct tl *t, const struct lt_stmt *q, size_t first_log,
 			      .log_kind = kind,
 			      .detail = detail.ptr,
 			      .source = lt_xstrdup(component),
-			      .key = key.ptr};
+			      .key = key.ptr,
+			      .ref = -lt_stmt_int(q, TL_LINE_ID)};
 	tl_add(t, &row);
 }
 
@@ -847,13 +865,14 @@ static int tl_resolve(struct tl *t, const char *target, struct lt_error *err)
 	return 0;
 }
 
-static const struct lt_col tl_cols[LT_TL_NCOLS] = {
+static const struct lt_col tl_cols[LT_TL_NCOLS + 1] = {
     [LT_TL_START] = {.name = "start", .type = LT_CELL_TIME},
     [LT_TL_END] = {.name = "end", .type = LT_CELL_TIME},
     [LT_TL_SOURCE] = {.name = "source", .type = LT_CELL_TEXT},
     [LT_TL_KIND] = {.name = "kind", .type = LT_CELL_KIND},
     [LT_TL_COUNT] = {.name = "count", .type = LT_CELL_INT},
     [LT_TL_DETAIL] = {.name = "detail", .type = LT_CELL_TEXT},
+    [LT_TL_REF] = {.name = "ref", .type = LT_CELL_INT},
 };
 
 /* The requests behind a row inside [from, to], listed under it with -v. */
@@ -868,12 +887,13 @@ enum tl_event_col { TL_EV_TS, TL_EV_VERB, TL_EV_CODE, TL_EV_USER, TL_EV_IP, TL_E
 static void tl_event_row(const struct lt_stmt *q, const struct lt_row_sink *out)
 {
 	char buf[512];
-	struct lt_cell cells[LT_TL_NCOLS] = {
+	struct lt_cell cells[LT_TL_NCOLS + 1] = {
 	    [LT_TL_START] = lt_cell_int(LT_CELL_TIME, lt_stmt_int(q, TL_EV_TS)),
 	    [LT_TL_END] = lt_cell_null(),
 	    [LT_TL_SOURCE] = lt_cell_text("audit"),
 	    [LT_TL_KIND] = lt_cell_text("event"),
 	    [LT_TL_COUNT] = lt_cell_null(),
+	    [LT_TL_REF] = lt_cell_int(LT_CELL_INT, lt_stmt_int(q, TL_EV_ID)),
 	};
 
 	snprintf(buf, sizeof buf, "%s %lld %s from %s (event %lld)",
@@ -905,7 +925,7 @@ static int tl_events(struct tl *t, const struct tl_row *r, int64_t from, int64_t
 }
 
 /* A row as typed cells: the query layer's kinds as kinds, a log line's as its text. */
-static void tl_cells(const struct tl_row *r, struct lt_cell cells[LT_TL_NCOLS])
+static void tl_cells(const struct tl_row *r, struct lt_cell cells[LT_TL_NCOLS + 1])
 {
 	cells[LT_TL_START] = lt_cell_int(LT_CELL_TIME, r->start);
 	cells[LT_TL_END] = lt_cell_int(LT_CELL_TIME, r->end);
@@ -914,16 +934,17 @@ static void tl_cells(const struct tl_row *r, struct lt_cell cells[LT_TL_NCOLS])
 	    r->log_kind ? lt_cell_text(r->log_kind) : lt_cell_int(LT_CELL_KIND, r->kind);
 	cells[LT_TL_COUNT] = lt_cell_int(LT_CELL_INT, r->count);
 	cells[LT_TL_DETAIL] = lt_cell_text(r->detail);
+	cells[LT_TL_REF] = r->ref ? lt_cell_int(LT_CELL_INT, r->ref) : lt_cell_null();
 }
 
 static int tl_emit(struct tl *t, const struct lt_query_opts *o, const struct lt_row_sink *out,
 		   struct lt_error *err)
 {
 	int64_t until = o->until_us ? o->until_us : INT64_MAX;
-	struct lt_cell cells[LT_TL_NCOLS];
+	struct lt_cell cells[LT_TL_NCOLS + 1];
 	int rc = 0;
 
-	out->begin(out->ctx, tl_cols, LT_TL_NCOLS);
+	out->begin(out->ctx, tl_cols, LT_TL_NCOLS + (o->refs != 0));
 	for (size_t i = 0; i < t->n && rc == 0; i++) {
 		const struct tl_row *r = &t->rows[i];
 

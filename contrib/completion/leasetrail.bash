@@ -20,7 +20,7 @@ _leasetrail() {
 			((i++))
 			;;
 		--db=*) db=(--db "${w#--db=}") ;;
-		-o | --output | --since | --until | --gap | --slow | --emit | --year | --utc-offset | --node | --cluster)
+		-o | --output | -O | --output-file | --since | --until | --gap | --slow | --emit | --year | --utc-offset | --node | --cluster)
 			((i++))
 			;;
 		-*) ;;
@@ -30,9 +30,14 @@ _leasetrail() {
 	case $prev in
 	--db) return 0 ;; # files: complete -o default
 	-o | --output)
-		COMPREPLY=($(compgen -W "table csv json jsonl" -- "$cur"))
+		if [[ $cmd == report ]]; then
+			COMPREPLY=($(compgen -W "md html" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "table csv json jsonl" -- "$cur"))
+		fi
 		return 0
 		;;
+	-O | --output-file) return 0 ;; # a file: complete -o default
 	--emit)
 		COMPREPLY=($(compgen -W "cwli" -- "$cur"))
 		return 0
@@ -67,7 +72,7 @@ _leasetrail() {
 	fi
 	case $cmd in
 	ingest) ;; # files and directories: complete -o default
-	timeline)
+	timeline | report)
 		mapfile -t COMPREPLY < <("$bin" __complete names "${db[@]}" -- "$cur" 2>/dev/null)
 		compopt +o default 2>/dev/null
 		;;

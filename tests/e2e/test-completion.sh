@@ -30,7 +30,7 @@ want() { # WHAT GOT EXPECTED
 want "bash: commands" "$(bash_complete "$bin" t)" "timeline
 tui"
 want "bash: all commands" "$(bash_complete "$bin" "" | tr '\n' ' ')" \
-	"help ingest nodes query rebuild show sql stats timeline tui version "
+	"help ingest nodes query rebuild report show sql stats timeline tui version "
 want "bash: timeline options" "$(bash_complete "$bin" timeline --s)" "--since
 --slow"
 want "bash: the options are --help's" "$(bash_complete "$bin" nodes - | tr '\n' ' ')" \
@@ -38,6 +38,10 @@ want "bash: the options are --help's" "$(bash_complete "$bin" nodes - | tr '\n' 
 		if (w ~ /^-./) print w; else if (w ~ /[a-z]/) break } }' | sort | tr '\n' ' ')"
 want "bash: -o values" "$(bash_complete "$bin" nodes -o j)" "json
 jsonl"
+want "bash: report -o values" "$(bash_complete "$bin" report -o "" | tr '\n' ' ')" "html md "
+want "bash: report names" "$(bash_complete "$bin" report --db s.db -o html ip-10-0-241-1)" \
+	"ip-10-0-241-171.ec2.internal"
+want "bash: report options" "$(bash_complete "$bin" report --output-)" "--output-file"
 want "bash: query names" "$(bash_complete "$bin" query --db s.db who)" "who-deleted"
 want "bash: node names from --db" "$(bash_complete "$bin" timeline --db s.db ip-10-0-241-1)" \
 	"ip-10-0-241-171.ec2.internal"
@@ -84,6 +88,7 @@ ingest
 nodes
 query
 rebuild
+report
 show
 sql
 stats
@@ -92,6 +97,7 @@ tui
 version"
 	want "zsh: options" "$(zsh_complete "$bin" query --e)" "$("$bin" __complete options query | sort)"
 	want "zsh: -o values" "$(zsh_complete "$bin" sql --output "" | tr '\n' ' ')" "csv json jsonl table "
+	want "zsh: report -o values" "$(zsh_complete "$bin" report -o "" | tr '\n' ' ')" "html md "
 	want "zsh: node names" "$(zsh_complete "$bin" timeline --db s.db ip-10-0-241-2)" \
 		"ip-10-0-241-227.ec2.internal"
 	want "zsh: query names" "$(zsh_complete "$bin" query re | head -1)" "apiserver-identity"

@@ -129,7 +129,7 @@ jq -e '.exit_status == 0 and (.files | map(.status) | unique) == ["duplicate"]' 
 node=ip-10-0-241-171.ec2.internal
 for args in "nodes" "nodes -o json" "stats" "stats -o json" "timeline $node" \
 	"timeline $node -o csv" "query orphaned-kubelets" "query --list" "query --list -o json" \
-	"show 1" "sql SELECT\ 1" "help" "version"; do
+	"show 1" "sql SELECT\ 1" "help" "version" "report" "report -o html"; do
 	eval "set -- $args"
 	set +e
 	"$bin" "$@" --db s.db >/dev/full 2>err

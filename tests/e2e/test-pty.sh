@@ -121,7 +121,16 @@ for q in who-deleted orphaned-kubelets; do
   shown "query $q"
 done
 
+# the incident report, both formats, on the terminal: log text escaped for the format, and safe
+for fmt in md html; do
+  run "report -o $fmt" "$bin" report --db s.db -o "$fmt"
+  shown "report -o $fmt"
+  run "report NODE -o $fmt" "$bin" report --db s.db -o "$fmt" "$node"
+  shown "report NODE -o $fmt"
+done
+
 # errors that name what they were given
+run "report (unknown, hostile)" "$bin" report --db s.db "nope$node_raw"
 run "timeline (unknown, hostile)" "$bin" timeline --db s.db "nope$node_raw"
 run "query (unknown, hostile)" "$bin" query --db s.db "nope$node_raw"
 run "show (hostile id)" "$bin" show --db s.db "$node_raw"

@@ -260,6 +260,25 @@ static void queries_misc(struct lt_store *st, const struct lt_query_opts *o)
 		queries_ok(lt_query_cwli(c->name, o, queries_null(), &err), &err, "cwli");
 }
 
+/* `report`: of what the findings name, and of the targets; both formats. */
+static void queries_report(struct lt_store *st, const struct lt_query_opts *o, char **targets,
+			   size_t n)
+{
+	struct lt_error err = {0};
+
+	for (size_t k = 0; k < 2; k++) {
+		struct lt_report *r = NULL;
+		int rc = lt_report_build(&r, st, targets, k ? n : 0, o, &err);
+
+		queries_ok(rc, &err, "report");
+		for (int f = LT_REPORT_MD; rc == 0 && f <= LT_REPORT_HTML; f++)
+			queries_ok(
+			    lt_report_write(r, (enum lt_report_format)f, queries_null(), &err),
+			    &err, "report write");
+		lt_report_free(r);
+	}
+}
+
 /* The store's end minus a few hours as --since, thresholds from the options byte. */
 static void queries_opts(struct lt_query_opts *o, struct lt_store *st, uint8_t opt)
 {
@@ -305,6 +324,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	queries_print(st, &o, targets, ntargets);
 	queries_browse(st, targets, ntargets);
 	queries_misc(st, &o);
+	queries_report(st, &o, targets, ntargets);
 	if (o.gap_us != 0) { /* thresholds: TEMP episodes, then the same questions of them */
 		queries_ok(lt_lifecycle_overlay(st, o.gap_us, o.slow_us, &err), &err, "overlay");
 		queries_print(st, &o, targets, ntargets);
