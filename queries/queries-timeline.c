@@ -848,7 +848,7 @@ static const struct lt_col tl_cols[LT_TL_NCOLS] = {
     [LT_TL_SOURCE] = {.name = "source", .type = LT_CELL_TEXT},
     [LT_TL_KIND] = {.name = "kind", .type = LT_CELL_KIND},
     [LT_TL_COUNT] = {.name = "count", .type = LT_CELL_INT},
-    [LT_TL_DETAIL] = {.name = "detail", .type = LT_CELL_TEXT},
+    [LT_TL_DETAIL] = {.name = "detail", .type = LT_CELL_TEXT, .flags = LT_COL_FREE_TEXT},
 };
 
 /* The requests behind a row inside [from, to], listed under it with -v. */
