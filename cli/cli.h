@@ -149,8 +149,8 @@ int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
 
 /* The usage error of a --since/--until that is no time. */
 #define CLI_TIME_FORMS                                                                             \
-	"--since/--until take RFC 3339, YYYY-MM-DD [HH:MM[:SS]], YYYY-MM-DD, HH:MM[:SS], epoch "   \
-	"seconds or a duration like 2h"
+	"--since/--until take RFC 3339, YYYY-MM-DD [HH:MM[:SS]], epoch seconds, a time of day "    \
+	"HH:MM[:SS] or a duration like 2h"
 
 /* Prints "leasetrail: MSG" on stderr, sanitized; returns status. */
 int cli_error(int status, const struct lt_error *err);
