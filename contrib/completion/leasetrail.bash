@@ -20,7 +20,7 @@ _leasetrail() {
 			((i++))
 			;;
 		--db=*) db=(--db "${w#--db=}") ;;
-		-o | --output | --since | --until | --gap | --slow | --emit | --year | --utc-offset | --node)
+		-o | --output | --since | --until | --gap | --slow | --emit | --year | --utc-offset | --node | --tz)
 			((i++))
 			;;
 		-*) ;;
@@ -30,7 +30,12 @@ _leasetrail() {
 	case $prev in
 	--db) return 0 ;; # files: complete -o default
 	-o | --output)
-		COMPREPLY=($(compgen -W "table csv json jsonl" -- "$cur"))
+		COMPREPLY=($(compgen -W "table wide csv json jsonl" -- "$cur"))
+		return 0
+		;;
+	--tz) # UTC, local, and tzdata's zones (its zone1970.tab)
+		COMPREPLY=($(compgen -W "UTC local $(awk '!/^#/ { print $3 }' \
+			"${TZDIR:-/usr/share/zoneinfo}/zone1970.tab" 2>/dev/null)" -- "$cur"))
 		return 0
 		;;
 	--emit)

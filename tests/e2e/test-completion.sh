@@ -38,6 +38,11 @@ want "bash: the options are --help's" "$(bash_complete "$bin" nodes - | tr '\n' 
 		if (w ~ /^-./) print w; else if (w ~ /[a-z]/) break } }' | sort | tr '\n' ' ')"
 want "bash: -o values" "$(bash_complete "$bin" nodes -o j)" "json
 jsonl"
+want "bash: -o wide" "$(bash_complete "$bin" timeline -o w)" "wide"
+want "bash: --tz zones" "$(bash_complete "$bin" timeline --tz Europe/Berl)" "Europe/Berlin"
+want "bash: --tz local" "$(bash_complete "$bin" nodes --tz lo)" "local"
+want "bash: after --tz ZONE, the command's arguments" \
+	"$(bash_complete "$bin" timeline --db s.db --tz UTC ip-10-0-241-1)" "ip-10-0-241-171.ec2.internal"
 want "bash: query names" "$(bash_complete "$bin" query --db s.db who)" "who-deleted"
 want "bash: node names from --db" "$(bash_complete "$bin" timeline --db s.db ip-10-0-241-1)" \
 	"ip-10-0-241-171.ec2.internal"
@@ -81,7 +86,10 @@ timeline
 tui
 version"
 	want "zsh: options" "$(zsh_complete "$bin" query --e)" "$("$bin" __complete options query | sort)"
-	want "zsh: -o values" "$(zsh_complete "$bin" sql --output "" | tr '\n' ' ')" "csv json jsonl table "
+	want "zsh: -o values" "$(zsh_complete "$bin" sql --output "" | tr '\n' ' ')" "csv json jsonl table wide "
+	want "zsh: --tz zones" "$(zsh_complete "$bin" timeline --tz Europe/Berl | grep -x -e Europe/Berlin -e local)" \
+		"Europe/Berlin
+local"
 	want "zsh: node names" "$(zsh_complete "$bin" timeline --db s.db ip-10-0-241-2)" \
 		"ip-10-0-241-227.ec2.internal"
 	want "zsh: query names" "$(zsh_complete "$bin" query re | head -1)" "apiserver-identity"
