@@ -285,6 +285,8 @@ static int cli_one_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 		return 0;
 	case 'o':
 		q->wide = strcmp(optarg, "wide") == 0; /* a table, every cell whole */
+		if (q->wide)
+			q->opts.fmt = LT_OUT_TABLE;
 		return q->wide || lt_out_format_parse(&q->opts.fmt, optarg) == 0
 			   ? 0
 			   : cli_usage_error(cmd, "-o takes table, wide, csv, json or jsonl");

@@ -128,7 +128,7 @@ static int sql_run(const struct lt_cmd *cmd, int argc, char **argv)
 const struct lt_cmd lt_cmd_sql = {
     .name = "sql",
     .usage = "[--db FILE] [-o table|wide|csv|json|jsonl] [--timeout SECONDS] \"SELECT ...\"",
-    .summary = "Run one read-only SQL statement over the store (see README: the events view).",
+    .summary = "Run one read-only SQL statement over the store (its views: docs/reference.md).",
     .help = "Options:\n"
 	    "  --db FILE          the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
 	    "  -o, --output F     table (aligned, sanitized; default; on a terminal, free text\n"

@@ -184,6 +184,8 @@ static size_t table_put_cut(struct lt_printer *p, const char *v, size_t w, size_
 {
 	size_t len = strlen(v), keep;
 
+	if (cells == 0)
+		return 0;
 	if (w <= cells) {
 		lt_buf_append(&p->line, v, len);
 		return w;
@@ -204,12 +206,15 @@ static void table_line_fit(struct lt_printer *p, int n)
 	size_t total = 0;
 
 	for (int i = 0; i < n; i++) {
-		size_t w = table_width_of(p, p->v[i]);
+		size_t w = table_width_of(p, p->v[i]), room = p->width[i];
 
+		/* a later cell longer than a narrow free column: the room any column keeps */
+		if (p->free[i] && w > room && room < PRINT_FIT_MIN)
+			room = w < PRINT_FIT_MIN ? w : PRINT_FIT_MIN;
 		if (i == n - 1) /* the last cell is not padded: its own width, or the column's */
-			p->slot[i] = p->free[i] && w > p->width[i] ? p->width[i] : w;
+			p->slot[i] = p->free[i] && w > room ? room : w;
 		else /* a free cell is cut to its column, any other pushes the line right */
-			p->slot[i] = !p->free[i] && w > p->width[i] ? w : p->width[i];
+			p->slot[i] = !p->free[i] && w > room ? w : room;
 		total += p->slot[i] + (i < n - 1 ? 2 : 0);
 	}
 	if (total > p->term)

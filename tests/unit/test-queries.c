@@ -2422,6 +2422,26 @@ static void test_printer_fits_streamed_rows(void **state)
 	assert_string_equal(last, "a-much-longer-key  forty char\xe2\x80\xa6\n"
 				  "a-much-longer-key  forty char\xe2\x80\xa6\n");
 	drop(got);
+	/* a free column the sample found narrow (and named "") gives a longer later cell 10 cells
+	 */
+	for (size_t r = 0; r < N; r++) {
+		cells[2 * r] = lt_cell_text(r < 1001 ? "" : "a message much longer than ten cells");
+		cells[2 * r + 1] = lt_cell_text("k");
+	}
+	{
+		const struct lt_col swapped[] = {
+		    {.name = "", .type = LT_CELL_TEXT, .flags = LT_COL_FREE_TEXT},
+		    {.name = "k", .type = LT_CELL_TEXT},
+		};
+
+		got = fitted(12, swapped, 2, cells, N);
+	}
+	assert_int_equal(lines_fit(got, 14), 2);
+	last = strstr(got, "a message");
+	assert_non_null(last);
+	assert_string_equal(last, "a message\xe2\x80\xa6  k\n"
+				  "a message\xe2\x80\xa6  k\n");
+	drop(got);
 	free(cells);
 }
 
