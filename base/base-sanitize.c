@@ -6,9 +6,7 @@
 
 #include <assert.h>
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one; *cp gets its code point.
- */
-static size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
+size_t lt_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
 {
 	size_t n;
 	uint32_t c = s[0];
@@ -76,7 +74,7 @@ void lt_sanitize(struct lt_buf *b, const char *s, size_t len)
 
 	while (i < len) {
 		uint32_t cp;
-		size_t n = utf8_decode(p + i, len - i, &cp);
+		size_t n = lt_utf8_decode(p + i, len - i, &cp);
 
 		if (n == 0 || (n == 1 && (cp < 0x20 || cp == 0x7f))) {
 			sanitize_byte(b, p[i]);
@@ -102,7 +100,7 @@ int lt_utf8_valid(const char *s, size_t len)
 			n = 1;
 			continue;
 		}
-		if ((n = utf8_decode(p + i, len - i, &cp)) == 0)
+		if ((n = lt_utf8_decode(p + i, len - i, &cp)) == 0)
 			return 0;
 	}
 	return 1;
@@ -117,7 +115,7 @@ size_t lt_utf8_repair(struct lt_buf *b, const char *s, size_t len)
 	assert(b != NULL && (s != NULL || len == 0));
 	while (i < len) {
 		uint32_t cp;
-		size_t n = utf8_decode(p + i, len - i, &cp);
+		size_t n = lt_utf8_decode(p + i, len - i, &cp);
 
 		if (n > 0) {
 			i += n;
@@ -140,7 +138,7 @@ void lt_sanitize_json(struct lt_buf *b, const char *json, size_t len)
 	assert(b != NULL && (json != NULL || len == 0));
 	while (i < len) {
 		uint32_t cp = 0xfffd;
-		size_t n = utf8_decode(p + i, len - i, &cp);
+		size_t n = lt_utf8_decode(p + i, len - i, &cp);
 
 		if (n > 0 && cp != 0x7f && !sanitize_is_unsafe(cp)) {
 			i += n;

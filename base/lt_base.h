@@ -167,6 +167,41 @@ void lt_time_civil(int64_t us, int *year, int *mon, int *day, int64_t *tod_us);
 /* Formats microseconds since the epoch as "YYYY-MM-DDTHH:MM:SS.uuuuuuZ"; buf >= 32 bytes. */
 void lt_time_format(char *buf, size_t size, int64_t us);
 
+/* ---- the display zone (base-zone.c) ----------------------------------- */
+
+/*
+ * Sets the zone times are shown in and local times are read in, for the
+ * whole process (UTC until called): NULL or "UTC" (also "Z", "Etc/UTC",
+ * "GMT"); "local", the system's zone ($TZ, else /etc/localtime); a fixed
+ * offset "+05:30"; or an IANA name ("Europe/Berlin") found in tzdata
+ * ($TZDIR, else /usr/share/zoneinfo), whose rules the C library applies
+ * (it sets TZ).  0, or LT_ERR_USAGE with err saying the zone is unknown.
+ */
+int lt_zone_set(const char *name, struct lt_error *err);
+
+/* The zone's name as set ("UTC", "Europe/Berlin", "+05:30"). */
+const char *lt_zone_name(void);
+
+/* 1 while the zone is UTC. */
+int lt_zone_is_utc(void);
+
+/* The zone's offset east of UTC at instant utc_us, in µs (daylight saving included). */
+int64_t lt_zone_offset(int64_t utc_us);
+
+/*
+ * The instant a wall time of the zone (µs since the epoch as if it were
+ * UTC) stands for: a time shown twice (clocks going back) is its first
+ * occurrence; a time the clocks skipped is LT_ERR_NOTFOUND.
+ */
+int lt_zone_to_utc(int64_t *out, int64_t local_us);
+
+/*
+ * lt_time_format in the zone: "YYYY-MM-DDTHH:MM:SS.uuuuuuZ" while it is
+ * UTC, else the wall time with its offset, "...05:56:00.198927+02:00"
+ * (RFC 3339 either way); buf >= 33 bytes.
+ */
+void lt_time_format_zone(char *buf, size_t size, int64_t us);
+
 /* ---- terminal-safe text ----------------------------------------------- */
 
 /*
@@ -177,6 +212,31 @@ void lt_time_format(char *buf, size_t size, int64_t us);
  * without passing through here.
  */
 void lt_sanitize(struct lt_buf *b, const char *s, size_t len);
+
+/*
+ * Length of the valid UTF-8 sequence at s[0..len) (1..4; len >= 1), or 0
+ * when none starts there; *cp gets its code point.
+ */
+size_t lt_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp);
+
+/*
+ * Display cells of code point cp on a terminal: 0 for combining marks,
+ * format characters and Hangul medial vowels, 2 for East Asian wide and
+ * fullwidth characters and emoji presentation, else 1 (glibc 2.36's
+ * wcwidth in C.UTF-8, Unicode 15, as a table: no locale needed).
+ */
+int lt_cp_width(uint32_t cp);
+
+/* Display cells of UTF-8 text s[0..len) (as lt_sanitize leaves it); a stray byte counts one. */
+size_t lt_text_width(const char *s, size_t len);
+
+/*
+ * The longest prefix of s[0..len) at most cells cells wide, in bytes: never
+ * a split UTF-8 sequence, a wide character that would straddle the edge left
+ * out, and the zero-width marks that follow the last character kept kept
+ * with it.  *width (optional) gets the prefix's cells.
+ */
+size_t lt_text_fit(const char *s, size_t len, size_t cells, size_t *width);
 
 /* 1 when s[0..len) is UTF-8: no stray byte, overlong form, surrogate or value past U+10FFFF. */
 int lt_utf8_valid(const char *s, size_t len);

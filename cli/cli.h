@@ -95,6 +95,9 @@ struct cli_query {
 	const char *cluster;	/* --cluster NAME, as given (cli_query_open resolves it) */
 	const char *doc_format; /* CLI_OPT_DOCUMENT: -o as given, NULL when not */
 	const char *out_file;	/* -O FILE, NULL: standard output */
+	const char *tz;		/* --tz ZONE, as given (cli_parse sets the display zone) */
+	int utc;		/* --utc: UTC whatever --tz or $LEASETRAIL_TZ say */
+	int wide;		/* -o wide: a table, never cut to the terminal's width */
 	struct lt_ingest_opts ingest; /* CLI_OPT_INGEST: what to read and how */
 	int quiet;		      /* -q: no line per ingested file */
 	int json;		      /* ingest --json: the report as one JSON object */
@@ -112,6 +115,13 @@ int cli_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query 
 /* A usage error (printed, LT_EXIT_USAGE) when --since resolved to a time after --until; else 0. */
 int cli_range_check(const struct lt_cmd *cmd, const struct cli_query *q);
 
+/*
+ * A --since/--until argument (opt names it) into *out by lt_time_arg, or a
+ * usage error printed (a time the clocks skipped says so); 0 or LT_EXIT_USAGE.
+ */
+int cli_time_arg(const struct lt_cmd *cmd, int64_t *out, const char *opt, const char *arg,
+		 int64_t end_us);
+
 /* Opens the store read-only and resolves --since/--until against its end; 0 or a status. */
 int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_store **st);
 
@@ -122,13 +132,22 @@ int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_stor
 int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
 		     int (*fn)(struct lt_store *st, struct cli_query *q, struct lt_error *err));
 
+/* The zone options, for the --help of every command that shows times. */
+#define CLI_ZONE_OPTIONS                                                                           \
+	"  --tz ZONE         show times in ZONE, with its offset, and read times written\n"        \
+	"                    without one in it: an IANA name (Europe/Berlin), local ($TZ,\n"       \
+	"                    else /etc/localtime), or +05:30 (default $LEASETRAIL_TZ, else UTC)\n" \
+	"  --utc             show and read times in UTC, whatever --tz or $LEASETRAIL_TZ say\n"
+
 /* The options text the lifecycle commands share, for their --help. */
 #define CLI_QUERY_OPTIONS                                                                          \
 	"  --db FILE         the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"           \
-	"  -o, --output F    table (default), csv, json or jsonl\n"                                \
-	"  --since T         RFC 3339, YYYY-MM-DD [HH:MM[:SS]] (UTC), epoch seconds, or a\n"       \
-	"                    duration back from the newest event (2h, 30m)\n"                      \
-	"  --until T         likewise\n"                                                           \
+	"  -o, --output F    table (default; on a terminal, cut to fit it), wide (a table,\n"      \
+	"                    nothing cut), csv, json or jsonl\n"                                   \
+	"  --since T         RFC 3339, YYYY-MM-DD [HH:MM[:SS]], YYYY-MM-DD, HH:MM[:SS] (on\n"      \
+	"                    the day of the newest event), epoch seconds, or a duration back\n"    \
+	"                    from the newest event (2h, 30m); without a zone, in --tz's\n"         \
+	"  --until T         likewise\n" CLI_ZONE_OPTIONS                                          \
 	"  --gap D           a GAP is a wait between renews longer than D (default: the lease's\n" \
 	"                    leaseDurationSeconds, else 40s for node and identity leases, 15s\n"   \
 	"                    for leader leases)\n"                                                 \
@@ -137,8 +156,8 @@ int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
 
 /* The usage error of a --since/--until that is no time. */
 #define CLI_TIME_FORMS                                                                             \
-	"--since/--until take RFC 3339, YYYY-MM-DD [HH:MM[:SS]], epoch seconds or a duration "     \
-	"like 2h"
+	"--since/--until take RFC 3339, YYYY-MM-DD [HH:MM[:SS]], epoch seconds, a time of day "    \
+	"HH:MM[:SS] or a duration like 2h"
 
 /* Prints "leasetrail: MSG" on stderr, sanitized; returns status. */
 int cli_error(int status, const struct lt_error *err);

@@ -16,16 +16,16 @@ static int nodes_run(const struct lt_cmd *cmd, int argc, char **argv)
 
 const struct lt_cmd lt_cmd_nodes = {
     .name = "nodes",
-    .usage = "[--db FILE] [-o FORMAT] [--gap D] [--slow D]",
+    .usage = "[--db FILE] [-o FORMAT] [--gap D] [--slow D] [--tz ZONE | --utc]",
     .summary = "One row per node: state, last renew, renews, max gap, 404s, deletes, anomalies.",
     .help =
 	"Options:\n"
 	"  --db FILE         the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
-	"  -o, --output F    table (default), csv, json or jsonl\n"
+	"  -o, --output F    table (default; on a terminal, cut to fit it), wide (a table,\n"
+	"                    nothing cut), csv, json or jsonl\n"
 	"  --gap D, --slow D recompute episodes with these thresholds (see `timeline --help`)\n"
 	"  --cluster NAME    only that cluster's nodes (a store of several clusters shows a\n"
-	"                    CLUSTER column)\n"
-	"  -h, --help        this help\n\n"
+	"                    CLUSTER column)\n" CLI_ZONE_OPTIONS "  -h, --help        this help\n\n"
 	"STATE is renewing, stale (no renew for longer than the lease's gap threshold before the\n"
 	"newest event in the store), deleted, orphaned (its own kubelet, system:node:NODE, still\n"
 	"gets 404 for the lease: the node was deleted under it; anyone else's 404s, such as\n"

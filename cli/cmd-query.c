@@ -31,9 +31,9 @@ static int query_emit_range(const struct lt_cmd *cmd, struct cli_query *q)
 		if (end == 0)
 			end = (int64_t)time(NULL) * 1000000;
 	}
-	if ((q->since && lt_time_arg(&q->opts.since_us, q->since, end) != 0) ||
-	    (q->until && lt_time_arg(&q->opts.until_us, q->until, end) != 0))
-		return cli_usage_error(cmd, CLI_TIME_FORMS);
+	if ((q->since && cli_time_arg(cmd, &q->opts.since_us, "--since", q->since, end) != 0) ||
+	    (q->until && cli_time_arg(cmd, &q->opts.until_us, "--until", q->until, end) != 0))
+		return LT_EXIT_USAGE;
 	return cli_range_check(cmd, q);
 }
 

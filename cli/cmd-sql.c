@@ -41,7 +41,9 @@ static int sql_rows(struct lt_stmt *q, const struct lt_row_sink *out, struct lt_
 
 	/* column names come from the query and from data: the printers make them safe */
 	for (int i = 0; i < n; i++)
-		cols[i] = (struct lt_col){.name = lt_stmt_name(q, i), .type = LT_CELL_TEXT};
+		cols[i] = (struct lt_col){.name = lt_stmt_name(q, i),
+					  .type = LT_CELL_TEXT,
+					  .flags = lt_col_flags_by_name(lt_stmt_name(q, i))};
 	out->begin(out->ctx, cols, n);
 	while ((rc = lt_stmt_step(q, err)) == 1) {
 		for (int i = 0; i < n; i++)
@@ -125,11 +127,13 @@ static int sql_run(const struct lt_cmd *cmd, int argc, char **argv)
 
 const struct lt_cmd lt_cmd_sql = {
     .name = "sql",
-    .usage = "[--db FILE] [-o table|csv|json|jsonl] [--timeout SECONDS] \"SELECT ...\"",
-    .summary = "Run one read-only SQL statement over the store (see README: the events view).",
+    .usage = "[--db FILE] [-o table|wide|csv|json|jsonl] [--timeout SECONDS] \"SELECT ...\"",
+    .summary = "Run one read-only SQL statement over the store (its views: docs/reference.md).",
     .help = "Options:\n"
 	    "  --db FILE          the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
-	    "  -o, --output F     table (aligned, sanitized; default), csv, json or jsonl\n"
+	    "  -o, --output F     table (aligned, sanitized; default; on a terminal, free text\n"
+	    "                     such as message cut to fit it), wide (a table, nothing cut),\n"
+	    "                     csv, json or jsonl\n"
 	    "  --timeout SECONDS  stop a query SQLite has worked on for longer (30, 2.5, 2m);\n"
 	    "                     exit status 124. Time spent waiting for the output's reader\n"
 	    "                     does not count\n"

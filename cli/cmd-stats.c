@@ -20,7 +20,7 @@ static int stats_run(const struct lt_cmd *cmd, int argc, char **argv)
 
 const struct lt_cmd lt_cmd_stats = {
     .name = "stats",
-    .usage = "[--db FILE] [-o table|json]",
+    .usage = "[--db FILE] [-o table|json] [--tz ZONE | --utc]",
     .summary = "Show the time range, request counts, nodes seen, and each source with its rejects.",
     .help = "Options:\n"
 	    "  --db FILE        the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
@@ -28,6 +28,9 @@ const struct lt_cmd lt_cmd_stats = {
 	    "                   summary, then every table in full: nodes, lease_node_requests,\n"
 	    "                   other_resources, sources, log_sources, log_kinds, rejects,\n"
 	    "                   clock_offsets)\n"
+	    "  --tz ZONE        show times in ZONE with its offset: an IANA name, local, or\n"
+	    "                   +05:30 (default $LEASETRAIL_TZ, else UTC)\n"
+	    "  --utc            show times in UTC, whatever --tz or $LEASETRAIL_TZ say\n"
 	    "  -h, --help       this help\n",
     .exits = CLI_EXITS_STORE,
     .run = stats_run,

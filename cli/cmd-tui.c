@@ -35,11 +35,14 @@ static int tui_run(const struct lt_cmd *cmd, int argc, char **argv)
 
 const struct lt_cmd lt_cmd_tui = {
     .name = "tui",
-    .usage = "[--db FILE]",
+    .usage = "[--db FILE] [--tz ZONE | --utc]",
     .summary = "Browse nodes, lease timelines, events and canned queries in the terminal.",
     .help =
 	"Options:\n"
 	"  --db FILE   the store (default $LEASETRAIL_DB, else ./leasetrail.db), opened read-only\n"
+	"  --tz ZONE   show times in ZONE and read the queries' since and until in it: an IANA\n"
+	"              name, local, or +05:30 (default $LEASETRAIL_TZ, else UTC)\n"
+	"  --utc       UTC, whatever --tz or $LEASETRAIL_TZ say\n"
 	"  -h, --help  this help\n\n"
 	"Screens: Cluster (every node and lease, with a heartbeat strip over the store's time\n"
 	"range), Timeline (Enter on a row), Event (Enter on a request), Queries (c), Help (?).\n"

@@ -115,11 +115,29 @@ enum lt_cell_type {
 	LT_CELL_KIND,	  /* i: an enum lt_episode_kind; printed as its name */
 };
 
-/* A result column: its stable name (lower case) and the type of its cells. */
+/* What a column holds besides its cells' type. */
+enum lt_col_flags {
+	/*
+	 * Free text (a reason, a message, a detail, a user agent): a table on a
+	 * terminal cuts these, the widest first, to fit its width; never an
+	 * identifier, a time or a count.
+	 */
+	LT_COL_FREE_TEXT = 1,
+};
+
+/* A result column: its stable name (lower case), the type of its cells, enum lt_col_flags. */
 struct lt_col {
 	const char *name;
 	enum lt_cell_type type;
+	unsigned flags;
 };
+
+/*
+ * LT_COL_FREE_TEXT when a column of that name holds free text wherever it
+ * comes from (message, reason, detail, user_agent, ...): for the columns of
+ * `sql`, which the query names; else 0.
+ */
+unsigned lt_col_flags_by_name(const char *name);
 
 /* One typed value; s is borrowed (a sink copies what it keeps). */
 struct lt_cell {
@@ -176,9 +194,9 @@ int lt_out_format_parse(enum lt_out_format *out, const char *name);
 
 /*
  * The text cell c prints as in fmt, before quoting or sanitizing: times in
- * RFC 3339 UTC, durations human ("10.4s") in a table and as seconds with six
- * decimals for programs, kinds by name.  NULL for no value.  The text is in
- * buf (size bytes, LT_CELL_BUF is enough) or c->s; *len gets its length.
+ * RFC 3339 in the display zone (lt_time_format_zone: UTC unless --tz), durations human ("10.4s") in
+ * a table and as seconds with six decimals for programs, kinds by name.  NULL for no value.  The
+ * text is in buf (size bytes, LT_CELL_BUF is enough) or c->s; *len gets its length.
  */
 const char *lt_cell_format(const struct lt_cell *c, enum lt_out_format fmt, char *buf, size_t size,
 			   size_t *len);
@@ -203,6 +221,22 @@ void lt_printer_free(struct lt_printer *p);
 
 /* Prints as for a terminal (tty 1) or a pipe (0), whatever f is: for tests and fuzzing. */
 void lt_printer_set_tty(struct lt_printer *p, int tty);
+
+/*
+ * Fitting a table to a terminal.  A table printer made while fitting is on
+ * (the default) for a terminal takes its width from $COLUMNS, else the
+ * terminal's (TIOCGWINSZ), and cuts its free-text columns (LT_COL_FREE_TEXT),
+ * the widest first and none below 10 cells, with "…" so each line fits:
+ * widths in display cells (lt_text_width).  Identifiers, times and counts
+ * are never cut, so a line whose other cells are wider than the terminal
+ * stays wider.  Off (`-o wide`), or to a pipe or a file, every cell is
+ * printed whole, byte for byte as before.  For the whole process, as the
+ * display zone is.
+ */
+void lt_printer_fit_terminal(int on);
+
+/* Fits a table to cols cells (0: never cut), whatever f is: for tests. */
+void lt_printer_set_width(struct lt_printer *p, size_t cols);
 
 /*
  * 0, or the errno of the printer's first failed write (EPIPE: the reader
@@ -370,11 +404,14 @@ int lt_duration_parse(int64_t *out, const char *s);
 
 /*
  * A --since/--until argument: RFC 3339; "YYYY-MM-DD HH:MM[:SS[.f]]" (a
- * space or a T; UTC unless a zone follows); a date "YYYY-MM-DD" (its
- * midnight UTC); epoch seconds ("1712296560" or "@1712296560"); or a
- * duration counted back from end_us (the newest event in the store: logs
- * are not live, so "2h" means the last two hours of the logs).  0 or
- * LT_ERR_USAGE.
+ * space or a T; a zone may follow); a date "YYYY-MM-DD" (its midnight); a
+ * time of day "HH:MM[:SS[.f]]" on the day of end_us; epoch seconds
+ * ("1712296560" or "@1712296560"); or a duration counted back from end_us
+ * (the newest event in the store: logs are not live, so "2h" means the last
+ * two hours of the logs).  A time without a zone is a wall time of the
+ * display zone (lt_zone_set: UTC unless --tz), and so is the day of a time
+ * of day.  0, LT_ERR_USAGE, or LT_ERR_NOTFOUND for a wall time the clocks
+ * skipped (the spring-forward hour); one they showed twice is the first.
  */
 int lt_time_arg(int64_t *out, const char *s, int64_t end_us);
 

@@ -33,6 +33,11 @@ struct canned {
 	{                                                                                          \
 		.name = (n), .type = LT_CELL_##t                                                   \
 	}
+/* A column of free text: what a table cuts first to fit a terminal (LT_COL_FREE_TEXT). */
+#define FREE(n)                                                                                    \
+	{                                                                                          \
+		.name = (n), .type = LT_CELL_TEXT, .flags = LT_COL_FREE_TEXT                       \
+	}
 
 /* Node object events of one verb, through the audit_object index. */
 #define CANNED_NODE_EVENTS(verb)                                                                   \
@@ -273,7 +278,7 @@ static const struct canned canned_queries[] = {
      .parts = canned_orphaned_sql,
      .cols = {COL("node", TEXT), COL("first_404", TIME), COL("last_404", TIME),
 	      COL("requests", INT), COL("kubelet_user", TEXT), COL("source_ip", TEXT),
-	      COL("re_registered", TIME), COL("still_orphaned", TEXT), COL("evidence", TEXT),
+	      COL("re_registered", TIME), COL("still_orphaned", TEXT), FREE("evidence"),
 	      COL("node_deleted", TIME)}},
     {.name = "who-deleted",
      .summary = "every delete of a lease or a node: actor, groups, source IP, user agent",
@@ -285,8 +290,8 @@ static const struct canned canned_queries[] = {
 	 " JOIN audit AS a ON a.id = e.first_event WHERE e.kind = 'DELETED'" CANNED_RANGE
 	 " ORDER BY 1",
      .cols = {COL("ts", TIME), COL("resource", TEXT), COL("namespace", TEXT), COL("name", TEXT),
-	      COL("code", INT), COL("user", TEXT), COL("groups", TEXT), COL("source_ip", TEXT),
-	      COL("user_agent", TEXT), COL("event", ID)}},
+	      COL("code", INT), COL("user", TEXT), FREE("groups"), COL("source_ip", TEXT),
+	      FREE("user_agent"), COL("event", ID)}},
     {.name = "gc-deletes",
      .summary = "leases deleted by the garbage collector, with the node deletion behind it",
      .sql =
@@ -316,7 +321,7 @@ static const struct canned canned_queries[] = {
 	 " ORDER BY 3",
      .cols = {COL("namespace", TEXT), COL("lease", TEXT), COL("lease_deleted", TIME),
 	      COL("node_deleted", TIME), COL("node_deleted_by", TEXT), COL("source_ip", TEXT),
-	      COL("user_agent", TEXT), COL("after", DURATION), COL("evidence", TEXT)}},
+	      FREE("user_agent"), COL("after", DURATION), FREE("evidence")}},
     {.name = "recreations",
      .summary = "leases created again after a delete or a 404 run: by whom, how long after",
      .sql = "SELECT e.namespace, e.name, e.start_us, e.user, e.source_ip, e.max_us, c.verb, c.code,"
@@ -341,14 +346,14 @@ static const struct canned canned_queries[] = {
 	 " coalesce(e.user, '?') END FROM episodes AS e WHERE e.kind = 'AUTH_FAILURE'" CANNED_RANGE
 	 " ORDER BY e.start_us",
      .cols = {COL("namespace", TEXT), COL("lease", TEXT), COL("first", TIME), COL("last", TIME),
-	      COL("requests", INT), COL("user", TEXT), COL("groups", TEXT), COL("reason", TEXT),
-	      COL("hint", TEXT)}},
+	      COL("requests", INT), COL("user", TEXT), FREE("groups"), FREE("reason"),
+	      FREE("hint")}},
     {.name = "leader-changes",
      .summary = "leader-election and identity lease holder changes: from Lease bodies, inferred"
 		" at Metadata level, or from the components' own leader election lines",
      .parts = canned_leader_sql,
      .cols = {COL("namespace", TEXT), COL("lease", TEXT), COL("ts", TIME), COL("old_holder", TEXT),
-	      COL("new_holder", TEXT), COL("evidence", TEXT), COL("lease_conflicts", INT)}},
+	      COL("new_holder", TEXT), FREE("evidence"), COL("lease_conflicts", INT)}},
     {.name = "apiserver-identity",
      .summary =
 	 "apiserver identity leases: holder, last renew, and whether it is fresh, stale (stopped "
@@ -385,8 +390,7 @@ static const struct canned canned_queries[] = {
 		     " v.user, v.source_ip, v.user_agent, v.id" CANNED_NODE_EVENTS(
 			 "create") " ORDER BY v.ts_us",
      .cols = {COL("ts", TIME), COL("node", TEXT), COL("code", INT), COL("result", TEXT),
-	      COL("user", TEXT), COL("source_ip", TEXT), COL("user_agent", TEXT),
-	      COL("event", ID)}},
+	      COL("user", TEXT), COL("source_ip", TEXT), FREE("user_agent"), COL("event", ID)}},
     {.name = "kubelet-errors",
      .summary = "kubelet log errors per node and kind: count, first, last, a sample",
      .sql =
@@ -403,7 +407,7 @@ static const struct canned canned_queries[] = {
 	 "  OR s IN ('node-not-found', 'node-status-retry-exceeded', 'lease-retry')))"
 	 " GROUP BY g.node_id, g.kind_id) AS t ORDER BY 1, 3 DESC, 2",
      .cols = {COL("node", TEXT), COL("kind", TEXT), COL("count", INT), COL("first", TIME),
-	      COL("last", TIME), COL("node_not_found", INT), COL("sample", TEXT)}},
+	      COL("last", TIME), COL("node_not_found", INT), FREE("sample")}},
     {.name = "not-ready",
      .summary = "every NotReady window of a node: when, how long, the cause and its evidence,"
 		" taints, evicted pods (no end: still NotReady at the end of the logs)",
@@ -413,8 +417,8 @@ static const struct canned canned_queries[] = {
 	    " w.evicted_pods FROM not_ready AS w"
 	    " WHERE w.start_us <= ?2 AND coalesce(w.end_us, ?3) >= ?1 ORDER BY w.start_us, w.node",
      .cols = {COL("node", TEXT), COL("start", TIME), COL("end", TIME), COL("duration", DURATION),
-	      COL("ended", TEXT), COL("condition", TEXT), COL("cause", TEXT), COL("reason", TEXT),
-	      COL("evidence", TEXT), COL("taints", TEXT), COL("evicted_pods", INT)}},
+	      COL("ended", TEXT), COL("condition", TEXT), COL("cause", TEXT), FREE("reason"),
+	      FREE("evidence"), FREE("taints"), COL("evicted_pods", INT)}},
     {.name = "evictions",
      .summary = "pods the taint-eviction controller deleted: node (or not attributable), when,"
 		" by whom, the NotReady window they fell in",
@@ -429,7 +433,7 @@ static const struct canned canned_queries[] = {
 	    " FROM evictions AS v LEFT JOIN lt_notready AS w ON w.id = v.window_id"
 	    " WHERE v.ts_us BETWEEN ?1 AND ?2 ORDER BY v.ts_us, v.pod",
      .cols = {COL("ts", TIME), COL("pod", TEXT), COL("node", TEXT), COL("by", TEXT),
-	      COL("window_start", TIME), COL("evidence", TEXT), COL("event", ID)}},
+	      COL("window_start", TIME), FREE("evidence"), COL("event", ID)}},
     {.name = NULL},
 };
 

@@ -205,9 +205,9 @@ static void cwli_range(FILE *out, const struct lt_query_opts *o)
 		return;
 	}
 	if (o->since_us)
-		lt_time_format(a, sizeof a, o->since_us);
+		lt_time_format_zone(a, sizeof a, o->since_us);
 	if (o->until_us)
-		lt_time_format(b, sizeof b, o->until_us);
+		lt_time_format_zone(b, sizeof b, o->until_us);
 	fprintf(out, "# time range: %s .. %s (aws logs start-query", o->since_us ? a : "start",
 		o->until_us ? b : "now");
 	if (o->since_us)

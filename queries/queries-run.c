@@ -157,45 +157,82 @@ static int run_epoch(int64_t *out, const char *s)
 	return 0;
 }
 
-/*
- * The ways people write a time besides RFC 3339, read as UTC unless they
- * carry a zone: "YYYY-MM-DD HH:MM[:SS[.ffffff]]" (a space or a T), a date
- * "YYYY-MM-DD" (its midnight), epoch seconds.  Each becomes RFC 3339 for
- * lt_time_parse, which checks every field.  0 or LT_ERR_USAGE.
- */
-static int run_time_loose(int64_t *out, const char *s)
+/* "HH:MM", "HH:MM:SS[.ffffff]": a time of day, as µs after midnight.  0 or LT_ERR_USAGE. */
+static int run_time_of_day(int64_t *out, const char *s)
 {
 	char buf[RUN_MAX_TIME_ARG + 8];
 	size_t len = strlen(s);
 
+	if (len < 5 || len > 15 || s[2] != ':' || (len > 5 && s[5] != ':'))
+		return LT_ERR_USAGE;
+	snprintf(buf, sizeof buf, "1970-01-01T%s%sZ", s, len == 5 ? ":00" : "");
+	return lt_time_parse(out, buf, strlen(buf)) == 0 ? 0 : LT_ERR_USAGE;
+}
+
+/*
+ * A wall time without a zone (µs as if UTC), read in the display zone; a
+ * time of day (tod set) on the day of end_us there.  0, LT_ERR_NOTFOUND
+ * when the clocks skipped it.
+ */
+static int run_local(int64_t *out, int64_t wall, int tod, int64_t end_us)
+{
+	if (tod) {
+		int64_t day = 86400LL * 1000000, local_end = end_us + lt_zone_offset(end_us);
+
+		wall += (local_end >= 0 ? local_end / day : (local_end - day + 1) / day) * day;
+	}
+	return lt_zone_to_utc(out, wall);
+}
+
+/*
+ * The ways people write a time besides RFC 3339: "YYYY-MM-DD HH:MM[:SS[.f]]"
+ * (a space or a T; a zone may follow), a date "YYYY-MM-DD" (its midnight), a
+ * time of day "HH:MM[:SS[.f]]" (on the day of end_us), epoch seconds.  Each
+ * becomes RFC 3339 for lt_time_parse, which checks every field; without a
+ * zone it is a wall time of the display zone (lt_zone_set; UTC by default).
+ * 0, LT_ERR_USAGE, or LT_ERR_NOTFOUND for a wall time the clocks skipped.
+ */
+static int run_time_loose(int64_t *out, const char *s, int64_t end_us)
+{
+	char buf[RUN_MAX_TIME_ARG + 8];
+	size_t len = strlen(s);
+	int64_t wall;
+
 	if (run_epoch(out, s) == 0)
 		return 0;
+	if (run_time_of_day(&wall, s) == 0)
+		return run_local(out, wall, 1, end_us);
 	if (len == 10) {
 		snprintf(buf, sizeof buf, "%sT00:00:00Z", s);
-		return lt_time_parse(out, buf, strlen(buf)) == 0 ? 0 : LT_ERR_USAGE;
+		if (lt_time_parse(&wall, buf, strlen(buf)) != 0)
+			return LT_ERR_USAGE;
+		return run_local(out, wall, 0, end_us);
 	}
 	if (len < 16 || len > RUN_MAX_TIME_ARG || (s[10] != ' ' && s[10] != 'T'))
 		return LT_ERR_USAGE;
 	/* no seconds: ":00" after HH:MM */
 	snprintf(buf, sizeof buf, "%.10sT%.5s%s%s", s, s + 11, s[16] == ':' ? "" : ":00", s + 16);
 	if (lt_time_parse(out, buf, strlen(buf)) == 0)
-		return 0;
+		return 0; /* it carried its zone */
 	len = strlen(buf);
 	if (len + 1 >= sizeof buf)
 		return LT_ERR_USAGE;
-	buf[len] = 'Z'; /* no zone: UTC */
+	buf[len] = 'Z'; /* no zone: a wall time of the display zone */
 	buf[len + 1] = '\0';
-	return lt_time_parse(out, buf, len + 1) == 0 ? 0 : LT_ERR_USAGE;
+	if (lt_time_parse(&wall, buf, len + 1) != 0)
+		return LT_ERR_USAGE;
+	return run_local(out, wall, 0, end_us);
 }
 
 int lt_time_arg(int64_t *out, const char *s, int64_t end_us)
 {
 	int64_t d;
+	int rc;
 
 	if (lt_time_parse(out, s, strlen(s)) == 0)
 		return 0;
-	if (run_time_loose(out, s) == 0)
-		return 0;
+	if ((rc = run_time_loose(out, s, end_us)) != LT_ERR_USAGE)
+		return rc;
 	if (lt_duration_parse(&d, s) == 0) {
 		*out = end_us - d;
 		return 0;

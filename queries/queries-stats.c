@@ -130,8 +130,8 @@ static void stats_range(FILE *out, int64_t lo, int64_t hi, const char *of)
 {
 	char a[40], b[40], d[32];
 
-	lt_time_format(a, sizeof a, lo);
-	lt_time_format(b, sizeof b, hi);
+	lt_time_format_zone(a, sizeof a, lo);
+	lt_time_format_zone(b, sizeof b, hi);
 	lt_format_duration(d, sizeof d, hi - lo);
 	fprintf(out, "Time range:  %s .. %s (%s)%s\n", a, b, d, of);
 }
@@ -410,8 +410,8 @@ static int stats_json_summary(struct lt_store *st, FILE *out, struct lt_error *e
 	if ((rc = lt_stmt_step(q, err)) == 1) {
 		int any = lt_stmt_int(q, 2) > 0;
 
-		lt_time_format(a, sizeof a, lt_stmt_int(q, 0));
-		lt_time_format(b, sizeof b, lt_stmt_int(q, 1));
+		lt_time_format_zone(a, sizeof a, lt_stmt_int(q, 0));
+		lt_time_format_zone(b, sizeof b, lt_stmt_int(q, 1));
 		stats_json_string(out, "store", lt_store_path(st), 1);
 		stats_json_string(out, "first", any ? a : NULL, 0);
 		stats_json_string(out, "last", any ? b : NULL, 0);

@@ -4,8 +4,8 @@
  * terminal-safe text (lt_print_safe).  The printers are queries-print.c.
  *
  * A cell becomes text in one place, lt_cell_format, for every printer and
- * for the TUI's draw: times RFC 3339 UTC, durations human in a table and as
- * seconds for programs, kinds by name.
+ * for the TUI's draw: times RFC 3339 in the display zone (UTC unless --tz), durations human in a
+ * table and as seconds for programs, kinds by name.
  */
 #include "lt_queries.h"
 
@@ -29,6 +29,20 @@ int lt_out_format_parse(enum lt_out_format *out, const char *name)
 		}
 	}
 	return LT_ERR_USAGE;
+}
+
+unsigned lt_col_flags_by_name(const char *name)
+{
+	/* the free text of the views (README, "The views"), as `sql` names them */
+	static const char *const free_text[] = {
+	    "message", "reason",       "detail",      "note",	"sample", "hint",     "user_agent",
+	    "fields",  "authz_reason", "request_uri", "status", "text",	  "evidence",
+	};
+
+	for (size_t i = 0; name != NULL && i < sizeof free_text / sizeof *free_text; i++)
+		if (strcmp(name, free_text[i]) == 0)
+			return LT_COL_FREE_TEXT;
+	return 0;
 }
 
 void lt_print_safe(FILE *f, const char *s, size_t len, enum lt_safe_mode mode)
@@ -69,7 +83,7 @@ const char *lt_cell_format(const struct lt_cell *c, enum lt_out_format fmt, char
 		*len = strlen(s);
 		return s;
 	case LT_CELL_TIME:
-		lt_time_format(buf, size, c->i);
+		lt_time_format_zone(buf, size, c->i);
 		break;
 	case LT_CELL_DURATION:
 		if (fmt == LT_OUT_TABLE)
@@ -101,8 +115,8 @@ static void rows_begin(void *ctx, const struct lt_col *cols, int ncols)
 	t->ncols = ncols;
 	t->cols = lt_xcalloc((size_t)ncols + 1, sizeof *t->cols);
 	for (int i = 0; i < ncols; i++)
-		t->cols[i] =
-		    (struct lt_col){.name = lt_xstrdup(cols[i].name), .type = cols[i].type};
+		t->cols[i] = (struct lt_col){
+		    .name = lt_xstrdup(cols[i].name), .type = cols[i].type, .flags = cols[i].flags};
 }
 
 static void rows_row(void *ctx, const struct lt_cell *cells)

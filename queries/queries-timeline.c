@@ -871,7 +871,7 @@ static const struct lt_col tl_cols[LT_TL_NCOLS + 1] = {
     [LT_TL_SOURCE] = {.name = "source", .type = LT_CELL_TEXT},
     [LT_TL_KIND] = {.name = "kind", .type = LT_CELL_KIND},
     [LT_TL_COUNT] = {.name = "count", .type = LT_CELL_INT},
-    [LT_TL_DETAIL] = {.name = "detail", .type = LT_CELL_TEXT},
+    [LT_TL_DETAIL] = {.name = "detail", .type = LT_CELL_TEXT, .flags = LT_COL_FREE_TEXT},
     [LT_TL_REF] = {.name = "ref", .type = LT_CELL_INT},
 };
 

@@ -84,8 +84,9 @@ static void app_title(struct tui *t, int cols)
 	tui_fmt_time(b, sizeof b, t->last_us, TUI_TIME_DATE);
 	if (t->first_us == 0)
 		snprintf(a, sizeof a, "no leases yet"), b[0] = '\0';
-	snprintf(line, sizeof line, " leasetrail | %s | %s | %s%s%s%s", s->ops->name,
-		 lt_store_path(t->st), a, b[0] ? " - " : "", b, b[0] ? " UTC" : "");
+	snprintf(line, sizeof line, " leasetrail | %s | %s | %s%s%s%s%s", s->ops->name,
+		 lt_store_path(t->st), a, b[0] ? " - " : "", b, b[0] ? " " : "",
+		 b[0] ? lt_zone_name() : "");
 	tui_fill(0, 0, cols, TUI_S_TITLE);
 	tui_put(0, 0, cols, TUI_S_TITLE, line);
 }

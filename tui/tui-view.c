@@ -493,7 +493,7 @@ void tui_fmt_time(char *buf, size_t size, int64_t us, unsigned fmt)
 		snprintf(buf, size, "-");
 		return;
 	}
-	lt_time_format(iso, sizeof iso, us); /* 2024-04-05T05:56:00.230965Z */
+	lt_time_format_zone(iso, sizeof iso, us); /* 2024-04-05T05:56:00.230965Z, or +02:00 */
 	if (fmt & TUI_TIME_DATE)
 		snprintf(buf, size, "%.10s %.*s", iso, fmt & TUI_TIME_MS ? 12 : 8, iso + 11);
 	else

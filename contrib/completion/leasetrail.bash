@@ -20,7 +20,7 @@ _leasetrail() {
 			((i++))
 			;;
 		--db=*) db=(--db "${w#--db=}") ;;
-		-o | --output | -O | --output-file | --since | --until | --gap | --slow | --emit | --year | --utc-offset | --node | --cluster)
+		-o | --output | -O | --output-file | --since | --until | --gap | --slow | --emit | --year | --utc-offset | --node | --cluster | --tz)
 			((i++))
 			;;
 		-*) ;;
@@ -33,8 +33,13 @@ _leasetrail() {
 		if [[ $cmd == report ]]; then
 			COMPREPLY=($(compgen -W "md html" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "table csv json jsonl" -- "$cur"))
+			COMPREPLY=($(compgen -W "table wide csv json jsonl" -- "$cur"))
 		fi
+		return 0
+		;;
+	--tz) # UTC, local, and tzdata's zones (its zone1970.tab)
+		COMPREPLY=($(compgen -W "UTC local $(awk '!/^#/ { print $3 }' \
+			"${TZDIR:-/usr/share/zoneinfo}/zone1970.tab" 2>/dev/null)" -- "$cur"))
 		return 0
 		;;
 	-O | --output-file) return 0 ;; # a file: complete -o default

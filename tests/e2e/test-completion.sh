@@ -42,6 +42,11 @@ want "bash: report -o values" "$(bash_complete "$bin" report -o "" | tr '\n' ' '
 want "bash: report names" "$(bash_complete "$bin" report --db s.db -o html ip-10-0-241-1)" \
 	"ip-10-0-241-171.ec2.internal"
 want "bash: report options" "$(bash_complete "$bin" report --output-)" "--output-file"
+want "bash: -o wide" "$(bash_complete "$bin" timeline -o w)" "wide"
+want "bash: --tz zones" "$(bash_complete "$bin" timeline --tz Europe/Berl)" "Europe/Berlin"
+want "bash: --tz local" "$(bash_complete "$bin" nodes --tz lo)" "local"
+want "bash: after --tz ZONE, the command's arguments" \
+	"$(bash_complete "$bin" timeline --db s.db --tz UTC ip-10-0-241-1)" "ip-10-0-241-171.ec2.internal"
 want "bash: query names" "$(bash_complete "$bin" query --db s.db who)" "who-deleted"
 want "bash: node names from --db" "$(bash_complete "$bin" timeline --db s.db ip-10-0-241-1)" \
 	"ip-10-0-241-171.ec2.internal"
@@ -96,8 +101,11 @@ timeline
 tui
 version"
 	want "zsh: options" "$(zsh_complete "$bin" query --e)" "$("$bin" __complete options query | sort)"
-	want "zsh: -o values" "$(zsh_complete "$bin" sql --output "" | tr '\n' ' ')" "csv json jsonl table "
+	want "zsh: -o values" "$(zsh_complete "$bin" sql --output "" | tr '\n' ' ')" "csv json jsonl table wide "
 	want "zsh: report -o values" "$(zsh_complete "$bin" report -o "" | tr '\n' ' ')" "html md "
+	want "zsh: --tz zones" "$(zsh_complete "$bin" timeline --tz Europe/Berl | grep -x -e Europe/Berlin -e local)" \
+		"Europe/Berlin
+local"
 	want "zsh: node names" "$(zsh_complete "$bin" timeline --db s.db ip-10-0-241-2)" \
 		"ip-10-0-241-227.ec2.internal"
 	want "zsh: query names" "$(zsh_complete "$bin" query re | head -1)" "apiserver-identity"

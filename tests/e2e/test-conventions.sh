@@ -64,15 +64,17 @@ run 0 "" query --db s.db --since 2m --until 1m renew-gaps
 node=ip-10-0-241-171.ec2.internal
 "$bin" timeline --db s.db --since 2024-04-05T05:56:00Z --until 2024-04-05T06:00:00Z $node >rfc.out
 [ "$(wc -l <rfc.out)" -gt 2 ] || fail "timeline --since/--until: $(cat rfc.out)"
+# (a time of day is on the day of the newest event in the store: 2024-04-05)
 for since in "2024-04-05 05:56" "2024-04-05 05:56:00" "2024-04-05T05:56" "2024-04-05 07:56+02:00" \
-	1712296560 @1712296560; do
+	1712296560 @1712296560 05:56 05:56:00; do
 	"$bin" timeline --db s.db --since "$since" --until "2024-04-05 06:00" $node >loose.out
 	cmp -s rfc.out loose.out || fail "timeline --since '$since' differs from its RFC 3339 form"
 done
 "$bin" timeline --db s.db --since 2024-04-05 --until 2024-04-06 $node >date.out
 "$bin" timeline --db s.db $node >all.out
 cmp -s date.out all.out || fail "timeline --since DATE --until NEXT-DATE is not the whole day"
-for bad in "2024-13-05" "2024-04-05 25:00" "2024-04-05 05:5" "05:56" 12345678901234 "2024-04-05  05:56"; do
+for bad in "2024-13-05" "2024-04-05 25:00" "2024-04-05 05:5" "5:56" "24:00" 12345678901234 \
+	"2024-04-05  05:56"; do
 	run 2 "--since/--until take RFC 3339, YYYY-MM-DD [HH:MM[:SS]], epoch seconds" \
 		timeline --db s.db --since "$bad" $node
 done

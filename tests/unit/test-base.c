@@ -3,7 +3,9 @@
  * always NUL-terminated, what init, release, truncate and detach leave), the
  * one growth rule (lt_grow: doubling, untouched when big enough, an
  * impossible size aborts), the error setters, and UTF-8 made valid
- * (lt_utf8_repair) and JSON made safe for a terminal (lt_sanitize_json).
+ * (lt_utf8_repair) and JSON made safe for a terminal (lt_sanitize_json);
+ * display widths (wide CJK, combining marks, emoji, stray bytes) and the
+ * display zone (fixed offsets, tzdata zones across daylight saving changes).
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -257,6 +259,163 @@ static void test_sanitize_json(void **state)
 	}
 }
 
+/* ---- display width (base-width.c) ---------------------------------------- */
+
+static void test_cp_width_table(void **state)
+{
+	static const struct {
+		uint32_t cp;
+		int cells;
+	} cases[] = {
+	    {'a', 1},	  {0xe9, 1},	 /* é precomposed */
+	    {0x301, 0},	  {0x20dd, 0},	 /* combining acute, enclosing circle */
+	    {0x4e00, 2},  {0x3042, 2},	 /* CJK 一, hiragana あ */
+	    {0xac00, 2},  {0x1160, 0},	 /* Hangul 가, a medial vowel */
+	    {0xff21, 2},  {0xff61, 1},	 /* fullwidth Ａ, halfwidth ｡ */
+	    {0x1f600, 2}, {0x1f44d, 2},	 /* emoji 😀 👍 */
+	    {0x2026, 1},  {0x200d, 0},	 /* …, zero-width joiner */
+	    {0x20000, 2}, {0x10ffff, 1}, /* CJK extension B; the last code point */
+	    {0xe000, 1},  {0x2e80, 2},	 /* private use; CJK radical */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		if (lt_cp_width(cases[i].cp) != cases[i].cells)
+			fail_msg("U+%04X: %d cells, want %d", (unsigned)cases[i].cp,
+				 lt_cp_width(cases[i].cp), cases[i].cells);
+	}
+}
+
+static void test_text_width_and_fit(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t width;  /* lt_text_width */
+		size_t cells;  /* lt_text_fit to so many cells... */
+		size_t keep;   /* ...keeps so many bytes */
+		size_t kept_w; /* ...so many cells wide */
+	} cases[] = {
+	    {"plain ascii", 11, 5, 5, 5},
+	    /* 日本語 is 3 characters of 3 bytes, 2 cells each: 5 cells keep two */
+	    {"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 6, 5, 6, 4},
+	    {"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 6, 1, 0, 0},
+	    /* e + combining acute + x: the mark stays with the e */
+	    {"e\xcc\x81x", 2, 1, 3, 1},
+	    /* emoji: 2 cells each, never split */
+	    {"\xf0\x9f\x98\x80\xf0\x9f\x98\x80", 4, 3, 4, 2},
+	    /* a stray byte and a cut-off sequence count one cell each */
+	    {"a\xff\xe6\x97", 4, 2, 2, 2},
+	    /* hostile text as lt_sanitize leaves it: escapes are ASCII */
+	    {"\\x1b]0;PWN\\x07", 14, 4, 4, 4},
+	    {"", 0, 3, 0, 0},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		size_t len = strlen(cases[i].s), w = 99;
+
+		assert_int_equal(lt_text_width(cases[i].s, len), cases[i].width);
+		assert_int_equal(lt_text_fit(cases[i].s, len, cases[i].cells, &w), cases[i].keep);
+		assert_int_equal(w, cases[i].kept_w);
+	}
+}
+
+/* ---- the display zone (base-zone.c) -------------------------------------- */
+
+static char *zone_fmt(char *buf, int64_t us)
+{
+	lt_time_format_zone(buf, 48, us);
+	return buf;
+}
+
+#define T(s) (s##LL * 1000000)
+
+static void test_zone_utc_is_the_default_and_plain(void **state)
+{
+	char buf[48];
+	int64_t v;
+
+	(void)state;
+	assert_true(lt_zone_is_utc());
+	assert_string_equal(zone_fmt(buf, 1712296560198927LL), "2024-04-05T05:56:00.198927Z");
+	assert_int_equal(lt_zone_set("Etc/UTC", NULL), 0);
+	assert_true(lt_zone_is_utc());
+	assert_string_equal(lt_zone_name(), "UTC");
+	assert_int_equal(lt_zone_to_utc(&v, T(1712296560)), 0);
+	assert_int_equal(v, T(1712296560));
+}
+
+static void test_zone_fixed_offsets(void **state)
+{
+	char buf[48];
+	int64_t v;
+
+	(void)state;
+	assert_int_equal(lt_zone_set("+05:30", NULL), 0);
+	assert_string_equal(zone_fmt(buf, 1712296560198927LL), "2024-04-05T11:26:00.198927+05:30");
+	assert_int_equal(lt_zone_set("-0330", NULL), 0);
+	assert_string_equal(zone_fmt(buf, 1712296560000000LL), "2024-04-05T02:26:00.000000-03:30");
+	assert_int_equal(lt_zone_to_utc(&v, T(1712296560) - T(12600)), 0);
+	assert_int_equal(v, T(1712296560));
+	assert_int_equal(lt_zone_set("+99:99", NULL), LT_ERR_USAGE);
+	lt_zone_set(NULL, NULL);
+}
+
+/* Europe/Berlin: clocks went forward 2024-03-31 at 01:00 UTC, back 2024-10-27 at 01:00 UTC. */
+static void test_zone_named_across_dst(void **state)
+{
+	char buf[48];
+	int64_t v;
+
+	(void)state;
+	assert_int_equal(lt_zone_set("Europe/Berlin", NULL), 0);
+	assert_false(lt_zone_is_utc());
+	assert_string_equal(lt_zone_name(), "Europe/Berlin");
+	assert_string_equal(zone_fmt(buf, T(1711846799)), "2024-03-31T01:59:59.000000+01:00");
+	assert_string_equal(zone_fmt(buf, T(1711846800)), "2024-03-31T03:00:00.000000+02:00");
+	/* 02:30 on 2024-03-31 never happened in Berlin */
+	assert_int_equal(lt_zone_to_utc(&v, T(1711852200)), LT_ERR_NOTFOUND);
+	/* 03:30 did: 01:30 UTC */
+	assert_int_equal(lt_zone_to_utc(&v, T(1711855800)), 0);
+	assert_int_equal(v, T(1711848600));
+	/* 02:30 on 2024-10-27 happened twice: the first, 00:30 UTC (CEST) */
+	assert_int_equal(lt_zone_to_utc(&v, T(1729996200)), 0);
+	assert_int_equal(v, T(1729989000));
+	assert_string_equal(zone_fmt(buf, T(1729989000)), "2024-10-27T02:30:00.000000+02:00");
+	assert_string_equal(zone_fmt(buf, T(1729992600)), "2024-10-27T02:30:00.000000+01:00");
+	/* the southern hemisphere, and a zone west of UTC */
+	assert_int_equal(lt_zone_set("Australia/Sydney", NULL), 0);
+	assert_string_equal(zone_fmt(buf, T(1712296560)), "2024-04-05T16:56:00.000000+11:00");
+	assert_int_equal(lt_zone_set("America/New_York", NULL), 0);
+	assert_string_equal(zone_fmt(buf, T(1712296560)), "2024-04-05T01:56:00.000000-04:00");
+	lt_zone_set("UTC", NULL);
+	assert_true(lt_zone_is_utc());
+}
+
+static void test_zone_names_refused(void **state)
+{
+	static const char *const bad[] = {
+	    "Nowhere/Atlantis",
+	    "../../etc/passwd",
+	    "/etc/localtime",
+	    "Europe/../Europe/Berlin",
+	    "Europe/Berlin\x1b[2J",
+	    "",
+	    "Europe//Berlin",
+	    "zone.tab",
+	    "Europe/",
+	};
+	struct lt_error err = {0};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		if (lt_zone_set(bad[i], &err) != LT_ERR_USAGE)
+			fail_msg("zone '%s' was taken", bad[i]);
+		assert_true(lt_zone_is_utc()); /* a refused zone leaves the last one */
+	}
+	assert_non_null(strstr(err.msg, "no such zone"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +428,12 @@ int main(void)
 	    cmocka_unit_test(test_error_setters_return_the_code),
 	    cmocka_unit_test(test_utf8_repair),
 	    cmocka_unit_test(test_sanitize_json),
+	    cmocka_unit_test(test_cp_width_table),
+	    cmocka_unit_test(test_text_width_and_fit),
+	    cmocka_unit_test(test_zone_utc_is_the_default_and_plain),
+	    cmocka_unit_test(test_zone_fixed_offsets),
+	    cmocka_unit_test(test_zone_named_across_dst),
+	    cmocka_unit_test(test_zone_names_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2285,6 +2285,227 @@ static void test_duration_and_time_args(void **state)
 	assert_int_equal(lt_time_arg(&v, "2024-04-05T25:00:00Z", end), LT_ERR_USAGE);
 }
 
+/* Rows through a table printer fitting a terminal of width cells (0: a pipe). */
+static char *fitted(size_t width, const struct lt_col *cols, int ncols, const struct lt_cell *cells,
+		    size_t nrows)
+{
+	struct lt_printer *p;
+	const struct lt_row_sink *out;
+	struct capture c;
+
+	capture_open(&c);
+	p = lt_printer_new(LT_OUT_TABLE, c.f);
+	lt_printer_set_tty(p, width > 0);
+	lt_printer_set_width(p, width);
+	out = lt_printer_sink(p);
+	out->begin(out->ctx, cols, ncols);
+	for (size_t r = 0; r < nrows; r++)
+		out->row(out->ctx, cells + r * (size_t)ncols);
+	out->end(out->ctx);
+	lt_printer_free(p);
+	return capture_close(&c);
+}
+
+/* Every line of text at most width display cells; returns how many lines hold "…". */
+static int lines_fit(const char *text, size_t width)
+{
+	int cut = 0;
+
+	for (const char *l = text; *l;) {
+		size_t n = strcspn(l, "\n");
+
+		if (lt_text_width(l, n) > width)
+			fail_msg("a line of %zu cells in %zu: %.*s", lt_text_width(l, n), width,
+				 (int)n, l);
+		for (size_t i = 0; i + 3 <= n; i++)
+			if (memcmp(l + i, "\xe2\x80\xa6", 3) == 0) {
+				cut++;
+				break;
+			}
+		l += n + (l[n] == '\n');
+	}
+	return cut;
+}
+
+/*
+ * On a terminal a table fits its width: the free-text columns are cut, the
+ * widest first, with "…", counting display cells (wide CJK two, combining
+ * marks none, emoji two); identifiers are never cut; to a pipe nothing is.
+ */
+static void test_printer_fits_a_terminal(void **state)
+{
+	static const struct lt_col cols[] = {
+	    {.name = "node", .type = LT_CELL_TEXT},
+	    {.name = "agent", .type = LT_CELL_TEXT, .flags = LT_COL_FREE_TEXT},
+	    {.name = "n", .type = LT_CELL_INT},
+	    {.name = "detail", .type = LT_CELL_TEXT, .flags = LT_COL_FREE_TEXT},
+	};
+	const struct lt_cell cells[] = {
+	    lt_cell_text("node-a"),
+	    lt_cell_text("kubectl/v1.29.2 (darwin/arm64) kubernetes/4b8e819"),
+	    lt_cell_int(LT_CELL_INT, 1),
+	    /* 日本語のログ行 x8: 14 cells each */
+	    lt_cell_text("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xae\xe3\x83\xad\xe3\x82\xb0"
+			 "\xe8\xa1\x8c\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xae\xe3\x83\xad"
+			 "\xe3\x82\xb0\xe8\xa1\x8c\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xae"
+			 "\xe3\x83\xad\xe3\x82\xb0\xe8\xa1\x8c"),
+	    lt_cell_text("node-with-a-long-name-never-cut"),
+	    /* combining marks (e + U+0301) and emoji */
+	    lt_cell_text("e\xcc\x81t\xcc\x81\xc3\xa9 \xf0\x9f\x98\x80\xf0\x9f\x98\x80 agent/1.0 "
+			 "with a long tail of words"),
+	    lt_cell_int(LT_CELL_INT, 22),
+	    /* hostile: an OSC title and a bidi override, shown escaped */
+	    lt_cell_text("\x1b]0;PWN\x07 \xe2\x80\xae reversed and then a long message follows"),
+	};
+	char *pipe = fitted(0, cols, 4, cells, 2), *got = fitted(100000, cols, 4, cells, 2);
+	size_t natural = 0;
+
+	(void)state;
+	/* the widest line, in cells, when nothing needs cutting */
+	for (const char *l = got; *l; l += strcspn(l, "\n") + 1)
+		if (lt_text_width(l, strcspn(l, "\n")) > natural)
+			natural = lt_text_width(l, strcspn(l, "\n"));
+	drop(got);
+	assert_true(natural > 100 && natural < 160);
+	for (size_t w = 60; w <= 200; w += 20) { /* 59: what cannot be cut, and 10 + 10 */
+		got = fitted(w, cols, 4, cells, 2);
+		if (w < natural) {
+			assert_true(lines_fit(got, w) >= 1);
+		} else {
+			assert_int_equal(lines_fit(got, w), 0);
+			assert_non_null(strstr(got, "with a long tail of words"));
+		}
+		/* never cut: the identifier, the count; made safe: the hostile text */
+		assert_non_null(strstr(got, "node-with-a-long-name-never-cut  "));
+		assert_null(strchr(got, '\x1b'));
+		assert_null(strstr(got, "\xe2\x80\xae"));
+		drop(got);
+	}
+	/* a wide character never straddles the cut, a mark stays with its letter */
+	got = fitted(60, cols, 4, cells, 2);
+	assert_non_null(strstr(got, "\xe6\x97\xa5"));
+	assert_null(strstr(got, "\xcc\x81\xe2\x80\xa6")); /* no orphan "…" after a lone mark */
+	drop(got);
+	/* narrower than what cannot be cut: the free columns at 10 cells, no less */
+	got = fitted(20, cols, 4, cells, 2);
+	assert_non_null(
+	    strstr(got, "node-with-a-long-name-never-cut  e\xcc\x81t\xcc\x81\xc3\xa9 "));
+	drop(got);
+	/* to a pipe nothing is cut */
+	assert_null(strstr(pipe, "\xe2\x80\xa6"));
+	assert_non_null(strstr(pipe, "with a long tail of words"));
+	drop(pipe);
+}
+
+/* Rows after the sample are fitted one by one: a wider identifier takes cells from the free text.
+ */
+static void test_printer_fits_streamed_rows(void **state)
+{
+	static const struct lt_col cols[] = {
+	    {.name = "k", .type = LT_CELL_TEXT},
+	    {.name = "message", .type = LT_CELL_TEXT, .flags = LT_COL_FREE_TEXT},
+	};
+	enum { N = 1003 };
+	struct lt_cell *cells = calloc(2 * N, sizeof *cells);
+	char *got, *last;
+
+	(void)state;
+	assert_non_null(cells);
+	for (size_t r = 0; r < N; r++) {
+		cells[2 * r] = lt_cell_text(r < 1001 ? "a" : "a-much-longer-key");
+		cells[2 * r + 1] = lt_cell_text("forty characters of a message, then more");
+	}
+	got = fitted(30, cols, 2, cells, N);
+	assert_int_equal(lines_fit(got, 30), N);
+	last = strstr(got, "a-much-longer-key");
+	assert_non_null(last);
+	assert_string_equal(last, "a-much-longer-key  forty char\xe2\x80\xa6\n"
+				  "a-much-longer-key  forty char\xe2\x80\xa6\n");
+	drop(got);
+	/* a free column the sample found narrow (and named "") gives a longer later cell 10 cells
+	 */
+	for (size_t r = 0; r < N; r++) {
+		cells[2 * r] = lt_cell_text(r < 1001 ? "" : "a message much longer than ten cells");
+		cells[2 * r + 1] = lt_cell_text("k");
+	}
+	{
+		const struct lt_col swapped[] = {
+		    {.name = "", .type = LT_CELL_TEXT, .flags = LT_COL_FREE_TEXT},
+		    {.name = "k", .type = LT_CELL_TEXT},
+		};
+
+		got = fitted(12, swapped, 2, cells, N);
+	}
+	assert_int_equal(lines_fit(got, 14), 2);
+	last = strstr(got, "a message");
+	assert_non_null(last);
+	assert_string_equal(last, "a message\xe2\x80\xa6  k\n"
+				  "a message\xe2\x80\xa6  k\n");
+	drop(got);
+	free(cells);
+}
+
+/* `sql` marks free text by column name. */
+static void test_free_text_names(void **state)
+{
+	(void)state;
+	assert_int_equal(lt_col_flags_by_name("message"), LT_COL_FREE_TEXT);
+	assert_int_equal(lt_col_flags_by_name("user_agent"), LT_COL_FREE_TEXT);
+	assert_int_equal(lt_col_flags_by_name("node"), 0);
+	assert_int_equal(lt_col_flags_by_name(NULL), 0);
+}
+
+/*
+ * --since/--until in a zone: a wall time without a zone is the display
+ * zone's, a time of day is on the day of the end of the logs there, a time
+ * the clocks skipped is LT_ERR_NOTFOUND, one they showed twice the first.
+ */
+static void test_time_args_in_a_zone(void **state)
+{
+	const int64_t end = T0 + 3600 * SEC; /* 2024-04-05T07:00:00Z */
+	int64_t v;
+
+	(void)state;
+	/* UTC, the default */
+	assert_int_equal(lt_time_arg(&v, "2024-04-05 06:00", end), 0);
+	assert_int_equal(v, T0);
+	assert_int_equal(lt_time_arg(&v, "06:00", end), 0);
+	assert_int_equal(v, T0);
+	assert_int_equal(lt_time_arg(&v, "06:00:01.5", end), 0);
+	assert_int_equal(v, T0 + 1500 * MS);
+	assert_int_equal(lt_time_arg(&v, "2024-04-05", end), 0);
+	assert_int_equal(v, T0 - 6 * 3600 * SEC);
+	assert_int_equal(lt_time_arg(&v, "24:00", end), LT_ERR_USAGE);
+	assert_int_equal(lt_time_arg(&v, "6:00", end), LT_ERR_USAGE);
+	/* Berlin, CEST (+02:00) in April */
+	assert_int_equal(lt_zone_set("Europe/Berlin", NULL), 0);
+	assert_int_equal(lt_time_arg(&v, "2024-04-05 08:00", end), 0);
+	assert_int_equal(v, T0);
+	assert_int_equal(lt_time_arg(&v, "2024-04-05T08:00:00", end), 0);
+	assert_int_equal(v, T0);
+	assert_int_equal(lt_time_arg(&v, "08:00", end), 0);
+	assert_int_equal(v, T0);
+	/* the end of the logs is 01:00 on the 6th in Tokyo: a time of day is on the 6th */
+	assert_int_equal(lt_zone_set("Asia/Tokyo", NULL), 0);
+	assert_int_equal(lt_time_arg(&v, "00:30", T0 + 10 * 3600 * SEC), 0);
+	assert_int_equal(v, T0 + 9 * 3600 * SEC + 30 * 60 * SEC); /* 2024-04-06T00:30+09:00 */
+	/* a zone written wins; epoch seconds and durations know no zone */
+	assert_int_equal(lt_time_arg(&v, "2024-04-05 06:00Z", end), 0);
+	assert_int_equal(v, T0);
+	assert_int_equal(lt_time_arg(&v, "@1712296800", end), 0);
+	assert_int_equal(v, T0);
+	assert_int_equal(lt_time_arg(&v, "1h", end), 0);
+	assert_int_equal(v, T0);
+	/* daylight saving in Berlin: 02:30 skipped on 2024-03-31, twice on 2024-10-27 */
+	assert_int_equal(lt_zone_set("Europe/Berlin", NULL), 0);
+	assert_int_equal(lt_time_arg(&v, "2024-03-31 02:30", end), LT_ERR_NOTFOUND);
+	assert_int_equal(lt_time_arg(&v, "2024-03-31 03:30", end), 0);
+	assert_int_equal(v, 1711848600 * SEC);
+	assert_int_equal(lt_time_arg(&v, "2024-10-27 02:30", end), 0);
+	assert_int_equal(v, 1729989000 * SEC);
+	assert_int_equal(lt_zone_set(NULL, NULL), 0);
+}
+
 /*
  * A duration whose terms add up past int64 is a usage error, not a signed
  * overflow (undefined behaviour; UBSan aborts).  Run in a child so that an
@@ -3016,6 +3237,10 @@ int main(void)
 	    cmocka_unit_test(test_printers),
 	    cmocka_unit_test(test_printers_hostile),
 	    cmocka_unit_test(test_printer_streams),
+	    cmocka_unit_test(test_printer_fits_a_terminal),
+	    cmocka_unit_test(test_printer_fits_streamed_rows),
+	    cmocka_unit_test(test_free_text_names),
+	    cmocka_unit_test(test_time_args_in_a_zone),
 	    cmocka_unit_test(test_printer_write_error),
 	    cmocka_unit_test_teardown(test_health_nodes, teardown),
 	    cmocka_unit_test_teardown(test_health_queries, teardown),
