@@ -25,6 +25,8 @@ static const struct option cli_longopts[] = {
     {"verbose", no_argument, NULL, 'v'},
     {"list", no_argument, NULL, 'l'},
     {"emit", required_argument, NULL, 'e'},
+    {"table", required_argument, NULL, 'b'},
+    {"cluster", required_argument, NULL, 'c'},
     {"all-resources", no_argument, NULL, 'a'},
     {"year", required_argument, NULL, 'y'},
     {"node", required_argument, NULL, 'n'},
@@ -54,6 +56,8 @@ static unsigned cli_opt_bit(int c)
 	case 'l':
 		return CLI_OPT_LIST;
 	case 'e':
+	case 'b':
+	case 'c':
 		return CLI_OPT_EMIT;
 	case 'T':
 		return CLI_OPT_TIMEOUT;
@@ -281,9 +285,16 @@ static int cli_one_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 		q->list = 1;
 		return 0;
 	case 'e':
-		if (strcmp(optarg, "cwli") != 0)
-			return cli_usage_error(cmd, "--emit takes cwli");
+		if (lt_engine_parse(&q->emit_opts.engine, optarg) != 0)
+			return cli_usage_error(
+			    cmd, "--emit takes cwli, kql, logging, bigquery or athena");
 		q->emit = optarg;
+		return 0;
+	case 'b':
+		q->emit_opts.table = optarg;
+		return 0;
+	case 'c':
+		q->emit_opts.cluster = optarg;
 		return 0;
 	case 'T':
 		q->timeout = optarg;
@@ -314,6 +325,10 @@ int cli_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query 
 	}
 	if (q->help) {
 		cli_help(cmd, stdout);
+		return 1;
+	}
+	if (q->emit == NULL && (q->emit_opts.table != NULL || q->emit_opts.cluster != NULL)) {
+		*status = cli_usage_error(cmd, "--table and --cluster go with --emit ENGINE");
 		return 1;
 	}
 	q->args = argv + optind;

@@ -904,7 +904,7 @@ static char *cwli_text(const char *name, const struct lt_query_opts *o, int *rc)
 	struct lt_error err = {0};
 
 	assert_non_null(f);
-	*rc = lt_query_cwli(name, o, f, &err);
+	*rc = lt_emit_canned(name, o, &(struct lt_emit_opts){.engine = LT_ENGINE_CWLI}, f, &err);
 	fclose(f);
 	return text;
 }
