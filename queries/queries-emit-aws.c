@@ -383,7 +383,7 @@ static const char athena_ddl_firehose[] =
     "  loggroup string,\n"
     "  logstream string,\n"
     "  subscriptionfilters array<string>,\n"
-    "  logevents array<struct<id:string,timestamp:bigint,message:string>>\n"
+    "  logevents array<struct<id:string,`timestamp`:bigint,message:string>>\n"
     ")\n"
     "ROW FORMAT SERDE 'org.openx.data.jsonserde.JsonSerDe'\n"
     "LOCATION 's3://BUCKET/PREFIX/';\n";

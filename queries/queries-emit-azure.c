@@ -204,6 +204,8 @@ static void kql_render(const struct queries_emit_ctx *c)
 	} else if (!c->q->full) {
 		kql_summary(c);
 	}
+	if (c->q->full && c->table == 2)
+		lt_buf_printf(b, "| project-away ev\n"); /* log_s holds it */
 	lt_buf_printf(b, "| sort by %s %s\n", queries_emit_sort(c, NULL),
 		      c->q->desc ? "desc" : "asc");
 	if (c->q->limit > 0)

@@ -44,8 +44,14 @@ const char *queries_emit_sort(const struct queries_emit_ctx *c, const char *alia
 {
 	const struct queries_emit_field *f;
 
-	if (c->q->fields[0] == NULL && !c->q->full)
-		return c->q->sort; /* a summary's column */
+	if (c->q->fields[0] == NULL && !c->q->full) { /* a summary's column, if the engine has it */
+		for (int i = 0; i < QUERIES_EMIT_MAX_AGGS && c->q->aggs[i].as != NULL; i++)
+			if (strcmp(c->q->aggs[i].as, c->q->sort) == 0 &&
+			    c->q->aggs[i].field != NULL &&
+			    queries_emit_field(c, c->q->aggs[i].field) == NULL)
+				return c->q->aggs[0].as; /* the count, then */
+		return c->q->sort;
+	}
 	if (!c->q->full && strcmp(c->q->sort, "time") == 0 && alias_of_time != NULL)
 		return alias_of_time;
 	f = queries_emit_field(c, c->q->sort);

@@ -427,10 +427,18 @@ void queries_emit_missing(const struct queries_emit_ctx *c)
 	struct lt_buf scratch;
 
 	lt_buf_init(&scratch);
-	for (int i = 0; i < QUERIES_EMIT_MAX_WHERE && c->q->where[i] != NULL; i++)
-		if (queries_emit_cond(c, &scratch, c->q->where[i]) != 0)
-			queries_emit_comment(c, "not in these records, so left out: %s",
-					     c->q->where[i]);
+	for (int i = 0; i < QUERIES_EMIT_MAX_WHERE && c->q->where[i] != NULL; i++) {
+		const char *w = c->q->where[i], *slow = strstr(w, "$slow");
+		char secs[32];
+
+		if (queries_emit_cond(c, &scratch, w) == 0)
+			continue;
+		queries_emit_seconds(secs, sizeof secs,
+				     c->o != NULL && c->o->slow_us > 0 ? c->o->slow_us : 1000000);
+		queries_emit_comment(c, "not in these records, so left out: %.*s%s%s",
+				     (int)(slow ? slow - w : (int)strlen(w)), w, slow ? secs : "",
+				     slow ? slow + strlen("$slow") : "");
+	}
 	for (int i = 0; i < QUERIES_EMIT_MAX_AGGS && c->q->aggs[i].as != NULL; i++)
 		if (c->q->aggs[i].field != NULL &&
 		    queries_emit_field(c, c->q->aggs[i].field) == NULL)
