@@ -20,7 +20,7 @@ _leasetrail() {
 			((i++))
 			;;
 		--db=*) db=(--db "${w#--db=}") ;;
-		-o | --output | --since | --until | --gap | --slow | --emit | --year | --utc-offset | --node)
+		-o | --output | --since | --until | --gap | --slow | --emit | --table | --cluster | --year | --utc-offset | --node)
 			((i++))
 			;;
 		-*) ;;
@@ -34,14 +34,19 @@ _leasetrail() {
 		return 0
 		;;
 	--emit)
-		COMPREPLY=($(compgen -W "cwli" -- "$cur"))
+		COMPREPLY=($(compgen -W "cwli kql logging bigquery athena" -- "$cur"))
+		return 0
+		;;
+	--table) # kql's tables and athena's shapes; a bigquery dataset is the user's
+		COMPREPLY=($(compgen -W "AKSAudit AKSAuditAdmin AzureDiagnostics export firehose" -- "$cur"))
+		compopt +o default 2>/dev/null
 		return 0
 		;;
 	--node)
 		mapfile -t COMPREPLY < <("$bin" __complete names "${db[@]}" -- "$cur" 2>/dev/null)
 		return 0
 		;;
-	--since | --until | --gap | --slow | --year | --utc-offset)
+	--since | --until | --gap | --slow | --year | --utc-offset | --cluster)
 		compopt +o default 2>/dev/null
 		return 0
 		;;
@@ -67,7 +72,10 @@ _leasetrail() {
 		compopt +o default 2>/dev/null
 		;;
 	query)
-		COMPREPLY=($(compgen -W "$("$bin" __complete queries 2>/dev/null)" -- "$cur"))
+		local queries
+		queries=$("$bin" __complete queries 2>/dev/null)
+		[[ " ${COMP_WORDS[*]} " == *" --emit "* ]] && queries+=" events"
+		COMPREPLY=($(compgen -W "$queries" -- "$cur"))
 		compopt +o default 2>/dev/null
 		;;
 	help)
