@@ -17,29 +17,18 @@
 #define CLI_MAX_OPT_NAME 32
 
 static const struct option cli_longopts[] = {
-    {"db", required_argument, NULL, 'd'},
-    {"output", required_argument, NULL, 'o'},
-    {"since", required_argument, NULL, 's'},
-    {"until", required_argument, NULL, 'u'},
-    {"gap", required_argument, NULL, 'g'},
-    {"slow", required_argument, NULL, 'S'},
-    {"verbose", no_argument, NULL, 'v'},
-    {"list", no_argument, NULL, 'l'},
-    {"emit", required_argument, NULL, 'e'},
-    {"all-resources", no_argument, NULL, 'a'},
-    {"year", required_argument, NULL, 'y'},
-    {"node", required_argument, NULL, 'n'},
-    {"utc-offset", required_argument, NULL, 'z'},
-    {"quiet", no_argument, NULL, 'q'},
-    {"follow", no_argument, NULL, 'F'},
-    {"timeout", required_argument, NULL, 'T'},
-    {"json", no_argument, NULL, 'J'},
-    {"cluster", required_argument, NULL, 'C'},
-    {"output-file", required_argument, NULL, 'O'},
-    {"tz", required_argument, NULL, 'Z'},
-    {"utc", no_argument, NULL, 'U'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+    {"db", required_argument, NULL, 'd'},      {"output", required_argument, NULL, 'o'},
+    {"since", required_argument, NULL, 's'},   {"until", required_argument, NULL, 'u'},
+    {"gap", required_argument, NULL, 'g'},     {"slow", required_argument, NULL, 'S'},
+    {"verbose", no_argument, NULL, 'v'},       {"list", no_argument, NULL, 'l'},
+    {"emit", required_argument, NULL, 'e'},    {"table", required_argument, NULL, 'b'},
+    {"all-resources", no_argument, NULL, 'a'}, {"year", required_argument, NULL, 'y'},
+    {"node", required_argument, NULL, 'n'},    {"utc-offset", required_argument, NULL, 'z'},
+    {"quiet", no_argument, NULL, 'q'},	       {"follow", no_argument, NULL, 'F'},
+    {"timeout", required_argument, NULL, 'T'}, {"json", no_argument, NULL, 'J'},
+    {"cluster", required_argument, NULL, 'C'}, {"output-file", required_argument, NULL, 'O'},
+    {"tz", required_argument, NULL, 'Z'},      {"utc", no_argument, NULL, 'U'},
+    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
 };
 
 /* The enum cli_opt bit an option needs; 0 for the ones every command takes. */
@@ -59,6 +48,7 @@ static unsigned cli_opt_bit(int c)
 	case 'l':
 		return CLI_OPT_LIST;
 	case 'e':
+	case 'b':
 		return CLI_OPT_EMIT;
 	case 'T':
 		return CLI_OPT_TIMEOUT;
@@ -319,18 +309,20 @@ static int cli_one_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 		q->list = 1;
 		return 0;
 	case 'e':
-		if (strcmp(optarg, "cwli") != 0)
-			return cli_usage_error(cmd, "--emit takes cwli");
+		if (lt_engine_parse(&q->emit_opts.engine, optarg) != 0)
+			return cli_usage_error(
+			    cmd, "--emit takes cwli, kql, logging, bigquery or athena");
 		q->emit = optarg;
+		return 0;
+	case 'b':
+		q->emit_opts.table = optarg;
 		return 0;
 	case 'T':
 		q->timeout = optarg;
 		return 0;
 	case 'C':
-		if (!lt_cluster_name_ok(optarg, strlen(optarg)))
-			return cli_usage_error(cmd, "--cluster takes a cluster's name: letters, "
-						    "digits, '-', '_', '.' (at most 100)");
-		q->cluster = q->ingest.cluster = optarg;
+		/* a store's filter, an ingest's cluster, and the emitted query's own filter */
+		q->cluster = q->ingest.cluster = q->emit_opts.cluster = optarg;
 		return 0;
 	case 'O':
 		q->out_file = optarg;
@@ -372,6 +364,17 @@ int cli_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query 
 	if ((*status = cli_zone(cmd, q)) != 0)
 		return 1;
 	lt_printer_fit_terminal(!q->wide);
+	if (q->emit == NULL && q->emit_opts.table != NULL) {
+		*status = cli_usage_error(cmd, "--table goes with --emit ENGINE");
+		return 1;
+	}
+	/* a name the store could hold; an emitted query quotes whatever it is given */
+	if (q->emit == NULL && q->cluster != NULL &&
+	    !lt_cluster_name_ok(q->cluster, strlen(q->cluster))) {
+		*status = cli_usage_error(cmd, "--cluster takes a cluster's name: letters, digits, "
+					       "'-', '_', '.' (at most 100)");
+		return 1;
+	}
 	q->args = argv + optind;
 	q->nargs = argc - optind;
 	if (!q->list && (q->nargs < cmd->min_args || q->nargs > cmd->max_args)) {

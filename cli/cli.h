@@ -20,7 +20,7 @@ enum cli_opt {
 	CLI_OPT_THRESHOLDS = 4, /* --gap, --slow */
 	CLI_OPT_VERBOSE = 8,	/* -v */
 	CLI_OPT_LIST = 16,	/* --list */
-	CLI_OPT_EMIT = 32,	/* --emit cwli */
+	CLI_OPT_EMIT = 32,	/* --emit ENGINE, --table, --cluster */
 	CLI_OPT_INGEST =
 	    64, /* --all-resources, --year, --utc-offset, --node, --follow, -q, --json */
 	CLI_OPT_TIMEOUT = 128, /* --timeout SECONDS (sql) */
@@ -90,18 +90,19 @@ struct cli_query {
 	const char *db, *since, *until;
 	struct lt_query_opts opts;
 	int list, help;
-	const char *emit;	/* --emit LANG: print the query in LANG instead of running it */
-	const char *timeout;	/* --timeout SECONDS, as given (the command parses it) */
-	const char *cluster;	/* --cluster NAME, as given (cli_query_open resolves it) */
-	const char *doc_format; /* CLI_OPT_DOCUMENT: -o as given, NULL when not */
-	const char *out_file;	/* -O FILE, NULL: standard output */
-	const char *tz;		/* --tz ZONE, as given (cli_parse sets the display zone) */
-	int utc;		/* --utc: UTC whatever --tz or $LEASETRAIL_TZ say */
-	int wide;		/* -o wide: a table, never cut to the terminal's width */
-	struct lt_ingest_opts ingest; /* CLI_OPT_INGEST: what to read and how */
-	int quiet;		      /* -q: no line per ingested file */
-	int json;		      /* ingest --json: the report as one JSON object */
-	char **args;		      /* the positional arguments */
+	const char *emit; /* --emit ENGINE: print the query in ENGINE's language instead */
+	struct lt_emit_opts emit_opts; /* the engine, --table, --cluster */
+	const char *timeout;	       /* --timeout SECONDS, as given (the command parses it) */
+	const char *cluster;	       /* --cluster NAME, as given (cli_query_open resolves it) */
+	const char *doc_format;	       /* CLI_OPT_DOCUMENT: -o as given, NULL when not */
+	const char *out_file;	       /* -O FILE, NULL: standard output */
+	const char *tz;		       /* --tz ZONE, as given (cli_parse sets the display zone) */
+	int utc;		       /* --utc: UTC whatever --tz or $LEASETRAIL_TZ say */
+	int wide;		       /* -o wide: a table, never cut to the terminal's width */
+	struct lt_ingest_opts ingest;  /* CLI_OPT_INGEST: what to read and how */
+	int quiet;		       /* -q: no line per ingested file */
+	int json;		       /* ingest --json: the report as one JSON object */
+	char **args;		       /* the positional arguments */
 	int nargs;
 };
 
@@ -153,6 +154,29 @@ int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
 	"                    for leader leases)\n"                                                 \
 	"  --slow D          a renew slower than D is SLOW (default 1s)\n"                         \
 	"  -h, --help        this help\n"
+
+/* The emit options' lines of a --help. */
+#define CLI_EMIT_OPTIONS                                                                           \
+	"  --emit ENGINE     print the query instead of running it, for ENGINE: cwli\n"            \
+	"                    (CloudWatch Logs Insights), kql (Azure Log Analytics), logging\n"     \
+	"                    (Cloud Logging filter), bigquery (a log sink's dataset) or athena\n"  \
+	"                    (EKS logs exported to S3); needs no store\n"                          \
+	"  --table T         with --emit: kql's table (AKSAudit, AKSAuditAdmin,\n"                 \
+	"                    AzureDiagnostics), bigquery's dataset (PROJECT.DATASET), athena's\n"  \
+	"                    table shape (export, firehose)\n"                                     \
+	"                    (--cluster: the engine's own filter: log group, _ResourceId,\n"       \
+	"                    cluster_name, partition)\n"
+
+/*
+ * `--emit` needs no store: --since/--until resolved (a duration from the
+ * store's newest event when there is a store, else from now) and checked;
+ * 0 or the exit status of the usage error printed.
+ */
+int cli_emit_range(const struct lt_cmd *cmd, struct cli_query *q);
+
+/* Prints the query (lt_emit_events) of the targets; the exit status. */
+int cli_emit_events(const struct lt_cmd *cmd, struct cli_query *q, const char *title,
+		    char **targets, size_t n);
 
 /* The usage error of a --since/--until that is no time. */
 #define CLI_TIME_FORMS                                                                             \

@@ -13,39 +13,17 @@ static int query_do(struct lt_store *st, struct cli_query *q, struct lt_error *e
 	return cli_printer_done(p, rc, err);
 }
 
-/*
- * --since/--until for --emit, which needs no store: RFC 3339 as given; a
- * duration counted back from the newest event of the store when there is
- * one, else from now (as a CloudWatch console range is).
- */
-static int query_emit_range(const struct lt_cmd *cmd, struct cli_query *q)
-{
-	struct lt_store *st = NULL;
-	int64_t t, end = 0;
-
-	if ((q->since && lt_time_parse(&t, q->since, strlen(q->since)) != 0) ||
-	    (q->until && lt_time_parse(&t, q->until, strlen(q->until)) != 0)) {
-		if (lt_store_open(&st, q->db, LT_STORE_READONLY, NULL) == 0)
-			end = lt_store_end_us(st);
-		lt_store_free(st);
-		if (end == 0)
-			end = (int64_t)time(NULL) * 1000000;
-	}
-	if ((q->since && cli_time_arg(cmd, &q->opts.since_us, "--since", q->since, end) != 0) ||
-	    (q->until && cli_time_arg(cmd, &q->opts.until_us, "--until", q->until, end) != 0))
-		return LT_EXIT_USAGE;
-	return cli_range_check(cmd, q);
-}
-
-/* `query NAME --emit cwli`: the CloudWatch Logs Insights form of the query. */
+/* `query NAME --emit ENGINE`: the query in the engine's language. */
 static int query_emit(const struct lt_cmd *cmd, struct cli_query *q)
 {
 	struct lt_error err = {0};
 	int status, rc;
 
-	if ((status = query_emit_range(cmd, q)) != 0)
+	if (strcmp(q->args[0], "events") == 0)
+		return cli_emit_events(cmd, q, "query events", q->args + 1, (size_t)q->nargs - 1);
+	if ((status = cli_emit_range(cmd, q)) != 0)
 		return status;
-	rc = lt_query_cwli(q->args[0], &q->opts, stdout, &err);
+	rc = lt_emit_canned(q->args[0], &q->opts, &q->emit_opts, stdout, &err);
 	if (rc == 0)
 		return LT_EXIT_OK;
 	return cli_error(rc == LT_ERR_USAGE ? LT_EXIT_USAGE : LT_EXIT_FAIL, &err);
@@ -108,6 +86,12 @@ static int query_run(const struct lt_cmd *cmd, int argc, char **argv)
 		return status;
 	if (q.list)
 		return query_list(q.opts.fmt);
+	if (q.emit != NULL && strcmp(q.args[0], "events") == 0)
+		return query_emit(cmd, &q);
+	if (q.nargs > 1)
+		return cli_usage_error(cmd,
+				       "wrong number of arguments; usage: leasetrail query "
+				       "[OPTIONS] NAME (several only after --emit ENGINE events)");
 	if ((status = query_unknown(q.args[0])) != 0)
 		return status;
 	if (q.emit != NULL)
@@ -117,13 +101,17 @@ static int query_run(const struct lt_cmd *cmd, int argc, char **argv)
 
 const struct lt_cmd lt_cmd_query = {
     .name = "query",
-    .usage = "--list | [OPTIONS] NAME | --emit cwli [--since T] [--until T] [--slow D] NAME",
+    .usage = "--list | [OPTIONS] NAME | --emit ENGINE [OPTIONS] NAME | --emit ENGINE [OPTIONS]"
+	     " events [NODE|NAMESPACE/LEASE...]",
     .summary = "Run a canned troubleshooting query (`--list` names and explains them).",
     .help =
 	"Options:\n" CLI_QUERY_OPTIONS "  --list            name and explain every query\n"
-	"  --cluster NAME    only that cluster's leases, episodes and nodes\n"
-	"  --emit cwli       print the query as CloudWatch Logs Insights (over the EKS log\n"
-	"                    group) instead of running it; needs no store\n\n"
+	"  --cluster NAME    only that cluster's leases, episodes and nodes (with --emit: the\n"
+	"                    engine's own cluster filter)\n" CLI_EMIT_OPTIONS "\n"
+	"--emit ENGINE events [NODE|NAMESPACE/LEASE...] prints the query that returns the\n"
+	"whole audit records of those nodes (node lease and Node object) and leases, or of\n"
+	"every lease and node, in the range: export its result and `leasetrail ingest` it\n"
+	"(docs/engines.md).\n\n"
 	"With --since/--until, a row is kept when its time span overlaps the range, as in\n"
 	"`timeline`: a 404 run, gap or auth failure run that began earlier and goes on into it\n"
 	"is shown whole. Single requests and log lines (deletes, registrations, kubelet-errors)\n"
@@ -134,5 +122,5 @@ const struct lt_cmd lt_cmd_query = {
     .opts = CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_LIST | CLI_OPT_EMIT |
 	    CLI_OPT_CLUSTER,
     .min_args = 1,
-    .max_args = 1,
+    .max_args = 4096, /* several only for --emit ENGINE events (query_run) */
 };

@@ -497,15 +497,57 @@ const struct lt_canned *lt_canned_list(void);
 int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query_opts *o,
 		    const struct lt_row_sink *out, struct lt_error *err);
 
+/* ---- the same questions in the clouds' query engines (--emit) ---- */
+
+/* The query languages `--emit` writes (queries-emit*.c). */
+enum lt_engine {
+	LT_ENGINE_CWLI,	    /* CloudWatch Logs Insights, over an EKS log group */
+	LT_ENGINE_KQL,	    /* Azure Log Analytics (Kusto), over AKS's tables */
+	LT_ENGINE_LOGGING,  /* a Google Cloud Logging filter, over GKE's entries */
+	LT_ENGINE_BIGQUERY, /* BigQuery standard SQL, over a Cloud Logging sink's dataset */
+	LT_ENGINE_ATHENA,   /* Athena (Trino) SQL, over EKS logs exported to S3 */
+	LT_ENGINE_COUNT
+};
+
+/* The engine's name as --emit takes it ("kql"), NULL for a value out of range. */
+const char *lt_engine_name(enum lt_engine e);
+
+/* Parses an engine name; 0 or LT_ERR_USAGE. */
+int lt_engine_parse(enum lt_engine *out, const char *name);
+
+/* What the emitted text reads from besides the query's own options. */
+struct lt_emit_opts {
+	enum lt_engine engine;
+	const char
+	    *table; /* --table: kql's table, bigquery's dataset, athena's shape; NULL: default */
+	const char *cluster; /* --cluster: the engine's own cluster filter; NULL: every cluster */
+};
+
 /*
- * `leasetrail query NAME --emit cwli`: prints the CloudWatch Logs Insights
- * query that asks canned query name's question of a whole EKS log group
- * (fields / filter / stats / sort ...), under '#' comment lines naming the
- * log group, the time range to set (o->since_us/until_us, 0 for open) and
- * what the query cannot say that the store can.  o may be NULL.  Needs no
- * store.  LT_ERR_NOTFOUND when there is no such query.
+ * `leasetrail query NAME --emit ENGINE`: prints the query that asks canned
+ * query name's question where the logs live, under comment lines naming
+ * what it reads, the time range (o->since_us/until_us, 0 for open) and what
+ * the engine cannot compute the way the store does (it then computes the
+ * nearest thing).  Every value taken from the user is quoted for the
+ * dialect; one with a control character other than tab, newline or carriage
+ * return is refused (LT_ERR_USAGE), as is a --table the engine does not take.
+ * o may be NULL.  Needs no store.  LT_ERR_NOTFOUND when there is no such query.
  */
-int lt_query_cwli(const char *name, const struct lt_query_opts *o, FILE *out, struct lt_error *err);
+int lt_emit_canned(const char *name, const struct lt_query_opts *o, const struct lt_emit_opts *e,
+		   FILE *out, struct lt_error *err);
+
+/*
+ * `query --emit ENGINE events [TARGET...]` and `timeline --emit ENGINE
+ * TARGET`: the narrowing query that returns whole records (every column)
+ * of the audit events on the targets' leases and Node objects (a node: its
+ * node lease and its Node, any subresource; NAMESPACE/NAME: that lease),
+ * or of every lease and node event when ntargets is 0, in o's time range,
+ * so an export of its result can be ingested into a store.  title heads
+ * the text ("query events", "timeline NODE").  Errors as lt_emit_canned's.
+ */
+int lt_emit_events(const char *title, const char *const *targets, size_t ntargets,
+		   const struct lt_query_opts *o, const struct lt_emit_opts *e, FILE *out,
+		   struct lt_error *err);
 
 /* What `show` shows: an audit event, or a log line (L<id>). */
 enum lt_record { LT_RECORD_EVENT, LT_RECORD_LINE };

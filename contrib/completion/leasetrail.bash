@@ -20,7 +20,7 @@ _leasetrail() {
 			((i++))
 			;;
 		--db=*) db=(--db "${w#--db=}") ;;
-		-o | --output | -O | --output-file | --since | --until | --gap | --slow | --emit | --year | --utc-offset | --node | --cluster | --tz)
+		-o | --output | -O | --output-file | --since | --until | --gap | --slow | --emit | --table | --year | --utc-offset | --node | --cluster | --tz)
 			((i++))
 			;;
 		-*) ;;
@@ -44,7 +44,12 @@ _leasetrail() {
 		;;
 	-O | --output-file) return 0 ;; # a file: complete -o default
 	--emit)
-		COMPREPLY=($(compgen -W "cwli" -- "$cur"))
+		COMPREPLY=($(compgen -W "cwli kql logging bigquery athena" -- "$cur"))
+		return 0
+		;;
+	--table) # kql's tables and athena's shapes; a bigquery dataset is the user's
+		COMPREPLY=($(compgen -W "AKSAudit AKSAuditAdmin AzureDiagnostics export firehose" -- "$cur"))
+		compopt +o default 2>/dev/null
 		return 0
 		;;
 	--node)
@@ -82,7 +87,10 @@ _leasetrail() {
 		compopt +o default 2>/dev/null
 		;;
 	query)
-		COMPREPLY=($(compgen -W "$("$bin" __complete queries 2>/dev/null)" -- "$cur"))
+		local queries
+		queries=$("$bin" __complete queries 2>/dev/null)
+		[[ " ${COMP_WORDS[*]} " == *" --emit "* ]] && queries+=" events"
+		COMPREPLY=($(compgen -W "$queries" -- "$cur"))
 		compopt +o default 2>/dev/null
 		;;
 	help)

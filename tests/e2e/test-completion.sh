@@ -48,6 +48,13 @@ want "bash: --tz local" "$(bash_complete "$bin" nodes --tz lo)" "local"
 want "bash: after --tz ZONE, the command's arguments" \
 	"$(bash_complete "$bin" timeline --db s.db --tz UTC ip-10-0-241-1)" "ip-10-0-241-171.ec2.internal"
 want "bash: query names" "$(bash_complete "$bin" query --db s.db who)" "who-deleted"
+want "bash: --emit engines" "$(bash_complete "$bin" query --emit "" | tr '\n' ' ')" \
+	"athena bigquery cwli kql logging "
+want "bash: --table values" "$(bash_complete "$bin" query --emit kql --table AKS | tr '\n' ' ')" \
+	"AKSAudit AKSAuditAdmin "
+want "bash: events after --emit" "$(bash_complete "$bin" query --emit kql ev | tr '\n' ' ')" \
+	"events evictions "
+want "bash: no events without --emit" "$(bash_complete "$bin" query ev)" "evictions"
 want "bash: node names from --db" "$(bash_complete "$bin" timeline --db s.db ip-10-0-241-1)" \
 	"ip-10-0-241-171.ec2.internal"
 want "bash: lease names" "$(bash_complete "$bin" timeline --db=s.db kube-system/kube-)" \
@@ -106,6 +113,8 @@ version"
 	want "zsh: --tz zones" "$(zsh_complete "$bin" timeline --tz Europe/Berl | grep -x -e Europe/Berlin -e local)" \
 		"Europe/Berlin
 local"
+	want "zsh: --emit engines" "$(zsh_complete "$bin" timeline --emit "" | tr '\n' ' ')" \
+		"athena bigquery cwli kql logging "
 	want "zsh: node names" "$(zsh_complete "$bin" timeline --db s.db ip-10-0-241-2)" \
 		"ip-10-0-241-227.ec2.internal"
 	want "zsh: query names" "$(zsh_complete "$bin" query re | head -1)" "apiserver-identity"

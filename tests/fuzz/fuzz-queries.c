@@ -245,7 +245,7 @@ static void queries_browse(struct lt_store *st, char **targets, size_t n)
 	lt_rows_release(&rows);
 }
 
-/* stats, show of the first records, `query NAME --emit cwli`. */
+/* stats, show of the first records, `query NAME --emit ENGINE` for every engine. */
 static void queries_misc(struct lt_store *st, const struct lt_query_opts *o)
 {
 	struct lt_error err = {0};
@@ -256,8 +256,13 @@ static void queries_misc(struct lt_store *st, const struct lt_query_opts *o)
 				     &err);
 		lt_query_show_record(st, id, LT_RECORD_LINE, 0, queries_null(), &err);
 	}
-	for (const struct lt_canned *c = lt_canned_list(); c->name != NULL; c++)
-		queries_ok(lt_query_cwli(c->name, o, queries_null(), &err), &err, "cwli");
+	for (int e = 0; e < LT_ENGINE_COUNT; e++)
+		for (const struct lt_canned *c = lt_canned_list(); c->name != NULL; c++)
+			queries_ok(
+			    lt_emit_canned(c->name, o,
+					   &(struct lt_emit_opts){.engine = (enum lt_engine)e},
+					   queries_null(), &err),
+			    &err, "emit");
 }
 
 /* `report`: of what the findings name, and of the targets; both formats. */

@@ -909,7 +909,7 @@ static char *cwli_text(const char *name, const struct lt_query_opts *o, int *rc)
 	struct lt_error err = {0};
 
 	assert_non_null(f);
-	*rc = lt_query_cwli(name, o, f, &err);
+	*rc = lt_emit_canned(name, o, &(struct lt_emit_opts){.engine = LT_ENGINE_CWLI}, f, &err);
 	fclose(f);
 	return text;
 }
@@ -997,6 +997,40 @@ static void test_cwli_options(void **state)
 	free(q);
 }
 
+/* The events query (a node list, a lease, a cluster, hostile names) is a well-formed query too. */
+static void test_cwli_events(void **state)
+{
+	static const char *const targets[] = {"ip-10-0-241-171.ec2.internal",
+					      "kube-system/kube-scheduler", "ev\"il\\n",
+					      "ns/x]\" or verb = \"get"};
+	struct lt_emit_opts e = {.engine = LT_ENGINE_CWLI, .cluster = "prod\n| filter 1 = 1"};
+	struct lt_query_opts o = {.since_us = 1712296200000000LL};
+	struct cq *q = malloc(sizeof *q);
+	struct lt_error err = {0};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(q);
+	for (size_t n = 0; n <= sizeof targets / sizeof *targets; n++) {
+		f = open_memstream(&text, &len);
+		assert_non_null(f);
+		assert_int_equal(lt_emit_events("query events", targets, n, &o, &e, f, &err), 0);
+		fclose(f);
+		if (cq_check(q, text) != 0)
+			fail_msg("%zu targets: %s\n%s", n, q->err, text);
+		assert_non_null(strstr(text, "| fields @timestamp, @message, @logStream, @log\n"));
+		assert_null(
+		    strstr(text, "\n| filter 1 = 1")); /* the cluster stayed in its comment */
+		if (n == 4)
+			assert_non_null(strstr(text, ", \"x]\\\" or verb = \\\"get\"]"));
+		free(text);
+		text = NULL;
+	}
+	free(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1021,6 +1055,7 @@ int main(void)
 	    cmocka_unit_test(test_cwli_checker),
 	    cmocka_unit_test(test_cwli_every_query),
 	    cmocka_unit_test(test_cwli_options),
+	    cmocka_unit_test(test_cwli_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
