@@ -66,23 +66,9 @@ static const struct queries_emit_field *cwli_fields(int t, enum queries_emit_sou
 	return s == QUERIES_SRC_KUBELET ? cwli_kubelet : cwli_audit;
 }
 
-/* A double-quoted string: backslash and quote escaped, line breaks written as escapes. */
-static void emit_c_literal(struct lt_buf *b, const char *s, size_t n, char quote)
-{
-	lt_buf_putc(b, quote);
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '\n' || s[i] == '\r' || s[i] == '\t')
-			lt_buf_printf(b, "\\%c", s[i] == '\n' ? 'n' : s[i] == '\r' ? 'r' : 't');
-		else if (s[i] == '\\' || s[i] == quote)
-			lt_buf_printf(b, "\\%c", s[i]);
-		else
-			lt_buf_putc(b, s[i]);
-	lt_buf_putc(b, quote);
-}
-
 static void cwli_literal(struct lt_buf *b, const char *s, size_t n)
 {
-	emit_c_literal(b, s, n, '"');
+	queries_emit_c_quote(b, s, n, '"');
 }
 
 static void cwli_regex(struct lt_buf *b, const char *expr, const char *re, size_t n)

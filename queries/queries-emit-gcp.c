@@ -76,23 +76,9 @@ static const struct queries_emit_field *logging_fields(int t, enum queries_emit_
 	return s == QUERIES_SRC_KUBELET ? logging_kubelet : logging_audit;
 }
 
-/* A JSON-like string, as both Cloud Logging's filter and BigQuery ('...') quote. */
-static void gcp_quote(struct lt_buf *b, const char *s, size_t n, char quote)
-{
-	lt_buf_putc(b, quote);
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '\n' || s[i] == '\r' || s[i] == '\t')
-			lt_buf_printf(b, "\\%c", s[i] == '\n' ? 'n' : s[i] == '\r' ? 'r' : 't');
-		else if (s[i] == '\\' || s[i] == quote)
-			lt_buf_printf(b, "\\%c", s[i]);
-		else
-			lt_buf_putc(b, s[i]);
-	lt_buf_putc(b, quote);
-}
-
 static void logging_literal(struct lt_buf *b, const char *s, size_t n)
 {
-	gcp_quote(b, s, n, '"');
+	queries_emit_c_quote(b, s, n, '"');
 }
 
 static void logging_regex(struct lt_buf *b, const char *expr, const char *re, size_t n)
@@ -307,7 +293,7 @@ static const struct queries_emit_field *bq_fields(int t, enum queries_emit_sourc
 
 static void bq_literal(struct lt_buf *b, const char *s, size_t n)
 {
-	gcp_quote(b, s, n, '\'');
+	queries_emit_c_quote(b, s, n, '\'');
 }
 
 static void bq_regex(struct lt_buf *b, const char *expr, const char *re, size_t n)
@@ -359,7 +345,7 @@ static void bq_render(const struct queries_emit_ctx *c)
 		lt_buf_init(&path);
 		lt_buf_printf(&path, "%s.%s", dataset,
 			      kubelet ? "kubelet" : "cloudaudit_googleapis_com_activity");
-		gcp_quote(&from, path.ptr, path.len, '`');
+		queries_emit_c_quote(&from, path.ptr, path.len, '`');
 		lt_buf_release(&path);
 	}
 	for (int i = 0; i < 4; i++)

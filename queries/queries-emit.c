@@ -447,6 +447,19 @@ void queries_emit_missing(const struct queries_emit_ctx *c)
 	lt_buf_release(&scratch);
 }
 
+void queries_emit_c_quote(struct lt_buf *b, const char *s, size_t n, char quote)
+{
+	lt_buf_putc(b, quote);
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '\n' || s[i] == '\r' || s[i] == '\t')
+			lt_buf_printf(b, "\\%c", s[i] == '\n' ? 'n' : s[i] == '\r' ? 'r' : 't');
+		else if (s[i] == '\\' || s[i] == quote)
+			lt_buf_printf(b, "\\%c", s[i]);
+		else
+			lt_buf_putc(b, s[i]);
+	lt_buf_putc(b, quote);
+}
+
 void queries_emit_seconds(char *buf, size_t size, int64_t us)
 {
 	int n = snprintf(buf, size, "%" PRId64 ".%06" PRId64, us / 1000000, us % 1000000);

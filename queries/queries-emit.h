@@ -187,6 +187,12 @@ void queries_emit_comment_value(struct lt_buf *b, const char *s);
 extern const struct queries_engine queries_engine_cwli, queries_engine_kql, queries_engine_logging,
     queries_engine_bigquery, queries_engine_athena;
 
+/*
+ * s[0..n) between two quote characters, C-style: backslash and quote escaped, tab and line
+ * breaks as \t \n \r (Logs Insights, Cloud Logging and BigQuery strings alike).
+ */
+void queries_emit_c_quote(struct lt_buf *b, const char *s, size_t n, char quote);
+
 /* Seconds as few digits as they need: 1, 0.25, 1.5. */
 void queries_emit_seconds(char *buf, size_t size, int64_t us);
 
