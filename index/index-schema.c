@@ -297,34 +297,54 @@ static int schema_check_meta(struct lt_store *st, int may_be_new, struct lt_erro
 }
 
 /* 1 when table has a column named col (0 also when it cannot tell). */
-static int schema_has_column(struct lt_store *st, const char *table, const char *col)
+/*
+ * The answers below are 1, 0, or -1 with err set: a failed read (out of memory) must not pass
+ * for "no": SQLite may have rolled the whole transaction back, and what runs next on that
+ * answer would report a misleading error ("no such table") instead of the real one.
+ */
+static int schema_answer(struct lt_store *st, sqlite3_stmt *q, int rc, struct lt_error *err)
 {
-	sqlite3_stmt *q;
-	int has = 0;
+	int failed = rc != SQLITE_ROW && rc != SQLITE_DONE;
 
-	if (index_store_prepare_raw(st, &q, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2",
-				    NULL) != 0)
-		return 0;
-	sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, col, -1, SQLITE_STATIC);
-	has = sqlite3_step(q) == SQLITE_ROW;
 	sqlite3_finalize(q);
-	return has;
+	if (failed)
+		index_store_db_error(st, err, "cannot read the schema");
+	return failed ? -1 : 0;
 }
 
-/* 1 when meta says the store is of schema version v. */
-static int schema_is_version(struct lt_store *st, int v)
+static int schema_has_column(struct lt_store *st, const char *table, const char *col,
+			     struct lt_error *err)
 {
 	sqlite3_stmt *q;
-	int is = 0;
+	int rc;
 
-	if (index_store_prepare_raw(st, &q, "SELECT value FROM meta WHERE key = 'schema'", NULL) !=
+	if (index_store_prepare_raw(st, &q, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2",
+				    err) != 0)
+		return -1;
+	sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, col, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		sqlite3_finalize(q);
+		return 1;
+	}
+	return schema_answer(st, q, rc, err);
+}
+
+/* 1 when meta says the store is of schema version v; 0; -1 with err set. */
+static int schema_is_version(struct lt_store *st, int v, struct lt_error *err)
+{
+	sqlite3_stmt *q;
+	int rc, is;
+
+	if (index_store_prepare_raw(st, &q, "SELECT value FROM meta WHERE key = 'schema'", err) !=
 	    0)
-		return 0;
-	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0) != NULL)
+		return -1;
+	if ((rc = sqlite3_step(q)) == SQLITE_ROW && sqlite3_column_text(q, 0) != NULL) {
 		is = strtol((const char *)sqlite3_column_text(q, 0), NULL, 10) == v;
-	sqlite3_finalize(q);
-	return is;
+		sqlite3_finalize(q);
+		return is;
+	}
+	return schema_answer(st, q, rc, err);
 }
 
 /* Drops every derived table (named lt_*): collected first, as a DROP may not run beside a read. */
@@ -359,9 +379,12 @@ static int schema_drop_derived(struct lt_store *st, struct lt_error *err)
  */
 static int schema_migrate(struct lt_store *st, struct lt_error *err)
 {
-	int upgrade = schema_is_version(st, SCHEMA_MIGRATES_FROM);
+	int upgrade = schema_is_version(st, SCHEMA_MIGRATES_FROM, err);
+	int has = upgrade < 0 ? -1 : schema_has_column(st, "audit", "cluster_id", err);
 
-	if (schema_has_column(st, "audit", "cluster_id"))
+	if (has < 0)
+		return LT_ERR_DB;
+	if (has)
 		return index_store_exec(st, schema_clusters_table, err);
 	for (size_t i = 0; i < sizeof schema_cluster_sql / sizeof *schema_cluster_sql; i++)
 		if (index_store_exec(st, schema_cluster_sql[i], err) != 0)
