@@ -110,6 +110,50 @@ void index_intern_release(struct index_intern_cache *c);
 int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
 		     enum lt_format *format_out, struct lt_error *err);
 
+/* ---- raw records, compressed (index-raw.c) ---- */
+
+enum index_raw_table { INDEX_RAW_AUDIT, INDEX_RAW_LINES };
+
+/*
+ * One load's writer of one raw table: the first records are kept as samples
+ * (and stored as text) until a dictionary is trained on them; then they and
+ * every later record are stored compressed.  Embedded: _init/_release.
+ */
+struct index_raw_writer {
+	struct lt_store *st;
+	enum index_raw_table table;
+	int64_t source_id;
+	sqlite3_stmt *ins, *upd;
+	int settled; /* trained (or decided against a dictionary): compressing */
+	struct ZSTD_CCtx_s *cctx;
+	struct ZSTD_CDict_s *cdict;
+	int64_t dict_id;       /* raw_dicts.id of cdict */
+	struct lt_buf samples; /* the samples' bytes, end to end */
+	size_t *sizes;	       /* each sample's length */
+	int64_t *ids;	       /* each sample's row id */
+	size_t nsamples, cap_samples;
+	unsigned char *blob; /* the last compressed record */
+	size_t blob_len, blob_cap;
+};
+
+void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,
+			   enum index_raw_table table, int64_t source_id);
+void index_raw_writer_release(struct index_raw_writer *w);
+
+/*
+ * Stores record p (n bytes) as row id of the writer's table, inside the
+ * caller's transaction.  The last row it inserts is id's, so
+ * sqlite3_last_insert_rowid() is id afterwards.
+ */
+int index_raw_put(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
+		  struct lt_error *err);
+
+/* A load's end: samples never trained on (a small source) are compressed now. */
+int index_raw_flush(struct index_raw_writer *w, struct lt_error *err);
+
+/* Registers lt_raw(value) on the store's connection: a raw record's text. */
+int index_raw_register(struct lt_store *st, struct lt_error *err);
+
 /* ---- log lines (index-logs.c) ---- */
 
 struct index_log_loader;
@@ -122,6 +166,9 @@ void index_log_loader_free(struct index_log_loader *ll);
 /* Stores a line; *stored = 0 when the same line is already in the store. */
 int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line *ln,
 			   const struct lt_where *at, int64_t cluster_id, int *stored);
+
+/* A load's end: index_raw_flush of the source's lines_raw writer (index-raw.c). */
+int index_log_loader_raw_flush(struct index_log_loader *ll);
 
 /* Saves the source's log summary (lines, years, time range); inside the batch's transaction. */
 int index_log_loader_save(struct index_log_loader *ll);

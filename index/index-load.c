@@ -87,7 +87,7 @@ struct load {
 	int64_t since_id;	   /* highest audit.id before the current batch */
 	struct load_count *counts; /* not yet written to resource_counts */
 	size_t ncounts, cap_counts;
-	sqlite3_stmt *ins_audit, *ins_raw, *ins_reject, *add_count, *save_source, *add_counted;
+	sqlite3_stmt *ins_audit, *ins_reject, *add_count, *save_source, *add_counted;
 	sqlite3_stmt *supersede_new, *supersede_old, *find_key, *add_mark;
 	int partial_stages;	    /* the store holds a request stage below the final one */
 	int lease_bodies;	    /* this file had a Lease body (leaseDurationSeconds, holder) */
@@ -101,6 +101,7 @@ struct load {
 	struct index_intern_memo memo[AC_COUNT]; /* per interned column (LOAD_ID) */
 	struct index_cluster cluster;		 /* the records' clusters */
 	int64_t cluster_id;			 /* of the record being stored */
+	struct index_raw_writer raw;		 /* audit_raw, compressed (index-raw.c) */
 };
 
 static const char load_ins_audit_sql[] =
@@ -141,8 +142,6 @@ static int load_prepare(struct load *l)
 
 	int failed =
 	    index_store_prepare_raw(st, &l->ins_audit, load_ins_audit_sql, err) ||
-	    index_store_prepare_raw(st, &l->ins_raw,
-				    "INSERT INTO audit_raw(id, json) VALUES(?1, ?2)", err) ||
 	    index_store_prepare_raw(st, &l->ins_reject,
 				    "INSERT INTO rejects(source_id, line, offset, reason)"
 				    " VALUES(?1, ?2, ?3, ?4)",
@@ -188,7 +187,7 @@ static int load_prepare(struct load *l)
 static void load_release(struct load *l)
 {
 	sqlite3_finalize(l->ins_audit);
-	sqlite3_finalize(l->ins_raw);
+	index_raw_writer_release(&l->raw);
 	sqlite3_finalize(l->ins_reject);
 	sqlite3_finalize(l->add_count);
 	sqlite3_finalize(l->add_counted);
@@ -405,6 +404,10 @@ static int load_commit(struct load *l, const char *state, const char *note, int 
 	if (l->lease_bodies &&
 	    index_store_exec(l->st, "INSERT OR REPLACE INTO meta VALUES('lease_bodies', '1')",
 			     l->err))
+		return LT_ERR_DB;
+	/* the last commit of a load: records of a source too small to train on are compressed */
+	if (!reopen &&
+	    (index_raw_flush(&l->raw, l->err) || (l->logs && index_log_loader_raw_flush(l->logs))))
 		return LT_ERR_DB;
 	if (load_flush_counts(l) || load_supersede(l) || load_widen_range(l) ||
 	    (l->logs && index_log_loader_save(l->logs)) || load_save_source(l, state, note) ||
@@ -692,9 +695,9 @@ static int load_store_event(struct load *l, const struct lt_audit_event *ev,
 		l->partial_stages = 1;
 	if (ev->has_lease)
 		l->lease_bodies = 1;
-	sqlite3_bind_int64(l->ins_raw, 1, sqlite3_last_insert_rowid(l->st->db));
-	sqlite3_bind_text(l->ins_raw, 2, ev->raw.ptr, (int)ev->raw.len, SQLITE_STATIC);
-	if (load_step(l, l->ins_raw, "cannot store raw JSON") != 0 || load_ext(l, at) != 0)
+	if (index_raw_put(&l->raw, sqlite3_last_insert_rowid(l->st->db), ev->raw.ptr, ev->raw.len,
+			  l->err) != 0 ||
+	    load_ext(l, at) != 0)
 		return LT_ERR_DB;
 	if (l->audit_hi == 0 || ev->stage_us < l->audit_lo)
 		l->audit_lo = ev->stage_us;
@@ -905,6 +908,7 @@ static int load_run(struct load *l, struct lt_input *in, int resume, enum lt_for
 		return LT_ERR_DB;
 	if (resume && load_drop_open_rejects(l) != 0)
 		return LT_ERR_DB;
+	l->raw.source_id = l->source_id; /* known now: the dictionaries' owner */
 	l->since_id = lt_store_last_event_id(l->st);
 	l->partial_stages = load_has_partial_stages(l);
 	rc = index_pipe_parse(in, &sink, l, fmt, perr);
@@ -1050,6 +1054,7 @@ int index_load_file(struct lt_store *st, const char *path, const struct lt_inges
 	if (lt_input_open(&in, path, &perr) != 0)
 		return load_failed(&l, &perr, totals);
 	l.committed = l.rep;
+	index_raw_writer_init(&l.raw, st, INDEX_RAW_AUDIT, 0);
 	rc = load_prepare(&l);
 	if (rc == 0)
 		rc = load_run(&l, in, found == 2, &fmt, &perr);

@@ -24,8 +24,9 @@ struct index_log_loader {
 	struct lt_error *err;
 	int64_t source_id;
 	int64_t node_id; /* --node, 0 when none */
-	sqlite3_stmt *ins, *ins_raw, *ins_host, *save, *same;
-	uint64_t last_hash; /* of the previous line, for counting repeats */
+	sqlite3_stmt *ins, *ins_host, *save, *same;
+	struct index_raw_writer raw; /* lines_raw, compressed (index-raw.c) */
+	uint64_t last_hash;	     /* of the previous line, for counting repeats */
 	uint32_t repeat;
 	int64_t last_host_id; /* hosts already in the hosts table: the last one */
 	uint64_t lines, skew;
@@ -145,12 +146,11 @@ int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int
 	ll->err = err;
 	ll->source_id = source_id;
 	ll->node = node ? lt_xstrdup(node) : NULL;
+	index_raw_writer_init(&ll->raw, st, INDEX_RAW_LINES, source_id);
 	if (node &&
 	    index_intern_id(st, (struct lt_str){node, strlen(node)}, &ll->node_id, err) != 0)
 		goto fail;
 	if (index_store_prepare_raw(st, &ll->ins, logs_ins_sql, err) ||
-	    index_store_prepare_raw(st, &ll->ins_raw,
-				    "INSERT INTO lines_raw(id, text) VALUES(?1, ?2)", err) ||
 	    index_store_prepare_raw(st, &ll->ins_host, "INSERT OR IGNORE INTO hosts VALUES(?1, ?1)",
 				    err) ||
 	    index_store_prepare_raw(
@@ -173,7 +173,7 @@ void index_log_loader_free(struct index_log_loader *ll)
 	if (ll == NULL)
 		return;
 	sqlite3_finalize(ll->ins);
-	sqlite3_finalize(ll->ins_raw);
+	index_raw_writer_release(&ll->raw);
 	sqlite3_finalize(ll->ins_host);
 	sqlite3_finalize(ll->save);
 	sqlite3_finalize(ll->same);
@@ -461,11 +461,14 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 	*stored = 1;
 	id = sqlite3_last_insert_rowid(ll->st->db);
 	logs_note_summary(ll, &c, id);
-	sqlite3_bind_int64(ll->ins_raw, 1, id);
-	logs_bind_str(ll->ins_raw, 2, c.raw);
-	if (logs_step(ll, ll->ins_raw, "cannot store a log line's text") != 0)
+	if (index_raw_put(&ll->raw, id, c.raw.ptr ? c.raw.ptr : "", c.raw.len, ll->err) != 0)
 		return LT_ERR_DB;
 	return logs_note_host(ll, ll->node_id ? 0 : ids[0]);
+}
+
+int index_log_loader_raw_flush(struct index_log_loader *ll)
+{
+	return index_raw_flush(&ll->raw, ll->err);
 }
 
 /* The meaning of the zone word the lines' written times voted for, when one won. */

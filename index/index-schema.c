@@ -7,9 +7,10 @@
 #include <string.h>
 
 /* 3: sources are known by the XXH3-128 of their content (hashed, hash, head; source_marks);
- * 4: lines' basis and text sources' year and zone rules; 5: clusters (schema_cluster_sql) */
-#define SCHEMA_VERSION "5"
-/* The one older schema a writable open brings up to this one (schema_migrate). */
+ * 4: lines' basis and text sources' year and zone rules; 5: clusters (schema_cluster_sql);
+ * 6: raw records compressed (raw_dicts, index-raw.c) */
+#define SCHEMA_VERSION "6"
+/* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
 
 /*
@@ -145,7 +146,15 @@ static const char *const schema_sql[] = {
     "CREATE INDEX IF NOT EXISTS audit_cluster ON audit(resource_id, namespace_id, name_id,"
     " stage_us, verb_id, subresource_id, code, user_id, source_ip_id, level_id, superseded)"
     " WHERE namespace_id IS NULL",
+    /*
+     * the raw records, byte for byte: text, or a blob index-raw.c compressed (read both with
+     * lt_raw(json)); a blob is never converted by the column's text affinity
+     */
     "CREATE TABLE IF NOT EXISTS audit_raw(id INTEGER PRIMARY KEY, json TEXT NOT NULL)",
+    /* schema 6: the zstd dictionaries of the compressed raw records, each trained on the first
+       records of one source's table (tbl: audit_raw or lines_raw) */
+    "CREATE TABLE IF NOT EXISTS raw_dicts(id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL,"
+    " tbl TEXT NOT NULL, dict BLOB NOT NULL)",
     /* CloudWatch provenance of the audit events that came from an export */
     "CREATE TABLE IF NOT EXISTS audit_ext(id INTEGER PRIMARY KEY, ext_id TEXT, stream TEXT)",
     LOG_TABLES,
@@ -281,9 +290,9 @@ static int schema_check_meta(struct lt_store *st, int may_be_new, struct lt_erro
 		return index_store_db_error(st, err, "cannot read the store's version");
 	if (have == strtol(SCHEMA_VERSION, NULL, 10))
 		return 0;
-	if (have == SCHEMA_MIGRATES_FROM && may_be_new)
+	if (have >= SCHEMA_MIGRATES_FROM && have < strtol(SCHEMA_VERSION, NULL, 10) && may_be_new)
 		return 0; /* a writable open upgrades it (schema_migrate) */
-	if (have == SCHEMA_MIGRATES_FROM)
+	if (have >= SCHEMA_MIGRATES_FROM && have < strtol(SCHEMA_VERSION, NULL, 10))
 		return lt_error_set(err, LT_ERR_DB,
 				    "%s: a leasetrail store of schema %ld, older than this "
 				    "leasetrail's " SCHEMA_VERSION "; `leasetrail rebuild --db %s` "
@@ -371,8 +380,10 @@ static int schema_drop_derived(struct lt_store *st, struct lt_error *err)
 }
 
 /*
- * Brings a new store, or one of schema 4, to schema 5 (schema_cluster_sql).
- * From schema 4 every stored row is of cluster 0 (none named), which is what
+ * Brings a new store, or one of schema 4 or 5, to schema 6.  5 to 6 is raw_dicts alone
+ * (schema_sql creates it): the raw records a store of 5 holds are text, which lt_raw reads
+ * as it is, and the records ingested from now on are compressed.  4 to 5 (schema_cluster_sql):
+ * from schema 4 every stored row is of cluster 0 (none named), which is what
  * they were; the derived tables, built before leases were per cluster, are
  * dropped with their records (every table named lt_*, and derived): the
  * lifecycles create and rebuild them from the events.
@@ -385,7 +396,13 @@ static int schema_migrate(struct lt_store *st, struct lt_error *err)
 	if (has < 0)
 		return LT_ERR_DB;
 	if (has)
-		return index_store_exec(st, schema_clusters_table, err);
+		return index_store_exec(st, schema_clusters_table, err) ||
+			       index_store_exec(st,
+						"UPDATE meta SET value = '" SCHEMA_VERSION
+						"' WHERE key = 'schema'",
+						err)
+			   ? LT_ERR_DB
+			   : 0;
 	for (size_t i = 0; i < sizeof schema_cluster_sql / sizeof *schema_cluster_sql; i++)
 		if (index_store_exec(st, schema_cluster_sql[i], err) != 0)
 			return LT_ERR_DB;

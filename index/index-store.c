@@ -385,6 +385,8 @@ int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_
 		lt_error_set(err, LT_ERR_DB, "%s: not a leasetrail store (%s)", path,
 			     sqlite3_errmsg(st->db));
 	if (rc == 0)
+		rc = index_raw_register(st, err);
+	if (rc == 0)
 		rc = index_store_schema(st, err);
 	if (rc == 0)
 		rc = store_journal(st, err);
@@ -671,7 +673,7 @@ int lt_store_event_origin(struct lt_store *st, int64_t id, struct lt_event_origi
 			  struct lt_error *err)
 {
 	return store_origin(st,
-			    "SELECT r.json, s.path, a.line, a.offset FROM audit AS a"
+			    "SELECT lt_raw(r.json), s.path, a.line, a.offset FROM audit AS a"
 			    " JOIN audit_raw AS r ON r.id = a.id"
 			    " JOIN sources AS s ON s.id = a.source_id WHERE a.id = ?1",
 			    "event", id, out, err);
@@ -681,7 +683,7 @@ int lt_store_line_origin(struct lt_store *st, int64_t id, struct lt_event_origin
 			 struct lt_error *err)
 {
 	return store_origin(st,
-			    "SELECT r.text, s.path, g.line, g.offset FROM lines AS g"
+			    "SELECT lt_raw(r.text), s.path, g.line, g.offset FROM lines AS g"
 			    " JOIN lines_raw AS r ON r.id = g.id"
 			    " JOIN sources AS s ON s.id = g.source_id WHERE g.id = ?1",
 			    "log line", id, out, err);

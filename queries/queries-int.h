@@ -137,12 +137,14 @@ enum queries_lease_kind queries_lease_kind_of(const char *ns, const char *name);
  * responseObject / requestObject, or a GKE Cloud Logging LogEntry's protoPayload.response /
  * protoPayload.request (parser-gke.c keeps the LogEntry as the raw record).  r: the
  * audit_raw row's alias.  instr first: most records carry no body, and json_valid parses.
+ * lt_raw (index-raw.c) decompresses the record once for the six reads: it keeps the last.
  */
 #define QUERIES_RAW_BODY(r, which)                                                                 \
-	"(CASE WHEN instr(" r ".json, '\"" which "Object\"') > 0 AND json_valid(" r ".json)"       \
-	" THEN json_extract(" r ".json, '$." which "Object') WHEN instr(" r ".json,"               \
-	" '\"protoPayload\"') > 0 AND instr(" r ".json, '\"" which "\"') > 0 AND json_valid(" r    \
-	".json) THEN json_extract(" r ".json, '$.protoPayload." which "') END)"
+	"(CASE WHEN instr(lt_raw(" r ".json), '\"" which "Object\"') > 0 AND json_valid(lt_raw(" r \
+	".json)) THEN json_extract(lt_raw(" r ".json), '$." which "Object') WHEN instr(lt_raw(" r  \
+	".json), '\"protoPayload\"') > 0 AND instr(lt_raw(" r ".json), '\"" which "\"') > 0 AND"   \
+	" json_valid(lt_raw(" r ".json)) THEN json_extract(lt_raw(" r                              \
+	".json), '$.protoPayload." which "') END)"
 
 #define QUERIES_LEASE_COLUMNS                                                                      \
 	"a.id, a.stage_us, a.stage_us - a.received_us, a.verb_id, a.code, a.user_id, a.groups_id," \

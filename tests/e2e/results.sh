@@ -70,13 +70,13 @@ for shape in "${shapes[@]}"; do
 		>"$shape.timeline.diff" || fail "$shape: timeline $node differs: $(head -5 "$shape.timeline.diff")"
 done
 # the cluster: Log Analytics' _ResourceId in the raw record, BigQuery's cluster_name in the LogEntry
-[ "$(q la-csv.db "SELECT json_extract(json, '\$.logAnalytics._ResourceId') FROM audit_raw LIMIT 1")" = \
+[ "$(q la-csv.db "SELECT json_extract(lt_raw(json), '\$.logAnalytics._ResourceId') FROM audit_raw LIMIT 1")" = \
 	/SUBSCRIPTIONS/00000000-0000-0000-0000-000000000000/RESOURCEGROUPS/SAMPLE-RG/PROVIDERS/MICROSOFT.CONTAINERSERVICE/MANAGEDCLUSTERS/SAMPLE-AKS ] \
 	|| fail "la-csv: _ResourceId not in the raw record"
-[ "$(q azdiag-json.db "SELECT DISTINCT json_extract(json, '\$.logAnalytics.ResourceId') FROM audit_raw")" = \
+[ "$(q azdiag-json.db "SELECT DISTINCT json_extract(lt_raw(json), '\$.logAnalytics.ResourceId') FROM audit_raw")" = \
 	/SUBSCRIPTIONS/00000000-0000-0000-0000-000000000000/RESOURCEGROUPS/SAMPLE-RG/PROVIDERS/MICROSOFT.CONTAINERSERVICE/MANAGEDCLUSTERS/SAMPLE-AKS ] \
 	|| fail "azdiag-json: ResourceId not in the raw record"
-[ "$(q bq-csv.db "SELECT DISTINCT json_extract(json, '\$.resource.labels.cluster_name') FROM audit_raw")" = \
+[ "$(q bq-csv.db "SELECT DISTINCT json_extract(lt_raw(json), '\$.resource.labels.cluster_name') FROM audit_raw")" = \
 	sample-cluster ] || fail "bq-csv: cluster_name not in the raw record"
 # provenance: the file and line (a CSV row's first line) of each event
 line=$(q la-csv.db "SELECT line FROM audit WHERE id = 9")

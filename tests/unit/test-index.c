@@ -528,7 +528,7 @@ static void test_every_field(void **state)
 	expect_event(st, "6f9e0c4a-0003-4d1b-9a55-1e2f3a4b5c03", body, sizeof body / sizeof *body);
 
 	/* the raw JSON of each record, byte for byte */
-	expect_rows(st, "SELECT json FROM audit_raw ORDER BY id", NULL,
+	expect_rows(st, "SELECT lt_raw(json) FROM audit_raw ORDER BY id", NULL,
 		    EV_META "\n" EV_NODE "\n" EV_BODY "\n");
 	snprintf(want, sizeof want, "%s|complete|0|%llu|3|3|0|0|0|NULL|1|1\n", log,
 		 (unsigned long long)r->bytes);
@@ -1368,7 +1368,7 @@ static void test_schema_versions(void **state)
 		for (int flags = 0; flags <= LT_STORE_READONLY; flags += LT_STORE_READONLY) {
 			open_fails(db, flags, LT_ERR_DB, &err);
 			assert_non_null(strstr(err.msg, cases[i].says));
-			assert_non_null(strstr(err.msg, "this one reads schema 5"));
+			assert_non_null(strstr(err.msg, "this one reads schema 6"));
 		}
 		after = slurp(db, &after_len);
 		assert_true(after_len == before_len && memcmp(before, after, before_len) == 0);
@@ -1385,6 +1385,7 @@ static void test_schema_versions(void **state)
 static void test_schema_upgrade(void **state)
 {
 	static const char *const downgrade[] = {
+	    "DROP TABLE raw_dicts",
 	    "ALTER TABLE audit DROP COLUMN cluster_id",
 	    "ALTER TABLE lines DROP COLUMN cluster_id",
 	    "ALTER TABLE sources DROP COLUMN cluster_id",
@@ -1411,7 +1412,7 @@ static void test_schema_upgrade(void **state)
 		assert_int_equal(sqlite3_exec(raw, downgrade[i], NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(raw);
 	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	assert_non_null(strstr(err.msg, "schema 4, older than this leasetrail's 5"));
+	assert_non_null(strstr(err.msg, "schema 4, older than this leasetrail's 6"));
 	assert_non_null(strstr(err.msg, "leasetrail rebuild --db"));
 	st = open_store(dir);
 	expect_rows(st,
@@ -1419,7 +1420,130 @@ static void test_schema_upgrade(void **state)
 		    " (SELECT group_concat(cluster_id) FROM audit),"
 		    " (SELECT group_concat(id) FROM clusters),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_old')",
-		    NULL, "5|0|0|0\n");
+		    NULL, "6|0|0|0\n");
+	close_store(st);
+}
+
+/* Every record of path (one a line), end to end, as lt_raw reads table's column back. */
+static void expect_raw_file(struct lt_store *st, const char *path, const char *table,
+			    const char *col)
+{
+	char sql[160];
+	size_t len;
+	char *want = slurp(path, &len);
+
+	snprintf(sql, sizeof sql, "SELECT lt_raw(%s) FROM %s ORDER BY id", col, table);
+	expect_rows(st, sql, NULL, want);
+	free(want);
+}
+
+/*
+ * Schema 5 to 6: a store of 5 holds its raw records as text; a read-only open refuses it,
+ * a writable one upgrades it in place (raw_dicts), its text records read as they were and
+ * the records of the next ingest are compressed beside them.
+ */
+static void test_schema_upgrade_raw(void **state)
+{
+	char dir[PATH_SIZE], db[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	struct lt_store *st;
+	struct seen s;
+	char *got;
+
+	(void)state;
+	case_dir(dir, "schema-upgrade-raw");
+	write_file(a, dir, "a.log", EV_META "\n" EV_NODE "\n");
+	write_file(b, dir, "b.log", EV_BODY "\n");
+	st = open_store(dir);
+	ingest_ok(st, a, &s, &t);
+	/* what schema 5 wrote: text raw records, no raw_dicts */
+	free(q_rows(st, "UPDATE audit_raw SET json = lt_raw(json)", NULL));
+	free(q_rows(st, "DROP TABLE raw_dicts", NULL));
+	free(q_rows(st, "UPDATE meta SET value = '5' WHERE key = 'schema'", NULL));
+	close_store(st);
+	path_join(db, dir, "store.db");
+	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
+	assert_non_null(strstr(err.msg, "schema 5, older than this leasetrail's 6"));
+	st = open_store(dir);
+	expect_rows(st,
+		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+		    " (SELECT count(*) FROM raw_dicts), (SELECT group_concat(typeof(json))"
+		    " FROM audit_raw)",
+		    NULL, "6|0|text,text\n");
+	memset(&s, 0, sizeof s);
+	ingest_ok(st, b, &s, &t);
+	got = q_rows(st, "SELECT typeof(json) FROM audit_raw WHERE id = 3", NULL);
+	assert_string_equal(got, "blob\n");
+	free(got);
+	expect_rows(st, "SELECT lt_raw(json) FROM audit_raw ORDER BY id", NULL,
+		    EV_META "\n" EV_NODE "\n" EV_BODY "\n");
+	close_store(st);
+}
+
+/*
+ * Many records: each source's raw tables get a dictionary trained on their first records,
+ * every record is stored compressed (the samples rewritten, the rest compressed as they
+ * come), and lt_raw and show give each back byte for byte.
+ */
+static void test_raw_compressed(void **state)
+{
+	enum { N = 6000 };
+	char dir[PATH_SIZE], audit[PATH_SIZE], klog[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct lt_event_origin o;
+	struct lt_error err = {0};
+	struct lt_buf b;
+	struct seen s;
+	struct lt_store *st;
+	char *got;
+
+	(void)state;
+	case_dir(dir, "raw-compressed");
+	lt_buf_init(&b);
+	for (int i = 0; i < N; i++)
+		lt_buf_printf(&b,
+			      "{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":"
+			      "\"Metadata\",\"auditID\":\"r%05d\",\"stage\":\"ResponseComplete\","
+			      "\"verb\":\"update\",\"user\":{\"username\":\"system:node:n%d\"},"
+			      "\"objectRef\":{\"resource\":\"leases\",\"namespace\":"
+			      "\"kube-node-lease\",\"name\":\"n%d\"},\"responseStatus\":{\"code\":"
+			      "200},\"stageTimestamp\":\"2024-04-05T06:%02d:%02d.%06dZ\"}\n",
+			      i, i % 97, i % 97, i / 600, i / 10 % 60, i * 7919 % 1000000);
+	path_join(audit, dir, "audit.log");
+	write_bytes(audit, b.ptr, b.len, "wb");
+	lt_buf_truncate(&b, 0);
+	for (int i = 0; i < N; i++)
+		lt_buf_printf(
+		    &b,
+		    "I0405 06:%02d:%02d.%06d    2345 kubelet_node_status.go:%d] \"Updating"
+		    " node status\" node=\"n%d\" attempt=%d\n",
+		    i / 600, i / 10 % 60, i * 7919 % 1000000, 400 + i % 50, i % 97, i);
+	path_join(klog, dir, "kubelet.log");
+	write_bytes(klog, b.ptr, b.len, "wb");
+	lt_buf_release(&b);
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, audit, &s, &t), N, N, 0, 0, 0);
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, klog, &s, &t), N, N, 0, 0, 0);
+	got = q_rows(st,
+		     "SELECT (SELECT group_concat(tbl) FROM raw_dicts),"
+		     " (SELECT count(*) FROM audit_raw WHERE typeof(json) = 'blob'),"
+		     " (SELECT count(*) FROM lines_raw WHERE typeof(text) = 'blob'),"
+		     " (SELECT sum(length(json)) FROM audit_raw) * 4"
+		     "  < (SELECT sum(length(lt_raw(json))) FROM audit_raw)",
+		     NULL);
+	assert_string_equal(got, "audit_raw,lines_raw|6000|6000|1\n");
+	free(got);
+	expect_raw_file(st, audit, "audit_raw", "json");
+	expect_raw_file(st, klog, "lines_raw", "text");
+	lt_buf_init(&o.raw);
+	lt_buf_init(&o.file);
+	assert_int_equal(lt_store_event_origin(st, N, &o, &err), 0);
+	assert_non_null(strstr(o.raw.ptr, "\"auditID\":\"r05999\""));
+	assert_int_equal(o.raw.ptr[o.raw.len - 1], '}');
+	lt_buf_release(&o.raw);
+	lt_buf_release(&o.file);
 	close_store(st);
 }
 
@@ -1574,6 +1698,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_every_field, teardown),
 	    cmocka_unit_test_teardown(test_schema_versions, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_raw, teardown),
+	    cmocka_unit_test_teardown(test_raw_compressed, teardown),
 	    cmocka_unit_test_teardown(test_writer_lock_in_process, teardown),
 	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
 	    cmocka_unit_test_teardown(test_other_resources, teardown),

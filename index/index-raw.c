@@ -1,0 +1,535 @@
+/*
+ * index-raw.c - raw records (audit_raw.json, lines_raw.text) stored compressed,
+ * and lt_raw(), the SQL function that reads them back byte for byte.
+ *
+ * A raw record is many small, similar texts: zstd on its own barely shrinks
+ * a 300-byte record, zstd with a dictionary trained on the records around it
+ * takes it to a fifth.  So each load's writer of a raw table keeps the first
+ * records it stores (RAW_TRAIN_RECORDS, RAW_TRAIN_BYTES: bounded) as text,
+ * trains a dictionary on them (ZDICT), stores it in raw_dicts (its source and
+ * table beside it) in the same transaction, rewrites those first records
+ * compressed, and compresses every record after them.  A source too small to
+ * train on (RAW_TRAIN_MIN_BYTES) is compressed without a dictionary, and a
+ * record whose compressed form is not smaller stays text.
+ *
+ * A stored value is therefore either TEXT (the record as read: small
+ * sources' short lines, stores of schema 5 and before) or a BLOB:
+ *
+ *   byte 0       codec (enum raw_codec)
+ *   varint       the record's length in bytes
+ *   varint       raw_dicts.id (RAW_ZSTD_DICT only)
+ *   the rest     one zstd frame, magicless, without checksum, size or dict id
+ *
+ * lt_raw(value) gives the text back for both, so SQL reads a raw record as
+ * lt_raw(r.json); it keeps the last record it decoded (queries read one
+ * record's body several times in a row) and a few dictionaries.  Every
+ * allocation of zstd goes through raw_alloc, which LEASETRAIL_FAULT=alloc:N
+ * can fail: the failure is an error, never a crash.
+ */
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem, the magicless frame format */
+#include "index-int.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zdict.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+/* zstd's level: 3 (its default) measured within a few percent of 9's size, far cheaper */
+#define RAW_LEVEL 3
+/* a dictionary is trained on a source's first records, at most this many of them */
+#define RAW_TRAIN_RECORDS 4000
+/* and at most this many bytes of them (held in memory until trained) */
+#define RAW_TRAIN_BYTES (1024u * 1024)
+/* fewer bytes than this and a dictionary costs more than it saves: compress without */
+#define RAW_TRAIN_MIN_BYTES (64u * 1024)
+/* a dictionary's size: at most this, and a sixteenth of the samples it is trained on */
+#define RAW_DICT_BYTES (16u * 1024)
+/* a record longer than this is not one of ours (the parser caps records at 8 MiB) */
+#define RAW_MAX_RECORD (64u * 1024 * 1024)
+/* dictionaries lt_raw keeps decoded per connection */
+#define RAW_DICT_CACHE 8
+/* the longest header: codec, two varints of 64 bits */
+#define RAW_HEADER_MAX (1 + 10 + 10)
+
+enum raw_codec {
+	RAW_ZSTD = 1,	   /* a zstd frame of its own */
+	RAW_ZSTD_DICT = 2, /* a zstd frame that needs raw_dicts.id */
+};
+
+/* The SQL of each raw table (enum index_raw_table). */
+static const struct raw_table {
+	const char *name; /* raw_dicts.tbl */
+	const char *insert, *update;
+} raw_tables[] = {
+    [INDEX_RAW_AUDIT] = {.name = "audit_raw",
+			 .insert = "INSERT INTO audit_raw(id, json) VALUES(?1, ?2)",
+			 .update = "UPDATE audit_raw SET json = ?2 WHERE id = ?1"},
+    [INDEX_RAW_LINES] = {.name = "lines_raw",
+			 .insert = "INSERT INTO lines_raw(id, text) VALUES(?1, ?2)",
+			 .update = "UPDATE lines_raw SET text = ?2 WHERE id = ?1"},
+};
+
+/* zstd's allocations: failable by fault injection, so out of memory is an error. */
+static void *raw_alloc(void *opaque, size_t n)
+{
+	(void)opaque;
+	return lt_fault(LT_FAULT_ALLOC) ? NULL : malloc(n);
+}
+
+static void raw_free(void *opaque, void *p)
+{
+	(void)opaque;
+	free(p);
+}
+
+static const ZSTD_customMem raw_mem = {.customAlloc = raw_alloc, .customFree = raw_free};
+
+/* ---- the blob's header ---- */
+
+/* Writes v as a varint at dst (room for 10 bytes); the bytes written. */
+static size_t raw_put_varint(unsigned char *dst, uint64_t v)
+{
+	size_t n = 0;
+
+	for (; v >= 0x80; v >>= 7)
+		dst[n++] = (unsigned char)(0x80 | (v & 0x7f));
+	dst[n++] = (unsigned char)v;
+	return n;
+}
+
+/* Reads a varint at *p (before end); 0, or -1 when it runs past end or past 64 bits. */
+static int raw_get_varint(const unsigned char **p, const unsigned char *end, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
+		unsigned char c = *(*p)++;
+
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80)) {
+			*out = v;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A stored blob taken apart: what lt_raw needs to decode it. */
+struct raw_blob {
+	enum raw_codec codec;
+	uint64_t len, dict_id;
+	const unsigned char *frame;
+	size_t frame_len;
+};
+
+/* Splits a blob into header and frame; -1 when it is not one index_raw_put wrote. */
+static int raw_parse(struct raw_blob *out, const unsigned char *p, size_t n)
+{
+	const unsigned char *end = p + n;
+
+	if (n < 2 || (p[0] != RAW_ZSTD && p[0] != RAW_ZSTD_DICT))
+		return -1;
+	out->codec = (enum raw_codec) * p++;
+	out->dict_id = 0;
+	if (raw_get_varint(&p, end, &out->len) != 0 || out->len > RAW_MAX_RECORD ||
+	    (out->codec == RAW_ZSTD_DICT && raw_get_varint(&p, end, &out->dict_id) != 0))
+		return -1;
+	out->frame = p;
+	out->frame_len = (size_t)(end - p);
+	return 0;
+}
+
+/* ---- the writer ---- */
+
+/* A compression context for magicless frames with neither checksum, size nor dict id. */
+static ZSTD_CCtx *raw_cctx_new(void)
+{
+	ZSTD_CCtx *c = ZSTD_createCCtx_advanced(raw_mem);
+
+	if (c == NULL)
+		return NULL;
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, RAW_LEVEL)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_format, ZSTD_f_zstd1_magicless)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 0)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_dictIDFlag, 0))) {
+		ZSTD_freeCCtx(c);
+		return NULL;
+	}
+	return c;
+}
+
+void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,
+			   enum index_raw_table table, int64_t source_id)
+{
+	assert(table == INDEX_RAW_AUDIT || table == INDEX_RAW_LINES);
+	*w = (struct index_raw_writer){.st = st, .table = table, .source_id = source_id};
+	lt_buf_init(&w->samples);
+}
+
+void index_raw_writer_release(struct index_raw_writer *w)
+{
+	sqlite3_finalize(w->ins);
+	sqlite3_finalize(w->upd);
+	ZSTD_freeCDict(w->cdict);
+	ZSTD_freeCCtx(w->cctx);
+	free(w->sizes);
+	free(w->ids);
+	free(w->blob);
+	lt_buf_release(&w->samples);
+	*w = (struct index_raw_writer){0};
+}
+
+static int raw_nomem(struct lt_error *err, const char *what)
+{
+	return lt_error_set(err, LT_ERR_DB, "out of memory while %s", what);
+}
+
+/* Prepares the writer's statements on first use. */
+static int raw_prepare(struct index_raw_writer *w, struct lt_error *err)
+{
+	if (w->ins != NULL)
+		return 0;
+	if (index_store_prepare_raw(w->st, &w->ins, raw_tables[w->table].insert, err) != 0 ||
+	    index_store_prepare_raw(w->st, &w->upd, raw_tables[w->table].update, err) != 0)
+		return LT_ERR_DB;
+	return 0;
+}
+
+/*
+ * Compresses p (n bytes) into w->out with the writer's dictionary, if any;
+ * *smaller = 0 when the blob would not be smaller than the text.
+ */
+static int raw_compress(struct index_raw_writer *w, const char *p, size_t n, int *smaller,
+			struct lt_error *err)
+{
+	size_t bound = ZSTD_compressBound(n), head = 1, got;
+
+	LT_GROW(w->blob, w->blob_cap, RAW_HEADER_MAX + bound);
+	w->blob[0] = w->cdict ? RAW_ZSTD_DICT : RAW_ZSTD;
+	head += raw_put_varint(w->blob + head, n);
+	if (w->cdict)
+		head += raw_put_varint(w->blob + head, (uint64_t)w->dict_id);
+	got = ZSTD_compress2(w->cctx, w->blob + head, w->blob_cap - head, p, n);
+	if (ZSTD_isError(got))
+		return ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation
+			   ? raw_nomem(err, "compressing a raw record")
+			   : lt_error_set(err, LT_ERR_DB, "cannot compress a raw record: %s",
+					  ZSTD_getErrorName(got));
+	w->blob_len = head + got;
+	*smaller = w->blob_len < n;
+	return 0;
+}
+
+/* Binds (id, record) to s, compressed when that is smaller, and steps it. */
+static int raw_write(struct index_raw_writer *w, sqlite3_stmt *s, int64_t id, const char *p,
+		     size_t n, struct lt_error *err)
+{
+	int smaller, rc;
+
+	if (raw_compress(w, p, n, &smaller, err) != 0)
+		return LT_ERR_DB;
+	sqlite3_bind_int64(s, 1, id);
+	if (smaller)
+		sqlite3_bind_blob(s, 2, w->blob, (int)w->blob_len, SQLITE_STATIC);
+	else
+		sqlite3_bind_text(s, 2, p, (int)n, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc != SQLITE_DONE)
+		return index_store_db_error(w->st, err, "cannot store a raw record");
+	return 0;
+}
+
+/* Stores a trained dictionary in raw_dicts; w->dict_id its id. */
+static int raw_save_dict(struct index_raw_writer *w, const void *dict, size_t n,
+			 struct lt_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (index_store_prepare_raw(
+		w->st, &q, "INSERT INTO raw_dicts(source_id, tbl, dict) VALUES(?1, ?2, ?3)", err) !=
+	    0)
+		return LT_ERR_DB;
+	sqlite3_bind_int64(q, 1, w->source_id);
+	sqlite3_bind_text(q, 2, raw_tables[w->table].name, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(q, 3, dict, (int)n, SQLITE_STATIC);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return index_store_db_error(w->st, err, "cannot store a raw records' dictionary");
+	w->dict_id = sqlite3_last_insert_rowid(w->st->db);
+	return 0;
+}
+
+/*
+ * Trains a dictionary on the samples when there are enough of them and
+ * makes it the writer's (stored, and loaded for compression).  Training may
+ * fail on samples too alike or too few: the records are then compressed
+ * without one, as they are when the source is small.
+ */
+static int raw_train(struct index_raw_writer *w, struct lt_error *err)
+{
+	size_t cap = w->samples.len / 16 < RAW_DICT_BYTES ? w->samples.len / 16 : RAW_DICT_BYTES;
+	void *dict;
+	size_t got;
+	int rc = 0;
+
+	if (w->samples.len < RAW_TRAIN_MIN_BYTES || w->nsamples < 8)
+		return 0;
+	dict = lt_xmalloc(cap);
+	got = ZDICT_trainFromBuffer(dict, cap, w->samples.ptr, w->sizes, (unsigned)w->nsamples);
+	if (!ZDICT_isError(got)) {
+		w->cdict = ZSTD_createCDict_advanced(dict, got, ZSTD_dlm_byCopy, ZSTD_dct_auto,
+						     ZSTD_getCParams(RAW_LEVEL, 0, got), raw_mem);
+		if (w->cdict == NULL)
+			rc = raw_nomem(err, "loading a raw records' dictionary");
+		else if ((rc = raw_save_dict(w, dict, got, err)) == 0 &&
+			 ZSTD_isError(ZSTD_CCtx_refCDict(w->cctx, w->cdict)))
+			rc = raw_nomem(err, "loading a raw records' dictionary");
+	}
+	free(dict);
+	return rc;
+}
+
+/*
+ * The samples are in: train, rewrite the stored ones compressed, and store the last one
+ * (not yet stored when last_new) compressed.  The writer compresses from now on.
+ */
+static int raw_settle(struct index_raw_writer *w, int last_new, struct lt_error *err)
+{
+	size_t at = 0;
+
+	assert(!w->settled);
+	w->settled = 1;
+	if ((w->cctx = raw_cctx_new()) == NULL)
+		return raw_nomem(err, "compressing raw records");
+	if (raw_train(w, err) != 0)
+		return LT_ERR_DB;
+	for (size_t i = 0; i < w->nsamples; at += w->sizes[i++]) {
+		int is_new = last_new && i + 1 == w->nsamples;
+
+		if (raw_write(w, is_new ? w->ins : w->upd, w->ids[i], w->samples.ptr + at,
+			      w->sizes[i], err) != 0)
+			return LT_ERR_DB;
+	}
+	/* the samples are stored: their memory goes back */
+	lt_buf_release(&w->samples);
+	free(w->sizes);
+	free(w->ids);
+	w->sizes = NULL;
+	w->ids = NULL;
+	w->nsamples = w->cap_samples = 0;
+	return 0;
+}
+
+/* Stores a record as text, keeping a copy as a sample. */
+static int raw_sample(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
+		      struct lt_error *err)
+{
+	int rc;
+
+	size_t cap_ids = w->cap_samples; /* the two arrays grow alike */
+
+	LT_GROW(w->sizes, w->cap_samples, w->nsamples + 1);
+	LT_GROW(w->ids, cap_ids, w->nsamples + 1);
+	w->sizes[w->nsamples] = n;
+	w->ids[w->nsamples++] = id;
+	lt_buf_append(&w->samples, p, n);
+	if (w->nsamples >= RAW_TRAIN_RECORDS || w->samples.len >= RAW_TRAIN_BYTES)
+		return raw_settle(w, 1, err);
+	sqlite3_bind_int64(w->ins, 1, id);
+	sqlite3_bind_text(w->ins, 2, p, (int)n, SQLITE_STATIC);
+	rc = sqlite3_step(w->ins);
+	sqlite3_reset(w->ins);
+	sqlite3_clear_bindings(w->ins);
+	if (rc != SQLITE_DONE)
+		return index_store_db_error(w->st, err, "cannot store a raw record");
+	return 0;
+}
+
+int index_raw_put(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
+		  struct lt_error *err)
+{
+	assert(w->st != NULL);
+	if (raw_prepare(w, err) != 0)
+		return LT_ERR_DB;
+	if (!w->settled)
+		return raw_sample(w, id, p, n, err);
+	return raw_write(w, w->ins, id, p, n, err);
+}
+
+int index_raw_flush(struct index_raw_writer *w, struct lt_error *err)
+{
+	if (w->settled || w->nsamples == 0)
+		return 0;
+	return raw_settle(w, 0, err);
+}
+
+/* ---- lt_raw() ---- */
+
+/* One connection's decoding state: a context, a few dictionaries, the last record decoded. */
+struct raw_reader {
+	ZSTD_DCtx *dctx;
+	struct {
+		int64_t id;
+		ZSTD_DDict *dd;
+		uint64_t used; /* the tick it was last used at */
+	} dicts[RAW_DICT_CACHE];
+	uint64_t tick;
+	struct lt_buf last_in, last_out; /* the last blob and its text */
+	char *text;			 /* the text decoded */
+	size_t text_cap;
+};
+
+static void raw_reader_free(void *p)
+{
+	struct raw_reader *r = p;
+
+	if (r == NULL)
+		return;
+	ZSTD_freeDCtx(r->dctx);
+	for (size_t i = 0; i < RAW_DICT_CACHE; i++)
+		ZSTD_freeDDict(r->dicts[i].dd);
+	lt_buf_release(&r->last_in);
+	lt_buf_release(&r->last_out);
+	free(r->text);
+	free(r);
+}
+
+/* Reads dictionary id from raw_dicts into a decoding dictionary; NULL with *msg set. */
+static ZSTD_DDict *raw_load_dict(sqlite3 *db, int64_t id, const char **msg)
+{
+	sqlite3_stmt *q;
+	ZSTD_DDict *dd = NULL;
+
+	*msg = "lt_raw: out of memory";
+	if (sqlite3_prepare_v2(db, "SELECT dict FROM raw_dicts WHERE id = ?1", -1, &q, NULL) !=
+	    SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(q, 1, id);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		dd = ZSTD_createDDict_advanced(sqlite3_column_blob(q, 0),
+					       (size_t)sqlite3_column_bytes(q, 0), ZSTD_dlm_byCopy,
+					       ZSTD_dct_auto, raw_mem);
+	else
+		*msg = "lt_raw: a raw record's dictionary is missing from the store";
+	sqlite3_finalize(q);
+	return dd;
+}
+
+/* The decoding dictionary id, from the cache or the store (evicting the least used). */
+static ZSTD_DDict *raw_dict(struct raw_reader *r, sqlite3 *db, int64_t id, const char **msg)
+{
+	size_t victim = 0;
+
+	r->tick++;
+	for (size_t i = 0; i < RAW_DICT_CACHE; i++) {
+		if (r->dicts[i].dd != NULL && r->dicts[i].id == id) {
+			r->dicts[i].used = r->tick;
+			return r->dicts[i].dd;
+		}
+		if (r->dicts[i].used < r->dicts[victim].used)
+			victim = i;
+	}
+	ZSTD_DDict *dd = raw_load_dict(db, id, msg);
+
+	if (dd == NULL)
+		return NULL;
+	ZSTD_freeDDict(r->dicts[victim].dd);
+	r->dicts[victim].dd = dd;
+	r->dicts[victim].id = id;
+	r->dicts[victim].used = r->tick;
+	return dd;
+}
+
+/* A decompression context for the writer's frames. */
+static ZSTD_DCtx *raw_dctx_new(void)
+{
+	ZSTD_DCtx *d = ZSTD_createDCtx_advanced(raw_mem);
+
+	if (d != NULL &&
+	    ZSTD_isError(ZSTD_DCtx_setParameter(d, ZSTD_d_format, ZSTD_f_zstd1_magicless))) {
+		ZSTD_freeDCtx(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* Decodes b into r->text (b->len bytes); NULL on success, else what went wrong. */
+static const char *raw_decode(struct raw_reader *r, sqlite3 *db, const struct raw_blob *b)
+{
+	ZSTD_DDict *dd = NULL;
+	const char *msg = NULL;
+	size_t got;
+
+	if (r->dctx == NULL && (r->dctx = raw_dctx_new()) == NULL)
+		return "lt_raw: out of memory";
+	if (b->codec == RAW_ZSTD_DICT && (dd = raw_dict(r, db, (int64_t)b->dict_id, &msg)) == NULL)
+		return msg;
+	if (ZSTD_isError(ZSTD_DCtx_refDDict(r->dctx, dd)))
+		return "lt_raw: out of memory";
+	LT_GROW(r->text, r->text_cap, (size_t)b->len + 1);
+	got = ZSTD_decompressDCtx(r->dctx, r->text, (size_t)b->len + 1, b->frame, b->frame_len);
+	if (ZSTD_isError(got))
+		return ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation
+			   ? "lt_raw: out of memory"
+			   : "lt_raw: a damaged raw record";
+	if (got != b->len)
+		return "lt_raw: a damaged raw record";
+	return NULL;
+}
+
+/* lt_raw(value): a raw record's text; text and NULL are given back as they are. */
+static void raw_sql(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	struct raw_reader *r = sqlite3_user_data(cx);
+	const unsigned char *p;
+	struct raw_blob b;
+	const char *msg;
+	size_t n;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) {
+		sqlite3_result_value(cx, argv[0]);
+		return;
+	}
+	p = sqlite3_value_blob(argv[0]);
+	n = (size_t)sqlite3_value_bytes(argv[0]);
+	if (p == NULL || raw_parse(&b, p, n) != 0) {
+		sqlite3_result_error(cx, "lt_raw: not a raw record", -1);
+		return;
+	}
+	if (r->last_in.len == n && n > 0 && memcmp(r->last_in.ptr, p, n) == 0) {
+		sqlite3_result_text(cx, r->last_out.ptr, (int)r->last_out.len, SQLITE_TRANSIENT);
+		return;
+	}
+	if ((msg = raw_decode(r, sqlite3_context_db_handle(cx), &b)) != NULL) {
+		lt_buf_truncate(&r->last_in, 0);
+		sqlite3_result_error(cx, msg, -1);
+		return;
+	}
+	sqlite3_result_text(cx, r->text, (int)b.len, SQLITE_TRANSIENT);
+	/* the memo: the record just decoded, its blob with it */
+	lt_buf_truncate(&r->last_in, 0);
+	lt_buf_append(&r->last_in, p, n);
+	lt_buf_truncate(&r->last_out, 0);
+	lt_buf_append(&r->last_out, r->text, (size_t)b.len);
+}
+
+int index_raw_register(struct lt_store *st, struct lt_error *err)
+{
+	struct raw_reader *r = lt_xcalloc(1, sizeof *r);
+
+	lt_buf_init(&r->last_in);
+	lt_buf_init(&r->last_out);
+	/* on failure SQLite has already called raw_reader_free */
+	if (sqlite3_create_function_v2(st->db, "lt_raw", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, r,
+				       raw_sql, NULL, NULL, raw_reader_free) != SQLITE_OK)
+		return index_store_db_error(st, err, "cannot register lt_raw");
+	return 0;
+}
