@@ -115,15 +115,16 @@ int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
 enum index_raw_table { INDEX_RAW_AUDIT, INDEX_RAW_LINES };
 
 /*
- * One load's writer of one raw table: the first records are kept as samples
- * (and stored as text) until a dictionary is trained on them; then they and
- * every later record are stored compressed.  Embedded: _init/_release.
+ * One load's writer of one raw table: the first records are kept in memory
+ * as samples until a dictionary is trained on them (or the batch commits);
+ * then they and every later record are stored compressed.  Embedded:
+ * _init/_release.
  */
 struct index_raw_writer {
 	struct lt_store *st;
 	enum index_raw_table table;
 	int64_t source_id;
-	sqlite3_stmt *ins, *upd;
+	sqlite3_stmt *ins;
 	int settled; /* trained (or decided against a dictionary): compressing */
 	struct ZSTD_CCtx_s *cctx;
 	struct ZSTD_CDict_s *cdict;
@@ -142,13 +143,14 @@ void index_raw_writer_release(struct index_raw_writer *w);
 
 /*
  * Stores record p (n bytes) as row id of the writer's table, inside the
- * caller's transaction.  The last row it inserts is id's, so
- * sqlite3_last_insert_rowid() is id afterwards.
+ * caller's transaction: at once, or with the samples (index_raw_flush before
+ * the commit).  The last row it inserts is id's or an earlier record's, so
+ * sqlite3_last_insert_rowid() is never a dictionary's.
  */
 int index_raw_put(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
 		  struct lt_error *err);
 
-/* A load's end: samples never trained on (a small source) are compressed now. */
+/* Before every commit: the samples not yet stored (a small source) are stored now. */
 int index_raw_flush(struct index_raw_writer *w, struct lt_error *err);
 
 /* Registers lt_raw(value) on the store's connection: a raw record's text. */
@@ -167,7 +169,7 @@ void index_log_loader_free(struct index_log_loader *ll);
 int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line *ln,
 			   const struct lt_where *at, int64_t cluster_id, int *stored);
 
-/* A load's end: index_raw_flush of the source's lines_raw writer (index-raw.c). */
+/* Before every commit: index_raw_flush of the source's lines_raw writer (index-raw.c). */
 int index_log_loader_raw_flush(struct index_log_loader *ll);
 
 /* Saves the source's log summary (lines, years, time range); inside the batch's transaction. */

@@ -405,9 +405,8 @@ static int load_commit(struct load *l, const char *state, const char *note, int 
 	    index_store_exec(l->st, "INSERT OR REPLACE INTO meta VALUES('lease_bodies', '1')",
 			     l->err))
 		return LT_ERR_DB;
-	/* the last commit of a load: records of a source too small to train on are compressed */
-	if (!reopen &&
-	    (index_raw_flush(&l->raw, l->err) || (l->logs && index_log_loader_raw_flush(l->logs))))
+	/* raw records still held as samples go in with the rows they belong to */
+	if (index_raw_flush(&l->raw, l->err) || (l->logs && index_log_loader_raw_flush(l->logs)))
 		return LT_ERR_DB;
 	if (load_flush_counts(l) || load_supersede(l) || load_widen_range(l) ||
 	    (l->logs && index_log_loader_save(l->logs)) || load_save_source(l, state, note) ||

@@ -5,12 +5,14 @@
  * A raw record is many small, similar texts: zstd on its own barely shrinks
  * a 300-byte record, zstd with a dictionary trained on the records around it
  * takes it to a fifth.  So each load's writer of a raw table keeps the first
- * records it stores (RAW_TRAIN_RECORDS, RAW_TRAIN_BYTES: bounded) as text,
+ * records it is given in memory (RAW_TRAIN_RECORDS, RAW_TRAIN_BYTES: bounded),
  * trains a dictionary on them (ZDICT), stores it in raw_dicts (its source and
- * table beside it) in the same transaction, rewrites those first records
- * compressed, and compresses every record after them.  A source too small to
- * train on (RAW_TRAIN_MIN_BYTES) is compressed without a dictionary, and a
- * record whose compressed form is not smaller stays text.
+ * table beside it), then those first records compressed, and compresses every
+ * record after them as it comes.  The samples are stored at the latest when
+ * the batch commits (index_raw_flush), so a committed row always has its raw
+ * record.  A source too small to train on (RAW_TRAIN_MIN_BYTES) borrows the
+ * store's latest dictionary of the same table, or is compressed without one;
+ * a record whose compressed form is not smaller stays text.
  *
  * A stored value is therefore either TEXT (the record as read: small
  * sources' short lines, stores of schema 5 and before) or a BLOB:
@@ -61,14 +63,18 @@ enum raw_codec {
 /* The SQL of each raw table (enum index_raw_table). */
 static const struct raw_table {
 	const char *name; /* raw_dicts.tbl */
-	const char *insert, *update;
+	const char *insert;
 } raw_tables[] = {
-    [INDEX_RAW_AUDIT] = {.name = "audit_raw",
-			 .insert = "INSERT INTO audit_raw(id, json) VALUES(?1, ?2)",
-			 .update = "UPDATE audit_raw SET json = ?2 WHERE id = ?1"},
-    [INDEX_RAW_LINES] = {.name = "lines_raw",
-			 .insert = "INSERT INTO lines_raw(id, text) VALUES(?1, ?2)",
-			 .update = "UPDATE lines_raw SET text = ?2 WHERE id = ?1"},
+    [INDEX_RAW_AUDIT] =
+	{
+	    .name = "audit_raw",
+	    .insert = "INSERT INTO audit_raw(id, json) VALUES(?1, ?2)",
+	},
+    [INDEX_RAW_LINES] =
+	{
+	    .name = "lines_raw",
+	    .insert = "INSERT INTO lines_raw(id, text) VALUES(?1, ?2)",
+	},
 };
 
 /* zstd's allocations: failable by fault injection, so out of memory is an error. */
@@ -172,7 +178,6 @@ void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,
 void index_raw_writer_release(struct index_raw_writer *w)
 {
 	sqlite3_finalize(w->ins);
-	sqlite3_finalize(w->upd);
 	ZSTD_freeCDict(w->cdict);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->sizes);
@@ -192,10 +197,7 @@ static int raw_prepare(struct index_raw_writer *w, struct lt_error *err)
 {
 	if (w->ins != NULL)
 		return 0;
-	if (index_store_prepare_raw(w->st, &w->ins, raw_tables[w->table].insert, err) != 0 ||
-	    index_store_prepare_raw(w->st, &w->upd, raw_tables[w->table].update, err) != 0)
-		return LT_ERR_DB;
-	return 0;
+	return index_store_prepare_raw(w->st, &w->ins, raw_tables[w->table].insert, err);
 }
 
 /*
@@ -224,10 +226,11 @@ static int raw_compress(struct index_raw_writer *w, const char *p, size_t n, int
 }
 
 /* Binds (id, record) to s, compressed when that is smaller, and steps it. */
-static int raw_write(struct index_raw_writer *w, sqlite3_stmt *s, int64_t id, const char *p,
-		     size_t n, struct lt_error *err)
+static int raw_write(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
+		     struct lt_error *err)
 {
-	int smaller, rc;
+	sqlite3_stmt *s = w->ins;
+	int smaller = 0, rc;
 
 	if (raw_compress(w, p, n, &smaller, err) != 0)
 		return LT_ERR_DB;
@@ -266,11 +269,51 @@ static int raw_save_dict(struct index_raw_writer *w, const void *dict, size_t n,
 	return 0;
 }
 
+/* Makes dictionary bytes dict (n) the writer's, stored as raw_dicts.id id. */
+static int raw_use_dict(struct index_raw_writer *w, const void *dict, size_t n, int64_t id,
+			struct lt_error *err)
+{
+	w->cdict = ZSTD_createCDict_advanced(dict, n, ZSTD_dlm_byCopy, ZSTD_dct_auto,
+					     ZSTD_getCParams(RAW_LEVEL, 0, n), raw_mem);
+	if (w->cdict == NULL || ZSTD_isError(ZSTD_CCtx_refCDict(w->cctx, w->cdict)))
+		return raw_nomem(err, "loading a raw records' dictionary");
+	w->dict_id = id;
+	return 0;
+}
+
 /*
- * Trains a dictionary on the samples when there are enough of them and
- * makes it the writer's (stored, and loaded for compression).  Training may
- * fail on samples too alike or too few: the records are then compressed
- * without one, as they are when the source is small.
+ * Too few samples to train on (a small file: one node's journal, a short
+ * export): the store's latest dictionary of the same table, trained on an
+ * earlier source of the same kind more often than not, serves; with none,
+ * the records are compressed without one.
+ */
+static int raw_borrow(struct index_raw_writer *w, struct lt_error *err)
+{
+	sqlite3_stmt *q;
+	int rc = 0;
+
+	if (index_store_prepare_raw(w->st, &q,
+				    "SELECT id, dict FROM raw_dicts WHERE tbl = ?1"
+				    " ORDER BY id DESC LIMIT 1",
+				    err) != 0)
+		return LT_ERR_DB;
+	sqlite3_bind_text(q, 1, raw_tables[w->table].name, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		rc = raw_use_dict(w, sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1),
+				  sqlite3_column_int64(q, 0), err);
+	else if (rc == SQLITE_DONE)
+		rc = 0;
+	else
+		rc = index_store_db_error(w->st, err, "cannot read a raw records' dictionary");
+	sqlite3_finalize(q);
+	return rc;
+}
+
+/*
+ * Trains a dictionary on the samples when there are enough of them and makes
+ * it the writer's (stored, and loaded for compression); else borrows one.
+ * Training may fail on samples too alike or too few: the records are then
+ * compressed without one.
  */
 static int raw_train(struct index_raw_writer *w, struct lt_error *err)
 {
@@ -280,27 +323,20 @@ static int raw_train(struct index_raw_writer *w, struct lt_error *err)
 	int rc = 0;
 
 	if (w->samples.len < RAW_TRAIN_MIN_BYTES || w->nsamples < 8)
-		return 0;
+		return raw_borrow(w, err);
 	dict = lt_xmalloc(cap);
 	got = ZDICT_trainFromBuffer(dict, cap, w->samples.ptr, w->sizes, (unsigned)w->nsamples);
-	if (!ZDICT_isError(got)) {
-		w->cdict = ZSTD_createCDict_advanced(dict, got, ZSTD_dlm_byCopy, ZSTD_dct_auto,
-						     ZSTD_getCParams(RAW_LEVEL, 0, got), raw_mem);
-		if (w->cdict == NULL)
-			rc = raw_nomem(err, "loading a raw records' dictionary");
-		else if ((rc = raw_save_dict(w, dict, got, err)) == 0 &&
-			 ZSTD_isError(ZSTD_CCtx_refCDict(w->cctx, w->cdict)))
-			rc = raw_nomem(err, "loading a raw records' dictionary");
-	}
+	if (!ZDICT_isError(got) && (rc = raw_save_dict(w, dict, got, err)) == 0)
+		rc = raw_use_dict(w, dict, got, sqlite3_last_insert_rowid(w->st->db), err);
 	free(dict);
 	return rc;
 }
 
 /*
- * The samples are in: train, rewrite the stored ones compressed, and store the last one
- * (not yet stored when last_new) compressed.  The writer compresses from now on.
+ * The samples are in: train, store them compressed, in order (the last row inserted is the
+ * last sample's).  The writer compresses as records come from now on.
  */
-static int raw_settle(struct index_raw_writer *w, int last_new, struct lt_error *err)
+static int raw_settle(struct index_raw_writer *w, struct lt_error *err)
 {
 	size_t at = 0;
 
@@ -310,13 +346,9 @@ static int raw_settle(struct index_raw_writer *w, int last_new, struct lt_error 
 		return raw_nomem(err, "compressing raw records");
 	if (raw_train(w, err) != 0)
 		return LT_ERR_DB;
-	for (size_t i = 0; i < w->nsamples; at += w->sizes[i++]) {
-		int is_new = last_new && i + 1 == w->nsamples;
-
-		if (raw_write(w, is_new ? w->ins : w->upd, w->ids[i], w->samples.ptr + at,
-			      w->sizes[i], err) != 0)
+	for (size_t i = 0; i < w->nsamples; at += w->sizes[i++])
+		if (raw_write(w, w->ids[i], w->samples.ptr + at, w->sizes[i], err) != 0)
 			return LT_ERR_DB;
-	}
 	/* the samples are stored: their memory goes back */
 	lt_buf_release(&w->samples);
 	free(w->sizes);
@@ -327,12 +359,10 @@ static int raw_settle(struct index_raw_writer *w, int last_new, struct lt_error 
 	return 0;
 }
 
-/* Stores a record as text, keeping a copy as a sample. */
+/* Keeps a copy of a record as a sample, to be stored when the samples settle. */
 static int raw_sample(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
 		      struct lt_error *err)
 {
-	int rc;
-
 	size_t cap_ids = w->cap_samples; /* the two arrays grow alike */
 
 	LT_GROW(w->sizes, w->cap_samples, w->nsamples + 1);
@@ -341,14 +371,7 @@ static int raw_sample(struct index_raw_writer *w, int64_t id, const char *p, siz
 	w->ids[w->nsamples++] = id;
 	lt_buf_append(&w->samples, p, n);
 	if (w->nsamples >= RAW_TRAIN_RECORDS || w->samples.len >= RAW_TRAIN_BYTES)
-		return raw_settle(w, 1, err);
-	sqlite3_bind_int64(w->ins, 1, id);
-	sqlite3_bind_text(w->ins, 2, p, (int)n, SQLITE_STATIC);
-	rc = sqlite3_step(w->ins);
-	sqlite3_reset(w->ins);
-	sqlite3_clear_bindings(w->ins);
-	if (rc != SQLITE_DONE)
-		return index_store_db_error(w->st, err, "cannot store a raw record");
+		return raw_settle(w, err);
 	return 0;
 }
 
@@ -360,14 +383,14 @@ int index_raw_put(struct index_raw_writer *w, int64_t id, const char *p, size_t 
 		return LT_ERR_DB;
 	if (!w->settled)
 		return raw_sample(w, id, p, n, err);
-	return raw_write(w, w->ins, id, p, n, err);
+	return raw_write(w, id, p, n, err);
 }
 
 int index_raw_flush(struct index_raw_writer *w, struct lt_error *err)
 {
 	if (w->settled || w->nsamples == 0)
 		return 0;
-	return raw_settle(w, 0, err);
+	return raw_settle(w, err);
 }
 
 /* ---- lt_raw() ---- */

@@ -69,7 +69,7 @@ run_samples "$tmp/root/usr/local/bin/leasetrail" installed
 deb=$(ls "$tmp"/pkg/leasetrail_*.deb) || fail "cpack made no .deb: $(cat cpack.log)"
 dpkg-deb -f "$deb" Package | grep -qx leasetrail || fail "the .deb's Package"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libc6 libyajl2 libpcre2-8-0 libsqlite3-0 libncursesw6 zlib1g libxxhash0; do
+for lib in libc6 libyajl2 libpcre2-8-0 libsqlite3-0 libncursesw6 zlib1g libxxhash0 libzstd1; do
 	grep -qE "(^|, )$lib( |,|$)" <<<"$depends" || fail "the .deb does not depend on $lib: $depends"
 done
 dpkg-deb -x "$deb" "$tmp/deb" || fail "dpkg-deb -x"

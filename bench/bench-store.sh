@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Store size, peak RSS and ingest CPU time, this tree against a baseline commit, in one run.
+#
+#   bench/bench-store.sh [BASE] [NODES] [MINUTES]   (default: main, 200 nodes, 20 minutes)
+#
+# Builds a Release leasetrail of this tree (build-bench/) and of BASE (`git archive BASE`
+# into bench/out/base-src, built in bench/out/base-build), generates with lt-gen
+#   an audit log with other resources in it: --nodes NODES --minutes MINUTES --noise 40
+#   (40 other requests a second: pods, configmaps, ...; only the lease and node events
+#   are stored), and
+#   the merged kubelet journal of the same nodes (--journal, short format, noise 24),
+# ingests each into a fresh store with both binaries, and reports per input and binary:
+#   store bytes (the file after the ingest closed it, -wal included),
+#   record bytes: the bytes of the records the store holds (sum of the raw records' lengths:
+#     the lease and node events' JSON lines, the journal's lines),
+#   the ratio store / records, the raw table's own bytes (sqlite3's dbstat, when the sqlite3
+#   shell is there), user and system CPU seconds and peak RSS (/usr/bin/time: CPU time,
+#   not wall time, as the machine is shared).
+# Prints a Markdown block for bench/RESULTS.md.  Work files go to bench/out/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+base=${1:-main}
+nodes=${2:-200}
+minutes=${3:-20}
+out=bench/out
+mkdir -p "$out"
+
+cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-bench -j"$(nproc)" >/dev/null
+new=build-bench/cli/leasetrail
+gen=build-bench/samples/lt-gen
+
+rm -rf "$out/base-src"
+mkdir -p "$out/base-src"
+git archive "$base" | tar -x -C "$out/base-src"
+cmake -S "$out/base-src" -B "$out/base-build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$out/base-build" -j"$(nproc)" --target leasetrail >/dev/null
+old=$out/base-build/cli/leasetrail
+
+audit=$out/store-audit-$nodes-$minutes.log
+journal=$out/store-journal-$nodes-$minutes.log
+[ -s "$audit" ] || "$gen" --nodes "$nodes" --minutes "$minutes" --stories none --noise 40 \
+  --seed 42 -o "$audit"
+[ -s "$journal" ] || "$gen" --nodes "$nodes" --minutes "$minutes" --stories none --seed 42 \
+  --journal "$journal" --journal-format short --journal-noise 24
+
+# one ingest: prints "store_bytes record_bytes raw_table_bytes user sys rss_kb"
+run() { # run BIN NAME INPUT TABLE COLUMN READ
+  local bin=$1 name=$2 input=$3 table=$4 col=$5 read=$6 db=$out/$2.db
+  rm -f "$db" "$db-wal" "$db-shm"
+  /usr/bin/time -f "%U %S %M" -o "$out/$name.time" \
+    "$bin" ingest -q --year 2024 --db "$db" "$input" >"$out/$name.stdout" 2>"$out/$name.stderr"
+  local size rec tbl=-
+  size=$(($(stat -c %s "$db") + $(stat -c %s "$db-wal" 2>/dev/null || echo 0)))
+  rec=$("$bin" sql -o csv --db "$db" "SELECT sum(length($read($col))) FROM $table" | tail -1)
+  if command -v sqlite3 >/dev/null; then
+    tbl=$(sqlite3 "$db" "SELECT sum(pgsize) FROM dbstat WHERE name = '$table'" 2>/dev/null || echo -)
+  fi
+  echo "$size $rec ${tbl:--} $(cat "$out/$name.time")"
+}
+
+declare -A R
+R[audit-base]=$(run "$old" store-audit-base "$audit" audit_raw json "")
+R[audit-new]=$(run "$new" store-audit-new "$audit" audit_raw json lt_raw)
+R[journal-base]=$(run "$old" store-journal-base "$journal" lines_raw text "")
+R[journal-new]=$(run "$new" store-journal-new "$journal" lines_raw text lt_raw)
+
+{
+  printf '### Store size, peak RSS, ingest CPU: %s against %s (%s)\n\n' \
+    "$(git rev-parse --short HEAD)" "$base ($(git rev-parse --short "$base"))" "$(date -u +%F)"
+  printf 'Machine: %s, %d cores, shared (load average %s at the end): CPU seconds, not wall time.\n' \
+    "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')" "$(nproc)" \
+    "$(cut -d' ' -f1 /proc/loadavg)"
+  printf 'Inputs (lt-gen, seed 42): audit log %.1f MB (--nodes %d --minutes %d --noise 40: other resources in it), kubelet journal %.1f MB (--journal-noise 24).\n\n' \
+    "$(echo "$(stat -c %s "$audit") / 1000000" | bc -l)" "$nodes" "$minutes" \
+    "$(echo "$(stat -c %s "$journal") / 1000000" | bc -l)"
+  printf '| input | build | store MB | records MB | store / records | raw table MB | user s | sys s | peak RSS MB |\n'
+  printf '|---|---|---|---|---|---|---|---|---|\n'
+  for k in audit-base audit-new journal-base journal-new; do
+    read -r size rec tbl user sys rss <<<"${R[$k]}"
+    awk -v k="$k" -v size="$size" -v rec="$rec" -v tbl="$tbl" -v user="$user" -v sys="$sys" \
+        -v rss="$rss" 'BEGIN {
+      split(k, p, "-")
+      printf "| %s | %s | %.2f | %.2f | %.3f | %s | %.2f | %.2f | %.1f |\n", p[1], p[2],
+        size/1e6, rec/1e6, size/rec, (tbl == "-" ? "-" : sprintf("%.2f", tbl/1e6)), user, sys,
+        rss/1024 }'
+  done
+  for kind in audit journal; do
+    read -r bs _ _ bu bsy _ <<<"${R[$kind-base]}"
+    read -r ns _ _ nu nsy _ <<<"${R[$kind-new]}"
+    awk -v kind="$kind" -v bs="$bs" -v ns="$ns" -v bc="$(echo "$bu + $bsy" | bc -l)" \
+        -v nc="$(echo "$nu + $nsy" | bc -l)" 'BEGIN {
+      printf "\n%s: store %.2fx the baseline'"'"'s size, ingest CPU %.2fx the baseline'"'"'s.", kind, ns/bs, nc/bc }'
+  done
+  printf '\n'
+} | tee "$out/store.md"
