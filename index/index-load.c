@@ -48,9 +48,9 @@ enum load_audit_col {
 	AC_NAME_ID,
 	AC_API_GROUP_ID,
 	AC_API_VERSION_ID,
-	AC_OBJ_UID,
+	AC_OBJ_UID_ID, /* schema 6: interned, with request_uri_id */
 	AC_RESOURCE_VERSION,
-	AC_REQUEST_URI,
+	AC_REQUEST_URI_ID,
 	AC_USER_ID,
 	AC_GROUPS_ID,
 	AC_IMPERSONATED_ID,
@@ -107,7 +107,7 @@ struct load {
 static const char load_ins_audit_sql[] =
     "INSERT OR IGNORE INTO audit(source_id, line, offset, audit_id, stage_id, stage_rank,"
     " level_id, verb_id, resource_id, subresource_id, namespace_id, name_id, api_group_id,"
-    " api_version_id, obj_uid, resource_version, request_uri, user_id, groups_id,"
+    " api_version_id, obj_uid_id, resource_version, request_uri_id, user_id, groups_id,"
     " impersonated_id, source_ip_id, user_agent_id, code, status_id, reason_id, message_id,"
     " received_us, stage_us, authz_decision_id, authz_reason_id, lease_holder_id,"
     " lease_duration_s, lease_renew_us, lease_acquire_us, lease_transitions, akey"
@@ -492,9 +492,9 @@ static const struct load_field load_fields[] = {
     {.col = AC_NAME_ID, .how = LOAD_ID, .at = LOAD_EV(name)},
     {.col = AC_API_GROUP_ID, .how = LOAD_ID, .at = LOAD_EV(api_group)},
     {.col = AC_API_VERSION_ID, .how = LOAD_ID, .at = LOAD_EV(obj_api_version)},
-    {.col = AC_OBJ_UID, .how = LOAD_STR, .at = LOAD_EV(obj_uid)},
+    {.col = AC_OBJ_UID_ID, .how = LOAD_ID, .at = LOAD_EV(obj_uid)},
     {.col = AC_RESOURCE_VERSION, .how = LOAD_STR, .at = LOAD_EV(resource_version)},
-    {.col = AC_REQUEST_URI, .how = LOAD_STR, .at = LOAD_EV(request_uri)},
+    {.col = AC_REQUEST_URI_ID, .how = LOAD_ID, .at = LOAD_EV(request_uri)},
     {.col = AC_USER_ID, .how = LOAD_ID, .at = LOAD_EV(username)},
     {.col = AC_GROUPS_ID, .how = LOAD_ID, .at = LOAD_EV(groups)},
     {.col = AC_IMPERSONATED_ID, .how = LOAD_ID, .at = LOAD_EV(impersonated_user)},

@@ -182,37 +182,6 @@ static const char *const schema_sql[] = {
     /* how far each registered derived table is built (lt_store_derive) */
     "CREATE TABLE IF NOT EXISTS derived(name TEXT PRIMARY KEY, version INTEGER NOT NULL,"
     " event_id INTEGER NOT NULL, line_id INTEGER NOT NULL)",
-    "CREATE VIEW IF NOT EXISTS events AS SELECT a.id AS id,"
-    " strftime('%Y-%m-%dT%H:%M:%S', a.stage_us / 1000000, 'unixepoch')"
-    " || printf('.%06dZ', a.stage_us % 1000000) AS ts,"
-    " a.stage_us AS ts_us, a.received_us AS received_us,"
-    " (a.stage_us - a.received_us) AS latency_us,"
-    " a.audit_id AS audit_id, (SELECT s FROM strs WHERE id = a.stage_id) AS stage,"
-    " (SELECT s FROM strs WHERE id = a.level_id) AS level,"
-    " (SELECT s FROM strs WHERE id = a.verb_id) AS verb,"
-    " (SELECT s FROM strs WHERE id = a.resource_id) AS resource,"
-    " (SELECT s FROM strs WHERE id = a.subresource_id) AS subresource,"
-    " (SELECT s FROM strs WHERE id = a.namespace_id) AS namespace,"
-    " (SELECT s FROM strs WHERE id = a.name_id) AS name,"
-    " (SELECT s FROM strs WHERE id = a.api_group_id) AS api_group,"
-    " (SELECT s FROM strs WHERE id = a.api_version_id) AS api_version,"
-    " a.obj_uid AS uid, a.resource_version AS resource_version,"
-    " a.request_uri AS request_uri,"
-    " (SELECT s FROM strs WHERE id = a.user_id) AS user,"
-    " (SELECT s FROM strs WHERE id = a.groups_id) AS groups,"
-    " (SELECT s FROM strs WHERE id = a.impersonated_id) AS impersonated_user,"
-    " (SELECT s FROM strs WHERE id = a.source_ip_id) AS source_ip,"
-    " (SELECT s FROM strs WHERE id = a.user_agent_id) AS user_agent,"
-    " a.code AS code, (SELECT s FROM strs WHERE id = a.status_id) AS status,"
-    " (SELECT s FROM strs WHERE id = a.reason_id) AS reason,"
-    " (SELECT s FROM strs WHERE id = a.message_id) AS message,"
-    " (SELECT s FROM strs WHERE id = a.authz_decision_id) AS authz_decision,"
-    " (SELECT s FROM strs WHERE id = a.authz_reason_id) AS authz_reason,"
-    " (SELECT s FROM strs WHERE id = a.lease_holder_id) AS lease_holder,"
-    " a.lease_duration_s AS lease_duration_s, a.lease_renew_us AS lease_renew_us,"
-    " a.lease_acquire_us AS lease_acquire_us, a.lease_transitions AS lease_transitions,"
-    " a.source_id AS source_id, a.line AS line, a.offset AS offset"
-    " FROM audit AS a WHERE a.superseded = 0",
 };
 
 /*
@@ -232,6 +201,51 @@ static const char *const schema_cluster_sql[] = {
     "ALTER TABLE lines ADD COLUMN cluster_id INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE sources ADD COLUMN cluster_id INTEGER",
 };
+
+/*
+ * Schema 6: a request's URI and its object's uid, the same for every renew of a lease, are
+ * interned (strs ids) instead of text in every row.  Added by ALTER TABLE, like the cluster
+ * columns; rows of an upgraded store keep their text columns, which the view reads first.
+ */
+static const char *const schema_intern_sql[] = {
+    "ALTER TABLE audit ADD COLUMN obj_uid_id INTEGER",
+    "ALTER TABLE audit ADD COLUMN request_uri_id INTEGER",
+};
+
+/* The events view: after schema_migrate, as it reads the columns that adds. */
+static const char schema_events_view[] =
+    "CREATE VIEW IF NOT EXISTS events AS SELECT a.id AS id,"
+    " strftime('%Y-%m-%dT%H:%M:%S', a.stage_us / 1000000, 'unixepoch')"
+    " || printf('.%06dZ', a.stage_us % 1000000) AS ts,"
+    " a.stage_us AS ts_us, a.received_us AS received_us,"
+    " (a.stage_us - a.received_us) AS latency_us,"
+    " a.audit_id AS audit_id, (SELECT s FROM strs WHERE id = a.stage_id) AS stage,"
+    " (SELECT s FROM strs WHERE id = a.level_id) AS level,"
+    " (SELECT s FROM strs WHERE id = a.verb_id) AS verb,"
+    " (SELECT s FROM strs WHERE id = a.resource_id) AS resource,"
+    " (SELECT s FROM strs WHERE id = a.subresource_id) AS subresource,"
+    " (SELECT s FROM strs WHERE id = a.namespace_id) AS namespace,"
+    " (SELECT s FROM strs WHERE id = a.name_id) AS name,"
+    " (SELECT s FROM strs WHERE id = a.api_group_id) AS api_group,"
+    " (SELECT s FROM strs WHERE id = a.api_version_id) AS api_version,"
+    " coalesce(a.obj_uid, (SELECT s FROM strs WHERE id = a.obj_uid_id)) AS uid,"
+    " a.resource_version AS resource_version,"
+    " coalesce(a.request_uri, (SELECT s FROM strs WHERE id = a.request_uri_id)) AS request_uri,"
+    " (SELECT s FROM strs WHERE id = a.user_id) AS user,"
+    " (SELECT s FROM strs WHERE id = a.groups_id) AS groups,"
+    " (SELECT s FROM strs WHERE id = a.impersonated_id) AS impersonated_user,"
+    " (SELECT s FROM strs WHERE id = a.source_ip_id) AS source_ip,"
+    " (SELECT s FROM strs WHERE id = a.user_agent_id) AS user_agent,"
+    " a.code AS code, (SELECT s FROM strs WHERE id = a.status_id) AS status,"
+    " (SELECT s FROM strs WHERE id = a.reason_id) AS reason,"
+    " (SELECT s FROM strs WHERE id = a.message_id) AS message,"
+    " (SELECT s FROM strs WHERE id = a.authz_decision_id) AS authz_decision,"
+    " (SELECT s FROM strs WHERE id = a.authz_reason_id) AS authz_reason,"
+    " (SELECT s FROM strs WHERE id = a.lease_holder_id) AS lease_holder,"
+    " a.lease_duration_s AS lease_duration_s, a.lease_renew_us AS lease_renew_us,"
+    " a.lease_acquire_us AS lease_acquire_us, a.lease_transitions AS lease_transitions,"
+    " a.source_id AS source_id, a.line AS line, a.offset AS offset"
+    " FROM audit AS a WHERE a.superseded = 0";
 
 static const char schema_clusters_table[] =
     "CREATE TABLE IF NOT EXISTS clusters(id INTEGER PRIMARY KEY)";
@@ -388,6 +402,19 @@ static int schema_drop_derived(struct lt_store *st, struct lt_error *err)
  * dropped with their records (every table named lt_*, and derived): the
  * lifecycles create and rebuild them from the events.
  */
+/* Adds schema 6's interned columns (schema_intern_sql) to a store that lacks them. */
+static int schema_add_interned(struct lt_store *st, struct lt_error *err)
+{
+	int has = schema_has_column(st, "audit", "request_uri_id", err);
+
+	if (has < 0)
+		return LT_ERR_DB;
+	for (size_t i = 0; !has && i < sizeof schema_intern_sql / sizeof *schema_intern_sql; i++)
+		if (index_store_exec(st, schema_intern_sql[i], err) != 0)
+			return LT_ERR_DB;
+	return 0;
+}
+
 static int schema_migrate(struct lt_store *st, struct lt_error *err)
 {
 	int upgrade = schema_is_version(st, SCHEMA_MIGRATES_FROM, err);
@@ -429,7 +456,8 @@ static int schema_create(struct lt_store *st, struct lt_error *err)
 	for (size_t i = 0; i < sizeof schema_sql / sizeof *schema_sql; i++)
 		if (index_store_exec(st, schema_sql[i], err) != 0)
 			return LT_ERR_DB;
-	if (schema_migrate(st, err) != 0)
+	if (schema_migrate(st, err) != 0 || schema_add_interned(st, err) != 0 ||
+	    index_store_exec(st, schema_events_view, err) != 0)
 		return LT_ERR_DB;
 	if (index_store_create_indexes(st, err) != 0)
 		return LT_ERR_DB;

@@ -1444,7 +1444,17 @@ static void expect_raw_file(struct lt_store *st, const char *path, const char *t
  */
 static void test_schema_upgrade_raw(void **state)
 {
-	char dir[PATH_SIZE], db[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE];
+	static const char *const to5[] = {
+	    "UPDATE audit_raw SET json = lt_raw(json)",
+	    "DROP TABLE raw_dicts",
+	    "UPDATE audit SET request_uri = (SELECT s FROM strs WHERE id = request_uri_id),"
+	    " obj_uid = (SELECT s FROM strs WHERE id = obj_uid_id)",
+	    "DROP VIEW events",
+	    "ALTER TABLE audit DROP COLUMN request_uri_id",
+	    "ALTER TABLE audit DROP COLUMN obj_uid_id",
+	    "UPDATE meta SET value = '5' WHERE key = 'schema'",
+	};
+	char dir[PATH_SIZE], db[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], *want;
 	struct lt_ingest_totals t = {0};
 	struct lt_error err = {0};
 	struct lt_store *st;
@@ -1457,10 +1467,10 @@ static void test_schema_upgrade_raw(void **state)
 	write_file(b, dir, "b.log", EV_BODY "\n");
 	st = open_store(dir);
 	ingest_ok(st, a, &s, &t);
-	/* what schema 5 wrote: text raw records, no raw_dicts */
-	free(q_rows(st, "UPDATE audit_raw SET json = lt_raw(json)", NULL));
-	free(q_rows(st, "DROP TABLE raw_dicts", NULL));
-	free(q_rows(st, "UPDATE meta SET value = '5' WHERE key = 'schema'", NULL));
+	want = q_rows(st, "SELECT id, request_uri, uid FROM events ORDER BY id", NULL);
+	/* what schema 5 wrote: text raw records, request URIs and uids as text, no raw_dicts */
+	for (size_t i = 0; i < sizeof to5 / sizeof *to5; i++)
+		free(q_rows(st, to5[i], NULL));
 	close_store(st);
 	path_join(db, dir, "store.db");
 	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
@@ -1471,6 +1481,8 @@ static void test_schema_upgrade_raw(void **state)
 		    " (SELECT count(*) FROM raw_dicts), (SELECT group_concat(typeof(json))"
 		    " FROM audit_raw)",
 		    NULL, "6|0|text,text\n");
+	expect_rows(st, "SELECT id, request_uri, uid FROM events ORDER BY id", NULL, want);
+	free(want);
 	memset(&s, 0, sizeof s);
 	ingest_ok(st, b, &s, &t);
 	got = q_rows(st, "SELECT typeof(json) FROM audit_raw WHERE id = 3", NULL);
@@ -1478,6 +1490,11 @@ static void test_schema_upgrade_raw(void **state)
 	free(got);
 	expect_rows(st, "SELECT lt_raw(json) FROM audit_raw ORDER BY id", NULL,
 		    EV_META "\n" EV_NODE "\n" EV_BODY "\n");
+	/* the new row's URI and uid interned, the old rows' still text: the view reads both */
+	expect_rows(st,
+		    "SELECT count(request_uri), count(request_uri_id), count(obj_uid_id)"
+		    " FROM audit",
+		    NULL, "2|1|1\n");
 	close_store(st);
 }
 
