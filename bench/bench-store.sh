@@ -30,9 +30,13 @@ cmake --build build-bench -j"$(nproc)" >/dev/null
 new=build-bench/cli/leasetrail
 gen=build-bench/samples/lt-gen
 
-rm -rf "$out/base-src"
-mkdir -p "$out/base-src"
-git archive "$base" | tar -x -C "$out/base-src"
+base_commit=$(git rev-parse "$base")
+if [ "$(cat "$out/base-src/.commit" 2>/dev/null)" != "$base_commit" ]; then
+  rm -rf "$out/base-src" "$out/base-build"
+  mkdir -p "$out/base-src"
+  git archive "$base" | tar -x -C "$out/base-src"
+  echo "$base_commit" >"$out/base-src/.commit"
+fi
 cmake -S "$out/base-src" -B "$out/base-build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$out/base-build" -j"$(nproc)" --target leasetrail >/dev/null
 old=$out/base-build/cli/leasetrail

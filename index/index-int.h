@@ -112,7 +112,7 @@ int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
 
 /* ---- raw records, compressed (index-raw.c) ---- */
 
-enum index_raw_table { INDEX_RAW_AUDIT, INDEX_RAW_LINES };
+enum index_raw_table { INDEX_RAW_AUDIT, INDEX_RAW_LINES, INDEX_RAW_FIELDS };
 
 /*
  * One load's writer of one raw table: the first records are kept in memory
@@ -149,6 +149,14 @@ void index_raw_writer_release(struct index_raw_writer *w);
  */
 int index_raw_put(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
 		  struct lt_error *err);
+
+/*
+ * A packer (INDEX_RAW_FIELDS) of a text column the caller inserts: *out (borrowed until the
+ * next call) the compressed value to bind as a blob, or NULL to bind p as text (the values
+ * the dictionary is trained on, a value compression would not shrink, p NULL).
+ */
+int index_raw_pack(struct index_raw_writer *w, const char *p, size_t n, const void **out,
+		   size_t *len, struct lt_error *err);
 
 /* Before every commit: the samples not yet stored (a small source) are stored now. */
 int index_raw_flush(struct index_raw_writer *w, struct lt_error *err);

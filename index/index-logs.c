@@ -25,8 +25,11 @@ struct index_log_loader {
 	int64_t source_id;
 	int64_t node_id; /* --node, 0 when none */
 	sqlite3_stmt *ins, *ins_host, *save, *same;
-	struct index_raw_writer raw; /* lines_raw, compressed (index-raw.c) */
-	uint64_t last_hash;	     /* of the previous line, for counting repeats */
+	struct index_raw_writer raw;	/* lines_raw, compressed (index-raw.c) */
+	struct index_raw_writer fields; /* lines.fields, compressed alike */
+	const void *packed;		/* the line's fields packed, or NULL: text */
+	size_t packed_len;
+	uint64_t last_hash; /* of the previous line, for counting repeats */
 	uint32_t repeat;
 	int64_t last_host_id; /* hosts already in the hosts table: the last one */
 	uint64_t lines, skew;
@@ -147,6 +150,7 @@ int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int
 	ll->source_id = source_id;
 	ll->node = node ? lt_xstrdup(node) : NULL;
 	index_raw_writer_init(&ll->raw, st, INDEX_RAW_LINES, source_id);
+	index_raw_writer_init(&ll->fields, st, INDEX_RAW_FIELDS, source_id);
 	if (node &&
 	    index_intern_id(st, (struct lt_str){node, strlen(node)}, &ll->node_id, err) != 0)
 		goto fail;
@@ -156,7 +160,7 @@ int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int
 	    index_store_prepare_raw(
 		st, &ll->same,
 		"SELECT ts_us IS ?2 AND klog_us IS ?3 AND host_id IS ?4 AND pid IS ?5"
-		" AND message IS ?6 AND fields IS ?7 FROM lines WHERE lkey = ?1",
+		" AND message IS ?6 AND lt_raw(fields) IS ?7 FROM lines WHERE lkey = ?1",
 		err) ||
 	    index_store_prepare_raw(st, &ll->save, logs_save_sql, err) || logs_restore(ll))
 		goto fail;
@@ -174,6 +178,7 @@ void index_log_loader_free(struct index_log_loader *ll)
 		return;
 	sqlite3_finalize(ll->ins);
 	index_raw_writer_release(&ll->raw);
+	index_raw_writer_release(&ll->fields);
 	sqlite3_finalize(ll->ins_host);
 	sqlite3_finalize(ll->save);
 	sqlite3_finalize(ll->same);
@@ -293,7 +298,10 @@ static int64_t logs_bind(struct index_log_loader *ll, const struct lt_log_line *
 	logs_bind_str(s, 19, ln->obj_uid);
 	sqlite3_bind_int(s, 20, ln->not_found);
 	logs_bind_str(s, 21, ln->message);
-	logs_bind_str(s, 22, ln->fields);
+	if (ll->packed != NULL)
+		sqlite3_bind_blob(s, 22, ll->packed, (int)ll->packed_len, SQLITE_STATIC);
+	else
+		logs_bind_str(s, 22, ln->fields);
 	logs_bind_str(s, 23, at->ext_id);
 	return key;
 }
@@ -443,7 +451,9 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 
 	*stored = 0;
 	logs_align(ll, &c);
-	if (logs_intern(ll, &c, at, ids) != 0)
+	if (logs_intern(ll, &c, at, ids) != 0 ||
+	    index_raw_pack(&ll->fields, c.fields.ptr, c.fields.len, &ll->packed, &ll->packed_len,
+			   ll->err) != 0)
 		return LT_ERR_DB;
 	key = logs_bind(ll, &c, at, ids, 1);
 	sqlite3_bind_int64(ll->ins, 25, cluster_id);
@@ -617,12 +627,13 @@ int index_logs_redate(struct lt_store *st, int64_t source_id, int64_t first, int
 	sqlite3_stmt *q = NULL, *u = NULL;
 	int rc = 0, step;
 
-	if (index_store_prepare_raw(st, &q,
-				    "SELECT id, ts_us, klog_us, basis, pid,"
-				    " (SELECT s FROM strs WHERE id = host_id), message, fields"
-				    " FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3"
-				    " AND basis != 0 ORDER BY id",
-				    err) != 0 ||
+	if (index_store_prepare_raw(
+		st, &q,
+		"SELECT id, ts_us, klog_us, basis, pid,"
+		" (SELECT s FROM strs WHERE id = host_id), message, lt_raw(fields)"
+		" FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3"
+		" AND basis != 0 ORDER BY id",
+		err) != 0 ||
 	    index_store_prepare_raw(st, &u,
 				    "UPDATE OR IGNORE lines SET ts_us = ?2, klog_us = ?3, lkey = ?4"
 				    " WHERE id = ?1",

@@ -22,6 +22,10 @@
  *   varint       raw_dicts.id (RAW_ZSTD_DICT only)
  *   the rest     one zstd frame, magicless, without checksum, size or dict id
  *
+ * The same packing serves lines.fields, the JSON of a line's structured
+ * key-value pairs (index_raw_pack: the caller binds the blob in its own
+ * insert; the values sampled before the dictionary stay text).
+ *
  * lt_raw(value) gives the text back for both, so SQL reads a raw record as
  * lt_raw(r.json); it keeps the last record it decoded (queries read one
  * record's body several times in a row) and a few dictionaries.  Every
@@ -65,16 +69,12 @@ static const struct raw_table {
 	const char *name; /* raw_dicts.tbl */
 	const char *insert;
 } raw_tables[] = {
-    [INDEX_RAW_AUDIT] =
-	{
-	    .name = "audit_raw",
-	    .insert = "INSERT INTO audit_raw(id, json) VALUES(?1, ?2)",
-	},
-    [INDEX_RAW_LINES] =
-	{
-	    .name = "lines_raw",
-	    .insert = "INSERT INTO lines_raw(id, text) VALUES(?1, ?2)",
-	},
+    [INDEX_RAW_AUDIT] = {.name = "audit_raw",
+			 .insert = "INSERT INTO audit_raw(id, json) VALUES(?1, ?2)"},
+    [INDEX_RAW_LINES] = {.name = "lines_raw",
+			 .insert = "INSERT INTO lines_raw(id, text) VALUES(?1, ?2)"},
+    /* a column of lines (index_raw_pack): the caller binds what the packer gives */
+    [INDEX_RAW_FIELDS] = {.name = "lines.fields", .insert = NULL},
 };
 
 /* zstd's allocations: failable by fault injection, so out of memory is an error. */
@@ -170,7 +170,7 @@ static ZSTD_CCtx *raw_cctx_new(void)
 void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,
 			   enum index_raw_table table, int64_t source_id)
 {
-	assert(table == INDEX_RAW_AUDIT || table == INDEX_RAW_LINES);
+	assert(table == INDEX_RAW_AUDIT || table == INDEX_RAW_LINES || table == INDEX_RAW_FIELDS);
 	*w = (struct index_raw_writer){.st = st, .table = table, .source_id = source_id};
 	lt_buf_init(&w->samples);
 }
@@ -195,7 +195,7 @@ static int raw_nomem(struct lt_error *err, const char *what)
 /* Prepares the writer's statements on first use. */
 static int raw_prepare(struct index_raw_writer *w, struct lt_error *err)
 {
-	if (w->ins != NULL)
+	if (w->ins != NULL || raw_tables[w->table].insert == NULL)
 		return 0;
 	return index_store_prepare_raw(w->st, &w->ins, raw_tables[w->table].insert, err);
 }
@@ -346,7 +346,7 @@ static int raw_settle(struct index_raw_writer *w, struct lt_error *err)
 		return raw_nomem(err, "compressing raw records");
 	if (raw_train(w, err) != 0)
 		return LT_ERR_DB;
-	for (size_t i = 0; i < w->nsamples; at += w->sizes[i++])
+	for (size_t i = 0; w->ins != NULL && i < w->nsamples; at += w->sizes[i++])
 		if (raw_write(w, w->ids[i], w->samples.ptr + at, w->sizes[i], err) != 0)
 			return LT_ERR_DB;
 	/* the samples are stored: their memory goes back */
@@ -386,9 +386,31 @@ int index_raw_put(struct index_raw_writer *w, int64_t id, const char *p, size_t 
 	return raw_write(w, id, p, n, err);
 }
 
+int index_raw_pack(struct index_raw_writer *w, const char *p, size_t n, const void **out,
+		   size_t *len, struct lt_error *err)
+{
+	int smaller = 0;
+
+	assert(raw_tables[w->table].insert == NULL);
+	*out = NULL;
+	*len = 0;
+	if (p == NULL)
+		return 0;
+	if (!w->settled)
+		return raw_sample(w, 0, p, n, err); /* stored as text by the caller */
+	if (raw_compress(w, p, n, &smaller, err) != 0)
+		return LT_ERR_DB;
+	if (smaller) {
+		*out = w->blob;
+		*len = w->blob_len;
+	}
+	return 0;
+}
+
 int index_raw_flush(struct index_raw_writer *w, struct lt_error *err)
 {
-	if (w->settled || w->nsamples == 0)
+	/* a packer's samples are stored already, as text: it goes on sampling */
+	if (w->settled || w->nsamples == 0 || raw_tables[w->table].insert == NULL)
 		return 0;
 	return raw_settle(w, err);
 }

@@ -44,8 +44,11 @@ static const char *const schema_index_sql[] = {
     "stage_us, user_id, level_id)",
     /* log lines: a node's (timelines), about something (subjects), of a kind (queries) */
     "CREATE INDEX IF NOT EXISTS lines_node ON lines(node_id, ts_us)",
-    "CREATE INDEX IF NOT EXISTS lines_subject ON lines(subject_id, ts_us)",
-    "CREATE INDEX IF NOT EXISTS lines_kind ON lines(kind_id, ts_us)",
+    /* partial (schema 6): most lines are routine, of no kind and about nothing named, and
+       every read of these says which kind or subject (an =, IN or IS NOT NULL on it) */
+    "CREATE INDEX IF NOT EXISTS lines_subject ON lines(subject_id, ts_us)"
+    " WHERE subject_id IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS lines_kind ON lines(kind_id, ts_us) WHERE kind_id IS NOT NULL",
     /* the lines worth showing in a timeline: errors, warnings, and what the table knows */
     "CREATE INDEX IF NOT EXISTS lines_notable ON lines(node_id, ts_us) WHERE " LT_LINE_NOTABLE,
 };
@@ -84,7 +87,7 @@ static const char *const schema_index_names[] = {"audit_rtv",	  "audit_object", 
 	" (SELECT s FROM strs WHERE id = g.obj_kind_id) AS obj_kind,"                              \
 	" (SELECT s FROM strs WHERE id = g.obj_namespace_id) AS obj_namespace,"                    \
 	" g.obj_uid AS obj_uid, g.not_found AS not_found, g.message AS message,"                   \
-	" g.fields AS fields, g.ext_id AS ext_id,"                                                 \
+	" lt_raw(g.fields) AS fields, g.ext_id AS ext_id,"                                         \
 	" (SELECT s FROM strs WHERE id = g.stream_id) AS stream, g.source_id AS source_id,"        \
 	" g.line AS line, g.offset AS offset FROM lines AS g"
 
@@ -402,7 +405,10 @@ static int schema_drop_derived(struct lt_store *st, struct lt_error *err)
  * dropped with their records (every table named lt_*, and derived): the
  * lifecycles create and rebuild them from the events.
  */
-/* Adds schema 6's interned columns (schema_intern_sql) to a store that lacks them. */
+/*
+ * Adds schema 6's interned columns (schema_intern_sql) to a store that lacks them, and drops
+ * its whole-table kind and subject indexes (index_store_create_indexes makes them partial).
+ */
 static int schema_add_interned(struct lt_store *st, struct lt_error *err)
 {
 	int has = schema_has_column(st, "audit", "request_uri_id", err);
@@ -412,6 +418,12 @@ static int schema_add_interned(struct lt_store *st, struct lt_error *err)
 	for (size_t i = 0; !has && i < sizeof schema_intern_sql / sizeof *schema_intern_sql; i++)
 		if (index_store_exec(st, schema_intern_sql[i], err) != 0)
 			return LT_ERR_DB;
+	/* the kind and subject indexes of schema 5 indexed every line: made partial again */
+	if (!has && index_store_exec(st,
+				     "DROP INDEX IF EXISTS lines_subject;"
+				     " DROP INDEX IF EXISTS lines_kind;",
+				     err) != 0)
+		return LT_ERR_DB;
 	return 0;
 }
 

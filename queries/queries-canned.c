@@ -220,7 +220,8 @@ static const char *const canned_leader_sql[] = {
     " acq AS (SELECT k.*, coalesce(nullif((SELECT CASE WHEN instr(x.m, 'LeaderElection'' ') > 0"
     "  THEN substr(x.m, instr(x.m, 'LeaderElection'' ') + 16) ELSE x.m END FROM (SELECT"
     "  substr(y.m0, 1, instr(y.m0, ' became leader') - 1) AS m FROM (SELECT coalesce(CASE WHEN"
-    "  json_valid(b.fields) THEN json_extract(b.fields, '$.message') END, b.message) AS m0"
+    "  json_valid(lt_raw(b.fields)) THEN json_extract(lt_raw(b.fields), '$.message') END, "
+    "b.message) AS m0"
     "  FROM lines AS b INDEXED BY lines_kind WHERE b.kind_id = (SELECT id FROM strs WHERE s ="
     "  'became-leader') AND b.source_id = k.source_id AND b.pid IS k.pid AND b.host_id IS"
     "  k.host_id AND b.ts_us BETWEEN k.ts - 1000000 AND"
@@ -393,19 +394,20 @@ static const struct canned canned_queries[] = {
 	      COL("user", TEXT), COL("source_ip", TEXT), FREE("user_agent"), COL("event", ID)}},
     {.name = "kubelet-errors",
      .summary = "kubelet log errors per node and kind: count, first, last, a sample",
-     .sql =
-	 "SELECT coalesce((SELECT s FROM strs WHERE id = t.node_id), '?'),"
-	 " coalesce((SELECT s FROM strs WHERE id = t.kind_id), 'other-error'), t.n, t.first,"
-	 " t.last, t.nf, (SELECT x.message || coalesce(' err=' || CASE WHEN json_valid(x.fields)"
-	 "  THEN json_extract(x.fields, '$.err') END, '') FROM lines AS x WHERE x.id = t.last_id)"
-	 " FROM (SELECT g.node_id AS node_id, g.kind_id AS kind_id, count(*) AS n,"
-	 " min(g.ts_us) AS first, max(g.ts_us) AS last, sum(g.not_found = 1) AS nf,"
-	 " max(g.id) AS last_id FROM lines AS g INDEXED BY lines_notable WHERE " LT_LINE_NOTABLE
-	 " AND g.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
-	 " AND g.ts_us BETWEEN ?1 AND ?2 AND (g.severity IN ('E', 'F') OR g.not_found > 0"
-	 "  OR g.kind_id IN (SELECT id FROM strs WHERE s LIKE '%fail%' OR s LIKE '%error%'"
-	 "  OR s IN ('node-not-found', 'node-status-retry-exceeded', 'lease-retry')))"
-	 " GROUP BY g.node_id, g.kind_id) AS t ORDER BY 1, 3 DESC, 2",
+     .sql = "SELECT coalesce((SELECT s FROM strs WHERE id = t.node_id), '?'),"
+	    " coalesce((SELECT s FROM strs WHERE id = t.kind_id), 'other-error'), t.n, t.first,"
+	    " t.last, t.nf, (SELECT x.message || coalesce(' err=' || CASE WHEN "
+	    "json_valid(lt_raw(x.fields))"
+	    "  THEN json_extract(lt_raw(x.fields), '$.err') END, '') FROM lines AS x WHERE x.id = "
+	    "t.last_id)"
+	    " FROM (SELECT g.node_id AS node_id, g.kind_id AS kind_id, count(*) AS n,"
+	    " min(g.ts_us) AS first, max(g.ts_us) AS last, sum(g.not_found = 1) AS nf,"
+	    " max(g.id) AS last_id FROM lines AS g INDEXED BY lines_notable WHERE " LT_LINE_NOTABLE
+	    " AND g.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
+	    " AND g.ts_us BETWEEN ?1 AND ?2 AND (g.severity IN ('E', 'F') OR g.not_found > 0"
+	    "  OR g.kind_id IN (SELECT id FROM strs WHERE s LIKE '%fail%' OR s LIKE '%error%'"
+	    "  OR s IN ('node-not-found', 'node-status-retry-exceeded', 'lease-retry')))"
+	    " GROUP BY g.node_id, g.kind_id) AS t ORDER BY 1, 3 DESC, 2",
      .cols = {COL("node", TEXT), COL("kind", TEXT), COL("count", INT), COL("first", TIME),
 	      COL("last", TIME), COL("node_not_found", INT), FREE("sample")}},
     {.name = "not-ready",

@@ -175,10 +175,11 @@ static const char *const health_evicted_sql[] = {
     " NOT NULL, ref INTEGER, node_id INTEGER)",
     "DELETE FROM temp.health_evicted",
     "INSERT INTO temp.health_evicted(pod, ts_us, ref) SELECT pod, min(ts), ref FROM ("
-    " SELECT coalesce(json_extract(g.fields, '$.pod'), CASE WHEN instr(g.message, 'Pod: ') > 0"
+    " SELECT coalesce(json_extract(lt_raw(g.fields), '$.pod'), CASE WHEN instr(g.message, 'Pod: ') "
+    "> 0"
     " THEN substr(g.message, instr(g.message, 'Pod: ') + 5) END) AS pod, g.ts_us AS ts,"
     " -g.id AS ref FROM lines AS g WHERE g.kind_id = " HEALTH_SQL_ID(
-	"pod-eviction") " AND (g.fields IS NULL OR json_valid(g.fields))"
+	"pod-eviction") " AND (lt_raw(g.fields) IS NULL OR json_valid(lt_raw(g.fields)))"
 			" UNION ALL SELECT (SELECT s FROM strs WHERE id = a.namespace_id) || "
 			"'/' ||"
 			" (SELECT s FROM strs WHERE id = a.name_id), a.stage_us, a.id FROM "
@@ -223,11 +224,11 @@ static const char *const health_podnode_sql[] = {
     "CREATE TEMP TABLE IF NOT EXISTS health_podnode(pod TEXT NOT NULL, node_id INTEGER NOT"
     " NULL, PRIMARY KEY(pod, node_id)) WITHOUT ROWID",
     "DELETE FROM temp.health_podnode",
-    "INSERT OR IGNORE INTO temp.health_podnode(pod, node_id) SELECT json_extract(k.fields,"
+    "INSERT OR IGNORE INTO temp.health_podnode(pod, node_id) SELECT json_extract(lt_raw(k.fields),"
     " '$.pod'), k.node_id FROM lines AS k WHERE k.node_id IS NOT NULL"
     " AND k.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
-    " AND instr(k.fields, '\"pod\":') > 0 AND json_valid(k.fields)"
-    " AND json_extract(k.fields, '$.pod') IN (SELECT pod FROM temp.health_evicted)",
+    " AND instr(lt_raw(k.fields), '\"pod\":') > 0 AND json_valid(lt_raw(k.fields))"
+    " AND json_extract(lt_raw(k.fields), '$.pod') IN (SELECT pod FROM temp.health_evicted)",
     "INSERT OR IGNORE INTO temp.health_podnode(pod, node_id) SELECT p.pod, n.id FROM (SELECT"
     " (SELECT s FROM strs WHERE id = a.namespace_id) || '/' || (SELECT s FROM strs"
     " WHERE id = a.name_id) AS pod, json_extract(" QUERIES_RAW_BODY(

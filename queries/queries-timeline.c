@@ -716,9 +716,11 @@ static const char tl_lines_sql[] =
     " (SELECT s FROM strs WHERE id = g.kind_id), g.severity,"
     /* a structured LeaderElection event says what happened in its message field */
     " CASE WHEN g.kind_id = (SELECT id FROM strs WHERE s = 'became-leader')"
-    "  AND json_valid(g.fields) THEN coalesce(json_extract(g.fields, '$.message'), g.message)"
+    "  AND json_valid(lt_raw(g.fields)) THEN coalesce(json_extract(lt_raw(g.fields), '$.message'), "
+    "g.message)"
     "  ELSE g.message END,"
-    " CASE WHEN json_valid(g.fields) THEN json_extract(g.fields, '$.err') END, g.id,"
+    " CASE WHEN json_valid(lt_raw(g.fields)) THEN json_extract(lt_raw(g.fields), '$.err') END, "
+    "g.id,"
     " (SELECT s FROM strs WHERE id = g.obj_kind_id),"
     " (SELECT s FROM strs WHERE id = g.obj_namespace_id),"
     " (SELECT s FROM strs WHERE id = g.subject_id)"
