@@ -342,7 +342,7 @@ static int raw_settle(struct index_raw_writer *w, struct lt_error *err)
 
 	assert(!w->settled);
 	w->settled = 1;
-	if ((w->cctx = raw_cctx_new()) == NULL)
+	if (w->cctx == NULL && (w->cctx = raw_cctx_new()) == NULL)
 		return raw_nomem(err, "compressing raw records");
 	if (raw_train(w, err) != 0)
 		return LT_ERR_DB;
@@ -381,8 +381,10 @@ int index_raw_put(struct index_raw_writer *w, int64_t id, const char *p, size_t 
 	assert(w->st != NULL);
 	if (raw_prepare(w, err) != 0)
 		return LT_ERR_DB;
-	if (!w->settled)
+	if (!w->settled && n > 0) /* an empty record teaches a dictionary nothing */
 		return raw_sample(w, id, p, n, err);
+	if (w->cctx == NULL && (w->cctx = raw_cctx_new()) == NULL)
+		return raw_nomem(err, "compressing raw records");
 	return raw_write(w, id, p, n, err);
 }
 
@@ -394,7 +396,7 @@ int index_raw_pack(struct index_raw_writer *w, const char *p, size_t n, const vo
 	assert(raw_tables[w->table].insert == NULL);
 	*out = NULL;
 	*len = 0;
-	if (p == NULL)
+	if (p == NULL || n == 0)
 		return 0;
 	if (!w->settled)
 		return raw_sample(w, 0, p, n, err); /* stored as text by the caller */
