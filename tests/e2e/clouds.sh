@@ -63,6 +63,24 @@ for id in 1 500 1500; do
 	cmp -s <("$bin" show --db plain.db "$id") <("$bin" show --db aks-lines.db "$id") \
 		|| fail "aks-lines: event $id is not the plain line byte for byte"
 done
+# the raw records are stored compressed (schema 6): plain.db's with a dictionary trained on them
+# (codec byte 2), and every one reads back byte for byte: plain.db's as the lines of the files,
+# aks-lines.db's as plain.db's
+[ "$(q plain.db "SELECT count(*) FROM audit_raw WHERE hex(substr(json, 1, 1)) = '02'")" = \
+	"$(q plain.db "SELECT count(*) FROM audit_raw")" ] || fail "plain: raw records not compressed"
+raws() { # raws DB: each stored record's source path, line and raw text, in id order
+	"$bin" sql -o jsonl --db "$1" "SELECT s.path AS path, a.line AS line, lt_raw(r.json) AS raw
+		FROM audit AS a JOIN audit_raw AS r ON r.id = a.id JOIN sources AS s ON s.id = a.source_id
+		ORDER BY a.id" >"$1.raw.jsonl"
+	jq -r '.raw' "$1.raw.jsonl" >"$1.raw"
+}
+raws plain.db
+raws aks-lines.db
+jq -r '"\(.path)\t\(.line)"' plain.db.raw.jsonl | awk -F'\t' '
+	$1 != cur { close(cur); cur = $1; n = 0 }
+	{ while (n < $2 && (getline l < cur) > 0) n++; print l }' >plain.db.lines
+cmp -s plain.db.raw plain.db.lines || fail "plain: a raw record is not its line byte for byte"
+cmp -s plain.db.raw aks-lines.db.raw || fail "aks-lines: a raw record is not the plain line"
 # GKE keeps the LogEntry: show gives the entry as the sink wrote it, the pod as its stream
 line=$(q gke-lines.db "SELECT line FROM audit WHERE id = 7")
 src=$(q gke-lines.db "SELECT path FROM sources WHERE id = (SELECT source_id FROM audit WHERE id = 7)")
