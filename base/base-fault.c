@@ -7,7 +7,8 @@
  * once (KIND alloc: the lt_xmalloc family, which then exits as on a real
  * exhaustion; sqlite: an allocation inside SQLite, which the failing SQLite
  * call reports as "out of memory"; io: a write of SQLite's, which fails as on
- * a full disk, index-fault.c); KIND:count prints how many calls of the
+ * a full disk, index-fault.c; zstd: an allocation of zstd's, which the
+ * store reports as an out-of-memory error, index-raw.c); KIND:count prints how many calls of the
  * kind a run made, at exit, so a test can sweep N over all of them.
  */
 #include "lt_base.h"
@@ -19,7 +20,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-static const char *const fault_names[] = {"alloc", "sqlite", "io"};
+static const char *const fault_names[] = {"alloc", "sqlite", "io", "zstd"};
 static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
 static int fault_kind = -1; /* the armed kind */
 static long fault_at;	    /* the call that fails, 1-based; 0 = count only */

@@ -68,7 +68,7 @@ char *lt_xstrndup(const char *s, size_t n);
  * 0): true when this call of the kind is the one LEASETRAIL_FAULT=KIND:N
  * asks to fail.  armed: LEASETRAIL_FAULT names the kind.
  */
-enum lt_fault_kind { LT_FAULT_ALLOC, LT_FAULT_SQLITE, LT_FAULT_IO };
+enum lt_fault_kind { LT_FAULT_ALLOC, LT_FAULT_SQLITE, LT_FAULT_IO, LT_FAULT_ZSTD };
 int lt_fault(enum lt_fault_kind kind);
 int lt_fault_armed(enum lt_fault_kind kind);
 

@@ -29,8 +29,8 @@
  * lt_raw(value) gives the text back for both, so SQL reads a raw record as
  * lt_raw(r.json); it keeps the last record it decoded (queries read one
  * record's body several times in a row) and a few dictionaries.  Every
- * allocation of zstd goes through raw_alloc, which LEASETRAIL_FAULT=alloc:N
- * can fail: the failure is an error, never a crash.
+ * allocation of zstd goes through raw_alloc, which LEASETRAIL_FAULT=zstd:N
+ * fails: the failure is an error, never a crash.
  */
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem, the magicless frame format */
 #include "index-int.h"
@@ -81,7 +81,7 @@ static const struct raw_table {
 static void *raw_alloc(void *opaque, size_t n)
 {
 	(void)opaque;
-	return lt_fault(LT_FAULT_ALLOC) ? NULL : malloc(n);
+	return lt_fault(LT_FAULT_ZSTD) ? NULL : malloc(n);
 }
 
 static void raw_free(void *opaque, void *p)
