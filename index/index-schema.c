@@ -7,9 +7,10 @@
 #include <string.h>
 
 /* 3: sources are known by the XXH3-128 of their content (hashed, hash, head; source_marks);
- * 4: lines' basis and text sources' year and zone rules; 5: clusters (schema_cluster_sql) */
-#define SCHEMA_VERSION "5"
-/* The one older schema a writable open brings up to this one (schema_migrate). */
+ * 4: lines' basis and text sources' year and zone rules; 5: clusters (schema_cluster_sql);
+ * 6: the identity behind an event's user (audit.identity_id, schema_identity_sql) */
+#define SCHEMA_VERSION "6"
+/* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
 
 /*
@@ -173,6 +174,11 @@ static const char *const schema_sql[] = {
     /* how far each registered derived table is built (lt_store_derive) */
     "CREATE TABLE IF NOT EXISTS derived(name TEXT PRIMARY KEY, version INTEGER NOT NULL,"
     " event_id INTEGER NOT NULL, line_id INTEGER NOT NULL)",
+};
+
+/* Audit events joined back to their strings, the latest stage only: after schema_migrate,
+   whose columns it reads. */
+static const char schema_events_view[] =
     "CREATE VIEW IF NOT EXISTS events AS SELECT a.id AS id,"
     " strftime('%Y-%m-%dT%H:%M:%S', a.stage_us / 1000000, 'unixepoch')"
     " || printf('.%06dZ', a.stage_us % 1000000) AS ts,"
@@ -192,19 +198,20 @@ static const char *const schema_sql[] = {
     " (SELECT s FROM strs WHERE id = a.user_id) AS user,"
     " (SELECT s FROM strs WHERE id = a.groups_id) AS groups,"
     " (SELECT s FROM strs WHERE id = a.impersonated_id) AS impersonated_user,"
-    " (SELECT s FROM strs WHERE id = a.source_ip_id) AS source_ip,"
-    " (SELECT s FROM strs WHERE id = a.user_agent_id) AS user_agent,"
-    " a.code AS code, (SELECT s FROM strs WHERE id = a.status_id) AS status,"
-    " (SELECT s FROM strs WHERE id = a.reason_id) AS reason,"
-    " (SELECT s FROM strs WHERE id = a.message_id) AS message,"
-    " (SELECT s FROM strs WHERE id = a.authz_decision_id) AS authz_decision,"
-    " (SELECT s FROM strs WHERE id = a.authz_reason_id) AS authz_reason,"
-    " (SELECT s FROM strs WHERE id = a.lease_holder_id) AS lease_holder,"
-    " a.lease_duration_s AS lease_duration_s, a.lease_renew_us AS lease_renew_us,"
-    " a.lease_acquire_us AS lease_acquire_us, a.lease_transitions AS lease_transitions,"
-    " a.source_id AS source_id, a.line AS line, a.offset AS offset"
-    " FROM audit AS a WHERE a.superseded = 0",
-};
+    " " LT_IDENTITY_SQL(
+	"a") " AS identity,"
+	     " (SELECT s FROM strs WHERE id = a.source_ip_id) AS source_ip,"
+	     " (SELECT s FROM strs WHERE id = a.user_agent_id) AS user_agent,"
+	     " a.code AS code, (SELECT s FROM strs WHERE id = a.status_id) AS status,"
+	     " (SELECT s FROM strs WHERE id = a.reason_id) AS reason,"
+	     " (SELECT s FROM strs WHERE id = a.message_id) AS message,"
+	     " (SELECT s FROM strs WHERE id = a.authz_decision_id) AS authz_decision,"
+	     " (SELECT s FROM strs WHERE id = a.authz_reason_id) AS authz_reason,"
+	     " (SELECT s FROM strs WHERE id = a.lease_holder_id) AS lease_holder,"
+	     " a.lease_duration_s AS lease_duration_s, a.lease_renew_us AS lease_renew_us,"
+	     " a.lease_acquire_us AS lease_acquire_us, a.lease_transitions AS lease_transitions,"
+	     " a.source_id AS source_id, a.line AS line, a.offset AS offset"
+	     " FROM audit AS a WHERE a.superseded = 0";
 
 /*
  * Schema 5: several clusters in one store.  Every event and line carries the
@@ -223,6 +230,15 @@ static const char *const schema_cluster_sql[] = {
     "ALTER TABLE lines ADD COLUMN cluster_id INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE sources ADD COLUMN cluster_id INTEGER",
 };
+
+/*
+ * Schema 6: audit.identity_id, a strs id of what the event says is behind its
+ * user name (lt_audit_event.identity: EKS's IAM ARN, AKS's object id, ...),
+ * NULL when it says nothing more.  Added by ALTER TABLE like the cluster
+ * columns; the rows of an upgraded store keep NULL (their records were read
+ * before identities were; `identity` still shows an impersonation).
+ */
+static const char schema_identity_sql[] = "ALTER TABLE audit ADD COLUMN identity_id INTEGER";
 
 static const char schema_clusters_table[] =
     "CREATE TABLE IF NOT EXISTS clusters(id INTEGER PRIMARY KEY)";
@@ -281,9 +297,9 @@ static int schema_check_meta(struct lt_store *st, int may_be_new, struct lt_erro
 		return index_store_db_error(st, err, "cannot read the store's version");
 	if (have == strtol(SCHEMA_VERSION, NULL, 10))
 		return 0;
-	if (have == SCHEMA_MIGRATES_FROM && may_be_new)
+	if (have >= SCHEMA_MIGRATES_FROM && have < strtol(SCHEMA_VERSION, NULL, 10) && may_be_new)
 		return 0; /* a writable open upgrades it (schema_migrate) */
-	if (have == SCHEMA_MIGRATES_FROM)
+	if (have >= SCHEMA_MIGRATES_FROM && have < strtol(SCHEMA_VERSION, NULL, 10))
 		return lt_error_set(err, LT_ERR_DB,
 				    "%s: a leasetrail store of schema %ld, older than this "
 				    "leasetrail's " SCHEMA_VERSION "; `leasetrail rebuild --db %s` "
@@ -377,7 +393,7 @@ static int schema_drop_derived(struct lt_store *st, struct lt_error *err)
  * dropped with their records (every table named lt_*, and derived): the
  * lifecycles create and rebuild them from the events.
  */
-static int schema_migrate(struct lt_store *st, struct lt_error *err)
+static int schema_migrate_clusters(struct lt_store *st, struct lt_error *err)
 {
 	int upgrade = schema_is_version(st, SCHEMA_MIGRATES_FROM, err);
 	int has = upgrade < 0 ? -1 : schema_has_column(st, "audit", "cluster_id", err);
@@ -392,15 +408,31 @@ static int schema_migrate(struct lt_store *st, struct lt_error *err)
 	if (index_store_exec(st, schema_clusters_table, err) != 0)
 		return LT_ERR_DB;
 	/* a schema-4 store with events: they are of no named cluster */
-	if (upgrade &&
-	    index_store_exec(st,
-			     "INSERT OR IGNORE INTO clusters SELECT 0 WHERE EXISTS"
-			     " (SELECT 1 FROM audit);"
-			     "DELETE FROM derived;"
-			     "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';",
-			     err) != 0)
+	if (upgrade && index_store_exec(st,
+					"INSERT OR IGNORE INTO clusters SELECT 0 WHERE EXISTS"
+					" (SELECT 1 FROM audit);"
+					"DELETE FROM derived;",
+					err) != 0)
 		return LT_ERR_DB;
 	return upgrade ? schema_drop_derived(st, err) : 0;
+}
+
+/*
+ * Brings a new store, or one of schema 4 or 5, to this schema: the clusters
+ * of 5, then the identity column of 6 (schema_identity_sql), then the version.
+ */
+static int schema_migrate(struct lt_store *st, struct lt_error *err)
+{
+	int has;
+
+	if (schema_migrate_clusters(st, err) != 0)
+		return LT_ERR_DB;
+	if ((has = schema_has_column(st, "audit", "identity_id", err)) < 0)
+		return LT_ERR_DB;
+	if (!has && index_store_exec(st, schema_identity_sql, err) != 0)
+		return LT_ERR_DB;
+	return index_store_exec(
+	    st, "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';", err);
 }
 
 /* Creates what is missing and refreshes the views; inside the caller's transaction. */
@@ -412,7 +444,7 @@ static int schema_create(struct lt_store *st, struct lt_error *err)
 	for (size_t i = 0; i < sizeof schema_sql / sizeof *schema_sql; i++)
 		if (index_store_exec(st, schema_sql[i], err) != 0)
 			return LT_ERR_DB;
-	if (schema_migrate(st, err) != 0)
+	if (schema_migrate(st, err) != 0 || index_store_exec(st, schema_events_view, err) != 0)
 		return LT_ERR_DB;
 	if (index_store_create_indexes(st, err) != 0)
 		return LT_ERR_DB;
