@@ -459,12 +459,13 @@ int lt_query_nodes(struct lt_store *st, const struct lt_query_opts *o,
  * SOURCE is "audit" or the component whose log lines the row stands for.
  */
 enum lt_timeline_col {
-	LT_TL_START,  /* TIME */
-	LT_TL_END,    /* TIME */
-	LT_TL_SOURCE, /* TEXT */
-	LT_TL_KIND,   /* KIND or TEXT */
-	LT_TL_COUNT,  /* INT: requests or log lines the row stands for */
-	LT_TL_DETAIL, /* TEXT: the one-line explanation */
+	LT_TL_START,	/* TIME */
+	LT_TL_END,	/* TIME */
+	LT_TL_SOURCE,	/* TEXT */
+	LT_TL_KIND,	/* KIND or TEXT */
+	LT_TL_COUNT,	/* INT: requests or log lines the row stands for */
+	LT_TL_DETAIL,	/* TEXT: the one-line explanation */
+	LT_TL_IDENTITY, /* TEXT: who is behind the actor of the row's request (LT_IDENTITY_SQL) */
 	LT_TL_NCOLS,
 	/* INT, only with opts.refs: the record the row rests on, an audit id (as `show ID`
 	 * takes it) or minus a log line's id (`show L<id>`); no value when none */
