@@ -290,7 +290,7 @@ static const struct canned canned_queries[] = {
 				     " FROM episodes AS e JOIN audit AS a ON a.id = e.first_event"
 				     " WHERE e.kind = 'DELETED'" CANNED_RANGE " ORDER BY 1",
      .cols = {COL("ts", TIME), COL("resource", TEXT), COL("namespace", TEXT), COL("name", TEXT),
-	      COL("code", INT), COL("user", TEXT), FREE("identity"), FREE("groups"),
+	      COL("code", INT), FREE("user"), FREE("identity"), FREE("groups"),
 	      COL("source_ip", TEXT), FREE("user_agent"), COL("event", ID)}},
     {.name = "gc-deletes",
      .summary = "leases deleted by the garbage collector, with the node deletion behind it",

@@ -195,6 +195,14 @@ int queries_cluster_scope(struct lt_store *st, int64_t cluster, struct lt_error 
 /* Runs one statement that returns no rows (DDL, DELETE, ...); 0 or a negative lt_err. */
 int queries_exec(struct lt_store *st, const char *sql, struct lt_error *err);
 
+/*
+ * Steps q (prepared and bound) into out as typed rows, each column read as
+ * cols[i].type says (ncols: q's columns): begin, a row each, end; stops when
+ * out is closed.  0 or an lt_err.  The caller frees q.
+ */
+int queries_run_stmt(struct lt_stmt *q, const struct lt_col *cols, int ncols,
+		     const struct lt_row_sink *out, struct lt_error *err);
+
 /* The strs id of a string, or 0 when the store has never seen it. */
 int64_t queries_str_id(struct lt_store *st, const char *s);
 

@@ -54,6 +54,8 @@ cmds=(
 	"query --db s.db who-deleted"
 	"query --db s.db kubelet-errors"
 	"query --db s.db gc-deletes"
+	"events --db s.db"
+	"top --db s.db --by user-agent"
 	"sql --db s.db SELECT verb, code, user_agent FROM events ORDER BY id"
 	"sql --db s.db SELECT kind, message FROM logs WHERE message LIKE '%syncing%'"
 )
