@@ -35,42 +35,36 @@
 				" AND (?11 IS NULL OR a.stage_us - a.received_us >= ?11)"
 
 enum ev_bind {
-	EV_SINCE = 1,
-	EV_UNTIL,
-	EV_CLUSTER,
-	EV_USER,
-	EV_VERB,
-	EV_RESOURCE,
-	EV_NAMESPACE,
-	EV_SOURCE_IP,
-	EV_CODE,
-	EV_FAILED,
-	EV_SLOWER,
-	EV_LIMIT, /* top only */
+	BEV_SINCE = 1,
+	BEV_UNTIL,
+	BEV_CLUSTER,
+	BEV_USER,
+	BEV_VERB,
+	BEV_RESOURCE,
+	BEV_NAMESPACE,
+	BEV_SOURCE_IP,
+	BEV_CODE,
+	BEV_FAILED,
+	BEV_SLOWER,
+	BEV_LIMIT, /* top only */
 };
 
 #define EV_STR(col) "(SELECT s FROM strs WHERE id = a." col ")"
 
-static const char ev_sql[] = "SELECT a.stage_us, " EV_STR("verb_id") ", " EV_STR(
-    "resource_id") " || coalesce('/' "
-		   "|| " EV_STR(
-		       "subresour"
-		       "ce_id") ", ''), " EV_STR("namespace_id") ", " EV_STR("name_id") ", "
-											"a.code,"
-											" " EV_STR("user_id") ", " LT_IDENTITY_SQL("a") ", " EV_STR("s"
-																		    "o"
-																		    "u"
-																		    "r"
-																		    "c"
-																		    "e"
-																		    "_"
-																		    "i"
-																		    "p"
-																		    "_"
-																		    "i"
-																		    "d") ", " EV_STR("user_agent_id") ","
-																						      " a.stage_us - a.received_us, a.id FROM audit AS a" EV_WHERE
-																						      " ORDER BY a.stage_us, a.id";
+#define EV_VERB	     EV_STR("verb_id")
+#define EV_RESOURCE  EV_STR("resource_id") " || coalesce('/' || " EV_STR("subresource_id") ", '')"
+#define EV_NAMESPACE EV_STR("namespace_id")
+#define EV_NAME	     EV_STR("name_id")
+#define EV_USER	     EV_STR("user_id")
+#define EV_IDENTITY  LT_IDENTITY_SQL("a")
+#define EV_IP	     EV_STR("source_ip_id")
+#define EV_AGENT     EV_STR("user_agent_id")
+
+/* events: the columns of ev_cols[], in order */
+static const char ev_sql[] = "SELECT a.stage_us, " EV_VERB ", " EV_RESOURCE ", " EV_NAMESPACE
+			     ", " EV_NAME ", a.code, " EV_USER ", " EV_IDENTITY ", " EV_IP
+			     ", " EV_AGENT ", a.stage_us - a.received_us, a.id"
+			     " FROM audit AS a" EV_WHERE " ORDER BY a.stage_us, a.id";
 
 #define COL(n, t)                                                                                  \
 	{                                                                                          \
@@ -97,12 +91,12 @@ static const struct top_key {
 	const char *sql;
 	enum lt_cell_type type;
 } top_keys[] = {
-    [LT_TOP_USER] = {"user", TOP_SQL(EV_STR("user_id")), LT_CELL_TEXT},
-    [LT_TOP_VERB] = {"verb", TOP_SQL(EV_STR("verb_id")), LT_CELL_TEXT},
+    [LT_TOP_USER] = {"user", TOP_SQL(EV_USER), LT_CELL_TEXT},
+    [LT_TOP_VERB] = {"verb", TOP_SQL(EV_VERB), LT_CELL_TEXT},
     [LT_TOP_RESOURCE] = {"resource", TOP_SQL(EV_STR("resource_id")), LT_CELL_TEXT},
     [LT_TOP_CODE] = {"code", TOP_SQL("a.code"), LT_CELL_INT},
-    [LT_TOP_SOURCE_IP] = {"source-ip", TOP_SQL(EV_STR("source_ip_id")), LT_CELL_TEXT},
-    [LT_TOP_USER_AGENT] = {"user-agent", TOP_SQL(EV_STR("user_agent_id")), LT_CELL_TEXT},
+    [LT_TOP_SOURCE_IP] = {"source-ip", TOP_SQL(EV_IP), LT_CELL_TEXT},
+    [LT_TOP_USER_AGENT] = {"user-agent", TOP_SQL(EV_AGENT), LT_CELL_TEXT},
 };
 
 int lt_top_by_parse(enum lt_top_by *out, const char *name)
@@ -143,23 +137,23 @@ static void ev_bind(struct lt_stmt *q, const struct lt_query_opts *o, struct lt_
 	const struct lt_filter *f = &o->filter;
 	const char *text[5] = {f->user, f->verb, f->resource, f->namespace_, f->source_ip};
 
-	lt_stmt_bind_int(q, EV_SINCE, o->since_us);
-	lt_stmt_bind_int(q, EV_UNTIL, o->until_us ? o->until_us : INT64_MAX);
-	lt_stmt_bind_int(q, EV_CLUSTER, o->cluster);
+	lt_stmt_bind_int(q, BEV_SINCE, o->since_us);
+	lt_stmt_bind_int(q, BEV_UNTIL, o->until_us ? o->until_us : INT64_MAX);
+	lt_stmt_bind_int(q, BEV_CLUSTER, o->cluster);
 	for (int i = 0; i < 5; i++) {
 		if (text[i] == NULL)
 			continue;
 		lt_filter_pattern(&pat[i], text[i]);
-		lt_stmt_bind_text(q, EV_USER + i, pat[i].ptr, pat[i].len);
+		lt_stmt_bind_text(q, BEV_USER + i, pat[i].ptr, pat[i].len);
 	}
 	if (f->code != 0)
-		lt_stmt_bind_int(q, EV_CODE, f->code);
-	lt_stmt_bind_int(q, EV_FAILED, f->failed != 0);
+		lt_stmt_bind_int(q, BEV_CODE, f->code);
+	lt_stmt_bind_int(q, BEV_FAILED, f->failed != 0);
 	if (f->slower_than_us > 0)
-		lt_stmt_bind_int(q, EV_SLOWER, f->slower_than_us);
+		lt_stmt_bind_int(q, BEV_SLOWER, f->slower_than_us);
 }
 
-/* Prepares sql, binds o's filters (and the limit, when >= EV_LIMIT), runs it into out. */
+/* Prepares sql, binds o's filters (and the limit, when >= BEV_LIMIT), runs it into out. */
 static int ev_run(struct lt_store *st, const char *sql, const struct lt_col *cols, int ncols,
 		  const struct lt_query_opts *o, int64_t limit, const struct lt_row_sink *out,
 		  struct lt_error *err)
@@ -174,7 +168,7 @@ static int ev_run(struct lt_store *st, const char *sql, const struct lt_col *col
 		lt_buf_init(&pat[i]);
 	ev_bind(q, o, pat);
 	if (limit != 0)
-		lt_stmt_bind_int(q, EV_LIMIT, limit);
+		lt_stmt_bind_int(q, BEV_LIMIT, limit);
 	rc = queries_run_stmt(q, cols, ncols, out, err);
 	lt_stmt_free(q);
 	for (int i = 0; i < 5; i++)
