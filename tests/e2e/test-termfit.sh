@@ -99,9 +99,9 @@ for c in "${cmds[@]:0:4}"; do
 	on_pty 200 fit.out "${args[@]}"
 	[ "$(widest fit.out)" -le 200 ] || fail "${args[*]} at COLUMNS=200: $(widest fit.out) cells"
 done
-# the timeline at 200: DETAIL cut, the rest whole, wide characters counted as two
+# the timeline at 200: DETAIL and IDENTITY cut, the rest whole, wide characters counted as two
 on_pty 200 fit.out timeline --db s.db "$node"
-grep -q '^2024-04-05T05:50:04.164703Z  2024-04-05T05:55:59.291197Z  audit  .*RENEWING .*36 renews by system:node:ip-10-0-241-171.ec2.internal from 10.0.241.171, every 10…$' fit.out ||
+grep -q '^2024-04-05T05:50:04.164703Z  2024-04-05T05:55:59.291197Z  audit  .*RENEWING .*36 renews by system:node:ip-10-0-241-1[^ ]*…  *arn:aws:sts::111122223333:[^ ]*…$' fit.out ||
 	fail "timeline at 200: $(sed -n 2p fit.out)"
 grep -q 'Error syncing pod 日本語' fit.out || fail "timeline at 200: the CJK detail is not shown"
 # the pty's own width when COLUMNS is unset
