@@ -489,9 +489,20 @@ int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query
 	if ((rc = queries_cluster_scope(st, o->cluster, err)) != 0)
 		return rc;
 
-	for (const struct canned *c = canned_queries; c->name; c++)
-		if (strcmp(c->name, name) == 0)
+	for (const struct canned *c = canned_queries; c->name; c++) {
+		struct queries_filter_sink fs;
+		struct lt_row_sink kept;
+
+		if (strcmp(c->name, name) != 0)
+			continue;
+		if (!lt_filter_any(&o->filter))
 			return canned_run(st, c, binds, out, err);
+		/* --user, --code...: the rows whose columns of those names match */
+		if ((rc = queries_filter_check(&o->filter, c->cols, canned_ncols(c), c->name, err)))
+			return rc;
+		kept = queries_filter_sink(&fs, &o->filter, out);
+		return canned_run(st, c, binds, &kept, err);
+	}
 	return lt_error_set(err, LT_ERR_NOTFOUND,
 			    "no canned query '%s' (`leasetrail query --list` names them)", name);
 }

@@ -202,3 +202,140 @@ int lt_query_top(struct lt_store *st, enum lt_top_by by, int64_t limit,
 				  : TOP_DEFAULT_LIMIT,
 		      out, err);
 }
+
+/* ---- the same filters over a result's rows, by column name (query NAME) ---- */
+
+/* The columns the filters read in a result, by name. */
+enum filter_col { FC_USER, FC_VERB, FC_RESOURCE, FC_NAMESPACE, FC_IP, FC_CODE, FC_LATENCY, FC_N };
+
+static const char *const filter_col_names[FC_N] = {
+    [FC_USER] = "user",		  [FC_VERB] = "verb",	 [FC_RESOURCE] = "resource",
+    [FC_NAMESPACE] = "namespace", [FC_IP] = "source_ip", [FC_CODE] = "code",
+    [FC_LATENCY] = "latency",
+};
+
+/* Whether filter f needs column c. */
+static int filter_needs(const struct lt_filter *f, enum filter_col c)
+{
+	const int needs[FC_N] = {
+	    [FC_USER] = f->user != NULL,	   [FC_VERB] = f->verb != NULL,
+	    [FC_RESOURCE] = f->resource != NULL,   [FC_NAMESPACE] = f->namespace_ != NULL,
+	    [FC_IP] = f->source_ip != NULL,	   [FC_CODE] = f->code != 0 || f->failed,
+	    [FC_LATENCY] = f->slower_than_us != 0,
+	};
+
+	return needs[c];
+}
+
+int queries_filter_check(const struct lt_filter *f, const struct lt_col *cols, int ncols,
+			 const char *what, struct lt_error *err)
+{
+	for (int c = 0; c < FC_N; c++) {
+		int found = 0;
+
+		for (int i = 0; i < ncols; i++)
+			found |= strcmp(cols[i].name, filter_col_names[c]) == 0;
+		if (filter_needs(f, (enum filter_col)c) && !found)
+			return lt_error_set(err, LT_ERR_USAGE,
+					    "%s has no column %s to filter (its columns: `query "
+					    "--list`; `events` takes every filter)",
+					    what, filter_col_names[c]);
+	}
+	return 0;
+}
+
+/* s[0..n) matches pat, whose '*' matches any run of bytes and every other byte itself. */
+static int filter_glob(const char *pat, const char *s, size_t n)
+{
+	const char *star = NULL;
+	size_t i = 0, back = 0;
+
+	while (i < n) {
+		if (*pat == '*') {
+			star = ++pat, back = i;
+		} else if (*pat != '\0' && *pat == s[i]) {
+			pat++, i++;
+		} else if (star != NULL) {
+			pat = star, i = ++back;
+		} else {
+			return 0;
+		}
+	}
+	while (*pat == '*')
+		pat++;
+	return *pat == '\0';
+}
+
+static int filter_text_ok(const char *want, const struct lt_cell *c)
+{
+	if (want == NULL)
+		return 1;
+	return c->type == LT_CELL_TEXT && c->s != NULL &&
+	       filter_glob(want, c->s, c->len ? c->len : strlen(c->s));
+}
+
+/* Whether a row passes f (the columns located by begin). */
+static int filter_row_ok(const struct queries_filter_sink *fs, const struct lt_cell *cells)
+{
+	const struct lt_filter *f = fs->f;
+	const char *text[] = {f->user, f->verb, f->resource, f->namespace_, f->source_ip};
+	const struct lt_cell *code = fs->col[FC_CODE] >= 0 ? &cells[fs->col[FC_CODE]] : NULL;
+	const struct lt_cell *lat = fs->col[FC_LATENCY] >= 0 ? &cells[fs->col[FC_LATENCY]] : NULL;
+
+	for (int c = FC_USER; c <= FC_IP; c++)
+		if (text[c] != NULL && !filter_text_ok(text[c], &cells[fs->col[c]]))
+			return 0;
+	if ((f->code || f->failed) && (code == NULL || code->type != LT_CELL_INT))
+		return 0;
+	if ((f->code && code->i != f->code) || (f->failed && code->i < 400))
+		return 0;
+	return f->slower_than_us == 0 ||
+	       (lat != NULL && lat->type == LT_CELL_DURATION && lat->i >= f->slower_than_us);
+}
+
+static void filter_begin(void *ctx, const struct lt_col *cols, int ncols)
+{
+	struct queries_filter_sink *fs = ctx;
+
+	for (int c = 0; c < FC_N; c++) {
+		fs->col[c] = -1;
+		for (int i = 0; i < ncols; i++)
+			if (strcmp(cols[i].name, filter_col_names[c]) == 0)
+				fs->col[c] = i;
+	}
+	fs->next->begin(fs->next->ctx, cols, ncols);
+}
+
+static void filter_row(void *ctx, const struct lt_cell *cells)
+{
+	struct queries_filter_sink *fs = ctx;
+
+	if (filter_row_ok(fs, cells))
+		fs->next->row(fs->next->ctx, cells);
+}
+
+static void filter_end(void *ctx)
+{
+	struct queries_filter_sink *fs = ctx;
+
+	fs->next->end(fs->next->ctx);
+}
+
+static int filter_closed(void *ctx)
+{
+	struct queries_filter_sink *fs = ctx;
+
+	return fs->next->closed != NULL && fs->next->closed(fs->next->ctx);
+}
+
+struct lt_row_sink queries_filter_sink(struct queries_filter_sink *fs, const struct lt_filter *f,
+				       const struct lt_row_sink *next)
+{
+	fs->f = f;
+	fs->next = next;
+	return (struct lt_row_sink){.begin = filter_begin,
+				    .row = filter_row,
+				    .end = filter_end,
+				    .ctx = fs,
+				    .closed = filter_closed};
+}

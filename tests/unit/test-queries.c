@@ -3243,7 +3243,8 @@ static char *filtered(struct lt_store *st, const struct lt_query_opts *o, int to
  */
 static void test_events_filters(void **state)
 {
-#define ODD "o'd%_?[x]\\\"*"
+#define ODD	"o'd%_?[x]\\\"*"
+#define ODD_CSV "o'd%_?[x]\\\"\"*"
 	static const char *const cols[] = {"verb", "code", "user", "latency", NULL};
 	static const char *const by[] = {"user", "requests", "failures", NULL};
 	struct {
@@ -3318,7 +3319,31 @@ static void test_events_filters(void **state)
 		expect_text("top --by user --failed", filtered(st, &o, 1, LT_TOP_USER, by),
 			    "system:node:n1|1|1\nsystem:node:n2|1|1\n");
 	}
+	{ /* query NAME: the rows whose column of the filter's name matches; none, a usage error */
+		struct lt_query_opts o = {.fmt = LT_OUT_CSV, .filter = {.user = "o'd%_?[x]*"}};
+		struct lt_error err = {0};
+		struct capture c;
+
+		capture_open(&c);
+		assert_int_equal(print_canned(st, "who-deleted", &o, c.f, &err), 0);
+		expect_text("who-deleted --user", capture_close(&c),
+			    "ts,resource,namespace,name,code,user,identity,groups,source_ip,"
+			    "user_agent,event\n2024-04-05T06:00:40.500000Z,nodes,,n1,200,"
+			    "\"" ODD_CSV "\",,system:authenticated,192.168.1.5," KUBECTL_UA ",5\n");
+		o.filter = (struct lt_filter){.user = "o_d*"};
+		capture_open(&c);
+		assert_int_equal(print_canned(st, "who-deleted", &o, c.f, &err), 0);
+		expect_text("who-deleted --user (no match)", capture_close(&c),
+			    "ts,resource,namespace,name,code,user,identity,groups,source_ip,"
+			    "user_agent,event\n");
+		o.filter = (struct lt_filter){.code = 404};
+		capture_open(&c);
+		assert_int_equal(print_canned(st, "renew-gaps", &o, c.f, &err), LT_ERR_USAGE);
+		drop(capture_close(&c));
+		assert_non_null(strstr(err.msg, "renew-gaps has no column code"));
+	}
 #undef ODD
+#undef ODD_CSV
 }
 
 /* lt_filter_pattern: '*' stays a wildcard; GLOB's '?' and '[' become literal; nothing else. */
