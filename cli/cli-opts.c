@@ -8,7 +8,9 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,19 +18,55 @@
 #define CLI_MAX_OPTIONS	 48 /* options one --help lists */
 #define CLI_MAX_OPT_NAME 32
 
+/* The long options with no letter of their own (getopt_long returns these values). */
+enum cli_long_only {
+	CLI_LO_USER = 256,
+	CLI_LO_VERB,
+	CLI_LO_RESOURCE,
+	CLI_LO_NAMESPACE,
+	CLI_LO_CODE,
+	CLI_LO_FAILED,
+	CLI_LO_SOURCE_IP,
+	CLI_LO_SLOWER,
+	CLI_LO_BY,
+	CLI_LO_LIMIT,
+};
+
 static const struct option cli_longopts[] = {
-    {"db", required_argument, NULL, 'd'},      {"output", required_argument, NULL, 'o'},
-    {"since", required_argument, NULL, 's'},   {"until", required_argument, NULL, 'u'},
-    {"gap", required_argument, NULL, 'g'},     {"slow", required_argument, NULL, 'S'},
-    {"verbose", no_argument, NULL, 'v'},       {"list", no_argument, NULL, 'l'},
-    {"emit", required_argument, NULL, 'e'},    {"table", required_argument, NULL, 'b'},
-    {"all-resources", no_argument, NULL, 'a'}, {"year", required_argument, NULL, 'y'},
-    {"node", required_argument, NULL, 'n'},    {"utc-offset", required_argument, NULL, 'z'},
-    {"quiet", no_argument, NULL, 'q'},	       {"follow", no_argument, NULL, 'F'},
-    {"timeout", required_argument, NULL, 'T'}, {"json", no_argument, NULL, 'J'},
-    {"cluster", required_argument, NULL, 'C'}, {"output-file", required_argument, NULL, 'O'},
-    {"tz", required_argument, NULL, 'Z'},      {"utc", no_argument, NULL, 'U'},
-    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
+    {"user", required_argument, NULL, CLI_LO_USER},
+    {"verb", required_argument, NULL, CLI_LO_VERB},
+    {"resource", required_argument, NULL, CLI_LO_RESOURCE},
+    {"namespace", required_argument, NULL, CLI_LO_NAMESPACE},
+    {"code", required_argument, NULL, CLI_LO_CODE},
+    {"failed", no_argument, NULL, CLI_LO_FAILED},
+    {"source-ip", required_argument, NULL, CLI_LO_SOURCE_IP},
+    {"slower-than", required_argument, NULL, CLI_LO_SLOWER},
+    {"by", required_argument, NULL, CLI_LO_BY},
+    {"limit", required_argument, NULL, CLI_LO_LIMIT},
+    {"db", required_argument, NULL, 'd'},
+    {"output", required_argument, NULL, 'o'},
+    {"since", required_argument, NULL, 's'},
+    {"until", required_argument, NULL, 'u'},
+    {"gap", required_argument, NULL, 'g'},
+    {"slow", required_argument, NULL, 'S'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"list", no_argument, NULL, 'l'},
+    {"emit", required_argument, NULL, 'e'},
+    {"table", required_argument, NULL, 'b'},
+    {"all-resources", no_argument, NULL, 'a'},
+    {"year", required_argument, NULL, 'y'},
+    {"node", required_argument, NULL, 'n'},
+    {"utc-offset", required_argument, NULL, 'z'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"follow", no_argument, NULL, 'F'},
+    {"timeout", required_argument, NULL, 'T'},
+    {"json", no_argument, NULL, 'J'},
+    {"cluster", required_argument, NULL, 'C'},
+    {"output-file", required_argument, NULL, 'O'},
+    {"tz", required_argument, NULL, 'Z'},
+    {"utc", no_argument, NULL, 'U'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 /* The enum cli_opt bit an option needs; 0 for the ones every command takes. */
@@ -64,7 +102,67 @@ static unsigned cli_opt_bit(int c)
 	case 'F':
 	case 'J':
 		return CLI_OPT_INGEST;
+	case CLI_LO_BY:
+	case CLI_LO_LIMIT:
+		return CLI_OPT_TOP;
 	default:
+		return c >= CLI_LO_USER && c <= CLI_LO_SLOWER ? CLI_OPT_FILTER : 0;
+	}
+}
+
+/* A whole decimal number in [lo, hi] into *out; 0, or -1. */
+static int cli_number(int64_t *out, const char *s, int64_t lo, int64_t hi)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A quick filter (CLI_OPT_FILTER) or a `top` option (CLI_OPT_TOP). */
+static int cli_filter_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
+{
+	struct lt_filter *f = &q->opts.filter;
+	const char **text[] = {&f->user, &f->verb, &f->resource, &f->namespace_};
+	int64_t n;
+
+	switch (c) {
+	case CLI_LO_USER:
+	case CLI_LO_VERB:
+	case CLI_LO_RESOURCE:
+	case CLI_LO_NAMESPACE:
+		*text[c - CLI_LO_USER] = optarg;
+		return 0;
+	case CLI_LO_SOURCE_IP:
+		f->source_ip = optarg;
+		return 0;
+	case CLI_LO_CODE:
+		if (cli_number(&n, optarg, 100, 599) != 0)
+			return cli_usage_error(cmd, "--code takes an HTTP status, 100 to 599");
+		f->code = (int)n;
+		return 0;
+	case CLI_LO_FAILED:
+		f->failed = 1;
+		return 0;
+	case CLI_LO_SLOWER:
+		if (lt_duration_parse(&f->slower_than_us, optarg) != 0)
+			return cli_usage_error(cmd, "a duration is like 40s, 2m, 1h30m or 500ms");
+		return 0;
+	case CLI_LO_BY:
+		if (lt_top_by_parse(&q->top_by, optarg) != 0)
+			return cli_usage_error(
+			    cmd, "--by takes user, verb, resource, code, source-ip or user-agent");
+		q->top_by_given = 1;
+		return 0;
+	default: /* CLI_LO_LIMIT */
+		if (cli_number(&n, optarg, 0, INT32_MAX) != 0)
+			return cli_usage_error(cmd, "--limit takes a count (0: every row)");
+		q->top_limit = n == 0 ? -1 : n;
 		return 0;
 	}
 }
@@ -334,6 +432,8 @@ static int cli_one_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 		q->utc = 1;
 		return 0;
 	default:
+		if (c >= CLI_LO_USER)
+			return cli_filter_opt(cmd, c, q);
 		return cli_ingest_opt(cmd, c, q);
 	}
 }

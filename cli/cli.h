@@ -27,6 +27,9 @@ enum cli_opt {
 	CLI_OPT_CLUSTER = 256, /* --cluster NAME: at ingest the records' cluster, else a filter */
 	CLI_OPT_DOCUMENT =
 	    512, /* -o md|html (taken as is: the command parses it), -O FILE (report) */
+	CLI_OPT_FILTER = 1024, /* --user, --verb, --resource, --namespace, --code, --failed,
+				  --source-ip, --slower-than (struct lt_filter) */
+	CLI_OPT_TOP = 2048,    /* --by KEY, --limit N */
 };
 
 struct lt_cmd {
@@ -84,6 +87,21 @@ extern const struct lt_cmd lt_cmd_tui;
 extern const struct lt_cmd lt_cmd_version;
 extern const struct lt_cmd lt_cmd_complete;
 extern const struct lt_cmd lt_cmd_report;
+extern const struct lt_cmd lt_cmd_events;
+extern const struct lt_cmd lt_cmd_top;
+
+/* The quick filters' lines of a --help (CLI_OPT_FILTER). */
+#define CLI_FILTER_OPTIONS                                                                         \
+	"  --user U          only requests by user U (exact; '*' matches any run of\n"             \
+	"                    characters: 'system:node:*')\n"                                       \
+	"  --verb V          only verb V (get, update, delete...; '*' likewise)\n"                 \
+	"  --resource R      only resource R (leases, nodes, pods...; '*' likewise)\n"             \
+	"  --namespace NS    only namespace NS ('*' likewise)\n"                                   \
+	"  --source-ip IP    only requests from IP ('10.0.*' likewise)\n"                          \
+	"  --code N          only answers with HTTP status N (404, 409...)\n"                      \
+	"  --failed          only answers of 400 and above\n"                                      \
+	"  --slower-than D   only requests that took D or longer (stageTimestamp -\n"              \
+	"                    requestReceivedTimestamp; 500ms, 2s)\n"
 
 /* A command line, parsed. */
 struct cli_query {
@@ -99,10 +117,13 @@ struct cli_query {
 	const char *tz;		       /* --tz ZONE, as given (cli_parse sets the display zone) */
 	int utc;		       /* --utc: UTC whatever --tz or $LEASETRAIL_TZ say */
 	int wide;		       /* -o wide: a table, never cut to the terminal's width */
-	struct lt_ingest_opts ingest;  /* CLI_OPT_INGEST: what to read and how */
-	int quiet;		       /* -q: no line per ingested file */
-	int json;		       /* ingest --json: the report as one JSON object */
-	char **args;		       /* the positional arguments */
+	enum lt_top_by top_by;	       /* --by KEY */
+	int top_by_given;
+	int64_t top_limit;	      /* --limit N: 0 the default, -1 every row */
+	struct lt_ingest_opts ingest; /* CLI_OPT_INGEST: what to read and how */
+	int quiet;		      /* -q: no line per ingested file */
+	int json;		      /* ingest --json: the report as one JSON object */
+	char **args;		      /* the positional arguments */
 	int nargs;
 };
 

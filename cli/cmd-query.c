@@ -86,6 +86,10 @@ static int query_run(const struct lt_cmd *cmd, int argc, char **argv)
 		return status;
 	if (q.list)
 		return query_list(q.opts.fmt);
+	if (q.emit != NULL && lt_filter_any(&q.opts.filter))
+		return cli_usage_error(cmd,
+				       "--user, --verb, --code... filter the store's rows: not "
+				       "with --emit");
 	if (q.emit != NULL && strcmp(q.args[0], "events") == 0)
 		return query_emit(cmd, &q);
 	if (q.nargs > 1)
@@ -107,7 +111,9 @@ const struct lt_cmd lt_cmd_query = {
     .help =
 	"Options:\n" CLI_QUERY_OPTIONS "  --list            name and explain every query\n"
 	"  --cluster NAME    only that cluster's leases, episodes and nodes (with --emit: the\n"
-	"                    engine's own cluster filter)\n" CLI_EMIT_OPTIONS "\n"
+	"                    engine's own cluster filter)\n" CLI_FILTER_OPTIONS
+	"                    (each keeps the rows whose column of that name matches: a query\n"
+	"                    without the column is a usage error)\n" CLI_EMIT_OPTIONS "\n"
 	"--emit ENGINE events [NODE|NAMESPACE/LEASE...] prints the query that returns the\n"
 	"whole audit records of those nodes (node lease and Node object) and leases, or of\n"
 	"every lease and node, in the range: export its result and `leasetrail ingest` it\n"
@@ -120,7 +126,7 @@ const struct lt_cmd lt_cmd_query = {
 	     "error (an unknown option, a missing argument, --since after --until).\n",
     .run = query_run,
     .opts = CLI_OPT_OUTPUT | CLI_OPT_RANGE | CLI_OPT_THRESHOLDS | CLI_OPT_LIST | CLI_OPT_EMIT |
-	    CLI_OPT_CLUSTER,
+	    CLI_OPT_CLUSTER | CLI_OPT_FILTER,
     .min_args = 1,
     .max_args = 4096, /* several only for --emit ENGINE events (query_run) */
 };

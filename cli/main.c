@@ -26,9 +26,9 @@ static const struct lt_cmd cli_cmd_help = {
 };
 
 static const struct lt_cmd *const cli_cmds[] = {
-    &lt_cmd_ingest, &lt_cmd_stats,   &lt_cmd_nodes,    &lt_cmd_timeline, &lt_cmd_query,
-    &lt_cmd_report, &lt_cmd_sql,     &lt_cmd_show,     &lt_cmd_rebuild,	 &lt_cmd_tui,
-    &cli_cmd_help,  &lt_cmd_version, &lt_cmd_complete,
+    &lt_cmd_ingest,  &lt_cmd_stats, &lt_cmd_nodes,  &lt_cmd_timeline, &lt_cmd_query,
+    &lt_cmd_events,  &lt_cmd_top,   &lt_cmd_report, &lt_cmd_sql,      &lt_cmd_show,
+    &lt_cmd_rebuild, &lt_cmd_tui,   &cli_cmd_help,  &lt_cmd_version,  &lt_cmd_complete,
 };
 
 #define CLI_NCMDS (sizeof cli_cmds / sizeof *cli_cmds)

@@ -70,8 +70,9 @@ enum load_audit_col {
 	AC_LEASE_ACQUIRE_US,
 	AC_LEASE_TRANSITIONS,
 	AC_AKEY,
-	AC_CLUSTER_ID, /* schema 5: the record's cluster (index-cluster.c) */
-	AC_COUNT       /* one past the last parameter */
+	AC_CLUSTER_ID,	/* schema 5: the record's cluster (index-cluster.c) */
+	AC_IDENTITY_ID, /* schema 6: who is behind the user name (lt_audit_event.identity) */
+	AC_COUNT	/* one past the last parameter */
 };
 
 struct load {
@@ -111,11 +112,11 @@ static const char load_ins_audit_sql[] =
     " impersonated_id, source_ip_id, user_agent_id, code, status_id, reason_id, message_id,"
     " received_us, stage_us, authz_decision_id, authz_reason_id, lease_holder_id,"
     " lease_duration_s, lease_renew_us, lease_acquire_us, lease_transitions, akey"
-    ", cluster_id)"
+    ", cluster_id, identity_id)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
     " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34,"
     " ?35, ?36"
-    ", ?37)";
+    ", ?37, ?38)";
 
 /*
  * A request seen at several stages counts once: lower stages yield to the
@@ -513,6 +514,7 @@ static const struct load_field load_fields[] = {
     {.col = AC_LEASE_RENEW_US, .how = LOAD_I64_SET, .at = LOAD_EV(lease_renew_us)},
     {.col = AC_LEASE_ACQUIRE_US, .how = LOAD_I64_SET, .at = LOAD_EV(lease_acquire_us)},
     {.col = AC_LEASE_TRANSITIONS, .how = LOAD_I64_NONNEG, .at = LOAD_EV(lease_transitions)},
+    {.col = AC_IDENTITY_ID, .how = LOAD_ID, .at = LOAD_EV(identity)},
 };
 
 #define LOAD_NFIELDS (sizeof load_fields / sizeof *load_fields)

@@ -98,6 +98,7 @@ static const size_t pipe_audit_strs[] = {
     PIPE_EV(reason),
     PIPE_EV(message),
     PIPE_EV(authz_decision),
+    PIPE_EV(identity),
     PIPE_EV(authz_reason),
     PIPE_EV(lease_holder),
 };

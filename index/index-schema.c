@@ -8,7 +8,8 @@
 
 /* 3: sources are known by the XXH3-128 of their content (hashed, hash, head; source_marks);
  * 4: lines' basis and text sources' year and zone rules; 5: clusters (schema_cluster_sql);
- * 6: raw records compressed (raw_dicts, index-raw.c) */
+ * 6: raw records compressed (raw_dicts, index-raw.c), request URIs and object uids
+ *    interned, and the identity behind an event's user (audit.identity_id) */
 #define SCHEMA_VERSION "6"
 /* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
@@ -237,18 +238,29 @@ static const char schema_events_view[] =
     " (SELECT s FROM strs WHERE id = a.user_id) AS user,"
     " (SELECT s FROM strs WHERE id = a.groups_id) AS groups,"
     " (SELECT s FROM strs WHERE id = a.impersonated_id) AS impersonated_user,"
-    " (SELECT s FROM strs WHERE id = a.source_ip_id) AS source_ip,"
-    " (SELECT s FROM strs WHERE id = a.user_agent_id) AS user_agent,"
-    " a.code AS code, (SELECT s FROM strs WHERE id = a.status_id) AS status,"
-    " (SELECT s FROM strs WHERE id = a.reason_id) AS reason,"
-    " (SELECT s FROM strs WHERE id = a.message_id) AS message,"
-    " (SELECT s FROM strs WHERE id = a.authz_decision_id) AS authz_decision,"
-    " (SELECT s FROM strs WHERE id = a.authz_reason_id) AS authz_reason,"
-    " (SELECT s FROM strs WHERE id = a.lease_holder_id) AS lease_holder,"
-    " a.lease_duration_s AS lease_duration_s, a.lease_renew_us AS lease_renew_us,"
-    " a.lease_acquire_us AS lease_acquire_us, a.lease_transitions AS lease_transitions,"
-    " a.source_id AS source_id, a.line AS line, a.offset AS offset"
-    " FROM audit AS a WHERE a.superseded = 0";
+    " " LT_IDENTITY_SQL(
+	"a") " AS identity,"
+	     " (SELECT s FROM strs WHERE id = a.source_ip_id) AS source_ip,"
+	     " (SELECT s FROM strs WHERE id = a.user_agent_id) AS user_agent,"
+	     " a.code AS code, (SELECT s FROM strs WHERE id = a.status_id) AS status,"
+	     " (SELECT s FROM strs WHERE id = a.reason_id) AS reason,"
+	     " (SELECT s FROM strs WHERE id = a.message_id) AS message,"
+	     " (SELECT s FROM strs WHERE id = a.authz_decision_id) AS authz_decision,"
+	     " (SELECT s FROM strs WHERE id = a.authz_reason_id) AS authz_reason,"
+	     " (SELECT s FROM strs WHERE id = a.lease_holder_id) AS lease_holder,"
+	     " a.lease_duration_s AS lease_duration_s, a.lease_renew_us AS lease_renew_us,"
+	     " a.lease_acquire_us AS lease_acquire_us, a.lease_transitions AS lease_transitions,"
+	     " a.source_id AS source_id, a.line AS line, a.offset AS offset"
+	     " FROM audit AS a WHERE a.superseded = 0";
+
+/*
+ * Schema 6: audit.identity_id, a strs id of what the event says is behind its
+ * user name (lt_audit_event.identity: EKS's IAM ARN, AKS's object id, ...),
+ * NULL when it says nothing more.  Added by ALTER TABLE like the cluster
+ * columns; the rows of an upgraded store keep NULL (their records were read
+ * before identities were; `identity` still shows an impersonation).
+ */
+static const char schema_identity_sql[] = "ALTER TABLE audit ADD COLUMN identity_id INTEGER";
 
 static const char schema_clusters_table[] =
     "CREATE TABLE IF NOT EXISTS clusters(id INTEGER PRIMARY KEY)";
@@ -397,15 +409,6 @@ static int schema_drop_derived(struct lt_store *st, struct lt_error *err)
 }
 
 /*
- * Brings a new store, or one of schema 4 or 5, to schema 6.  5 to 6 is raw_dicts alone
- * (schema_sql creates it): the raw records a store of 5 holds are text, which lt_raw reads
- * as it is, and the records ingested from now on are compressed.  4 to 5 (schema_cluster_sql):
- * from schema 4 every stored row is of cluster 0 (none named), which is what
- * they were; the derived tables, built before leases were per cluster, are
- * dropped with their records (every table named lt_*, and derived): the
- * lifecycles create and rebuild them from the events.
- */
-/*
  * Adds schema 6's interned columns (schema_intern_sql) to a store that lacks them, and drops
  * its whole-table kind and subject indexes (index_store_create_indexes makes them partial).
  */
@@ -427,7 +430,14 @@ static int schema_add_interned(struct lt_store *st, struct lt_error *err)
 	return 0;
 }
 
-static int schema_migrate(struct lt_store *st, struct lt_error *err)
+/*
+ * Schema 4 to 5 (schema_cluster_sql): from schema 4 every stored row is of cluster 0 (none
+ * named), which is what they were; the derived tables, built before leases were per cluster,
+ * are dropped with their records (every table named lt_*, and derived): the lifecycles create
+ * and rebuild them from the events.  5 to 6 adds no table here: raw_dicts comes with
+ * schema_sql, and the raw records a store of 5 holds are text, which lt_raw reads as it is.
+ */
+static int schema_migrate_clusters(struct lt_store *st, struct lt_error *err)
 {
 	int upgrade = schema_is_version(st, SCHEMA_MIGRATES_FROM, err);
 	int has = upgrade < 0 ? -1 : schema_has_column(st, "audit", "cluster_id", err);
@@ -435,28 +445,39 @@ static int schema_migrate(struct lt_store *st, struct lt_error *err)
 	if (has < 0)
 		return LT_ERR_DB;
 	if (has)
-		return index_store_exec(st, schema_clusters_table, err) ||
-			       index_store_exec(st,
-						"UPDATE meta SET value = '" SCHEMA_VERSION
-						"' WHERE key = 'schema'",
-						err)
-			   ? LT_ERR_DB
-			   : 0;
+		return index_store_exec(st, schema_clusters_table, err);
 	for (size_t i = 0; i < sizeof schema_cluster_sql / sizeof *schema_cluster_sql; i++)
 		if (index_store_exec(st, schema_cluster_sql[i], err) != 0)
 			return LT_ERR_DB;
 	if (index_store_exec(st, schema_clusters_table, err) != 0)
 		return LT_ERR_DB;
 	/* a schema-4 store with events: they are of no named cluster */
-	if (upgrade &&
-	    index_store_exec(st,
-			     "INSERT OR IGNORE INTO clusters SELECT 0 WHERE EXISTS"
-			     " (SELECT 1 FROM audit);"
-			     "DELETE FROM derived;"
-			     "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';",
-			     err) != 0)
+	if (upgrade && index_store_exec(st,
+					"INSERT OR IGNORE INTO clusters SELECT 0 WHERE EXISTS"
+					" (SELECT 1 FROM audit);"
+					"DELETE FROM derived;",
+					err) != 0)
 		return LT_ERR_DB;
 	return upgrade ? schema_drop_derived(st, err) : 0;
+}
+
+/*
+ * Brings a new store, or one of schema 4 or 5, to this schema: the clusters
+ * of 5, then the interned columns (schema_add_interned) and the identity column
+ * (schema_identity_sql) of 6, then the version.
+ */
+static int schema_migrate(struct lt_store *st, struct lt_error *err)
+{
+	int has;
+
+	if (schema_migrate_clusters(st, err) != 0 || schema_add_interned(st, err) != 0)
+		return LT_ERR_DB;
+	if ((has = schema_has_column(st, "audit", "identity_id", err)) < 0)
+		return LT_ERR_DB;
+	if (!has && index_store_exec(st, schema_identity_sql, err) != 0)
+		return LT_ERR_DB;
+	return index_store_exec(
+	    st, "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';", err);
 }
 
 /* Creates what is missing and refreshes the views; inside the caller's transaction. */
@@ -468,8 +489,7 @@ static int schema_create(struct lt_store *st, struct lt_error *err)
 	for (size_t i = 0; i < sizeof schema_sql / sizeof *schema_sql; i++)
 		if (index_store_exec(st, schema_sql[i], err) != 0)
 			return LT_ERR_DB;
-	if (schema_migrate(st, err) != 0 || schema_add_interned(st, err) != 0 ||
-	    index_store_exec(st, schema_events_view, err) != 0)
+	if (schema_migrate(st, err) != 0 || index_store_exec(st, schema_events_view, err) != 0)
 		return LT_ERR_DB;
 	if (index_store_create_indexes(st, err) != 0)
 		return LT_ERR_DB;

@@ -189,6 +189,18 @@ int lt_store_has_lease_bodies(struct lt_store *st);
  */
 #define LT_LINE_NOTABLE "(severity IN ('E', 'F', 'W') OR not_found > 0 OR kind_id IS NOT NULL)"
 
+/*
+ * Who is behind an audit row's user, as one text (the `identity` column of
+ * every surface): the identity its record named (audit.identity_id: EKS's
+ * IAM ARN and session, AKS's object id, a token's pod, GKE's subject and
+ * delegation), then "as USER" when the request impersonated USER; NULL when
+ * neither.  A is the alias of an audit row; one definition for the events
+ * view and every query that reads audit directly.
+ */
+#define LT_IDENTITY_SQL(a)                                                                         \
+	"nullif(trim(coalesce((SELECT s FROM strs WHERE id = " a ".identity_id), '')"              \
+	" || coalesce(' as ' || (SELECT s FROM strs WHERE id = " a ".impersonated_id), '')), '')"
+
 /* ---- derived tables ----------------------------------------------------- */
 
 /*

@@ -116,6 +116,13 @@ struct lt_audit_event {
 	int64_t received_us, stage_us; /* µs since epoch; legacy `timestamp` fills both */
 	int received_given;	       /* requestReceivedTimestamp was there: all stages share it */
 	struct lt_str authz_decision, authz_reason;
+	/*
+	 * Who is behind the user name, from user.extra (EKS's IAM ARN and session, AKS's
+	 * object id, a token's pod, GKE's subject and delegation): one text, parts separated
+	 * by a space ("arn:aws:sts::1:assumed-role/R/alice", "oid=…", "pod=…"); absent when
+	 * the event names nothing beyond the user.
+	 */
+	struct lt_str identity;
 	/* Lease spec from responseObject (preferred) or requestObject, when the level carries it.
 	 */
 	int has_lease;

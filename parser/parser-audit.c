@@ -7,6 +7,13 @@
  * arena and turned into pointers when the record is done, since the arena
  * may move while it grows.  Key order, whitespace and unknown fields do not
  * matter; duplicate keys keep the last value, as Go's decoder does.
+ *
+ * The identity behind the user name (docs/formats.md, "Who, really"): the
+ * authenticator's keys in user.extra (EKS's arn, canonicalArn, sessionName,
+ * principalId; AKS's AAD oid; a bound token's pod; the GKE LogEntry's
+ * principalSubject and delegation, written there by parser-gke.c) are kept,
+ * the first value of each, and joined into one short text by the rules of
+ * audit_identity_parts[] (audit_identity).
  */
 #include "parser-json.h"
 
@@ -15,6 +22,8 @@
 
 #define AUDIT_MAX_DEPTH 64
 #define AUDIT_MAX_KEY	64
+/* At most this much of one user.extra value goes into the identity. */
+#define AUDIT_MAX_IDENTITY_PART 256
 
 enum audit_ctx {
 	AC_OTHER, /* a subtree we ignore */
@@ -31,6 +40,8 @@ enum audit_ctx {
 	AC_RESP_OBJ,
 	AC_REQ_SPEC,
 	AC_RESP_SPEC,
+	AC_EXTRA,	 /* user.extra */
+	AC_EXTRA_VALUES, /* one key's array of strings in user.extra */
 };
 
 /* String fields, in the order of the table below. */
@@ -70,6 +81,15 @@ enum audit_field {
 	F_RESP_RENEW,
 	F_REQ_ACQUIRE,
 	F_RESP_ACQUIRE,
+	F_X_ARN, /* user.extra: the first value of each key that says who */
+	F_X_CANONICAL_ARN,
+	F_X_PRINCIPAL_ID,
+	F_X_SESSION,
+	F_X_OID,
+	F_X_POD,
+	F_X_SUBJECT,
+	F_X_DELEGATION,
+	F_IDENTITY, /* what audit_identity made of them */
 	F_COUNT
 };
 
@@ -129,6 +149,41 @@ static const struct audit_key audit_keys[] = {
     AUDIT_KEY(AC_RESP_SPEC, "leaseDurationSeconds", -1, N_RESP_DURATION),
     AUDIT_KEY(AC_REQ_SPEC, "leaseTransitions", -1, N_REQ_TRANS),
     AUDIT_KEY(AC_RESP_SPEC, "leaseTransitions", -1, N_RESP_TRANS),
+    /* EKS (aws-iam-authenticator): the IAM principal behind a mapped user name */
+    AUDIT_KEY(AC_EXTRA, "arn", F_X_ARN, -1),
+    AUDIT_KEY(AC_EXTRA, "canonicalArn", F_X_CANONICAL_ARN, -1),
+    AUDIT_KEY(AC_EXTRA, "principalId", F_X_PRINCIPAL_ID, -1),
+    AUDIT_KEY(AC_EXTRA, "sessionName", F_X_SESSION, -1),
+    /* AKS (Azure AD through guard or kubelogin): the object id */
+    AUDIT_KEY(AC_EXTRA, "oid", F_X_OID, -1),
+    AUDIT_KEY(AC_EXTRA, "http://schemas.microsoft.com/identity/claims/objectidentifier", F_X_OID,
+	      -1),
+    /* a bound service account token: the pod it was mounted in */
+    AUDIT_KEY(AC_EXTRA, "authentication.kubernetes.io/pod-name", F_X_POD, -1),
+    /* GKE: authenticationInfo, written into user.extra by parser-gke.c */
+    AUDIT_KEY(AC_EXTRA, "principalSubject", F_X_SUBJECT, -1),
+    AUDIT_KEY(AC_EXTRA, "serviceAccountDelegationInfo", F_X_DELEGATION, -1),
+};
+
+/*
+ * How the identity is written: one part per row, in this order, separated by
+ * a space.  Of the rows of one group only the first with a value shows (an
+ * arn names its role and session; without it the role, else the principal).
+ * A value that only repeats the user name ("user:NAME") adds nothing.
+ */
+static const struct audit_identity_part {
+	int field;
+	int group;
+	const char *label; /* before the value */
+} audit_identity_parts[] = {
+    {.field = F_X_ARN, .group = 1, .label = ""},
+    {.field = F_X_CANONICAL_ARN, .group = 1, .label = ""},
+    {.field = F_X_PRINCIPAL_ID, .group = 1, .label = "principal="},
+    {.field = F_X_SESSION, .group = 2, .label = "session="},
+    {.field = F_X_OID, .group = 3, .label = "oid="},
+    {.field = F_X_SUBJECT, .group = 4, .label = "subject="},
+    {.field = F_X_DELEGATION, .group = 5, .label = "via="},
+    {.field = F_X_POD, .group = 6, .label = "pod="},
 };
 
 /* Which (parent, key) opens which context. */
@@ -147,6 +202,7 @@ struct audit_child {
 static const struct audit_child audit_children[] = {
     AUDIT_CHILD(AC_ROOT, "user", AC_USER),
     AUDIT_CHILD(AC_USER, "groups", AC_GROUPS),
+    AUDIT_CHILD(AC_USER, "extra", AC_EXTRA),
     AUDIT_CHILD(AC_ROOT, "impersonatedUser", AC_IMPERSONATED),
     AUDIT_CHILD(AC_ROOT, "sourceIPs", AC_SOURCE_IPS),
     AUDIT_CHILD(AC_ROOT, "objectRef", AC_OBJREF),
@@ -171,6 +227,7 @@ struct parser_audit_decoder {
 	size_t key_len;	   /* AUDIT_MAX_KEY + 1 when the key was longer than any we want */
 	int kind_type_bad; /* "kind" was not a string */
 	int groups_open;   /* the groups array has had at least one entry */
+	int extra_field;   /* the field an open user.extra array feeds, or -1 */
 	int root_is_object;
 };
 
@@ -209,6 +266,8 @@ static enum audit_ctx audit_child_ctx(const struct parser_audit_decoder *d)
 
 	if (d->depth == 0)
 		return AC_ROOT;
+	if (top == AC_EXTRA)
+		return AC_EXTRA_VALUES; /* whatever the key: audit_open says whether it is kept */
 	for (size_t i = 0; i < sizeof audit_children / sizeof *audit_children; i++)
 		if (audit_children[i].parent == top &&
 		    audit_key_is(d, audit_children[i].key, audit_children[i].len))
@@ -216,14 +275,21 @@ static enum audit_ctx audit_child_ctx(const struct parser_audit_decoder *d)
 	return AC_OTHER;
 }
 
+static const struct audit_key *audit_lookup(const struct parser_audit_decoder *d);
+
 static int audit_open(struct parser_audit_decoder *d)
 {
 	enum audit_ctx child = audit_child_ctx(d);
+	const struct audit_key *k;
 
 	if (d->depth == 0)
 		d->root_is_object = 1;
 	if (child == AC_GROUPS)
 		d->groups_open = 0;
+	if (child == AC_EXTRA_VALUES) {
+		k = audit_lookup(d);
+		d->extra_field = k != NULL ? k->field : -1;
+	}
 	if (d->depth < AUDIT_MAX_DEPTH)
 		d->stack[d->depth] = child;
 	d->depth++;
@@ -272,7 +338,7 @@ static const struct audit_key *audit_lookup(const struct parser_audit_decoder *d
 {
 	enum audit_ctx top = audit_top(d);
 
-	if (top == AC_OTHER || top == AC_GROUPS || top == AC_SOURCE_IPS)
+	if (top == AC_OTHER || top == AC_GROUPS || top == AC_SOURCE_IPS || top == AC_EXTRA_VALUES)
 		return NULL;
 	for (size_t i = 0; i < sizeof audit_keys / sizeof *audit_keys; i++)
 		if (audit_keys[i].ctx == top &&
@@ -289,12 +355,17 @@ static void audit_keep(struct parser_audit_decoder *d, int field, const unsigned
 	lt_buf_append(&d->arena, s, n);
 }
 
-/* Array members: groups are joined with ',', only the first source IP is kept. */
+/*
+ * Array members: groups are joined with ',', only the first source IP is kept,
+ * and the first non-empty value of a user.extra key that says who.
+ */
 static void audit_array_string(struct parser_audit_decoder *d, const unsigned char *s, size_t n)
 {
 	enum audit_ctx top = audit_top(d);
 
-	if (top == AC_SOURCE_IPS && !d->set[F_SOURCE_IP]) {
+	if (top == AC_EXTRA_VALUES && d->extra_field >= 0 && !d->set[d->extra_field] && n > 0) {
+		audit_keep(d, d->extra_field, s, n);
+	} else if (top == AC_SOURCE_IPS && !d->set[F_SOURCE_IP]) {
 		audit_keep(d, F_SOURCE_IP, s, n);
 	} else if (top == AC_GROUPS) {
 		if (!d->groups_open) {
@@ -398,6 +469,7 @@ static void audit_reset(struct parser_audit_decoder *d)
 	d->key_len = 0;
 	d->kind_type_bad = 0;
 	d->groups_open = 0;
+	d->extra_field = -1;
 	d->root_is_object = 0;
 }
 
@@ -521,6 +593,73 @@ static int audit_check_event(const struct parser_audit_decoder *d, char *reason,
 	return 0;
 }
 
+/* 1 when v says no more than the user name: the name itself, or "PREFIX:NAME". */
+static int audit_repeats_user(struct lt_str v, struct lt_str user)
+{
+	if (user.ptr == NULL || user.len == 0 || v.len < user.len)
+		return 0;
+	if (memcmp(v.ptr + v.len - user.len, user.ptr, user.len) != 0)
+		return 0;
+	return v.len == user.len || v.ptr[v.len - user.len - 1] == ':';
+}
+
+/* 1 when the session is already the last word of the ARN shown ("…/assumed-role/ROLE/SESSION"). */
+static int audit_session_shown(struct lt_str session, struct lt_str arn)
+{
+	return arn.ptr != NULL && arn.len > session.len &&
+	       memcmp(arn.ptr + arn.len - session.len, session.ptr, session.len) == 0 &&
+	       arn.ptr[arn.len - session.len - 1] == '/';
+}
+
+/* Whether part i of audit_identity_parts[] shows, given the part shown last in its group. */
+static int audit_part_shows(const struct parser_audit_decoder *d, size_t i, int group_done)
+{
+	const struct audit_identity_part *p = &audit_identity_parts[i];
+	struct lt_str v = audit_str(d, p->field);
+	struct lt_str arn = audit_str(d, d->set[F_X_ARN] ? F_X_ARN : F_X_CANONICAL_ARN);
+
+	if (v.ptr == NULL || v.len == 0 || group_done)
+		return 0;
+	if (audit_repeats_user(v, audit_str(d, F_USERNAME)))
+		return 0;
+	return p->field != F_X_SESSION || !audit_session_shown(v, arn);
+}
+
+/*
+ * Joins the identity parts into F_IDENTITY, in the arena (before audit_fill
+ * takes pointers into it); nothing is set when no part shows.
+ */
+static void audit_identity(struct parser_audit_decoder *d)
+{
+	size_t start = d->arena.len,
+	       n_parts = sizeof audit_identity_parts / sizeof *audit_identity_parts;
+	int done_group = 0;
+	char part[AUDIT_MAX_IDENTITY_PART];
+
+	for (size_t i = 0; i < n_parts; i++) {
+		const struct audit_identity_part *p = &audit_identity_parts[i];
+		struct lt_str v;
+		size_t n;
+
+		if (!audit_part_shows(d, i, done_group == p->group))
+			continue;
+		/* the value lies in the arena, which the appends may move: copy it out first */
+		v = audit_str(d, p->field);
+		n = v.len < AUDIT_MAX_IDENTITY_PART ? v.len : AUDIT_MAX_IDENTITY_PART;
+		memcpy(part, v.ptr, n);
+		if (d->arena.len > start)
+			lt_buf_putc(&d->arena, ' ');
+		lt_buf_append(&d->arena, p->label, strlen(p->label));
+		lt_buf_append(&d->arena, part, n);
+		done_group = p->group;
+	}
+	if (d->arena.len > start) {
+		d->off[F_IDENTITY] = start;
+		d->len[F_IDENTITY] = d->arena.len - start;
+		d->set[F_IDENTITY] = 1;
+	}
+}
+
 /* Moves the decoded fields into the public struct. */
 static void audit_fill(const struct parser_audit_decoder *d, struct lt_audit_event *ev)
 {
@@ -549,6 +688,7 @@ static void audit_fill(const struct parser_audit_decoder *d, struct lt_audit_eve
 	ev->message = audit_str(d, F_MESSAGE);
 	ev->authz_decision = audit_str(d, F_AUTHZ_DECISION);
 	ev->authz_reason = audit_str(d, F_AUTHZ_REASON);
+	ev->identity = audit_str(d, F_IDENTITY);
 	audit_lease(d, ev);
 }
 
@@ -568,6 +708,7 @@ int parser_audit_decode(struct parser_audit_decoder *d, struct lt_audit_event *o
 		return rc;
 	out->raw.ptr = json;
 	out->raw.len = len;
+	audit_identity(d);
 	audit_fill(d, out);
 	return 0;
 }

@@ -50,6 +50,8 @@
 
 /* Containers deeper than this are walked but their keys are not tracked. */
 #define GKE_MAX_DEPTH 32
+/* Values deeper than 3 levels are looked up only under this path (not in request bodies). */
+#define GKE_AUTHN "protoPayload.authenticationInfo."
 /* A path longer than this matches nothing in gke_paths[]. */
 #define GKE_MAX_PATH 160
 
@@ -71,6 +73,8 @@ enum gke_slot {
 	G_METHOD,
 	G_RESOURCE,
 	G_PRINCIPAL,
+	G_SUBJECT,
+	G_DELEGATOR,
 	G_CALLER_IP,
 	G_AGENT,
 	G_CODE,
@@ -111,6 +115,9 @@ static const struct gke_path {
     {"protoPayload.methodName", G_METHOD},
     {"protoPayload.resourceName", G_RESOURCE},
     {"protoPayload.authenticationInfo.principalEmail", G_PRINCIPAL},
+    {"protoPayload.authenticationInfo.principalSubject", G_SUBJECT},
+    /* the first of the delegation chain: the original caller behind a service account */
+    {GKE_AUTHN "serviceAccountDelegationInfo.[].firstPartyPrincipal.principalEmail", G_DELEGATOR},
     {"protoPayload.requestMetadata.callerIp", G_CALLER_IP},
     {"protoPayload.requestMetadata.callerSuppliedUserAgent", G_AGENT},
     {"protoPayload.status.code", G_CODE},
@@ -205,7 +212,10 @@ static void gke_free(void *dec)
 /* The slot the current path names, or -1 (long or deep paths name none). */
 static int gke_lookup(const struct gke_decoder *d)
 {
-	if (d->plen > GKE_MAX_PATH || d->depth > 3)
+	if (d->plen > GKE_MAX_PATH)
+		return -1;
+	if (d->depth > 3 && (d->plen < sizeof GKE_AUTHN - 1 ||
+			     memcmp(d->path, GKE_AUTHN, sizeof GKE_AUTHN - 1) != 0))
 		return -1;
 	for (size_t i = 0; i < sizeof gke_paths / sizeof *gke_paths; i++)
 		if (strlen(gke_paths[i].path) == d->plen &&
@@ -501,6 +511,40 @@ static void gke_put_annotations(struct lt_buf *b, const struct gke_decoder *d)
 		lt_buf_putc(b, '}');
 }
 
+/*
+ * user: principalEmail is the name; principalSubject and the first principal
+ * of serviceAccountDelegationInfo go into user.extra, where parser-audit.c
+ * reads the identity behind a name of every cloud.
+ */
+static void gke_put_user(struct lt_buf *b, const struct gke_decoder *d)
+{
+	static const struct {
+		enum gke_slot slot;
+		const char *key;
+	} extras[] = {
+	    {G_SUBJECT, "principalSubject"},
+	    {G_DELEGATOR, "serviceAccountDelegationInfo"},
+	};
+	const char *sep = ",\"extra\":{";
+
+	if (d->val[G_PRINCIPAL].set != 1)
+		return;
+	gke_lit(b, ",\"user\":{\"username\":");
+	lt_json_quote(b, d->arena.ptr + d->val[G_PRINCIPAL].off, d->val[G_PRINCIPAL].len);
+	for (size_t i = 0; i < sizeof extras / sizeof *extras; i++) {
+		if (d->val[extras[i].slot].set != 1)
+			continue;
+		lt_buf_printf(b, "%s\"%s\":[", sep, extras[i].key);
+		lt_json_quote(b, d->arena.ptr + d->val[extras[i].slot].off,
+			      d->val[extras[i].slot].len);
+		lt_buf_putc(b, ']');
+		sep = ",";
+	}
+	if (sep[0] == ',' && sep[1] == '\0')
+		lt_buf_putc(b, '}');
+	lt_buf_putc(b, '}');
+}
+
 /* What the entry carries says its level: bodies of both, of the request, or none. */
 static const char *gke_level(const struct gke_decoder *d)
 {
@@ -522,12 +566,7 @@ static void gke_event(struct gke_decoder *d, const struct gke_object *o)
 	gke_put(b, "auditID", id.ptr ? id : gke_str(d, G_INSERT_ID));
 	lt_buf_printf(b, ",\"stage\":\"%s\"", started ? "ResponseStarted" : "ResponseComplete");
 	gke_put(b, "verb", o->verb);
-	if (d->val[G_PRINCIPAL].set == 1) {
-		gke_lit(b, ",\"user\":{");
-		gke_lit(b, "\"username\":");
-		lt_json_quote(b, d->arena.ptr + d->val[G_PRINCIPAL].off, d->val[G_PRINCIPAL].len);
-		lt_buf_putc(b, '}');
-	}
+	gke_put_user(b, d);
 	if (d->val[G_CALLER_IP].set == 1) {
 		gke_lit(b, ",\"sourceIPs\":[");
 		lt_json_quote(b, d->arena.ptr + d->val[G_CALLER_IP].off, d->val[G_CALLER_IP].len);

@@ -420,6 +420,28 @@ int64_t lt_store_end_us(struct lt_store *st);
 
 /* ---- lifecycle commands ------------------------------------------------- */
 
+/*
+ * The quick filters of the requests `events`, `top` and `query --emit`'s
+ * neighbours read (queries-events.c): NULL or 0 is "any".  A text filter is
+ * exact, or a glob when it holds '*' (any run of characters; nothing else is
+ * special); every value is bound, never spliced into SQL.
+ */
+struct lt_filter {
+	const char *user, *verb, *resource, *namespace_, *source_ip;
+	int code;		/* the response's HTTP status */
+	int failed;		/* only answers of 400 and above */
+	int64_t slower_than_us; /* only requests whose latency is at least this */
+};
+
+/* 1 when some filter of f is set. */
+int lt_filter_any(const struct lt_filter *f);
+
+/*
+ * The SQLite GLOB pattern of a filter value into out (truncated first): '*'
+ * stays a wildcard, '?' and '[' become literal ("[?]", "[[]").
+ */
+void lt_filter_pattern(struct lt_buf *out, const char *value);
+
 struct lt_query_opts {
 	enum lt_out_format fmt;
 	int64_t since_us, until_us; /* 0: open */
@@ -427,6 +449,7 @@ struct lt_query_opts {
 	int verbose;
 	int64_t cluster; /* --cluster: the id (lt_cluster_id) of the only cluster read; 0 all */
 	int refs;	 /* timeline: one more column, LT_TL_REF (the report's provenance) */
+	struct lt_filter filter; /* events, top: which requests */
 };
 
 /* ---- clusters (queries-cluster.c) ---------------------------------------- */
@@ -459,12 +482,13 @@ int lt_query_nodes(struct lt_store *st, const struct lt_query_opts *o,
  * SOURCE is "audit" or the component whose log lines the row stands for.
  */
 enum lt_timeline_col {
-	LT_TL_START,  /* TIME */
-	LT_TL_END,    /* TIME */
-	LT_TL_SOURCE, /* TEXT */
-	LT_TL_KIND,   /* KIND or TEXT */
-	LT_TL_COUNT,  /* INT: requests or log lines the row stands for */
-	LT_TL_DETAIL, /* TEXT: the one-line explanation */
+	LT_TL_START,	/* TIME */
+	LT_TL_END,	/* TIME */
+	LT_TL_SOURCE,	/* TEXT */
+	LT_TL_KIND,	/* KIND or TEXT */
+	LT_TL_COUNT,	/* INT: requests or log lines the row stands for */
+	LT_TL_DETAIL,	/* TEXT: the one-line explanation */
+	LT_TL_IDENTITY, /* TEXT: who is behind the actor of the row's request (LT_IDENTITY_SQL) */
 	LT_TL_NCOLS,
 	/* INT, only with opts.refs: the record the row rests on, an audit id (as `show ID`
 	 * takes it) or minus a log line's id (`show L<id>`); no value when none */
@@ -496,6 +520,39 @@ const struct lt_canned *lt_canned_list(void);
 /* Runs canned query name; LT_ERR_NOTFOUND when there is no such query. */
 int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query_opts *o,
 		    const struct lt_row_sink *out, struct lt_error *err);
+
+/*
+ * `leasetrail events`: one row per stored request (latest stage) in
+ * [since, until] of o->cluster (0: all) that o->filter keeps, in time order:
+ * ts, verb, resource (RESOURCE/SUBRESOURCE), namespace, name, code, user,
+ * identity, source_ip, user_agent, latency (DURATION), event (ID, for `show`).
+ */
+int lt_query_events(struct lt_store *st, const struct lt_query_opts *o,
+		    const struct lt_row_sink *out, struct lt_error *err);
+
+/* What `top --by` counts requests by. */
+enum lt_top_by {
+	LT_TOP_USER,
+	LT_TOP_VERB,
+	LT_TOP_RESOURCE,
+	LT_TOP_CODE,
+	LT_TOP_SOURCE_IP,
+	LT_TOP_USER_AGENT,
+	LT_TOP_COUNT
+};
+
+/* The key named name ("user", "source-ip", ...) into *out; 0, or LT_ERR_USAGE. */
+int lt_top_by_parse(enum lt_top_by *out, const char *name);
+const char *lt_top_by_name(enum lt_top_by by);
+
+/*
+ * `leasetrail top --by KEY`: the requests events would list, counted by KEY,
+ * most first (ties by key): KEY, requests, failures (code >= 400), first,
+ * last.  limit rows (0: 20; negative: all).
+ */
+int lt_query_top(struct lt_store *st, enum lt_top_by by, int64_t limit,
+		 const struct lt_query_opts *o, const struct lt_row_sink *out,
+		 struct lt_error *err);
 
 /* ---- the same questions in the clouds' query engines (--emit) ---- */
 

@@ -282,17 +282,17 @@ static const struct canned canned_queries[] = {
 	      COL("re_registered", TIME), COL("still_orphaned", TEXT), FREE("evidence"),
 	      COL("node_deleted", TIME)}},
     {.name = "who-deleted",
-     .summary = "every delete of a lease or a node: actor, groups, source IP, user agent",
-     .sql =
-	 "SELECT v.ts_us, v.resource, v.namespace, v.name, v.code, v.user, v.groups, v.source_ip,"
-	 " v.user_agent, v.id" CANNED_NODE_DELETES
-	 " UNION ALL SELECT a.stage_us, 'leases', e.namespace, e.name, a.code, e.user, e.groups,"
-	 " e.source_ip, e.user_agent, e.first_event FROM episodes AS e"
-	 " JOIN audit AS a ON a.id = e.first_event WHERE e.kind = 'DELETED'" CANNED_RANGE
-	 " ORDER BY 1",
+     .summary = "every delete of a lease or a node: actor, identity behind it, groups, source IP,"
+		" user agent",
+     .sql = "SELECT v.ts_us, v.resource, v.namespace, v.name, v.code, v.user, v.identity, v.groups,"
+	    " v.source_ip, v.user_agent, v.id" CANNED_NODE_DELETES
+	    " UNION ALL SELECT a.stage_us, 'leases', e.namespace, e.name, a.code, e.user,"
+	    " " LT_IDENTITY_SQL("a") ", e.groups, e.source_ip, e.user_agent, e.first_event"
+				     " FROM episodes AS e JOIN audit AS a ON a.id = e.first_event"
+				     " WHERE e.kind = 'DELETED'" CANNED_RANGE " ORDER BY 1",
      .cols = {COL("ts", TIME), COL("resource", TEXT), COL("namespace", TEXT), COL("name", TEXT),
-	      COL("code", INT), COL("user", TEXT), FREE("groups"), COL("source_ip", TEXT),
-	      FREE("user_agent"), COL("event", ID)}},
+	      COL("code", INT), FREE("user"), FREE("identity"), FREE("groups"),
+	      COL("source_ip", TEXT), FREE("user_agent"), COL("event", ID)}},
     {.name = "gc-deletes",
      .summary = "leases deleted by the garbage collector, with the node deletion behind it",
      .sql =
@@ -491,9 +491,20 @@ int lt_query_canned(struct lt_store *st, const char *name, const struct lt_query
 	if ((rc = queries_cluster_scope(st, o->cluster, err)) != 0)
 		return rc;
 
-	for (const struct canned *c = canned_queries; c->name; c++)
-		if (strcmp(c->name, name) == 0)
+	for (const struct canned *c = canned_queries; c->name; c++) {
+		struct queries_filter_sink fs;
+		struct lt_row_sink kept;
+
+		if (strcmp(c->name, name) != 0)
+			continue;
+		if (!lt_filter_any(&o->filter))
 			return canned_run(st, c, binds, out, err);
+		/* --user, --code...: the rows whose columns of those names match */
+		if ((rc = queries_filter_check(&o->filter, c->cols, canned_ncols(c), c->name, err)))
+			return rc;
+		kept = queries_filter_sink(&fs, &o->filter, out);
+		return canned_run(st, c, binds, &kept, err);
+	}
 	return lt_error_set(err, LT_ERR_NOTFOUND,
 			    "no canned query '%s' (`leasetrail query --list` names them)", name);
 }

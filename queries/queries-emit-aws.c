@@ -45,6 +45,8 @@ static const struct queries_emit_field cwli_audit[] = {
     {"code", "responseStatus.code", NULL},
     {"user", "user.username", NULL},
     {"group0", "user.groups.0", NULL},
+    {"identity", "user.extra.arn.0", NULL},
+    {"impersonated", "impersonatedUser.username", NULL},
     {"ip", "sourceIPs.0", NULL},
     {"agent", "userAgent", NULL},
     {"auditid", "auditID", NULL},
@@ -279,6 +281,8 @@ const struct queries_engine queries_engine_cwli = {
 	    {"code", "CAST(" ATHENA_MSG("responseStatus.code") " AS integer)", NULL},              \
 	    {"user", ATHENA_MSG("user.username"), NULL},                                           \
 	    {"group0", ATHENA_MSG("user.groups[0]"), NULL},                                        \
+	    {"identity", ATHENA_MSG("user.extra.arn[0]"), NULL},                                   \
+	    {"impersonated", ATHENA_MSG("impersonatedUser.username"), NULL},                       \
 	    {"ip", ATHENA_MSG("sourceIPs[0]"), NULL}, {"agent", ATHENA_MSG("userAgent"), NULL},    \
 	    {"auditid", ATHENA_MSG("auditID"), NULL},                                              \
 	    {"holder", ATHENA_MSG("requestObject.spec.holderIdentity"), NULL},                     \

@@ -18,7 +18,7 @@
 
 #include <string.h>
 
-#define KQL_AUDIT_TABLE(o, code, user, groups, ip, agent, verb, stage, auditid, req, latency)      \
+#define KQL_AUDIT_TABLE(o, code, user, imp, groups, ip, agent, verb, stage, auditid, req, latency) \
 	{                                                                                          \
 		{"time", "TimeGenerated", NULL}, {"resource", "tostring(" o ".resource)", NULL},   \
 		    {"subresource", "tostring(" o ".subresource)", NULL},                          \
@@ -27,6 +27,8 @@
 		    {"stage", stage, NULL}, {"code", "toint(" code ".code)", NULL},                \
 		    {"user", "tostring(" user ".username)", NULL},                                 \
 		    {"group0", "tostring(" groups "[0])", NULL},                                   \
+		    {"identity", "tostring(" user ".extra.oid[0])", NULL},                         \
+		    {"impersonated", "tostring(" imp ".username)", NULL},                          \
 		    {"ip", "tostring(" ip "[0])", NULL}, {"agent", agent, NULL},                   \
 		    {"auditid", auditid, NULL},                                                    \
 		    {"holder", "tostring(" req ".spec.holderIdentity)", NULL},                     \
@@ -34,14 +36,15 @@
 		    {NULL, NULL, NULL},                                                            \
 	}
 
-static const struct queries_emit_field kql_resource_specific[] = KQL_AUDIT_TABLE(
-    "ObjectRef", "ResponseStatus", "User", "User.groups", "SourceIps", "UserAgent", "Verb", "Stage",
-    "AuditId", "RequestObject", "(StageReceivedTime - RequestReceivedTime) / 1s");
+static const struct queries_emit_field kql_resource_specific[] =
+    KQL_AUDIT_TABLE("ObjectRef", "ResponseStatus", "User", "ImpersonatedUser", "User.groups",
+		    "SourceIps", "UserAgent", "Verb", "Stage", "AuditId", "RequestObject",
+		    "(StageReceivedTime - RequestReceivedTime) / 1s");
 
 static const struct queries_emit_field kql_diagnostics[] = KQL_AUDIT_TABLE(
-    "ev.objectRef", "ev.responseStatus", "ev.user", "ev.user.groups", "ev.sourceIPs",
-    "tostring(ev.userAgent)", "tostring(ev.verb)", "tostring(ev.stage)", "tostring(ev.auditID)",
-    "ev.requestObject",
+    "ev.objectRef", "ev.responseStatus", "ev.user", "ev.impersonatedUser", "ev.user.groups",
+    "ev.sourceIPs", "tostring(ev.userAgent)", "tostring(ev.verb)", "tostring(ev.stage)",
+    "tostring(ev.auditID)", "ev.requestObject",
     "(todatetime(ev.stageTimestamp) - todatetime(ev.requestReceivedTimestamp)) / 1s");
 
 #define KQL_KLOG(re) "extract(@\"" re "\", 1, SyslogMessage)"

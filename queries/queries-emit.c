@@ -64,8 +64,8 @@ static const struct queries_emit_query emit_queries[] = {
      .sort = "first_404"},
     {.name = "who-deleted",
      .where = {"verb = 'delete'", "resource in ('leases', 'nodes')", "stage = 'ResponseComplete'"},
-     .fields = {"time", "resource", "namespace", "name", "code", "user", "group0", "ip", "agent",
-		"auditid"},
+     .fields = {"time", "resource", "namespace", "name", "code", "user", "identity", "impersonated",
+		"group0", "ip", "agent", "auditid"},
      .sort = "time"},
     {.name = "gc-deletes",
      .note = "node deletions and the garbage collector's lease deletions, in time order: read "

@@ -197,6 +197,31 @@ int queries_cluster_scope(struct lt_store *st, int64_t cluster, struct lt_error 
 /* Runs one statement that returns no rows (DDL, DELETE, ...); 0 or a negative lt_err. */
 int queries_exec(struct lt_store *st, const char *sql, struct lt_error *err);
 
+/*
+ * Steps q (prepared and bound) into out as typed rows, each column read as
+ * cols[i].type says (ncols: q's columns): begin, a row each, end; stops when
+ * out is closed.  0 or an lt_err.  The caller frees q.
+ */
+/*
+ * The quick filters over a result's rows, by column name (queries-events.c):
+ * queries_filter_check says (LT_ERR_USAGE, naming what) when a filter of f
+ * needs a column (user, verb, resource, namespace, source_ip, code, latency)
+ * that cols lacks; queries_filter_sink passes next the rows f keeps, with the
+ * same matching as events ('*' globs, --failed: code >= 400).
+ */
+struct queries_filter_sink {
+	const struct lt_filter *f;
+	const struct lt_row_sink *next;
+	int col[7]; /* each filtered column's index, -1 when absent */
+};
+int queries_filter_check(const struct lt_filter *f, const struct lt_col *cols, int ncols,
+			 const char *what, struct lt_error *err);
+struct lt_row_sink queries_filter_sink(struct queries_filter_sink *fs, const struct lt_filter *f,
+				       const struct lt_row_sink *next);
+
+int queries_run_stmt(struct lt_stmt *q, const struct lt_col *cols, int ncols,
+		     const struct lt_row_sink *out, struct lt_error *err);
+
 /* The strs id of a string, or 0 when the store has never seen it. */
 int64_t queries_str_id(struct lt_store *st, const char *s);
 

@@ -48,21 +48,13 @@ int queries_exec(struct lt_store *st, const char *sql, struct lt_error *err)
 	return rc;
 }
 
-int lt_run_rows(struct lt_store *st, const char *sql, const struct lt_col *cols, int ncols,
-		const int64_t *binds, int nbinds, const struct lt_row_sink *out,
-		struct lt_error *err)
+int queries_run_stmt(struct lt_stmt *q, const struct lt_col *cols, int ncols,
+		     const struct lt_row_sink *out, struct lt_error *err)
 {
 	struct lt_cell cells[LT_MAX_COLS];
-	struct lt_stmt *q;
 	int rc;
 
-	if (ncols > LT_MAX_COLS)
-		return lt_error_set(err, LT_ERR_USAGE, "too many columns");
-	if ((rc = lt_store_prepare(st, &q, sql, err)) != 0)
-		return rc;
-	assert(lt_stmt_columns(q) == ncols); /* the declared columns are the statement's */
-	for (int i = 0; i < nbinds; i++)
-		lt_stmt_bind_int(q, i + 1, binds[i]);
+	assert(ncols <= LT_MAX_COLS && lt_stmt_columns(q) == ncols);
 	out->begin(out->ctx, cols, ncols);
 	while ((rc = lt_stmt_step(q, err)) == 1) {
 		for (int i = 0; i < ncols; i++)
@@ -74,8 +66,26 @@ int lt_run_rows(struct lt_store *st, const char *sql, const struct lt_col *cols,
 		}
 	}
 	out->end(out->ctx);
-	lt_stmt_free(q);
 	return rc < 0 ? rc : 0;
+}
+
+int lt_run_rows(struct lt_store *st, const char *sql, const struct lt_col *cols, int ncols,
+		const int64_t *binds, int nbinds, const struct lt_row_sink *out,
+		struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int rc;
+
+	if (ncols > LT_MAX_COLS)
+		return lt_error_set(err, LT_ERR_USAGE, "too many columns");
+	if ((rc = lt_store_prepare(st, &q, sql, err)) != 0)
+		return rc;
+	assert(lt_stmt_columns(q) == ncols); /* the declared columns are the statement's */
+	for (int i = 0; i < nbinds; i++)
+		lt_stmt_bind_int(q, i + 1, binds[i]);
+	rc = queries_run_stmt(q, cols, ncols, out, err);
+	lt_stmt_free(q);
+	return rc;
 }
 
 /* Reads "12" or "12.345" at p into µ-units (value * 1e6); returns the end or NULL. */

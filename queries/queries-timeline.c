@@ -874,17 +874,26 @@ static const struct lt_col tl_cols[LT_TL_NCOLS + 1] = {
     [LT_TL_KIND] = {.name = "kind", .type = LT_CELL_KIND},
     [LT_TL_COUNT] = {.name = "count", .type = LT_CELL_INT},
     [LT_TL_DETAIL] = {.name = "detail", .type = LT_CELL_TEXT, .flags = LT_COL_FREE_TEXT},
+    [LT_TL_IDENTITY] = {.name = "identity", .type = LT_CELL_TEXT, .flags = LT_COL_FREE_TEXT},
     [LT_TL_REF] = {.name = "ref", .type = LT_CELL_INT},
 };
 
 /* The requests behind a row inside [from, to], listed under it with -v. */
 static const char tl_events_sql[] =
-    "SELECT e.ts_us, e.verb, e.code, e.user, e.source_ip, e.id FROM events AS e"
+    "SELECT e.ts_us, e.verb, e.code, e.user, e.source_ip, e.id, e.identity FROM events AS e"
     " WHERE e.id IN (SELECT a.id FROM audit AS a WHERE a.resource_id = ?1"
     " AND a.namespace_id IS ?2 AND a.name_id = ?3 AND a.stage_us BETWEEN ?4 AND ?5)"
     " ORDER BY e.ts_us, e.id";
 
-enum tl_event_col { TL_EV_TS, TL_EV_VERB, TL_EV_CODE, TL_EV_USER, TL_EV_IP, TL_EV_ID };
+enum tl_event_col {
+	TL_EV_TS,
+	TL_EV_VERB,
+	TL_EV_CODE,
+	TL_EV_USER,
+	TL_EV_IP,
+	TL_EV_ID,
+	TL_EV_IDENTITY
+};
 
 static void tl_event_row(const struct lt_stmt *q, const struct lt_row_sink *out)
 {
@@ -895,6 +904,9 @@ static void tl_event_row(const struct lt_stmt *q, const struct lt_row_sink *out)
 	    [LT_TL_SOURCE] = lt_cell_text("audit"),
 	    [LT_TL_KIND] = lt_cell_text("event"),
 	    [LT_TL_COUNT] = lt_cell_null(),
+	    [LT_TL_IDENTITY] = lt_stmt_type(q, TL_EV_IDENTITY) == LT_COL_NULL
+				   ? lt_cell_null()
+				   : lt_cell_text(lt_stmt_text(q, TL_EV_IDENTITY, NULL)),
 	    [LT_TL_REF] = lt_cell_int(LT_CELL_INT, lt_stmt_int(q, TL_EV_ID)),
 	};
 
@@ -926,6 +938,29 @@ static int tl_events(struct tl *t, const struct tl_row *r, int64_t from, int64_t
 	return rc < 0 ? rc : 0;
 }
 
+/*
+ * The kinds whose request has no actor of its own to show: a gap or a stale
+ * end is the absence of requests, a holder change and a NotReady window are
+ * inferred from several.
+ */
+static int tl_has_actor(const struct tl_row *r)
+{
+	return r->source == NULL && r->ref > 0 && r->kind != LT_EP_GAP && r->kind != LT_EP_STALE &&
+	       r->kind != LT_EP_HOLDER_CHANGE && r->kind != LT_EP_NOT_READY;
+}
+
+/* The identity behind the row's request (LT_IDENTITY_SQL), in q's row; NULL cell when none. */
+static struct lt_cell tl_identity(struct lt_stmt *q, const struct tl_row *r)
+{
+	if (q == NULL || !tl_has_actor(r))
+		return lt_cell_null();
+	lt_stmt_reset(q);
+	lt_stmt_bind_int(q, 1, r->ref);
+	if (lt_stmt_step(q, NULL) != 1 || lt_stmt_type(q, 0) == LT_COL_NULL)
+		return lt_cell_null();
+	return lt_cell_text(lt_stmt_text(q, 0, NULL));
+}
+
 /* A row as typed cells: the query layer's kinds as kinds, a log line's as its text. */
 static void tl_cells(const struct tl_row *r, struct lt_cell cells[LT_TL_NCOLS + 1])
 {
@@ -944,8 +979,12 @@ static int tl_emit(struct tl *t, const struct lt_query_opts *o, const struct lt_
 {
 	int64_t until = o->until_us ? o->until_us : INT64_MAX;
 	struct lt_cell cells[LT_TL_NCOLS + 1];
-	int rc = 0;
+	struct lt_stmt *who = NULL;
+	int rc = lt_store_prepare(
+	    t->st, &who, "SELECT " LT_IDENTITY_SQL("a") " FROM audit AS a WHERE a.id = ?1", err);
 
+	if (rc != 0)
+		return rc;
 	out->begin(out->ctx, tl_cols, LT_TL_NCOLS + (o->refs != 0));
 	for (size_t i = 0; i < t->n && rc == 0; i++) {
 		const struct tl_row *r = &t->rows[i];
@@ -953,10 +992,12 @@ static int tl_emit(struct tl *t, const struct lt_query_opts *o, const struct lt_
 		if (r->end < o->since_us || r->start > until)
 			continue;
 		tl_cells(r, cells);
+		cells[LT_TL_IDENTITY] = tl_identity(who, r);
 		out->row(out->ctx, cells);
 		if (o->verbose && r->source == NULL)
 			rc = tl_events(t, r, o->since_us, until, out, err);
 	}
+	lt_stmt_free(who);
 	out->end(out->ctx);
 	return rc;
 }

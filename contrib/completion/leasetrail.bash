@@ -20,7 +20,8 @@ _leasetrail() {
 			((i++))
 			;;
 		--db=*) db=(--db "${w#--db=}") ;;
-		-o | --output | -O | --output-file | --since | --until | --gap | --slow | --emit | --table | --year | --utc-offset | --node | --cluster | --tz)
+		-o | --output | -O | --output-file | --since | --until | --gap | --slow | --emit | --table | --year | --utc-offset | --node | --cluster | --tz | \
+			--user | --verb | --resource | --namespace | --source-ip | --code | --slower-than | --by | --limit)
 			((i++))
 			;;
 		-*) ;;
@@ -61,7 +62,17 @@ _leasetrail() {
 		compopt +o default 2>/dev/null
 		return 0
 		;;
-	--since | --until | --gap | --slow | --year | --utc-offset)
+	--by)
+		COMPREPLY=($(compgen -W "user verb resource code source-ip user-agent" -- "$cur"))
+		compopt +o default 2>/dev/null
+		return 0
+		;;
+	--verb)
+		COMPREPLY=($(compgen -W "get list watch create update patch delete deletecollection" -- "$cur"))
+		compopt +o default 2>/dev/null
+		return 0
+		;;
+	--since | --until | --gap | --slow | --year | --utc-offset | --user | --resource | --namespace | --source-ip | --code | --slower-than | --limit)
 		compopt +o default 2>/dev/null
 		return 0
 		;;

@@ -28,9 +28,16 @@ want() { # WHAT GOT EXPECTED
 }
 
 want "bash: commands" "$(bash_complete "$bin" t)" "timeline
+top
 tui"
 want "bash: all commands" "$(bash_complete "$bin" "" | tr '\n' ' ')" \
-	"help ingest nodes query rebuild report show sql stats timeline tui version "
+	"events help ingest nodes query rebuild report show sql stats timeline top tui version "
+want "bash: top --by keys" "$(bash_complete "$bin" top --by "" | sort | tr '\n' ' ')" \
+	"code resource source-ip user user-agent verb "
+want "bash: --verb values" "$(bash_complete "$bin" events --verb del | tr '\n' ' ')" \
+	"delete deletecollection "
+want "bash: a filter's value is no command word" \
+	"$(bash_complete "$bin" events --user 'system:node:*' --failed --sl)" "--slower-than"
 want "bash: timeline options" "$(bash_complete "$bin" timeline --s)" "--since
 --slow"
 want "bash: the options are --help's" "$(bash_complete "$bin" nodes - | tr '\n' ' ')" \
@@ -84,6 +91,7 @@ prod-west"
 want "bash: cluster names from a prefix" "$(bash_complete "$bin" query --db=two.db --cluster prod-w)" \
 	"prod-west"
 want "bash: --cluster's value is not the command" "$(bash_complete "$bin" --cluster x t)" "timeline
+top
 tui"
 
 # zsh: the same through compadd.
@@ -95,7 +103,8 @@ if command -v zsh >/dev/null 2>&1; then
 			source "$1"; shift; words=("$@"); CURRENT=$#; _leasetrail' \
 			_ "$src/contrib/completion/_leasetrail" "$@" | sort
 	}
-	want "zsh: commands" "$(zsh_complete "$bin" ti)" "help
+	want "zsh: commands" "$(zsh_complete "$bin" ti)" "events
+help
 ingest
 nodes
 query
@@ -105,10 +114,13 @@ show
 sql
 stats
 timeline
+top
 tui
 version"
 	want "zsh: options" "$(zsh_complete "$bin" query --e)" "$("$bin" __complete options query | sort)"
 	want "zsh: -o values" "$(zsh_complete "$bin" sql --output "" | tr '\n' ' ')" "csv json jsonl table wide "
+	want "zsh: top --by keys" "$(zsh_complete "$bin" top --by "" | tr '\n' ' ')" \
+		"code resource source-ip user user-agent verb "
 	want "zsh: report -o values" "$(zsh_complete "$bin" report -o "" | tr '\n' ' ')" "html md "
 	want "zsh: --tz zones" "$(zsh_complete "$bin" timeline --tz Europe/Berl | grep -x -e Europe/Berlin -e local)" \
 		"Europe/Berlin

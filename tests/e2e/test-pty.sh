@@ -27,6 +27,7 @@ export NODE_RAW=$node_raw NODE_JSON=$node_json USER_RAW=$user_raw USER_JSON=$use
 mkdir -p corpus/audit corpus/logs
 for f in "$samples"/audit/*.log; do
   perl -pe 's/ip-10-0-241-171/ip-10-0-241-171$ENV{NODE_JSON}/g; s/kubernetes-admin/kubernetes-admin$ENV{USER_JSON}/g;
+    s/user\/ops-admin/user\/ops-admin$ENV{USER_JSON}/g;
     $d = 1 if !$d && /"resource":"nodes"/ && s/"userAgent":"kubectl\//"userAgent":"$ENV{LONG}kubectl\//' \
     "$f" >"corpus/audit/${f##*/}"
 done
@@ -107,6 +108,18 @@ for fmt in table csv json jsonl; do
   for q in $("$bin" query --list | awk '{print $1}'); do
     run "query $q -o $fmt" "$bin" query --db s.db -o "$fmt" "$q"
   done
+  run "events -o $fmt" "$bin" events --db s.db -o "$fmt"
+  shown "events -o $fmt"
+  # the hostile user as a filter, exact (its '[' and '\' are no pattern) and as a glob
+  run "events --user HOSTILE -o $fmt" "$bin" events --db s.db -o "$fmt" --user "kubernetes-admin$user_raw"
+  shown "events --user HOSTILE -o $fmt"
+  run "events --user GLOB -o $fmt" "$bin" events --db s.db -o "$fmt" --user "*$user_raw" --verb 'del*'
+  shown "events --user GLOB -o $fmt"
+  for by in user verb resource code source-ip user-agent; do
+    run "top --by $by -o $fmt" "$bin" top --db s.db -o "$fmt" --by "$by"
+  done
+  run "top --by user --failed -o $fmt" "$bin" top --db s.db -o "$fmt" --by user --failed
+  shown "top --by user --failed -o $fmt"
   run "sql events -o $fmt" "$bin" sql --db s.db -o "$fmt" "SELECT * FROM events ORDER BY length(user_agent) DESC, id LIMIT 50"
   shown "sql events -o $fmt"
   run "sql logs -o $fmt" "$bin" sql --db s.db -o "$fmt" "SELECT * FROM logs WHERE message LIKE '%PWN%'"
@@ -134,6 +147,8 @@ run "report (unknown, hostile)" "$bin" report --db s.db "nope$node_raw"
 run "timeline (unknown, hostile)" "$bin" timeline --db s.db "nope$node_raw"
 run "query (unknown, hostile)" "$bin" query --db s.db "nope$node_raw"
 run "show (hostile id)" "$bin" show --db s.db "$node_raw"
+run "top (hostile --by)" "$bin" top --db s.db --by "$node_raw"
+run "events (hostile --code)" "$bin" events --db s.db --code "$node_raw"
 run "sql (hostile SQL error)" "$bin" sql --db s.db "SELECT $node_raw"
 run "unknown command" "$bin" "$node_raw"
 run "unknown option" "$bin" nodes --db s.db "--$node_raw"

@@ -39,9 +39,10 @@ while IFS='|' read -r name cmd; do
   "$bin" $cmd --db rev.db >"$name.rev" || fail "$cmd (reverse order) exited $?"
   if [ "${UPDATE_GOLDEN:-}" = 1 ]; then cp "$name.fwd" "$golden/$name.txt"; fi
   diff -u "$golden/$name.txt" "$name.fwd" || fail "$name differs from tests/golden/queries/$name.txt"
-  # event ids differ with ingest order; everything else must not
-  sed -E 's/\(event [0-9]+\)/(event N)/; s/[0-9]+$//; s/"event":[0-9]+/"event":N/' "$name.fwd" >"$name.a"
-  sed -E 's/\(event [0-9]+\)/(event N)/; s/[0-9]+$//; s/"event":[0-9]+/"event":N/' "$name.rev" >"$name.b"
+  # event ids differ with ingest order; everything else must not (a column after one that
+  # names an id is padded by the id's digits: blanks are squeezed)
+  sed -E 's/\(event [0-9]+\)/(event N)/; s/[0-9]+$//; s/"event":[0-9]+/"event":N/; s/ +/ /g' "$name.fwd" >"$name.a"
+  sed -E 's/\(event [0-9]+\)/(event N)/; s/[0-9]+$//; s/"event":[0-9]+/"event":N/; s/ +/ /g' "$name.rev" >"$name.b"
   diff -u "$name.a" "$name.b" >/dev/null || fail "$name depends on ingest order"
 done <<<"$cases"
 

@@ -54,6 +54,8 @@ cmds=(
 	"query --db s.db who-deleted"
 	"query --db s.db kubelet-errors"
 	"query --db s.db gc-deletes"
+	"events --db s.db"
+	"top --db s.db --by user-agent"
 	"sql --db s.db SELECT verb, code, user_agent FROM events ORDER BY id"
 	"sql --db s.db SELECT kind, message FROM logs WHERE message LIKE '%syncing%'"
 )
@@ -97,15 +99,16 @@ for c in "${cmds[@]:0:4}"; do
 	on_pty 200 fit.out "${args[@]}"
 	[ "$(widest fit.out)" -le 200 ] || fail "${args[*]} at COLUMNS=200: $(widest fit.out) cells"
 done
-# the timeline at 200: DETAIL cut, the rest whole, wide characters counted as two
+# the timeline at 200: DETAIL and IDENTITY cut, the rest whole, wide characters counted as two
 on_pty 200 fit.out timeline --db s.db "$node"
-grep -q '^2024-04-05T05:50:04.164703Z  2024-04-05T05:55:59.291197Z  audit  .*RENEWING .*36 renews by system:node:ip-10-0-241-171.ec2.internal from 10.0.241.171, every 10…$' fit.out ||
+grep -q '^2024-04-05T05:50:04.164703Z  2024-04-05T05:55:59.291197Z  audit  .*RENEWING .*36 renews by system:node:ip-10-0-241-1[^ ]*…  *arn:aws:sts::111122223333:[^ ]*…$' fit.out ||
 	fail "timeline at 200: $(sed -n 2p fit.out)"
 grep -q 'Error syncing pod 日本語' fit.out || fail "timeline at 200: the CJK detail is not shown"
-# the pty's own width when COLUMNS is unset
+# the pty's own width when COLUMNS is unset (90: the timeline's floor is its fixed columns and
+# DETAIL and IDENTITY at their 10-cell minimum, 140 cells; uncut it is far wider)
 SHELL=/bin/bash script -qec "stty cols 90 rows 20; unset COLUMNS; exec $bin timeline --db $tmp/s.db $node" \
 	/dev/null </dev/null | tr -d '\r' >tty.out
-[ "$(widest tty.out)" -le 130 ] && grep -q '…' tty.out || fail "the terminal's own width is not used"
+[ "$(widest tty.out)" -le 140 ] && grep -q '…' tty.out || fail "the terminal's own width is not used"
 # a cut cell fills its column: every cut row is as wide as the terminal (one cell less when a
 # wide character would have straddled the edge)
 on_pty 160 fit.out timeline --db s.db "$node"

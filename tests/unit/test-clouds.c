@@ -381,6 +381,63 @@ static void test_gke_mapping(void **state)
 	parser_audit_decoder_free(ad);
 }
 
+/*
+ * Who, really: authenticationInfo's principalSubject (unless it repeats the
+ * principal) and the first principal of serviceAccountDelegationInfo become
+ * the event's identity; a request body's look-alike keys do not.
+ */
+static void test_gke_identity(void **state)
+{
+	static const char entry[] =
+	    "{\"logName\":\"l\",\"operation\":{\"id\":\"d\",\"first\":true,\"last\":true},"
+	    "\"protoPayload\":{\"serviceName\":\"k8s.io\",\"methodName\":\"io.k8s.core.v1.nodes."
+	    "delete\",\"resourceName\":\"core/v1/nodes/n1\",\"authenticationInfo\":{"
+	    "\"principalEmail\":\"deployer@p.iam.gserviceaccount.com\",\"principalSubject\":"
+	    "\"serviceAccount:deployer@p.iam.gserviceaccount.com\","
+	    "\"serviceAccountDelegationInfo\":"
+	    "[{\"firstPartyPrincipal\":{\"principalEmail\":\"alice@example.com\"}},"
+	    "{\"firstPartyPrincipal\":{\"principalEmail\":\"middle@p.iam.gserviceaccount.com\"}}]},"
+	    "\"request\":{\"authenticationInfo\":{\"serviceAccountDelegationInfo\":[{"
+	    "\"firstPartyPrincipal\":{\"principalEmail\":\"mallory\"}}]}},"
+	    "\"status\":{\"code\":0}},\"timestamp\":\"2024-04-05T05:50:00Z\"}";
+	static const char subject[] =
+	    "{\"logName\":\"l\",\"protoPayload\":{\"serviceName\":\"k8s.io\",\"methodName\":"
+	    "\"io.k8s.core.v1.nodes.delete\",\"resourceName\":\"core/v1/nodes/n1\","
+	    "\"authenticationInfo\":{\"principalEmail\":\"u\",\"principalSubject\":"
+	    "\"principal://iam.googleapis.com/locations/global/workforcePools/w/subject/bob\"},"
+	    "\"status\":{\"code\":0}},\"timestamp\":\"2024-04-05T05:50:00Z\"}";
+	static const struct {
+		const char *json;
+		size_t len;
+		const char *user, *identity;
+	} cases[] = {
+	    {entry, sizeof entry - 1, "deployer@p.iam.gserviceaccount.com",
+	     "via=alice@example.com"},
+	    {subject, sizeof subject - 1, "u",
+	     "subject=principal://iam.googleapis.com/locations/global/workforcePools/w/subject/"
+	     "bob"},
+	};
+	struct parser_audit_decoder *ad = parser_audit_decoder_new();
+	void *gd = parser_gke_envelope.decoder_new();
+	struct parser_env_record r;
+	struct lt_audit_event ev;
+	char reason[200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		if (parser_gke_envelope.decode(gd, &r, cases[i].json, cases[i].len, reason,
+					       sizeof reason) != 0)
+			fail_msg("case %zu: %s", i, reason);
+		if (parser_audit_decode(ad, &ev, r.event.ptr, r.event.len, reason, sizeof reason) !=
+		    0)
+			fail_msg("case %zu: %s in %.*s", i, reason, (int)r.event.len, r.event.ptr);
+		want_str((int)i, "user", ev.username, cases[i].user);
+		want_str((int)i, "identity", ev.identity, cases[i].identity);
+	}
+	parser_gke_envelope.decoder_free(gd);
+	parser_audit_decoder_free(ad);
+}
+
 /* A watch's first entry of two is its ResponseStarted stage; a Lease body is read. */
 static void test_gke_watch_and_body(void **state)
 {
@@ -547,11 +604,17 @@ static void test_probes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_aks_corpus),	  cmocka_unit_test(test_gke_corpus),
-	    cmocka_unit_test(test_gke_mapping),	  cmocka_unit_test(test_gke_watch_and_body),
-	    cmocka_unit_test(test_gke_rejects),	  cmocka_unit_test(test_logwrap),
-	    cmocka_unit_test(test_audit_probe),	  cmocka_unit_test(test_probes),
-	    cmocka_unit_test(test_cluster_names), cmocka_unit_test(test_gke_cluster_hostile),
+	    cmocka_unit_test(test_aks_corpus),
+	    cmocka_unit_test(test_gke_corpus),
+	    cmocka_unit_test(test_gke_mapping),
+	    cmocka_unit_test(test_gke_identity),
+	    cmocka_unit_test(test_gke_watch_and_body),
+	    cmocka_unit_test(test_gke_rejects),
+	    cmocka_unit_test(test_logwrap),
+	    cmocka_unit_test(test_audit_probe),
+	    cmocka_unit_test(test_probes),
+	    cmocka_unit_test(test_cluster_names),
+	    cmocka_unit_test(test_gke_cluster_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

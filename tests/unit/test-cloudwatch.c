@@ -980,8 +980,8 @@ static void test_cwli_options(void **state)
 	text = cwli_text("who-deleted", NULL, &rc);
 	assert_string_equal(
 	    text,
-	    "# leasetrail query who-deleted: every delete of a lease or a node: actor, groups, "
-	    "source IP, user agent\n"
+	    "# leasetrail query who-deleted: every delete of a lease or a node: actor, identity "
+	    "behind it, groups, source IP, user agent\n"
 	    "# CloudWatch Logs Insights, log group /aws/eks/CLUSTER/cluster (EKS control-plane "
 	    "logging, audit log type on)\n"
 	    "# time range: all of the logs (set it in the console, or aws logs start-query "
@@ -990,8 +990,8 @@ static void test_cwli_options(void **state)
 	    "| filter verb = \"delete\" and objectRef.resource in [\"leases\", \"nodes\"] and "
 	    "stage = \"ResponseComplete\"\n"
 	    "| fields @timestamp, objectRef.resource, objectRef.namespace, objectRef.name, "
-	    "responseStatus.code, user.username, user.groups.0, sourceIPs.0, userAgent, "
-	    "auditID\n"
+	    "responseStatus.code, user.username, user.extra.arn.0, impersonatedUser.username, "
+	    "user.groups.0, sourceIPs.0, userAgent, auditID\n"
 	    "| sort @timestamp asc\n");
 	free(text);
 	free(q);

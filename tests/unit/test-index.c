@@ -1386,6 +1386,8 @@ static void test_schema_upgrade(void **state)
 {
 	static const char *const downgrade[] = {
 	    "DROP TABLE raw_dicts",
+	    "DROP VIEW events",
+	    "ALTER TABLE audit DROP COLUMN identity_id",
 	    "ALTER TABLE audit DROP COLUMN cluster_id",
 	    "ALTER TABLE lines DROP COLUMN cluster_id",
 	    "ALTER TABLE sources DROP COLUMN cluster_id",
@@ -1419,8 +1421,9 @@ static void test_schema_upgrade(void **state)
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT group_concat(cluster_id) FROM audit),"
 		    " (SELECT group_concat(id) FROM clusters),"
-		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_old')",
-		    NULL, "6|0|0|0\n");
+		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_old'),"
+		    " (SELECT count(*) FROM pragma_table_info('audit') WHERE name = 'identity_id')",
+		    NULL, "6|0|0|0|1\n");
 	close_store(st);
 }
 
@@ -1450,6 +1453,7 @@ static void test_schema_upgrade_raw(void **state)
 	    "UPDATE audit SET request_uri = (SELECT s FROM strs WHERE id = request_uri_id),"
 	    " obj_uid = (SELECT s FROM strs WHERE id = obj_uid_id)",
 	    "DROP VIEW events",
+	    "ALTER TABLE audit DROP COLUMN identity_id",
 	    "ALTER TABLE audit DROP COLUMN request_uri_id",
 	    "ALTER TABLE audit DROP COLUMN obj_uid_id",
 	    "UPDATE meta SET value = '5' WHERE key = 'schema'",
@@ -1569,6 +1573,56 @@ static void test_raw_compressed(void **state)
 	assert_int_equal(o.raw.ptr[o.raw.len - 1], '}');
 	lt_buf_release(&o.raw);
 	lt_buf_release(&o.file);
+	close_store(st);
+}
+
+/*
+ * A schema-5 store (before identities) is upgraded by a writable open: the column is
+ * added, its rows keep no identity (an impersonation still shows), its derived tables
+ * stay; events ingested since carry theirs.  A read-only open refuses it first.
+ */
+static void test_schema_upgrade_identity(void **state)
+{
+	static const char *const downgrade[] = {
+	    "DROP VIEW events",
+	    "ALTER TABLE audit DROP COLUMN identity_id",
+	    "CREATE TABLE lt_kept(x)", /* a derived table: still right, kept */
+	    "UPDATE meta SET value = '5' WHERE key = 'schema'",
+	};
+	char dir[PATH_SIZE], db[PATH_SIZE], log[PATH_SIZE], log2[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	struct lt_store *st;
+	struct seen s;
+	sqlite3 *raw;
+
+	(void)state;
+	case_dir(dir, "schema-upgrade-identity");
+	write_file(log, dir, "audit.log",
+		   LEASE("id1", DONE,
+			 ",\"user\":{\"username\":\"a\",\"extra\":{\"oid\":[\"o1\"]}},"
+			 "\"impersonatedUser\":{\"username\":\"b\"}") "\n");
+	write_file(
+	    log2, dir, "audit2.log",
+	    LEASE("id2", DONE, ",\"user\":{\"username\":\"a\",\"extra\":{\"oid\":[\"o2\"]}}") "\n");
+	st = open_store(dir);
+	ingest_ok(st, log, &s, &t);
+	close_store(st);
+	path_join(db, dir, "store.db");
+	assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+	for (size_t i = 0; i < sizeof downgrade / sizeof *downgrade; i++)
+		assert_int_equal(sqlite3_exec(raw, downgrade[i], NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(raw);
+	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
+	assert_non_null(strstr(err.msg, "schema 5, older than this leasetrail's 6"));
+	st = open_store(dir);
+	ingest_ok(st, log2, &s, &t);
+	expect_rows(st,
+		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+		    " (SELECT group_concat(audit_id || '=' || coalesce(identity, '-'), ' ')"
+		    "  FROM (SELECT * FROM events ORDER BY id)),"
+		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_kept')",
+		    NULL, "6|id1=as b id2=oid=o2|1\n");
 	close_store(st);
 }
 
@@ -1725,6 +1779,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_schema_upgrade, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_raw, teardown),
 	    cmocka_unit_test_teardown(test_raw_compressed, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_identity, teardown),
 	    cmocka_unit_test_teardown(test_writer_lock_in_process, teardown),
 	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
 	    cmocka_unit_test_teardown(test_other_resources, teardown),

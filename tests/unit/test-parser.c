@@ -20,6 +20,8 @@ struct seen {
 	char name[MAX_SEEN][128];
 	char verb[MAX_SEEN][32];
 	char agent[MAX_SEEN][128];
+	char identity[MAX_SEEN][640];
+	int identity_set[MAX_SEEN];
 	int code[MAX_SEEN];
 	int64_t stage_us[MAX_SEEN];
 	uint64_t line[MAX_SEEN];
@@ -48,6 +50,8 @@ static int on_record(const char *text, size_t len, uint64_t line, uint64_t offse
 	copy_str(s->name[s->nrec], sizeof s->name[0], ev.name);
 	copy_str(s->verb[s->nrec], sizeof s->verb[0], ev.verb);
 	copy_str(s->agent[s->nrec], sizeof s->agent[0], ev.user_agent);
+	copy_str(s->identity[s->nrec], sizeof s->identity[0], ev.identity);
+	s->identity_set[s->nrec] = ev.identity.ptr != NULL;
 	s->code[s->nrec] = ev.code;
 	s->stage_us[s->nrec] = ev.stage_us;
 	s->line[s->nrec++] = line;
@@ -306,6 +310,95 @@ static void test_decode_escapes_and_order(void **state)
 	assert_string_equal(s.name[0], "n1");
 }
 
+/*
+ * The identity behind the user name, from user.extra: EKS (aws-iam-authenticator's
+ * arrays), AKS's object id, a bound token's pod; what repeats the user or the ARN
+ * is left out; the impersonated user's extra is not the caller's; values are
+ * kept as they are (hostile bytes included: the printers sanitize) and bounded.
+ */
+static void test_audit_identity(void **state)
+{
+#define USER(name, extra) ",\"user\":{\"username\":\"" name "\",\"extra\":{" extra "}}"
+	static char long_arn[1200];
+	static const struct {
+		const char *extra;
+		const char *want; /* NULL: no identity */
+	} cases[] = {
+	    /* an EKS node: the session is the ARN's last word, not repeated */
+	    {USER("system:node:ip-10-0-1-2",
+		  "\"accessKeyId\":[\"ASIAX\"],\"arn\":[\"arn:aws:sts::1:assumed-role/Node/"
+		  "i-0abc\"],\"canonicalArn\":[\"arn:aws:iam::1:role/Node\"],\"principalId\":"
+		  "[\"AROAX\"],\"sessionName\":[\"i-0abc\"]"),
+	     "arn:aws:sts::1:assumed-role/Node/i-0abc"},
+	    /* an IAM user mapped to kubernetes-admin: an empty session says nothing */
+	    {USER("kubernetes-admin",
+		  "\"arn\":[\"arn:aws:iam::1:user/ops-admin\"],\"sessionName\":[\"\"]"),
+	     "arn:aws:iam::1:user/ops-admin"},
+	    /* no arn: the role, and the session it does not name */
+	    {USER("admin", "\"sessionName\":[\"alice\"],\"canonicalArn\":[\"arn:aws:iam::1:"
+			   "role/Admin\"]"),
+	     "arn:aws:iam::1:role/Admin session=alice"},
+	    {USER("admin", "\"principalId\":[\"AIDAX\"]"), "principal=AIDAX"},
+	    /* AKS: the object id, unless it is the user name itself */
+	    {USER("alice@contoso.com", "\"oid\":[\"0000-1111\"]"), "oid=0000-1111"},
+	    {USER("0000-1111", "\"oid\":[\"0000-1111\"]"), NULL},
+	    {USER("u", "\"http://schemas.microsoft.com/identity/claims/objectidentifier\":"
+		       "[\"9999\"]"),
+	     "oid=9999"},
+	    /* a bound service account token */
+	    {USER("system:serviceaccount:kube-system:aws-node",
+		  "\"authentication.kubernetes.io/pod-name\":[\"aws-node-x\"],"
+		  "\"authentication.kubernetes.io/pod-uid\":[\"u\"]"),
+	     "pod=aws-node-x"},
+	    /* GKE's subject that only repeats the user, and its delegation */
+	    {USER("sa@p.iam.gserviceaccount.com",
+		  "\"principalSubject\":[\"serviceAccount:sa@p.iam.gserviceaccount.com\"],"
+		  "\"serviceAccountDelegationInfo\":[\"alice@example.com\"]"),
+	     "via=alice@example.com"},
+	    /* a plain string instead of an array; the first of several values */
+	    {USER("a", "\"arn\":\"arn:aws:iam::1:user/x\",\"oid\":[\"o1\",\"o2\"]"),
+	     "arn:aws:iam::1:user/x oid=o1"},
+	    /* keys that say nothing of who, and no extra at all */
+	    {USER("a", "\"scopes.authorization.openshift.io\":[\"user:full\"]"), NULL},
+	    {",\"user\":{\"username\":\"a\"}", NULL},
+	    /* the impersonated user's extra is not the caller's; the caller's is */
+	    {USER("a", "\"oid\":[\"caller\"]") ",\"impersonatedUser\":{\"username\":\"b\","
+					       "\"extra\":{\"oid\":[\"target\"]}}",
+	     "oid=caller"},
+	    /* hostile bytes stay as they are: control characters, quotes, bidi */
+	    {USER("a", "\"oid\":[\"x\\u001b[2J\\\"y\\u202e\"]"), "oid=x\x1b[2J\"y\xe2\x80\xae"},
+	};
+	char text[2048], want[640];
+	struct seen s;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		snprintf(text, sizeof text, EV("n", "%s"), cases[i].extra);
+		for (size_t chunk = 0; chunk < 8; chunk += 7) {
+			frame_text(&s, text, chunk);
+			assert_int_equal(s.nrej, 0);
+			assert_int_equal(s.nrec, 1);
+			if (cases[i].want == NULL && s.identity_set[0])
+				fail_msg("case %zu: identity '%s', want none", i, s.identity[0]);
+			if (cases[i].want != NULL && strcmp(s.identity[0], cases[i].want) != 0)
+				fail_msg("case %zu: identity '%s', want '%s'", i, s.identity[0],
+					 cases[i].want);
+		}
+	}
+	/* a value is cut to its bound, however long */
+	memset(long_arn, 'a', sizeof long_arn - 1);
+	snprintf(text, sizeof text,
+		 EV("n", ",\"user\":{\"username\":\"u\",\"extra\":"
+			 "{\"arn\":[\"%s\"]}}"),
+		 long_arn);
+	frame_text(&s, text, 0);
+	assert_int_equal(s.nrec, 1);
+	memset(want, 'a', 256);
+	want[256] = '\0';
+	assert_string_equal(s.identity[0], want);
+#undef USER
+}
+
 static void test_sanitize(void **state)
 {
 	static const char hostile[] = "ok \x1b]0;title\x07 \xff caf\xc3\xa9 \xe2\x80\xae!\n";
@@ -513,6 +606,7 @@ int main(void)
 	    cmocka_unit_test(test_frame_damage),
 	    cmocka_unit_test(test_frame_oversize),
 	    cmocka_unit_test(test_decode_escapes_and_order),
+	    cmocka_unit_test(test_audit_identity),
 	    cmocka_unit_test(test_sanitize),
 	    cmocka_unit_test(test_sniff),
 	    cmocka_unit_test(test_sniff_zeros),

@@ -1393,19 +1393,19 @@ static void test_canned_queries(void **state)
 	expect_text("auth-failures", canned(st, "auth-failures"), held_str(want.ptr));
 
 	lt_buf_init(&want);
-	lt_buf_printf(&want,
-		      "ts,resource,namespace,name,code,user,groups,source_ip,user_agent,event\n"
-		      "2024-04-05T06:00:33.000000Z,nodes,,n31,200,kubernetes-admin,"
-		      "\"system:masters,system:authenticated\"," ADMIN_IP "," KUBECTL_UA ",%lld\n"
-		      "2024-04-05T06:00:33.030000Z,leases,kube-node-lease,n31,200," GC_USER
-		      ",\"" GC_GROUPS "\"," GC_IP "," GC_UA ",%lld\n"
-		      "2024-04-05T06:00:34.000000Z,leases,kube-node-lease,n30,200,kubernetes-admin,"
-		      "\"system:masters,system:authenticated\"," ADMIN_IP "," KUBECTL_UA ",%lld\n"
-		      "2024-04-05T06:01:14.600000Z,leases,kube-node-lease,n30,200,kubernetes-admin,"
-		      "\"system:masters,system:authenticated\"," ADMIN_IP "," KUBECTL_UA ",%lld\n",
-		      (long long)event_id(st, "n31-node-del"),
-		      (long long)event_id(st, "n31-gc-del"), (long long)event_id(st, "n30-del-0"),
-		      (long long)event_id(st, "n30-del-1"));
+	lt_buf_printf(
+	    &want,
+	    "ts,resource,namespace,name,code,user,identity,groups,source_ip,user_agent,event\n"
+	    "2024-04-05T06:00:33.000000Z,nodes,,n31,200,kubernetes-admin,,"
+	    "\"system:masters,system:authenticated\"," ADMIN_IP "," KUBECTL_UA ",%lld\n"
+	    "2024-04-05T06:00:33.030000Z,leases,kube-node-lease,n31,200," GC_USER ",,\"" GC_GROUPS
+	    "\"," GC_IP "," GC_UA ",%lld\n"
+	    "2024-04-05T06:00:34.000000Z,leases,kube-node-lease,n30,200,kubernetes-admin,,"
+	    "\"system:masters,system:authenticated\"," ADMIN_IP "," KUBECTL_UA ",%lld\n"
+	    "2024-04-05T06:01:14.600000Z,leases,kube-node-lease,n30,200,kubernetes-admin,,"
+	    "\"system:masters,system:authenticated\"," ADMIN_IP "," KUBECTL_UA ",%lld\n",
+	    (long long)event_id(st, "n31-node-del"), (long long)event_id(st, "n31-gc-del"),
+	    (long long)event_id(st, "n30-del-0"), (long long)event_id(st, "n30-del-1"));
 	expect_text("who-deleted", canned(st, "who-deleted"), held_str(want.ptr));
 
 	/* an unknown name: NOTFOUND, naming it, and nothing printed */
@@ -1605,20 +1605,20 @@ static void test_kubelet_restart_reregisters(void **state)
 	st = store_of(dir, lines_text(l, 0, 1));
 
 	got = printed(st, "n60");
-	assert_non_null(strstr(got,
-			       "\n2024-04-05T06:00:00.000000Z,2024-04-05T06:00:00.000000Z,"
-			       "audit,NODE_REGISTERED,1,by system:node:n60 from " KUBELET_IP "\n"));
+	assert_non_null(strstr(got, "\n2024-04-05T06:00:00.000000Z,2024-04-05T06:00:00.000000Z,"
+				    "audit,NODE_REGISTERED,1,by system:node:n60 from " KUBELET_IP
+				    ",\n"));
 	assert_non_null(strstr(got,
 			       "\n2024-04-05T06:00:45.000000Z,2024-04-05T06:00:45.000000Z,"
 			       "audit,NODE_REGISTERED,1,\"by system:node:n60 from " KUBELET_IP
 			       ": the node already existed (409), the kubelet took it over (its "
-			       "follow-up read got 200)\"\n"));
+			       "follow-up read got 200)\",\n"));
 	assert_non_null(
 	    strstr(got, "\n2024-04-05T06:00:50.000000Z,2024-04-05T06:00:50.000000Z,"
-			"audit,NODE_REGISTER_FAILED,1,by kubernetes-admin from " ADMIN_IP "\n"));
+			"audit,NODE_REGISTER_FAILED,1,by kubernetes-admin from " ADMIN_IP ",\n"));
 	assert_non_null(
 	    strstr(got, "\n2024-04-05T06:00:55.000000Z,2024-04-05T06:00:55.000000Z,"
-			"audit,NODE_REGISTER_FAILED,1,by system:node:n60 from " KUBELET_IP "\n"));
+			"audit,NODE_REGISTER_FAILED,1,by system:node:n60 from " KUBELET_IP ",\n"));
 	drop(got);
 	got = printed(st, "n61");
 	assert_non_null(strstr(got, "audit,NODE_REGISTERED,1,by system:node:n61 from " KUBELET_IP
@@ -1628,7 +1628,7 @@ static void test_kubelet_restart_reregisters(void **state)
 	got = printed(st, "n62");
 	assert_non_null(strstr(got, "audit,NODE_REGISTER_FAILED,1,by system:node:n62 from "
 				    "" KUBELET_IP ": the node already existed (409) and the "
-				    "kubelet's follow-up read got 404: not registered\n"));
+				    "kubelet's follow-up read got 404: not registered,\n"));
 	drop(got);
 
 	lt_buf_init(&want);
@@ -1928,7 +1928,7 @@ static void test_node_gone_lease_lives_on(void **state)
 			       "NODE_GONE,1,renewed by system:node:n80 from " KUBELET_IP
 			       ": its Node was deleted at 2024-04-05T06:00:33.000000Z and not "
 			       "created again in these logs; the lease lives on (no owner the "
-			       "garbage collector follows)\n"));
+			       "garbage collector follows),\n"));
 	drop(got);
 }
 
@@ -2193,14 +2193,14 @@ static void test_row_sink(void **state)
 
 	assert_int_equal(lt_query_timeline(st, "n41", &o, &sink, &err), 0);
 	expect_text("timeline", rows_text(&got),
-		    "#start|end|source|kind|count|detail\n"
+		    "#start|end|source|kind|count|detail|identity\n"
 		    "t:1712296800000000|t:1712296830000000|audit|k:RENEWING|n:4|"
-		    "4 renews by system:node:n41 from " KUBELET_IP ", every 10.0s (max 10.0s)\n"
+		    "4 renews by system:node:n41 from " KUBELET_IP ", every 10.0s (max 10.0s)|-\n"
 		    "t:1712296833000000|t:1712296833000000|audit|k:NODE_DELETED|n:1|"
-		    "by " ODD_USER " from " ADMIN_IP "\n"
+		    "by " ODD_USER " from " ADMIN_IP "|-\n"
 		    "t:1712296833030000|t:1712296833030000|audit|k:DELETED|n:1|"
 		    "by " GC_USER " from " GC_IP ": 30ms after its node was deleted by " ODD_USER
-		    "\n");
+		    "|-\n");
 	assert_int_equal(lt_rows_cell(&got, 1, LT_TL_KIND)->i, LT_EP_NODE_DELETED);
 
 	/* -v: the requests under each episode, kind "event" (text), no end, no count */
@@ -2710,15 +2710,15 @@ static void test_stale_everywhere(void **state)
 		    "kube-system/apiserver-aaaa|stale\n");
 	expect_text(
 	    "timeline", timeline_csv(st, "kube-system/kube-scheduler"),
-	    "start,end,source,kind,count,detail\n"
+	    "start,end,source,kind,count,detail,identity\n"
 	    "2024-04-05T06:00:00.000000Z,2024-04-05T06:00:58.000000Z,audit,RENEWING,30,"
-	    "\"30 renews by system:kube-scheduler from 172.16.0.5, every 2.0s (max 2.0s)\"\n"
+	    "\"30 renews by system:kube-scheduler from 172.16.0.5, every 2.0s (max 2.0s)\",\n"
 	    "2024-04-05T06:00:58.000000Z,2024-04-05T06:04:50.000000Z,audit,STALE,0,"
-	    "no renew for 3m52s before the end of the logs (threshold 15.0s)\n");
+	    "no renew for 3m52s before the end of the logs (threshold 15.0s),\n");
 	/* a name the store knows (a user) but no lease, node or log line is about: no rows
 	 * (fuzz-queries found qsort handed the NULL of no rows) */
 	expect_text("timeline of a name with no rows", timeline_csv(st, "system:apiserver"),
-		    "start,end,source,kind,count,detail\n");
+		    "start,end,source,kind,count,detail,identity\n");
 	expect_text("renew-gaps", canned(st, "renew-gaps"),
 		    "namespace,lease,kind,last_renew,next_renew,gap,threshold,renewer\n"
 		    "kube-node-lease,n41,node,2024-04-05T06:00:50.000000Z,,240.000000,40.000000,"
@@ -3129,19 +3129,19 @@ static void test_health_timeline(void **state)
 	    "the kubelet; taints added node.kubernetes.io/unreachable:NoSchedule, "
 	    "node.kubernetes.io/unreachable:NoExecute; removed "
 	    "node.kubernetes.io/unreachable:NoSchedule, node.kubernetes.io/unreachable:NoExecute;"
-	    " 1 pod evicted (query evictions) [audit]\"\n"));
+	    " 1 pod evicted (query evictions) [audit]\",\n"));
 	assert_non_null(strstr(
 	    tl, "2024-04-05T06:00:41.000000Z,2024-04-05T06:01:30.000000Z,node-health,NOT_READY,1,"
 		"\"Ready=False, cause container-runtime-down; marked by node-controller; still "
 		"NotReady at the end of the logs; kubelet: container runtime is down; taints added "
-		"node.kubernetes.io/not-ready:NoSchedule [audit+kubelet-log]\"\n"));
+		"node.kubernetes.io/not-ready:NoSchedule [audit+kubelet-log]\",\n"));
 	/* the node-controller's PATCHes: rows of their own, by their writer */
-	assert_non_null(strstr(tl, "NODE_UPDATED,1,by " NC_USER " from " NC_IP "\n"));
+	assert_non_null(strstr(tl, "NODE_UPDATED,1,by " NC_USER " from " NC_IP ",\n"));
 	drop(tl);
 	tl = printed(st, "nc");
-	assert_non_null(strstr(tl,
-			       "node-health,NOT_READY,1,\"Ready=Unknown, cause "
-			       "instance-terminated; deleted by the cloud controller [audit]\"\n"));
+	assert_non_null(
+	    strstr(tl, "node-health,NOT_READY,1,\"Ready=Unknown, cause "
+		       "instance-terminated; deleted by the cloud controller [audit]\",\n"));
 	drop(tl);
 }
 
@@ -3190,24 +3190,191 @@ static void test_timeline_node_taints(void **state)
 	}
 	st = store_of(dir, lines_text(l, 0, 1));
 	tl = printed(st, "nt");
-	assert_non_null(strstr(tl, "NODE_UPDATED,1,by " NC_USER " from " NC_IP "\n"));
+	assert_non_null(strstr(tl, "NODE_UPDATED,1,by " NC_USER " from " NC_IP ",\n"));
 	assert_non_null(strstr(tl, "NODE_UPDATED,1,by " NC_USER " from " NC_IP
-				   "; taints added node.kubernetes.io/unreachable:NoSchedule\n"));
+				   "; taints added node.kubernetes.io/unreachable:NoSchedule,\n"));
 	assert_non_null(strstr(tl, "NODE_UPDATED,1,by " NC_USER " from " NC_IP
-				   "; taints added node.kubernetes.io/unreachable:NoExecute\n"));
+				   "; taints added node.kubernetes.io/unreachable:NoExecute,\n"));
+	assert_non_null(strstr(tl,
+			       "NODE_UPDATED,1,by " NC_USER " from " NC_IP
+			       "; taints removed node.kubernetes.io/unreachable:NoSchedule,\n"));
 	assert_non_null(strstr(tl, "NODE_UPDATED,1,by " NC_USER " from " NC_IP
-				   "; taints removed node.kubernetes.io/unreachable:NoSchedule\n"));
-	assert_non_null(strstr(tl, "NODE_UPDATED,1,by " NC_USER " from " NC_IP
-				   "; taints removed node.kubernetes.io/unreachable:NoExecute\n"));
+				   "; taints removed node.kubernetes.io/unreachable:NoExecute,\n"));
 	drop(tl);
 #undef UNR_NS
 #undef UNR_NE
+}
+
+/* Each row of events (or top) under o as "col|col..." of the columns named in want_cols. */
+static char *filtered(struct lt_store *st, const struct lt_query_opts *o, int top,
+		      enum lt_top_by by, const char *const *names)
+{
+	struct lt_rows t = {0};
+	struct lt_row_sink sink = lt_rows_sink(&t);
+	struct lt_error err = {0};
+	struct lt_buf b;
+	char cell[512];
+	size_t n;
+
+	if ((top ? lt_query_top(st, by, 0, o, &sink, &err) : lt_query_events(st, o, &sink, &err)) !=
+	    0)
+		fail_msg("events: %s", err.msg);
+	lt_buf_init(&b);
+	for (size_t r = 0; r < t.nrows; r++) {
+		for (size_t i = 0; names[i] != NULL; i++) {
+			int c = lt_rows_col(&t, names[i]);
+
+			assert_true(c >= 0);
+			const char *v = lt_cell_format(lt_rows_cell(&t, r, c), LT_OUT_CSV, cell,
+						       sizeof cell, &n);
+
+			lt_buf_printf(&b, "%s%.*s", i ? "|" : "", v ? (int)n : 0, v ? v : "");
+		}
+		lt_buf_putc(&b, '\n');
+	}
+	lt_rows_release(&t);
+	return held_str(lt_buf_detach(&b));
+}
+
+/*
+ * events and top under the quick filters: exact values, '*' globs, values holding what SQL
+ * LIKE or GLOB would take for wildcards (%, _, ?, [, quotes, backslash: all literal), codes,
+ * failures, latency, a range; top counts and orders.
+ */
+static void test_events_filters(void **state)
+{
+#define ODD	"o'd%_?[x]\\\"*"
+#define ODD_CSV "o'd%_?[x]\\\"\"*"
+	static const char *const cols[] = {"verb", "code", "user", "latency", NULL};
+	static const char *const by[] = {"user", "requests", "failures", NULL};
+	struct {
+		struct lt_filter f;
+		int64_t since, until;
+		const char *want;
+	} cases[] = {
+	    {{.user = "system:node:n1"},
+	     0,
+	     0,
+	     "update|200|system:node:n1|0.001000\nupdate|200|system:node:n1|0.002000\n"
+	     "get|404|system:node:n1|0.003000\n"},
+	    {{.user = "system:node:*", .failed = 1},
+	     0,
+	     0,
+	     "get|404|system:node:n1|0.003000\nupdate|403|system:node:n2|0.001000\n"},
+	    {{.user = "*:n2"}, 0, 0, "update|403|system:node:n2|0.001000\n"},
+	    /* the odd name matches itself only; its '%', '_', '?', '[' and quotes are literal */
+	    {{.user = ODD}, 0, 0, "delete|200|" ODD "|0.500000\n"},
+	    {{.user = "o'd%_?[x]*"}, 0, 0, "delete|200|" ODD "|0.500000\n"},
+	    {{.user = "o_d*"}, 0, 0, ""},
+	    {{.user = "o'd%"}, 0, 0, ""},
+	    {{.user = "o'd__?[x]\\\"*"}, 0, 0, ""},
+	    {{.verb = "delete"}, 0, 0, "delete|200|" ODD "|0.500000\n"},
+	    {{.verb = "up*", .code = 403}, 0, 0, "update|403|system:node:n2|0.001000\n"},
+	    {{.resource = "nodes"}, 0, 0, "delete|200|" ODD "|0.500000\n"},
+	    {{.namespace_ = "kube-node-lease", .source_ip = "10.0.1.*", .code = 404},
+	     0,
+	     0,
+	     "get|404|system:node:n1|0.003000\n"},
+	    {{.slower_than_us = 3 * MS},
+	     0,
+	     0,
+	     "get|404|system:node:n1|0.003000\ndelete|200|" ODD "|0.500000\n"},
+	    {{.user = "system:node:n1"},
+	     T0 + 10 * SEC,
+	     T0 + 20 * SEC,
+	     "update|200|system:node:n1|0.002000\n"},
+	    {{.user = "nobody"}, 0, 0, ""},
+	};
+	char dir[PATH_SIZE];
+	struct lines *l = lines_new();
+	struct lt_store *st;
+
+	(void)state;
+	lease_ev(l, "update", 200, "system:node:n1", KUBELET_IP, NODE_NS, "n1", "e1", T0,
+		 T0 + 1 * MS);
+	lease_ev(l, "update", 200, "system:node:n1", KUBELET_IP, NODE_NS, "n1", "e2", T0 + 10 * SEC,
+		 T0 + 10 * SEC + 2 * MS);
+	lease_ev(l, "get", 404, "system:node:n1", KUBELET_IP, NODE_NS, "n1", "e3", T0 + 30 * SEC,
+		 T0 + 30 * SEC + 3 * MS);
+	lease_ev(l, "update", 403, "system:node:n2", "10.0.2.10", NODE_NS, "n2", "e4",
+		 T0 + 31 * SEC, T0 + 31 * SEC + 1 * MS);
+	node_ev(l, "delete", 200, ODD, ADMIN_IP, "n1", "e5", T0 + 40 * SEC,
+		T0 + 40 * SEC + 500 * MS);
+	case_dir(dir, "events-filters");
+	st = store_of(dir, lines_text(l, 0, 1));
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct lt_query_opts o = {
+		    .since_us = cases[i].since, .until_us = cases[i].until, .filter = cases[i].f};
+		char what[32];
+
+		snprintf(what, sizeof what, "filter case %zu", i);
+		expect_text(what, filtered(st, &o, 0, LT_TOP_USER, cols), cases[i].want);
+	}
+	{
+		struct lt_query_opts o = {.filter = {.user = "*"}};
+
+		expect_text("top --by user", filtered(st, &o, 1, LT_TOP_USER, by),
+			    "system:node:n1|3|1\n" ODD "|1|0\nsystem:node:n2|1|1\n");
+		o.filter.failed = 1;
+		expect_text("top --by user --failed", filtered(st, &o, 1, LT_TOP_USER, by),
+			    "system:node:n1|1|1\nsystem:node:n2|1|1\n");
+	}
+	{ /* query NAME: the rows whose column of the filter's name matches; none, a usage error */
+		struct lt_query_opts o = {.fmt = LT_OUT_CSV, .filter = {.user = "o'd%_?[x]*"}};
+		struct lt_error err = {0};
+		struct capture c;
+
+		capture_open(&c);
+		assert_int_equal(print_canned(st, "who-deleted", &o, c.f, &err), 0);
+		expect_text("who-deleted --user", capture_close(&c),
+			    "ts,resource,namespace,name,code,user,identity,groups,source_ip,"
+			    "user_agent,event\n2024-04-05T06:00:40.500000Z,nodes,,n1,200,"
+			    "\"" ODD_CSV "\",,system:authenticated,192.168.1.5," KUBECTL_UA ",5\n");
+		o.filter = (struct lt_filter){.user = "o_d*"};
+		capture_open(&c);
+		assert_int_equal(print_canned(st, "who-deleted", &o, c.f, &err), 0);
+		expect_text("who-deleted --user (no match)", capture_close(&c),
+			    "ts,resource,namespace,name,code,user,identity,groups,source_ip,"
+			    "user_agent,event\n");
+		o.filter = (struct lt_filter){.code = 404};
+		capture_open(&c);
+		assert_int_equal(print_canned(st, "renew-gaps", &o, c.f, &err), LT_ERR_USAGE);
+		drop(capture_close(&c));
+		assert_non_null(strstr(err.msg, "renew-gaps has no column code"));
+	}
+#undef ODD
+#undef ODD_CSV
+}
+
+/* lt_filter_pattern: '*' stays a wildcard; GLOB's '?' and '[' become literal; nothing else. */
+static void test_filter_pattern(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+	    {"system:node:*", "system:node:*"},
+	    {"a?b", "a[?]b"},
+	    {"[x]", "[[]x]"},
+	    {"%_'\"\\", "%_'\"\\"},
+	    {"", ""},
+	};
+	struct lt_buf b;
+
+	(void)state;
+	lt_buf_init(&b);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		lt_filter_pattern(&b, cases[i].in);
+		assert_string_equal(b.ptr, cases[i].out);
+	}
+	lt_buf_release(&b);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_steady_renews_and_gap_threshold, teardown),
+	    cmocka_unit_test_teardown(test_events_filters, teardown),
+	    cmocka_unit_test(test_filter_pattern),
 	    cmocka_unit_test_teardown(test_streaming_equals_per_lease, teardown),
 	    cmocka_unit_test_teardown(test_leader_body_holder_and_duration, teardown),
 	    cmocka_unit_test_teardown(test_leader_release_handover, teardown),
