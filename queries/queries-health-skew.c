@@ -62,10 +62,11 @@ static const char skew_pairs_sql[] =
     " AND e.user_id = ?6 AND e.subresource_id IS NULL AND e.verb_id = ?3"
     " AND e.received_us IS NOT NULL ORDER BY c.id, e.stage_us";
 
-/* The audit sources with events (each a stream at least), with the cluster all share. */
+/* The audit sources that stored events (each a stream at least; text sources are in
+ * log_sources), with the cluster all their records share. */
 static const char skew_sources_sql[] =
-    "SELECT s.id, coalesce(s.cluster_id, 0) FROM sources AS s"
-    " WHERE s.id IN (SELECT source_id FROM resource_counts) ORDER BY s.id";
+    "SELECT s.id, coalesce(s.cluster_id, 0) FROM sources AS s WHERE s.stored > 0"
+    " AND s.id NOT IN (SELECT source_id FROM log_sources) ORDER BY s.id";
 
 /* A candidate pair: a status write (cause) and a PATCH of its Node near it (answer?). */
 struct skew_pair {
