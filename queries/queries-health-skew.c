@@ -7,20 +7,24 @@
  * update worker PATCHes a Node's taints in answer to the kubelet's status
  * write (docs/node-health.md), within milliseconds.  For each such pair
  * (the kubelet's status write c, the node-controller PATCH e of the same
- * Node of the same cluster nearest to it), gap = e.received - c.stage.  On
- * one clock the gap is the reaction; across streams it is the reaction plus
- * the clock error.  The median of same-stream gaps is the reaction.
+ * Node of the same cluster within 1 s of it), gap = e.received - c.stage.
+ * On one clock the gap is the reaction; across streams it is the reaction
+ * plus the clock error.  The reaction is the median gap of each status
+ * write's nearest PATCH on its own stream.
  *
  * A stream is one apiserver's: a source file, or within a CloudWatch export
  * the log stream its event came from (audit_ext.stream: one per apiserver),
  * of one cluster.  Each cluster's reference is its first stream read (the
  * lowest source id, then stream name) that has a causal pair.  Offsets
- * spread from the reference: each round, a stream not yet placed that has
- * answered pairs with placed streams moves by the median of their gaps
- * minus the reaction (signs flipped when it is the cause's side), and is
- * placed; a placed one is refined the same way.  Answers are picked again
- * each round on the corrected clocks (a cause logged 300 ms late is nearer
- * to the wrong PATCH at first).  A stream with no pair to a placed one
+ * spread from the reference: each round, a stream's clock error against
+ * the placed streams is what its candidate pairs with them agree on (the
+ * densest HEALTH_SKEW_AGREE span of their gaps minus the reaction, signs
+ * flipped when it holds the cause; every candidate votes, not only the
+ * nearest: a status write is often near a PATCH that is not its answer,
+ * and those scatter), when one span clearly holds the most (else it waits
+ * for more placed streams); it moves by that and is placed.  The rounds go
+ * on until none is placed anew, then one more refines every offset on the
+ * corrected clocks.  A stream that nothing clearly ties to a placed one
  * stays unknown (never 0).  Memory: the candidate pairs, at most
  * HEALTH_SKEW_MAX_PAIRS, and HEALTH_SKEW_MAX_STREAMS streams.
  */
@@ -33,6 +37,7 @@
 #define HEALTH_SKEW_MAX_STREAMS QUERIES_HEALTH_MAX_STREAMS
 #define HEALTH_SKEW_MAX_PAIRS	65536 /* candidate (status write, PATCH) pairs kept */
 #define HEALTH_SKEW_WINDOW	1000000LL
+#define HEALTH_SKEW_AGREE	50000LL /* µs: the residuals of true answers lie within it */
 
 enum skew_col {
 	SK_CAUSE,
@@ -185,43 +190,39 @@ static int64_t skew_abs(int64_t x)
 	return x < 0 ? -x : x;
 }
 
-/* Each status write's answer: the PATCH nearest it on the current clocks (into best). */
-static size_t skew_answers(const struct skew *k, size_t *best)
-{
-	size_t nb = 0;
-
-	for (size_t i = 0; i < k->n; i++) {
-		if (nb > 0 && k->p[best[nb - 1]].cause == k->p[i].cause) {
-			if (skew_abs(skew_gap(k, &k->p[i])) <
-			    skew_abs(skew_gap(k, &k->p[best[nb - 1]])))
-				best[nb - 1] = i;
-			continue;
-		}
-		best[nb++] = i;
-	}
-	return nb;
-}
-
-/* The reaction: the median gap of the answers on one stream (0 when there are none). */
-static int64_t skew_reaction(struct skew *k, const size_t *best, size_t nb, int64_t *same)
+/* The reaction: for each status write, its nearest PATCH on its own stream (no clock
+ * between them); the median of those gaps (0 when there are none).  How many into *same. */
+static int64_t skew_reaction(struct skew *k, int64_t *same)
 {
 	size_t nv = 0;
+	int64_t last = 0; /* the cause of v[nv - 1] (ids are positive) */
 
-	for (size_t i = 0; i < nb; i++)
-		if (k->p[best[i]].csrc == k->p[best[i]].esrc)
-			k->v[nv++] = skew_gap(k, &k->p[best[i]]);
+	for (size_t i = 0; i < k->n; i++) {
+		const struct skew_pair *p = &k->p[i];
+
+		if (p->csrc != p->esrc)
+			continue;
+		if (nv > 0 && last == p->cause) {
+			if (skew_abs(skew_gap(k, p)) < skew_abs(k->v[nv - 1]))
+				k->v[nv - 1] = skew_gap(k, p);
+			continue;
+		}
+		k->v[nv++] = skew_gap(k, p);
+		last = p->cause;
+	}
 	*same = (int64_t)nv;
 	return nv > 0 ? skew_median(k->v, nv) : 0;
 }
 
-/* Into k->v: stream x's clock error against every placed stream it has answers with (x
- * answering y: the gap minus the reaction; y answering x: the opposite). */
-static size_t skew_residuals(struct skew *k, const size_t *best, size_t nb, int x, int64_t reaction)
+/* Into k->v: stream x's clock error by every candidate pair with a placed stream (x
+ * answering y: the gap minus the reaction; y answering x: the opposite).  Every candidate,
+ * not only the nearest: the true answers agree, the others scatter. */
+static size_t skew_residuals(struct skew *k, int x, int64_t reaction)
 {
 	size_t nv = 0;
 
-	for (size_t i = 0; i < nb; i++) {
-		const struct skew_pair *p = &k->p[best[i]];
+	for (size_t i = 0; i < k->n; i++) {
+		const struct skew_pair *p = &k->p[i];
 
 		if (p->esrc == x && p->csrc != x && k->state[p->csrc] != QUERIES_SKEW_UNKNOWN)
 			k->v[nv++] = skew_gap(k, p) - reaction;
@@ -231,53 +232,83 @@ static size_t skew_residuals(struct skew *k, const size_t *best, size_t nb, int 
 	return nv;
 }
 
-/* One round: every stream with answers to placed streams moves by their median clock error
- * (all against the clocks at the round's start), and is placed.  How many were placed anew. */
-static size_t skew_round(struct skew *k)
+/*
+ * The clock error the residuals v[0..n) agree on: the densest span of HEALTH_SKEW_AGREE
+ * (the most residuals within it), its median into *err and its size returned; 0 when no
+ * span holds more than every span apart from it (no clear answer: a tie, or nothing).
+ */
+static size_t skew_agree(int64_t *v, size_t n, int64_t *err)
 {
-	size_t *best = lt_xcalloc(k->n + 1, sizeof *best), nb = skew_answers(k, best), placed = 0;
-	int64_t same = 0, reaction = skew_reaction(k, best, nb, &same);
-	int64_t delta[HEALTH_SKEW_MAX_STREAMS] = {0};
-	int moved[HEALTH_SKEW_MAX_STREAMS] = {0};
+	size_t best = 0, bi = 0, runner = 0;
 
-	for (size_t x = 0; x < k->ns; x++) {
-		size_t nv;
-
-		if (k->state[x] == QUERIES_SKEW_REFERENCE)
-			continue;
-		nv = skew_residuals(k, best, nb, (int)x, reaction);
-		k->npairs[x] = (int64_t)nv;
-		if (nv > 0) {
-			delta[x] = skew_median(k->v, nv);
-			moved[x] = 1;
+	qsort(v, n, sizeof *v, skew_cmp);
+	for (size_t i = 0, j = 0; i < n; i++) {
+		while (j < n && v[j] - v[i] <= HEALTH_SKEW_AGREE)
+			j++;
+		if (j - i > best) {
+			best = j - i;
+			bi = i;
 		}
 	}
+	for (size_t i = 0, j = 0; i < n; i++) {
+		while (j < n && v[j] - v[i] <= HEALTH_SKEW_AGREE)
+			j++;
+		if ((v[i] > v[bi] + HEALTH_SKEW_AGREE || v[i] + HEALTH_SKEW_AGREE < v[bi]) &&
+		    j - i > runner)
+			runner = j - i;
+	}
+	if (best <= runner)
+		return 0;
+	*err = skew_median(v + bi, best);
+	return best;
+}
+
+/* One round: every stream whose pairs with placed streams agree on a clock error moves by
+ * it (all against the clocks at the round's start), and is placed.  How many were placed anew. */
+static size_t skew_round(struct skew *k, int64_t reaction, int64_t same)
+{
+	int64_t delta[HEALTH_SKEW_MAX_STREAMS] = {0};
+	int moved[HEALTH_SKEW_MAX_STREAMS] = {0};
+	size_t placed = 0;
+
 	for (size_t x = 0; x < k->ns; x++) {
+		size_t agree;
+
 		if (k->state[x] == QUERIES_SKEW_REFERENCE) {
 			k->npairs[x] = same; /* the same-stream answers the reaction rests on */
 			continue;
 		}
+		agree = skew_agree(k->v, skew_residuals(k, (int)x, reaction), &delta[x]);
+		if (agree > 0) {
+			k->npairs[x] = (int64_t)agree;
+			moved[x] = 1;
+		}
+	}
+	for (size_t x = 0; x < k->ns; x++) {
+		if (!moved[x])
+			continue;
 		k->off[x] -= delta[x];
-		if (moved[x] && k->state[x] == QUERIES_SKEW_UNKNOWN) {
+		if (k->state[x] == QUERIES_SKEW_UNKNOWN) {
 			k->state[x] = QUERIES_SKEW_ESTIMATED;
 			placed++;
 		}
 	}
-	free(best);
 	return placed;
 }
 
-/* Rounds until no stream is placed anew, then one more on the final answers. */
+/* Rounds until no stream is placed anew, then one more on the final clocks. */
 static void skew_estimate(struct skew *k)
 {
 	size_t rounds = 0;
+	int64_t same = 0, reaction;
 
 	k->v = lt_xcalloc(k->n + 1, sizeof *k->v);
 	skew_references(k);
-	while (k->n > 0 && rounds++ <= k->ns && skew_round(k) > 0)
+	reaction = skew_reaction(k, &same);
+	while (k->n > 0 && rounds++ <= k->ns && skew_round(k, reaction, same) > 0)
 		;
 	if (k->n > 0)
-		skew_round(k);
+		skew_round(k, reaction, same);
 }
 
 /* The text of strs id (or of a source's path, shortened to its base name) into out. */
