@@ -9,8 +9,8 @@
  * (the kubelet's status write c, the node-controller PATCH e of the same
  * Node of the same cluster within 1 s of it), gap = e.received - c.stage.
  * On one clock the gap is the reaction; across streams it is the reaction
- * plus the clock error.  The reaction is the median gap of each status
- * write's nearest PATCH on its own stream.
+ * plus the clock error.  The reaction is taken as 0 until the streams are
+ * placed, then as what the gaps of every placed candidate agree on.
  *
  * A stream is one apiserver's: a source file, or within a CloudWatch export
  * the log stream its event came from (audit_ext.stream: one per apiserver),
@@ -38,6 +38,7 @@
 #define HEALTH_SKEW_MAX_PAIRS	65536 /* candidate (status write, PATCH) pairs kept */
 #define HEALTH_SKEW_WINDOW	1000000LL
 #define HEALTH_SKEW_AGREE	50000LL /* µs: the residuals of true answers lie within it */
+#define HEALTH_SKEW_REFINE	2	/* rounds with the reaction estimated */
 
 enum skew_col {
 	SK_CAUSE,
@@ -185,35 +186,6 @@ static int64_t skew_gap(const struct skew *k, const struct skew_pair *p)
 	return p->erecv + k->off[p->esrc] - (p->cstage + k->off[p->csrc]);
 }
 
-static int64_t skew_abs(int64_t x)
-{
-	return x < 0 ? -x : x;
-}
-
-/* The reaction: for each status write, its nearest PATCH on its own stream (no clock
- * between them); the median of those gaps (0 when there are none).  How many into *same. */
-static int64_t skew_reaction(struct skew *k, int64_t *same)
-{
-	size_t nv = 0;
-	int64_t last = 0; /* the cause of v[nv - 1] (ids are positive) */
-
-	for (size_t i = 0; i < k->n; i++) {
-		const struct skew_pair *p = &k->p[i];
-
-		if (p->csrc != p->esrc)
-			continue;
-		if (nv > 0 && last == p->cause) {
-			if (skew_abs(skew_gap(k, p)) < skew_abs(k->v[nv - 1]))
-				k->v[nv - 1] = skew_gap(k, p);
-			continue;
-		}
-		k->v[nv++] = skew_gap(k, p);
-		last = p->cause;
-	}
-	*same = (int64_t)nv;
-	return nv > 0 ? skew_median(k->v, nv) : 0;
-}
-
 /* Into k->v: stream x's clock error by every candidate pair with a placed stream (x
  * answering y: the gap minus the reaction; y answering x: the opposite).  Every candidate,
  * not only the nearest: the true answers agree, the others scatter. */
@@ -263,6 +235,22 @@ static size_t skew_agree(int64_t *v, size_t n, int64_t *err)
 	return best;
 }
 
+/* The reaction: what the gaps of every candidate between placed streams agree on, on the
+ * corrected clocks (skew_agree: the true answers come within milliseconds, the others
+ * scatter); 0 when they agree on nothing.  How many agree into *agree. */
+static int64_t skew_reaction(struct skew *k, int64_t *agree)
+{
+	size_t nv = 0;
+	int64_t reaction = 0;
+
+	for (size_t i = 0; i < k->n; i++)
+		if (k->state[k->p[i].csrc] != QUERIES_SKEW_UNKNOWN &&
+		    k->state[k->p[i].esrc] != QUERIES_SKEW_UNKNOWN)
+			k->v[nv++] = skew_gap(k, &k->p[i]);
+	*agree = (int64_t)skew_agree(k->v, nv, &reaction);
+	return reaction;
+}
+
 /* One round: every stream whose pairs with placed streams agree on a clock error moves by
  * it (all against the clocks at the round's start), and is placed.  How many were placed anew. */
 static size_t skew_round(struct skew *k, int64_t reaction, int64_t same)
@@ -275,7 +263,7 @@ static size_t skew_round(struct skew *k, int64_t reaction, int64_t same)
 		size_t agree;
 
 		if (k->state[x] == QUERIES_SKEW_REFERENCE) {
-			k->npairs[x] = same; /* the same-stream answers the reaction rests on */
+			k->npairs[x] = same; /* the pairs the reaction rests on */
 			continue;
 		}
 		agree = skew_agree(k->v, skew_residuals(k, (int)x, reaction), &delta[x]);
@@ -296,19 +284,24 @@ static size_t skew_round(struct skew *k, int64_t reaction, int64_t same)
 	return placed;
 }
 
-/* Rounds until no stream is placed anew, then one more on the final clocks. */
+/*
+ * Rounds until no stream is placed anew, the reaction taken as 0 (the update worker answers
+ * within milliseconds: inside HEALTH_SKEW_AGREE); then, HEALTH_SKEW_REFINE times, the
+ * reaction from every placed pair and one more round with it.
+ */
 static void skew_estimate(struct skew *k)
 {
 	size_t rounds = 0;
-	int64_t same = 0, reaction;
+	int64_t agree = 0, reaction = 0;
 
 	k->v = lt_xcalloc(k->n + 1, sizeof *k->v);
 	skew_references(k);
-	reaction = skew_reaction(k, &same);
-	while (k->n > 0 && rounds++ <= k->ns && skew_round(k, reaction, same) > 0)
+	while (k->n > 0 && rounds++ <= k->ns && skew_round(k, reaction, agree) > 0)
 		;
-	if (k->n > 0)
-		skew_round(k, reaction, same);
+	for (int i = 0; k->n > 0 && i < HEALTH_SKEW_REFINE; i++) {
+		reaction = skew_reaction(k, &agree);
+		skew_round(k, reaction, agree);
+	}
 }
 
 /* The text of strs id (or of a source's path, shortened to its base name) into out. */

@@ -301,7 +301,7 @@ static int stats_offsets(struct lt_store *st, FILE *out, struct lt_error *err)
 		lt_sanitize(&safe, name.ptr, name.len);
 		fprintf(out, "  %.*s ", (int)safe.len, safe.ptr);
 		if (o->state == QUERIES_SKEW_REFERENCE)
-			fprintf(out, "reference (the reaction time from %lld same-stream pairs)\n",
+			fprintf(out, "reference (the reaction time from %lld causal pairs)\n",
 				(long long)o->pairs);
 		else if (o->state == QUERIES_SKEW_ESTIMATED)
 			fprintf(out, "%+.3f s (%lld causal pairs)\n", (double)o->offset_us / 1e6,

@@ -43,7 +43,7 @@ for seed in 3 6; do
 	"$lt" ingest -q --db "$d/s.db" "$d"/audit.log.{1,2,3} "$d/logs" >/dev/null
 	want "$d/s.db" audit.log.2 -0.300
 	want "$d/s.db" audit.log.3 0.450
-	grep -q '^  audit\.log\.1 reference (the reaction time from [0-9]* same-stream pairs)$' \
+	grep -q '^  audit\.log\.1 reference (the reaction time from [0-9]* causal pairs)$' \
 		<<<"$("$lt" stats --db "$d/s.db")" || die "three-$seed: audit.log.1 is not shown as the reference"
 	printf 'three apiservers seed=%s ' "$seed"
 	"$eval" "$d/s.db" "$d/truth.tsv" both || fail=1
