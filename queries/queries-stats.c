@@ -280,13 +280,18 @@ static void stats_stream_name(struct lt_buf *b, const struct queries_health_offs
 }
 
 /* Every audit stream's clock against its cluster's reference (queries-health-skew.c), one a
- * line; only when the store has more than one stream. */
+ * line; only when the store has more than one stream and a causal pair placed one. */
 static int stats_offsets(struct lt_store *st, FILE *out, struct lt_error *err)
 {
 	struct queries_health_offset *off = lt_xcalloc(QUERIES_HEALTH_MAX_STREAMS, sizeof *off);
 	int n = queries_health_offsets(st, off, QUERIES_HEALTH_MAX_STREAMS, 1, err);
 	struct lt_buf name, safe;
+	int placed = 0;
 
+	for (int i = 0; i < n; i++)
+		placed |= off[i].state != QUERIES_SKEW_UNKNOWN;
+	if (!placed)
+		n = n < 0 ? n : 0; /* no causal pair at all: nothing to say */
 	lt_buf_init(&name);
 	lt_buf_init(&safe);
 	if (n > 1)
