@@ -158,10 +158,16 @@ enum health_audit_col {
 	HA_MESSAGE,
 	HA_BOOT
 };
-/* the raw record is read only for a write's answer at a level with bodies (not Metadata: ?3) */
+/* the raw record is read only for a write's answer at a level with bodies (not Metadata: ?3);
+ * the time on its cluster's reference clock: its stream's offset (a file's, or its CloudWatch
+ * log stream's) */
 static const char health_audit_sql[] =
     "SELECT a.id, a.stage_us + coalesce((SELECT k.offset_us FROM temp.health_skew AS k"
-    " WHERE k.source_id = a.source_id), 0) AS ts, (SELECT s FROM strs WHERE id = a.verb_id),"
+    " WHERE k.source_id = a.source_id AND k.cluster_id = a.cluster_id AND k.stream = ''),"
+    " (SELECT k.offset_us FROM temp.health_skew AS k WHERE k.source_id = a.source_id"
+    " AND k.cluster_id = a.cluster_id AND k.stream ="
+    " (SELECT x.stream FROM audit_ext AS x WHERE x.id = a.id)), 0) AS ts, (SELECT s FROM strs "
+    "WHERE id = a.verb_id),"
     " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''), a.user_id, a.code,"
     " a.source_id, json_extract(" HEALTH_NODE ", '$.kind') = 'Node'," HEALTH_BODY(
 	HEALTH_NODE) " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id"

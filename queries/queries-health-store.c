@@ -277,9 +277,9 @@ static int health_evictions(struct lt_store *st, int *any, struct lt_error *err)
 /* temp.health_skew: the estimated offset of each audit stream, for the feed. */
 static int health_skew(struct lt_store *st, struct lt_error *err)
 {
-	struct queries_health_offset off[16];
+	struct queries_health_offset *off = lt_xcalloc(QUERIES_HEALTH_MAX_STREAMS, sizeof *off);
 	struct lt_stmt *ins = NULL;
-	int n = queries_health_offsets(st, off, sizeof off / sizeof *off, err);
+	int n = queries_health_offsets(st, off, QUERIES_HEALTH_MAX_STREAMS, 0, err);
 	int rc = n < 0 ? n : 0;
 
 	if (rc == 0)
@@ -288,16 +288,20 @@ static int health_skew(struct lt_store *st, struct lt_error *err)
 		    (const char *const[]){HEALTH_SKEW_TABLE, "DELETE FROM temp.health_skew", NULL},
 		    err);
 	if (rc == 0)
-		rc = lt_store_prepare(
-		    st, &ins, "INSERT INTO temp.health_skew(source_id, offset_us) VALUES(?1, ?2)",
-		    err);
+		rc = lt_store_prepare(st, &ins,
+				      "INSERT INTO temp.health_skew(source_id, cluster_id, stream,"
+				      " offset_us) VALUES(?1, ?2, ?3, ?4)",
+				      err);
 	for (int i = 0; rc == 0 && i < n; i++) {
 		lt_stmt_reset(ins);
 		lt_stmt_bind_int(ins, 1, off[i].source_id);
-		lt_stmt_bind_int(ins, 2, off[i].offset_us);
+		lt_stmt_bind_int(ins, 2, off[i].cluster_id);
+		lt_stmt_bind_text(ins, 3, off[i].stream, (size_t)-1);
+		lt_stmt_bind_int(ins, 4, off[i].offset_us);
 		rc = lt_stmt_step(ins, err) < 0 ? LT_ERR_DB : 0;
 	}
 	lt_stmt_free(ins);
+	free(off);
 	return rc;
 }
 

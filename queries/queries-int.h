@@ -412,10 +412,12 @@ int queries_health_end(struct queries_health *b);
 
 void queries_health_result_release(struct queries_health_result *r);
 
-/* The stream offsets the audit feed adds to stage times (source_id, offset_us). */
+/* The stream offsets the audit feed adds to stage times: per source, cluster and CloudWatch
+ * log stream ('' for a whole file). */
 #define HEALTH_SKEW_TABLE                                                                          \
-	"CREATE TEMP TABLE IF NOT EXISTS health_skew(source_id INTEGER PRIMARY KEY,"               \
-	" offset_us INTEGER NOT NULL)"
+	"CREATE TEMP TABLE IF NOT EXISTS health_skew(source_id INTEGER NOT NULL,"                  \
+	" cluster_id INTEGER NOT NULL, stream TEXT NOT NULL, offset_us INTEGER NOT NULL,"          \
+	" PRIMARY KEY(source_id, cluster_id, stream)) WITHOUT ROWID"
 
 /* The node lifecycle controller's user. */
 #define HEALTH_NODE_CONTROLLER "system:serviceaccount:kube-system:node-controller"
@@ -453,25 +455,40 @@ void queries_health_ctx_free(struct queries_health_ctx *c);
 int queries_health_node(struct queries_health_ctx *c, int64_t node_id, const char *node,
 			struct queries_health_result *out, struct lt_error *err);
 
-/* One audit stream's estimated clock offset against the reference stream. */
+/* What is known of an audit stream's clock (queries-health-skew.c). */
+enum queries_skew_state {
+	QUERIES_SKEW_UNKNOWN,	/* no causal pair ties it to a placed stream */
+	QUERIES_SKEW_REFERENCE, /* its cluster's reference: offset 0 by definition */
+	QUERIES_SKEW_ESTIMATED
+};
+
+#define QUERIES_HEALTH_MAX_STREAMS 64 /* audit streams the offsets are estimated for */
+
+/* One audit stream's estimated clock offset against its cluster's reference stream. */
 struct queries_health_offset {
-	int64_t source_id;
+	int64_t source_id, cluster_id;
 	char path[256];	   /* the source file, shortened */
+	char stream[128];  /* the CloudWatch log stream in it ("" for a whole file) */
+	char cluster[128]; /* the cluster's name ("" when none was named) */
 	int64_t offset_us; /* add to its times to put them on the reference's clock */
-	int64_t pairs;	   /* causal pairs it rests on */
+	int64_t pairs;	   /* causal pairs it rests on (the reference: the same-stream ones) */
+	enum queries_skew_state state;
 };
 
 /*
- * Estimates the clock offsets between audit streams (one per source file:
- * one per apiserver) from causal pairs: a kubelet's status write and the
- * node-controller PATCH of the same Node that answers it within 1 s.  The
- * median gap of same-stream pairs is the reaction time; a cross-stream
- * pair's gap minus it is the offset.  Writes up to max streams into out
- * (offset 0 for the reference: the first source read) and returns
- * how many had pairs, or a negative error.
+ * Estimates the clock offsets between audit streams (one per apiserver: a
+ * source file, or a CloudWatch log stream; each cluster apart) from causal
+ * pairs: a kubelet's status write and the node-controller PATCH of the same
+ * Node that answers it within 1 s.  The median gap of same-stream pairs is
+ * the reaction time; a cross-stream pair's gap minus it is the offset,
+ * spread from each cluster's reference (its first stream read with a pair)
+ * through streams already placed.  Writes up to max streams into out: the
+ * placed ones (reference and estimated), or with all every audit stream,
+ * unknown ones and sources with no pair at all included; returns how many,
+ * or a negative error.
  */
 int queries_health_offsets(struct lt_store *st, struct queries_health_offset *out, size_t max,
-			   struct lt_error *err);
+			   int all, struct lt_error *err);
 
 /* The derived table's DDL (NULL-terminated), and its rebuild: every node's windows anew. */
 extern const char *const queries_health_schema[];

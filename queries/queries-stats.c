@@ -270,27 +270,53 @@ static int stats_rejects(struct lt_store *st, FILE *out, struct lt_error *err)
 			   err);
 }
 
-/* Audit streams whose clock is off the first one's (queries-health-skew.c); only when one is. */
+/* A stream's name: [cluster] file, then /stream for a CloudWatch log stream (unsanitized). */
+static void stats_stream_name(struct lt_buf *b, const struct queries_health_offset *o)
+{
+	lt_buf_reset(b);
+	if (o->cluster[0] != '\0')
+		lt_buf_printf(b, "[%s] ", o->cluster);
+	lt_buf_printf(b, "%s%s%s", o->path, o->stream[0] ? "/" : "", o->stream);
+}
+
+/* Every audit stream's clock against its cluster's reference (queries-health-skew.c), one a
+ * line; only when the store has more than one stream and a causal pair placed one. */
 static int stats_offsets(struct lt_store *st, FILE *out, struct lt_error *err)
 {
-	struct queries_health_offset off[16];
-	int n = queries_health_offsets(st, off, sizeof off / sizeof *off, err), shown = 0;
-	struct lt_buf path;
+	struct queries_health_offset *off = lt_xcalloc(QUERIES_HEALTH_MAX_STREAMS, sizeof *off);
+	int n = queries_health_offsets(st, off, QUERIES_HEALTH_MAX_STREAMS, 1, err);
+	struct lt_buf name, safe;
+	int placed = 0;
 
-	lt_buf_init(&path);
-	for (int i = 0; i < n; i++) {
-		if (off[i].offset_us > -1000 && off[i].offset_us < 1000)
-			continue; /* under a millisecond: no offset to speak of */
-		path.len = 0;
-		lt_sanitize(&path, off[i].path, strlen(off[i].path));
-		fprintf(out, "%s %.*s %+.3f s (%lld causal pairs)",
-			shown++ ? "," : "\nAudit stream clock offsets (added to match the first):",
-			(int)path.len, path.ptr ? path.ptr : "", (double)off[i].offset_us / 1e6,
-			(long long)off[i].pairs);
+	for (int i = 0; i < n; i++)
+		placed |= off[i].state != QUERIES_SKEW_UNKNOWN;
+	if (!placed)
+		n = n < 0 ? n : 0; /* no causal pair at all: nothing to say */
+	lt_buf_init(&name);
+	lt_buf_init(&safe);
+	if (n > 1)
+		fputs("\nAudit stream clock offsets (added to a stream's times to put them on its "
+		      "cluster's reference clock; from causal pairs):\n",
+		      out);
+	for (int i = 0; n > 1 && i < n; i++) {
+		const struct queries_health_offset *o = &off[i];
+
+		stats_stream_name(&name, o);
+		lt_buf_reset(&safe);
+		lt_sanitize(&safe, name.ptr, name.len);
+		fprintf(out, "  %.*s ", (int)safe.len, safe.ptr);
+		if (o->state == QUERIES_SKEW_REFERENCE)
+			fprintf(out, "reference (the reaction time from %lld causal pairs)\n",
+				(long long)o->pairs);
+		else if (o->state == QUERIES_SKEW_ESTIMATED)
+			fprintf(out, "%+.3f s (%lld causal pairs)\n", (double)o->offset_us / 1e6,
+				(long long)o->pairs);
+		else
+			fputs("unknown (no causal pair with a placed stream)\n", out);
 	}
-	lt_buf_release(&path);
-	if (shown)
-		fputc('\n', out);
+	lt_buf_release(&name);
+	lt_buf_release(&safe);
+	free(off);
 	return n < 0 ? n : 0;
 }
 
@@ -423,20 +449,35 @@ static int stats_json_summary(struct lt_store *st, FILE *out, struct lt_error *e
 	return rc < 0 ? rc : 0;
 }
 
-/* "clock_offsets": the audit streams' estimated clock offsets (every one, 0 included). */
+static const char *const stats_skew_states[] = {
+    [QUERIES_SKEW_UNKNOWN] = "unknown",
+    [QUERIES_SKEW_REFERENCE] = "reference",
+    [QUERIES_SKEW_ESTIMATED] = "estimated",
+};
+
+/* "clock_offsets": every audit stream's estimated clock offset (null when unknown). */
 static int stats_json_offsets(struct lt_store *st, FILE *out, struct lt_error *err)
 {
-	struct queries_health_offset off[16];
-	int n = queries_health_offsets(st, off, sizeof off / sizeof *off, err);
+	struct queries_health_offset *off = lt_xcalloc(QUERIES_HEALTH_MAX_STREAMS, sizeof *off);
+	int n = queries_health_offsets(st, off, QUERIES_HEALTH_MAX_STREAMS, 1, err);
 
 	fputs(",\n\"clock_offsets\":[", out);
 	for (int i = 0; i < n; i++) {
+		const struct queries_health_offset *o = &off[i];
+
 		fprintf(out, "%s{", i ? "," : "");
-		stats_json_string(out, "path", off[i].path, 1);
-		fprintf(out, ",\"offset_s\":%.6f,\"pairs\":%lld}", (double)off[i].offset_us / 1e6,
-			(long long)off[i].pairs);
+		stats_json_string(out, "path", o->path, 1);
+		stats_json_string(out, "stream", o->stream[0] ? o->stream : NULL, 0);
+		stats_json_string(out, "cluster", o->cluster[0] ? o->cluster : NULL, 0);
+		stats_json_string(out, "state", stats_skew_states[o->state], 0);
+		if (o->state == QUERIES_SKEW_UNKNOWN)
+			fputs(",\"offset_s\":null", out);
+		else
+			fprintf(out, ",\"offset_s\":%.6f", (double)o->offset_us / 1e6);
+		fprintf(out, ",\"pairs\":%lld}", (long long)o->pairs);
 	}
 	fputs("]", out);
+	free(off);
 	return n < 0 ? n : 0;
 }
 

@@ -3,7 +3,8 @@
  *
  * A small cluster of its own: N worker nodes renewing their leases, one
  * kube-controller-manager running the node lifecycle and taint-eviction
- * controllers, two apiservers (the second one's clock optionally skewed),
+ * controllers, two apiservers (--apiservers N: 1 to 4; --skew-ms A[,B,C]: the
+ * clocks of the second, third, fourth ahead by so many ms, negative behind),
  * and on some nodes one or two incidents, each written where Kubernetes
  * writes it (docs/node-health.md has the sources):
  *
@@ -66,6 +67,7 @@
 #define HG_KCM_UA      "kube-controller-manager/v1.29.1 (linux/amd64) kubernetes/b9c9ed7"
 #define HG_KCM_HOST    "ip-172-16-40-128.ec2.internal"
 #define HG_MAX_TRUTH   (4 * HG_MAX_NODES)
+#define HG_MAX_SERVERS 4 /* apiservers, each with its audit log (-o FILE.1, FILE.2, ...) */
 
 enum hg_story {
 	HG_PARTITION,
@@ -132,7 +134,8 @@ struct hg_node {
 
 struct hg_opts {
 	unsigned stories; /* bits of enum hg_story */
-	long nodes, minutes, skew_ms;
+	long nodes, minutes, servers;
+	int64_t skew_ms[HG_MAX_SERVERS]; /* each apiserver's clock error; the first's is 0 */
 	uint64_t seed;
 	int64_t start;
 	bool rr;
@@ -143,7 +146,7 @@ struct hg {
 	struct hg_opts o;
 	struct gen_rng r;
 	struct hg_node nodes[HG_MAX_NODES];
-	struct hg_lines audit[2], kcm;
+	struct hg_lines audit[HG_MAX_SERVERS], kcm;
 	uint64_t seq;
 	int64_t phase; /* the monitor pass runs at start + phase + k * 5 s */
 	int64_t end;
@@ -282,8 +285,8 @@ static void hg_audit(struct hg *g, int64_t t0, int64_t t1, const struct hg_req *
 {
 	struct gen_buf b = {0};
 	char id[37], iso0[40], iso1[40];
-	unsigned srv = (unsigned)gen_range(&g->r, 0, 1);
-	int64_t skew = srv == 1 ? g->o.skew_ms * GEN_MSEC : 0;
+	unsigned srv = (unsigned)gen_range(&g->r, 0, g->o.servers - 1);
+	int64_t skew = g->o.skew_ms[srv] * GEN_MSEC;
 
 	gen_uuid(id, &g->r);
 	hg_iso(iso0, t0 + skew);
@@ -926,8 +929,8 @@ static int hg_output(struct hg *g)
 {
 	char path[4096];
 	int rc = 0;
-	for (int s = 0; s < 2 && g->o.out; s++) {
-		snprintf(path, sizeof path, "%s.%d", g->o.out, s + 1);
+	for (long s = 0; s < g->o.servers && g->o.out; s++) {
+		snprintf(path, sizeof path, "%s.%ld", g->o.out, s + 1);
 		rc |= hg_write(path, &g->audit[s], NULL);
 	}
 	for (long i = 0; i < g->o.nodes && g->o.jdir; i++) {
@@ -976,10 +979,29 @@ static int hg_parse_stories(const char *v, unsigned *out)
 	return 0;
 }
 
+/* --skew-ms A[,B,C]: the clock errors of the second, third and fourth apiservers, in ms. */
+static int hg_parse_skews(struct hg_opts *o, const char *v)
+{
+	for (int s = 1; s < HG_MAX_SERVERS; s++) {
+		char *e;
+		o->skew_ms[s] = strtol(v, &e, 10);
+		if (e == v || (*e != ',' && *e != '\0')) {
+			fprintf(stderr, "lt-gen --health: --skew-ms wants MS[,MS...], not '%s'\n",
+				v);
+			return -1;
+		}
+		if (*e == '\0')
+			return 0;
+		v = e + 1;
+	}
+	fputs("lt-gen --health: --skew-ms: at most 3 values (apiservers 2 to 4)\n", stderr);
+	return -1;
+}
+
 static int hg_parse(struct hg_opts *o, int argc, char **argv)
 {
-	*o =
-	    (struct hg_opts){.nodes = 8, .minutes = 40, .seed = 1, .start = HG_DEF_START * GEN_SEC};
+	*o = (struct hg_opts){
+	    .nodes = 8, .minutes = 40, .servers = 2, .seed = 1, .start = HG_DEF_START * GEN_SEC};
 	for (int i = 1; i + 1 < argc; i += 2) {
 		const char *k = argv[i], *v = argv[i + 1];
 		char *e;
@@ -993,7 +1015,10 @@ static int hg_parse(struct hg_opts *o, int argc, char **argv)
 		} else if (strcmp(k, "--seed") == 0) {
 			o->seed = strtoull(v, &e, 10);
 		} else if (strcmp(k, "--skew-ms") == 0) {
-			o->skew_ms = strtol(v, &e, 10);
+			if (hg_parse_skews(o, v) != 0)
+				return -1;
+		} else if (strcmp(k, "--apiservers") == 0) {
+			o->servers = strtol(v, &e, 10);
 		} else if (strcmp(k, "--level") == 0) {
 			o->rr = strcmp(v, "RequestResponse") == 0;
 		} else if (strcmp(k, "-o") == 0) {
@@ -1010,8 +1035,10 @@ static int hg_parse(struct hg_opts *o, int argc, char **argv)
 		}
 	}
 	if (o->nodes < 1 || o->nodes > HG_MAX_NODES || o->minutes < 20 || o->minutes > 1440 ||
-	    o->stories == 0) {
-		fputs("lt-gen --health LIST: --nodes 1..64, --minutes 20..1440\n", stderr);
+	    o->stories == 0 || o->servers < 1 || o->servers > HG_MAX_SERVERS) {
+		fputs(
+		    "lt-gen --health LIST: --nodes 1..64, --minutes 20..1440, --apiservers 1..4\n",
+		    stderr);
 		return -1;
 	}
 	return 0;
@@ -1029,7 +1056,7 @@ int gen_health_main(int argc, char **argv)
 		if (rc == 0 && g->o.truth)
 			rc = hg_truth_write(g);
 	}
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < HG_MAX_SERVERS; s++)
 		hg_free_lines(&g->audit[s]);
 	hg_free_lines(&g->kcm);
 	for (long i = 0; i < HG_MAX_NODES; i++)
