@@ -152,9 +152,9 @@ int lt_store_ingest_begin(struct lt_store *st, struct lt_error *err);
 
 /*
  * Builds what begin deferred.  during (may be NULL) runs on a second thread
- * once the audit_rtv index exists, while the remaining index is built; it
- * must use a connection of its own.  Without deferred indexes, during runs
- * on this thread.
+ * once the audit indexes (audit_rtv, audit_object) exist, while the log
+ * lines' indexes are built; it must use a connection of its own.  Without
+ * deferred indexes, during runs on this thread.
  */
 int lt_store_ingest_end(struct lt_store *st, void (*during)(void *ctx), void *ctx,
 			struct lt_error *err);

@@ -170,15 +170,21 @@ static void ingest_compute(void *ctx)
 
 /*
  * After the paths: the deferred indexes, then every lifecycle that is
- * behind.  After a bulk load, what can be computed beside the last index
- * build is (the lease lifecycle of Metadata-level logs).
+ * behind.  After a bulk load with log lines, what can be computed beside the
+ * lines' index builds is (the lease lifecycle of Metadata-level logs).  With
+ * no line to index nothing runs beside it: on its second connection's small
+ * cache the same work cost more CPU than on this one (bench/RESULTS.md, issue 21).
  */
 static int ingest_finish(struct lt_store *st, struct lt_error *err)
 {
 	struct queries_computed *computed = lt_xcalloc(queries_nlifecycles, sizeof *computed);
 	struct ingest_compute c = {.db = lt_store_path(st), .computed = computed};
-	int bulk = lt_store_bulk_loading(st);
-	int rc = lt_store_ingest_end(st, bulk ? ingest_compute : NULL, &c, err);
+	int64_t event_id, line_id;
+	int beside, rc;
+
+	lt_store_newest(st, &event_id, &line_id);
+	beside = lt_store_bulk_loading(st) && line_id > 0;
+	rc = lt_store_ingest_end(st, beside ? ingest_compute : NULL, &c, err);
 
 	/*
 	 * computing beside the index build only saves time: if the second

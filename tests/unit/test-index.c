@@ -1340,6 +1340,60 @@ static void test_readonly_store(void **state)
 	close_store(st);
 }
 
+/* What lt_store_ingest_end runs beside its last index builds: a reader of its own. */
+struct beside {
+	const char *db;
+	int rc;
+	char msg[512];
+};
+
+static void beside_read(void *ctx)
+{
+	/* the lease lifecycle's compute names both audit indexes (queries-lease-feed.c) */
+	static const char *const sql[] = {
+	    "SELECT count(*) FROM audit INDEXED BY audit_rtv WHERE resource_id = ?1",
+	    "SELECT count(*) FROM audit INDEXED BY audit_object WHERE resource_id = ?1",
+	};
+	struct beside *b = ctx;
+	struct lt_error err = {0};
+	struct lt_store *rd = NULL;
+	struct lt_stmt *q;
+
+	b->rc = lt_store_open(&rd, b->db, LT_STORE_READONLY, &err);
+	for (size_t i = 0; b->rc == 0 && i < sizeof sql / sizeof *sql; i++) {
+		b->rc = lt_store_prepare(rd, &q, sql[i], &err);
+		lt_stmt_free(q);
+	}
+	if (b->rc != 0)
+		snprintf(b->msg, sizeof b->msg, "%s", err.msg);
+	lt_store_free(rd);
+}
+
+/* After a bulk load, what runs beside the index builds finds both audit indexes built. */
+static void test_ingest_end_beside(void **state)
+{
+	char dir[PATH_SIZE], log[PATH_SIZE], db[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	struct beside b = {.db = db, .rc = -1};
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "beside");
+	write_file(log, dir, "audit.log", LEASE("bs1", DONE, "") "\n");
+	path_join(db, dir, "store.db");
+	st = open_store(dir);
+	assert_int_equal(lt_store_ingest_begin(st, &err), 0);
+	assert_true(lt_store_bulk_loading(st));
+	ingest_ok(st, log, &s, &t);
+	assert_int_equal(lt_store_ingest_end(st, beside_read, &b, &err), 0);
+	if (b.rc != 0)
+		fail_msg("beside the index builds: %d %s", b.rc, b.msg);
+	assert_false(lt_store_bulk_loading(st));
+	close_store(st);
+}
+
 /* A store of another schema version is refused, naming both versions, and left as it was. */
 static void test_schema_versions(void **state)
 {
@@ -1799,6 +1853,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_open_refuses_foreign, teardown),
 	    cmocka_unit_test_teardown(test_derived_registration, teardown),
 	    cmocka_unit_test_teardown(test_readonly_store, teardown),
+	    cmocka_unit_test_teardown(test_ingest_end_beside, teardown),
 	    cmocka_unit_test_teardown(test_event_origin, teardown),
 	    cmocka_unit_test_teardown(test_count_keys_capped, teardown),
 	};
