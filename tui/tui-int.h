@@ -57,7 +57,8 @@ enum tui_action {
 	TUI_A_ZOOM_OUT,
 	TUI_A_RELOAD,
 	TUI_A_HELP,
-	TUI_A_SORT,
+	TUI_A_SORT,	 /* s, >: the next sort column */
+	TUI_A_SORT_PREV, /* <: the previous one */
 	TUI_A_FILTER,
 	TUI_A_QUERIES,
 	TUI_A_REDRAW,
@@ -217,6 +218,43 @@ char *tui_result_target(const struct lt_rows *t, size_t r);
 
 /* The row's first time cell's value (left to right), 0 when it has none. */
 int64_t tui_result_time(const struct lt_rows *t, size_t r);
+
+/* ---- filters (tui-filter.c) --------------------------------------------- */
+
+#define TUI_FILTER_MAX_TERMS 8
+#define TUI_FILTER_TEXT	     256 /* a filter's text, and a row's value of one column */
+
+enum tui_filter_op { TUI_F_MATCH, TUI_F_NOMATCH, TUI_F_GT, TUI_F_LT };
+
+/* One term: column col (an index into the screen's names) op a regex or a number. */
+struct tui_filter_term {
+	int col;
+	enum tui_filter_op op;
+	struct lt_regex *re; /* MATCH, NOMATCH */
+	double num;	     /* GT, LT */
+};
+
+/* A parsed filter: every term must pass; none passes every row. */
+struct tui_filter {
+	struct tui_filter_term terms[TUI_FILTER_MAX_TERMS];
+	int n;
+	char text[TUI_FILTER_TEXT]; /* as typed */
+};
+
+/*
+ * Parses text (tui-filter.c says the language) against the screen's column
+ * names cols[0..ncols), the first being what a bare regex matches; 0, or -1
+ * with a message in msg (f is then empty).  tui_filter_release frees it.
+ */
+int tui_filter_parse(struct tui_filter *f, const char *text, const char *const *cols, int ncols,
+		     char *msg, size_t size);
+void tui_filter_release(struct tui_filter *f);
+
+/* A row's text in column col (buf may hold it); NULL counts as "". */
+typedef const char *(*tui_filter_value_fn)(int col, char *buf, size_t size, void *ctx);
+
+/* 1 when the row value() describes passes every term of f. */
+int tui_filter_match(const struct tui_filter *f, tui_filter_value_fn value, void *ctx);
 
 /* ---- the terminal (tui-term.c, the only file that knows curses) --------- */
 

@@ -85,6 +85,13 @@ wait_for 'DETAIL of ip-10-0-241-227.ec2.internal'
 tm send-keys Escape
 wait_for 'NODES (3)'
 
+# ---- / searches the visible columns: a state finds its row (problems first: 171, 74, 227)
+tm send-keys g / 're-created' Enter
+tm send-keys Enter
+wait_for 'DETAIL of ip-10-0-241-74.ec2.internal'
+tm send-keys Escape
+wait_for 'NODES (3)'
+
 # ---- drill in: the deleted node's timeline shows who deleted the node, then the GC's delete
 tm send-keys / '241-171' Enter
 tm send-keys Enter
@@ -190,7 +197,7 @@ tm send-keys Q
 wait_for 'EXIT=0'
 
 # ---- NotReady (samples/notready): its own strip symbol and colour, state not-ready, and the
-# cluster list sorted by NotReady time (s: name, last renew, anomalies, NotReady time)
+# cluster list sorted by NotReady time (< from problems first: last renew, NotReady time)
 rm -f "$tmp/s.db" "$tmp/s.db-wal" "$tmp/s.db-shm"
 "$bin" ingest -q --db "$tmp/s.db" "$samples/notready/audit" "$samples/notready/logs" >/dev/null
 start
@@ -201,13 +208,13 @@ echo "$row" | grep -Eq '=+ *!{20,}$' || fail "10's strip has no NotReady time to
 screen | grep '^ip-10-1-0-17.ec2.internal' | grep -qF '!' && fail "17 was never NotReady"
 screen | grep -qF '! NotReady' || fail "the legend has no NotReady"
 tm capture-pane -p -e | grep '^.*ip-10-1-0-13' | grep -q $'\e\[' || fail "no colour on 13's row"
-tm send-keys s s s
+tm send-keys '<' '<'
 wait_for 'by NotReady time'
 first=$(screen | grep -A1 '^NODES (8)' | tail -1)
 echo "$first" | grep -q '^ip-10-1-0-10.ec2.internal' || fail "longest NotReady not first: $first"
 screen | grep -A8 '^NODES (8)' | tail -1 | grep -q '^ip-10-1-0-17' || fail "never NotReady not last"
 tm send-keys '?'
-wait_for 'NotReady time (longest first)'
+wait_for 'problems first, name, state, 404, DEL, ANOM, NotReady time, last renew'
 tm send-keys Q
 wait_for 'EXIT=0'
 
@@ -222,6 +229,60 @@ row=$(screen | grep '^ip-10-1-0-17.ec2.internal')
 echo "$row" | grep -q 'logs-only' || fail "17 from its journal alone: $row"
 [ "$(screen | grep -c '^ip-10-1-0-1[0-9].ec2.internal.* \(logs-only\|not-ready\) ')" = "$nlogs" ] ||
   fail "not every journal's node is listed logs-only or not-ready"
+tm send-keys Q
+wait_for 'EXIT=0'
+
+# ---- a generated cluster (lt-gen): 60 steady nodes and 2 with incidents, one of which has two
+# NotReady windows; it sorts after the 60 by name, so off a 40-row screen: it opens first
+gen=${LT_GEN:-$(dirname "$bin")/../samples/lt-gen}
+[ -x "$gen" ] || fail "no lt-gen at $gen (set LT_GEN)"
+rm -f "$tmp/s.db" "$tmp/s.db-wal" "$tmp/s.db-shm"
+mkdir -p gen/logs
+"$gen" --nodes 60 --minutes 30 --stories steady -o gen/steady.log
+"$gen" --health partition,kubelet-stop --seed 2 --nodes 2 --minutes 30 -o gen/h.log \
+  --journal-dir gen/logs
+"$bin" ingest -q --db "$tmp/s.db" gen/steady.log gen/h.log.1 gen/h.log.2 gen/logs >/dev/null
+start
+wait_for 'NODES (62)'
+screen | grep -q ' rows, by problems first' || fail "not opened problems first"
+first=$(screen | grep -A1 '^NODES (62)' | tail -1)
+echo "$first" | grep -q '^ip-10-1-0-10.ec2.internal .*!' || fail "the NotReady node is not first: $first"
+# > sorts by the next column (name): the node goes off the screen; < comes back
+# (the cursor stays on its row, which then lies below the 60 others: g goes to the top)
+tm send-keys '>'
+wait_for 'by name'
+screen | grep -q '^ip-10-1-0-10' || fail "the cursor's row left the screen"
+tm send-keys g
+wait_for 'NODES (62)'
+screen | grep -q '^ip-10-1-0-10' && fail "by name, the node should be off a 40-row screen"
+tm send-keys '<'
+wait_for 'by problems first'
+# f filters on any column, numbers compared; each f opens a fresh prompt
+tm send-keys f
+tm send-keys -l 'anom>0'
+tm send-keys Enter
+wait_for 'NODES (1)'
+screen | grep -q '^ip-10-1-0-10.ec2.internal' || fail "anom>0 lost the node"
+tm send-keys f
+wait_for 'filter (name regex'
+screen | tail -1 | grep -qF 'anom>0' && fail "the prompt was not fresh: $(screen | tail -1)"
+want=$("$bin" nodes --db "$tmp/s.db" -o csv | grep -c '^ip-10-0-151-1[0-9]\.[^,]*,renewing,')
+tm send-keys -l 'state=^renewing$ name=151-1[0-9]\.'
+tm send-keys Enter
+wait_for "NODES ($want)"
+screen | grep -q 'filter state=^renewing$ name=151-1\[0-9\]' || fail "the legend does not say the filter"
+tm send-keys f
+tm send-keys -l 'kind=leader'
+tm send-keys Enter
+wait_for 'LEADER-ELECTION LEASES (2)'
+screen | grep -q '^NODES' && fail "kind=leader kept nodes"
+tm send-keys f
+tm send-keys -l 'zz=1'
+tm send-keys Enter
+wait_for "no column 'zz' here; columns: name, state, 404"
+tm send-keys f Enter
+wait_gone ', filter '
+screen | grep -q '^kube-controller-manager' || fail "the cursor's lease left the screen"
 tm send-keys Q
 wait_for 'EXIT=0'
 
