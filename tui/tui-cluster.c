@@ -446,7 +446,7 @@ static void cluster_enter(struct tui *t, struct cluster *c)
 	const struct lt_browse_item *it = cluster_item(c, c->win.cur);
 
 	if (it != NULL && !it->heading && it->target != NULL)
-		tui_push(t, tui_timeline_new(t, it->target, 0));
+		tui_push(t, tui_timeline_new(t, it->target, 0, NULL));
 }
 
 static int cluster_action(struct tui *t, struct tui_screen *s, enum tui_action a)

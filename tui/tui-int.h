@@ -219,6 +219,23 @@ char *tui_result_target(const struct lt_rows *t, size_t r);
 /* The row's first time cell's value (left to right), 0 when it has none. */
 int64_t tui_result_time(const struct lt_rows *t, size_t r);
 
+/*
+ * What a query result row is about in a timeline: up to two episode kinds
+ * (LT_EP_NONE: none), or a log line's kind (a text; NULL: none).
+ */
+struct tui_about {
+	enum lt_episode_kind kind, also;
+	const char *log_kind; /* borrowed from the result */
+};
+
+/*
+ * The timeline row (columns enum lt_timeline_col) a jump at at_us about
+ * `about` lands on: of the rows of that kind, the one starting nearest
+ * at_us; with none (or nothing said), the row of the lease or Node object
+ * (not a log line) starting nearest at_us; else 0.
+ */
+size_t tui_timeline_pick(const struct lt_rows *tl, int64_t at_us, const struct tui_about *about);
+
 /* ---- filters (tui-filter.c) --------------------------------------------- */
 
 #define TUI_FILTER_MAX_TERMS 8
@@ -376,9 +393,14 @@ void tui_draw_header(int y, int cols, const char *text);
 /* ---- the screens -------------------------------------------------------- */
 
 struct tui_screen *tui_cluster_new(struct tui *t);
-/* target's timeline; the cursor on the row at at_us when it is not 0. */
-struct tui_screen *tui_timeline_new(struct tui *t, const char *target, int64_t at_us);
-struct tui_screen *tui_event_new(struct tui *t, int64_t id);
+/*
+ * target's timeline; when at_us is not 0, the cursor on the row
+ * tui_timeline_pick chooses (about may be NULL).
+ */
+struct tui_screen *tui_timeline_new(struct tui *t, const char *target, int64_t at_us,
+				    const struct tui_about *about);
+/* One stored record: an audit event, or a log line (rec). */
+struct tui_screen *tui_event_new(struct tui *t, int64_t id, enum lt_record rec);
 struct tui_screen *tui_queries_new(struct tui *t);
 struct tui_screen *tui_help_new(struct tui *t);
 

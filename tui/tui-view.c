@@ -540,3 +540,35 @@ int64_t tui_result_time(const struct lt_rows *t, size_t r)
 	}
 	return 0;
 }
+
+/* How well timeline row i fits `about`: 2 its kind, 1 the lease's or Node's, 0 a log line. */
+static int pick_fit(const struct lt_rows *tl, size_t i, const struct tui_about *about)
+{
+	const struct lt_cell *k = lt_rows_cell(tl, i, LT_TL_KIND);
+
+	if (k->type == LT_CELL_KIND && about != NULL && about->kind != LT_EP_NONE &&
+	    (k->i == (int64_t)about->kind || k->i == (int64_t)about->also))
+		return 2;
+	if (k->type == LT_CELL_TEXT && about != NULL && about->log_kind != NULL &&
+	    strcmp(k->s, about->log_kind) == 0) /* the parser's log kinds: texts, not enums */
+		return 2;
+	return k->type == LT_CELL_KIND ? 1 : 0;
+}
+
+size_t tui_timeline_pick(const struct lt_rows *tl, int64_t at_us, const struct tui_about *about)
+{
+	size_t best = 0;
+	int best_fit = -1;
+	uint64_t best_d = UINT64_MAX;
+
+	for (size_t i = 0; i < tl->nrows; i++) {
+		int64_t start = lt_rows_cell(tl, i, LT_TL_START)->i;
+		uint64_t d = start > at_us ? (uint64_t)start - (uint64_t)at_us
+					   : (uint64_t)at_us - (uint64_t)start;
+		int fit = pick_fit(tl, i, about);
+
+		if (fit > best_fit || (fit == best_fit && d < best_d))
+			best = i, best_fit = fit, best_d = d;
+	}
+	return best;
+}

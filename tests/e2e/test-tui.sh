@@ -104,7 +104,7 @@ tm send-keys / '^DELETED' Enter
 wait_for "32ms after its node was deleted by"
 # its requests, then the raw event with its provenance
 tm send-keys Enter
-wait_for 'requests of DELETED'
+wait_for '1 request of DELETED'
 screen | grep -q 'delete .* 200 .*generic-garbage-collector' || fail "the GC's request"
 tm send-keys Enter
 wait_for 'leasetrail | Event'
@@ -283,6 +283,42 @@ wait_for "no column 'zz' here; columns: name, state, 404"
 tm send-keys f Enter
 wait_gone ', filter '
 screen | grep -q '^kube-controller-manager' || fail "the cursor's lease left the screen"
+# every row opens what is behind it: a row of kubelet lines lists them (FILE:LINE each, as
+# many as its COUNT), and Enter on one shows the raw line and where it was read
+tm send-keys g Enter
+wait_for 'DETAIL of ip-10-1-0-10.ec2.internal'
+tm send-keys / 'node-status-error' Enter
+n=$(screen | grep -m1 ' node-status-error ' | awk '{print $4}')
+tm send-keys Enter
+wait_for "$n lines node-status-error of ip-10-1-0-10.ec2.internal [kubelet]"
+screen | grep -Eq '^[0-9:.]+  kubelet-ip-10-1-0-10.ec2.internal.log:[0-9]+  E Error updating node status, will retry' ||
+  fail "the kubelet lines"
+tm send-keys G
+wait_for "$n lines node-status-error of ip-10-1-0-10.ec2.internal [kubelet] (Enter"
+tm send-keys Enter
+wait_for 'log line L'
+screen | grep -Eq 'from (.*/)?gen/logs/kubelet-ip-10-1-0-10.ec2.internal.log:[0-9]+ \(byte [0-9]+\)' ||
+  fail "the line's provenance"
+screen | grep -qF '"Error updating node status, will retry" err=' || fail "the raw line"
+tm send-keys Escape Escape Escape
+wait_for 'rows, by problems first'
+# Enter on a query result lands on the row it is about: not-ready's row on the NOT_READY
+# window (the GAP before it overlaps its start); kubelet-errors' on a row of that kind
+tm send-keys c
+wait_for 'leasetrail | Queries'
+tm send-keys / '^not-ready' Enter Enter
+wait_for 'ip-10-1-0-10.ec2.internal  2024-04-05T05:56:13'
+tm send-keys Enter
+wait_for 'DETAIL of ip-10-1-0-10.ec2.internal'
+screen | tail -3 | grep -q 'Ready=Unknown, cause network-partition' || fail "not on the NOT_READY row"
+tm send-keys q
+wait_for 'leasetrail | Queries'
+tm send-keys Tab / '^kubelet-errors' Enter Enter
+wait_for 'kubelet-errors: '
+kind=$(screen | grep -m1 '^ip-10-1-0-10.ec2.internal ' | awk '{print $2}')
+tm send-keys Enter
+wait_for 'DETAIL of ip-10-1-0-10.ec2.internal'
+tm capture-pane -p -e | grep -F "$kind" | grep -q $'\e\[[0-9;]*7m' || fail "not on a $kind row"
 tm send-keys Q
 wait_for 'EXIT=0'
 

@@ -838,6 +838,18 @@ static void test_browse_timeline(void **state)
 		/* audit rows only in this store */
 		assert_string_equal(lt_rows_cell(&t, i, LT_TL_SOURCE)->s, "audit");
 	}
+	/* a jump lands on the row of its kind nearest its time, else on the nearest start */
+	{
+		struct tui_about nf = {LT_EP_NOT_FOUND, LT_EP_NOT_FOUND, NULL},
+				 del = {LT_EP_NODE_DELETED, LT_EP_DELETED, NULL},
+				 none = {LT_EP_NONE, LT_EP_NONE, NULL};
+
+		assert_int_equal(tui_timeline_pick(&t, 1712296560230965LL, &nf), 4);
+		assert_int_equal(tui_timeline_pick(&t, 1712296569636568LL + 5000000, &del), 3);
+		assert_int_equal(tui_timeline_pick(&t, 1712296560198927LL, &del), 2);
+		assert_int_equal(tui_timeline_pick(&t, 1712296920264000LL, &none), 6);
+		assert_int_equal(tui_timeline_pick(&t, 1712296395426354LL, NULL), 1);
+	}
 	assert_int_equal(lt_browse_timeline(&t, sample_store, "no-such-node", &err),
 			 LT_ERR_NOTFOUND);
 	assert_int_equal(t.nrows, 0);
