@@ -213,10 +213,20 @@ static const char *cluster_label(const struct lt_browse_item *it)
 	return it->target;
 }
 
-/* Column widths for cols columns: the name takes what the page needs, up to a third. */
+#define CLUSTER_NAME_MAX  40 /* the widest the NAME column gets */
+#define CLUSTER_STRIP_MIN 20 /* cells of strip a long name leaves at least */
+
+/*
+ * Column widths for cols columns: the name takes what the page needs, up to
+ * CLUSTER_NAME_MAX and as long as CLUSTER_STRIP_MIN cells of strip remain
+ * (an EC2 name, 28 columns, whole at 80), never below a third; a longer
+ * name is cut with "…".
+ */
 static int cluster_name_w(const struct cluster *c, int cols)
 {
-	int w = 12, max = cols / 3 > 40 ? 40 : cols / 3;
+	int w = 12, max = cols - (1 + STATE_W + 1 + 15 + 1) - CLUSTER_STRIP_MIN;
+
+	max = max > CLUSTER_NAME_MAX ? CLUSTER_NAME_MAX : max < cols / 3 ? cols / 3 : max;
 
 	for (size_t i = 0; i < c->page.n; i++) {
 		const char *label = cluster_label(&c->page.items[i]);

@@ -62,6 +62,7 @@ enum tui_action {
 	TUI_A_FILTER,
 	TUI_A_QUERIES,
 	TUI_A_REDRAW,
+	TUI_A_WRAP, /* w: the timeline's detail wrapped whole */
 };
 
 /* Where a key binding applies: one bit per screen. */
@@ -167,10 +168,14 @@ size_t tui_text_fit(const char *s, size_t len, int width, int *used);
 /*
  * What the terminal gets for s[0..len): lt_sanitize()d (no control
  * character, escape sequence, invalid UTF-8 or bidi override survives),
- * then cut to whole characters within width columns; *used (may be NULL)
- * gets the columns.  out is reset first.
+ * then cut to whole characters within width columns, a cut marked by "…"
+ * in the last column; *used (may be NULL) gets the columns.  out is reset
+ * first.
  */
 void tui_safe(struct lt_buf *out, const char *s, size_t len, int width, int *used);
+
+/* The same, the first skip columns of the sanitized text left out ("…" in their place). */
+void tui_safe_from(struct lt_buf *out, const char *s, size_t len, int skip, int width, int *used);
 
 /*
  * Appends s (a JSON text, maybe broken) laid out one member or element a
@@ -314,8 +319,12 @@ void tui_term_flush(void);
 /* The next key, TUI_K_NONE after timeout_ms (or a signal). */
 int tui_term_key(int timeout_ms);
 
-/* Draws s (sanitized here, whatever it is) at y, x, clipped to width; returns columns used. */
+/* Draws s (sanitized here, whatever it is) at y, x, clipped to width ("…" where cut); returns
+ * columns used. */
 int tui_put(int y, int x, int width, int style, const char *s);
+
+/* The same, scrolled: the first skip columns of s are left out ("…" at the left edge). */
+int tui_put_from(int y, int x, int width, int style, const char *s, int skip);
 
 /* Blanks width columns at y, x in style. */
 void tui_fill(int y, int x, int width, int style);

@@ -35,7 +35,13 @@ struct timeline {
 	int evs_loaded;
 	struct lt_regex *search_re;
 	int64_t at_us;
+	int hoff; /* DETAIL scrolled left by this many columns (h, l) */
+	int wrap; /* w: the selected row's whole detail under the list, as tall as it needs */
 };
+
+#define TL_HSTEP      16 /* columns h and l scroll DETAIL by */
+#define TL_DETAIL_H   2	 /* lines of the selected row's detail under the list */
+#define TL_WRAP_SHARE 2	 /* wrapped (w), the detail takes up to 1/TL_WRAP_SHARE of the body */
 
 static void tl_load(struct tui *t, struct timeline *s)
 {
@@ -177,7 +183,7 @@ static void tl_row(struct tui *t, struct timeline *s, int y, int cols, size_t i,
 		x += tui_put(y, x, cols - x, TUI_S_DIM | sel, tl_text(s, i, LT_TL_SOURCE));
 		x += tui_put(y, x, cols - x, TUI_S_DIM | sel, "] ");
 	}
-	tui_put(y, x, cols - x, TUI_S_NORMAL | sel, tl_text(s, i, LT_TL_DETAIL));
+	tui_put_from(y, x, cols - x, TUI_S_NORMAL | sel, tl_text(s, i, LT_TL_DETAIL), s->hoff);
 }
 
 /* One request: time, verb(/subresource), code, latency, source, user, id. */
@@ -272,10 +278,31 @@ static void tl_draw_detail(struct timeline *s, int y0, int h, int cols)
 	lt_buf_release(&b);
 }
 
+/* Lines under the list for the selected row's detail: 2, or (w) what it wraps to, bounded. */
+static int tl_detail_h(const struct timeline *s, int h, int cols)
+{
+	struct tui_span *rows = NULL;
+	size_t n = 0, cap = 0;
+	const char *d;
+	struct lt_buf b;
+	int max = h / TL_WRAP_SHARE;
+
+	if (!s->wrap || s->win.cur >= s->tl.nrows || max <= TL_DETAIL_H)
+		return TL_DETAIL_H;
+	d = tl_text(s, s->win.cur, LT_TL_DETAIL);
+	lt_buf_init(&b);
+	lt_sanitize(&b, d, strlen(d));
+	tui_wrap(&rows, &n, &cap, b.ptr, b.len, cols);
+	free(rows);
+	lt_buf_release(&b);
+	return n < TL_DETAIL_H ? TL_DETAIL_H : (int)n > max ? max : (int)n;
+}
+
 static void tl_draw(struct tui *t, struct tui_screen *sc, int y0, int h, int cols)
 {
 	struct timeline *s = (struct timeline *)sc;
-	int list_h = s->expanded ? (h - 1) / 2 : h - 1 - 2, dated;
+	int detail_h = tl_detail_h(s, h, cols);
+	int list_h = s->expanded ? (h - 1) / 2 : h - 1 - detail_h, dated;
 	char line[1024];
 
 	dated = t->last_us - t->first_us > 86400000000LL;
@@ -296,7 +323,7 @@ static void tl_draw(struct tui *t, struct tui_screen *sc, int y0, int h, int col
 	if (s->expanded)
 		tl_draw_events(t, s, y0 + 1 + list_h, h - 1 - list_h, cols);
 	else
-		tl_draw_detail(s, y0 + h - 2, 2, cols);
+		tl_draw_detail(s, y0 + h - detail_h, detail_h, cols);
 }
 
 static void tl_expand(struct tui *t, struct timeline *s)
@@ -428,6 +455,19 @@ static int tl_action(struct tui *t, struct tui_screen *sc, enum tui_action a)
 	switch (a) {
 	case TUI_A_ENTER:
 		return tl_enter(t, s);
+	case TUI_A_LEFT:
+	case TUI_A_RIGHT:
+		s->hoff = a == TUI_A_LEFT ? (s->hoff > TL_HSTEP ? s->hoff - TL_HSTEP : 0)
+					  : s->hoff + TL_HSTEP;
+		if (s->hoff > 0)
+			tui_status(t, TUI_INFO, "DETAIL from column %d (h: back)", s->hoff + 1);
+		return 1;
+	case TUI_A_WRAP:
+		s->wrap = !s->wrap;
+		tui_status(t, TUI_INFO, "%s",
+			   s->wrap ? "the whole detail under the list (w: two lines)"
+				   : "two lines of detail (w: all of it)");
+		return 1;
 	case TUI_A_TAB:
 		if (s->expanded)
 			s->focus = !s->focus;

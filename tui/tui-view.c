@@ -323,17 +323,50 @@ size_t tui_text_fit(const char *s, size_t len, int width, int *used)
 	return i;
 }
 
-void tui_safe(struct lt_buf *out, const char *s, size_t len, int width, int *used)
+#define TUI_ELLIPSIS "\xe2\x80\xa6" /* U+2026, one column: marks every cut */
+
+/* The byte after the first skip columns of s (whole characters); *cols gets those skipped. */
+static size_t safe_skip(const char *s, size_t len, int skip, int *cols)
+{
+	size_t n = skip > 0 ? tui_text_fit(s, len, skip, cols) : 0;
+
+	if (skip <= 0)
+		*cols = 0;
+	return n;
+}
+
+void tui_safe_from(struct lt_buf *out, const char *s, size_t len, int skip, int width, int *used)
 {
 	struct lt_buf b;
-	size_t n;
+	size_t start, n;
+	int cols = 0, rest;
 
 	lt_buf_init(&b);
 	lt_sanitize(&b, s, len);
-	n = tui_text_fit(b.ptr, b.len, width, used);
 	lt_buf_reset(out);
-	lt_buf_append(out, b.ptr, n);
+	start = safe_skip(b.ptr, b.len, skip, &rest);
+	if (skip > 0 && start > 0 && width > 1) { /* scrolled: say that text lies to the left */
+		lt_buf_append(out, TUI_ELLIPSIS, sizeof TUI_ELLIPSIS - 1);
+		start += tui_text_fit(b.ptr + start, b.len - start, 1, NULL);
+		width--, cols++;
+	}
+	n = tui_text_fit(b.ptr + start, b.len - start, width, &rest);
+	if (start + n < b.len && width >= 1) { /* cut: the last column says so */
+		n = tui_text_fit(b.ptr + start, b.len - start, width - 1, &rest);
+		lt_buf_append(out, b.ptr + start, n);
+		lt_buf_append(out, TUI_ELLIPSIS, sizeof TUI_ELLIPSIS - 1);
+		rest++;
+	} else {
+		lt_buf_append(out, b.ptr + start, n);
+	}
+	if (used)
+		*used = cols + rest;
 	lt_buf_release(&b);
+}
+
+void tui_safe(struct lt_buf *out, const char *s, size_t len, int width, int *used)
+{
+	tui_safe_from(out, s, len, 0, width, used);
 }
 
 /* ---- JSON layout -------------------------------------------------------- */

@@ -136,9 +136,10 @@ wait_for 'NODES (3)'
 
 # ---- a resize redraws: 80x24 still shows the rows, their strips and the status line
 tm resize-window -x 80 -y 24
-wait_for '05:50:00          06:04:59'
+wait_for '05:50:00        06:04:59'
+screen | grep -q '^ip-10-0-241-171.ec2.internal re-created' || fail "80x24: a name was cut"
 screen | grep '^ip-10-0-241-171' | grep -Eq 'Dx+=' || fail "80x24: no strip"
-[ "$(screen | awk 'length > 80' | wc -l)" = 0 ] || fail "80x24: a line is wider than the screen"
+[ "$(screen | LC_ALL=C.UTF-8 wc -L)" -le 80 ] || fail "80x24: a line is wider than the screen"
 screen | sed -n 24p | grep -q 'help' || fail "80x24: no status line"
 tm resize-window -x 120 -y 40
 for i in $(seq 1 200); do # back to full width: the header's axis ends at column 120
@@ -300,7 +301,21 @@ wait_for 'log line L'
 screen | grep -Eq 'from (.*/)?gen/logs/kubelet-ip-10-1-0-10.ec2.internal.log:[0-9]+ \(byte [0-9]+\)' ||
   fail "the line's provenance"
 screen | grep -qF '"Error updating node status, will retry" err=' || fail "the raw line"
-tm send-keys Escape Escape Escape
+tm send-keys Escape Escape
+wait_for 'DETAIL of ip-10-1-0-10.ec2.internal'
+# text that fits: a cut DETAIL ends in '…'; l scrolls it ('…' at its left); w wraps the
+# selected row's whole detail under the list
+row() { screen | grep -m1 ' node-status-error '; }
+row | grep -q '…$' || fail "a cut detail has no …: $(row)"
+screen | tail -3 | grep -qF '(line L' && fail "the detail fitted in two lines: no test"
+tm send-keys l
+wait_for 'DETAIL from column 17'
+row | grep -Eq 'node-status-error +[0-9]+  \[kubelet\] …' || fail "l did not scroll: $(row)"
+tm send-keys h w
+wait_for 'the whole detail under the list'
+screen | tail -6 | grep -qF '(line L' || fail "w did not show the whole detail"
+row | grep -q '\[kubelet\] Error updating' || fail "h did not scroll back: $(row)"
+tm send-keys Escape
 wait_for 'rows, by problems first'
 # Enter on a query result lands on the row it is about: not-ready's row on the NOT_READY
 # window (the GAP before it overlaps its start); kubelet-errors' on a row of that kind

@@ -226,12 +226,25 @@ static void test_safe_text(void **state)
 	assert_non_null(strstr(out.ptr, "\\x1b]0;pwned\\x07"));
 	assert_non_null(strstr(out.ptr, "\\u{202e}evil\\xff\\xc3(end"));
 	assert_int_equal(used, (int)out.len); /* all ASCII now */
-	/* clipped to whole characters within the width */
+	/* clipped to whole characters within the width, a cut marked by an ellipsis */
 	tui_safe(&out, "caf\xc3\xa9 au lait", 13, 4, &used);
-	assert_string_equal(out.ptr, "caf\xc3\xa9");
+	assert_string_equal(out.ptr, "caf\xe2\x80\xa6");
 	assert_int_equal(used, 4);
+	tui_safe(&out, "caf\xc3\xa9", 5, 4, &used);
+	assert_string_equal(out.ptr, "caf\xc3\xa9"); /* it fits: no ellipsis */
 	tui_safe(&out, "\x1b[31m", 5, 3, &used);
-	assert_string_equal(out.ptr, "\\x1"); /* cut inside the escape's text, never the byte */
+	assert_string_equal(out.ptr, "\\x\xe2\x80\xa6"); /* cut inside the escape's text */
+	/* scrolled: the columns left out are an ellipsis at the left edge */
+	tui_safe_from(&out, "0123456789", 10, 4, 4, &used);
+	assert_string_equal(out.ptr, "\xe2\x80\xa6"
+				     "56\xe2\x80\xa6");
+	assert_int_equal(used, 4);
+	tui_safe_from(&out, "0123456789", 10, 4, 10, &used);
+	assert_string_equal(out.ptr, "\xe2\x80\xa6"
+				     "56789");
+	assert_int_equal(used, 6);
+	tui_safe_from(&out, "01", 2, 4, 10, &used);
+	assert_string_equal(out.ptr, "\xe2\x80\xa6");
 	lt_buf_release(&out);
 }
 
