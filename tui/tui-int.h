@@ -368,6 +368,7 @@ struct tui {
 	int quit;
 	int rows, cols;
 	int64_t first_us, last_us; /* the store's time range */
+	int building;		   /* lt_derived_check: the derived tables lag (an ingest runs) */
 	char status[512];
 	int status_error;
 	struct {

@@ -115,7 +115,8 @@ static void q_run(struct tui *t, struct queries *q)
 	q->rwin = (struct tui_win){.total = q->res.nrows, .height = q->rwin.height};
 	q_widths(q);
 	q->pane = Q_RESULT;
-	tui_status(t, TUI_INFO, "%s: %zu rows", name, q->res.nrows);
+	tui_status(t, TUI_INFO, "%s: %zu %s", name, q->res.nrows,
+		   q->res.nrows == 1 ? "row" : "rows");
 }
 
 static void q_draw_list(struct queries *q, int y0, int h, int cols)

@@ -185,9 +185,17 @@ printf '%s\n' "$evil" >evil.log
 # ingested while the TUI runs (WAL: readers never block the writer); r shows it
 start
 wait_for 'NODES (3)'
+# an ingest that has loaded its events but not built its lifecycles yet (killed there): r says
+# the store is still being built, in the title and on the status line
+env LEASETRAIL_TEST_DIE_AT=after-load "$bin" ingest -q --db "$tmp/s.db" evil.log >/dev/null 2>&1 &&
+  fail "the ingest was not stopped after its load"
+tm send-keys r
+wait_for 'the store is still being built: '
+screen | head -1 | grep -qF '(still being built)' || fail "the title does not say it"
 "$bin" ingest -q --db "$tmp/s.db" evil.log >/dev/null
 tm send-keys r
 wait_for 'NODES (4)'
+screen | grep -q 'still being built' && fail "the finished store still says it is being built"
 screen | grep -qF 'evil\x1b[Hnode\u{202e}' || fail "a hostile name is not shown escaped"
 tm send-keys / evil Enter
 tm send-keys Enter
