@@ -44,9 +44,11 @@ const struct lt_cmd lt_cmd_tui = {
 	"              name, local, or +05:30 (default $LEASETRAIL_TZ, else UTC)\n"
 	"  --utc       UTC, whatever --tz or $LEASETRAIL_TZ say\n"
 	"  -h, --help  this help\n\n"
-	"Screens: Cluster (every node and lease, with a heartbeat strip over the store's time\n"
-	"range), Timeline (Enter on a row), Event (Enter on a request), Queries (c), Help (?).\n"
-	"Keys: j/k, PgUp/PgDn, g/G, / n N, Enter, Esc or q back, Tab, + - zoom, r reload.\n"
+	"Screens: Cluster (every node and lease, problems first, with a heartbeat strip over the\n"
+	"store's time range), Timeline (Enter on a row; Enter again: its requests or log lines),\n"
+	"Event (Enter on a request or a line), Queries (c), Help (?: every key).\n"
+	"Keys: j/k, PgUp/PgDn, g/G, / n N, Enter, Esc or q back, Tab, + - zoom, h/l move,\n"
+	"< > sort, f filter (f state=not-ready, f 404>0), w wrap, r reload.\n"
 	"NO_COLOR (or a monochrome terminal) shows states by their symbols only.\n",
     .exits = "0 quit; 1 the store could not be read, or a signal (SIGINT, SIGTERM, SIGHUP)\n"
 	     "ended it; 2 usage error, or stdin or stdout is not a terminal.\n",

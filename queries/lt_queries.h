@@ -632,6 +632,16 @@ enum lt_browse_sort {
 	LT_BROWSE_BY_LAST_RENEW, /* oldest last renew first (never renewed on top) */
 	LT_BROWSE_BY_ANOMALIES,	 /* most anomaly episodes first, then name */
 	LT_BROWSE_BY_NOT_READY,	 /* longest NotReady time first (node health), then name */
+	/*
+	 * what matters first: not-ready (longest first), orphaned, deleted and not-found,
+	 * stale and no-renews, then rows with gaps or NotReady time, then with other
+	 * anomalies, then the rest; by name inside each
+	 */
+	LT_BROWSE_BY_PROBLEMS,
+	LT_BROWSE_BY_STATE,	/* by state's name, then name */
+	LT_BROWSE_BY_NOT_FOUND, /* most 404s first */
+	LT_BROWSE_BY_DELETES,	/* most deletes (of the lease and of its Node object) first */
+	LT_BROWSE_SORT_COUNT
 };
 
 /* The sections of the cluster list, in display order. */
@@ -662,10 +672,15 @@ struct lt_browse_page {
 	size_t total; /* items (headings included) of the whole, filtered list */
 };
 
-/* Which list: the order, and an optional filter on each row's target (nonzero keeps it). */
+/*
+ * Which list: the order, and an optional filter on each row (nonzero keeps
+ * it).  The filter sees the row as the list reads it: every field but
+ * deletes, which counts the lease's deletes only (the Node object's are
+ * added to the page afterwards).
+ */
 struct lt_browse_query {
 	enum lt_browse_sort sort;
-	int (*keep)(const char *target, void *ctx); /* NULL keeps every row */
+	int (*keep)(const struct lt_browse_item *it, void *ctx); /* NULL keeps every row */
 	void *ctx;
 };
 
@@ -688,8 +703,8 @@ enum lt_browse_dir { LT_BROWSE_FORWARD, LT_BROWSE_BACKWARD };
  * end.  LT_ERR_NOTFOUND when there is none.
  */
 int lt_browse_find(size_t *out, struct lt_store *st, const struct lt_browse_query *q, size_t from,
-		   enum lt_browse_dir dir, int (*match)(const char *target, void *ctx), void *ctx,
-		   struct lt_error *err);
+		   enum lt_browse_dir dir, int (*match)(const struct lt_browse_item *it, void *ctx),
+		   void *ctx, struct lt_error *err);
 
 /* The time the store's leases cover (first and last event, µs); 0 and 0 when empty. */
 int lt_browse_span(int64_t *first_us, int64_t *last_us, struct lt_store *st, struct lt_error *err);
@@ -727,8 +742,9 @@ int lt_browse_canned(struct lt_rows *out, struct lt_store *st, const char *name,
 /*
  * The timeline of target (a node, or "NAMESPACE/NAME") into *out (released
  * first), row for row and cell for cell what `leasetrail timeline` prints
- * (columns enum lt_timeline_col): the one place that makes the TUI's
- * timeline rows.  LT_ERR_NOTFOUND for an unknown target.
+ * (columns enum lt_timeline_col, and LT_TL_REF: the record each row rests
+ * on): the one place that makes the TUI's timeline rows.  LT_ERR_NOTFOUND
+ * for an unknown target.
  */
 int lt_browse_timeline(struct lt_rows *out, struct lt_store *st, const char *target,
 		       struct lt_error *err);
@@ -757,6 +773,31 @@ int lt_browse_events(struct lt_browse_events *out, struct lt_store *st, const ch
 		     enum lt_browse_object obj, int64_t from_us, int64_t to_us, size_t offset,
 		     size_t limit, struct lt_error *err);
 void lt_browse_events_release(struct lt_browse_events *e);
+
+/* One stored log line, as the timeline's lines pane lists it. */
+struct lt_browse_line {
+	int64_t id, ts_us, line;	 /* line: its number in file */
+	char *severity, *message, *file; /* "" when absent; file: the path it was read from */
+};
+
+struct lt_browse_lines {
+	struct lt_browse_line *lines;
+	size_t n;
+	size_t total; /* lines of the row in [from_us, to_us] */
+};
+
+/*
+ * The log lines behind a timeline row of target that rests on log line
+ * line_id (minus its LT_TL_REF): lines offset..offset+limit-1, in time
+ * order, of the same component, kind, severity, message and object as that
+ * line, between from_us and to_us included, written on target's node or
+ * naming target, and how many there are in all (the row's COUNT: a run is
+ * such lines).  None when line_id names no line.
+ */
+int lt_browse_lines(struct lt_browse_lines *out, struct lt_store *st, const char *target,
+		    int64_t line_id, int64_t from_us, int64_t to_us, size_t offset, size_t limit,
+		    struct lt_error *err);
+void lt_browse_lines_release(struct lt_browse_lines *l);
 
 /* ---- the incident report ------------------------------------------------- */
 

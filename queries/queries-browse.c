@@ -35,6 +35,24 @@
 #define BROWSE_NO_NR "0 AS nr, 0 AS nr_us, ?4 - ?4 AS nr_open"
 
 /*
+ * LT_BROWSE_BY_PROBLEMS: what an investigation looks at first gets the
+ * lowest rank (lt_queries.h says the order).  CASE is lazy: only the sort
+ * that asks computes it.
+ */
+#define BROWSE_PROBLEM_RANK                                                                        \
+	"(CASE state WHEN 'not-ready' THEN 0 WHEN 'orphaned' THEN 1 WHEN 'deleted' THEN 2"         \
+	" WHEN 'not-found' THEN 2 WHEN 'stale' THEN 3 WHEN 'no-renews' THEN 3"                     \
+	" ELSE CASE WHEN gaps > 0 OR nr > 0 THEN 4 WHEN anomalies > 0 THEN 5 ELSE 6 END END)"
+
+/* LT_BROWSE_BY_DELETES: a node's Node object deletes, counted as `nodes` counts them. */
+#define BROWSE_NODE_DELETES                                                                        \
+	"(CASE WHEN sec = 0 THEN (SELECT count(*) FROM audit AS a"                                 \
+	"  WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                          \
+	"  AND a.namespace_id IS NULL AND a.name_id = nm"                                          \
+	"  AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete')"                               \
+	"  AND a.code BETWEEN 200 AND 299 AND a.superseded = 0) ELSE 0 END)"
+
+/*
  * A node NotReady at the end is `not-ready`, as `nodes` says, unless it is gone.  A node only
  * log lines know (a host its lines map to, a file's --node, a NotReady window's node: no lease,
  * no Node request) is listed `logs-only`, as `nodes` lists it (WINDOW_NODES: the windows'
@@ -74,6 +92,9 @@
 	" count(*) OVER () FROM r ORDER BY sec, head DESC,"                                        \
 	" CASE ?1 WHEN 1 THEN coalesce(last_renew_us, 0) END,"                                     \
 	" CASE ?1 WHEN 2 THEN anomalies END DESC, CASE ?1 WHEN 3 THEN nr_us END DESC,"             \
+	" CASE ?1 WHEN 4 THEN " BROWSE_PROBLEM_RANK " END, CASE ?1 WHEN 4 THEN nr_us END DESC,"    \
+	" CASE ?1 WHEN 5 THEN state END, CASE ?1 WHEN 6 THEN not_found END DESC,"                  \
+	" CASE ?1 WHEN 7 THEN deletes + " BROWSE_NODE_DELETES " END DESC,"                         \
 	" target LIMIT ?2 OFFSET ?3"
 
 static const char list_sql[] = BROWSE_LIST_SQL(BROWSE_NR, " UNION SELECT node_id FROM lt_notready");
@@ -200,7 +221,7 @@ static int browse_walk_row(struct browse_walk *w, struct lt_browse_item *it, int
 		w->head_pending = 1;
 		return 0;
 	}
-	if (w->q->keep != NULL && !w->q->keep(it->target ? it->target : "", w->q->ctx)) {
+	if (w->q->keep != NULL && !w->q->keep(it, w->q->ctx)) {
 		browse_item_release(it);
 		return 0;
 	}
@@ -370,7 +391,7 @@ int lt_browse_list(struct lt_browse_page *out, struct lt_store *st, const struct
 
 /* What a search remembers while the list streams by. */
 struct browse_search {
-	int (*match)(const char *target, void *ctx);
+	int (*match)(const struct lt_browse_item *it, void *ctx);
 	void *ctx;
 	size_t from;
 	enum lt_browse_dir dir;
@@ -382,7 +403,7 @@ static int browse_search_visit(struct browse_walk *w, struct lt_browse_item *it,
 {
 	struct browse_search *s = w->ctx;
 	size_t i = w->index;
-	int hit = !it->heading && it->target != NULL && s->match(it->target, s->ctx);
+	int hit = !it->heading && it->target != NULL && s->match(it, s->ctx);
 
 	(void)name_id;
 	browse_item_release(it);
@@ -402,8 +423,8 @@ static int browse_search_visit(struct browse_walk *w, struct lt_browse_item *it,
 }
 
 int lt_browse_find(size_t *out, struct lt_store *st, const struct lt_browse_query *q, size_t from,
-		   enum lt_browse_dir dir, int (*match)(const char *target, void *ctx), void *ctx,
-		   struct lt_error *err)
+		   enum lt_browse_dir dir, int (*match)(const struct lt_browse_item *it, void *ctx),
+		   void *ctx, struct lt_error *err)
 {
 	struct browse_search s = {.match = match, .ctx = ctx, .from = from, .dir = dir};
 	struct browse_walk w = {.q = q, .visit = browse_search_visit, .ctx = &s};
@@ -538,7 +559,7 @@ int lt_browse_canned(struct lt_rows *out, struct lt_store *st, const char *name,
 int lt_browse_timeline(struct lt_rows *out, struct lt_store *st, const char *target,
 		       struct lt_error *err)
 {
-	const struct lt_query_opts o = {.fmt = LT_OUT_TABLE};
+	const struct lt_query_opts o = {.fmt = LT_OUT_TABLE, .refs = 1};
 	struct lt_row_sink sink = lt_rows_sink(out);
 	int rc;
 
@@ -677,4 +698,104 @@ void lt_browse_events_release(struct lt_browse_events *e)
 	}
 	free(e->evs);
 	memset(e, 0, sizeof *e);
+}
+
+/* ---- log lines ----------------------------------------------------------- */
+
+/*
+ * The lines of a timeline row of log lines: those of the timeline (its
+ * node's, ?2, or naming its subject, ?3) between ?4 and ?5 with the key
+ * tl_line (queries-timeline.c) makes a run of: component, kind, severity,
+ * message, and the object of a garbage collector's item, as line ?1 has.
+ */
+#define BROWSE_LINES_WHERE                                                                         \
+	" FROM lines AS g, (SELECT component_id AS c, kind_id AS k, severity AS sv, message AS m," \
+	"  obj_kind_id AS ok, obj_namespace_id AS ons, subject_id AS sj FROM lines WHERE id = ?1)" \
+	"  AS r WHERE g.id IN (SELECT id FROM lines INDEXED BY lines_node WHERE node_id = ?2"      \
+	"  AND ts_us BETWEEN ?4 AND ?5 UNION SELECT id FROM lines INDEXED BY lines_subject"        \
+	"  WHERE subject_id = ?3 AND ts_us BETWEEN ?4 AND ?5)"                                     \
+	" AND g.component_id IS r.c AND g.kind_id IS r.k AND g.severity IS r.sv"                   \
+	" AND g.message IS r.m AND g.obj_kind_id IS r.ok AND g.obj_namespace_id IS r.ons"          \
+	" AND (r.ok IS NULL OR g.subject_id IS r.sj)"
+
+static const char lines_sql[] =
+    "SELECT g.id, g.ts_us, coalesce(g.severity, ''), coalesce(g.message, ''),"
+    " coalesce((SELECT path FROM sources WHERE id = g.source_id), ''), g.line" BROWSE_LINES_WHERE
+    " ORDER BY g.ts_us, g.id LIMIT ?6 OFFSET ?7";
+static const char lines_count_sql[] = "SELECT count(*)" BROWSE_LINES_WHERE;
+
+enum lines_col { LINES_ID, LINES_TS, LINES_SEVERITY, LINES_MESSAGE, LINES_FILE, LINES_LINE };
+
+static void browse_bind_lines(struct lt_stmt *q, int64_t line_id, const int64_t who[2],
+			      int64_t from, int64_t to)
+{
+	lt_stmt_bind_int(q, 1, line_id);
+	lt_stmt_bind_int(q, 2, who[0]);
+	lt_stmt_bind_int(q, 3, who[1]);
+	lt_stmt_bind_int(q, 4, from);
+	lt_stmt_bind_int(q, 5, to);
+}
+
+static void browse_read_line(struct lt_browse_line *l, const struct lt_stmt *q)
+{
+	*l = (struct lt_browse_line){
+	    .id = lt_stmt_int(q, LINES_ID),
+	    .ts_us = lt_stmt_int(q, LINES_TS),
+	    .line = lt_stmt_int(q, LINES_LINE),
+	    .severity = lt_xstrdup(lt_stmt_text(q, LINES_SEVERITY, NULL)),
+	    .message = lt_xstrdup(lt_stmt_text(q, LINES_MESSAGE, NULL)),
+	    .file = lt_xstrdup(lt_stmt_text(q, LINES_FILE, NULL)),
+	};
+}
+
+int lt_browse_lines(struct lt_browse_lines *out, struct lt_store *st, const char *target,
+		    int64_t line_id, int64_t from_us, int64_t to_us, size_t offset, size_t limit,
+		    struct lt_error *err)
+{
+	struct lt_stmt *q = NULL, *c = NULL;
+	/* as timeline resolves target: a node's own lines and those naming it; a lease's */
+	int64_t who[2] = {strchr(target, '/') ? 0 : queries_str_id(st, target),
+			  queries_str_id(st, target)};
+	size_t cap = 0;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (line_id <= 0 || (who[0] == 0 && who[1] == 0))
+		return 0;
+	rc = lt_store_prepare(st, &c, lines_count_sql, err);
+	if (rc == 0)
+		rc = lt_store_prepare(st, &q, lines_sql, err);
+	if (rc == 0) {
+		browse_bind_lines(c, line_id, who, from_us, to_us);
+		if ((rc = lt_stmt_step(c, err)) == 1)
+			out->total = (size_t)lt_stmt_int(c, 0), rc = 0;
+	}
+	if (rc == 0) {
+		browse_bind_lines(q, line_id, who, from_us, to_us);
+		lt_stmt_bind_int(q, 6, (int64_t)limit);
+		lt_stmt_bind_int(q, 7, (int64_t)offset);
+		while (out->n < limit && (rc = lt_stmt_step(q, err)) == 1) {
+			LT_GROW(out->lines, cap, out->n + 1);
+			browse_read_line(&out->lines[out->n++], q);
+		}
+		rc = rc < 0 ? rc : 0;
+	}
+	lt_stmt_free(q);
+	lt_stmt_free(c);
+	if (rc != 0)
+		lt_browse_lines_release(out);
+	return rc;
+}
+
+void lt_browse_lines_release(struct lt_browse_lines *l)
+{
+	if (l == NULL)
+		return;
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->lines[i].severity);
+		free(l->lines[i].message);
+		free(l->lines[i].file);
+	}
+	free(l->lines);
+	memset(l, 0, sizeof *l);
 }

@@ -84,9 +84,9 @@ static void app_title(struct tui *t, int cols)
 	tui_fmt_time(b, sizeof b, t->last_us, TUI_TIME_DATE);
 	if (t->first_us == 0)
 		snprintf(a, sizeof a, "no leases yet"), b[0] = '\0';
-	snprintf(line, sizeof line, " leasetrail | %s | %s | %s%s%s%s%s", s->ops->name,
-		 lt_store_path(t->st), a, b[0] ? " - " : "", b, b[0] ? " " : "",
-		 b[0] ? lt_zone_name() : "");
+	snprintf(line, sizeof line, " leasetrail | %s | %s%s | %s%s%s%s%s", s->ops->name,
+		 lt_store_path(t->st), t->building ? " (still being built)" : "", a,
+		 b[0] ? " - " : "", b, b[0] ? " " : "", b[0] ? lt_zone_name() : "");
 	tui_fill(0, 0, cols, TUI_S_TITLE);
 	tui_put(0, 0, cols, TUI_S_TITLE, line);
 }
@@ -128,6 +128,21 @@ static void app_draw(struct tui *t)
 	tui_term_flush();
 }
 
+/*
+ * Whether the store's derived tables lag its events (an ingest running, or
+ * one interrupted): never a half-built state without a word.  The title says
+ * so while it lasts, the status line what lags.
+ */
+static void app_check(struct tui *t)
+{
+	struct lt_buf why;
+
+	t->building = lt_derived_check(t->st, &why) != 0;
+	if (t->building)
+		tui_status(t, TUI_ERROR, "the store is still being built: %s", why.ptr);
+	lt_buf_release(&why);
+}
+
 static void app_reload(struct tui *t)
 {
 	struct lt_error err = {0};
@@ -136,6 +151,7 @@ static void app_reload(struct tui *t)
 		tui_status(t, TUI_ERROR, "%s", err.msg);
 		return;
 	}
+	app_check(t);
 	/* every screen: going back must not show what was true before the reload */
 	for (int i = 0; i < t->depth; i++)
 		if (t->stack[i]->ops->reload)
@@ -292,6 +308,7 @@ int lt_tui_run(struct lt_store *st, const struct lt_tui_opts *o, struct lt_error
 	if ((rc = tui_term_open(o->no_color ? TUI_TERM_NO_COLOR : 0, err)) != 0)
 		return rc;
 	tui_term_size(&t.rows, &t.cols);
+	app_check(&t);
 	tui_push(&t, tui_cluster_new(&t));
 	rc = o->bench_out ? app_bench(&t, o, &start, err) : app_loop(&t, err);
 	while (t.depth > 0)

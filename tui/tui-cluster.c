@@ -22,9 +22,9 @@ struct cluster {
 	struct lt_browse_page page;
 	size_t page_off;
 	int loaded;
-	enum lt_browse_sort sort;
-	char filter[256];
-	struct lt_regex *filter_re, *search_re;
+	size_t sort; /* a row of cluster_sorts */
+	struct tui_filter filter;
+	struct lt_regex *search_re;
 	struct tui_axis axis;
 	unsigned char *cells; /* page.n rows of ncells */
 	int ncells;
@@ -32,26 +32,98 @@ struct cluster {
 	int cells_valid;
 };
 
-static const char *const sort_names[] = {
-    [LT_BROWSE_BY_NAME] = "name",
-    [LT_BROWSE_BY_LAST_RENEW] = "last renew",
-    [LT_BROWSE_BY_ANOMALIES] = "anomalies",
-    [LT_BROWSE_BY_NOT_READY] = "NotReady time",
+/* The orders `<` and `>` step through, the first the one the screen opens in. */
+static const struct {
+	enum lt_browse_sort sort;
+	const char *name;
+} cluster_sorts[] = {
+    {LT_BROWSE_BY_PROBLEMS, "problems first"},
+    {LT_BROWSE_BY_NAME, "name"},
+    {LT_BROWSE_BY_STATE, "state"},
+    {LT_BROWSE_BY_NOT_FOUND, "404"},
+    {LT_BROWSE_BY_DELETES, "DEL"},
+    {LT_BROWSE_BY_ANOMALIES, "ANOM"},
+    {LT_BROWSE_BY_NOT_READY, "NotReady time"},
+    {LT_BROWSE_BY_LAST_RENEW, "last renew"},
 };
-#define CLUSTER_NSORTS (sizeof sort_names / sizeof *sort_names)
+#define CLUSTER_NSORTS (sizeof cluster_sorts / sizeof *cluster_sorts)
 
-static int cluster_keep(const char *target, void *ctx)
+/* What `f` can name: the header's columns, and what a row holds besides. */
+enum cluster_fcol {
+	CF_NAME,
+	CF_STATE,
+	CF_404,
+	CF_DEL,
+	CF_ANOM,
+	CF_NOT_READY,
+	CF_RENEWS,
+	CF_GAPS,
+	CF_KIND,
+	CF_COUNT
+};
+static const char *const cluster_fcols[CF_COUNT] = {
+    [CF_NAME] = "name",	    [CF_STATE] = "state", [CF_404] = "404",
+    [CF_DEL] = "del",	    [CF_ANOM] = "anom",	  [CF_NOT_READY] = "notready",
+    [CF_RENEWS] = "renews", [CF_GAPS] = "gaps",	  [CF_KIND] = "kind",
+};
+
+static const char *cluster_fvalue(int col, char *buf, size_t size, void *ctx)
 {
-	return lt_regex_match(ctx, target, strlen(target));
+	static const char *const kinds[] = {"node", "leader", "apiserver"};
+	const struct lt_browse_item *it = ctx;
+	int64_t n;
+
+	switch ((enum cluster_fcol)col) {
+	case CF_NAME:
+		return it->target;
+	case CF_STATE:
+		return it->state;
+	case CF_KIND:
+		return kinds[it->section % 3];
+	case CF_404:
+		n = it->not_found;
+		break;
+	case CF_DEL:
+		n = it->deletes;
+		break;
+	case CF_ANOM:
+		n = it->anomalies;
+		break;
+	case CF_NOT_READY:
+		n = it->not_ready;
+		break;
+	case CF_RENEWS:
+		n = it->renews;
+		break;
+	case CF_GAPS:
+		n = it->gaps;
+		break;
+	default:
+		return "";
+	}
+	snprintf(buf, size, "%lld", (long long)n);
+	return buf;
+}
+
+static int cluster_keep(const struct lt_browse_item *it, void *ctx)
+{
+	return tui_filter_match(ctx, cluster_fvalue, (void *)it);
+}
+
+/* `/` looks at what the row shows in words: its name and its state. */
+static int cluster_found(const struct lt_browse_item *it, void *ctx)
+{
+	return lt_regex_match(ctx, it->target, strlen(it->target)) ||
+	       (it->state && lt_regex_match(ctx, it->state, strlen(it->state)));
 }
 
 static struct lt_browse_query cluster_query(const struct cluster *c)
 {
-	struct lt_browse_query q = {c->sort, NULL, NULL};
+	struct lt_browse_query q = {cluster_sorts[c->sort].sort, NULL, NULL};
 
-	if (c->filter_re) {
+	if (c->filter.n > 0) {
 		q.keep = cluster_keep;
-		q.ctx = c->filter_re;
+		q.ctx = (void *)&c->filter;
 	}
 	return q;
 }
@@ -141,10 +213,20 @@ static const char *cluster_label(const struct lt_browse_item *it)
 	return it->target;
 }
 
-/* Column widths for cols columns: the name takes what the page needs, up to a third. */
+#define CLUSTER_NAME_MAX  40 /* the widest the NAME column gets */
+#define CLUSTER_STRIP_MIN 20 /* cells of strip a long name leaves at least */
+
+/*
+ * Column widths for cols columns: the name takes what the page needs, up to
+ * CLUSTER_NAME_MAX and as long as CLUSTER_STRIP_MIN cells of strip remain
+ * (an EC2 name, 28 columns, whole at 80), never below a third; a longer
+ * name is cut with "…".
+ */
 static int cluster_name_w(const struct cluster *c, int cols)
 {
-	int w = 12, max = cols / 3 > 40 ? 40 : cols / 3;
+	int w = 12, max = cols - (1 + STATE_W + 1 + 15 + 1) - CLUSTER_STRIP_MIN;
+
+	max = max > CLUSTER_NAME_MAX ? CLUSTER_NAME_MAX : max < cols / 3 ? cols / 3 : max;
 
 	for (size_t i = 0; i < c->page.n; i++) {
 		const char *label = cluster_label(&c->page.items[i]);
@@ -231,9 +313,9 @@ static void cluster_legend(struct cluster *c, int y, int cols)
 	int x;
 
 	lt_format_duration(span, sizeof span, c->axis.to - c->axis.from);
-	snprintf(line, sizeof line, "%zu rows, by %s, axis %s%s%s  ", c->page.total,
-		 sort_names[c->sort % CLUSTER_NSORTS], span, c->filter[0] ? ", filter " : "",
-		 c->filter);
+	snprintf(line, sizeof line, "%zu %s, by %s, axis %s%s%s  ", c->page.total,
+		 c->page.total == 1 ? "row" : "rows", cluster_sorts[c->sort].name, span,
+		 c->filter.n ? ", filter " : "", c->filter.n ? c->filter.text : "");
 	static const enum tui_cell order[] = {TUI_C_RENEWED, TUI_C_GAP,	 TUI_C_NOT_READY, TUI_C_404,
 					      TUI_C_DELETED, TUI_C_GONE, TUI_C_AUTH};
 
@@ -277,8 +359,8 @@ static void cluster_draw(struct tui *t, struct tui_screen *s, int y0, int h, int
 	}
 	if (c->win.total == 0)
 		tui_put(y0 + 1, 0, cols, TUI_S_DIM,
-			c->filter[0] ? "no lease matches the filter (f, then Enter, clears it)"
-				     : "no leases in this store yet (r reloads)");
+			c->filter.n ? "no lease matches the filter (f, then Enter, clears it)"
+				    : "no leases in this store yet (r reloads)");
 	cluster_legend(c, y0 + h - 1, cols);
 }
 
@@ -312,7 +394,7 @@ static void cluster_search(struct tui *t, struct cluster *c, enum lt_browse_dir 
 		tui_status(t, TUI_INFO, "no search yet: / first");
 		return;
 	}
-	rc = lt_browse_find(&at, t->st, &q, c->win.cur, dir, cluster_keep, c->search_re, &err);
+	rc = lt_browse_find(&at, t->st, &q, c->win.cur, dir, cluster_found, c->search_re, &err);
 	if (rc == LT_ERR_NOTFOUND)
 		tui_status(t, TUI_ERROR, "pattern not found");
 	else if (rc != 0)
@@ -321,9 +403,9 @@ static void cluster_search(struct tui *t, struct cluster *c, enum lt_browse_dir 
 		tui_win_goto(&c->win, at);
 }
 
-static int cluster_exact(const char *target, void *ctx)
+static int cluster_exact(const struct lt_browse_item *it, void *ctx)
 {
-	return strcmp(target, ctx) == 0;
+	return strcmp(it->target, ctx) == 0;
 }
 
 /* After a new sort or filter: read the list again, the cursor on the same lease if it stayed. */
@@ -350,15 +432,19 @@ static void cluster_prompted(struct tui *t, struct tui_screen *s, int what, cons
 {
 	struct cluster *c = (struct cluster *)s;
 	struct lt_regex *re = NULL;
+	char msg[256];
 
-	if (text[0] != '\0' && (re = tui_regex(t, text)) == NULL)
-		return;
 	if (what == CLUSTER_FILTER) {
-		lt_regex_free(c->filter_re);
-		c->filter_re = re;
-		snprintf(c->filter, sizeof c->filter, "%s", text);
+		struct tui_filter f;
+
+		if (tui_filter_parse(&f, text, cluster_fcols, CF_COUNT, msg, sizeof msg) != 0) {
+			tui_status(t, TUI_ERROR, "%s", msg);
+			return;
+		}
+		tui_filter_release(&c->filter);
+		c->filter = f;
 		cluster_requery(t, c);
-	} else if (re != NULL) {
+	} else if (text[0] != '\0' && (re = tui_regex(t, text)) != NULL) {
 		lt_regex_free(c->search_re);
 		c->search_re = re;
 		cluster_search(t, c, LT_BROWSE_FORWARD);
@@ -370,7 +456,7 @@ static void cluster_enter(struct tui *t, struct cluster *c)
 	const struct lt_browse_item *it = cluster_item(c, c->win.cur);
 
 	if (it != NULL && !it->heading && it->target != NULL)
-		tui_push(t, tui_timeline_new(t, it->target, 0));
+		tui_push(t, tui_timeline_new(t, it->target, 0, NULL));
 }
 
 static int cluster_action(struct tui *t, struct tui_screen *s, enum tui_action a)
@@ -396,12 +482,14 @@ static int cluster_action(struct tui *t, struct tui_screen *s, enum tui_action a
 		cluster_search(t, c, a == TUI_A_PREV ? LT_BROWSE_BACKWARD : LT_BROWSE_FORWARD);
 		return 1;
 	case TUI_A_FILTER:
-		tui_prompt(t, CLUSTER_FILTER, "filter (regex, empty: all): ", c->filter);
+		tui_prompt(t, CLUSTER_FILTER,
+			   "filter (name regex, state=..., 404>0; empty: all): ", NULL);
 		return 1;
 	case TUI_A_SORT:
-		c->sort = (enum lt_browse_sort)((c->sort + 1) % CLUSTER_NSORTS);
+	case TUI_A_SORT_PREV:
+		c->sort = (c->sort + (a == TUI_A_SORT ? 1 : CLUSTER_NSORTS - 1)) % CLUSTER_NSORTS;
 		cluster_requery(t, c);
-		tui_status(t, TUI_INFO, "sorted by %s", sort_names[c->sort]);
+		tui_status(t, TUI_INFO, "sorted by %s", cluster_sorts[c->sort].name);
 		return 1;
 	case TUI_A_ZOOM_IN:
 	case TUI_A_ZOOM_OUT:
@@ -430,7 +518,7 @@ static void cluster_free(struct tui_screen *s)
 	struct cluster *c = (struct cluster *)s;
 
 	lt_browse_page_release(&c->page);
-	lt_regex_free(c->filter_re);
+	tui_filter_release(&c->filter);
 	lt_regex_free(c->search_re);
 	free(c->cells);
 	free(c);

@@ -1,7 +1,8 @@
 /*
- * tui-event.c - one stored event: where it was read (file, line, byte) and
- * its raw JSON laid out one member a line, sanitized line by line and
- * wrapped to the screen's width.
+ * tui-event.c - one stored record, an audit event or a log line: where it
+ * was read (file, line, byte, as `show -v` says it) and its raw text, JSON
+ * laid out one member a line, sanitized line by line and wrapped to the
+ * screen's width.
  */
 #include "tui-int.h"
 
@@ -13,6 +14,7 @@ enum { EVENT_SEARCH = 1 };
 struct event {
 	struct tui_screen base;
 	int64_t id;
+	enum lt_record rec;
 	char where[1200];      /* "FILE:LINE (byte OFFSET)" */
 	struct lt_buf text;    /* the JSON laid out, sanitized: lines separated by '\n' */
 	struct tui_span *rows; /* text cut at the width below */
@@ -43,21 +45,39 @@ static void event_layout(struct event *e, const char *raw, size_t len)
 	lt_buf_release(&pretty);
 }
 
+/* A record's raw text: JSON laid out; a log line that is not JSON as it is. */
+static void event_raw(struct event *e, const char *raw, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (raw[i] == ' ' || raw[i] == '\t'))
+		i++;
+	if (e->rec == LT_RECORD_EVENT || (i < len && raw[i] == '{')) {
+		event_layout(e, raw, len);
+		return;
+	}
+	lt_buf_reset(&e->text);
+	lt_sanitize(&e->text, raw, len);
+}
+
 static void event_load(struct tui *t, struct event *e)
 {
 	struct lt_event_origin o = {0};
 	struct lt_error err = {0};
+	int rc;
 
 	lt_buf_init(&o.raw);
 	lt_buf_init(&o.file);
-	if (lt_store_event_origin(t->st, e->id, &o, &err) != 0) {
+	rc = e->rec == LT_RECORD_LINE ? lt_store_line_origin(t->st, e->id, &o, &err)
+				      : lt_store_event_origin(t->st, e->id, &o, &err);
+	if (rc != 0) {
 		tui_status(t, TUI_ERROR, "%s", err.msg);
 		snprintf(e->where, sizeof e->where, "(not found)");
 		event_layout(e, "", 0);
 	} else {
 		snprintf(e->where, sizeof e->where, "%s:%llu (byte %llu)", o.file.ptr,
 			 (unsigned long long)o.line, (unsigned long long)o.offset);
-		event_layout(e, o.raw.ptr, o.raw.len);
+		event_raw(e, o.raw.ptr, o.raw.len);
 	}
 	e->width = 0; /* wrap again */
 	lt_buf_release(&o.raw);
@@ -84,7 +104,8 @@ static void event_draw(struct tui *t, struct tui_screen *s, int y0, int h, int c
 	event_wrap(e, cols);
 	e->win.height = h > 2 ? (size_t)(h - 1) : 1;
 	tui_win_fix(&e->win);
-	snprintf(head, sizeof head, "event %lld  from %s", (long long)e->id, e->where);
+	snprintf(head, sizeof head, "%s%lld  from %s",
+		 e->rec == LT_RECORD_LINE ? "log line L" : "event ", (long long)e->id, e->where);
 	tui_draw_header(y0, cols, head);
 	for (size_t k = 0; k < e->win.height && e->win.top + k < e->nrows; k++) {
 		size_t i = e->win.top + k;
@@ -172,12 +193,13 @@ static const struct tui_screen_ops event_ops = {
     .free = event_free,
 };
 
-struct tui_screen *tui_event_new(struct tui *t, int64_t id)
+struct tui_screen *tui_event_new(struct tui *t, int64_t id, enum lt_record rec)
 {
 	struct event *e = lt_xcalloc(1, sizeof *e);
 
 	e->base.ops = &event_ops;
 	e->id = id;
+	e->rec = rec;
 	lt_buf_init(&e->text);
 	event_load(t, e);
 	return &e->base;

@@ -123,10 +123,11 @@ struct tui_screen *tui_help_new(struct tui *t)
 
 	(void)t;
 	h->base.ops = &help_ops;
-	help_add(h, "Screens: Cluster (every node and lease) -> Timeline (one lease's episodes; "
-		    "Enter opens its requests) -> Event (raw JSON).");
+	help_add(h,
+		 "Screens: Cluster (every node and lease) -> Timeline (one lease's episodes; "
+		 "Enter opens the requests or log lines behind a row) -> Event (the raw record).");
 	help_add(h, "  Queries (c): pick a canned query, set its options, Enter on a result row "
-		    "opens that node's timeline at that time.");
+		    "opens its timeline on the row it is about.");
 	help_add(h, "");
 	help_section(h, "Everywhere", 0);
 	help_section(h, "Cluster", TUI_CTX_CLUSTER);

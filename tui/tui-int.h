@@ -57,10 +57,12 @@ enum tui_action {
 	TUI_A_ZOOM_OUT,
 	TUI_A_RELOAD,
 	TUI_A_HELP,
-	TUI_A_SORT,
+	TUI_A_SORT,	 /* s, >: the next sort column */
+	TUI_A_SORT_PREV, /* <: the previous one */
 	TUI_A_FILTER,
 	TUI_A_QUERIES,
 	TUI_A_REDRAW,
+	TUI_A_WRAP, /* w: the timeline's detail wrapped whole */
 };
 
 /* Where a key binding applies: one bit per screen. */
@@ -166,10 +168,14 @@ size_t tui_text_fit(const char *s, size_t len, int width, int *used);
 /*
  * What the terminal gets for s[0..len): lt_sanitize()d (no control
  * character, escape sequence, invalid UTF-8 or bidi override survives),
- * then cut to whole characters within width columns; *used (may be NULL)
- * gets the columns.  out is reset first.
+ * then cut to whole characters within width columns, a cut marked by "…"
+ * in the last column; *used (may be NULL) gets the columns.  out is reset
+ * first.
  */
 void tui_safe(struct lt_buf *out, const char *s, size_t len, int width, int *used);
+
+/* The same, the first skip columns of the sanitized text left out ("…" in their place). */
+void tui_safe_from(struct lt_buf *out, const char *s, size_t len, int skip, int width, int *used);
 
 /*
  * Appends s (a JSON text, maybe broken) laid out one member or element a
@@ -218,6 +224,60 @@ char *tui_result_target(const struct lt_rows *t, size_t r);
 /* The row's first time cell's value (left to right), 0 when it has none. */
 int64_t tui_result_time(const struct lt_rows *t, size_t r);
 
+/*
+ * What a query result row is about in a timeline: up to two episode kinds
+ * (LT_EP_NONE: none), or a log line's kind (a text; NULL: none).
+ */
+struct tui_about {
+	enum lt_episode_kind kind, also;
+	const char *log_kind; /* borrowed from the result */
+};
+
+/*
+ * The timeline row (columns enum lt_timeline_col) a jump at at_us about
+ * `about` lands on: of the rows of that kind, the one starting nearest
+ * at_us; with none (or nothing said), the row of the lease or Node object
+ * (not a log line) starting nearest at_us; else 0.
+ */
+size_t tui_timeline_pick(const struct lt_rows *tl, int64_t at_us, const struct tui_about *about);
+
+/* ---- filters (tui-filter.c) --------------------------------------------- */
+
+#define TUI_FILTER_MAX_TERMS 8
+#define TUI_FILTER_TEXT	     256 /* a filter's text, and a row's value of one column */
+
+enum tui_filter_op { TUI_F_MATCH, TUI_F_NOMATCH, TUI_F_GT, TUI_F_LT };
+
+/* One term: column col (an index into the screen's names) op a regex or a number. */
+struct tui_filter_term {
+	int col;
+	enum tui_filter_op op;
+	struct lt_regex *re; /* MATCH, NOMATCH */
+	double num;	     /* GT, LT */
+};
+
+/* A parsed filter: every term must pass; none passes every row. */
+struct tui_filter {
+	struct tui_filter_term terms[TUI_FILTER_MAX_TERMS];
+	int n;
+	char text[TUI_FILTER_TEXT]; /* as typed */
+};
+
+/*
+ * Parses text (tui-filter.c says the language) against the screen's column
+ * names cols[0..ncols), the first being what a bare regex matches; 0, or -1
+ * with a message in msg (f is then empty).  tui_filter_release frees it.
+ */
+int tui_filter_parse(struct tui_filter *f, const char *text, const char *const *cols, int ncols,
+		     char *msg, size_t size);
+void tui_filter_release(struct tui_filter *f);
+
+/* A row's text in column col (buf may hold it); NULL counts as "". */
+typedef const char *(*tui_filter_value_fn)(int col, char *buf, size_t size, void *ctx);
+
+/* 1 when the row value() describes passes every term of f. */
+int tui_filter_match(const struct tui_filter *f, tui_filter_value_fn value, void *ctx);
+
 /* ---- the terminal (tui-term.c, the only file that knows curses) --------- */
 
 enum tui_style {
@@ -259,8 +319,12 @@ void tui_term_flush(void);
 /* The next key, TUI_K_NONE after timeout_ms (or a signal). */
 int tui_term_key(int timeout_ms);
 
-/* Draws s (sanitized here, whatever it is) at y, x, clipped to width; returns columns used. */
+/* Draws s (sanitized here, whatever it is) at y, x, clipped to width ("…" where cut); returns
+ * columns used. */
 int tui_put(int y, int x, int width, int style, const char *s);
+
+/* The same, scrolled: the first skip columns of s are left out ("…" at the left edge). */
+int tui_put_from(int y, int x, int width, int style, const char *s, int skip);
 
 /* Blanks width columns at y, x in style. */
 void tui_fill(int y, int x, int width, int style);
@@ -304,6 +368,7 @@ struct tui {
 	int quit;
 	int rows, cols;
 	int64_t first_us, last_us; /* the store's time range */
+	int building;		   /* lt_derived_check: the derived tables lag (an ingest runs) */
 	char status[512];
 	int status_error;
 	struct {
@@ -338,9 +403,14 @@ void tui_draw_header(int y, int cols, const char *text);
 /* ---- the screens -------------------------------------------------------- */
 
 struct tui_screen *tui_cluster_new(struct tui *t);
-/* target's timeline; the cursor on the row at at_us when it is not 0. */
-struct tui_screen *tui_timeline_new(struct tui *t, const char *target, int64_t at_us);
-struct tui_screen *tui_event_new(struct tui *t, int64_t id);
+/*
+ * target's timeline; when at_us is not 0, the cursor on the row
+ * tui_timeline_pick chooses (about may be NULL).
+ */
+struct tui_screen *tui_timeline_new(struct tui *t, const char *target, int64_t at_us,
+				    const struct tui_about *about);
+/* One stored record: an audit event, or a log line (rec). */
+struct tui_screen *tui_event_new(struct tui *t, int64_t id, enum lt_record rec);
 struct tui_screen *tui_queries_new(struct tui *t);
 struct tui_screen *tui_help_new(struct tui *t);
 

@@ -115,7 +115,8 @@ static void q_run(struct tui *t, struct queries *q)
 	q->rwin = (struct tui_win){.total = q->res.nrows, .height = q->rwin.height};
 	q_widths(q);
 	q->pane = Q_RESULT;
-	tui_status(t, TUI_INFO, "%s: %zu rows", name, q->res.nrows);
+	tui_status(t, TUI_INFO, "%s: %zu %s", name, q->res.nrows,
+		   q->res.nrows == 1 ? "row" : "rows");
 }
 
 static void q_draw_list(struct queries *q, int y0, int h, int cols)
@@ -197,8 +198,54 @@ static void q_draw(struct tui *t, struct tui_screen *s, int y0, int h, int cols)
 		tui_put(y0 + top_h + 1, 0, cols, TUI_S_DIM, "no query run yet");
 }
 
+/*
+ * What each canned query's rows are about in a timeline, so that Enter lands
+ * on that row and not on another that overlaps it in time; a query whose
+ * rows name their kind says so with log_kind_col.
+ */
+static const struct {
+	const char *query;
+	enum lt_episode_kind kind, also;
+	const char *log_kind_col; /* a TEXT column holding a log line's kind */
+} q_about[] = {
+    {.query = "orphaned-kubelets", .kind = LT_EP_NOT_FOUND},
+    {.query = "who-deleted", .kind = LT_EP_NODE_DELETED, .also = LT_EP_DELETED},
+    {.query = "gc-deletes", .kind = LT_EP_DELETED},
+    {.query = "recreations", .kind = LT_EP_RECREATED},
+    {.query = "auth-failures", .kind = LT_EP_AUTH_FAILURE},
+    {.query = "leader-changes", .kind = LT_EP_HOLDER_CHANGE},
+    {.query = "slow-renewals", .kind = LT_EP_SLOW},
+    {.query = "renew-gaps", .kind = LT_EP_GAP},
+    {.query = "node-registrations",
+     .kind = LT_EP_NODE_REGISTERED,
+     .also = LT_EP_NODE_REGISTER_FAILED},
+    {.query = "not-ready", .kind = LT_EP_NOT_READY},
+    {.query = "kubelet-errors", .log_kind_col = "kind"},
+};
+
+/* What row r of the result of query name is about (nothing said: LT_EP_NONE). */
+static struct tui_about q_row_about(const struct queries *q, size_t r)
+{
+	struct tui_about a = {LT_EP_NONE, LT_EP_NONE, NULL};
+
+	for (size_t i = 0; i < sizeof q_about / sizeof *q_about; i++) {
+		const struct lt_cell *c;
+
+		if (strcmp(q_about[i].query, q->res_name) != 0)
+			continue;
+		a.kind = q_about[i].kind;
+		a.also = q_about[i].also ? q_about[i].also : q_about[i].kind;
+		if (q_about[i].log_kind_col != NULL) {
+			c = lt_rows_cell(&q->res, r, lt_rows_col(&q->res, q_about[i].log_kind_col));
+			a.log_kind = c->type == LT_CELL_TEXT ? c->s : NULL;
+		}
+	}
+	return a;
+}
+
 static void q_jump(struct tui *t, struct queries *q)
 {
+	struct tui_about about;
 	char *target;
 
 	if (!q->have_res || q->rwin.cur >= q->res.nrows)
@@ -208,7 +255,8 @@ static void q_jump(struct tui *t, struct queries *q)
 		tui_status(t, TUI_ERROR, "this row names no node or lease");
 		return;
 	}
-	tui_push(t, tui_timeline_new(t, target, tui_result_time(&q->res, q->rwin.cur)));
+	about = q_row_about(q, q->rwin.cur);
+	tui_push(t, tui_timeline_new(t, target, tui_result_time(&q->res, q->rwin.cur), &about));
 	free(target);
 }
 
@@ -224,9 +272,33 @@ static int q_row_matches(struct queries *q, size_t r)
 	return 0;
 }
 
+/* In the list pane: the next query whose name or summary matches. */
+static void q_search_list(struct tui *t, struct queries *q, enum lt_browse_dir dir)
+{
+	size_t n = q->qwin.total;
+
+	for (size_t k = 1; k <= n; k++) {
+		size_t i =
+		    dir == LT_BROWSE_BACKWARD ? (q->qwin.cur + n - k) % n : (q->qwin.cur + k) % n;
+		const char *name = q->list[i].name, *sum = q->list[i].summary;
+
+		if (lt_regex_match(q->search_re, name, strlen(name)) ||
+		    lt_regex_match(q->search_re, sum, strlen(sum))) {
+			tui_win_goto(&q->qwin, i);
+			return;
+		}
+	}
+	tui_status(t, TUI_ERROR, "pattern not found");
+}
+
 static void q_search(struct tui *t, struct queries *q, enum lt_browse_dir dir)
 {
 	size_t n = q->res.nrows;
+
+	if (q->search_re != NULL && q->pane == Q_LIST) {
+		q_search_list(t, q, dir);
+		return;
+	}
 
 	if (q->search_re == NULL || !q->have_res) {
 		tui_status(t, TUI_INFO, "no search yet: run a query, then /");

@@ -274,13 +274,18 @@ static int term_style_attr(int style)
 
 int tui_put(int y, int x, int width, int style, const char *s)
 {
+	return tui_put_from(y, x, width, style, s, 0);
+}
+
+int tui_put_from(int y, int x, int width, int style, const char *s, int skip)
+{
 	struct lt_buf b;
 	int used = 0;
 
 	if (width <= 0 || s == NULL)
 		return 0;
 	lt_buf_init(&b);
-	tui_safe(&b, s, strlen(s), width, &used);
+	tui_safe_from(&b, s, strlen(s), skip, width, &used);
 	attrset(term_style_attr(style));
 	mvaddnstr(y, x, b.ptr, (int)b.len);
 	attrset(A_NORMAL);

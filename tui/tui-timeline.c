@@ -1,8 +1,9 @@
 /*
  * tui-timeline.c - one lease's or node's timeline: its episodes merged with
  * its Node object's events, as `leasetrail timeline` tells them.  Enter on a
- * row opens a second pane with the requests behind it, read a page at a
- * time; Enter there shows one event.
+ * row opens a second pane with what is behind it, read a page at a time:
+ * the requests of an episode, or the log lines of a row of log lines (each
+ * with the file and line it was read from); Enter there shows one record.
  *
  * The rows are the typed cells `timeline` prints (enum lt_timeline_col):
  * times, counts and kinds are values, formatted here as they are drawn.
@@ -27,12 +28,20 @@ struct timeline {
 	int expanded, focus; /* the events pane is open; it has the keys */
 	size_t open_row;     /* the row whose events are shown */
 	struct tui_win ewin;
+	int pane_lines; /* the pane lists log lines (lns), not requests (evs) */
 	struct lt_browse_events evs;
+	struct lt_browse_lines lns;
 	size_t evs_off;
 	int evs_loaded;
 	struct lt_regex *search_re;
 	int64_t at_us;
+	int hoff; /* DETAIL scrolled left by this many columns (h, l) */
+	int wrap; /* w: the selected row's whole detail under the list, as tall as it needs */
 };
+
+#define TL_HSTEP      16 /* columns h and l scroll DETAIL by */
+#define TL_DETAIL_H   2	 /* lines of the selected row's detail under the list */
+#define TL_WRAP_SHARE 2	 /* wrapped (w), the detail takes up to 1/TL_WRAP_SHARE of the body */
 
 static void tl_load(struct tui *t, struct timeline *s)
 {
@@ -96,7 +105,42 @@ static const char *tl_text(const struct timeline *s, size_t i, enum lt_timeline_
 	return v->type == LT_CELL_TEXT ? v->s : "";
 }
 
-/* Reads the events page around the pane's window when the one held does not cover it. */
+/* The log line a row of log lines rests on (LT_TL_REF is minus its id); 0 for another row. */
+static int64_t tl_line_ref(const struct timeline *s, size_t i)
+{
+	const struct lt_cell *ref = tl_cell(s, i, LT_TL_REF);
+
+	return tl_is_log(s, i) && ref->type == LT_CELL_INT && ref->i < 0 ? -ref->i : 0;
+}
+
+/* How many records the pane's page holds. */
+static size_t tl_page_n(const struct timeline *s)
+{
+	return s->pane_lines ? s->lns.n : s->evs.n;
+}
+
+static void tl_page_release(struct timeline *s)
+{
+	lt_browse_events_release(&s->evs);
+	lt_browse_lines_release(&s->lns);
+}
+
+/* Reads records off..off+n-1 of open row's pane into the page (released first). */
+static int tl_page_read(struct tui *t, struct timeline *s, struct lt_browse_events *evs,
+			struct lt_browse_lines *lns, size_t off, size_t n, struct lt_error *err)
+{
+	size_t row = s->open_row;
+	int64_t from = tl_cell(s, row, LT_TL_START)->i, to = tl_cell(s, row, LT_TL_END)->i;
+
+	lt_browse_events_release(evs);
+	lt_browse_lines_release(lns);
+	if (s->pane_lines)
+		return lt_browse_lines(lns, t->st, s->target, tl_line_ref(s, row), from, to, off, n,
+				       err);
+	return lt_browse_events(evs, t->st, s->target, tl_object(s, row), from, to, off, n, err);
+}
+
+/* Reads the pane's page around its window when the one held does not cover it. */
 static void tl_load_events(struct tui *t, struct timeline *s)
 {
 	struct lt_error err = {0};
@@ -104,18 +148,15 @@ static void tl_load_events(struct tui *t, struct timeline *s)
 
 	if (!s->expanded || s->open_row >= s->tl.nrows)
 		return;
-	if (s->evs_loaded && !tui_page_want(&s->ewin, s->evs_off, s->evs.n, &off, &n))
+	if (s->evs_loaded && !tui_page_want(&s->ewin, s->evs_off, tl_page_n(s), &off, &n))
 		return;
 	if (!s->evs_loaded)
 		tui_page_want(&s->ewin, 0, 0, &off, &n);
-	lt_browse_events_release(&s->evs);
 	s->evs_loaded = 1;
 	s->evs_off = off;
-	if (lt_browse_events(&s->evs, t->st, s->target, tl_object(s, s->open_row),
-			     tl_cell(s, s->open_row, LT_TL_START)->i,
-			     tl_cell(s, s->open_row, LT_TL_END)->i, off, n, &err) != 0)
+	if (tl_page_read(t, s, &s->evs, &s->lns, off, n, &err) != 0)
 		tui_status(t, TUI_ERROR, "%s", err.msg);
-	s->ewin.total = s->evs.total;
+	s->ewin.total = s->pane_lines ? s->lns.total : s->evs.total;
 	tui_win_fix(&s->ewin);
 }
 
@@ -142,7 +183,7 @@ static void tl_row(struct tui *t, struct timeline *s, int y, int cols, size_t i,
 		x += tui_put(y, x, cols - x, TUI_S_DIM | sel, tl_text(s, i, LT_TL_SOURCE));
 		x += tui_put(y, x, cols - x, TUI_S_DIM | sel, "] ");
 	}
-	tui_put(y, x, cols - x, TUI_S_NORMAL | sel, tl_text(s, i, LT_TL_DETAIL));
+	tui_put_from(y, x, cols - x, TUI_S_NORMAL | sel, tl_text(s, i, LT_TL_DETAIL), s->hoff);
 }
 
 /* One request: time, verb(/subresource), code, latency, source, user, id. */
@@ -158,27 +199,59 @@ static void tl_event_text(char *buf, size_t size, const struct lt_browse_event *
 		 lat, e->source_ip, e->user, (long long)e->id);
 }
 
+/* One log line: time, where it was read (FILE:LINE, the file's last name), severity, message. */
+static void tl_line_text(char *buf, size_t size, const struct lt_browse_line *l)
+{
+	const char *slash = strrchr(l->file, '/');
+	char ts[40];
+
+	tui_fmt_time(ts, sizeof ts, l->ts_us, TUI_TIME_MS);
+	snprintf(buf, size, "%s  %s:%lld  %s %s  L%lld", ts, slash ? slash + 1 : l->file,
+		 (long long)l->line, l->severity[0] ? l->severity : "-", l->message,
+		 (long long)l->id);
+}
+
+/* Record i of page (first: its index) as the pane shows it, and its style. */
+static int tl_record_text(const struct timeline *s, const struct lt_browse_events *evs,
+			  const struct lt_browse_lines *lns, size_t k, char *buf, size_t size)
+{
+	if (s->pane_lines) {
+		const struct lt_browse_line *l = &lns->lines[k];
+
+		tl_line_text(buf, size, l);
+		return l->severity[0] == 'E' || l->severity[0] == 'F' ? TUI_S_404 : TUI_S_NORMAL;
+	}
+	tl_event_text(buf, size, &evs->evs[k]);
+	return evs->evs[k].code >= 400 ? TUI_S_404 : TUI_S_NORMAL;
+}
+
 static void tl_draw_events(struct tui *t, struct timeline *s, int y0, int h, int cols)
 {
-	char line[1024];
+	char line[2048];
 
 	s->ewin.height = h > 1 ? (size_t)(h - 1) : 1;
 	tl_load_events(t, s);
-	snprintf(line, sizeof line,
-		 "%zu requests of %s %s (Enter: one event, Tab: pane, Esc: close)%s", s->evs.total,
-		 tl_kind_name(s, s->open_row), s->target, s->focus ? " <" : "");
+	if (s->pane_lines)
+		snprintf(line, sizeof line,
+			 "%zu %s %s of %s [%s] (Enter: the line, Tab: pane, Esc: close)%s",
+			 s->ewin.total, s->ewin.total == 1 ? "line" : "lines",
+			 tl_kind_name(s, s->open_row), s->target,
+			 tl_text(s, s->open_row, LT_TL_SOURCE), s->focus ? " <" : "");
+	else
+		snprintf(line, sizeof line,
+			 "%zu %s of %s %s (Enter: one event, Tab: pane, Esc: close)%s",
+			 s->ewin.total, s->ewin.total == 1 ? "request" : "requests",
+			 tl_kind_name(s, s->open_row), s->target, s->focus ? " <" : "");
 	tui_draw_header(y0, cols, line);
 	for (size_t k = 0; k < s->ewin.height; k++) {
 		size_t i = s->ewin.top + k;
-		int sel = s->focus && i == s->ewin.cur ? TUI_SEL : 0;
+		int sel = s->focus && i == s->ewin.cur ? TUI_SEL : 0, style;
 
-		if (i >= s->ewin.total || i < s->evs_off || i - s->evs_off >= s->evs.n)
+		if (i >= s->ewin.total || i < s->evs_off || i - s->evs_off >= tl_page_n(s))
 			break;
-		tl_event_text(line, sizeof line, &s->evs.evs[i - s->evs_off]);
+		style = tl_record_text(s, &s->evs, &s->lns, i - s->evs_off, line, sizeof line);
 		tui_fill(y0 + 1 + (int)k, 0, cols, TUI_S_NORMAL | sel);
-		tui_put(y0 + 1 + (int)k, 0, cols,
-			(s->evs.evs[i - s->evs_off].code >= 400 ? TUI_S_404 : TUI_S_NORMAL) | sel,
-			line);
+		tui_put(y0 + 1 + (int)k, 0, cols, style | sel, line);
 	}
 }
 
@@ -205,10 +278,31 @@ static void tl_draw_detail(struct timeline *s, int y0, int h, int cols)
 	lt_buf_release(&b);
 }
 
+/* Lines under the list for the selected row's detail: 2, or (w) what it wraps to, bounded. */
+static int tl_detail_h(const struct timeline *s, int h, int cols)
+{
+	struct tui_span *rows = NULL;
+	size_t n = 0, cap = 0;
+	const char *d;
+	struct lt_buf b;
+	int max = h / TL_WRAP_SHARE;
+
+	if (!s->wrap || s->win.cur >= s->tl.nrows || max <= TL_DETAIL_H)
+		return TL_DETAIL_H;
+	d = tl_text(s, s->win.cur, LT_TL_DETAIL);
+	lt_buf_init(&b);
+	lt_sanitize(&b, d, strlen(d));
+	tui_wrap(&rows, &n, &cap, b.ptr, b.len, cols);
+	free(rows);
+	lt_buf_release(&b);
+	return n < TL_DETAIL_H ? TL_DETAIL_H : (int)n > max ? max : (int)n;
+}
+
 static void tl_draw(struct tui *t, struct tui_screen *sc, int y0, int h, int cols)
 {
 	struct timeline *s = (struct timeline *)sc;
-	int list_h = s->expanded ? (h - 1) / 2 : h - 1 - 2, dated;
+	int detail_h = tl_detail_h(s, h, cols);
+	int list_h = s->expanded ? (h - 1) / 2 : h - 1 - detail_h, dated;
 	char line[1024];
 
 	dated = t->last_us - t->first_us > 86400000000LL;
@@ -229,20 +323,19 @@ static void tl_draw(struct tui *t, struct tui_screen *sc, int y0, int h, int col
 	if (s->expanded)
 		tl_draw_events(t, s, y0 + 1 + list_h, h - 1 - list_h, cols);
 	else
-		tl_draw_detail(s, y0 + h - 2, 2, cols);
+		tl_draw_detail(s, y0 + h - detail_h, detail_h, cols);
 }
 
 static void tl_expand(struct tui *t, struct timeline *s)
 {
 	if (s->win.cur >= s->tl.nrows)
 		return;
-	if (tl_is_log(s, s->win.cur)) {
-		tui_status(t, TUI_INFO,
-			   "a row of %s log lines: the requests pane lists audit events only",
-			   tl_text(s, s->win.cur, LT_TL_SOURCE));
+	if (tl_is_log(s, s->win.cur) && tl_line_ref(s, s->win.cur) == 0) {
+		tui_status(t, TUI_INFO, "this row names no stored line");
 		return;
 	}
-	lt_browse_events_release(&s->evs);
+	tl_page_release(s);
+	s->pane_lines = tl_is_log(s, s->win.cur);
 	s->expanded = s->focus = 1;
 	s->open_row = s->win.cur;
 	s->evs_loaded = 0;
@@ -258,13 +351,13 @@ static int tl_row_matches(const struct timeline *s, size_t i)
 	       lt_regex_match(s->search_re, detail, strlen(detail));
 }
 
-/* The next (or previous) event matching the search, read a page at a time; wraps around. */
+/* The next (or previous) record of the pane matching the search, a page at a time; wraps. */
 static int tl_search_events(struct tui *t, struct timeline *s, enum lt_browse_dir dir, size_t *at)
 {
-	size_t row = s->open_row;
-	struct lt_browse_events page = {0};
-	size_t total = s->ewin.total, first = 0;
-	char line[1024];
+	struct lt_browse_events evs = {0};
+	struct lt_browse_lines lns = {0};
+	size_t total = s->ewin.total, first = 0, have = 0;
+	char line[2048];
 	int found = 0;
 
 	for (size_t k = 1; k <= total && !found; k++) {
@@ -272,26 +365,24 @@ static int tl_search_events(struct tui *t, struct timeline *s, enum lt_browse_di
 						     : (s->ewin.cur + k) % total;
 		struct lt_error err = {0};
 
-		if (page.n == 0 || i < first || i - first >= page.n) {
-			lt_browse_events_release(&page);
+		if (have == 0 || i < first || i - first >= have) {
 			first = dir == LT_BROWSE_BACKWARD
 				    ? (i >= TL_EVENT_PAGE - 1 ? i - (TL_EVENT_PAGE - 1) : 0)
 				    : i;
-			if (lt_browse_events(&page, t->st, s->target, tl_object(s, row),
-					     tl_cell(s, row, LT_TL_START)->i,
-					     tl_cell(s, row, LT_TL_END)->i, first, TL_EVENT_PAGE,
-					     &err) != 0) {
+			if (tl_page_read(t, s, &evs, &lns, first, TL_EVENT_PAGE, &err) != 0) {
 				tui_status(t, TUI_ERROR, "%s", err.msg);
-				return 0;
+				break;
 			}
-			if (i - first >= page.n)
+			have = s->pane_lines ? lns.n : evs.n;
+			if (i - first >= have)
 				break; /* the store changed under us */
 		}
-		tl_event_text(line, sizeof line, &page.evs[i - first]);
+		tl_record_text(s, &evs, &lns, i - first, line, sizeof line);
 		if (lt_regex_match(s->search_re, line, strlen(line)))
 			*at = i, found = 1;
 	}
-	lt_browse_events_release(&page);
+	lt_browse_events_release(&evs);
+	lt_browse_lines_release(&lns);
 	return found;
 }
 
@@ -340,8 +431,14 @@ static int tl_enter(struct tui *t, struct timeline *s)
 		tl_expand(t, s);
 		return 1;
 	}
-	if (s->ewin.cur >= s->evs_off && s->ewin.cur - s->evs_off < s->evs.n)
-		tui_push(t, tui_event_new(t, s->evs.evs[s->ewin.cur - s->evs_off].id));
+	if (s->ewin.cur < s->evs_off || s->ewin.cur - s->evs_off >= tl_page_n(s))
+		return 1;
+	if (s->pane_lines)
+		tui_push(
+		    t, tui_event_new(t, s->lns.lines[s->ewin.cur - s->evs_off].id, LT_RECORD_LINE));
+	else
+		tui_push(
+		    t, tui_event_new(t, s->evs.evs[s->ewin.cur - s->evs_off].id, LT_RECORD_EVENT));
 	return 1;
 }
 
@@ -358,6 +455,19 @@ static int tl_action(struct tui *t, struct tui_screen *sc, enum tui_action a)
 	switch (a) {
 	case TUI_A_ENTER:
 		return tl_enter(t, s);
+	case TUI_A_LEFT:
+	case TUI_A_RIGHT:
+		s->hoff = a == TUI_A_LEFT ? (s->hoff > TL_HSTEP ? s->hoff - TL_HSTEP : 0)
+					  : s->hoff + TL_HSTEP;
+		if (s->hoff > 0)
+			tui_status(t, TUI_INFO, "DETAIL from column %d (h: back)", s->hoff + 1);
+		return 1;
+	case TUI_A_WRAP:
+		s->wrap = !s->wrap;
+		tui_status(t, TUI_INFO, "%s",
+			   s->wrap ? "the whole detail under the list (w: two lines)"
+				   : "two lines of detail (w: all of it)");
+		return 1;
 	case TUI_A_TAB:
 		if (s->expanded)
 			s->focus = !s->focus;
@@ -394,7 +504,7 @@ static void tl_free(struct tui_screen *sc)
 	struct timeline *s = (struct timeline *)sc;
 
 	lt_rows_release(&s->tl);
-	lt_browse_events_release(&s->evs);
+	tl_page_release(s);
 	lt_regex_free(s->search_re);
 	free(s->target);
 	free(s);
@@ -410,7 +520,8 @@ static const struct tui_screen_ops timeline_ops = {
     .free = tl_free,
 };
 
-struct tui_screen *tui_timeline_new(struct tui *t, const char *target, int64_t at_us)
+struct tui_screen *tui_timeline_new(struct tui *t, const char *target, int64_t at_us,
+				    const struct tui_about *about)
 {
 	struct timeline *s = lt_xcalloc(1, sizeof *s);
 
@@ -419,11 +530,8 @@ struct tui_screen *tui_timeline_new(struct tui *t, const char *target, int64_t a
 	s->at_us = at_us;
 	s->win.height = t->rows > 8 ? (size_t)(t->rows - 6) : 1;
 	tl_load(t, s);
-	/* "at that time": the first row still going on at at_us */
-	for (size_t i = 0; at_us != 0 && i < s->tl.nrows; i++)
-		if (tl_cell(s, i, LT_TL_END)->i >= at_us) {
-			tui_win_goto(&s->win, i);
-			break;
-		}
+	/* "at that time": the row the result is about, nearest its time */
+	if (at_us != 0 && s->tl.nrows > 0)
+		tui_win_goto(&s->win, tui_timeline_pick(&s->tl, at_us, about));
 	return &s->base;
 }

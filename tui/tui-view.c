@@ -323,17 +323,50 @@ size_t tui_text_fit(const char *s, size_t len, int width, int *used)
 	return i;
 }
 
-void tui_safe(struct lt_buf *out, const char *s, size_t len, int width, int *used)
+#define TUI_ELLIPSIS "\xe2\x80\xa6" /* U+2026, one column: marks every cut */
+
+/* The byte after the first skip columns of s (whole characters); *cols gets those skipped. */
+static size_t safe_skip(const char *s, size_t len, int skip, int *cols)
+{
+	size_t n = skip > 0 ? tui_text_fit(s, len, skip, cols) : 0;
+
+	if (skip <= 0)
+		*cols = 0;
+	return n;
+}
+
+void tui_safe_from(struct lt_buf *out, const char *s, size_t len, int skip, int width, int *used)
 {
 	struct lt_buf b;
-	size_t n;
+	size_t start, n;
+	int cols = 0, rest;
 
 	lt_buf_init(&b);
 	lt_sanitize(&b, s, len);
-	n = tui_text_fit(b.ptr, b.len, width, used);
 	lt_buf_reset(out);
-	lt_buf_append(out, b.ptr, n);
+	start = safe_skip(b.ptr, b.len, skip, &rest);
+	if (skip > 0 && start > 0 && width > 1) { /* scrolled: say that text lies to the left */
+		lt_buf_append(out, TUI_ELLIPSIS, sizeof TUI_ELLIPSIS - 1);
+		start += tui_text_fit(b.ptr + start, b.len - start, 1, NULL);
+		width--, cols++;
+	}
+	n = tui_text_fit(b.ptr + start, b.len - start, width, &rest);
+	if (start + n < b.len && width >= 1) { /* cut: the last column says so */
+		n = tui_text_fit(b.ptr + start, b.len - start, width - 1, &rest);
+		lt_buf_append(out, b.ptr + start, n);
+		lt_buf_append(out, TUI_ELLIPSIS, sizeof TUI_ELLIPSIS - 1);
+		rest++;
+	} else {
+		lt_buf_append(out, b.ptr + start, n);
+	}
+	if (used)
+		*used = cols + rest;
 	lt_buf_release(&b);
+}
+
+void tui_safe(struct lt_buf *out, const char *s, size_t len, int width, int *used)
+{
+	tui_safe_from(out, s, len, 0, width, used);
 }
 
 /* ---- JSON layout -------------------------------------------------------- */
@@ -539,4 +572,36 @@ int64_t tui_result_time(const struct lt_rows *t, size_t r)
 			return v->i;
 	}
 	return 0;
+}
+
+/* How well timeline row i fits `about`: 2 its kind, 1 the lease's or Node's, 0 a log line. */
+static int pick_fit(const struct lt_rows *tl, size_t i, const struct tui_about *about)
+{
+	const struct lt_cell *k = lt_rows_cell(tl, i, LT_TL_KIND);
+
+	if (k->type == LT_CELL_KIND && about != NULL && about->kind != LT_EP_NONE &&
+	    (k->i == (int64_t)about->kind || k->i == (int64_t)about->also))
+		return 2;
+	if (k->type == LT_CELL_TEXT && about != NULL && about->log_kind != NULL &&
+	    strcmp(k->s, about->log_kind) == 0) /* the parser's log kinds: texts, not enums */
+		return 2;
+	return k->type == LT_CELL_KIND ? 1 : 0;
+}
+
+size_t tui_timeline_pick(const struct lt_rows *tl, int64_t at_us, const struct tui_about *about)
+{
+	size_t best = 0;
+	int best_fit = -1;
+	uint64_t best_d = UINT64_MAX;
+
+	for (size_t i = 0; i < tl->nrows; i++) {
+		int64_t start = lt_rows_cell(tl, i, LT_TL_START)->i;
+		uint64_t d = start > at_us ? (uint64_t)start - (uint64_t)at_us
+					   : (uint64_t)at_us - (uint64_t)start;
+		int fit = pick_fit(tl, i, about);
+
+		if (fit > best_fit || (fit == best_fit && d < best_d))
+			best = i, best_fit = fit, best_d = d;
+	}
+	return best;
 }

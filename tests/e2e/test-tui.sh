@@ -85,6 +85,13 @@ wait_for 'DETAIL of ip-10-0-241-227.ec2.internal'
 tm send-keys Escape
 wait_for 'NODES (3)'
 
+# ---- / searches the visible columns: a state finds its row (problems first: 171, 74, 227)
+tm send-keys g / 're-created' Enter
+tm send-keys Enter
+wait_for 'DETAIL of ip-10-0-241-74.ec2.internal'
+tm send-keys Escape
+wait_for 'NODES (3)'
+
 # ---- drill in: the deleted node's timeline shows who deleted the node, then the GC's delete
 tm send-keys / '241-171' Enter
 tm send-keys Enter
@@ -97,7 +104,7 @@ tm send-keys / '^DELETED' Enter
 wait_for "32ms after its node was deleted by"
 # its requests, then the raw event with its provenance
 tm send-keys Enter
-wait_for 'requests of DELETED'
+wait_for '1 request of DELETED'
 screen | grep -q 'delete .* 200 .*generic-garbage-collector' || fail "the GC's request"
 tm send-keys Enter
 wait_for 'leasetrail | Event'
@@ -129,9 +136,10 @@ wait_for 'NODES (3)'
 
 # ---- a resize redraws: 80x24 still shows the rows, their strips and the status line
 tm resize-window -x 80 -y 24
-wait_for '05:50:00          06:04:59'
+wait_for '05:50:00        06:04:59'
+screen | grep -q '^ip-10-0-241-171.ec2.internal re-created' || fail "80x24: a name was cut"
 screen | grep '^ip-10-0-241-171' | grep -Eq 'Dx+=' || fail "80x24: no strip"
-[ "$(screen | awk 'length > 80' | wc -l)" = 0 ] || fail "80x24: a line is wider than the screen"
+[ "$(screen | LC_ALL=C.UTF-8 wc -L)" -le 80 ] || fail "80x24: a line is wider than the screen"
 screen | sed -n 24p | grep -q 'help' || fail "80x24: no status line"
 tm resize-window -x 120 -y 40
 for i in $(seq 1 200); do # back to full width: the header's axis ends at column 120
@@ -177,9 +185,17 @@ printf '%s\n' "$evil" >evil.log
 # ingested while the TUI runs (WAL: readers never block the writer); r shows it
 start
 wait_for 'NODES (3)'
+# an ingest that has loaded its events but not built its lifecycles yet (killed there): r says
+# the store is still being built, in the title and on the status line
+env LEASETRAIL_TEST_DIE_AT=after-load "$bin" ingest -q --db "$tmp/s.db" evil.log >/dev/null 2>&1 &&
+  fail "the ingest was not stopped after its load"
+tm send-keys r
+wait_for 'the store is still being built: '
+screen | head -1 | grep -qF '(still being built)' || fail "the title does not say it"
 "$bin" ingest -q --db "$tmp/s.db" evil.log >/dev/null
 tm send-keys r
 wait_for 'NODES (4)'
+screen | grep -q 'still being built' && fail "the finished store still says it is being built"
 screen | grep -qF 'evil\x1b[Hnode\u{202e}' || fail "a hostile name is not shown escaped"
 tm send-keys / evil Enter
 tm send-keys Enter
@@ -190,7 +206,7 @@ tm send-keys Q
 wait_for 'EXIT=0'
 
 # ---- NotReady (samples/notready): its own strip symbol and colour, state not-ready, and the
-# cluster list sorted by NotReady time (s: name, last renew, anomalies, NotReady time)
+# cluster list sorted by NotReady time (< from problems first: last renew, NotReady time)
 rm -f "$tmp/s.db" "$tmp/s.db-wal" "$tmp/s.db-shm"
 "$bin" ingest -q --db "$tmp/s.db" "$samples/notready/audit" "$samples/notready/logs" >/dev/null
 start
@@ -201,13 +217,13 @@ echo "$row" | grep -Eq '=+ *!{20,}$' || fail "10's strip has no NotReady time to
 screen | grep '^ip-10-1-0-17.ec2.internal' | grep -qF '!' && fail "17 was never NotReady"
 screen | grep -qF '! NotReady' || fail "the legend has no NotReady"
 tm capture-pane -p -e | grep '^.*ip-10-1-0-13' | grep -q $'\e\[' || fail "no colour on 13's row"
-tm send-keys s s s
+tm send-keys '<' '<'
 wait_for 'by NotReady time'
 first=$(screen | grep -A1 '^NODES (8)' | tail -1)
 echo "$first" | grep -q '^ip-10-1-0-10.ec2.internal' || fail "longest NotReady not first: $first"
 screen | grep -A8 '^NODES (8)' | tail -1 | grep -q '^ip-10-1-0-17' || fail "never NotReady not last"
 tm send-keys '?'
-wait_for 'NotReady time (longest first)'
+wait_for 'problems first, name, state, 404, DEL, ANOM, NotReady time, last renew'
 tm send-keys Q
 wait_for 'EXIT=0'
 
@@ -222,6 +238,110 @@ row=$(screen | grep '^ip-10-1-0-17.ec2.internal')
 echo "$row" | grep -q 'logs-only' || fail "17 from its journal alone: $row"
 [ "$(screen | grep -c '^ip-10-1-0-1[0-9].ec2.internal.* \(logs-only\|not-ready\) ')" = "$nlogs" ] ||
   fail "not every journal's node is listed logs-only or not-ready"
+tm send-keys Q
+wait_for 'EXIT=0'
+
+# ---- a generated cluster (lt-gen): 60 steady nodes and 2 with incidents, one of which has two
+# NotReady windows; it sorts after the 60 by name, so off a 40-row screen: it opens first
+gen=${LT_GEN:-$(dirname "$bin")/../samples/lt-gen}
+[ -x "$gen" ] || fail "no lt-gen at $gen (set LT_GEN)"
+rm -f "$tmp/s.db" "$tmp/s.db-wal" "$tmp/s.db-shm"
+mkdir -p gen/logs
+"$gen" --nodes 60 --minutes 30 --stories steady -o gen/steady.log
+"$gen" --health partition,kubelet-stop --seed 2 --nodes 2 --minutes 30 -o gen/h.log \
+  --journal-dir gen/logs
+"$bin" ingest -q --db "$tmp/s.db" gen/steady.log gen/h.log.1 gen/h.log.2 gen/logs >/dev/null
+start
+wait_for 'NODES (62)'
+screen | grep -q ' rows, by problems first' || fail "not opened problems first"
+first=$(screen | grep -A1 '^NODES (62)' | tail -1)
+echo "$first" | grep -q '^ip-10-1-0-10.ec2.internal .*!' || fail "the NotReady node is not first: $first"
+# > sorts by the next column (name): the node goes off the screen; < comes back
+# (the cursor stays on its row, which then lies below the 60 others: g goes to the top)
+tm send-keys '>'
+wait_for 'by name'
+screen | grep -q '^ip-10-1-0-10' || fail "the cursor's row left the screen"
+tm send-keys g
+wait_for 'NODES (62)'
+screen | grep -q '^ip-10-1-0-10' && fail "by name, the node should be off a 40-row screen"
+tm send-keys '<'
+wait_for 'by problems first'
+# f filters on any column, numbers compared; each f opens a fresh prompt
+tm send-keys f
+tm send-keys -l 'anom>0'
+tm send-keys Enter
+wait_for 'NODES (1)'
+screen | grep -q '^ip-10-1-0-10.ec2.internal' || fail "anom>0 lost the node"
+tm send-keys f
+wait_for 'filter (name regex'
+screen | tail -1 | grep -qF 'anom>0' && fail "the prompt was not fresh: $(screen | tail -1)"
+want=$("$bin" nodes --db "$tmp/s.db" -o csv | grep -c '^ip-10-0-151-1[0-9]\.[^,]*,renewing,')
+tm send-keys -l 'state=^renewing$ name=151-1[0-9]\.'
+tm send-keys Enter
+wait_for "NODES ($want)"
+screen | grep -q 'filter state=^renewing$ name=151-1\[0-9\]' || fail "the legend does not say the filter"
+tm send-keys f
+tm send-keys -l 'kind=leader'
+tm send-keys Enter
+wait_for 'LEADER-ELECTION LEASES (2)'
+screen | grep -q '^NODES' && fail "kind=leader kept nodes"
+tm send-keys f
+tm send-keys -l 'zz=1'
+tm send-keys Enter
+wait_for "no column 'zz' here; columns: name, state, 404"
+tm send-keys f Enter
+wait_gone ', filter '
+screen | grep -q '^kube-controller-manager' || fail "the cursor's lease left the screen"
+# every row opens what is behind it: a row of kubelet lines lists them (FILE:LINE each, as
+# many as its COUNT), and Enter on one shows the raw line and where it was read
+tm send-keys g Enter
+wait_for 'DETAIL of ip-10-1-0-10.ec2.internal'
+tm send-keys / 'node-status-error' Enter
+n=$(screen | grep -m1 ' node-status-error ' | awk '{print $4}')
+tm send-keys Enter
+wait_for "$n lines node-status-error of ip-10-1-0-10.ec2.internal [kubelet]"
+screen | grep -Eq '^[0-9:.]+  kubelet-ip-10-1-0-10.ec2.internal.log:[0-9]+  E Error updating node status, will retry' ||
+  fail "the kubelet lines"
+tm send-keys G
+wait_for "$n lines node-status-error of ip-10-1-0-10.ec2.internal [kubelet] (Enter"
+tm send-keys Enter
+wait_for 'log line L'
+screen | grep -Eq 'from (.*/)?gen/logs/kubelet-ip-10-1-0-10.ec2.internal.log:[0-9]+ \(byte [0-9]+\)' ||
+  fail "the line's provenance"
+screen | grep -qF '"Error updating node status, will retry" err=' || fail "the raw line"
+tm send-keys Escape Escape
+wait_for 'DETAIL of ip-10-1-0-10.ec2.internal'
+# text that fits: a cut DETAIL ends in '…'; l scrolls it ('…' at its left); w wraps the
+# selected row's whole detail under the list
+row() { screen | grep -m1 ' node-status-error '; }
+row | grep -q '…$' || fail "a cut detail has no …: $(row)"
+screen | tail -3 | grep -qF '(line L' && fail "the detail fitted in two lines: no test"
+tm send-keys l
+wait_for 'DETAIL from column 17'
+row | grep -Eq 'node-status-error +[0-9]+  \[kubelet\] …' || fail "l did not scroll: $(row)"
+tm send-keys h w
+wait_for 'the whole detail under the list'
+screen | tail -6 | grep -qF '(line L' || fail "w did not show the whole detail"
+row | grep -q '\[kubelet\] Error updating' || fail "h did not scroll back: $(row)"
+tm send-keys Escape
+wait_for 'rows, by problems first'
+# Enter on a query result lands on the row it is about: not-ready's row on the NOT_READY
+# window (the GAP before it overlaps its start); kubelet-errors' on a row of that kind
+tm send-keys c
+wait_for 'leasetrail | Queries'
+tm send-keys / '^not-ready' Enter Enter
+wait_for 'ip-10-1-0-10.ec2.internal  2024-04-05T05:56:13'
+tm send-keys Enter
+wait_for 'DETAIL of ip-10-1-0-10.ec2.internal'
+screen | tail -3 | grep -q 'Ready=Unknown, cause network-partition' || fail "not on the NOT_READY row"
+tm send-keys q
+wait_for 'leasetrail | Queries'
+tm send-keys Tab / '^kubelet-errors' Enter Enter
+wait_for 'kubelet-errors: '
+kind=$(screen | grep -m1 '^ip-10-1-0-10.ec2.internal ' | awk '{print $2}')
+tm send-keys Enter
+wait_for 'DETAIL of ip-10-1-0-10.ec2.internal'
+tm capture-pane -p -e | grep -F "$kind" | grep -q $'\e\[[0-9;]*7m' || fail "not on a $kind row"
 tm send-keys Q
 wait_for 'EXIT=0'
 

@@ -2642,9 +2642,9 @@ static char *timeline_csv(struct lt_store *st, const char *target)
 	return capture_close(&c);
 }
 
-static int browse_keep_all(const char *target, void *ctx)
+static int browse_keep_all(const struct lt_browse_item *it, void *ctx)
 {
-	(void)target;
+	(void)it;
 	(void)ctx;
 	return 1;
 }

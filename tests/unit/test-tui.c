@@ -226,12 +226,25 @@ static void test_safe_text(void **state)
 	assert_non_null(strstr(out.ptr, "\\x1b]0;pwned\\x07"));
 	assert_non_null(strstr(out.ptr, "\\u{202e}evil\\xff\\xc3(end"));
 	assert_int_equal(used, (int)out.len); /* all ASCII now */
-	/* clipped to whole characters within the width */
+	/* clipped to whole characters within the width, a cut marked by an ellipsis */
 	tui_safe(&out, "caf\xc3\xa9 au lait", 13, 4, &used);
-	assert_string_equal(out.ptr, "caf\xc3\xa9");
+	assert_string_equal(out.ptr, "caf\xe2\x80\xa6");
 	assert_int_equal(used, 4);
+	tui_safe(&out, "caf\xc3\xa9", 5, 4, &used);
+	assert_string_equal(out.ptr, "caf\xc3\xa9"); /* it fits: no ellipsis */
 	tui_safe(&out, "\x1b[31m", 5, 3, &used);
-	assert_string_equal(out.ptr, "\\x1"); /* cut inside the escape's text, never the byte */
+	assert_string_equal(out.ptr, "\\x\xe2\x80\xa6"); /* cut inside the escape's text */
+	/* scrolled: the columns left out are an ellipsis at the left edge */
+	tui_safe_from(&out, "0123456789", 10, 4, 4, &used);
+	assert_string_equal(out.ptr, "\xe2\x80\xa6"
+				     "56\xe2\x80\xa6");
+	assert_int_equal(used, 4);
+	tui_safe_from(&out, "0123456789", 10, 4, 10, &used);
+	assert_string_equal(out.ptr, "\xe2\x80\xa6"
+				     "56789");
+	assert_int_equal(used, 6);
+	tui_safe_from(&out, "01", 2, 4, 10, &used);
+	assert_string_equal(out.ptr, "\xe2\x80\xa6");
 	lt_buf_release(&out);
 }
 
@@ -389,6 +402,75 @@ static void test_key_table(void **state)
 	}
 }
 
+/* ---- filters ------------------------------------------------------------- */
+
+static const char *const filter_cols[] = {"name", "state", "404"};
+
+/* A row of the three columns above, as a screen answers for it. */
+static const char *filter_row_value(int col, char *buf, size_t size, void *ctx)
+{
+	(void)buf;
+	(void)size;
+	return ((const char *const *)ctx)[col];
+}
+
+/* 1 when row (three texts) passes filter text; -1 when the text does not parse. */
+static int filter_passes(const char *text, const char *name, const char *state, const char *n404)
+{
+	const char *row[] = {name, state, n404};
+	struct tui_filter f;
+	char msg[256];
+	int r;
+
+	if (tui_filter_parse(&f, text, filter_cols, 3, msg, sizeof msg) != 0)
+		return -1;
+	r = tui_filter_match(&f, filter_row_value, (void *)row);
+	tui_filter_release(&f);
+	return r;
+}
+
+static void test_filter(void **state)
+{
+	struct tui_filter f;
+	char msg[256];
+
+	(void)state;
+	/* a bare regex is the first column's; COL=REGEX any column's, any case */
+	assert_int_equal(filter_passes("241-17", "ip-10-0-241-171", "re-created", "41"), 1);
+	assert_int_equal(filter_passes("241-17", "ip-10-0-241-74", "re-created", "6"), 0);
+	assert_int_equal(filter_passes("state=re-created", "a", "re-created", "0"), 1);
+	assert_int_equal(filter_passes("STATE=^not-ready$", "a", "not-ready", "0"), 1);
+	assert_int_equal(filter_passes("state=^ready", "a", "not-ready", "0"), 0);
+	assert_int_equal(filter_passes("state!=renewing", "a", "renewing", "0"), 0);
+	/* smart case, as / */
+	assert_int_equal(filter_passes("state=Not", "a", "not-ready", "0"), 0);
+	/* numbers; a cell that is not one is neither above nor below */
+	assert_int_equal(filter_passes("404>40", "a", "x", "41"), 1);
+	assert_int_equal(filter_passes("404>41", "a", "x", "41"), 0);
+	assert_int_equal(filter_passes("404<1", "a", "x", "0"), 1);
+	assert_int_equal(filter_passes("404<1", "a", "x", ""), 0);
+	/* every term must pass; the empty filter passes all */
+	assert_int_equal(filter_passes("state=re 404>0 ip-", "ip-1", "re-created", "2"), 1);
+	assert_int_equal(filter_passes("state=re 404>5 ip-", "ip-1", "re-created", "2"), 0);
+	assert_int_equal(filter_passes("", "a", "b", "c"), 1);
+	assert_int_equal(filter_passes("  ", "a", "b", "c"), 1);
+	/* an operator first is part of a regex; errors name what is wrong */
+	assert_int_equal(filter_passes("=x", "a=x", "", ""), 1);
+	assert_int_equal(tui_filter_parse(&f, "zz=1", filter_cols, 3, msg, sizeof msg), -1);
+	assert_string_equal(msg, "no column 'zz' here; columns: name, state, 404");
+	assert_int_equal(f.n, 0);
+	assert_int_equal(tui_filter_parse(&f, "404>many", filter_cols, 3, msg, sizeof msg), -1);
+	assert_string_equal(msg, "'many' is not a number");
+	assert_int_equal(tui_filter_parse(&f, "state=(", filter_cols, 3, msg, sizeof msg), -1);
+	assert_int_equal(tui_filter_parse(&f, "a b c d e f g h i", filter_cols, 3, msg, sizeof msg),
+			 -1);
+	assert_int_equal(tui_filter_parse(&f, "a b c d e f g h", filter_cols, 3, msg, sizeof msg),
+			 0);
+	assert_int_equal(f.n, 8);
+	assert_string_equal(f.text, "a b c d e f g h");
+	tui_filter_release(&f);
+}
+
 /* ---- result tables and jumps -------------------------------------------- */
 
 /*
@@ -541,6 +623,25 @@ static void test_browse_sort(void **state)
 	assert_string_equal(p.items[2].target, "ip-10-0-241-74.ec2.internal");
 	assert_string_equal(p.items[3].target, "ip-10-0-241-227.ec2.internal");
 	lt_browse_page_release(&p);
+	/* problems first: the two re-created nodes with anomalies before the one renewing */
+	q.sort = LT_BROWSE_BY_PROBLEMS;
+	assert_int_equal(lt_browse_list(&p, sample_store, &q, 0, 4, &err), 0);
+	assert_string_equal(p.items[1].target, "ip-10-0-241-171.ec2.internal");
+	assert_string_equal(p.items[2].target, "ip-10-0-241-74.ec2.internal");
+	assert_string_equal(p.items[3].target, "ip-10-0-241-227.ec2.internal");
+	lt_browse_page_release(&p);
+	/* most 404s, most deletes (the Node object's counted too): 171 (41, 2), 74 (6, 1) */
+	for (q.sort = LT_BROWSE_BY_NOT_FOUND; q.sort <= LT_BROWSE_BY_DELETES; q.sort++) {
+		assert_int_equal(lt_browse_list(&p, sample_store, &q, 0, 4, &err), 0);
+		assert_string_equal(p.items[1].target, "ip-10-0-241-171.ec2.internal");
+		assert_string_equal(p.items[2].target, "ip-10-0-241-74.ec2.internal");
+		lt_browse_page_release(&p);
+	}
+	/* by state's name, then name: re-created before renewing */
+	q.sort = LT_BROWSE_BY_STATE;
+	assert_int_equal(lt_browse_list(&p, sample_store, &q, 0, 4, &err), 0);
+	assert_string_equal(p.items[3].target, "ip-10-0-241-227.ec2.internal");
+	lt_browse_page_release(&p);
 	q.sort = LT_BROWSE_BY_LAST_RENEW;
 	assert_int_equal(lt_browse_list(&p, sample_store, &q, 0, 4, &err), 0);
 	assert_string_equal(p.items[1].target, "ip-10-0-241-171.ec2.internal");
@@ -600,12 +701,18 @@ static void test_browse_not_ready(void **state)
 	assert_int_equal(nr, 1);
 	lt_browse_episodes_release(&e);
 	lt_browse_page_release(&p);
+	/* problems first: the node NotReady at the end, then those with NotReady time */
+	q.sort = LT_BROWSE_BY_PROBLEMS;
+	assert_int_equal(lt_browse_list(&p, st, &q, 0, 10, &err), 0);
+	assert_string_equal(p.items[1].target, "ip-10-1-0-10.ec2.internal");
+	assert_string_equal(p.items[8].target, "ip-10-1-0-17.ec2.internal");
+	lt_browse_page_release(&p);
 	lt_store_free(st);
 }
 
-static int match_substr(const char *target, void *ctx)
+static int match_substr(const struct lt_browse_item *it, void *ctx)
 {
-	return strstr(target, ctx) != NULL;
+	return strstr(it->target, ctx) != NULL;
 }
 
 static void test_browse_filter(void **state)
@@ -744,6 +851,18 @@ static void test_browse_timeline(void **state)
 		/* audit rows only in this store */
 		assert_string_equal(lt_rows_cell(&t, i, LT_TL_SOURCE)->s, "audit");
 	}
+	/* a jump lands on the row of its kind nearest its time, else on the nearest start */
+	{
+		struct tui_about nf = {LT_EP_NOT_FOUND, LT_EP_NOT_FOUND, NULL},
+				 del = {LT_EP_NODE_DELETED, LT_EP_DELETED, NULL},
+				 none = {LT_EP_NONE, LT_EP_NONE, NULL};
+
+		assert_int_equal(tui_timeline_pick(&t, 1712296560230965LL, &nf), 4);
+		assert_int_equal(tui_timeline_pick(&t, 1712296569636568LL + 5000000, &del), 3);
+		assert_int_equal(tui_timeline_pick(&t, 1712296560198927LL, &del), 2);
+		assert_int_equal(tui_timeline_pick(&t, 1712296920264000LL, &none), 6);
+		assert_int_equal(tui_timeline_pick(&t, 1712296395426354LL, NULL), 1);
+	}
 	assert_int_equal(lt_browse_timeline(&t, sample_store, "no-such-node", &err),
 			 LT_ERR_NOTFOUND);
 	assert_int_equal(t.nrows, 0);
@@ -848,7 +967,7 @@ int main(void)
 	    cmocka_unit_test(test_json_pretty), cmocka_unit_test(test_wrap),
 	    cmocka_unit_test(test_line_edit),	cmocka_unit_test(test_fmt_time),
 	    cmocka_unit_test(test_keys),	cmocka_unit_test(test_key_table),
-	    cmocka_unit_test(test_result_jump),
+	    cmocka_unit_test(test_result_jump), cmocka_unit_test(test_filter),
 	};
 	const struct CMUnitTest browse[] = {
 	    cmocka_unit_test(test_browse_list),	      cmocka_unit_test(test_browse_sort),
