@@ -725,6 +725,8 @@ struct lt_browse_episodes {
  * The episodes of the leases ids[0..n-1] that overlap [from_us, to_us], and
  * for each lease the last one that starts before from_us (the state the
  * window opens in), ordered by lease and start.  One query for all of them.
+ * None (a range before every episode): out->eps is NULL, so a slice of it
+ * must not be taken as out->eps + 0.
  */
 int lt_browse_episodes(struct lt_browse_episodes *out, struct lt_store *st, const int64_t *ids,
 		       size_t n, int64_t from_us, int64_t to_us, struct lt_error *err);

@@ -472,8 +472,9 @@ static int rp_strip(struct lt_report *r, struct lt_store *st, struct lt_error *e
 			first++;
 		for (e = first; e < eps.n && eps.eps[e].lease_id == ids[i]; e++)
 			;
+		/* no episode in the range leaves eps.eps NULL: no offset of it (UB) */
 		queries_report_bucket(r->strip[i].cells, REPORT_STRIP_CELLS, r->from, r->to,
-				      eps.eps + first, e - first);
+				      e > first ? eps.eps + first : NULL, e - first);
 		rp_strip_deletes(r, &r->strip[i]);
 	}
 	lt_browse_episodes_release(&eps);

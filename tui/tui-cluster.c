@@ -193,8 +193,9 @@ static void cluster_cells(struct tui *t, struct cluster *c, int ncells)
 			;
 		for (a = k; k < eps.n && eps.eps[k].lease_id == id; k++)
 			;
+		/* no episode on the axis leaves eps.eps NULL: no offset of it (UB) */
 		tui_buckets(c->cells + i * (size_t)ncells, ncells, c->axis.from, c->axis.to,
-			    eps.eps + a, k - a);
+			    k > a ? eps.eps + a : NULL, k - a);
 	}
 	if (nids > 0)
 		lt_browse_episodes_release(&eps);

@@ -170,6 +170,17 @@ if need chromium; then
 	grep -qF 'PWN' e.dom || fail "hostile: the names are not in the DOM"
 fi
 
+# ---- a range before every episode (fuzz-queries, crash-4084b2e5): no lease has an episode to
+# draw, lt_browse_episodes hands out none (a NULL array), and the strip was drawn from NULL + 0
+# (UB: the Sanitize build aborted).  Each node's row is there, blank: no data.
+"$bin" report --db s.db --since 2024-04-05T05:00:00Z --until 2024-04-05T05:01:00Z >early.md ||
+	fail "a range before the episodes: report exited $?"
+grep -qF 'From 2024-04-05T05:00:00Z to 2024-04-05T05:01:00Z' early.md || fail "early: not its range"
+[ "$(grep -cE '^    ip-10-0-241-[0-9]+\.ec2\.internal +\| +\|$' early.md)" = 3 ] ||
+	fail "early: the strip has not the 3 nodes' blank rows"
+"$bin" report --db s.db -o html --until 2024-04-05T05:01:00Z >early.html ||
+	fail "a range before the episodes: report -o html exited $?"
+
 # ---- 5. usage ------------------------------------------------------------------------------------------------
 st() { set +e; "$@" >/dev/null 2>err.txt; echo $?; set -e; }
 [ "$(st "$bin" report --db s.db -o pdf)" = 2 ] || fail "-o pdf: not a usage error"

@@ -4,7 +4,7 @@
  * ingest` does it (lt_ingest_run: records, interning, hosts, indexes, every
  * lifecycle), then again unchanged, then grown, then edited.
  *
- * Input: byte 0 picks gzip, --all-resources and --node; byte 1 where the
+ * Input: byte 0 picks gzip, --all-resources, --node and (plain files) --cluster; byte 1 where the
  * grown tail is cut from the payload and which byte an edit changes; the
  * rest is the file.  Checked, besides memory safety: an ingest leaves every
  * lifecycle current (lt_derived_check); the same file ingested again is a
@@ -87,6 +87,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (data[0] & 4)
 		opts.node = "ip-10-0-1-23.ec2.internal";
+	if ((data[0] & 9) == 8) /* --cluster over what the records name (index-cluster.c) */
+		opts.cluster = "fuzz-given.east-1";
 	lt_buf_init(&log);
 	lt_buf_init(&db);
 	lt_buf_init(&file);

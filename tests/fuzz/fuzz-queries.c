@@ -8,8 +8,11 @@
  * Input: byte 0 the query options (verbose, a time range, thresholds); then
  * up to three files separated by a line "--8<--" (an audit log and node logs
  * together make stores with leases, episodes and log lines), ingested as
- * `leasetrail ingest A B C` does.  Checked, besides memory safety: no query
- * fails on a store that ingest built (only "no such target" is expected).
+ * `leasetrail ingest A B C` does.  A store that names a cluster (an envelope's
+ * log group, cluster_name or resourceId) is asked again with --cluster of its
+ * first: the store's filter and each engine's own.  Checked, besides memory
+ * safety: no query fails on a store that ingest built (only "no such target"
+ * is expected).
  */
 #define _GNU_SOURCE /* memmem */
 #include "fuzz-common.h"
@@ -246,7 +249,7 @@ static void queries_browse(struct lt_store *st, char **targets, size_t n)
 }
 
 /* stats, show of the first records, `query NAME --emit ENGINE` for every engine. */
-static void queries_misc(struct lt_store *st, const struct lt_query_opts *o)
+static void queries_misc(struct lt_store *st, const struct lt_query_opts *o, const char *cluster)
 {
 	struct lt_error err = {0};
 
@@ -260,7 +263,8 @@ static void queries_misc(struct lt_store *st, const struct lt_query_opts *o)
 		for (const struct lt_canned *c = lt_canned_list(); c->name != NULL; c++)
 			queries_ok(
 			    lt_emit_canned(c->name, o,
-					   &(struct lt_emit_opts){.engine = (enum lt_engine)e},
+					   &(struct lt_emit_opts){.engine = (enum lt_engine)e,
+								  .cluster = cluster},
 					   queries_null(), &err),
 			    &err, "emit");
 }
@@ -282,6 +286,35 @@ static void queries_report(struct lt_store *st, const struct lt_query_opts *o, c
 			    &err, "report write");
 		lt_report_free(r);
 	}
+}
+
+/* lt_cluster_names: keeps the first name. */
+static void queries_first_cluster(const char *name, void *ctx)
+{
+	char **first = ctx;
+
+	if (*first == NULL)
+		*first = lt_xstrdup(name);
+}
+
+/* `--cluster NAME` of the store's first named cluster: every query, emit and report again. */
+static void queries_cluster(struct lt_store *st, const struct lt_query_opts *o, char **targets,
+			    size_t n)
+{
+	struct lt_query_opts co = *o;
+	struct lt_error err = {0};
+	char *name = NULL;
+
+	queries_ok(lt_cluster_names(st, queries_first_cluster, &name, &err), &err,
+		   "lt_cluster_names");
+	if (name == NULL)
+		return;
+	if ((co.cluster = lt_cluster_id(st, name)) == 0)
+		fuzz_fail("a cluster lt_cluster_names listed has no id", name);
+	queries_print(st, &co, targets, n);
+	queries_misc(st, &co, name);
+	queries_report(st, &co, targets, n);
+	free(name);
 }
 
 /* The store's end minus a few hours as --since, thresholds from the options byte. */
@@ -328,8 +361,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	targets[ntargets++] = queries_first_line(data + 1, size - 1);
 	queries_print(st, &o, targets, ntargets);
 	queries_browse(st, targets, ntargets);
-	queries_misc(st, &o);
+	queries_misc(st, &o, NULL);
 	queries_report(st, &o, targets, ntargets);
+	queries_cluster(st, &o, targets, ntargets);
 	if (o.gap_us != 0) { /* thresholds: TEMP episodes, then the same questions of them */
 		queries_ok(lt_lifecycle_overlay(st, o.gap_us, o.slow_us, &err), &err, "overlay");
 		queries_print(st, &o, targets, ntargets);

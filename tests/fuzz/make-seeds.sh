@@ -91,6 +91,17 @@ head -4 samples/logs/kube-controller-manager.ip-172-16-33-232.ec2.internal.log >
 sources+=("gen-la-cp-json:$results/la-cp-json")
 "$results/cloud-export" --to la-rest <"$results/audit.log" >"$results/la-rest"
 sources+=("gen-la-rest:$results/la-rest")
+# corpus shapes no seed reached before: untimed lines (a component's stderr above klog), klog
+# fragments, zoned and localized journal headers, OpenShift's audit, kubectl logs, syslog quotes
+sources+=(
+	untimed-flag:tests/corpus/kubelet/gh-kubernetes-76069_kubectl-logs_kcm_flag-deprecated.log
+	klog-fragments:tests/corpus/kubelet/gh-kubernetes-83230_klog-fragments_lease.log
+	journal-zh:tests/corpus/kubelet/gh-kubesphere-1657_journal_cst-begin-only_zh-locale.log
+	journal-cst:tests/corpus/kubelet/gh-etcd-backup-readme_journal_cst-header.log
+	audit-openshift:tests/corpus/audit/openshift-clo_apiaudit_audit_in.log
+	kubectl-logs:tests/corpus/kubelet/burntcarrot-k8sensus_usage_kubectl-logs-qwxj6.log
+	syslog-quotes:tests/corpus/kubelet/kubeadm-1.25-note_syslog_unescaped-quotes.log
+)
 
 i=0
 for s in "${sources[@]}"; do
@@ -141,4 +152,21 @@ seed queries kcm-gc '\201' tests/corpus/audit/eks-lease-blog_audit_pretty_node-d
 	tests/corpus/kubelet/eks-lease-blog_kubelet_journal_node-deleted.log
 seed queries cw '\376' samples/cloudwatch/filter-log-events.json
 seed queries audit '\111' samples/audit/kube-apiserver-audit.2.log
+# several clusters: one node's lease as AKS diagnostic records (resourceId) and as GKE log
+# entries (cluster_name), with its journal; the result exports; the text shapes; untimed lines
+grep -m 8 'kube-node-lease/leases/ip-10-0-241-74' samples/audit/kube-apiserver-audit.1.log \
+	>"$results/lease74"
+"$results/cloud-export" --to aks-lines <"$results/lease74" >"$results/aks-lease"
+"$results/cloud-export" --to gke-lines <"$results/lease74" >"$results/gke-lease"
+seed queries clusters '\000' "$results/aks-lease" "$results/gke-lease" \
+	samples/logs/kubelet-ip-10-0-241-74.ec2.internal.log
+"$results/cloud-export" --to la-rest <"$results/lease74" >"$results/la-rest-lease"
+"$results/cloud-export" --to bq-ndjson <"$nr16" >"$results/bq-nr16"
+seed queries results '\013' "$results/la-rest-lease" "$results/bq-nr16" "$results/la-cp-json"
+seed queries shapes '\057' tests/corpus/shapes/gh-fdb-operator-573_kubectl-logs_mixed.log \
+	tests/corpus/shapes/issue-17_rancher-ui-export_kcm.log \
+	tests/corpus/shapes/rke2-rsyslog-imfile_cri-forwarded.log
+seed queries untimed '\001' "$nr16" \
+	tests/corpus/kubelet/gh-kubernetes-76069_kubectl-logs_kcm_flag-deprecated.log \
+	tests/corpus/kubelet/gh-pahud-eks-templates-1_journal_hard-wrapped.log
 echo "seeds written under $out"

@@ -79,7 +79,8 @@ fuzz() {
 	local rc=0
 	LT_FUZZ_TMP=$work/tmp nice -n "$nice" "$bin" -max_total_time="$secs" -max_len="${max_len[$t]}" \
 		-rss_limit_mb=2048 -timeout=60 -print_final_stats=1 \
-		-artifact_prefix="$work/artifacts/" "$work/corpus" >"$work/log" 2>&1 || rc=$?
+		-dict="$src/tests/fuzz/leasetrail.dict" -artifact_prefix="$work/artifacts/" "$work/corpus" \
+		>"$work/log" 2>&1 || rc=$?
 	# the last status line: executions, coverage, corpus
 	local execs
 	execs=$(grep -aoE 'stat::number_of_executed_units: *[0-9]+' "$work/log" | grep -oE '[0-9]+$' || echo '?')
