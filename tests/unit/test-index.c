@@ -1504,8 +1504,8 @@ static void test_schema_upgrade_raw(void **state)
 	static const char *const to5[] = {
 	    "UPDATE audit_raw SET json = lt_raw(json)",
 	    "DROP TABLE raw_dicts",
-	    "UPDATE audit SET request_uri = (SELECT s FROM strs WHERE id = request_uri_id),"
-	    " obj_uid = (SELECT s FROM strs WHERE id = obj_uid_id)",
+	    ("UPDATE audit SET request_uri = (SELECT s FROM strs WHERE id = request_uri_id),"
+	     " obj_uid = (SELECT s FROM strs WHERE id = obj_uid_id)"),
 	    "DROP VIEW events",
 	    "ALTER TABLE audit DROP COLUMN identity_id",
 	    "ALTER TABLE audit DROP COLUMN request_uri_id",
