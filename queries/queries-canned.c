@@ -29,16 +29,6 @@ struct canned {
 	struct lt_col cols[LT_MAX_COLS];
 };
 
-#define COL(n, t)                                                                                  \
-	{                                                                                          \
-		.name = (n), .type = LT_CELL_##t                                                   \
-	}
-/* A column of free text: what a table cuts first to fit a terminal (LT_COL_FREE_TEXT). */
-#define FREE(n)                                                                                    \
-	{                                                                                          \
-		.name = (n), .type = LT_CELL_TEXT, .flags = LT_COL_FREE_TEXT                       \
-	}
-
 /* Node object events of one verb, through the audit_object index. */
 #define CANNED_NODE_EVENTS(verb)                                                                   \
 	" FROM events AS v WHERE v.id IN (SELECT a.id FROM audit AS a INDEXED BY audit_rtv"        \

@@ -19,6 +19,8 @@
 
 /* `top` lists this many rows unless --limit says otherwise. */
 #define TOP_DEFAULT_LIMIT 20
+/* The text filters, bound as GLOB patterns at BEV_USER.. in this order (ev_bind). */
+#define EV_TEXT_FILTERS 5
 
 /*
  * The filters, ?1..?11: range, cluster, the text filters as GLOB patterns,
@@ -65,15 +67,6 @@ static const char ev_sql[] = "SELECT a.stage_us, " EV_VERB ", " EV_RESOURCE ", "
 			     ", " EV_NAME ", a.code, " EV_USER ", " EV_IDENTITY ", " EV_IP
 			     ", " EV_AGENT ", a.stage_us - a.received_us, a.id"
 			     " FROM audit AS a" EV_WHERE " ORDER BY a.stage_us, a.id";
-
-#define COL(n, t)                                                                                  \
-	{                                                                                          \
-		.name = (n), .type = LT_CELL_##t                                                   \
-	}
-#define FREE(n)                                                                                    \
-	{                                                                                          \
-		.name = (n), .type = LT_CELL_TEXT, .flags = LT_COL_FREE_TEXT                       \
-	}
 
 static const struct lt_col ev_cols[] = {
     COL("ts", TIME),	    COL("verb", TEXT),	COL("resource", TEXT),	  COL("namespace", TEXT),
@@ -132,15 +125,17 @@ int lt_filter_any(const struct lt_filter *f)
 }
 
 /* Binds the range, the cluster and every filter of o to q (EV_WHERE's parameters). */
-static void ev_bind(struct lt_stmt *q, const struct lt_query_opts *o, struct lt_buf pat[5])
+static void ev_bind(struct lt_stmt *q, const struct lt_query_opts *o,
+		    struct lt_buf pat[EV_TEXT_FILTERS])
 {
 	const struct lt_filter *f = &o->filter;
-	const char *text[5] = {f->user, f->verb, f->resource, f->namespace_, f->source_ip};
+	const char *text[EV_TEXT_FILTERS] = {f->user, f->verb, f->resource, f->namespace_,
+					     f->source_ip};
 
 	lt_stmt_bind_int(q, BEV_SINCE, o->since_us);
 	lt_stmt_bind_int(q, BEV_UNTIL, o->until_us ? o->until_us : INT64_MAX);
 	lt_stmt_bind_int(q, BEV_CLUSTER, o->cluster);
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < EV_TEXT_FILTERS; i++) {
 		if (text[i] == NULL)
 			continue;
 		lt_filter_pattern(&pat[i], text[i]);
@@ -158,20 +153,20 @@ static int ev_run(struct lt_store *st, const char *sql, const struct lt_col *col
 		  const struct lt_query_opts *o, int64_t limit, const struct lt_row_sink *out,
 		  struct lt_error *err)
 {
-	struct lt_buf pat[5];
+	struct lt_buf pat[EV_TEXT_FILTERS];
 	struct lt_stmt *q;
 	int rc;
 
 	if ((rc = lt_store_prepare(st, &q, sql, err)) != 0)
 		return rc;
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < EV_TEXT_FILTERS; i++)
 		lt_buf_init(&pat[i]);
 	ev_bind(q, o, pat);
 	if (limit != 0)
 		lt_stmt_bind_int(q, BEV_LIMIT, limit);
 	rc = queries_run_stmt(q, cols, ncols, out, err);
 	lt_stmt_free(q);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < EV_TEXT_FILTERS; i++)
 		lt_buf_release(&pat[i]);
 	return rc;
 }

@@ -4,6 +4,17 @@
 
 #include "lt_queries.h"
 
+/* A result column of type LT_CELL_t, for the column tables of the canned queries and events. */
+#define COL(n, t)                                                                                  \
+	{                                                                                          \
+		.name = (n), .type = LT_CELL_##t                                                   \
+	}
+/* A column of free text: what a table cuts first to fit a terminal (LT_COL_FREE_TEXT). */
+#define FREE(n)                                                                                    \
+	{                                                                                          \
+		.name = (n), .type = LT_CELL_TEXT, .flags = LT_COL_FREE_TEXT                       \
+	}
+
 /* ---- the lease lifecycle: the builder (queries-lifecycle.c) ------------------ */
 
 /* What kind of lease a (namespace, name) is, by Kubernetes' own naming. */
