@@ -95,7 +95,9 @@ extern const struct lt_cmd lt_cmd_top;
 	"  --user U          only requests by user U (exact; '*' matches any run of\n"             \
 	"                    characters: 'system:node:*')\n"                                       \
 	"  --verb V          only verb V (get, update, delete...; '*' likewise)\n"                 \
-	"  --resource R      only resource R (leases, nodes, pods...; '*' likewise)\n"             \
+	"  --resource R      only resource R and its subresources (leases, nodes; '*'\n"           \
+	"                    likewise); R/SUB one subresource (nodes/status), R/ the\n"            \
+	"                    object alone, /SUB that subresource of any resource\n"                \
 	"  --namespace NS    only namespace NS ('*' likewise)\n"                                   \
 	"  --source-ip IP    only requests from IP ('10.0.*' likewise)\n"                          \
 	"  --code N          only answers with HTTP status N (404, 409...)\n"                      \

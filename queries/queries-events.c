@@ -4,10 +4,12 @@
  * lt_filter, as `kubectl-dev_tool audit` users expect them.
  *
  * Both read the stored requests (audit, latest stage only) through one
- * WHERE clause, EV_WHERE, whose every value is a bound parameter: a filter
- * left out binds NULL and drops its test.  A text filter is exact, or a
- * glob where '*' matches any run of characters (`system:node:*`); it is
- * turned into a GLOB pattern with every other GLOB metacharacter ('?',
+ * WHERE clause, QUERIES_FILTER_WHERE (queries-int.h; timeline's -v reads it
+ * too), whose every value is a bound parameter: a filter left out binds NULL
+ * and drops its test.  --resource R is R and its subresources, R/S the one
+ * subresource, R/ the object alone, as `kubectl` names them (nodes/status).  A text filter is
+ * exact, or a glob where '*' matches any run of characters (`system:node:*`); it is turned into a
+ * GLOB pattern with every other GLOB metacharacter ('?',
  * '[') made literal (lt_filter_pattern), and compared with the interned
  * strings, so the strs index serves a pattern with a literal prefix.
  * `top` groups by a column picked from a const table (top_keys[]): no SQL
@@ -15,27 +17,11 @@
  */
 #include "queries-int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* `top` lists this many rows unless --limit says otherwise. */
 #define TOP_DEFAULT_LIMIT 20
-/* The text filters, bound as GLOB patterns at BEV_USER.. in this order (ev_bind). */
-#define EV_TEXT_FILTERS 5
-
-/*
- * The filters, ?1..?11: range, cluster, the text filters as GLOB patterns,
- * code, failures only, the least latency (stageTimestamp - requestReceived).
- */
-#define EV_TEXT(n, col)                                                                            \
-	" AND (?" n " IS NULL OR a." col " IN (SELECT id FROM strs WHERE s GLOB ?" n "))"
-#define EV_WHERE                                                                                   \
-	" WHERE a.superseded = 0 AND a.stage_us BETWEEN ?1 AND ?2"                                 \
-	" AND (?3 = 0 OR a.cluster_id = ?3)" EV_TEXT("4", "user_id") EV_TEXT("5", "verb_id")       \
-	    EV_TEXT("6", "resource_id") EV_TEXT("7", "namespace_id") EV_TEXT(                      \
-		"8",                                                                               \
-		"source_ip_id") " AND (?9 IS NULL OR a.code = ?9) AND (?10 = 0 OR a.code >= 400)"  \
-				" AND (?11 IS NULL OR a.stage_us - a.received_us >= ?11)"
-
 enum ev_bind {
 	BEV_SINCE = 1,
 	BEV_UNTIL,
@@ -48,8 +34,10 @@ enum ev_bind {
 	BEV_CODE,
 	BEV_FAILED,
 	BEV_SLOWER,
-	BEV_LIMIT, /* top only */
+	BEV_SUBRESOURCE,
+	BEV_LIMIT = QUERIES_FILTER_NEXT, /* top only */
 };
+#define EV_WHERE QUERIES_FILTER_WHERE
 
 #define EV_STR(col) "(SELECT s FROM strs WHERE id = a." col ")"
 
@@ -77,7 +65,7 @@ static const struct lt_col ev_cols[] = {
 /* One grouping of `top`: its name, its statement, the type of its key. */
 #define TOP_SQL(key)                                                                               \
 	"SELECT " key ", count(*), sum(a.code >= 400), min(a.stage_us), max(a.stage_us)"           \
-	" FROM audit AS a" EV_WHERE " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?12"
+	" FROM audit AS a" EV_WHERE " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?13"
 
 static const struct top_key {
 	const char *name;
@@ -124,50 +112,90 @@ int lt_filter_any(const struct lt_filter *f)
 	       f->failed || f->slower_than_us;
 }
 
-/* Binds the range, the cluster and every filter of o to q (EV_WHERE's parameters). */
-static void ev_bind(struct lt_stmt *q, const struct lt_query_opts *o,
-		    struct lt_buf pat[EV_TEXT_FILTERS])
+void queries_filter_pats_init(struct queries_filter_pats *p)
+{
+	for (int i = 0; i < QUERIES_FILTER_TEXTS; i++)
+		lt_buf_init(&p->pat[i]);
+}
+
+void queries_filter_pats_release(struct queries_filter_pats *p)
+{
+	for (int i = 0; i < QUERIES_FILTER_TEXTS; i++)
+		lt_buf_release(&p->pat[i]);
+}
+
+/*
+ * --resource's two halves: "R" is R with any subresource (sub NULL), "R/S" R's
+ * subresource S, "R/" R itself, no subresource (sub ""); *res_len: R's length.
+ */
+static const char *filter_resource_split(const char *value, size_t *res_len)
+{
+	const char *slash = strchr(value, '/');
+
+	*res_len = slash != NULL ? (size_t)(slash - value) : strlen(value);
+	return slash != NULL ? slash + 1 : NULL;
+}
+
+void queries_filter_bind(struct lt_stmt *q, const struct lt_query_opts *o, int64_t since,
+			 int64_t until, struct queries_filter_pats *p)
 {
 	const struct lt_filter *f = &o->filter;
-	const char *text[EV_TEXT_FILTERS] = {f->user, f->verb, f->resource, f->namespace_,
-					     f->source_ip};
+	enum { T_USER, T_VERB, T_RES, T_NS, T_IP, T_SUB };
+	static const int param[QUERIES_FILTER_TEXTS] = {
+	    [T_USER] = BEV_USER,    [T_VERB] = BEV_VERB,    [T_RES] = BEV_RESOURCE,
+	    [T_NS] = BEV_NAMESPACE, [T_IP] = BEV_SOURCE_IP, [T_SUB] = BEV_SUBRESOURCE};
+	const char *text[QUERIES_FILTER_TEXTS] = {
+	    [T_USER] = f->user, [T_NS] = f->namespace_, [T_VERB] = f->verb, [T_IP] = f->source_ip};
+	char *res = NULL;
+	size_t res_len;
 
-	lt_stmt_bind_int(q, BEV_SINCE, o->since_us);
-	lt_stmt_bind_int(q, BEV_UNTIL, o->until_us ? o->until_us : INT64_MAX);
-	lt_stmt_bind_int(q, BEV_CLUSTER, o->cluster);
-	for (int i = 0; i < EV_TEXT_FILTERS; i++) {
-		if (text[i] == NULL)
-			continue;
-		lt_filter_pattern(&pat[i], text[i]);
-		lt_stmt_bind_text(q, BEV_USER + i, pat[i].ptr, pat[i].len);
+	if (f->resource != NULL) {
+		text[T_SUB] = filter_resource_split(f->resource, &res_len);
+		if (res_len > 0) /* "/status": any resource's */
+			text[T_RES] = res = lt_xstrndup(f->resource, res_len);
 	}
+	lt_stmt_bind_int(q, BEV_SINCE, since);
+	lt_stmt_bind_int(q, BEV_UNTIL, until ? until : INT64_MAX);
+	lt_stmt_bind_int(q, BEV_CLUSTER, o->cluster);
+	for (int i = 0; i < QUERIES_FILTER_TEXTS; i++) {
+		if (text[i] == NULL) {
+			lt_stmt_bind_null(q, param[i]);
+			continue;
+		}
+		lt_filter_pattern(&p->pat[i], text[i]);
+		lt_stmt_bind_text(q, param[i], p->pat[i].ptr, p->pat[i].len);
+	}
+	free(res);
+	/* every parameter bound, NULL for "any": a statement reset and bound again keeps none */
 	if (f->code != 0)
 		lt_stmt_bind_int(q, BEV_CODE, f->code);
+	else
+		lt_stmt_bind_null(q, BEV_CODE);
 	lt_stmt_bind_int(q, BEV_FAILED, f->failed != 0);
 	if (f->slower_than_us > 0)
 		lt_stmt_bind_int(q, BEV_SLOWER, f->slower_than_us);
+	else
+		lt_stmt_bind_null(q, BEV_SLOWER);
 }
 
-/* Prepares sql, binds o's filters (and the limit, when >= BEV_LIMIT), runs it into out. */
+/* Prepares sql, binds o's filters (and the limit, when not 0), runs it into out. */
 static int ev_run(struct lt_store *st, const char *sql, const struct lt_col *cols, int ncols,
 		  const struct lt_query_opts *o, int64_t limit, const struct lt_row_sink *out,
 		  struct lt_error *err)
 {
-	struct lt_buf pat[EV_TEXT_FILTERS];
+	struct queries_filter_pats pats;
 	struct lt_stmt *q;
 	int rc;
 
 	if ((rc = lt_store_prepare(st, &q, sql, err)) != 0)
 		return rc;
-	for (int i = 0; i < EV_TEXT_FILTERS; i++)
-		lt_buf_init(&pat[i]);
-	ev_bind(q, o, pat);
+	queries_filter_pats_init(&pats);
+	queries_filter_bind(q, o, o->since_us, o->until_us, &pats);
 	if (limit != 0)
 		lt_stmt_bind_int(q, BEV_LIMIT, limit);
 	rc = queries_run_stmt(q, cols, ncols, out, err);
 	lt_stmt_free(q);
-	for (int i = 0; i < EV_TEXT_FILTERS; i++)
-		lt_buf_release(&pat[i]);
+	queries_filter_pats_release(&pats);
 	return rc;
 }
 
@@ -239,16 +267,16 @@ int queries_filter_check(const struct lt_filter *f, const struct lt_col *cols, i
 	return 0;
 }
 
-/* s[0..n) matches pat, whose '*' matches any run of bytes and every other byte itself. */
-static int filter_glob(const char *pat, const char *s, size_t n)
+/* s[0..n) matches pat[0..pn), whose '*' matches any run of bytes and every other byte itself. */
+static int filter_glob(const char *pat, size_t pn, const char *s, size_t n)
 {
-	const char *star = NULL;
+	const char *star = NULL, *end = pat + pn;
 	size_t i = 0, back = 0;
 
 	while (i < n) {
-		if (*pat == '*') {
+		if (pat < end && *pat == '*') {
 			star = ++pat, back = i;
-		} else if (*pat != '\0' && *pat == s[i]) {
+		} else if (pat < end && *pat == s[i]) {
 			pat++, i++;
 		} else if (star != NULL) {
 			pat = star, i = ++back;
@@ -256,17 +284,48 @@ static int filter_glob(const char *pat, const char *s, size_t n)
 			return 0;
 		}
 	}
-	while (*pat == '*')
+	while (pat < end && *pat == '*')
 		pat++;
-	return *pat == '\0';
+	return pat == end;
+}
+
+/* The text of cell c (s and *n), or NULL when it holds no text. */
+static const char *filter_cell_text(const struct lt_cell *c, size_t *n)
+{
+	if (c->type != LT_CELL_TEXT || c->s == NULL)
+		return NULL;
+	*n = c->len ? c->len : strlen(c->s);
+	return c->s;
 }
 
 static int filter_text_ok(const char *want, const struct lt_cell *c)
 {
+	size_t n;
+	const char *s = filter_cell_text(c, &n);
+
+	return want == NULL || (s != NULL && filter_glob(want, strlen(want), s, n));
+}
+
+/* A RESOURCE[/SUBRESOURCE] cell against --resource (as QUERIES_FILTER_WHERE reads it). */
+static int filter_resource_ok(const char *want, const struct lt_cell *c)
+{
+	size_t n, res_len, cell_res;
+	const char *s = filter_cell_text(c, &n), *sub, *slash;
+
 	if (want == NULL)
 		return 1;
-	return c->type == LT_CELL_TEXT && c->s != NULL &&
-	       filter_glob(want, c->s, c->len ? c->len : strlen(c->s));
+	if (s == NULL)
+		return 0;
+	sub = filter_resource_split(want, &res_len);
+	slash = memchr(s, '/', n);
+	cell_res = slash != NULL ? (size_t)(slash - s) : n;
+	if (res_len > 0 && !filter_glob(want, res_len, s, cell_res))
+		return 0;
+	if (sub == NULL)
+		return 1;
+	if (sub[0] == '\0')
+		return slash == NULL;
+	return slash != NULL && filter_glob(sub, strlen(sub), slash + 1, n - cell_res - 1);
 }
 
 /* Whether a row passes f (the columns located by begin). */
@@ -278,7 +337,8 @@ static int filter_row_ok(const struct queries_filter_sink *fs, const struct lt_c
 	const struct lt_cell *lat = fs->col[FC_LATENCY] >= 0 ? &cells[fs->col[FC_LATENCY]] : NULL;
 
 	for (int c = FC_USER; c <= FC_IP; c++)
-		if (text[c] != NULL && !filter_text_ok(text[c], &cells[fs->col[c]]))
+		if (text[c] != NULL && !(c == FC_RESOURCE ? filter_resource_ok : filter_text_ok)(
+					   text[c], &cells[fs->col[c]]))
 			return 0;
 	if ((f->code || f->failed) && (code == NULL || code->type != LT_CELL_INT))
 		return 0;

@@ -214,6 +214,46 @@ int queries_exec(struct lt_store *st, const char *sql, struct lt_error *err);
  * out is closed.  0 or an lt_err.  The caller frees q.
  */
 /*
+ * The quick filters (struct lt_filter) as one WHERE clause over `audit AS a`
+ * (queries-events.c), shared by events, top and timeline: ?1 and ?2 the range
+ * (stage_us), ?3 the cluster (0: all), ?4..?12 the filters, every one a bound
+ * parameter (NULL or 0 drops its test).  --resource R matches R and each of its
+ * subresources, R/S the subresource S only, R/ the object itself only (no
+ * subresource): R and S exact or '*' globs.  A statement's own parameters start at
+ * QUERIES_FILTER_NEXT.
+ */
+#define QUERIES_FILTER_TEXT(n, col)                                                                \
+	" AND (?" n " IS NULL OR a." col " IN (SELECT id FROM strs WHERE s GLOB ?" n "))"
+#define QUERIES_FILTER_WHERE                                                                       \
+	" WHERE a.superseded = 0 AND a.stage_us BETWEEN ?1 AND ?2"                                 \
+	" AND (?3 = 0 OR a.cluster_id = ?3)" QUERIES_FILTER_TEXT(                                  \
+	    "4", "user_id") QUERIES_FILTER_TEXT("5", "verb_id") QUERIES_FILTER_TEXT("6",           \
+										    "resource_id") \
+	    QUERIES_FILTER_TEXT("7", "namespace_id") QUERIES_FILTER_TEXT(                          \
+		"8",                                                                               \
+		"source_ip_id") " AND (?9 IS NULL OR a.code = ?9) AND (?10 = 0 OR a.code >= 400)"  \
+				" AND (?11 IS NULL OR a.stage_us - a.received_us >= ?11)"          \
+				" AND (?12 IS NULL OR CASE WHEN ?12 = '' THEN a.subresource_id "   \
+				"IS NULL"                                                          \
+				" ELSE a.subresource_id IN (SELECT id FROM strs WHERE s GLOB "     \
+				"?12) END)"
+#define QUERIES_FILTER_NEXT 13
+/* The text filters' GLOB patterns, alive while a statement is bound to them. */
+#define QUERIES_FILTER_TEXTS 6
+struct queries_filter_pats {
+	struct lt_buf pat[QUERIES_FILTER_TEXTS];
+};
+/*
+ * Binds QUERIES_FILTER_WHERE's parameters of q: [since, until] (until 0: open),
+ * o->cluster and o->filter, the patterns made in p (queries_filter_pats_init first,
+ * _release after q is done).
+ */
+void queries_filter_bind(struct lt_stmt *q, const struct lt_query_opts *o, int64_t since,
+			 int64_t until, struct queries_filter_pats *p);
+void queries_filter_pats_init(struct queries_filter_pats *p);
+void queries_filter_pats_release(struct queries_filter_pats *p);
+
+/*
  * The quick filters over a result's rows, by column name (queries-events.c):
  * queries_filter_check says (LT_ERR_USAGE, naming what) when a filter of f
  * needs a column (user, verb, resource, namespace, source_ip, code, latency)

@@ -878,12 +878,24 @@ static const struct lt_col tl_cols[LT_TL_NCOLS + 1] = {
     [LT_TL_REF] = {.name = "ref", .type = LT_CELL_INT},
 };
 
-/* The requests behind a row inside [from, to], listed under it with -v. */
+/*
+ * The requests behind a row: its object's inside [from, to] (?1, ?2) that the
+ * quick filters keep (QUERIES_FILTER_WHERE; none given: all), listed under it
+ * with -v; under a filter, a row is shown only when one of them is there.
+ */
+#define TL_REQS_OF_ROW                                                                             \
+	" FROM audit AS a" QUERIES_FILTER_WHERE " AND a.resource_id = ?13"                         \
+	" AND a.namespace_id IS ?14 AND a.name_id = ?15"
 static const char tl_events_sql[] =
     "SELECT e.ts_us, e.verb, e.code, e.user, e.source_ip, e.id, e.identity FROM events AS e"
-    " WHERE e.id IN (SELECT a.id FROM audit AS a WHERE a.resource_id = ?1"
-    " AND a.namespace_id IS ?2 AND a.name_id = ?3 AND a.stage_us BETWEEN ?4 AND ?5)"
-    " ORDER BY e.ts_us, e.id";
+    " WHERE e.id IN (SELECT a.id" TL_REQS_OF_ROW ") ORDER BY e.ts_us, e.id";
+static const char tl_any_sql[] = "SELECT 1" TL_REQS_OF_ROW " LIMIT 1";
+
+enum tl_req_bind {
+	TL_REQ_RESOURCE = QUERIES_FILTER_NEXT,
+	TL_REQ_NAMESPACE,
+	TL_REQ_NAME,
+};
 
 enum tl_event_col {
 	TL_EV_TS,
@@ -893,6 +905,13 @@ enum tl_event_col {
 	TL_EV_IP,
 	TL_EV_ID,
 	TL_EV_IDENTITY
+};
+
+/* The statements reading a row's requests, prepared once for a timeline. */
+struct tl_reqs {
+	struct lt_stmt *list; /* -v: tl_events_sql */
+	struct lt_stmt *any;  /* a filter: tl_any_sql */
+	struct queries_filter_pats pats;
 };
 
 static void tl_event_row(const struct lt_stmt *q, const struct lt_row_sink *out)
@@ -918,24 +937,55 @@ static void tl_event_row(const struct lt_stmt *q, const struct lt_row_sink *out)
 	out->row(out->ctx, cells);
 }
 
-static int tl_events(struct tl *t, const struct tl_row *r, int64_t from, int64_t to,
+/* Binds q to row r's requests inside [from, to] under o's filters, ready to step. */
+static void tl_reqs_bind(struct tl *t, struct tl_reqs *rq, struct lt_stmt *q,
+			 const struct tl_row *r, const struct lt_query_opts *o, int64_t from,
+			 int64_t to)
+{
+	int node = tl_is_node(r);
+
+	lt_stmt_reset(q);
+	queries_filter_bind(q, o, r->start > from ? r->start : from, r->end < to ? r->end : to,
+			    &rq->pats);
+	lt_stmt_bind_int(q, TL_REQ_RESOURCE, node ? t->nodes_id : t->leases_id);
+	if (node) /* a Node has no namespace */
+		lt_stmt_bind_null(q, TL_REQ_NAMESPACE);
+	else
+		lt_stmt_bind_int(q, TL_REQ_NAMESPACE, t->ns);
+	lt_stmt_bind_int(q, TL_REQ_NAME, node ? t->node : t->lease);
+}
+
+static int tl_events(struct tl *t, struct tl_reqs *rq, const struct tl_row *r,
+		     const struct lt_query_opts *o, int64_t from, int64_t to,
 		     const struct lt_row_sink *out, struct lt_error *err)
 {
-	struct lt_stmt *q;
-	int node = tl_is_node(r), rc;
+	int rc;
 
-	if ((rc = lt_store_prepare(t->st, &q, tl_events_sql, err)) != 0)
-		return rc;
-	lt_stmt_bind_int(q, 1, node ? t->nodes_id : t->leases_id);
-	if (!node)
-		lt_stmt_bind_int(q, 2, t->ns);
-	lt_stmt_bind_int(q, 3, node ? t->node : t->lease);
-	lt_stmt_bind_int(q, 4, r->start > from ? r->start : from);
-	lt_stmt_bind_int(q, 5, r->end < to ? r->end : to);
-	while ((rc = lt_stmt_step(q, err)) == 1)
-		tl_event_row(q, out);
-	lt_stmt_free(q);
+	tl_reqs_bind(t, rq, rq->list, r, o, from, to);
+	while ((rc = lt_stmt_step(rq->list, err)) == 1)
+		tl_event_row(rq->list, out);
 	return rc < 0 ? rc : 0;
+}
+
+/*
+ * Whether row r shows under o's quick filters: always without one; with one,
+ * only a row that rests on requests (a lease episode or a Node object row, not
+ * a GAP or STALE, which are the absence of requests, nor a log line or a
+ * NotReady window) and has one that the filters keep, as -v would list it.
+ */
+static int tl_filter_keeps(struct tl *t, struct tl_reqs *rq, const struct tl_row *r,
+			   const struct lt_query_opts *o, int64_t from, int64_t to,
+			   struct lt_error *err)
+{
+	int rc;
+
+	if (!lt_filter_any(&o->filter))
+		return 1;
+	if (r->source != NULL || r->kind == LT_EP_GAP || r->kind == LT_EP_STALE)
+		return 0;
+	tl_reqs_bind(t, rq, rq->any, r, o, from, to);
+	rc = lt_stmt_step(rq->any, err);
+	return rc; /* 1 a request, 0 none, < 0 an error */
 }
 
 /*
@@ -980,25 +1030,42 @@ static int tl_emit(struct tl *t, const struct lt_query_opts *o, const struct lt_
 	int64_t until = o->until_us ? o->until_us : INT64_MAX;
 	struct lt_cell cells[LT_TL_NCOLS + 1];
 	struct lt_stmt *who = NULL;
+	struct tl_reqs rq = {.list = NULL, .any = NULL};
+	int begun = 0;
 	int rc = lt_store_prepare(
 	    t->st, &who, "SELECT " LT_IDENTITY_SQL("a") " FROM audit AS a WHERE a.id = ?1", err);
 
-	if (rc != 0)
-		return rc;
-	out->begin(out->ctx, tl_cols, LT_TL_NCOLS + (o->refs != 0));
+	queries_filter_pats_init(&rq.pats);
+	if (rc == 0)
+		rc = lt_store_prepare(t->st, &rq.list, tl_events_sql, err);
+	if (rc == 0)
+		rc = lt_store_prepare(t->st, &rq.any, tl_any_sql, err);
+	if (rc == 0) {
+		out->begin(out->ctx, tl_cols, LT_TL_NCOLS + (o->refs != 0));
+		begun = 1;
+	}
 	for (size_t i = 0; i < t->n && rc == 0; i++) {
 		const struct tl_row *r = &t->rows[i];
+		int keep;
 
 		if (r->end < o->since_us || r->start > until)
 			continue;
+		if ((keep = tl_filter_keeps(t, &rq, r, o, o->since_us, until, err)) <= 0) {
+			rc = keep;
+			continue;
+		}
 		tl_cells(r, cells);
 		cells[LT_TL_IDENTITY] = tl_identity(who, r);
 		out->row(out->ctx, cells);
 		if (o->verbose && r->source == NULL)
-			rc = tl_events(t, r, o->since_us, until, out, err);
+			rc = tl_events(t, &rq, r, o, o->since_us, until, out, err);
 	}
+	if (begun)
+		out->end(out->ctx);
 	lt_stmt_free(who);
-	out->end(out->ctx);
+	lt_stmt_free(rq.list);
+	lt_stmt_free(rq.any);
+	queries_filter_pats_release(&rq.pats);
 	return rc;
 }
 
