@@ -31,6 +31,50 @@ check "--namespace kube-node-lease --code 200" "namespace = 'kube-node-lease' AN
 	--namespace kube-node-lease --code 200
 check "--slower-than 5ms" "latency_us >= 5000" --slower-than 5ms
 check "--source-ip 10.*" "source_ip GLOB '10.*'" --source-ip '10.*'
+# --resource and subresources, as kubectl names them: R is R with every subresource, R/SUB one,
+# R/ the object alone, /SUB that subresource of any resource
+check "--resource pods (and its subresources)" "resource = 'pods'" --resource pods
+check "--resource pods/status" "resource = 'pods' AND subresource = 'status'" --resource pods/status
+check "--resource pods/" "resource = 'pods' AND subresource IS NULL" --resource pods/
+check "--resource 'pods/*'" "resource = 'pods' AND subresource IS NOT NULL" --resource 'pods/*'
+check "--resource /status" "subresource = 'status'" --resource /status
+check "--resource nodes/status" "resource = 'nodes' AND subresource = 'status'" --resource nodes/status
+[ "$(rows top --by resource --resource nodes/status)" = 1 ] || fail "top --resource nodes/status"
+# query NAME reads its resource column the same way (who-deleted: objects, no subresource)
+[ "$(rows query who-deleted --resource nodes)" = "$(rows query who-deleted --resource nodes/)" ] ||
+	fail "query who-deleted --resource nodes/ is not the Node objects' deletes"
+[ "$(rows query who-deleted --resource nodes)" -gt 0 ] || fail "query who-deleted --resource nodes: none"
+[ "$(rows query who-deleted --resource nodes/status)" = 0 ] ||
+	fail "query who-deleted --resource nodes/status: a delete of a subresource"
+
+# timeline under the quick filters, on every node: a row rests on a request the filters keep,
+# and -v lists only those (checked against SQL); GAP, STALE and log rows are left out
+nodes=$(one "SELECT DISTINCT name FROM events WHERE resource = 'nodes'")
+[ -n "$nodes" ] || fail "no node to draw a timeline of"
+tl() { "$bin" timeline --db s.db -o csv "$@" | sed 1d; }
+for n in $nodes; do
+	kinds=$(tl "$n" --verb delete | cut -d, -f4 | sort -u | tr '\n' ' ')
+	want=$(one "SELECT DISTINCT CASE resource WHEN 'nodes' THEN 'NODE_DELETED' ELSE 'DELETED' END
+		FROM events WHERE verb = 'delete' AND code < 300 AND name = '$n' ORDER BY 1" | tr '\n' ' ')
+	[ "$kinds" = "$want" ] || fail "timeline $n --verb delete: kinds '$kinds', SQL says '$want'"
+	# -v under a filter: the request rows are exactly the node's status patches by its kubelet
+	got=$(tl "$n" -v --user "system:node:$n" --resource nodes/status | awk -F, '$4 == "event"' |
+		grep -o '(event [0-9]*)' | sort -u | wc -l)
+	want=$(one "SELECT count(*) FROM events WHERE resource = 'nodes' AND subresource = 'status'
+		AND name = '$n' AND user = 'system:node:$n'")
+	[ "$got" = "$want" ] || fail "timeline $n -v --resource nodes/status: $got requests, SQL says $want"
+	tl "$n" -v --failed >failed.csv
+	if awk -F, '$4 == "event" && $6 !~ /^[a-z]+ [45][0-9][0-9] /' failed.csv | grep -q .; then
+		fail "timeline $n -v --failed lists a request that did not fail"
+	fi
+	if cut -d, -f3,4 failed.csv | grep -Eq '^(audit,(GAP|STALE)|[^a].*)$'; then
+		fail "timeline $n --failed keeps a row no request makes"
+	fi
+	# every row kept is followed by a request the filter keeps
+	awk -F, '$4 != "event" { if (open) bad = 1; open = 1 } $4 == "event" { open = 0 }
+		END { exit bad || open }' failed.csv || fail "timeline $n -v --failed: a row with no failed request"
+done
+[ "$(tl "$(echo "$nodes" | head -1)" --user nobody-at-all | wc -l)" = 0 ] || fail "timeline --user nobody: rows"
 
 # top: the counts add up to events', per key as SQL groups them
 for by in user verb resource code source-ip user-agent; do
@@ -68,4 +112,5 @@ usage "--code 1000" events --code 1000
 usage "--limit -1" top --by user --limit -1
 usage "--slower-than soon" events --slower-than soon
 usage "--user on nodes" nodes --user x
-echo "e2e events-gen: ok (filters and top against SQL on lt-gen's logs, kubelet identities, usage errors)"
+usage "timeline --emit with a filter" timeline --emit cwli --user x some-node
+echo "e2e events-gen: ok (filters, --resource R/SUB, timeline under filters and top against SQL on lt-gen's logs, kubelet identities, usage errors)"

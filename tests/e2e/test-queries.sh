@@ -24,6 +24,9 @@ timeline-lease-delete|timeline ip-10-0-241-74.ec2.internal
 timeline-kcm|timeline kube-system/kube-controller-manager
 timeline-kcm-gap20s|timeline --gap 20s kube-system/kube-controller-manager
 timeline-deleted-node-v|timeline -v --since 2024-04-05T05:55:59Z --until 2024-04-05T05:56:30Z ip-10-0-241-171.ec2.internal
+timeline-deleted-node-verb-delete|timeline --verb delete ip-10-0-241-171.ec2.internal
+timeline-deleted-node-failed-v|timeline -v --failed --since 2024-04-05T05:56:00Z --until 2024-04-05T05:56:20Z ip-10-0-241-171.ec2.internal
+timeline-deleted-node-kubelet-nodes-v|timeline -v --user system:node:ip-10-0-241-171.ec2.internal --resource nodes ip-10-0-241-171.ec2.internal
 query-renew-gaps-gap10.35s|query renew-gaps --gap 10.35s
 query-slow-renewals-slow12ms|query slow-renewals --slow 12ms
 nodes-gap10.35s|nodes --gap 10.35s
