@@ -72,7 +72,12 @@ _leasetrail() {
 		compopt +o default 2>/dev/null
 		return 0
 		;;
-	--since | --until | --gap | --slow | --year | --utc-offset | --user | --resource | --namespace | --source-ip | --code | --slower-than | --limit)
+	--resource) # the resources the store reads, and their subresources as kubectl writes them
+		COMPREPLY=($(compgen -W "leases leases/ nodes nodes/ nodes/status pods pods/status pods/binding pods/eviction /status" -- "$cur"))
+		compopt +o default 2>/dev/null
+		return 0
+		;;
+	--since | --until | --gap | --slow | --year | --utc-offset | --user | --namespace | --source-ip | --code | --slower-than | --limit)
 		compopt +o default 2>/dev/null
 		return 0
 		;;

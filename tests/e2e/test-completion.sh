@@ -36,10 +36,15 @@ want "bash: top --by keys" "$(bash_complete "$bin" top --by "" | sort | tr '\n' 
 	"code resource source-ip user user-agent verb "
 want "bash: --verb values" "$(bash_complete "$bin" events --verb del | tr '\n' ' ')" \
 	"delete deletecollection "
+want "bash: --resource values" "$(bash_complete "$bin" timeline --resource nodes | tr '\n' ' ')" \
+	"nodes nodes/ nodes/status "
+want "bash: timeline takes the quick filters" "$(bash_complete "$bin" timeline --fa)" "--failed"
 want "bash: a filter's value is no command word" \
 	"$(bash_complete "$bin" events --user 'system:node:*' --failed --sl)" "--slower-than"
 want "bash: timeline options" "$(bash_complete "$bin" timeline --s)" "--since
---slow"
+--slow
+--slower-than
+--source-ip"
 want "bash: the options are --help's" "$(bash_complete "$bin" nodes - | tr '\n' ' ')" \
 	"$("$bin" nodes --help | awk '/^  -/ { for (i = 1; i <= NF; i++) { w = $i; sub(/,$/, "", w)
 		if (w ~ /^-./) print w; else if (w ~ /[a-z]/) break } }' | sort | tr '\n' ' ')"
@@ -121,6 +126,8 @@ version"
 	want "zsh: -o values" "$(zsh_complete "$bin" sql --output "" | tr '\n' ' ')" "csv json jsonl table wide "
 	want "zsh: top --by keys" "$(zsh_complete "$bin" top --by "" | tr '\n' ' ')" \
 		"code resource source-ip user user-agent verb "
+	want "zsh: --resource values" "$(zsh_complete "$bin" events --resource nodes/ | tr '\n' ' ')" \
+		"nodes/ nodes/status "
 	want "zsh: report -o values" "$(zsh_complete "$bin" report -o "" | tr '\n' ' ')" "html md "
 	want "zsh: --tz zones" "$(zsh_complete "$bin" timeline --tz Europe/Berl | grep -x -e Europe/Berlin -e local)" \
 		"Europe/Berlin
