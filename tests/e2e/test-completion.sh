@@ -126,8 +126,8 @@ version"
 	want "zsh: -o values" "$(zsh_complete "$bin" sql --output "" | tr '\n' ' ')" "csv json jsonl table wide "
 	want "zsh: top --by keys" "$(zsh_complete "$bin" top --by "" | tr '\n' ' ')" \
 		"code resource source-ip user user-agent verb "
-	want "zsh: --resource values" "$(zsh_complete "$bin" events --resource nodes/ | tr '\n' ' ')" \
-		"nodes/ nodes/status "
+	want "zsh: --resource values" "$(zsh_complete "$bin" events --resource "" | tr '\n' ' ')" \
+		"/status leases leases/ nodes nodes/ nodes/status pods pods/binding pods/eviction pods/status "
 	want "zsh: report -o values" "$(zsh_complete "$bin" report -o "" | tr '\n' ' ')" "html md "
 	want "zsh: --tz zones" "$(zsh_complete "$bin" timeline --tz Europe/Berl | grep -x -e Europe/Berlin -e local)" \
 		"Europe/Berlin
