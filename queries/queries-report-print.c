@@ -348,7 +348,7 @@ static int doc_by_actor(const void *a, const void *b)
 
 static void doc_actors(struct doc *d, const struct lt_report *r)
 {
-	static const char *const heads[] = {"Who", "Did", "To", "When", "Record"};
+	static const char *const heads[] = {"Who", "Identity", "Did", "To", "When", "Record"};
 	const struct report_finding **idx = lt_xcalloc(r->nf ? r->nf : 1, sizeof *idx);
 	size_t n = 0;
 
@@ -364,6 +364,7 @@ static void doc_actors(struct doc *d, const struct lt_report *r)
 
 			doc_row(d, 1);
 			doc_cell_str(d, f->actor, DOC_TEXT);
+			doc_cell_str(d, f->identity, DOC_TEXT);
 			doc_cell_str(d, queries_report_kind_name(f->kind), DOC_TEXT);
 			doc_cell_str(d, f->object, DOC_TEXT);
 			doc_cell_time(d, f->ts);

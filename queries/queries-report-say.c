@@ -80,7 +80,10 @@ static void say_deleted(struct lt_buf *b, const struct report_finding *f)
 		lt_buf_printf(b, " was deleted");
 		say_time(b, " at ", f->ts);
 		lt_buf_printf(b, " by %s", say_or(f->actor, "an unknown user"));
-		if (f->what != NULL)
+		if (f->identity != NULL) /* who is behind a shared name, as the audit event says */
+			lt_buf_printf(b, " (identity %s%s%s)", f->identity,
+				      f->what ? ", from " : "", f->what ? f->what : "");
+		else if (f->what != NULL)
 			lt_buf_printf(b, " (from %s)", f->what);
 	} else {
 		lt_buf_printf(b, "%s tried to delete %s", say_or(f->actor, "An unknown user"),

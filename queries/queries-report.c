@@ -298,6 +298,7 @@ void queries_report_finding_release(struct report_finding *f)
 	free(f->what);
 	free(f->more);
 	free(f->where);
+	free(f->identity);
 }
 
 static int rp_findings(struct lt_report *r, struct lt_store *st, const struct lt_query_opts *o,
@@ -344,6 +345,48 @@ static int rp_by_time(const void *a, const void *b)
 }
 
 /* ---- provenance ----------------------------------------------------------------- */
+
+/*
+ * The identity behind a finding's actor (LT_IDENTITY_SQL: EKS's ARN and session, AKS's
+ * object id, GKE's subject or delegation, "as USER"): its request's, when that request is
+ * the actor's own (a gc-deletes finding rests on the collector's request, not on the node
+ * deleter named as its actor); NULL when none.  q: rp_identity_sql, prepared.
+ */
+static const char rp_identity_sql[] =
+    "SELECT (SELECT s FROM strs WHERE id = a.user_id), " LT_IDENTITY_SQL(
+	"a") " FROM audit AS a WHERE a.id = ?1";
+
+/* A gc-deletes finding's actor deleted the node: that delete's finding names the identity. */
+static void rp_gc_identity(struct lt_report *r)
+{
+	for (size_t i = 0; i < r->nf; i++) {
+		struct report_finding *g = &r->f[i];
+
+		for (size_t k = 0; g->kind == REPORT_GC_DELETE && g->identity == NULL && k < r->nf;
+		     k++) {
+			const struct report_finding *d = &r->f[k];
+
+			if (d->kind == REPORT_NODE_DELETED && d->identity != NULL &&
+			    d->ts == g->ts2 && g->actor != NULL && d->actor != NULL &&
+			    strcmp(d->actor, g->actor) == 0 && strcmp(d->subject, g->subject) == 0)
+				g->identity = lt_xstrdup(d->identity);
+		}
+	}
+}
+
+static char *rp_identity(struct lt_stmt *q, const struct report_finding *f)
+{
+	char *s = NULL;
+
+	if (q == NULL || f->event <= 0 || f->actor == NULL)
+		return NULL;
+	lt_stmt_reset(q);
+	lt_stmt_bind_int(q, 1, f->event);
+	if (lt_stmt_step(q, NULL) == 1 && lt_stmt_type(q, 1) != LT_COL_NULL &&
+	    strcmp(lt_stmt_text(q, 0, NULL), f->actor) == 0)
+		s = lt_xstrdup(lt_stmt_text(q, 1, NULL));
+	return s;
+}
 
 /* "FILE:LINE" of an audit event (ref > 0) or a log line (ref < 0); NULL when unknown. */
 static char *rp_where(struct lt_store *st, int64_t ref)
@@ -519,6 +562,16 @@ int lt_report_build(struct lt_report **out, struct lt_store *st, char *const *ta
 		qsort(r->f, r->nf, sizeof *r->f, rp_by_time);
 	for (size_t i = 0; rc == 0 && i < r->nf; i++)
 		r->f[i].where = rp_where(st, r->f[i].event);
+	if (rc == 0 && r->nf > 0) {
+		struct lt_stmt *who = NULL;
+
+		if (lt_store_prepare(st, &who, rp_identity_sql, NULL) != 0)
+			who = NULL; /* a store from before identities: none to name */
+		for (size_t i = 0; i < r->nf; i++)
+			r->f[i].identity = rp_identity(who, &r->f[i]);
+		lt_stmt_free(who);
+		rp_gc_identity(r);
+	}
 	if (rc == 0)
 		r->nsaid = queries_report_say(&r->said, r->f, r->nf);
 	if (rc == 0)

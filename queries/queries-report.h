@@ -38,14 +38,15 @@ struct report_finding {
 	int64_t ts2;	    /* a second time: the node's delete, a re-registration; 0 = none */
 	int64_t dur_us;	    /* -1 = none */
 	int64_t count, code;
-	int64_t event; /* the audit id it rests on, 0 = none */
-	int again;     /* REGISTERED: after a delete; ORPHANED: still orphaned at the end */
-	char *subject; /* what `timeline` takes: the node, or NAMESPACE/NAME */
-	char *object;  /* how a sentence names it: "node X", "lease NS/NAME" */
-	char *actor;   /* who did it */
-	char *what;    /* cause, old holder, result, reason, the delete's source IP */
-	char *more;    /* how it ended, the new holder, who the gone lease went by */
-	char *where;   /* "FILE:LINE" of event, filled by the report */
+	int64_t event;	/* the audit id it rests on, 0 = none */
+	int again;	/* REGISTERED: after a delete; ORPHANED: still orphaned at the end */
+	char *subject;	/* what `timeline` takes: the node, or NAMESPACE/NAME */
+	char *object;	/* how a sentence names it: "node X", "lease NS/NAME" */
+	char *actor;	/* who did it */
+	char *what;	/* cause, old holder, result, reason, the delete's source IP */
+	char *more;	/* how it ended, the new holder, who the gone lease went by */
+	char *where;	/* "FILE:LINE" of event, filled by the report */
+	char *identity; /* who is behind actor (an IAM ARN, ...): event's, when it is actor's */
 };
 
 void queries_report_finding_release(struct report_finding *f);

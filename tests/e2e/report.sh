@@ -36,9 +36,9 @@ section() { awk -v h="## $2" '$0 == h { f = 1; next } /^## / { f = 0 } f && NF' 
 "$bin" ingest -q --db s.db "$samples/audit" "$samples/logs" >/dev/null
 "$bin" report --db s.db >s.md || fail "report exited $?"
 cat >want.txt <<'EOF'
-- Lease kube-node-lease/ip-10-0-241-74.ec2.internal was deleted at 2024-04-05T05:53:00Z by kubernetes-admin \(from 203.0.113.231\).
+- Lease kube-node-lease/ip-10-0-241-74.ec2.internal was deleted at 2024-04-05T05:53:00Z by kubernetes-admin \(identity arn:aws:iam::111122223333:user/ops-admin, from 203.0.113.231\).
 - Lease kube-node-lease/ip-10-0-241-74.ec2.internal was created again at 2024-04-05T05:53:09Z by system:node:ip-10-0-241-74.ec2.internal, 8.8s after it was gone \(removed by kubernetes-admin\).
-- Node ip-10-0-241-171.ec2.internal was deleted at 2024-04-05T05:56:00Z by kubernetes-admin \(from 203.0.113.231\).
+- Node ip-10-0-241-171.ec2.internal was deleted at 2024-04-05T05:56:00Z by kubernetes-admin \(identity arn:aws:iam::111122223333:user/ops-admin, from 203.0.113.231\).
 - The garbage collector deleted lease kube-node-lease/ip-10-0-241-171.ec2.internal at 2024-04-05T05:56:00Z, 32ms after its node was deleted by kubernetes-admin.
 - The kubelet of ip-10-0-241-171.ec2.internal went on after its node was deleted: 41 requests answered 404 from 2024-04-05T05:56:09Z to 2024-04-05T06:02:00Z; it registered again at 2024-04-05T06:02:00Z.
 - The holder of lease kube-system/kube-controller-manager changed from 172.16.33.232 to 172.16.40.128 at 2024-04-05T05:59:16Z.
@@ -63,6 +63,18 @@ sed -n "${where##*:}p" "${where%:*}" | grep -q 'Deleting item.*Lease.*ip-10-0-24
 section s.md Findings | grep -F 'node deleted' | grep -qE 'kube-apiserver-audit\.1\.log:[0-9]+ \|$' ||
 	fail "samples: the node delete finding names no record"
 grep -qE '^    ip-10-0-241-171\.ec2\.internal +\|=+Dx+=+\|$' s.md || fail "samples: the text strip of ip-10-0-241-171"
+# who did what names the identity behind each shared name (the samples' user.extra: EKS's
+# aws-iam-authenticator arn), as events and who-deleted do; the GC's delete carries the node
+# deleter's; each identity is the one the store holds for that user's requests
+who=$(section s.md "Who did what")
+grep -qxF '| Who | Identity | Did | To | When | Record |' <<<"$who" || fail "samples: who did what has no Identity column"
+admin=$("$bin" sql --db s.db -o csv "SELECT DISTINCT identity FROM events WHERE user = 'kubernetes-admin' AND verb = 'delete'" | sed 1d)
+[ "$admin" = arn:aws:iam::111122223333:user/ops-admin ] || fail "samples: the admin's identity in the store is '$admin'"
+[ "$(grep -cF "| kubernetes-admin | $admin |" <<<"$who")" = 3 ] ||
+	fail "samples: who did what: not 3 rows of kubernetes-admin with $admin"
+kubelet=$("$bin" sql --db s.db -o csv "SELECT DISTINCT identity FROM events WHERE user = 'system:node:ip-10-0-241-171.ec2.internal'" | sed 1d)
+grep -F '| system:node:ip-10-0-241-171.ec2.internal |' <<<"$who" | grep -vF "| $kubelet |" | grep . &&
+	fail "samples: a kubelet row without the kubelet's instance identity ($kubelet)"
 # one subject asked for: its timeline only, the findings all the same
 "$bin" report --db s.db ip-10-0-241-74.ec2.internal >one.md
 [ "$(grep -c '^## Timeline of ' one.md)" = 1 ] || fail "report NODE: not one timeline"
@@ -76,6 +88,7 @@ head -1 s.html | grep -qx '<!DOCTYPE html>' || fail "-O FILE.html is not HTML"
 for bad in '<script' 'src=http' 'href=http' 'url(' '<link' '<iframe' '@import'; do
 	grep -qiF "$bad" s.html && fail "samples: the HTML has $bad"
 done
+grep -qF '<td>arn:aws:iam::111122223333:user/ops-admin</td>' s.html || fail "samples: the HTML names no identity"
 [ "$(grep -c '^<svg ' s.html)" = 4 ] || fail "samples: $(grep -c '^<svg ' s.html) SVG pictures, want 4 (strip and 3 timelines)"
 
 # ---- 2. a generated cluster with NotReady nodes ---------------------------------------------------
