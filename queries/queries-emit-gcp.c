@@ -10,7 +10,9 @@
  * written as no code at all; 5 NOT_FOUND; 7 PERMISSION_DENIED; ...), which
  * parser-gke.c maps to HTTP as google/rpc/code.proto does.  An entry has no
  * stage, no user groups and one time only (no latency): conditions on them
- * are left out, with a comment.
+ * are left out, with a comment.  The identity behind the user (the store's
+ * IDENTITY) is authenticationInfo.principalSubject and the first principal of
+ * authenticationInfo.serviceAccountDelegationInfo, as parser-gke.c reads them.
  *
  * Cloud Logging's filter language compares and matches (=~, RE2) but does
  * not sum up: its query lists the records a summary would count, and says
@@ -71,6 +73,50 @@ static const struct queries_emit_field logging_kubelet[] = {
     {"text", "jsonPayload.MESSAGE", NULL},
     {NULL, NULL, NULL},
 };
+
+/*
+ * A filter selects no columns: a list query says which fields hold its columns, as a
+ * `gcloud logging read --format` projection.  The identity is two fields (the store
+ * joins them): principalSubject and the delegation chain's first principal.
+ */
+static const struct {
+	const char *field, *keys;
+} logging_columns[] = {
+    {"identity", "protoPayload.authenticationInfo.principalSubject,"
+		 "protoPayload.authenticationInfo.serviceAccountDelegationInfo[0]."
+		 "firstPartyPrincipal.principalEmail"},
+};
+
+/* The projection keys of neutral field f ("" when the entries lack it). */
+static const char *logging_keys(const char *f)
+{
+	for (size_t i = 0; i < sizeof logging_columns / sizeof *logging_columns; i++)
+		if (strcmp(logging_columns[i].field, f) == 0)
+			return logging_columns[i].keys;
+	for (const struct queries_emit_field *x = logging_audit; x->name != NULL; x++)
+		if (strcmp(x->name, f) == 0)
+			return x->expr != NULL ? x->expr : "";
+	return "";
+}
+
+/* "-- columns: gcloud logging read FILTER --format='table(KEY,...)'" for a list query. */
+static void logging_projection(const struct queries_emit_ctx *c)
+{
+	struct lt_buf keys;
+
+	lt_buf_init(&keys);
+	for (int i = 0; i < QUERIES_EMIT_MAX_FIELDS && c->q->fields[i] != NULL; i++) {
+		const char *k = logging_keys(c->q->fields[i]);
+
+		if (k[0] == '\0' || (strstr(keys.ptr, k) != NULL && strchr(k, ',') == NULL))
+			continue; /* absent, or one field said already (resourceName) */
+		lt_buf_printf(&keys, "%s%s", keys.len ? "," : "", k);
+	}
+	if (keys.len > 0)
+		queries_emit_comment(c, "columns: gcloud logging read FILTER --format='table(%s)'",
+				     keys.ptr);
+	lt_buf_release(&keys);
+}
 
 static const struct queries_emit_field *logging_fields(int t, enum queries_emit_source s)
 {
@@ -202,6 +248,8 @@ static void logging_render(const struct queries_emit_ctx *c)
 	if (c->q->full)
 		queries_emit_comment(c, "whole entries: gcloud logging read FILTER --format=json > "
 					"FILE, then `leasetrail ingest FILE`");
+	if (!kubelet && !c->q->full && c->q->fields[0] != NULL)
+		logging_projection(c);
 	if (kubelet)
 		lt_buf_printf(b, "resource.type=\"k8s_node\"\nAND logName:\"logs/kubelet\"\n");
 	else
@@ -249,6 +297,24 @@ const struct queries_engine queries_engine_logging = {
 #define BQ_RN	     BQ_AL ".resourceName"
 #define BQ_RE(s, re) "REGEXP_EXTRACT(" s ", r'" re "')"
 #define BQ_OBJ	     "^[^/]+/[^/]+/(?:namespaces/[^/]+/)?"
+/*
+ * The identity behind principalEmail, as the store keeps it (parser-audit.c's
+ * audit_identity_parts[]): "subject=" authenticationInfo.principalSubject, "via=" the
+ * first principal of its serviceAccountDelegationInfo, each left out when it only
+ * repeats the user (EMAIL, or PREFIX:EMAIL), joined by a space; NULL when none.
+ */
+#define BQ_AI "protopayload_auditlog.authenticationInfo"
+#define BQ_NOT_USER(v)                                                                             \
+	"IF(" v " = " BQ_AI ".principalEmail OR ENDS_WITH(" v ", CONCAT(':', " BQ_AI               \
+	".principalEmail)), NULL, "
+#define BQ_SUBJECT BQ_AI ".principalSubject"
+#define BQ_DELEGATOR                                                                               \
+	BQ_AI ".serviceAccountDelegationInfo[SAFE_OFFSET(0)].firstPartyPrincipal.principalEmail"
+#define BQ_IDENTITY                                                                                \
+	"NULLIF(ARRAY_TO_STRING([" BQ_NOT_USER(                                                    \
+	    BQ_SUBJECT) "CONCAT('subject=', " BQ_SUBJECT                                           \
+			")), " BQ_NOT_USER(BQ_DELEGATOR) "CONCAT('via=', " BQ_DELEGATOR            \
+							 "))], ' '), '')"
 #define BQ_CODE                                                                                    \
 	"COALESCE(SAFE_CAST(JSON_VALUE(" BQ_AL ".responseJson, '$.code') AS INT64), CASE "         \
 	"COALESCE(" BQ_AL ".status.code, 0) WHEN 0 THEN IF(ENDS_WITH(" BQ_AL ".methodName, "       \
@@ -268,7 +334,7 @@ static const struct queries_emit_field bq_audit[] = {
     {"code", BQ_CODE, NULL},
     {"user", BQ_AL ".authenticationInfo.principalEmail", NULL},
     {"group0", NULL, NULL},
-    {"identity", NULL, NULL},
+    {"identity", BQ_IDENTITY, NULL},
     {"impersonated", NULL, NULL},
     {"ip", BQ_AL ".requestMetadata.callerIp", NULL},
     {"agent", BQ_AL ".requestMetadata.callerSuppliedUserAgent", NULL},

@@ -67,6 +67,24 @@ else
 	grammar=skipped
 fi
 
+# GKE's identity behind the user (the store's IDENTITY): who-deleted selects it in BigQuery and
+# names it in Logging's columns, by the AuditLog fields parser-gke.c reads (AuthenticationInfo
+# principalSubject, serviceAccountDelegationInfo[].firstPartyPrincipal.principalEmail), with the
+# labels the store gives them
+gke=$src/parser/parser-gke.c
+for key in authenticationInfo.principalSubject serviceAccountDelegationInfo firstPartyPrincipal.principalEmail; do
+	grep -qF "$key" "$gke" || fail "parser-gke.c does not read $key"
+	for f in "$out"/bigquery/who-deleted.txt "$out"/logging/who-deleted.txt; do
+		grep -qF "$key" "$f" || fail "$f: no $key"
+	done
+done
+grep -E ' AS identity,$' "$out"/bigquery/who-deleted.txt | grep -qF "CONCAT('subject=', protopayload_auditlog.authenticationInfo.principalSubject)" ||
+	fail "bigquery who-deleted: the identity is not the store's subject=..."
+grep -E ' AS identity,$' "$out"/bigquery/who-deleted.txt | grep -qF "CONCAT('via=', protopayload_auditlog.authenticationInfo.serviceAccountDelegationInfo[SAFE_OFFSET(0)].firstPartyPrincipal.principalEmail)" ||
+	fail "bigquery who-deleted: the identity is not the store's via=..."
+grep -q "^-- columns: gcloud logging read FILTER --format='table(.*protoPayload.authenticationInfo.principalSubject,protoPayload.authenticationInfo.serviceAccountDelegationInfo\[0\]\.firstPartyPrincipal\.principalEmail" \
+	"$out"/logging/who-deleted.txt || fail "logging who-deleted: no identity columns"
+
 # hostile values: quotes, backslashes, a newline, a tab and every dialect's comment markers
 evil=$'ev\'il"\\x\n-- # // /* */ ;\tend'
 evil_node=${evil//\//|} # a node name has no '/': NODE/x is a lease
