@@ -105,6 +105,9 @@ for fmt in table csv json jsonl; do
   shown "timeline NODE -o $fmt"
   run "timeline -v NODE -o $fmt" "$bin" timeline --db s.db -v -o "$fmt" "$node"
   run "timeline LEASE -o $fmt" "$bin" timeline --db s.db -o "$fmt" "kube-node-lease/$node"
+  # timeline under quick filters: the hostile user as a glob, a hostile resource/subresource
+  run "timeline -v NODE --user GLOB -o $fmt" "$bin" timeline --db s.db -v -o "$fmt" --user "*$user_raw*" "$node"
+  run "timeline NODE --resource HOSTILE -o $fmt" "$bin" timeline --db s.db -o "$fmt" --resource "$user_raw/$node_raw" "$node"
   for q in $("$bin" query --list | awk '{print $1}'); do
     run "query $q -o $fmt" "$bin" query --db s.db -o "$fmt" "$q"
   done
