@@ -421,10 +421,11 @@ int64_t lt_store_end_us(struct lt_store *st);
 /* ---- lifecycle commands ------------------------------------------------- */
 
 /*
- * The quick filters of the requests `events`, `top` and `query --emit`'s
- * neighbours read (queries-events.c): NULL or 0 is "any".  A text filter is
- * exact, or a glob when it holds '*' (any run of characters; nothing else is
- * special); every value is bound, never spliced into SQL.
+ * The quick filters of the requests `events`, `top`, `query` and `timeline`
+ * read (queries-events.c): NULL or 0 is "any".  A text filter is exact, or a
+ * glob when it holds '*' (any run of characters; nothing else is special);
+ * resource is "R" (R and its subresources), "R/SUB", "R/" (no subresource) or
+ * "/SUB"; every value is bound, never spliced into SQL.
  */
 struct lt_filter {
 	const char *user, *verb, *resource, *namespace_, *source_ip;
@@ -449,7 +450,7 @@ struct lt_query_opts {
 	int verbose;
 	int64_t cluster; /* --cluster: the id (lt_cluster_id) of the only cluster read; 0 all */
 	int refs;	 /* timeline: one more column, LT_TL_REF (the report's provenance) */
-	struct lt_filter filter; /* events, top: which requests */
+	struct lt_filter filter; /* events, top, query, timeline: which requests */
 };
 
 /* ---- clusters (queries-cluster.c) ---------------------------------------- */
@@ -480,6 +481,8 @@ int lt_query_nodes(struct lt_store *st, const struct lt_query_opts *o,
  * log line's kind (the parser's classification) and for "event", the
  * requests -v lists under an episode (whose END and COUNT are no value).
  * SOURCE is "audit" or the component whose log lines the row stands for.
+ * With o->filter set, only the rows resting on a request the filters keep
+ * (and, with -v, only those requests): no GAP, STALE, NotReady or log row.
  */
 enum lt_timeline_col {
 	LT_TL_START,	/* TIME */

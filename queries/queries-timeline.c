@@ -8,6 +8,11 @@
  * --gap and --slow overrides apply; with -v each row is followed by the
  * requests it stands for.
  *
+ * Under the quick filters of struct lt_filter (timeline --user, --verb, ...), a
+ * row is kept when one of the requests -v would list under it passes them all
+ * (QUERIES_FILTER_WHERE, bound), and -v lists only those; rows no one request
+ * makes (GAP, STALE, NotReady windows, log lines) are left out.
+ *
  * Rows are computed first (struct tl_row: times, counts and kinds as values)
  * and handed to a row sink as typed cells (enum lt_timeline_col); printing
  * is the printers' business, and the TUI takes the same cells.

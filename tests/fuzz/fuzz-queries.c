@@ -217,6 +217,13 @@ static void queries_print(struct lt_store *st, struct lt_query_opts *o, char **t
 		QUERIES_RUN(lt_query_canned(st, c->name, o, out, &err), c->name);
 	for (size_t i = 0; i < n; i++)
 		QUERIES_RUN(lt_query_timeline(st, targets[i], o, out, &err), "timeline");
+	for (size_t i = 0; i < n; i++) { /* under quick filters: a glob, a subresource */
+		struct lt_query_opts fo = *o;
+
+		fo.filter = (struct lt_filter){.user = "system:*", .resource = "nodes/status"};
+		fo.filter.failed = i % 2;
+		QUERIES_RUN(lt_query_timeline(st, targets[i], &fo, out, &err), "timeline --user");
+	}
 	for (size_t i = 0; i < sizeof sqls / sizeof *sqls; i++)
 		QUERIES_RUN((queries_sql(st, sqls[i], out), 0), sqls[i]);
 #undef QUERIES_RUN
