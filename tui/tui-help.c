@@ -133,6 +133,7 @@ struct tui_screen *tui_help_new(struct tui *t)
 	help_section(h, "Cluster", TUI_CTX_CLUSTER);
 	help_section(h, "Timeline", TUI_CTX_TIMELINE);
 	help_section(h, "Queries", TUI_CTX_QUERIES);
+	help_section(h, "Histogram", TUI_CTX_HIST);
 	help_legend(h);
 	h->win.total = h->n;
 	return &h->base;
