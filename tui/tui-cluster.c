@@ -319,7 +319,9 @@ static void cluster_legend(struct cluster *c, int y, int cols)
 	x = tui_put(y, 0, cols, TUI_S_DIM, line);
 	for (size_t k = 0; k < sizeof order / sizeof *order && x < cols; k++) {
 		char sym[2] = {tui_cell_symbol(order[k]), '\0'};
-		const char *name = order[k] == TUI_C_AUTH ? "auth" : tui_cell_name(order[k]);
+		const char *name = order[k] == TUI_C_AUTH     ? "auth"
+				   : order[k] == TUI_C_HOLDER ? "holder"
+							      : tui_cell_name(order[k]);
 
 		x += tui_put(y, x, 1, tui_cell_style(order[k]), sym);
 		x += tui_put(y, x, cols - x, TUI_S_DIM, " ");

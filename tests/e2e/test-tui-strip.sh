@@ -80,7 +80,7 @@ for k in $t; do
 done
 [ "$(echo $t | tr ' ' '\n' | sort -c 2>&1)" = "" ] || fail "ticks out of order: $t"
 screen | grep '^kube-controller-manager ' | grep -q 'H' || fail "kcm's holder change has no H"
-screen | grep -qF 'H holder change' || fail "the legend has no holder change"
+screen | grep -qF 'H holder' || fail "the legend has no holder change"
 screen | grep -qF 'D deleted' || fail "the legend has no delete"
 # distinct colours: the H cell cyan, the D cell reverse (the auth cell is plain magenta)
 tm capture-pane -p -e | grep 'kube-controller-manager' | grep -q $'\e\[[0-9;]*36m\(\e\[[0-9;]*m\)*H' ||
