@@ -81,6 +81,15 @@ void tui_tick_label(char *buf, size_t size, int64_t us, enum tui_tick_fmt fmt)
 		snprintf(buf, size, "%.*s", fmt == TUI_TICK_SEC ? 8 : 5, iso + 11);
 }
 
+unsigned tui_time_rows(int64_t first_us, int64_t last_us)
+{
+	char a[40], b[40];
+
+	lt_time_format_zone(a, sizeof a, first_us);
+	lt_time_format_zone(b, sizeof b, last_us);
+	return TUI_TIME_MS | (memcmp(a, b, 10) != 0 ? TUI_TIME_DATE : 0);
+}
+
 /* The column of time t on an axis of ncells over [from, to]. */
 static int axis_col(int64_t t, int64_t from, int64_t to, int ncells)
 {

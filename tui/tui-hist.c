@@ -64,12 +64,10 @@ static void hist_load(struct tui *t, struct hist *s)
 		tui_status(t, TUI_ERROR, "%s", err.msg);
 }
 
-/* A bin's start as every screen writes a time: with its date when the store spans days. */
+/* A bin's start as every screen writes a time (tui_time_rows), without the ms of round bins. */
 static void hist_time(const struct tui *t, char *buf, size_t size, int64_t us)
 {
-	int multi_day = t->last_us - t->first_us > 86400000000LL;
-
-	tui_fmt_time(buf, size, us, multi_day ? TUI_TIME_DATE : TUI_TIME_CLOCK);
+	tui_fmt_time(buf, size, us, tui_time_rows(t->first_us, t->last_us) & ~TUI_TIME_MS);
 }
 
 static int64_t hist_max_events(const struct hist *s)

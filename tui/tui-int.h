@@ -255,6 +255,14 @@ enum tui_time_fmt {
 void tui_fmt_time(char *buf, size_t size, int64_t us, unsigned fmt);
 
 /*
+ * The one format of a time in a row, on every screen (timeline, its panes,
+ * query results, histogram): the clock with milliseconds, the date before
+ * it when the store's range [first_us, last_us] spans more than one day of
+ * the display zone (tui-axis.c).
+ */
+unsigned tui_time_rows(int64_t first_us, int64_t last_us);
+
+/*
  * The timeline a query result row is about: its node, or NAMESPACE/LEASE
  * (malloc'ed); NULL when the row names neither.
  */

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The TUI's time views, driven in tmux and checked on the screen (issue 20, item 5): the
+# The TUI's time views, driven in tmux and checked on the screen (issue 20, items 5 and 7): the
 # cluster strip's tick labels at round times (in the --tz zone too), the holder change and
 # delete cells and their legend; the histogram screen (i) whose bins add up to what the store
 # holds, zoomed with + and -, and whose NotReady column counts lt-gen's NotReady nodes; only
-# SGR escapes reach the pane, and the terminal is given back on q.
+# SGR escapes reach the pane, and the terminal is given back on q; a query result's times and
+# column names read as the timeline's, in the --tz zone.
 #   bash tests/e2e/test-tui-strip.sh BIN CORPUS SAMPLES TMP
 set -euo pipefail
 bin=$1 samples=$3 tmp=$4
@@ -130,6 +131,19 @@ ticks | grep -qE '^ +11:[0-9]{2} ' || fail "the ticks are not in +05:30: $(ticks
 tm send-keys i
 wait_for '30 bins of 30.0s'
 hist_rows | head -1 | grep -q '^11:20:00 ' || fail "the bins are not in +05:30"
+# one time format and one column style (item 7): a query result's times read as the
+# timeline's, in the zone, its column names in capitals as the timeline's
+tm send-keys q c
+wait_for 'leasetrail | Queries'
+tm send-keys / '^gc-deletes' Enter Enter
+wait_for 'NODE_DELETED_BY'
+screen | grep -qE '^NAMESPACE +LEASE +LEASE_DELETED +NODE_DELETED ' || fail "the result's header"
+screen | grep -q ' ip-10-0-241-171.ec2.internal  11:26:00.230 ' || fail "the result's time"
+tm send-keys Enter
+wait_for 'DETAIL of ip-10-0-241-171.ec2.internal'
+screen | grep -qE '^START +END +KIND +COUNT' || fail "the timeline's header"
+screen | grep -q '^11:26:00.230 11:26:00.230 DELETED ' || fail "the timeline's time"
+sgr_only "queries and timeline"
 quit_restored "--tz"
 
 # ---- a generated cluster with NotReady nodes and a leader change: the NOTREADY column

@@ -396,6 +396,23 @@ static void test_axis_ticks(void **state)
 	assert_int_equal(tui_axis_ticks(k, TUI_AXIS_MAX_TICKS, t0, t0, 60), 0);
 }
 
+/* One time format in rows: the clock with ms, and the date when the range spans days (in the zone).
+ */
+static void test_time_rows(void **state)
+{
+	const int64_t t0 = 1712296200 * SEC; /* 2024-04-05T05:50:00Z */
+
+	(void)state;
+	assert_int_equal(tui_time_rows(t0, t0 + 3600 * SEC), TUI_TIME_MS);
+	assert_int_equal(tui_time_rows(t0, t0 + 20 * 3600 * SEC), TUI_TIME_MS | TUI_TIME_DATE);
+	assert_int_equal(lt_zone_set("+05:30", NULL), 0);
+	/* 18:00Z-19:00Z is 23:30-00:30 here: two days; 20:00Z-21:00Z one */
+	assert_int_equal(tui_time_rows(t0 + 730 * 60 * SEC, t0 + 790 * 60 * SEC),
+			 TUI_TIME_MS | TUI_TIME_DATE);
+	assert_int_equal(tui_time_rows(t0 + 850 * 60 * SEC, t0 + 910 * 60 * SEC), TUI_TIME_MS);
+	lt_zone_set(NULL, NULL);
+}
+
 /* A holder change has its own cell, stronger than a renew, weaker than a delete. */
 static void test_buckets_holder(void **state)
 {
@@ -1079,6 +1096,7 @@ int main(void)
 	    cmocka_unit_test(test_keys),	cmocka_unit_test(test_key_table),
 	    cmocka_unit_test(test_result_jump), cmocka_unit_test(test_filter),
 	    cmocka_unit_test(test_axis_ticks),	cmocka_unit_test(test_buckets_holder),
+	    cmocka_unit_test(test_time_rows),
 	};
 	const struct CMUnitTest browse[] = {
 	    cmocka_unit_test(test_browse_list),	      cmocka_unit_test(test_browse_sort),
