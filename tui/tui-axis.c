@@ -115,7 +115,8 @@ size_t tui_axis_ticks(struct tui_tick *out, size_t max, int64_t from, int64_t to
 		struct tui_tick *k = &out[n];
 		int col = axis_col(t, from, to, ncells), w;
 
-		if (t < from)
+		/* a range of centuries (hostile times) makes many 7-day steps: format only a fit */
+		if (t < from || col < end + AXIS_TICK_GAP)
 			continue;
 		tui_tick_label(k->text, sizeof k->text, t, axis_steps[step].fmt);
 		w = (int)strlen(k->text);
