@@ -58,6 +58,7 @@ enum lt_strip_cell {
 	LT_STRIP_AUTH,
 	LT_STRIP_DELETED,
 	LT_STRIP_NOT_READY,
+	LT_STRIP_HOLDER, /* the instant another holder took the lease */
 };
 
 /* How a row of a kind reads (its style in the TUI): fine, worth a look, or one of the failures. */
@@ -734,6 +735,32 @@ struct lt_browse_episodes {
 int lt_browse_episodes(struct lt_browse_episodes *out, struct lt_store *st, const int64_t *ids,
 		       size_t n, int64_t from_us, int64_t to_us, struct lt_error *err);
 void lt_browse_episodes_release(struct lt_browse_episodes *e);
+
+/* ---- the cluster-wide histogram (queries-hist.c) --------------------------- */
+
+#define LT_HIST_MAX_BINS 1024 /* a screen's worth of rows, and then some */
+
+struct lt_hist_bin {
+	int64_t events;	   /* audit events (not superseded) and log lines */
+	int64_t errors;	   /* of those: answered 400 or more, or of severity E or F */
+	int64_t not_ready; /* nodes NotReady at some time in the bin (node health) */
+};
+
+struct lt_hist {
+	struct lt_hist_bin *bins;
+	size_t n;
+	int64_t from_us, bin_us; /* bin i is [from_us + i * bin_us, from_us + (i + 1) * bin_us) */
+};
+
+/*
+ * Counts the events, errors and NotReady nodes of nbins bins of bin_us each
+ * from from_us (nbins at most LT_HIST_MAX_BINS): one grouped statement over
+ * the window, then node health's windows in it.  A store from before node
+ * health counts no NotReady node.  lt_hist_release frees out (also on error).
+ */
+int lt_browse_hist(struct lt_hist *out, struct lt_store *st, int64_t from_us, int64_t bin_us,
+		   size_t nbins, struct lt_error *err);
+void lt_hist_release(struct lt_hist *h);
 
 /*
  * Runs canned query name with o's range and thresholds (o->fmt is ignored)

@@ -52,7 +52,7 @@ static const struct lt_episode_kind_info episode_kinds[LT_EP_COUNT] = {
 		    .flags = LT_EPF_ANOMALY},
     [LT_EP_HOLDER_CHANGE] = {.name = "HOLDER_CHANGE",
 			     .meaning = "another holder took the lease (leader election)",
-			     .strip = LT_STRIP_RENEWED,
+			     .strip = LT_STRIP_HOLDER,
 			     .tone = LT_TONE_WARN},
     [LT_EP_RELEASED] = {.name = "RELEASED",
 			.meaning = "the holder gave the lease up (holderIdentity \"\")",

@@ -50,6 +50,7 @@ enum report_cell queries_report_cell(enum lt_episode_kind k)
 	    [LT_STRIP_AUTH] = REPORT_C_AUTH,
 	    [LT_STRIP_DELETED] = REPORT_C_DELETED,
 	    [LT_STRIP_NOT_READY] = REPORT_C_NOT_READY,
+	    [LT_STRIP_HOLDER] = REPORT_C_RENEWED, /* the report's strips mark no holder */
 	};
 
 	return of_strip[lt_episode_kind_info(k)->strip];

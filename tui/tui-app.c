@@ -187,6 +187,10 @@ static void app_generic(struct tui *t, enum tui_action a)
 		if (top != TUI_CTX_QUERIES)
 			tui_push(t, tui_queries_new(t));
 		break;
+	case TUI_A_HIST:
+		if (top != TUI_CTX_HIST)
+			tui_push(t, tui_hist_new(t));
+		break;
 	case TUI_A_RELOAD:
 		app_reload(t);
 		break;

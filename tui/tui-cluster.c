@@ -290,21 +290,16 @@ static void cluster_row(struct cluster *c, int y, int cols, int name_w, size_t i
 	}
 }
 
-/* The header: column names, and the axis' ends over the strip. */
+/* The header: column names, and tick labels at round times over the strip (tui-axis.c). */
 static void cluster_header(struct cluster *c, int y, int cols, int name_w, int strip_x)
 {
-	int multi_day = c->axis.to - c->axis.from > 86400000000LL;
-	char a[40], b[40], line[256];
+	char line[256];
 
 	snprintf(line, sizeof line, "%-*s %-*s  404 DEL ANOM", name_w, "NAME", STATE_W, "STATE");
 	tui_draw_header(y, cols, line);
 	if (c->ncells < 20 || c->axis.lo == 0)
 		return; /* no axis for an empty store */
-	tui_fmt_time(a, sizeof a, c->axis.from, multi_day ? TUI_TIME_DATE : TUI_TIME_CLOCK);
-	tui_fmt_time(b, sizeof b, c->axis.to, multi_day ? TUI_TIME_DATE : TUI_TIME_CLOCK);
-	tui_put(y, strip_x, c->ncells, TUI_S_HEADER, a);
-	tui_put(y, strip_x + c->ncells - tui_text_width(b, strlen(b)), (int)strlen(b), TUI_S_HEADER,
-		b);
+	tui_axis_draw(y, strip_x, c->ncells, c->axis.from, c->axis.to, TUI_S_HEADER);
 }
 
 /* What the rows are, then the strip's symbols: the legend, readable without color. */
@@ -317,13 +312,16 @@ static void cluster_legend(struct cluster *c, int y, int cols)
 	snprintf(line, sizeof line, "%zu %s, by %s, axis %s%s%s  ", c->page.total,
 		 c->page.total == 1 ? "row" : "rows", cluster_sorts[c->sort].name, span,
 		 c->filter.n ? ", filter " : "", c->filter.n ? c->filter.text : "");
-	static const enum tui_cell order[] = {TUI_C_RENEWED, TUI_C_GAP,	 TUI_C_NOT_READY, TUI_C_404,
-					      TUI_C_DELETED, TUI_C_GONE, TUI_C_AUTH};
+	static const enum tui_cell order[] = {TUI_C_RENEWED, TUI_C_GAP,	   TUI_C_NOT_READY,
+					      TUI_C_404,     TUI_C_HOLDER, TUI_C_DELETED,
+					      TUI_C_GONE,    TUI_C_AUTH};
 
 	x = tui_put(y, 0, cols, TUI_S_DIM, line);
 	for (size_t k = 0; k < sizeof order / sizeof *order && x < cols; k++) {
 		char sym[2] = {tui_cell_symbol(order[k]), '\0'};
-		const char *name = order[k] == TUI_C_AUTH ? "auth" : tui_cell_name(order[k]);
+		const char *name = order[k] == TUI_C_AUTH     ? "auth"
+				   : order[k] == TUI_C_HOLDER ? "holder"
+							      : tui_cell_name(order[k]);
 
 		x += tui_put(y, x, 1, tui_cell_style(order[k]), sym);
 		x += tui_put(y, x, cols - x, TUI_S_DIM, " ");

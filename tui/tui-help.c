@@ -128,11 +128,15 @@ struct tui_screen *tui_help_new(struct tui *t)
 		 "Enter opens the requests or log lines behind a row) -> Event (the raw record).");
 	help_add(h, "  Queries (c): pick a canned query, set its options, Enter on a result row "
 		    "opens its timeline on the row it is about.");
+	help_add(h,
+		 "  Histogram (i): events, errors and NotReady nodes per round time bin, + and - "
+		 "for finer or coarser bins.");
 	help_add(h, "");
 	help_section(h, "Everywhere", 0);
 	help_section(h, "Cluster", TUI_CTX_CLUSTER);
 	help_section(h, "Timeline", TUI_CTX_TIMELINE);
 	help_section(h, "Queries", TUI_CTX_QUERIES);
+	help_section(h, "Histogram", TUI_CTX_HIST);
 	help_legend(h);
 	h->win.total = h->n;
 	return &h->base;

@@ -63,6 +63,7 @@ enum tui_action {
 	TUI_A_QUERIES,
 	TUI_A_REDRAW,
 	TUI_A_WRAP, /* w: the timeline's detail wrapped whole */
+	TUI_A_HIST, /* i: the histogram screen */
 };
 
 /* Where a key binding applies: one bit per screen. */
@@ -72,7 +73,8 @@ enum tui_ctx {
 	TUI_CTX_EVENT = 4,
 	TUI_CTX_QUERIES = 8,
 	TUI_CTX_HELP = 16,
-	TUI_CTX_ALL = 31,
+	TUI_CTX_HIST = 32,
+	TUI_CTX_ALL = 63,
 };
 
 /* One binding; help is NULL for a second key of an action already described. */
@@ -132,12 +134,49 @@ void tui_axis_zoom(struct tui_axis *a, enum tui_zoom z);
 /* Moves what is shown by a quarter of its span, left (dir < 0) or right. */
 void tui_axis_pan(struct tui_axis *a, int dir);
 
+/* ---- round times on an axis (tui-axis.c) ---------------------------------- */
+
+/* How a tick is labelled: "05:56:30", "05:56", "04-05" (a tick at midnight says its day). */
+enum tui_tick_fmt { TUI_TICK_SEC, TUI_TICK_MIN, TUI_TICK_DAY };
+
+#define TUI_AXIS_MAX_TICKS 64
+
+struct tui_tick {
+	int col; /* the label starts in this column of the axis */
+	int64_t us;
+	char text[16];
+};
+
+/* The round steps (1 s .. 7 days): how many, and step k's length in µs (clamped). */
+int tui_axis_nsteps(void);
+int64_t tui_axis_step_us(int step);
+
+/* The shortest step that cuts span into at most n bins. */
+int tui_axis_step_pick(int64_t span, int64_t n);
+
+/* us rounded down to a multiple of step in the display zone (--tz, --utc). */
+int64_t tui_axis_floor(int64_t us, int step);
+
+/* A tick's label at us, in the display zone. */
+void tui_tick_label(char *buf, size_t size, int64_t us, enum tui_tick_fmt fmt);
+
+/*
+ * The ticks of an axis of ncells columns over [from, to]: round times of the
+ * shortest step whose labels do not touch, left to right, whole labels only;
+ * up to max of them in out.  Returns how many.
+ */
+size_t tui_axis_ticks(struct tui_tick *out, size_t max, int64_t from, int64_t to, int ncells);
+
+/* Draws those labels at row y from column x in style. */
+void tui_axis_draw(int y, int x, int ncells, int64_t from, int64_t to, int style);
+
 /* What one bucket of a heartbeat strip shows, weakest first: a bucket shows its strongest. */
 enum tui_cell {
 	TUI_C_NONE,	 /* no data */
 	TUI_C_GONE,	 /* after a delete, before anything else happened */
 	TUI_C_RENEWED,	 /* renewed (or created) */
 	TUI_C_GAP,	 /* a wait between renews over the threshold */
+	TUI_C_HOLDER,	 /* another holder took the lease (an instant: one cell) */
 	TUI_C_NOT_READY, /* the node was NotReady (node health's window) */
 	TUI_C_404,	 /* requests answered 404 */
 	TUI_C_AUTH,	 /* requests answered 401/403 */
@@ -214,6 +253,14 @@ enum tui_time_fmt {
 
 /* us as fmt (enum tui_time_fmt bits) says; "-" for 0. */
 void tui_fmt_time(char *buf, size_t size, int64_t us, unsigned fmt);
+
+/*
+ * The one format of a time in a row, on every screen (timeline, its panes,
+ * query results, histogram): the clock with milliseconds, the date before
+ * it when the store's range [first_us, last_us] spans more than one day of
+ * the display zone (tui-axis.c).
+ */
+unsigned tui_time_rows(int64_t first_us, int64_t last_us);
 
 /*
  * The timeline a query result row is about: its node, or NAMESPACE/LEASE
@@ -294,6 +341,8 @@ enum tui_style {
 	TUI_S_AUTH,
 	TUI_S_DELETED,
 	TUI_S_NOT_READY,
+	TUI_S_HOLDER,	   /* a strip's holder-change cell */
+	TUI_S_DELETE_CELL, /* a strip's delete cell: apart from auth's colour */
 	TUI_S_COUNT,
 };
 
@@ -413,5 +462,7 @@ struct tui_screen *tui_timeline_new(struct tui *t, const char *target, int64_t a
 struct tui_screen *tui_event_new(struct tui *t, int64_t id, enum lt_record rec);
 struct tui_screen *tui_queries_new(struct tui *t);
 struct tui_screen *tui_help_new(struct tui *t);
+/* The histogram: events, errors, NotReady nodes per round time bin (tui-hist.c). */
+struct tui_screen *tui_hist_new(struct tui *t);
 
 #endif

@@ -5,11 +5,13 @@
  */
 #include "tui-int.h"
 
-#define ALL	 TUI_CTX_ALL
-#define LISTS	 (TUI_CTX_CLUSTER | TUI_CTX_TIMELINE | TUI_CTX_EVENT | TUI_CTX_QUERIES | TUI_CTX_HELP)
-#define DRILL	 (TUI_CTX_CLUSTER | TUI_CTX_TIMELINE | TUI_CTX_QUERIES)
+#define ALL TUI_CTX_ALL
+#define LISTS                                                                                      \
+	(TUI_CTX_CLUSTER | TUI_CTX_TIMELINE | TUI_CTX_EVENT | TUI_CTX_QUERIES | TUI_CTX_HELP |     \
+	 TUI_CTX_HIST)
+#define DRILL	 (TUI_CTX_CLUSTER | TUI_CTX_TIMELINE | TUI_CTX_QUERIES | TUI_CTX_HIST)
 #define SEARCHES (TUI_CTX_CLUSTER | TUI_CTX_TIMELINE | TUI_CTX_EVENT | TUI_CTX_QUERIES)
-#define AXIS	 (TUI_CTX_CLUSTER)
+#define AXIS	 (TUI_CTX_CLUSTER | TUI_CTX_HIST)
 
 static const struct tui_keydef keydefs[] = {
     {'j', LISTS, TUI_A_DOWN, "j  Down", "down one row"},
@@ -29,20 +31,24 @@ static const struct tui_keydef keydefs[] = {
     {'/', SEARCHES, TUI_A_SEARCH, "/", "search (PCRE2; caseless unless the pattern has a capital)"},
     {'n', SEARCHES, TUI_A_NEXT, "n", "next match"},
     {'N', SEARCHES, TUI_A_PREV, "N", "previous match"},
-    {TUI_K_ENTER, DRILL, TUI_A_ENTER, "Enter", "drill in: node -> timeline -> events -> event"},
+    {TUI_K_ENTER, DRILL, TUI_A_ENTER, "Enter",
+     "drill in: node -> timeline -> events -> event; histogram: finer bins"},
     {TUI_K_TAB, TUI_CTX_TIMELINE | TUI_CTX_QUERIES, TUI_A_TAB, "Tab", "next pane"},
     {TUI_K_BTAB, TUI_CTX_TIMELINE | TUI_CTX_QUERIES, TUI_A_TAB, NULL, NULL},
     {TUI_K_ESC, ALL, TUI_A_BACK, "Esc", "back (close the events pane, leave a screen)"},
     {'q', ALL, TUI_A_QUIT_BACK, "q", "back; on the cluster screen, quit"},
     {'Q', ALL, TUI_A_QUIT, "Q", "quit"},
-    {'+', AXIS, TUI_A_ZOOM_IN, "+", "zoom the time axis in (around its middle)"},
+    {'+', AXIS, TUI_A_ZOOM_IN, "+",
+     "zoom the time axis in (around its middle; histogram: finer bins)"},
     {'=', AXIS, TUI_A_ZOOM_IN, NULL, NULL},
-    {'-', AXIS, TUI_A_ZOOM_OUT, "-", "zoom the time axis out"},
+    {'-', AXIS, TUI_A_ZOOM_OUT, "-", "zoom the time axis out (histogram: coarser bins)"},
     {'h', AXIS | TUI_CTX_TIMELINE | TUI_CTX_QUERIES, TUI_A_LEFT, "h  Left",
-     "time axis earlier (cluster); DETAIL (timeline), columns (query results) left"},
+     "time axis earlier (cluster); DETAIL (timeline), columns (query results) left; a page up "
+     "(histogram)"},
     {TUI_K_LEFT, AXIS | TUI_CTX_TIMELINE | TUI_CTX_QUERIES, TUI_A_LEFT, NULL, NULL},
     {'l', AXIS | TUI_CTX_TIMELINE | TUI_CTX_QUERIES, TUI_A_RIGHT, "l  Right",
-     "time axis later (cluster); DETAIL (timeline), columns (query results) right"},
+     "time axis later (cluster); DETAIL (timeline), columns (query results) right; a page down "
+     "(histogram)"},
     {TUI_K_RIGHT, AXIS | TUI_CTX_TIMELINE | TUI_CTX_QUERIES, TUI_A_RIGHT, NULL, NULL},
     {'w', TUI_CTX_TIMELINE, TUI_A_WRAP, "w",
      "the selected row's whole detail under the list, wrapped (again: two lines)"},
@@ -53,6 +59,7 @@ static const struct tui_keydef keydefs[] = {
     {'f', TUI_CTX_CLUSTER, TUI_A_FILTER, "f",
      "filter: REGEX (name), COL=REGEX, COL!=REGEX, COL>N, COL<N; all terms pass; empty: all"},
     {'c', ALL, TUI_A_QUERIES, "c", "canned queries"},
+    {'i', ALL, TUI_A_HIST, "i", "histogram: events, errors, NotReady nodes per time bin"},
     {'r', ALL, TUI_A_RELOAD, "r", "reload from the store (while an ingest runs)"},
     {'?', ALL, TUI_A_HELP, "?", "this help"},
     {TUI_CTRL('l'), ALL, TUI_A_REDRAW, "Ctrl-L", "redraw the screen"},

@@ -9,6 +9,7 @@
  */
 #include "tui-int.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,7 @@ struct queries {
 	struct tui_win rwin;
 	int col0; /* the first result column shown */
 	struct lt_regex *search_re;
+	unsigned tfmt; /* tui_time_rows: a time cell reads as in the timeline */
 };
 
 /* The options as `query` takes them; 0, or a status message and -1. */
@@ -59,11 +61,21 @@ static int q_options(struct tui *t, struct queries *q, struct lt_query_opts *o)
 	return 0;
 }
 
-/* Row r's cell of column c as a table shows it ("" for none); buf holds it when formatted. */
+/*
+ * Row r's cell of column c as a table shows it ("" for none), a time as every
+ * screen writes one (tui_time_rows); buf holds it when formatted.
+ */
 static const char *q_cell(const struct queries *q, size_t r, int c, char *buf, size_t size)
 {
+	const struct lt_cell *cell = lt_rows_cell(&q->res, r, c);
 	size_t len;
-	const char *v = lt_cell_format(lt_rows_cell(&q->res, r, c), LT_OUT_TABLE, buf, size, &len);
+	const char *v;
+
+	if (cell->type == LT_CELL_TIME) {
+		tui_fmt_time(buf, size, cell->i, q->tfmt);
+		return buf;
+	}
+	v = lt_cell_format(cell, LT_OUT_TABLE, buf, size, &len);
 
 	return v ? v : "";
 }
@@ -111,6 +123,7 @@ static void q_run(struct tui *t, struct queries *q)
 	}
 	q->have_res = 1;
 	q->res_name = name;
+	q->tfmt = tui_time_rows(t->first_us, t->last_us);
 	q->col0 = 0;
 	q->rwin = (struct tui_win){.total = q->res.nrows, .height = q->rwin.height};
 	q_widths(q);
@@ -158,8 +171,14 @@ static void q_draw_result(struct queries *q, int y0, int h, int cols)
 	tui_win_fix(&q->rwin);
 	tui_draw_header(y0, cols, "");
 	for (int c = q->col0, x = 0; c < q->res.ncols && x < cols; c++) {
+		char name[64];
+
+		/* column names in capitals, as the timeline and the cluster list write theirs */
+		snprintf(name, sizeof name, "%s", q->res.cols[c].name);
+		for (char *p = name; *p; p++)
+			*p = (char)toupper((unsigned char)*p);
 		tui_put(y0, x, q->widths[c] < cols - x ? q->widths[c] : cols - x, TUI_S_HEADER,
-			q->res.cols[c].name);
+			name);
 		x += q->widths[c] + 2;
 	}
 	for (size_t k = 0; k < q->rwin.height && q->rwin.top + k < q->res.nrows; k++) {

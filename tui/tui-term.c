@@ -118,6 +118,8 @@ static void term_styles(enum term_colors colors)
 	    [TUI_S_AUTH] = {COLOR_MAGENTA, A_BOLD, A_BOLD},
 	    [TUI_S_DELETED] = {COLOR_MAGENTA, A_BOLD, A_BOLD},
 	    [TUI_S_NOT_READY] = {COLOR_BLUE, A_BOLD | A_REVERSE, A_BOLD | A_UNDERLINE},
+	    [TUI_S_HOLDER] = {COLOR_CYAN, A_BOLD, A_BOLD},
+	    [TUI_S_DELETE_CELL] = {COLOR_MAGENTA, A_BOLD | A_REVERSE, A_BOLD | A_REVERSE},
 	};
 
 	for (int i = 0; i < TUI_S_COUNT; i++) {
@@ -315,10 +317,15 @@ void tui_term_cursor(int y, int x)
 int tui_cell_style(enum tui_cell c)
 {
 	static const int styles[TUI_C_COUNT] = {
-	    [TUI_C_NONE] = TUI_S_NORMAL,     [TUI_C_GONE] = TUI_S_DELETED,
-	    [TUI_C_RENEWED] = TUI_S_RENEWED, [TUI_C_GAP] = TUI_S_GAP,
-	    [TUI_C_404] = TUI_S_404,	     [TUI_C_AUTH] = TUI_S_AUTH,
-	    [TUI_C_DELETED] = TUI_S_DELETED, [TUI_C_NOT_READY] = TUI_S_NOT_READY,
+	    [TUI_C_NONE] = TUI_S_NORMAL,
+	    [TUI_C_GONE] = TUI_S_DELETED,
+	    [TUI_C_RENEWED] = TUI_S_RENEWED,
+	    [TUI_C_GAP] = TUI_S_GAP,
+	    [TUI_C_404] = TUI_S_404,
+	    [TUI_C_AUTH] = TUI_S_AUTH,
+	    [TUI_C_DELETED] = TUI_S_DELETE_CELL,
+	    [TUI_C_NOT_READY] = TUI_S_NOT_READY,
+	    [TUI_C_HOLDER] = TUI_S_HOLDER,
 	};
 
 	return c < TUI_C_COUNT ? styles[c] : TUI_S_NORMAL;

@@ -35,8 +35,9 @@ struct timeline {
 	int evs_loaded;
 	struct lt_regex *search_re;
 	int64_t at_us;
-	int hoff; /* DETAIL scrolled left by this many columns (h, l) */
-	int wrap; /* w: the selected row's whole detail under the list, as tall as it needs */
+	int hoff;      /* DETAIL scrolled left by this many columns (h, l) */
+	int wrap;      /* w: the selected row's whole detail under the list, as tall as it needs */
+	unsigned tfmt; /* tui_time_rows: how a time in a row reads */
 };
 
 #define TL_HSTEP      16 /* columns h and l scroll DETAIL by */
@@ -162,14 +163,12 @@ static void tl_load_events(struct tui *t, struct timeline *s)
 
 static void tl_row(struct tui *t, struct timeline *s, int y, int cols, size_t i, int sel)
 {
-	int dated = t->last_us - t->first_us > 86400000000LL;
 	char a[40], b[40], n[24];
-	int x = 0, tw = dated ? 23 : 12;
+	int x = 0, tw = s->tfmt & TUI_TIME_DATE ? 23 : 12;
 
-	tui_fmt_time(a, sizeof a, tl_cell(s, i, LT_TL_START)->i,
-		     (dated ? TUI_TIME_DATE : TUI_TIME_CLOCK) | TUI_TIME_MS);
-	tui_fmt_time(b, sizeof b, tl_cell(s, i, LT_TL_END)->i,
-		     (dated ? TUI_TIME_DATE : TUI_TIME_CLOCK) | TUI_TIME_MS);
+	(void)t;
+	tui_fmt_time(a, sizeof a, tl_cell(s, i, LT_TL_START)->i, s->tfmt);
+	tui_fmt_time(b, sizeof b, tl_cell(s, i, LT_TL_END)->i, s->tfmt);
 	snprintf(n, sizeof n, "%6lld", (long long)tl_cell(s, i, LT_TL_COUNT)->i);
 	tui_fill(y, 0, cols, TUI_S_NORMAL | sel);
 	x += tui_put(y, x, tw, TUI_S_NORMAL | sel, a) + 1;
@@ -187,11 +186,11 @@ static void tl_row(struct tui *t, struct timeline *s, int y, int cols, size_t i,
 }
 
 /* One request: time, verb(/subresource), code, latency, source, user, id. */
-static void tl_event_text(char *buf, size_t size, const struct lt_browse_event *e)
+static void tl_event_text(char *buf, size_t size, const struct lt_browse_event *e, unsigned tfmt)
 {
 	char ts[40], lat[24], verb[64];
 
-	tui_fmt_time(ts, sizeof ts, e->ts_us, TUI_TIME_MS);
+	tui_fmt_time(ts, sizeof ts, e->ts_us, tfmt);
 	lt_format_duration(lat, sizeof lat, e->latency_us);
 	snprintf(verb, sizeof verb, "%s%s%s", e->verb, e->subresource[0] ? "/" : "",
 		 e->subresource);
@@ -200,12 +199,12 @@ static void tl_event_text(char *buf, size_t size, const struct lt_browse_event *
 }
 
 /* One log line: time, where it was read (FILE:LINE, the file's last name), severity, message. */
-static void tl_line_text(char *buf, size_t size, const struct lt_browse_line *l)
+static void tl_line_text(char *buf, size_t size, const struct lt_browse_line *l, unsigned tfmt)
 {
 	const char *slash = strrchr(l->file, '/');
 	char ts[40];
 
-	tui_fmt_time(ts, sizeof ts, l->ts_us, TUI_TIME_MS);
+	tui_fmt_time(ts, sizeof ts, l->ts_us, tfmt);
 	snprintf(buf, size, "%s  %s:%lld  %s %s  L%lld", ts, slash ? slash + 1 : l->file,
 		 (long long)l->line, l->severity[0] ? l->severity : "-", l->message,
 		 (long long)l->id);
@@ -218,10 +217,10 @@ static int tl_record_text(const struct timeline *s, const struct lt_browse_event
 	if (s->pane_lines) {
 		const struct lt_browse_line *l = &lns->lines[k];
 
-		tl_line_text(buf, size, l);
+		tl_line_text(buf, size, l, s->tfmt);
 		return l->severity[0] == 'E' || l->severity[0] == 'F' ? TUI_S_404 : TUI_S_NORMAL;
 	}
-	tl_event_text(buf, size, &evs->evs[k]);
+	tl_event_text(buf, size, &evs->evs[k], s->tfmt);
 	return evs->evs[k].code >= 400 ? TUI_S_404 : TUI_S_NORMAL;
 }
 
@@ -305,7 +304,7 @@ static void tl_draw(struct tui *t, struct tui_screen *sc, int y0, int h, int col
 	int list_h = s->expanded ? (h - 1) / 2 : h - 1 - detail_h, dated;
 	char line[1024];
 
-	dated = t->last_us - t->first_us > 86400000000LL;
+	dated = (s->tfmt & TUI_TIME_DATE) != 0;
 	s->win.height = list_h > 1 ? (size_t)list_h : 1;
 	tui_win_fix(&s->win);
 	snprintf(line, sizeof line, "%-*s %-*s %-*s %6s  DETAIL of %s (%zu rows)%s",
@@ -528,6 +527,7 @@ struct tui_screen *tui_timeline_new(struct tui *t, const char *target, int64_t a
 	s->base.ops = &timeline_ops;
 	s->target = lt_xstrdup(target);
 	s->at_us = at_us;
+	s->tfmt = tui_time_rows(t->first_us, t->last_us);
 	s->win.height = t->rows > 8 ? (size_t)(t->rows - 6) : 1;
 	tl_load(t, s);
 	/* "at that time": the row the result is about, nearest its time */

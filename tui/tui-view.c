@@ -175,6 +175,7 @@ enum tui_cell tui_kind_cell(enum lt_episode_kind k)
 	    [LT_STRIP_AUTH] = TUI_C_AUTH,
 	    [LT_STRIP_DELETED] = TUI_C_DELETED,
 	    [LT_STRIP_NOT_READY] = TUI_C_NOT_READY,
+	    [LT_STRIP_HOLDER] = TUI_C_HOLDER,
 	};
 
 	return of_strip[lt_episode_kind_info(k)->strip];
@@ -246,7 +247,7 @@ char tui_cell_symbol(enum tui_cell c)
 	static const char symbols[TUI_C_COUNT] = {
 	    [TUI_C_NONE] = ' ', [TUI_C_GONE] = '-',	 [TUI_C_RENEWED] = '=',
 	    [TUI_C_GAP] = '~',	[TUI_C_NOT_READY] = '!', [TUI_C_404] = 'x',
-	    [TUI_C_AUTH] = 'A', [TUI_C_DELETED] = 'D',
+	    [TUI_C_AUTH] = 'A', [TUI_C_DELETED] = 'D',	 [TUI_C_HOLDER] = 'H',
 	};
 
 	return c < TUI_C_COUNT ? symbols[c] : '?';
@@ -255,10 +256,11 @@ char tui_cell_symbol(enum tui_cell c)
 const char *tui_cell_name(enum tui_cell c)
 {
 	static const char *const names[TUI_C_COUNT] = {
-	    [TUI_C_NONE] = "no data",	    [TUI_C_GONE] = "gone",
-	    [TUI_C_RENEWED] = "renewed",    [TUI_C_GAP] = "gap",
-	    [TUI_C_NOT_READY] = "NotReady", [TUI_C_404] = "404",
-	    [TUI_C_AUTH] = "auth failure",  [TUI_C_DELETED] = "deleted",
+	    [TUI_C_NONE] = "no data",	      [TUI_C_GONE] = "gone",
+	    [TUI_C_RENEWED] = "renewed",      [TUI_C_GAP] = "gap",
+	    [TUI_C_NOT_READY] = "NotReady",   [TUI_C_404] = "404",
+	    [TUI_C_AUTH] = "auth failure",    [TUI_C_DELETED] = "deleted",
+	    [TUI_C_HOLDER] = "holder change",
 	};
 
 	return c < TUI_C_COUNT ? names[c] : "?";

@@ -229,18 +229,23 @@ static void queries_print(struct lt_store *st, struct lt_query_opts *o, char **t
 #undef QUERIES_RUN
 }
 
-/* What the TUI reads: spans, episodes, events of each target, its kept timeline. */
+/* What the TUI reads: spans, episodes, the histogram, events of each target, its kept timeline. */
 static void queries_browse(struct lt_store *st, char **targets, size_t n)
 {
 	struct lt_error err = {0};
 	struct lt_rows rows = {0};
 	struct lt_browse_events evs = {0};
 	struct lt_browse_episodes eps = {0};
+	struct lt_hist hist = {0};
 	int64_t first = 0, last = 0, ids[1] = {1};
 
 	queries_ok(lt_browse_span(&first, &last, st, &err), &err, "lt_browse_span");
 	queries_ok(lt_browse_episodes(&eps, st, ids, 1, first, last, &err), &err, "episodes");
 	lt_browse_episodes_release(&eps);
+	/* the histogram (i): its bins over the whole range */
+	queries_ok(lt_browse_hist(&hist, st, first, (last - first) / 16 + 1, 16, &err), &err,
+		   "lt_browse_hist");
+	lt_hist_release(&hist);
 	for (size_t i = 0; i < n; i++) {
 		queries_ok(lt_browse_timeline(&rows, st, targets[i], &err), &err,
 			   "browse timeline");

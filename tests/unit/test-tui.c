@@ -352,6 +352,88 @@ static void test_fmt_time(void **state)
 	assert_string_equal(s, "-");
 }
 
+/* ---- round times on an axis (tui-axis.c) ---------------------------------- */
+
+static void test_axis_ticks(void **state)
+{
+	const int64_t t0 = 1712296200 * SEC; /* 2024-04-05T05:50:00Z */
+	struct tui_tick k[TUI_AXIS_MAX_TICKS];
+	size_t n;
+
+	(void)state;
+	/* 15 min over 60 columns: 1 min would put labels 4 columns apart, 2 min 8 */
+	n = tui_axis_ticks(k, TUI_AXIS_MAX_TICKS, t0, t0 + 15 * 60 * SEC, 60);
+	assert_int_equal(n, 7); /* 06:04 would end past the last column */
+	assert_string_equal(k[6].text, "06:02");
+	assert_string_equal(k[0].text, "05:50");
+	assert_int_equal(k[0].col, 0);
+	assert_string_equal(k[1].text, "05:52");
+	assert_int_equal(k[1].col, 8);
+	for (size_t i = 1; i < n; i++) {
+		assert_true(k[i].col >= k[i - 1].col + (int)strlen(k[i - 1].text) + 2);
+		assert_true(k[i].col + (int)strlen(k[i].text) <= 60);
+	}
+	/* a start between round times: the first tick is the next round one */
+	n = tui_axis_ticks(k, TUI_AXIS_MAX_TICKS, t0 + 7 * SEC, t0 + 67 * SEC, 80);
+	assert_true(n > 2);
+	assert_string_equal(k[0].text, "05:50:10");
+	assert_int_equal(k[0].us, t0 + 10 * SEC);
+	/* a half-hour zone: ticks at its round hours, midnight says the day */
+	assert_int_equal(lt_zone_set("+05:30", NULL), 0);
+	n = tui_axis_ticks(k, TUI_AXIS_MAX_TICKS, t0 - 350 * 60 * SEC, t0 + (1440 - 350) * 60 * SEC,
+			   96);
+	assert_string_equal(k[0].text, "06:00"); /* 00:30Z */
+	assert_int_equal(k[0].us, t0 - 320 * 60 * SEC);
+	assert_int_equal(k[0].col, 2);
+	assert_string_equal(k[n - 3].text, "04-06");
+	assert_int_equal(tui_axis_floor(t0, tui_axis_step_pick(3600 * SEC, 1)), t0 - 20 * 60 * SEC);
+	lt_zone_set(NULL, NULL);
+	/* bins: the shortest round step that fits the span in n */
+	assert_int_equal(tui_axis_step_us(tui_axis_step_pick(15 * 60 * SEC, 36)), 30 * SEC);
+	assert_int_equal(tui_axis_step_us(tui_axis_step_pick(15 * 60 * SEC, 1000)), SEC);
+	assert_int_equal(tui_axis_step_us(tui_axis_step_pick(400 * 86400 * SEC, 2)),
+			 7 * 86400 * SEC);
+	assert_int_equal(tui_axis_ticks(k, TUI_AXIS_MAX_TICKS, t0, t0, 60), 0);
+}
+
+/* One time format in rows: the clock with ms, and the date when the range spans days (in the zone).
+ */
+static void test_time_rows(void **state)
+{
+	const int64_t t0 = 1712296200 * SEC; /* 2024-04-05T05:50:00Z */
+
+	(void)state;
+	assert_int_equal(tui_time_rows(t0, t0 + 3600 * SEC), TUI_TIME_MS);
+	assert_int_equal(tui_time_rows(t0, t0 + 20 * 3600 * SEC), TUI_TIME_MS | TUI_TIME_DATE);
+	assert_int_equal(lt_zone_set("+05:30", NULL), 0);
+	/* 18:00Z-19:00Z is 23:30-00:30 here: two days; 20:00Z-21:00Z one */
+	assert_int_equal(tui_time_rows(t0 + 730 * 60 * SEC, t0 + 790 * 60 * SEC),
+			 TUI_TIME_MS | TUI_TIME_DATE);
+	assert_int_equal(tui_time_rows(t0 + 850 * 60 * SEC, t0 + 910 * 60 * SEC), TUI_TIME_MS);
+	lt_zone_set(NULL, NULL);
+}
+
+/* A holder change has its own cell, stronger than a renew, weaker than a delete. */
+static void test_buckets_holder(void **state)
+{
+	const struct lt_browse_episode eps[] = {
+	    {1, LT_EP_RENEWING, 0, 99 * SEC},
+	    {1, LT_EP_HOLDER_CHANGE, 50 * SEC, 50 * SEC},
+	    {1, LT_EP_RENEWING, 50 * SEC, 99 * SEC},
+	};
+	unsigned char cells[10];
+
+	(void)state;
+	tui_buckets(cells, 10, 0, 100 * SEC, eps, 3);
+	assert_int_equal(cells[5], TUI_C_HOLDER);
+	assert_int_equal(cells[4], TUI_C_RENEWED);
+	assert_int_equal(cells[6], TUI_C_RENEWED);
+	assert_int_equal(tui_cell_symbol(TUI_C_HOLDER), 'H');
+	assert_true(tui_cell_style(TUI_C_HOLDER) != tui_cell_style(TUI_C_RENEWED));
+	assert_true(tui_cell_style(TUI_C_DELETED) != tui_cell_style(TUI_C_AUTH));
+	assert_true(TUI_C_HOLDER < TUI_C_DELETED && TUI_C_HOLDER > TUI_C_GAP);
+}
+
 /* ---- keys --------------------------------------------------------------- */
 
 static void test_keys(void **state)
@@ -710,6 +792,51 @@ static void test_browse_not_ready(void **state)
 	lt_store_free(st);
 }
 
+/*
+ * The histogram of samples/notready: however the range is cut, the bins add
+ * up to the same events and errors; one bin over everything counts each
+ * node with NotReady time once, and the end (a node NotReady still) has one.
+ */
+static void test_browse_hist(void **state)
+{
+	struct lt_browse_query q = {LT_BROWSE_BY_NAME, NULL, NULL};
+	struct lt_store *st = notready_store();
+	struct lt_hist whole, cut;
+	struct lt_error err = {0};
+	struct lt_browse_page p;
+	int64_t first, last, bin, ev = 0, er = 0, nodes = 0;
+
+	(void)state;
+	assert_int_equal(lt_browse_span(&first, &last, st, &err), 0);
+	assert_int_equal(lt_browse_list(&p, st, &q, 0, 100, &err), 0);
+	for (size_t i = 0; i < p.n; i++)
+		nodes += p.items[i].not_ready > 0;
+	lt_browse_page_release(&p);
+	assert_int_equal(lt_browse_hist(&whole, st, first, last - first + 1, 1, &err), 0);
+	assert_true(whole.bins[0].events > 0);
+	assert_true(whole.bins[0].errors > 0);
+	assert_true(whole.bins[0].errors < whole.bins[0].events);
+	assert_int_equal(whole.bins[0].not_ready, nodes);
+	bin = (last - first) / 40 + 1;
+	assert_int_equal(lt_browse_hist(&cut, st, first, bin, 40, &err), 0);
+	assert_int_equal(cut.n, 40);
+	for (size_t i = 0; i < cut.n; i++) {
+		ev += cut.bins[i].events;
+		er += cut.bins[i].errors;
+		assert_true(cut.bins[i].not_ready <= nodes);
+	}
+	assert_int_equal(ev, whole.bins[0].events);
+	assert_int_equal(er, whole.bins[0].errors);
+	assert_true(cut.bins[39].not_ready >= 1); /* ip-10-1-0-10 is NotReady at the end */
+	lt_hist_release(&cut);
+	lt_hist_release(&whole);
+	/* a window before everything counts nothing */
+	assert_int_equal(lt_browse_hist(&cut, st, first - 100 * SEC, SEC, 10, &err), 0);
+	assert_int_equal(cut.bins[0].events + cut.bins[9].events + cut.bins[9].not_ready, 0);
+	lt_hist_release(&cut);
+	lt_store_free(st);
+}
+
 static int match_substr(const struct lt_browse_item *it, void *ctx)
 {
 	return strstr(it->target, ctx) != NULL;
@@ -968,6 +1095,8 @@ int main(void)
 	    cmocka_unit_test(test_line_edit),	cmocka_unit_test(test_fmt_time),
 	    cmocka_unit_test(test_keys),	cmocka_unit_test(test_key_table),
 	    cmocka_unit_test(test_result_jump), cmocka_unit_test(test_filter),
+	    cmocka_unit_test(test_axis_ticks),	cmocka_unit_test(test_buckets_holder),
+	    cmocka_unit_test(test_time_rows),
 	};
 	const struct CMUnitTest browse[] = {
 	    cmocka_unit_test(test_browse_list),	      cmocka_unit_test(test_browse_sort),
@@ -975,6 +1104,7 @@ int main(void)
 	    cmocka_unit_test(test_browse_filter),     cmocka_unit_test(test_browse_find),
 	    cmocka_unit_test(test_browse_episodes),   cmocka_unit_test(test_browse_timeline),
 	    cmocka_unit_test(test_browse_events),     cmocka_unit_test(test_browse_canned),
+	    cmocka_unit_test(test_browse_hist),
 	};
 	int failed = cmocka_run_group_tests_name("tui view", view, NULL, NULL);
 
