@@ -126,7 +126,10 @@ static void q_run(struct tui *t, struct queries *q)
 	q_widths(q);
 	q->pane = Q_RESULT;
 	tui_status(t, TUI_INFO, "%s: %zu %s%s", name, q->res.nrows,
-		   q->res.nrows == 1 ? "row" : "rows", q->filter.n ? " pass the filter" : "");
+		   q->res.nrows == 1 ? "row" : "rows",
+		   !q->filter.n	       ? ""
+		   : q->res.nrows == 1 ? " passes the filter"
+				       : " pass the filter");
 }
 
 static void q_draw_list(struct queries *q, int y0, int h, int cols)

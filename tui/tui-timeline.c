@@ -263,14 +263,16 @@ static int tl_pane_at(const struct timeline *s, size_t i, char *buf, size_t size
 	return 0;
 }
 
-/* The pane's header ends with its filter, and says when the filter kept only the first ones. */
+/* The pane's header says its filter (before the keys, which a narrow screen cuts first). */
 static void tl_pane_head(const struct timeline *s, char *line, size_t size)
 {
-	size_t at = strlen(line);
+	char *keys = strstr(line, " (Enter"), rest[256];
 
-	if (tl_pane_filtered(s) && at + 1 < size)
-		snprintf(line + at, size - at, "  filter %s%s", s->pfilter.text,
-			 s->hits_capped ? " (the first matches only)" : "");
+	if (!tl_pane_filtered(s) || keys == NULL)
+		return;
+	snprintf(rest, sizeof rest, "%s", keys);
+	snprintf(keys, size - (size_t)(keys - line), ", filter %s%s%s", s->pfilter.text,
+		 s->hits_capped ? " (the first matches only)" : "", rest);
 }
 
 static void tl_draw_events(struct tui *t, struct timeline *s, int y0, int h, int cols)
@@ -893,7 +895,9 @@ static void tl_filter(struct tui *t, struct tui_screen *sc, const char *text)
 		tui_status(t, TUI_INFO, "%zu %s%s", s->ewin.total,
 			   s->pane_lines ? (s->ewin.total == 1 ? "line" : "lines")
 					 : (s->ewin.total == 1 ? "request" : "requests"),
-			   tl_pane_filtered(s) ? " pass the filter" : "");
+			   !tl_pane_filtered(s) ? ""
+			   : s->ewin.total == 1 ? " passes the filter"
+						: " pass the filter");
 		return;
 	}
 	if (!tui_filter_set(t, &s->lfilter, text, tl_fcols, TLF_NCOLS))
@@ -903,7 +907,9 @@ static void tl_filter(struct tui *t, struct tui_screen *sc, const char *text)
 	s->expanded = s->focus = 0;
 	tui_win_goto(&s->win, 0);
 	tui_status(t, TUI_INFO, "%zu %s%s", s->tl.nrows, s->tl.nrows == 1 ? "row" : "rows",
-		   s->lfilter.n ? " pass the filter" : "");
+		   !s->lfilter.n      ? ""
+		   : s->tl.nrows == 1 ? " passes the filter"
+				      : " pass the filter");
 }
 
 static const char *tl_filter_text(struct tui_screen *sc)
