@@ -68,7 +68,7 @@ const struct lt_cmd lt_cmd_tui = {
 	"Keys: j/k, PgUp/PgDn, g/G, / n N, Enter, Esc or q back, Tab, + - zoom, h/l move,\n"
 	"< > sort, f filter on any list (f state=not-ready, f 404>0, f code=404), w wrap,\n"
 	"r reload, m mark, M marks, e export (Markdown or CSV), y copy (OSC 52), : commands\n"
-	"(:goto TIME, :filter, :sort, :export FILE, :help, :quit).\n"
+	"(:goto TIME, :filter, :sort, :export FILE, :report FILE, :help, :quit).\n"
 	"NO_COLOR (or a monochrome terminal) shows states by their symbols only.\n",
     .exits = "0 quit; 1 the store could not be read, or a signal (SIGINT, SIGTERM, SIGHUP)\n"
 	     "ended it; 2 usage error, or stdin or stdout is not a terminal.\n",

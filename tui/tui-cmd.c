@@ -136,6 +136,66 @@ static void cmd_export(struct tui *t, const char *arg)
 		tui_export(t, arg);
 }
 
+/* The marks' subjects, each once, in the order first marked; n of them (owned by the marks). */
+static size_t cmd_subjects(const struct tui *t, char **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->marks.n && n < max; i++) {
+		const char *s = t->marks.v[i].subject;
+		size_t k = 0;
+
+		while (s != NULL && k < n && strcmp(out[k], s) != 0)
+			k++;
+		if (s != NULL && k == n)
+			out[n++] = t->marks.v[i].subject;
+	}
+	return n;
+}
+
+#define CMD_REPORT_SUBJECTS 64 /* subjects a report from the marks takes at most */
+
+/* :report FILE: `leasetrail report` of the marked subjects (FILE.html: HTML, else Markdown). */
+static void cmd_report(struct tui *t, const char *arg)
+{
+	char *subjects[CMD_REPORT_SUBJECTS];
+	size_t n = cmd_subjects(t, subjects, CMD_REPORT_SUBJECTS), len = strlen(arg);
+	enum lt_report_format fmt = (len > 5 && strcmp(arg + len - 5, ".html") == 0) ||
+					    (len > 4 && strcmp(arg + len - 4, ".htm") == 0)
+					? LT_REPORT_HTML
+					: LT_REPORT_MD;
+	struct lt_query_opts o = {0};
+	struct lt_error err = {0};
+	struct lt_report *r = NULL;
+	FILE *f;
+	int rc;
+
+	if (arg[0] == '\0' || n == 0) {
+		tui_status(t, TUI_ERROR, "%s",
+			   n == 0 ? "report FILE: mark rows first (m); the report "
+				    "tells their nodes and leases"
+				  : "report FILE: FILE.md or FILE.html");
+		return;
+	}
+	if ((rc = lt_report_build(&r, t->st, subjects, n, &o, &err)) != 0) {
+		tui_status(t, TUI_ERROR, "%s", err.msg);
+		return;
+	}
+	if ((f = fopen(arg, "w")) == NULL) {
+		tui_status(t, TUI_ERROR, "cannot write %s", arg);
+	} else {
+		rc = lt_report_write(r, fmt, f, &err);
+		if (fclose(f) != 0 && rc == 0)
+			rc = lt_error_set(&err, LT_ERR_IO, "cannot write %s", arg);
+		if (rc != 0)
+			tui_status(t, TUI_ERROR, "%s", err.msg);
+		else
+			tui_status(t, TUI_INFO, "the report of %zu marked %s written to %s", n,
+				   n == 1 ? "subject" : "subjects", arg);
+	}
+	lt_report_free(r);
+}
+
 static void cmd_help(struct tui *t, const char *arg)
 {
 	(void)arg;
@@ -154,6 +214,8 @@ static const struct tui_cmd cmds[] = {
     {"filter", "TEXT", "as f: REGEX, COL=RE, COL!=RE, COL>N, COL<N; no TEXT: all", cmd_filter},
     {"sort", "[prev]", "the cluster's next (previous) sort, as > and <", cmd_sort},
     {"export", "FILE", "as e: the view (on M: the marks) to FILE.md or FILE.csv", cmd_export},
+    {"report", "FILE", "leasetrail report of the marked nodes and leases (FILE.html: HTML)",
+     cmd_report},
     {"mark", "", "as m: mark or unmark the row under the cursor", cmd_mark},
     {"marks", "", "as M: the marks", cmd_marks},
     {"copy", "", "as y: the row to the clipboard (OSC 52)", cmd_copy},
@@ -186,7 +248,7 @@ void tui_cmd_run(struct tui *t, const char *line)
 		return;
 	}
 	tui_status(t, TUI_ERROR,
-		   "no command '%.*s': goto, filter, sort, export, mark, marks, copy, "
+		   "no command '%.*s': goto, filter, sort, export, report, mark, marks, copy, "
 		   "help, quit (? lists them)",
 		   (int)(n < 40 ? n : 40), line);
 }

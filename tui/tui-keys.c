@@ -66,7 +66,8 @@ static const struct tui_keydef keydefs[] = {
     {'y', ROWS, TUI_A_COPY, "y",
      "copy the row to the clipboard (OSC 52; when the terminal's terminfo has Ms)"},
     {':', ALL, TUI_A_COMMAND, ":",
-     "command: goto TIME, filter TEXT, sort [prev], export FILE, mark, marks, copy, help, quit"},
+     "command: goto TIME, filter TEXT, sort [prev], export FILE, report FILE, mark, marks, copy, "
+     "help, quit"},
     {'c', ALL, TUI_A_QUERIES, "c", "canned queries"},
     {'r', ALL, TUI_A_RELOAD, "r", "reload from the store (while an ingest runs)"},
     {'?', ALL, TUI_A_HELP, "?", "this help"},

@@ -4,7 +4,7 @@
 # fresh prompt each time, the filter on the status line, an empty f clears it); m marks rows on
 # every list, M lists them and Enter opens one; e exports the view or the marks as CSV or
 # Markdown, log text sanitized; y copies a row through OSC 52 (into tmux's buffer); `:` runs
-# goto, filter, sort, export, help, quit; a mouse click selects a row and the wheel scrolls, off
+# goto, filter, sort, export, report (of the marked subjects, as the CLI writes it), help, quit; a mouse click selects a row and the wheel scrolls, off
 # with --no-mouse.  On samples/audit (with a hostile record) and on a generated NotReady cluster.
 #   bash tests/e2e/test-tui-tools.sh BIN CORPUS SAMPLES TMP
 set -euo pipefail
@@ -218,6 +218,12 @@ only_sgr "hostile text"
 tm send-keys M
 wait_for '(4 marks; Enter: open'
 only_sgr "the marks"
+# :report FILE: `leasetrail report` of the marked nodes and leases (171 and evil), as the CLI
+tm send-keys :
+answer "report $tmp/marked.md"
+wait_for "the report of 2 marked subjects written to $tmp/marked.md"
+"$bin" report --db "$tmp/s.db" ip-10-0-241-171.ec2.internal evil >cli.md
+cmp -s marked.md cli.md || fail "the report differs from the CLI's: $(diff marked.md cli.md | head -5)"
 tm send-keys q q
 
 # ---- : on the cluster: filter, sort, an unknown command, help, quit (the terminal restored)
@@ -230,7 +236,7 @@ answer 'sort'
 wait_for 'sorted by name'
 tm send-keys :
 answer 'nope'
-wait_for "no command 'nope': goto, filter, sort"
+wait_for "no command 'nope': goto, filter, sort, export, report"
 tm send-keys :
 answer 'help'
 wait_for 'leasetrail | Help'
@@ -239,7 +245,7 @@ for k in 'm ' 'M ' 'e ' 'y ' ': ' 'f '; do
 done
 tm send-keys G
 wait_for ':goto TIME'
-for k in ':filter TEXT' ':sort [prev]' ':export FILE' ':quit' 'Mouse: a click'; do
+for k in ':filter TEXT' ':sort [prev]' ':export FILE' ':report FILE' ':quit' 'Mouse: a click'; do
   screen | grep -qF -- "  $k" || fail "help lacks '$k'"
 done
 tm send-keys :

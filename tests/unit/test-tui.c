@@ -1085,8 +1085,8 @@ static void test_base64(void **state)
 
 static void test_cmd_table(void **state)
 {
-	const char *want[] = {"goto",  "filter", "sort", "export", "mark",
-			      "marks", "copy",	 "help", "quit"};
+	const char *want[] = {"goto", "filter", "sort", "export", "report",
+			      "mark", "marks",	"copy", "help",	  "quit"};
 	size_t n = 0;
 
 	(void)state;
