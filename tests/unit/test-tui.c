@@ -970,7 +970,7 @@ static void test_rows_keep(void **state)
 	struct lt_rows t = {0};
 	struct lt_row_sink sink = lt_rows_sink(&t);
 	const struct lt_col cols[] = {{"n", LT_CELL_INT, 0}, {"s", LT_CELL_TEXT, 0}};
-	char text[8];
+	char text[24];
 
 	(void)state;
 	sink.begin(sink.ctx, cols, 2);
