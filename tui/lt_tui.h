@@ -22,6 +22,7 @@ struct lt_tui_opts {
 	const char *bench_out;
 	int bench_steps;
 	int64_t start_ns; /* CLOCK_MONOTONIC when the command started; 0: when lt_tui_run did */
+	int no_mouse;	  /* leave the mouse to the terminal (its own selection), no clicks */
 };
 
 /*

@@ -91,10 +91,23 @@ static void app_title(struct tui *t, int cols)
 	tui_put(0, 0, cols, TUI_S_TITLE, line);
 }
 
+/* The hints, after the filter in force on the screen (f), when there is one. */
+static const char *app_hints(struct tui *t, const char *hints, char *buf, size_t size)
+{
+	struct tui_screen *s = t->stack[t->depth - 1];
+	const char *f = s->ops->filter_text ? s->ops->filter_text(s) : NULL;
+
+	if (f == NULL || f[0] == '\0')
+		return hints;
+	snprintf(buf, size, " filter %s (f, Enter: off) |%s", f, hints);
+	return buf;
+}
+
 static void app_status(struct tui *t, int y, int cols)
 {
 	static const char hints[] =
 	    " ? help  q back/quit  Enter drill in  / search  c queries  r reload";
+	char line[512];
 
 	if (t->prompt.active) {
 		int x;
@@ -107,7 +120,7 @@ static void app_status(struct tui *t, int y, int cols)
 	}
 	tui_fill(y, 0, cols, t->status_error ? TUI_S_ERROR : TUI_S_STATUS);
 	tui_put(y, 0, cols, t->status_error ? TUI_S_ERROR : TUI_S_STATUS,
-		t->status[0] ? t->status : hints);
+		t->status[0] ? t->status : app_hints(t, hints, line, sizeof line));
 	tui_term_cursor(-1, 0);
 }
 
@@ -195,8 +208,23 @@ static void app_generic(struct tui *t, enum tui_action a)
 		app_reload(t);
 		break;
 	default:
+		tui_tool_action(t, a);
 		break;
 	}
+}
+
+/* A click selects the row under it; the wheel moves the cursor (a few rows a notch). */
+#define APP_WHEEL_ROWS 3
+
+static void app_mouse(struct tui *t, struct tui_screen *s, int key)
+{
+	if (key == TUI_K_CLICK) {
+		if (s->ops->click)
+			s->ops->click(t, s, tui_term_mouse_y());
+		return;
+	}
+	for (int i = 0; i < APP_WHEEL_ROWS && s->ops->action; i++)
+		s->ops->action(t, s, key == TUI_K_WHEEL_UP ? TUI_A_UP : TUI_A_DOWN);
 }
 
 static void app_key(struct tui *t, int key)
@@ -209,12 +237,18 @@ static void app_key(struct tui *t, int key)
 
 		if (r != 0)
 			t->prompt.active = 0;
-		if (r == 1 && s->ops->prompted)
+		if (r == 1 && t->prompt.what >= TUI_P_FILTER)
+			tui_tool_prompted(t, t->prompt.what, t->prompt.line.buf);
+		else if (r == 1 && s->ops->prompted)
 			s->ops->prompted(t, s, t->prompt.what, t->prompt.line.buf);
 		return;
 	}
 	if (key != TUI_K_RESIZE)
 		t->status[0] = '\0', t->status_error = 0;
+	if (key == TUI_K_CLICK || key == TUI_K_WHEEL_UP || key == TUI_K_WHEEL_DOWN) {
+		app_mouse(t, s, key);
+		return;
+	}
 	a = tui_key_action(key, s->ops->ctx);
 	if (a == TUI_A_NONE || a == TUI_A_REDRAW)
 		return; /* the loop redraws everything after every key */
@@ -311,12 +345,15 @@ int lt_tui_run(struct lt_store *st, const struct lt_tui_opts *o, struct lt_error
 		return rc;
 	if ((rc = tui_term_open(o->no_color ? TUI_TERM_NO_COLOR : 0, err)) != 0)
 		return rc;
+	if (!o->no_mouse)
+		tui_term_mouse(1);
 	tui_term_size(&t.rows, &t.cols);
 	app_check(&t);
 	tui_push(&t, tui_cluster_new(&t));
 	rc = o->bench_out ? app_bench(&t, o, &start, err) : app_loop(&t, err);
 	while (t.depth > 0)
 		app_pop(&t);
+	tui_marks_release(&t.marks);
 	tui_term_close();
 	return rc;
 }

@@ -523,6 +523,24 @@ static void cluster_free(struct tui_screen *s)
 	free(c);
 }
 
+/* A click on a row selects it (the list's rows start under the header, on line 2). */
+static void cluster_click(struct tui *t, struct tui_screen *s, int y)
+{
+	struct cluster *c = (struct cluster *)s;
+
+	if (y >= 2 && (size_t)(y - 2) < c->win.height &&
+	    c->win.top + (size_t)(y - 2) < c->win.total) {
+		tui_win_goto(&c->win, c->win.top + (size_t)(y - 2));
+		cluster_skip_heading(t, c, LT_BROWSE_FORWARD);
+	}
+}
+
+/* :filter TEXT: as f. */
+static void cluster_filter(struct tui *t, struct tui_screen *s, const char *text)
+{
+	cluster_prompted(t, s, CLUSTER_FILTER, text);
+}
+
 static const struct tui_screen_ops cluster_ops = {
     .name = "Cluster",
     .ctx = TUI_CTX_CLUSTER,
@@ -531,6 +549,8 @@ static const struct tui_screen_ops cluster_ops = {
     .prompted = cluster_prompted,
     .reload = cluster_reload,
     .free = cluster_free,
+    .filter = cluster_filter,
+    .click = cluster_click,
 };
 
 struct tui_screen *tui_cluster_new(struct tui *t)

@@ -189,3 +189,38 @@ int tui_filter_match(const struct tui_filter *f, tui_filter_value_fn value, void
 	}
 	return 1;
 }
+
+void tui_rows_keep(struct lt_rows *t, int (*keep)(const struct lt_rows *t, size_t r, void *ctx),
+		   void *ctx)
+{
+	size_t nc = (size_t)t->ncols, out = 0;
+
+	for (size_t r = 0; r < t->nrows; r++) {
+		struct lt_cell *row = t->cells + r * nc;
+
+		if (!keep(t, r, ctx)) {
+			for (size_t c = 0; c < nc; c++)
+				free((char *)row[c].s);
+			continue;
+		}
+		if (out != r)
+			memmove(t->cells + out * nc, row, nc * sizeof *row);
+		out++;
+	}
+	t->nrows = out;
+}
+
+int tui_filter_set(struct tui *t, struct tui_filter *f, const char *text, const char *const *cols,
+		   int ncols)
+{
+	struct tui_filter nf;
+	char msg[256];
+
+	if (tui_filter_parse(&nf, text, cols, ncols, msg, sizeof msg) != 0) {
+		tui_status(t, TUI_ERROR, "%s", msg);
+		return 0;
+	}
+	tui_filter_release(f);
+	*f = nf;
+	return 1;
+}

@@ -46,6 +46,25 @@ static void help_section(struct help *h, const char *title, unsigned ctx)
 	help_add(h, "");
 }
 
+/* The `:` commands, from their table; then the mouse. */
+static void help_commands(struct help *h)
+{
+	char line[256];
+
+	help_add(h, "Commands (: then Enter; a command may be shortened: :g 05:56)");
+	for (const struct tui_cmd *c = tui_cmds(); c->name != NULL; c++) {
+		char name[40];
+
+		snprintf(name, sizeof name, ":%s %s", c->name, c->args);
+		snprintf(line, sizeof line, "  %-22s %s", name, c->help);
+		help_add(h, line);
+	}
+	help_add(h,
+		 "  Mouse: a click selects a row, the wheel scrolls (tui --no-mouse: the terminal "
+		 "keeps the mouse)");
+	help_add(h, "");
+}
+
 static void help_legend(struct help *h)
 {
 	char line[128];
@@ -137,6 +156,8 @@ struct tui_screen *tui_help_new(struct tui *t)
 	help_section(h, "Timeline", TUI_CTX_TIMELINE);
 	help_section(h, "Queries", TUI_CTX_QUERIES);
 	help_section(h, "Histogram", TUI_CTX_HIST);
+	help_section(h, "Marks (M)", TUI_CTX_MARKS);
+	help_commands(h);
 	help_legend(h);
 	h->win.total = h->n;
 	return &h->base;

@@ -31,6 +31,9 @@ enum tui_key {
 	TUI_K_BTAB,
 	TUI_K_BACKSPACE,
 	TUI_K_RESIZE,
+	TUI_K_CLICK,	/* a mouse click: the line in tui.mouse_y */
+	TUI_K_WHEEL_UP, /* the mouse wheel */
+	TUI_K_WHEEL_DOWN,
 };
 
 #define TUI_CTRL(c) ((c)&0x1f)
@@ -62,8 +65,13 @@ enum tui_action {
 	TUI_A_FILTER,
 	TUI_A_QUERIES,
 	TUI_A_REDRAW,
-	TUI_A_WRAP, /* w: the timeline's detail wrapped whole */
-	TUI_A_HIST, /* i: the histogram screen */
+	TUI_A_WRAP,    /* w: the timeline's detail wrapped whole */
+	TUI_A_HIST,    /* i: the histogram screen */
+	TUI_A_MARK,    /* m: mark the row under the cursor (again: unmark) */
+	TUI_A_MARKS,   /* M: the marks screen */
+	TUI_A_EXPORT,  /* e: the marks (on M) or the current view to a file */
+	TUI_A_COPY,    /* y: the row under the cursor to the clipboard (OSC 52) */
+	TUI_A_COMMAND, /* :: the command prompt */
 };
 
 /* Where a key binding applies: one bit per screen. */
@@ -74,7 +82,8 @@ enum tui_ctx {
 	TUI_CTX_QUERIES = 8,
 	TUI_CTX_HELP = 16,
 	TUI_CTX_HIST = 32,
-	TUI_CTX_ALL = 63,
+	TUI_CTX_MARKS = 64,
+	TUI_CTX_ALL = 127,
 };
 
 /* One binding; help is NULL for a second key of an action already described. */
@@ -290,6 +299,8 @@ size_t tui_timeline_pick(const struct lt_rows *tl, int64_t at_us, const struct t
 
 /* ---- filters (tui-filter.c) --------------------------------------------- */
 
+struct tui;
+
 #define TUI_FILTER_MAX_TERMS 8
 #define TUI_FILTER_TEXT	     256 /* a filter's text, and a row's value of one column */
 
@@ -324,6 +335,25 @@ typedef const char *(*tui_filter_value_fn)(int col, char *buf, size_t size, void
 
 /* 1 when the row value() describes passes every term of f. */
 int tui_filter_match(const struct tui_filter *f, tui_filter_value_fn value, void *ctx);
+
+/*
+ * Keeps the rows of t that keep() says 1 to, in order, and frees the others'
+ * text: a filtered list is the list itself, so the cursor, search and
+ * jumps need no second index.  Reading the rows again clears the filter.
+ */
+void tui_rows_keep(struct lt_rows *t, int (*keep)(const struct lt_rows *t, size_t r, void *ctx),
+		   void *ctx);
+
+/* The prompt every screen's `f` opens (a fresh one each time). */
+#define TUI_FILTER_PROMPT "filter (REGEX, COL=RE, COL!=RE, COL>N; empty: all): "
+
+/*
+ * Parses text for a screen (as tui_filter_parse) into *f, releasing what f
+ * held; an error goes to the status line and leaves f as it was.  1 when f
+ * changed (set, or cleared by an empty text), 0 on an error.
+ */
+int tui_filter_set(struct tui *t, struct tui_filter *f, const char *text, const char *const *cols,
+		   int ncols);
 
 /* ---- the terminal (tui-term.c, the only file that knows curses) --------- */
 
@@ -384,10 +414,74 @@ void tui_term_cursor(int y, int x);
 /* The style a cell is drawn in. */
 int tui_cell_style(enum tui_cell c);
 
+/* Writes s[0..len) to the terminal's clipboard (OSC 52, base64) when its terminfo entry has
+ * the Ms capability and stdout is a terminal; 0, or -1 when it cannot. */
+int tui_term_copy(const char *s, size_t len);
+
+/* Mouse reports (click: select, wheel: scroll) on or off; 0, or -1 when the terminal has none. */
+int tui_term_mouse(int on);
+
+/* The screen line of the last TUI_K_CLICK. */
+int tui_term_mouse_y(void);
+
+/* ---- rows handed over: marks, export, copy (tui-marks.c, tui-export.c) -- */
+
+/* Where a row comes from, which says what Enter on its mark opens. */
+enum tui_row_kind { TUI_ROW_TIMELINE, TUI_ROW_REQUEST, TUI_ROW_LINE, TUI_ROW_RESULT };
+
+/* A row as marks, export and copy see it; every pointer owned (tui_row_release). */
+struct tui_row {
+	enum tui_row_kind kind;
+	char *subject; /* the timeline it belongs to or opens: node, or NAMESPACE/LEASE; may be NULL
+			*/
+	char *source;  /* the query of a result row; a request's verb; a line's FILE:LINE */
+	int64_t at_us; /* its time, 0 when none */
+	char *what;    /* its kind (timeline), code (request), severity (line); may be NULL */
+	char *text;    /* the row as its screen shows it: log text, made safe where it is shown */
+	int64_t id;    /* the record: an event id (REQUEST), a line id (LINE) */
+	struct tui_about about; /* a TIMELINE or RESULT row's kind; about.log_kind owned here */
+};
+
+void tui_row_release(struct tui_row *r);
+
+/* A deep copy of r into *out. */
+void tui_row_copy(struct tui_row *out, const struct tui_row *r);
+
+/* The name of a row's kind as marks and exports show it ("timeline", "request", ...). */
+const char *tui_row_kind_name(enum tui_row_kind k);
+
+#define TUI_MARKS_MAX 10000 /* marks kept; m says so beyond */
+
+struct tui_marks {
+	struct tui_row *v;
+	size_t n, cap;
+};
+
+/*
+ * Marks r, taking what it owns, or unmarks the mark equal to it (same kind,
+ * subject, time, record and text), freeing r: 1 marked, 0 unmarked, -1 full
+ * (r freed).
+ */
+int tui_marks_toggle(struct tui_marks *m, struct tui_row *r);
+void tui_marks_release(struct tui_marks *m);
+
+/* Export formats: by the file name, .csv is CSV and anything else Markdown. */
+enum tui_export_fmt { TUI_EXPORT_MD, TUI_EXPORT_CSV };
+enum tui_export_fmt tui_export_fmt_of(const char *path);
+
+/* Appends the header (title: what is exported, a Markdown heading) and one row. */
+void tui_export_head(struct lt_buf *b, enum tui_export_fmt f, const char *title);
+void tui_export_row(struct lt_buf *b, enum tui_export_fmt f, const struct tui_row *r);
+
+/* Appends s[0..len) in base64 (RFC 4648, padded). */
+void tui_base64(struct lt_buf *out, const char *s, size_t len);
+
 /* ---- screens and the main loop (tui-app.c) ------------------------------ */
 
-struct tui;
 struct tui_screen;
+
+/* The prompts the frame answers itself (a screen's own codes stay below them). */
+enum { TUI_P_FILTER = 1000, TUI_P_EXPORT, TUI_P_COMMAND };
 
 struct tui_screen_ops {
 	const char *name;
@@ -401,6 +495,20 @@ struct tui_screen_ops {
 	/* Reads the store again (`r`). */
 	void (*reload)(struct tui *t, struct tui_screen *s);
 	void (*free)(struct tui_screen *s);
+	/* The optional tools (NULL: the screen has none; the frame says so). */
+	/* The row under the cursor into *out (m, y); 0, or -1 when there is none. */
+	int (*row)(struct tui *t, struct tui_screen *s, struct tui_row *out);
+	/* Every row of the current view, in order, to emit (e); 0, or -1 (emit's, or a status). */
+	int (*each)(struct tui *t, struct tui_screen *s,
+		    int (*emit)(const struct tui_row *r, void *ctx), void *ctx);
+	/* f and :filter: text in the filter language; an empty text clears it. */
+	void (*filter)(struct tui *t, struct tui_screen *s, const char *text);
+	/* The filter in force, for the status line; NULL or "" when none. */
+	const char *(*filter_text)(struct tui_screen *s);
+	/* :goto: the cursor on the row nearest at_us. */
+	void (*goto_time)(struct tui *t, struct tui_screen *s, int64_t at_us);
+	/* A mouse click on screen line y (select the row drawn there). */
+	void (*click)(struct tui *t, struct tui_screen *s, int y);
 };
 
 /* The first member of every screen. */
@@ -422,9 +530,10 @@ struct tui {
 	int status_error;
 	struct {
 		int active, what;
-		char label[32];
+		char label[64];
 		struct tui_line line;
 	} prompt;
+	struct tui_marks marks; /* m: across screens, kept until quit */
 };
 
 /* A status message: news, or an error (drawn in the error style). */
@@ -464,5 +573,31 @@ struct tui_screen *tui_queries_new(struct tui *t);
 struct tui_screen *tui_help_new(struct tui *t);
 /* The histogram: events, errors, NotReady nodes per round time bin (tui-hist.c). */
 struct tui_screen *tui_hist_new(struct tui *t);
+/* The marks (M): Enter opens what a mark is about, m unmarks, e exports them all. */
+struct tui_screen *tui_marks_new(struct tui *t);
+
+/* ---- the command prompt (tui-cmd.c) ------------------------------------- */
+
+/* One `:` command: its name, arguments, and what it does. */
+struct tui_cmd {
+	const char *name, *args, *help;
+	void (*run)(struct tui *t, const char *arg);
+};
+
+/* The commands, terminated by a NULL name (help prints them). */
+const struct tui_cmd *tui_cmds(void);
+
+/* Runs a `:` line ("goto 05:56", "filter state=not-ready", ...); errors go to the status line. */
+void tui_cmd_run(struct tui *t, const char *line);
+
+/* The tools the frame runs for every screen (m, M, e, y, :, and f where the screen left it):
+ * 1 when a was one of them. */
+int tui_tool_action(struct tui *t, enum tui_action a);
+
+/* A prompt the frame opened (TUI_P_FILTER and after) was answered with text. */
+void tui_tool_prompted(struct tui *t, int what, const char *text);
+
+/* Writes the current view (or, on the marks screen, the marks) to path: `e` and `:export`. */
+void tui_export(struct tui *t, const char *path);
 
 #endif

@@ -8,8 +8,10 @@
 #define ALL TUI_CTX_ALL
 #define LISTS                                                                                      \
 	(TUI_CTX_CLUSTER | TUI_CTX_TIMELINE | TUI_CTX_EVENT | TUI_CTX_QUERIES | TUI_CTX_HELP |     \
-	 TUI_CTX_HIST)
-#define DRILL	 (TUI_CTX_CLUSTER | TUI_CTX_TIMELINE | TUI_CTX_QUERIES | TUI_CTX_HIST)
+	 TUI_CTX_HIST | TUI_CTX_MARKS)
+#define DRILL	 (TUI_CTX_CLUSTER | TUI_CTX_TIMELINE | TUI_CTX_QUERIES | TUI_CTX_HIST | TUI_CTX_MARKS)
+#define ROWS	 (TUI_CTX_TIMELINE | TUI_CTX_QUERIES | TUI_CTX_MARKS) /* the tools' rows */
+#define FILTERS	 (TUI_CTX_CLUSTER | TUI_CTX_TIMELINE | TUI_CTX_QUERIES)
 #define SEARCHES (TUI_CTX_CLUSTER | TUI_CTX_TIMELINE | TUI_CTX_EVENT | TUI_CTX_QUERIES)
 #define AXIS	 (TUI_CTX_CLUSTER | TUI_CTX_HIST)
 
@@ -56,8 +58,20 @@ static const struct tui_keydef keydefs[] = {
      "next sort: problems first, name, state, 404, DEL, ANOM, NotReady time, last renew"},
     {'s', TUI_CTX_CLUSTER, TUI_A_SORT, NULL, NULL},
     {'<', TUI_CTX_CLUSTER, TUI_A_SORT_PREV, "<", "sort by the previous column"},
-    {'f', TUI_CTX_CLUSTER, TUI_A_FILTER, "f",
-     "filter: REGEX (name), COL=REGEX, COL!=REGEX, COL>N, COL<N; all terms pass; empty: all"},
+    {'f', FILTERS, TUI_A_FILTER, "f",
+     "filter the list (or the focused pane) on its columns: REGEX (the cluster's name, elsewhere "
+     "the whole row), COL=REGEX, COL!=REGEX, COL>N, COL<N; all terms pass; empty: all"},
+    {'m', ROWS, TUI_A_MARK, "m",
+     "mark the row under the cursor: timeline rows, requests, lines, query results (again, or "
+     "on M: unmark)"},
+    {'M', ALL, TUI_A_MARKS, "M", "the marks, across screens; Enter opens what one is about"},
+    {'e', ROWS, TUI_A_EXPORT, "e",
+     "export the view (on M: the marks) to a file: FILE.csv is CSV, any other name Markdown"},
+    {'y', ROWS, TUI_A_COPY, "y",
+     "copy the row to the clipboard (OSC 52; when the terminal's terminfo has Ms)"},
+    {':', ALL, TUI_A_COMMAND, ":",
+     "command: goto TIME, filter TEXT, sort [prev], export FILE, report FILE, mark, marks, copy, "
+     "help, quit"},
     {'c', ALL, TUI_A_QUERIES, "c", "canned queries"},
     {'i', ALL, TUI_A_HIST, "i", "histogram: events, errors, NotReady nodes per time bin"},
     {'r', ALL, TUI_A_RELOAD, "r", "reload from the store (while an ingest runs)"},

@@ -39,8 +39,14 @@ struct queries {
 	struct tui_win rwin;
 	int col0; /* the first result column shown */
 	struct lt_regex *search_re;
-	unsigned tfmt; /* tui_time_rows: a time cell reads as in the timeline */
+	unsigned tfmt;		  /* tui_time_rows: a time cell reads as in the timeline */
+	struct tui_filter filter; /* f on the result: "row", then the result's own columns */
+	const char **fcols;
+	int nfcols;
+	int res_y; /* the screen line of the result's first row (clicks) */
 };
+
+static void q_filter_rows(struct queries *q);
 
 /* The options as `query` takes them; 0, or a status message and -1. */
 static int q_options(struct tui *t, struct queries *q, struct lt_query_opts *o)
@@ -117,10 +123,14 @@ static void q_run(struct tui *t, struct queries *q)
 	if (q_options(t, q, &o) != 0)
 		return;
 	q->have_res = 0;
+	if (q->res_name == NULL || strcmp(q->res_name, name) != 0)
+		tui_filter_release(&q->filter); /* another query: other columns */
+	lt_rows_release(&q->res);
 	if (lt_browse_canned(&q->res, t->st, name, &o, &err) != 0) {
 		tui_status(t, TUI_ERROR, "%s", err.msg);
 		return;
 	}
+	q_filter_rows(q);
 	q->have_res = 1;
 	q->res_name = name;
 	q->tfmt = tui_time_rows(t->first_us, t->last_us);
@@ -128,8 +138,11 @@ static void q_run(struct tui *t, struct queries *q)
 	q->rwin = (struct tui_win){.total = q->res.nrows, .height = q->rwin.height};
 	q_widths(q);
 	q->pane = Q_RESULT;
-	tui_status(t, TUI_INFO, "%s: %zu %s", name, q->res.nrows,
-		   q->res.nrows == 1 ? "row" : "rows");
+	tui_status(t, TUI_INFO, "%s: %zu %s%s", name, q->res.nrows,
+		   q->res.nrows == 1 ? "row" : "rows",
+		   !q->filter.n	       ? ""
+		   : q->res.nrows == 1 ? " passes the filter"
+				       : " pass the filter");
 }
 
 static void q_draw_list(struct queries *q, int y0, int h, int cols)
@@ -170,6 +183,7 @@ static void q_draw_result(struct queries *q, int y0, int h, int cols)
 	q->rwin.height = h > 1 ? (size_t)(h - 1) : 1;
 	tui_win_fix(&q->rwin);
 	tui_draw_header(y0, cols, "");
+	q->res_y = y0 + 1;
 	for (int c = q->col0, x = 0; c < q->res.ncols && x < cols; c++) {
 		char name[64];
 
@@ -196,7 +210,8 @@ static void q_draw_result(struct queries *q, int y0, int h, int cols)
 		}
 	}
 	if (q->res.nrows == 0)
-		tui_put(y0 + 1, 0, cols, TUI_S_DIM, "no rows");
+		tui_put(y0 + 1, 0, cols, TUI_S_DIM,
+			q->filter.n ? "no row passes the filter (f, Enter: all)" : "no rows");
 }
 
 static void q_draw(struct tui *t, struct tui_screen *s, int y0, int h, int cols)
@@ -432,8 +447,176 @@ static void q_free(struct tui_screen *s)
 
 	lt_rows_release(&q->res);
 	lt_regex_free(q->search_re);
+	tui_filter_release(&q->filter);
+	free(q->fcols);
 	free(q->widths);
 	free(q);
+}
+
+/* ---- the tools: f, m, e, y, :goto, clicks on the result ------------------ */
+
+#define Q_ROW_TEXT 4096 /* a result row in words, as f's "row", marks and exports take it */
+
+/* Row r of the result in words: its cells as a table shows them, two spaces apart. */
+static void q_row_text(const struct queries *q, size_t r, char *out, size_t size)
+{
+	size_t at = 0;
+
+	out[0] = '\0';
+	for (int c = 0; c < q->res.ncols && at + 1 < size; c++) {
+		char buf[LT_CELL_BUF];
+
+		snprintf(out + at, size - at, "%s%s", c ? "  " : "",
+			 q_cell(q, r, c, buf, sizeof buf));
+		at += strlen(out + at);
+	}
+}
+
+struct q_fctx {
+	const struct queries *q;
+	size_t r;
+	char row[Q_ROW_TEXT];
+};
+
+static const char *q_fvalue(int col, char *buf, size_t size, void *ctx)
+{
+	struct q_fctx *c = ctx;
+
+	if (col == 0) {
+		q_row_text(c->q, c->r, c->row, sizeof c->row);
+		return c->row;
+	}
+	return q_cell(c->q, c->r, col - 1, buf, size);
+}
+
+static int q_keep(const struct lt_rows *rows, size_t r, void *ctx)
+{
+	struct q_fctx *c = lt_xcalloc(1, sizeof *c);
+	int keep;
+
+	(void)rows;
+	c->q = ctx, c->r = r;
+	keep = tui_filter_match(&c->q->filter, q_fvalue, c);
+	free(c);
+	return keep;
+}
+
+/* The names f takes ("row", then the result's columns), and the filter applied. */
+static void q_filter_rows(struct queries *q)
+{
+	free(q->fcols);
+	q->nfcols = q->res.ncols + 1;
+	q->fcols = lt_xcalloc((size_t)q->nfcols, sizeof *q->fcols);
+	q->fcols[0] = "row";
+	for (int c = 0; c < q->res.ncols; c++)
+		q->fcols[c + 1] = q->res.cols[c].name;
+	if (q->filter.n > 0)
+		tui_rows_keep(&q->res, q_keep, q);
+}
+
+static void q_filter(struct tui *t, struct tui_screen *s, const char *text)
+{
+	struct queries *q = (struct queries *)s;
+
+	if (!q->have_res) {
+		tui_status(t, TUI_ERROR, "f filters a query's result: run one first (Enter)");
+		return;
+	}
+	if (!tui_filter_set(t, &q->filter, text, q->fcols, q->nfcols))
+		return;
+	q_run(t, q);
+}
+
+static const char *q_filter_text(struct tui_screen *s)
+{
+	return ((struct queries *)s)->filter.text;
+}
+
+static void q_result_row(const struct queries *q, size_t r, struct tui_row *out)
+{
+	const struct lt_cell *kind = lt_rows_cell(&q->res, r, lt_rows_col(&q->res, "kind"));
+	struct tui_about a = q_row_about(q, r);
+	char *text = lt_xmalloc(Q_ROW_TEXT), buf[LT_CELL_BUF];
+	size_t len;
+	const char *what = lt_cell_format(kind, LT_OUT_TABLE, buf, sizeof buf, &len);
+
+	q_row_text(q, r, text, Q_ROW_TEXT);
+	*out = (struct tui_row){
+	    .kind = TUI_ROW_RESULT,
+	    .subject = tui_result_target(&q->res, r),
+	    .source = lt_xstrdup(q->res_name),
+	    .at_us = tui_result_time(&q->res, r),
+	    .what = what ? lt_xstrndup(what, len) : NULL,
+	    .text = text,
+	    .about = a,
+	};
+	out->about.log_kind = a.log_kind ? lt_xstrdup(a.log_kind) : NULL;
+}
+
+static int q_row_get(struct tui *t, struct tui_screen *s, struct tui_row *out)
+{
+	struct queries *q = (struct queries *)s;
+
+	(void)t;
+	if (!q->have_res || q->pane != Q_RESULT || q->rwin.cur >= q->res.nrows)
+		return -1;
+	q_result_row(q, q->rwin.cur, out);
+	return 0;
+}
+
+static int q_each(struct tui *t, struct tui_screen *s,
+		  int (*emit)(const struct tui_row *r, void *ctx), void *ctx)
+{
+	struct queries *q = (struct queries *)s;
+
+	if (!q->have_res) {
+		tui_status(t, TUI_ERROR, "no result to export: run a query first (Enter)");
+		return -1;
+	}
+	for (size_t r = 0; r < q->res.nrows; r++) {
+		struct tui_row row;
+		int rc;
+
+		q_result_row(q, r, &row);
+		rc = emit(&row, ctx);
+		tui_row_release(&row);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void q_goto_time(struct tui *t, struct tui_screen *s, int64_t at_us)
+{
+	struct queries *q = (struct queries *)s;
+	size_t best = 0;
+	uint64_t best_d = UINT64_MAX;
+
+	if (!q->have_res) {
+		tui_status(t, TUI_ERROR, "goto moves in a query's result: run one first (Enter)");
+		return;
+	}
+	for (size_t r = 0; r < q->res.nrows; r++) {
+		int64_t v = tui_result_time(&q->res, r);
+		uint64_t d =
+		    v > at_us ? (uint64_t)v - (uint64_t)at_us : (uint64_t)at_us - (uint64_t)v;
+
+		if (v != 0 && d < best_d)
+			best = r, best_d = d;
+	}
+	q->pane = Q_RESULT;
+	tui_win_goto(&q->rwin, best);
+}
+
+static void q_click(struct tui *t, struct tui_screen *s, int y)
+{
+	struct queries *q = (struct queries *)s;
+
+	(void)t;
+	if (q->have_res && y >= q->res_y && q->rwin.top + (size_t)(y - q->res_y) < q->res.nrows) {
+		q->pane = Q_RESULT;
+		tui_win_goto(&q->rwin, q->rwin.top + (size_t)(y - q->res_y));
+	}
 }
 
 static const struct tui_screen_ops queries_ops = {
@@ -444,6 +627,12 @@ static const struct tui_screen_ops queries_ops = {
     .prompted = q_prompted,
     .reload = q_reload,
     .free = q_free,
+    .row = q_row_get,
+    .each = q_each,
+    .filter = q_filter,
+    .filter_text = q_filter_text,
+    .goto_time = q_goto_time,
+    .click = q_click,
 };
 
 struct tui_screen *tui_queries_new(struct tui *t)

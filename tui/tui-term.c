@@ -207,6 +207,76 @@ void tui_term_flush(void)
 	refresh();
 }
 
+static int term_mouse_y = -1;
+
+/* A mouse report: a press of the first button selects, the wheel (buttons 4, 5) scrolls. */
+static int term_mouse_key(void)
+{
+	MEVENT ev;
+
+	if (getmouse(&ev) != OK)
+		return TUI_K_NONE;
+	term_mouse_y = ev.y;
+	if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON1_RELEASED))
+		return TUI_K_CLICK;
+	if (ev.bstate & BUTTON4_PRESSED)
+		return TUI_K_WHEEL_UP;
+#if defined(BUTTON5_PRESSED)
+	if (ev.bstate & BUTTON5_PRESSED)
+		return TUI_K_WHEEL_DOWN;
+#endif
+	return TUI_K_NONE;
+}
+
+int tui_term_mouse_y(void)
+{
+	return term_mouse_y;
+}
+
+int tui_term_mouse(int on)
+{
+	mmask_t want = BUTTON1_PRESSED | BUTTON4_PRESSED;
+
+#if defined(BUTTON5_PRESSED)
+	want |= BUTTON5_PRESSED;
+#endif
+	if (!on) {
+		mousemask(0, NULL);
+		return 0;
+	}
+	if (!has_mouse() && tigetstr("kmous") == NULL)
+		return -1;
+	mouseinterval(0); /* a press is a click at once: no wait for its release */
+	if (mousemask(want, NULL) == 0)
+		return -1;
+	/* what a crash must undo too: the X10/normal tracking ncurses turned on */
+	if (term_reset_len + 8 < sizeof term_reset) {
+		memcpy(term_reset + term_reset_len, "\033[?1000l", 8);
+		term_reset_len += 8;
+	}
+	return 0;
+}
+
+int tui_term_copy(const char *s, size_t len)
+{
+	const char *ms = tigetstr("Ms");
+	struct lt_buf b64;
+	const char *seq;
+	int rc = -1;
+
+	if (!isatty(STDOUT_FILENO) || ms == NULL || ms == (char *)-1)
+		return -1;
+	lt_buf_init(&b64);
+	tui_base64(&b64, s, len);
+	seq = tiparm(ms, "c", b64.ptr);
+	if (seq != NULL) {
+		rc = fputs(seq, stdout) < 0 ? -1 : 0;
+		fflush(stdout);
+	}
+	lt_buf_release(&b64);
+	return rc;
+}
+
 static int term_map_code(wint_t ch)
 {
 	switch (ch) {
@@ -234,6 +304,8 @@ static int term_map_code(wint_t ch)
 		return TUI_K_BACKSPACE;
 	case KEY_RESIZE:
 		return TUI_K_RESIZE;
+	case KEY_MOUSE:
+		return term_mouse_key();
 	default:
 		return TUI_K_NONE;
 	}

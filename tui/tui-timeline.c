@@ -38,7 +38,24 @@ struct timeline {
 	int hoff;      /* DETAIL scrolled left by this many columns (h, l) */
 	int wrap;      /* w: the selected row's whole detail under the list, as tall as it needs */
 	unsigned tfmt; /* tui_time_rows: how a time in a row reads */
+	struct tui_filter lfilter, pfilter; /* f on the list, f on the pane */
+	struct tl_hit *hits;		    /* the pane's records that pass pfilter */
+	size_t nhits, hcap;
+	int hits_capped;    /* more passed than TL_HITS_MAX */
+	int list_y, pane_y; /* the screen lines of the list's and the pane's first rows (clicks) */
 };
+
+/* A record of the pane that passed its filter: what the pane shows and what Enter opens. */
+struct tl_hit {
+	struct tui_row row; /* row.text: the pane's line */
+	int style;
+};
+
+#define TL_HITS_MAX 10000 /* a filtered pane keeps the first this many records that pass */
+
+static void tl_filter_list(struct timeline *s);
+static void tl_hits_release(struct timeline *s);
+static int tl_pane_filtered(const struct timeline *s);
 
 #define TL_HSTEP      16 /* columns h and l scroll DETAIL by */
 #define TL_DETAIL_H   2	 /* lines of the selected row's detail under the list */
@@ -50,6 +67,7 @@ static void tl_load(struct tui *t, struct timeline *s)
 
 	if (lt_browse_timeline(&s->tl, t->st, s->target, &err) != 0)
 		tui_status(t, TUI_ERROR, "%s", err.msg);
+	tl_filter_list(s);
 	s->win.total = s->tl.nrows;
 	tui_win_fix(&s->win);
 }
@@ -147,7 +165,7 @@ static void tl_load_events(struct tui *t, struct timeline *s)
 	struct lt_error err = {0};
 	size_t off, n;
 
-	if (!s->expanded || s->open_row >= s->tl.nrows)
+	if (!s->expanded || s->open_row >= s->tl.nrows || tl_pane_filtered(s))
 		return;
 	if (s->evs_loaded && !tui_page_want(&s->ewin, s->evs_off, tl_page_n(s), &off, &n))
 		return;
@@ -224,12 +242,46 @@ static int tl_record_text(const struct timeline *s, const struct lt_browse_event
 	return evs->evs[k].code >= 400 ? TUI_S_404 : TUI_S_NORMAL;
 }
 
+/* Record i of the pane (of its filtered records when f is on): its text, style and id; 0, or -1
+ * when it is not in the page held. */
+static int tl_pane_at(const struct timeline *s, size_t i, char *buf, size_t size, int *style,
+		      int64_t *id)
+{
+	if (tl_pane_filtered(s)) {
+		if (i >= s->nhits)
+			return -1;
+		snprintf(buf, size, "%s", s->hits[i].row.text);
+		*style = s->hits[i].style;
+		*id = s->hits[i].row.id;
+		return 0;
+	}
+	if (i < s->evs_off || i - s->evs_off >= tl_page_n(s))
+		return -1;
+	*style = tl_record_text(s, &s->evs, &s->lns, i - s->evs_off, buf, size);
+	*id = s->pane_lines ? s->lns.lines[i - s->evs_off].id : s->evs.evs[i - s->evs_off].id;
+	return 0;
+}
+
+/* The pane's header says its filter (before the keys, which a narrow screen cuts first). */
+static void tl_pane_head(const struct timeline *s, char *line, size_t size)
+{
+	char *keys = strstr(line, " (Enter"), rest[256];
+
+	if (!tl_pane_filtered(s) || keys == NULL)
+		return;
+	snprintf(rest, sizeof rest, "%s", keys);
+	snprintf(keys, size - (size_t)(keys - line), ", filter %s%s%s", s->pfilter.text,
+		 s->hits_capped ? " (the first matches only)" : "", rest);
+}
+
 static void tl_draw_events(struct tui *t, struct timeline *s, int y0, int h, int cols)
 {
 	char line[2048];
 
 	s->ewin.height = h > 1 ? (size_t)(h - 1) : 1;
 	tl_load_events(t, s);
+	if (tl_pane_filtered(s))
+		s->ewin.total = s->nhits;
 	if (s->pane_lines)
 		snprintf(line, sizeof line,
 			 "%zu %s %s of %s [%s] (Enter: the line, Tab: pane, Esc: close)%s",
@@ -241,14 +293,16 @@ static void tl_draw_events(struct tui *t, struct timeline *s, int y0, int h, int
 			 "%zu %s of %s %s (Enter: one event, Tab: pane, Esc: close)%s",
 			 s->ewin.total, s->ewin.total == 1 ? "request" : "requests",
 			 tl_kind_name(s, s->open_row), s->target, s->focus ? " <" : "");
+	tl_pane_head(s, line, sizeof line);
 	tui_draw_header(y0, cols, line);
+	s->pane_y = y0 + 1;
 	for (size_t k = 0; k < s->ewin.height; k++) {
 		size_t i = s->ewin.top + k;
 		int sel = s->focus && i == s->ewin.cur ? TUI_SEL : 0, style;
+		int64_t id;
 
-		if (i >= s->ewin.total || i < s->evs_off || i - s->evs_off >= tl_page_n(s))
+		if (i >= s->ewin.total || tl_pane_at(s, i, line, sizeof line, &style, &id) != 0)
 			break;
-		style = tl_record_text(s, &s->evs, &s->lns, i - s->evs_off, line, sizeof line);
 		tui_fill(y0 + 1 + (int)k, 0, cols, TUI_S_NORMAL | sel);
 		tui_put(y0 + 1 + (int)k, 0, cols, style | sel, line);
 	}
@@ -311,6 +365,7 @@ static void tl_draw(struct tui *t, struct tui_screen *sc, int y0, int h, int col
 		 dated ? 23 : 12, "START", dated ? 23 : 12, "END", TL_KIND_W, "KIND", "COUNT",
 		 s->target, s->tl.nrows, s->expanded && !s->focus ? " <" : "");
 	tui_draw_header(y0, cols, line);
+	s->list_y = y0 + 1;
 	for (size_t k = 0; k < s->win.height && s->win.top + k < s->tl.nrows; k++) {
 		size_t i = s->win.top + k;
 
@@ -324,6 +379,8 @@ static void tl_draw(struct tui *t, struct tui_screen *sc, int y0, int h, int col
 	else
 		tl_draw_detail(s, y0 + h - detail_h, detail_h, cols);
 }
+
+static void tl_pane_refilter(struct tui *t, struct timeline *s);
 
 static void tl_expand(struct tui *t, struct timeline *s)
 {
@@ -339,6 +396,7 @@ static void tl_expand(struct tui *t, struct timeline *s)
 	s->open_row = s->win.cur;
 	s->evs_loaded = 0;
 	s->ewin = (struct tui_win){0, 0, 0, s->ewin.height ? s->ewin.height : 1};
+	tl_pane_refilter(t, s);
 	tl_load_events(t, s);
 }
 
@@ -385,12 +443,37 @@ static int tl_search_events(struct tui *t, struct timeline *s, enum lt_browse_di
 	return found;
 }
 
+/* The next (or previous) filtered record of the pane matching the search; wraps. */
+static int tl_search_hits(const struct timeline *s, enum lt_browse_dir dir, size_t *at)
+{
+	size_t n = s->nhits;
+
+	for (size_t k = 1; k <= n; k++) {
+		size_t i = dir == LT_BROWSE_BACKWARD ? (s->ewin.cur + n - k % n) % n
+						     : (s->ewin.cur + k) % n;
+
+		if (lt_regex_match(s->search_re, s->hits[i].row.text,
+				   strlen(s->hits[i].row.text))) {
+			*at = i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static void tl_search(struct tui *t, struct timeline *s, enum lt_browse_dir dir)
 {
 	size_t n = s->tl.nrows, at;
 
 	if (s->search_re == NULL) {
 		tui_status(t, TUI_INFO, "no search yet: / first");
+		return;
+	}
+	if (s->expanded && s->focus && tl_pane_filtered(s)) {
+		if (tl_search_hits(s, dir, &at))
+			tui_win_goto(&s->ewin, at);
+		else
+			tui_status(t, TUI_ERROR, "pattern not found");
 		return;
 	}
 	if (s->expanded && s->focus) {
@@ -426,18 +509,17 @@ static void tl_prompted(struct tui *t, struct tui_screen *sc, int what, const ch
 
 static int tl_enter(struct tui *t, struct timeline *s)
 {
+	char line[2048];
+	int style;
+	int64_t id;
+
 	if (!s->expanded || !s->focus || s->win.cur != s->open_row) {
 		tl_expand(t, s);
 		return 1;
 	}
-	if (s->ewin.cur < s->evs_off || s->ewin.cur - s->evs_off >= tl_page_n(s))
+	if (tl_pane_at(s, s->ewin.cur, line, sizeof line, &style, &id) != 0)
 		return 1;
-	if (s->pane_lines)
-		tui_push(
-		    t, tui_event_new(t, s->lns.lines[s->ewin.cur - s->evs_off].id, LT_RECORD_LINE));
-	else
-		tui_push(
-		    t, tui_event_new(t, s->evs.evs[s->ewin.cur - s->evs_off].id, LT_RECORD_EVENT));
+	tui_push(t, tui_event_new(t, id, s->pane_lines ? LT_RECORD_LINE : LT_RECORD_EVENT));
 	return 1;
 }
 
@@ -496,6 +578,8 @@ static void tl_reload(struct tui *t, struct tui_screen *sc)
 	s->evs_loaded = 0;
 	if (s->open_row >= s->tl.nrows)
 		s->expanded = s->focus = 0;
+	if (s->expanded)
+		tl_pane_refilter(t, s);
 }
 
 static void tl_free(struct tui_screen *sc)
@@ -504,9 +588,490 @@ static void tl_free(struct tui_screen *sc)
 
 	lt_rows_release(&s->tl);
 	tl_page_release(s);
+	tl_hits_release(s);
+	tui_filter_release(&s->lfilter);
+	tui_filter_release(&s->pfilter);
 	lt_regex_free(s->search_re);
 	free(s->target);
 	free(s);
+}
+
+/* ---- the tools: f, m, e, y, :goto, clicks ------------------------------- */
+
+/* What f names on the list, and on the pane of requests or of log lines; "row": all of it. */
+enum { TLF_ROW, TLF_START, TLF_END, TLF_KIND, TLF_COUNT, TLF_SOURCE, TLF_DETAIL, TLF_NCOLS };
+static const char *const tl_fcols[TLF_NCOLS] = {
+    [TLF_ROW] = "row",	   [TLF_START] = "start",   [TLF_END] = "end",	     [TLF_KIND] = "kind",
+    [TLF_COUNT] = "count", [TLF_SOURCE] = "source", [TLF_DETAIL] = "detail",
+};
+enum {
+	TLE_ROW,
+	TLE_TIME,
+	TLE_VERB,
+	TLE_CODE,
+	TLE_LATENCY,
+	TLE_SOURCE,
+	TLE_USER,
+	TLE_ID,
+	TLE_NCOLS
+};
+static const char *const tl_ecols[TLE_NCOLS] = {
+    [TLE_ROW] = "row",	       [TLE_TIME] = "time",	[TLE_VERB] = "verb", [TLE_CODE] = "code",
+    [TLE_LATENCY] = "latency", [TLE_SOURCE] = "source", [TLE_USER] = "user", [TLE_ID] = "id",
+};
+enum { TLL_ROW, TLL_TIME, TLL_FILE, TLL_LINE, TLL_SEVERITY, TLL_MESSAGE, TLL_ID, TLL_NCOLS };
+static const char *const tl_lcols[TLL_NCOLS] = {
+    [TLL_ROW] = "row",	 [TLL_TIME] = "time",	      [TLL_FILE] = "file",
+    [TLL_LINE] = "line", [TLL_SEVERITY] = "severity", [TLL_MESSAGE] = "message",
+    [TLL_ID] = "id",
+};
+
+#define TL_ROW_TEXT 4096 /* a row's text as f's "row", marks and exports take it */
+
+/* A time as the filter and the marks take it: the date, the time to the microsecond. */
+static void tl_time_text(char *buf, size_t size, int64_t us)
+{
+	if (us == 0)
+		snprintf(buf, size, "-");
+	else
+		lt_time_format_zone(buf, size, us);
+}
+
+/* Row i of the list in words: START END KIND COUNT [SOURCE] DETAIL. */
+static void tl_row_text(const struct timeline *s, size_t i, char *buf, size_t size)
+{
+	char a[40], b[40];
+
+	tl_time_text(a, sizeof a, tl_cell(s, i, LT_TL_START)->i);
+	tl_time_text(b, sizeof b, tl_cell(s, i, LT_TL_END)->i);
+	snprintf(buf, size, "%s %s %s %lld [%s] %s", a, b, tl_kind_name(s, i),
+		 (long long)tl_cell(s, i, LT_TL_COUNT)->i, tl_text(s, i, LT_TL_SOURCE),
+		 tl_text(s, i, LT_TL_DETAIL));
+}
+
+/* A list row or a pane record for tui_filter_match; row: room for the whole row. */
+struct tl_fctx {
+	const struct timeline *s;
+	const struct lt_browse_events *evs;
+	const struct lt_browse_lines *lns;
+	size_t i;
+	char row[TL_ROW_TEXT];
+};
+
+static const char *tl_fvalue(int col, char *buf, size_t size, void *ctx)
+{
+	struct tl_fctx *c = ctx;
+
+	switch (col) {
+	case TLF_ROW:
+		tl_row_text(c->s, c->i, c->row, sizeof c->row);
+		return c->row;
+	case TLF_START:
+	case TLF_END:
+		tl_time_text(buf, size,
+			     tl_cell(c->s, c->i, col == TLF_START ? LT_TL_START : LT_TL_END)->i);
+		return buf;
+	case TLF_KIND:
+		return tl_kind_name(c->s, c->i);
+	case TLF_COUNT:
+		snprintf(buf, size, "%lld", (long long)tl_cell(c->s, c->i, LT_TL_COUNT)->i);
+		return buf;
+	case TLF_SOURCE:
+		return tl_text(c->s, c->i, LT_TL_SOURCE);
+	default:
+		return tl_text(c->s, c->i, LT_TL_DETAIL);
+	}
+}
+
+static const char *tl_evalue(int col, char *buf, size_t size, void *ctx)
+{
+	struct tl_fctx *c = ctx;
+	const struct lt_browse_event *e = &c->evs->evs[c->i];
+
+	switch (col) {
+	case TLE_ROW:
+		tl_event_text(c->row, sizeof c->row, e, c->s->tfmt);
+		return c->row;
+	case TLE_TIME:
+		tl_time_text(buf, size, e->ts_us);
+		return buf;
+	case TLE_VERB:
+		snprintf(buf, size, "%s%s%s", e->verb, e->subresource[0] ? "/" : "",
+			 e->subresource);
+		return buf;
+	case TLE_CODE:
+		snprintf(buf, size, "%lld", (long long)e->code);
+		return buf;
+	case TLE_LATENCY:
+		snprintf(buf, size, "%.6f", (double)e->latency_us / 1e6);
+		return buf;
+	case TLE_SOURCE:
+		return e->source_ip;
+	case TLE_USER:
+		return e->user;
+	default:
+		snprintf(buf, size, "%lld", (long long)e->id);
+		return buf;
+	}
+}
+
+static const char *tl_lvalue(int col, char *buf, size_t size, void *ctx)
+{
+	struct tl_fctx *c = ctx;
+	const struct lt_browse_line *l = &c->lns->lines[c->i];
+
+	switch (col) {
+	case TLL_ROW:
+		tl_line_text(c->row, sizeof c->row, l, c->s->tfmt);
+		return c->row;
+	case TLL_TIME:
+		tl_time_text(buf, size, l->ts_us);
+		return buf;
+	case TLL_FILE:
+		return l->file;
+	case TLL_LINE:
+	case TLL_ID:
+		snprintf(buf, size, "%lld", (long long)(col == TLL_LINE ? l->line : l->id));
+		return buf;
+	case TLL_SEVERITY:
+		return l->severity;
+	default:
+		return l->message;
+	}
+}
+
+static int tl_pane_filtered(const struct timeline *s)
+{
+	return s->pfilter.n > 0;
+}
+
+static void tl_hits_release(struct timeline *s)
+{
+	for (size_t i = 0; i < s->nhits; i++)
+		tui_row_release(&s->hits[i].row);
+	free(s->hits);
+	s->hits = NULL;
+	s->nhits = s->hcap = 0;
+	s->hits_capped = 0;
+}
+
+static int tl_keep(const struct lt_rows *rows, size_t r, void *ctx)
+{
+	struct timeline *s = ctx;
+	struct tl_fctx *c = lt_xcalloc(1, sizeof *c);
+	int keep;
+
+	(void)rows;
+	c->s = s, c->i = r;
+	keep = tui_filter_match(&s->lfilter, tl_fvalue, c);
+	free(c);
+	return keep;
+}
+
+static void tl_filter_list(struct timeline *s)
+{
+	if (s->lfilter.n > 0)
+		tui_rows_keep(&s->tl, tl_keep, s);
+}
+
+/* Record k of a page as a row to mark, export or copy (*out owned by the caller). */
+static void tl_record_row(const struct timeline *s, const struct lt_browse_events *evs,
+			  const struct lt_browse_lines *lns, size_t k, struct tui_row *out)
+{
+	char text[TL_ROW_TEXT], src[1200], what[32];
+
+	tl_record_text(s, evs, lns, k, text, sizeof text);
+	*out = (struct tui_row){.kind = s->pane_lines ? TUI_ROW_LINE : TUI_ROW_REQUEST};
+	if (s->pane_lines) {
+		const struct lt_browse_line *l = &lns->lines[k];
+
+		snprintf(src, sizeof src, "%s:%lld", l->file, (long long)l->line);
+		snprintf(what, sizeof what, "%s", l->severity);
+		out->at_us = l->ts_us, out->id = l->id;
+	} else {
+		const struct lt_browse_event *e = &evs->evs[k];
+
+		snprintf(src, sizeof src, "%s%s%s", e->verb, e->subresource[0] ? "/" : "",
+			 e->subresource);
+		snprintf(what, sizeof what, "%lld", (long long)e->code);
+		out->at_us = e->ts_us, out->id = e->id;
+	}
+	out->subject = lt_xstrdup(s->target);
+	out->source = lt_xstrdup(src);
+	out->what = lt_xstrdup(what);
+	out->text = lt_xstrdup(text);
+}
+
+/* Whether record k of a page passes the pane's filter. */
+static int tl_record_passes(const struct timeline *s, const struct lt_browse_events *evs,
+			    const struct lt_browse_lines *lns, size_t k)
+{
+	struct tl_fctx *c = lt_xcalloc(1, sizeof *c);
+	int pass;
+
+	*c = (struct tl_fctx){.s = s, .evs = evs, .lns = lns, .i = k};
+	pass = tui_filter_match(&s->pfilter, s->pane_lines ? tl_lvalue : tl_evalue, c);
+	free(c);
+	return pass;
+}
+
+/*
+ * Calls fn on each record of the open row's pane, a page at a time, until it
+ * says nonzero; 0, or -1 after a status.
+ */
+static int tl_pane_walk(struct tui *t, struct timeline *s,
+			int (*fn)(struct timeline *s, const struct lt_browse_events *evs,
+				  const struct lt_browse_lines *lns, size_t k, void *ctx),
+			void *ctx)
+{
+	struct lt_browse_events evs = {0};
+	struct lt_browse_lines lns = {0};
+	int rc = 0, stop = 0;
+
+	for (size_t off = 0; !stop; off += TL_EVENT_PAGE) {
+		struct lt_error err = {0};
+		size_t n;
+
+		if (tl_page_read(t, s, &evs, &lns, off, TL_EVENT_PAGE, &err) != 0) {
+			tui_status(t, TUI_ERROR, "%s", err.msg);
+			rc = -1;
+			break;
+		}
+		n = s->pane_lines ? lns.n : evs.n;
+		for (size_t k = 0; k < n && !stop; k++)
+			stop = fn(s, &evs, &lns, k, ctx);
+		if (n < TL_EVENT_PAGE)
+			break;
+	}
+	lt_browse_events_release(&evs);
+	lt_browse_lines_release(&lns);
+	return rc != 0 ? rc : stop < 0 ? -1 : 0;
+}
+
+static int tl_hit_add(struct timeline *s, const struct lt_browse_events *evs,
+		      const struct lt_browse_lines *lns, size_t k, void *ctx)
+{
+	char line[2048];
+
+	(void)ctx;
+	if (!tl_record_passes(s, evs, lns, k))
+		return 0;
+	if (s->nhits == TL_HITS_MAX) {
+		s->hits_capped = 1;
+		return 1;
+	}
+	s->hits = lt_grow(s->hits, &s->hcap, s->nhits + 1, sizeof *s->hits);
+	tl_record_row(s, evs, lns, k, &s->hits[s->nhits].row);
+	s->hits[s->nhits].style = tl_record_text(s, evs, lns, k, line, sizeof line);
+	s->nhits++;
+	return 0;
+}
+
+/* The pane's records that pass its filter, read again (a new row, a new filter, a reload). */
+static void tl_pane_refilter(struct tui *t, struct timeline *s)
+{
+	tl_hits_release(s);
+	if (!tl_pane_filtered(s) || !s->expanded || s->open_row >= s->tl.nrows)
+		return;
+	tl_pane_walk(t, s, tl_hit_add, NULL);
+	s->ewin.total = s->nhits;
+	tui_win_fix(&s->ewin);
+}
+
+static void tl_filter(struct tui *t, struct tui_screen *sc, const char *text)
+{
+	struct timeline *s = (struct timeline *)sc;
+	int pane = s->expanded && s->focus;
+
+	if (pane && !tui_filter_set(t, &s->pfilter, text, s->pane_lines ? tl_lcols : tl_ecols,
+				    s->pane_lines ? TLL_NCOLS : TLE_NCOLS))
+		return;
+	if (pane) {
+		s->ewin.cur = s->ewin.top = 0;
+		s->evs_loaded = 0;
+		tl_pane_refilter(t, s);
+		tl_load_events(t, s);
+		tui_status(t, TUI_INFO, "%zu %s%s", s->ewin.total,
+			   s->pane_lines ? (s->ewin.total == 1 ? "line" : "lines")
+					 : (s->ewin.total == 1 ? "request" : "requests"),
+			   !tl_pane_filtered(s) ? ""
+			   : s->ewin.total == 1 ? " passes the filter"
+						: " pass the filter");
+		return;
+	}
+	if (!tui_filter_set(t, &s->lfilter, text, tl_fcols, TLF_NCOLS))
+		return;
+	lt_rows_release(&s->tl);
+	tl_load(t, s);
+	s->expanded = s->focus = 0;
+	tui_win_goto(&s->win, 0);
+	tui_status(t, TUI_INFO, "%zu %s%s", s->tl.nrows, s->tl.nrows == 1 ? "row" : "rows",
+		   !s->lfilter.n      ? ""
+		   : s->tl.nrows == 1 ? " passes the filter"
+				      : " pass the filter");
+}
+
+static const char *tl_filter_text(struct tui_screen *sc)
+{
+	struct timeline *s = (struct timeline *)sc;
+
+	return s->expanded && s->focus ? s->pfilter.text : s->lfilter.text;
+}
+
+/* List row i as a row to mark, export or copy. */
+static void tl_list_row(const struct timeline *s, size_t i, struct tui_row *out)
+{
+	const struct lt_cell *k = tl_cell(s, i, LT_TL_KIND);
+	char *text = lt_xmalloc(TL_ROW_TEXT);
+
+	tl_row_text(s, i, text, TL_ROW_TEXT);
+	*out = (struct tui_row){
+	    .kind = TUI_ROW_TIMELINE,
+	    .subject = lt_xstrdup(s->target),
+	    .source = lt_xstrdup(tl_text(s, i, LT_TL_SOURCE)),
+	    .at_us = tl_cell(s, i, LT_TL_START)->i,
+	    .what = lt_xstrdup(tl_kind_name(s, i)),
+	    .text = text,
+	    .about = {LT_EP_NONE, LT_EP_NONE, NULL},
+	};
+	if (k->type == LT_CELL_KIND)
+		out->about.kind = out->about.also = (enum lt_episode_kind)k->i;
+	else if (k->type == LT_CELL_TEXT)
+		out->about.log_kind = lt_xstrdup(k->s);
+}
+
+static int tl_row_one(struct timeline *s, const struct lt_browse_events *evs,
+		      const struct lt_browse_lines *lns, size_t k, void *ctx)
+{
+	tl_record_row(s, evs, lns, k, ctx);
+	return 1;
+}
+
+static int tl_row_get(struct tui *t, struct tui_screen *sc, struct tui_row *out)
+{
+	struct timeline *s = (struct timeline *)sc;
+	size_t i = s->ewin.cur;
+
+	if (!(s->expanded && s->focus)) {
+		if (s->win.cur >= s->tl.nrows)
+			return -1;
+		tl_list_row(s, s->win.cur, out);
+		return 0;
+	}
+	if (tl_pane_filtered(s)) {
+		if (i >= s->nhits)
+			return -1;
+		tui_row_copy(out, &s->hits[i].row);
+		return 0;
+	}
+	if (i < s->evs_off || i - s->evs_off >= tl_page_n(s))
+		return -1;
+	(void)t;
+	tl_row_one(s, &s->evs, &s->lns, i - s->evs_off, out);
+	return 0;
+}
+
+struct tl_emit {
+	int (*emit)(const struct tui_row *r, void *ctx);
+	void *ctx;
+};
+
+static int tl_emit_record(struct timeline *s, const struct lt_browse_events *evs,
+			  const struct lt_browse_lines *lns, size_t k, void *ctx)
+{
+	struct tl_emit *e = ctx;
+	struct tui_row r;
+	int rc;
+
+	tl_record_row(s, evs, lns, k, &r);
+	rc = e->emit(&r, e->ctx);
+	tui_row_release(&r);
+	return rc != 0 ? -1 : 0;
+}
+
+static int tl_each(struct tui *t, struct tui_screen *sc,
+		   int (*emit)(const struct tui_row *r, void *ctx), void *ctx)
+{
+	struct timeline *s = (struct timeline *)sc;
+	struct tl_emit e = {emit, ctx};
+
+	if (s->expanded && s->focus && !tl_pane_filtered(s))
+		return tl_pane_walk(t, s, tl_emit_record, &e);
+	if (s->expanded && s->focus) {
+		for (size_t i = 0; i < s->nhits; i++)
+			if (emit(&s->hits[i].row, ctx) != 0)
+				return -1;
+		return 0;
+	}
+	for (size_t i = 0; i < s->tl.nrows; i++) {
+		struct tui_row r;
+		int rc;
+
+		tl_list_row(s, i, &r);
+		rc = emit(&r, ctx);
+		tui_row_release(&r);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The first record of the pane at or after at_us (they come in time order). */
+static int tl_first_at(struct timeline *s, const struct lt_browse_events *evs,
+		       const struct lt_browse_lines *lns, size_t k, void *ctx)
+{
+	int64_t *at = ctx, ts = s->pane_lines ? lns->lines[k].ts_us : evs->evs[k].ts_us;
+
+	if (ts >= at[0])
+		return 1;
+	at[1]++;
+	return 0;
+}
+
+static void tl_goto_time(struct tui *t, struct tui_screen *sc, int64_t at_us)
+{
+	struct timeline *s = (struct timeline *)sc;
+	int64_t at[2] = {at_us, 0};
+	size_t best = 0;
+	uint64_t best_d = UINT64_MAX;
+
+	if (s->expanded && s->focus && tl_pane_filtered(s)) {
+		while (best < s->nhits && s->hits[best].row.at_us < at_us)
+			best++;
+		tui_win_goto(&s->ewin, best);
+		return;
+	}
+	if (s->expanded && s->focus) {
+		if (tl_pane_walk(t, s, tl_first_at, at) == 0)
+			tui_win_goto(&s->ewin, (size_t)at[1]);
+		tl_load_events(t, s);
+		return;
+	}
+	for (size_t i = 0; i < s->tl.nrows; i++) {
+		int64_t st = tl_cell(s, i, LT_TL_START)->i;
+		uint64_t d =
+		    st > at_us ? (uint64_t)st - (uint64_t)at_us : (uint64_t)at_us - (uint64_t)st;
+
+		if (d < best_d)
+			best = i, best_d = d;
+	}
+	tui_win_goto(&s->win, best);
+}
+
+static void tl_click(struct tui *t, struct tui_screen *sc, int y)
+{
+	struct timeline *s = (struct timeline *)sc;
+
+	if (s->expanded && y >= s->pane_y && (size_t)(y - s->pane_y) < s->ewin.height &&
+	    s->ewin.top + (size_t)(y - s->pane_y) < s->ewin.total) {
+		s->focus = 1;
+		tui_win_goto(&s->ewin, s->ewin.top + (size_t)(y - s->pane_y));
+		tl_load_events(t, s);
+	} else if (y >= s->list_y && (size_t)(y - s->list_y) < s->win.height &&
+		   s->win.top + (size_t)(y - s->list_y) < s->tl.nrows) {
+		s->focus = 0;
+		tui_win_goto(&s->win, s->win.top + (size_t)(y - s->list_y));
+	}
 }
 
 static const struct tui_screen_ops timeline_ops = {
@@ -517,6 +1082,12 @@ static const struct tui_screen_ops timeline_ops = {
     .prompted = tl_prompted,
     .reload = tl_reload,
     .free = tl_free,
+    .row = tl_row_get,
+    .each = tl_each,
+    .filter = tl_filter,
+    .filter_text = tl_filter_text,
+    .goto_time = tl_goto_time,
+    .click = tl_click,
 };
 
 struct tui_screen *tui_timeline_new(struct tui *t, const char *target, int64_t at_us,

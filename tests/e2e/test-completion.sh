@@ -54,6 +54,7 @@ want "bash: report -o values" "$(bash_complete "$bin" report -o "" | tr '\n' ' '
 want "bash: report names" "$(bash_complete "$bin" report --db s.db -o html ip-10-0-241-1)" \
 	"ip-10-0-241-171.ec2.internal"
 want "bash: report options" "$(bash_complete "$bin" report --output-)" "--output-file"
+want "bash: tui --no-mouse" "$(bash_complete "$bin" tui --no)" "--no-mouse"
 want "bash: -o wide" "$(bash_complete "$bin" timeline -o w)" "wide"
 want "bash: --tz zones" "$(bash_complete "$bin" timeline --tz Europe/Berl)" "Europe/Berlin"
 want "bash: --tz local" "$(bash_complete "$bin" nodes --tz lo)" "local"

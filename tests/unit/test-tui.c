@@ -1084,6 +1084,148 @@ static void test_browse_canned(void **state)
 	lt_rows_release(&t);
 }
 
+/* ---- the tools: rows kept by a filter, marks, export, base64 ------------- */
+
+static int keep_even(const struct lt_rows *t, size_t r, void *ctx)
+{
+	(void)ctx;
+	return lt_rows_cell(t, r, 0)->i % 2 == 0;
+}
+
+static void test_rows_keep(void **state)
+{
+	struct lt_rows t = {0};
+	struct lt_row_sink sink = lt_rows_sink(&t);
+	const struct lt_col cols[] = {{"n", LT_CELL_INT, 0}, {"s", LT_CELL_TEXT, 0}};
+	char text[24];
+
+	(void)state;
+	sink.begin(sink.ctx, cols, 2);
+	for (int i = 0; i < 7; i++) {
+		struct lt_cell row[2] = {{.type = LT_CELL_INT, .i = i},
+					 {.type = LT_CELL_TEXT, .s = text, .len = 2}};
+
+		snprintf(text, sizeof text, "r%d", i);
+		sink.row(sink.ctx, row);
+	}
+	sink.end(sink.ctx);
+	tui_rows_keep(&t, keep_even, NULL);
+	/* the kept rows in order, their texts intact; the others freed (ASan says) */
+	assert_int_equal(t.nrows, 4);
+	for (size_t r = 0; r < t.nrows; r++) {
+		snprintf(text, sizeof text, "r%zu", r * 2);
+		assert_int_equal(lt_rows_cell(&t, r, 0)->i, (int64_t)(r * 2));
+		assert_string_equal(lt_rows_cell(&t, r, 1)->s, text);
+	}
+	lt_rows_release(&t);
+}
+
+static struct tui_row row_of(const char *subject, int64_t at, const char *text)
+{
+	return (struct tui_row){.kind = TUI_ROW_TIMELINE,
+				.subject = lt_xstrdup(subject),
+				.at_us = at,
+				.what = lt_xstrdup("NOT_FOUND"),
+				.text = lt_xstrdup(text),
+				.about = {LT_EP_NOT_FOUND, LT_EP_NOT_FOUND, NULL}};
+}
+
+static void test_marks(void **state)
+{
+	struct tui_marks m = {0};
+	struct tui_row a = row_of("n1", 5, "a"), b = row_of("n1", 6, "b"),
+		       a2 = row_of("n1", 5, "a");
+	struct tui_row c;
+
+	(void)state;
+	assert_int_equal(tui_marks_toggle(&m, &a), 1);
+	assert_int_equal(tui_marks_toggle(&m, &b), 1);
+	assert_int_equal(m.n, 2);
+	assert_null(a.text); /* taken */
+	/* the same row again unmarks it; the other stays */
+	assert_int_equal(tui_marks_toggle(&m, &a2), 0);
+	assert_int_equal(m.n, 1);
+	assert_string_equal(m.v[0].text, "b");
+	tui_row_copy(&c, &m.v[0]);
+	assert_string_equal(c.subject, "n1");
+	assert_ptr_not_equal(c.text, m.v[0].text);
+	tui_row_release(&c);
+	assert_string_equal(tui_row_kind_name(TUI_ROW_LINE), "line");
+	tui_marks_release(&m);
+	assert_int_equal(m.n, 0);
+}
+
+static void test_export(void **state)
+{
+	struct tui_row r =
+	    row_of("ip-1", 1712296560230965LL, "say \"hi\", a|b \x1b]2;pwned\x07 \xe2\x80\xae end");
+	struct lt_buf b;
+
+	(void)state;
+	assert_int_equal(tui_export_fmt_of("x.csv"), TUI_EXPORT_CSV);
+	assert_int_equal(tui_export_fmt_of("x.md"), TUI_EXPORT_MD);
+	assert_int_equal(tui_export_fmt_of("csv"), TUI_EXPORT_MD);
+	lt_buf_init(&b);
+	tui_export_head(&b, TUI_EXPORT_CSV, "t");
+	tui_export_row(&b, TUI_EXPORT_CSV, &r);
+	/* every field quoted, quotes doubled; log text sanitized: no ESC, BEL or bidi override */
+	assert_string_equal(b.ptr, "\"mark\",\"time\",\"subject\",\"source\",\"what\",\"row\"\n"
+				   "\"timeline\",\"2024-04-05T05:56:00.230965Z\",\"ip-1\",\"\","
+				   "\"NOT_FOUND\",\"say \"\"hi\"\", a|b \\x1b]2;pwned\\x07 "
+				   "\\u{202e} end\"\n");
+	lt_buf_reset(&b);
+	tui_export_head(&b, TUI_EXPORT_MD, "leasetrail marks");
+	tui_export_row(&b, TUI_EXPORT_MD, &r);
+	assert_non_null(strstr(b.ptr, "# leasetrail marks\n\n| mark | time |"));
+	assert_non_null(strstr(b.ptr, "|---|---|---|---|---|---|\n"));
+	/* a pipe in a cell is escaped: the table keeps its six columns */
+	assert_non_null(strstr(b.ptr, "| say \"hi\", a\\|b \\x1b]2;pwned\\x07 \\u{202e} end |\n"));
+	assert_null(strchr(b.ptr, '\x1b'));
+	lt_buf_release(&b);
+	tui_row_release(&r);
+}
+
+static void test_base64(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+	    {"", ""},
+	    {"f", "Zg=="},
+	    {"fo", "Zm8="},
+	    {"foo", "Zm9v"},
+	    {"foob", "Zm9vYg=="},
+	    {"fooba", "Zm9vYmE="},
+	    {"foobar", "Zm9vYmFy"},
+	    {"\xff\xfe", "//4="},
+	};
+	struct lt_buf b;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		lt_buf_init(&b);
+		tui_base64(&b, cases[i].in, strlen(cases[i].in));
+		assert_string_equal(b.ptr, cases[i].out);
+		lt_buf_release(&b);
+	}
+}
+
+static void test_cmd_table(void **state)
+{
+	const char *want[] = {"goto", "filter", "sort", "export", "report",
+			      "mark", "marks",	"copy", "help",	  "quit"};
+	size_t n = 0;
+
+	(void)state;
+	for (const struct tui_cmd *c = tui_cmds(); c->name != NULL; c++, n++) {
+		assert_true(n < sizeof want / sizeof *want);
+		assert_string_equal(c->name, want[n]);
+		assert_non_null(c->help);
+		assert_non_null(c->run);
+	}
+	assert_int_equal(n, sizeof want / sizeof *want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest view[] = {
@@ -1096,7 +1238,9 @@ int main(void)
 	    cmocka_unit_test(test_keys),	cmocka_unit_test(test_key_table),
 	    cmocka_unit_test(test_result_jump), cmocka_unit_test(test_filter),
 	    cmocka_unit_test(test_axis_ticks),	cmocka_unit_test(test_buckets_holder),
-	    cmocka_unit_test(test_time_rows),
+	    cmocka_unit_test(test_time_rows),	cmocka_unit_test(test_rows_keep),
+	    cmocka_unit_test(test_marks),	cmocka_unit_test(test_export),
+	    cmocka_unit_test(test_base64),	cmocka_unit_test(test_cmd_table),
 	};
 	const struct CMUnitTest browse[] = {
 	    cmocka_unit_test(test_browse_list),	      cmocka_unit_test(test_browse_sort),
