@@ -283,14 +283,17 @@ static void health_body_facts(struct health_pending *p, struct health_ids *ids,
 		   strcmp(ids->ready, "True") != 0) {
 		health_pend(p, base, QUERIES_HF_KUBELET_READY);
 	}
-	/* only writes move the state: a read may be logged by another apiserver, a little out
-	 * of order, and say what a write just made */
+	/* only a write moves the state, and only the part its writer owns: a read, or another
+	 * writer's answer (a node-controller PATCH logged by another apiserver, its clock
+	 * estimated a few ms off, fed just before the status write it answers), already shows
+	 * what the owner's write made; taken as the state, it would hide that write's change */
 	if (!write)
 		return;
-	health_copy(ids->taints, sizeof ids->taints, taints);
-	if (ready[0])
+	if (!kubelet_status)
+		health_copy(ids->taints, sizeof ids->taints, taints);
+	if (kubelet_status && ready[0])
 		health_copy(ids->ready, sizeof ids->ready, ready);
-	if (boot[0])
+	if (kubelet_status && boot[0])
 		health_copy(ids->boot, sizeof ids->boot, boot);
 	ids->have_body = 1;
 }
