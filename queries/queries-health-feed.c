@@ -144,20 +144,7 @@ static int health_has_word(const char *msg, const char *const *words, size_t n)
 /* The Node a write answered with: an audit Event's responseObject, a GKE entry's response. */
 #define HEALTH_NODE QUERIES_RAW_BODY("r", "response")
 
-enum health_audit_col {
-	HA_ID,
-	HA_TS,
-	HA_VERB,
-	HA_SUB,
-	HA_USER,
-	HA_CODE,
-	HA_SOURCE,
-	HA_BODY,
-	HA_TAINTS,
-	HA_READY,
-	HA_MESSAGE,
-	HA_BOOT
-};
+enum health_audit_col { HA_ID, HA_TS, HA_VERB, HA_SUB, HA_USER, HA_CODE, HA_SOURCE, HA_BODY };
 /* the raw record is read only for a write's answer at a level with bodies (not Metadata: ?3);
  * the time on its cluster's reference clock: its stream's offset (a file's, or its CloudWatch
  * log stream's) */
@@ -169,11 +156,17 @@ static const char health_audit_sql[] =
     " (SELECT x.stream FROM audit_ext AS x WHERE x.id = a.id)), 0) AS ts, (SELECT s FROM strs "
     "WHERE id = a.verb_id),"
     " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''), a.user_id, a.code,"
-    " a.source_id, json_extract(" HEALTH_NODE ", '$.kind') = 'Node'," HEALTH_BODY(
-	HEALTH_NODE) " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id"
-		     " AND a.code BETWEEN 200 AND 299 AND a.level_id IS NOT ?3"
-		     " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
-		     " AND a.superseded = 0 ORDER BY ts, a.id";
+    " a.source_id, " HEALTH_NODE " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id"
+    " AND a.code BETWEEN 200 AND 299 AND a.level_id IS NOT ?3"
+    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
+    " AND a.superseded = 0 ORDER BY ts, a.id";
+
+/* What a Node body (?1, the object's JSON text, cut from its record once) says: read apart from
+ * the record, which each of these would otherwise parse whole again (issue 14's cost at ingest,
+ * bench/RESULTS.md). */
+enum health_body_col { HB_NODE, HB_TAINTS, HB_READY, HB_MESSAGE, HB_BOOT };
+static const char health_body_sql[] =
+    "SELECT json_extract(?1, '$.kind') = 'Node'," HEALTH_BODY("?1");
 
 static int health_is_cloud(const struct health_ids *ids, int64_t user)
 {
@@ -258,11 +251,11 @@ static void health_copy(char *dst, size_t size, const char *src)
 /* A RequestResponse body: the facts it adds, and the Node as it now is. */
 static void health_body_facts(struct health_pending *p, struct health_ids *ids,
 			      const struct queries_health_fact *base, const struct lt_stmt *q,
-			      int write, int ctrl_patch, int kubelet_status)
+			      int write, int status, int ctrl_patch, int kubelet_status)
 {
-	const char *taints = lt_stmt_text(q, HA_TAINTS, NULL);
-	const char *ready = lt_stmt_text(q, HA_READY, NULL);
-	const char *boot = lt_stmt_text(q, HA_BOOT, NULL);
+	const char *taints = lt_stmt_text(q, HB_TAINTS, NULL);
+	const char *ready = lt_stmt_text(q, HB_READY, NULL);
+	const char *boot = lt_stmt_text(q, HB_BOOT, NULL);
 
 	if (ctrl_patch && ids->have_body) {
 		health_taint_diff(p, base, taints, ids->taints, QUERIES_HF_TAINT_ADD);
@@ -274,7 +267,7 @@ static void health_body_facts(struct health_pending *p, struct health_ids *ids,
 		health_pend(p, base, QUERIES_HF_BOOT);
 	if (kubelet_status && strcmp(ready, "False") == 0 && strcmp(ids->ready, "False") != 0) {
 		struct queries_health_fact *f = health_pend(p, base, QUERIES_HF_KUBELET_NOT_READY);
-		const char *msg = lt_stmt_text(q, HA_MESSAGE, NULL);
+		const char *msg = lt_stmt_text(q, HB_MESSAGE, NULL);
 
 		health_copy(p->text[p->n - 1], sizeof p->text[0], msg);
 		f->text = p->text[p->n - 1];
@@ -283,31 +276,45 @@ static void health_body_facts(struct health_pending *p, struct health_ids *ids,
 		   strcmp(ids->ready, "True") != 0) {
 		health_pend(p, base, QUERIES_HF_KUBELET_READY);
 	}
-	/* only a write moves the state, and only the part its writer owns: a read, or another
-	 * writer's answer (a node-controller PATCH logged by another apiserver, its clock
-	 * estimated a few ms off, fed just before the status write it answers), already shows
-	 * what the owner's write made; taken as the state, it would hide that write's change */
+	/* only a write moves the state, and only the part its writer owns (a status write: Ready
+	 * and the boot ID; another write: the taints), or what is not known yet: a spec write
+	 * answering a status write (a node-controller PATCH logged by another apiserver, its clock
+	 * estimated a few ms off, fed just before it) already shows what that write made, and
+	 * taken as the state it would hide that write's change */
 	if (!write)
 		return;
 	if (!kubelet_status)
 		health_copy(ids->taints, sizeof ids->taints, taints);
-	if (kubelet_status && ready[0])
+	if (ready[0] && (status || !ids->ready[0]))
 		health_copy(ids->ready, sizeof ids->ready, ready);
-	if (kubelet_status && boot[0])
+	if (boot[0] && (status || !ids->boot[0]))
 		health_copy(ids->boot, sizeof ids->boot, boot);
 	ids->have_body = 1;
 }
 
 /* An audit row as facts into p (none when it says nothing about health). */
+/* The Node body of row q read by b (stepped on it): 1 when q's row has one, else 0 (b reset). */
+static int health_body_read(struct lt_stmt *b, const struct lt_stmt *q)
+{
+	size_t n;
+	const char *body;
+
+	lt_stmt_reset(b);
+	if (lt_stmt_type(q, HA_BODY) == LT_COL_NULL)
+		return 0;
+	body = lt_stmt_text(q, HA_BODY, &n);
+	lt_stmt_bind_text(b, 1, body, n);
+	return lt_stmt_step(b, NULL) == 1 && lt_stmt_int(b, HB_NODE) == 1;
+}
+
 static void health_audit_facts(struct health_pending *p, struct health_ids *ids,
-			       const struct lt_stmt *q)
+			       const struct lt_stmt *q, struct lt_stmt *b)
 {
 	const char *verb = lt_stmt_text(q, HA_VERB, NULL);
 	int status = strcmp(lt_stmt_text(q, HA_SUB, NULL), "status") == 0;
 	int64_t user = lt_stmt_int(q, HA_USER), code = lt_stmt_int(q, HA_CODE);
 	int write = strcmp(verb, "update") == 0 || strcmp(verb, "patch") == 0;
 	int ok = code >= 200 && code < 300;
-	int body = lt_stmt_int(q, HA_BODY) == 1;
 	enum queries_health_actor who = health_actor(ids, user);
 	struct queries_health_fact base = {.ts = lt_stmt_int(q, HA_TS),
 					   .source = QUERIES_HEALTH_AUDIT,
@@ -330,8 +337,8 @@ static void health_audit_facts(struct health_pending *p, struct health_ids *ids,
 		health_pend(p, &base, QUERIES_HF_KUBELET_STATUS);
 	if (write && !status && who == QUERIES_ACTOR_AUTOSCALER)
 		health_pend(p, &base, QUERIES_HF_SCALE_DOWN);
-	if (body)
-		health_body_facts(p, ids, &base, q, write,
+	if (health_body_read(b, q))
+		health_body_facts(p, ids, &base, b, write, status,
 				  write && !status && who == QUERIES_ACTOR_NODE_CONTROLLER,
 				  write && status && who == QUERIES_ACTOR_KUBELET);
 	else if (write && !status && who == QUERIES_ACTOR_NODE_CONTROLLER)
@@ -483,6 +490,7 @@ enum { HS_AUDIT, HS_LEASE, HS_LINES, HS_EVICT, HS_COUNT };
 /* One stream: its statement, its next fact, whether it has one. */
 struct health_stream {
 	struct lt_stmt *q;
+	struct lt_stmt *body; /* audit stream: its rows' Node bodies read (health_body_sql) */
 	struct queries_health_fact next;
 	int have;
 	int lease_end_pending;	       /* lease stream: the run's end is the next fact */
@@ -514,7 +522,7 @@ static int health_audit_advance(struct health_stream *s, struct health_ids *ids,
 	while (s->pend.next >= s->pend.n) {
 		if ((rc = lt_stmt_step(s->q, err)) != 1)
 			return rc;
-		health_audit_facts(&s->pend, ids, s->q);
+		health_audit_facts(&s->pend, ids, s->q, s->body);
 	}
 	s->next = s->pend.f[s->pend.next++];
 	if (s->next.ts < s->lease_last) /* corrected times may tie back: never go back */
@@ -592,6 +600,7 @@ struct queries_health_ctx {
 	struct lt_store *st;
 	struct health_ids proto; /* node and kubelet left 0 */
 	struct lt_stmt *q[HS_COUNT];
+	struct lt_stmt *body;
 };
 
 /* Looks up the strs ids every fact is compared against. */
@@ -625,6 +634,8 @@ int queries_health_ctx_new(struct queries_health_ctx **out, struct lt_store *st,
 	if (rc == 0)
 		rc = lt_store_prepare(st, &c->q[HS_AUDIT], health_audit_sql, err);
 	if (rc == 0)
+		rc = lt_store_prepare(st, &c->body, health_body_sql, err);
+	if (rc == 0)
 		rc = lt_store_prepare(st, &c->q[HS_LEASE], health_lease_sql, err);
 	if (rc == 0)
 		rc = lt_store_prepare(st, &c->q[HS_LINES], health_line_sql, err);
@@ -644,6 +655,7 @@ void queries_health_ctx_free(struct queries_health_ctx *c)
 		return;
 	for (int i = 0; i < HS_COUNT; i++)
 		lt_stmt_free(c->q[i]);
+	lt_stmt_free(c->body);
 	free(c);
 }
 
@@ -662,6 +674,7 @@ static void health_bind(struct queries_health_ctx *c, struct health_stream s[HS_
 		lt_stmt_reset(s[i].q);
 		lt_stmt_bind_int(s[i].q, node_col[i], ids->node);
 	}
+	s[HS_AUDIT].body = c->body;
 	lt_stmt_bind_int(s[HS_AUDIT].q, 1, ids->nodes);
 	lt_stmt_bind_int(s[HS_AUDIT].q, 3, ids->metadata);
 	lt_stmt_bind_int(s[HS_LEASE].q, 1, ids->kube_node_lease);
