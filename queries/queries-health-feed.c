@@ -111,7 +111,7 @@ static const char *const health_conn_words[] = {
 /* The ids one node's facts are read with, and what its last Node body said. */
 struct health_ids {
 	int64_t nodes, metadata, kube_node_lease, node, kubelet, node_controller, autoscaler;
-	int64_t pods, delete_verb;
+	int64_t pods, delete_verb, update_verb, patch_verb;
 	int64_t cloud[sizeof health_cloud_deleters / sizeof *health_cloud_deleters];
 	int64_t line_kind[HEALTH_LINE_KINDS];
 	char text[128]; /* a log line fact's taint name */
@@ -145,7 +145,8 @@ static int health_has_word(const char *msg, const char *const *words, size_t n)
 #define HEALTH_NODE QUERIES_RAW_BODY("r", "response")
 
 enum health_audit_col { HA_ID, HA_TS, HA_VERB, HA_SUB, HA_USER, HA_CODE, HA_SOURCE, HA_BODY };
-/* the raw record is read only for a write's answer at a level with bodies (not Metadata: ?3);
+/* the raw record is read only for a write's answer (?4 update, ?5 patch: only a write's body
+ * moves or reports anything) at a level with bodies (not Metadata: ?3);
  * the time on its cluster's reference clock: its stream's offset (a file's, or its CloudWatch
  * log stream's) */
 static const char health_audit_sql[] =
@@ -157,7 +158,7 @@ static const char health_audit_sql[] =
     "WHERE id = a.verb_id),"
     " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''), a.user_id, a.code,"
     " a.source_id, " HEALTH_NODE " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id"
-    " AND a.code BETWEEN 200 AND 299 AND a.level_id IS NOT ?3"
+    " AND a.code BETWEEN 200 AND 299 AND a.level_id IS NOT ?3 AND a.verb_id IN (?4, ?5)"
     " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
     " AND a.superseded = 0 ORDER BY ts, a.id";
 
@@ -609,6 +610,8 @@ static void health_ids_init(struct health_ids *ids, struct lt_store *st)
 	memset(ids, 0, sizeof *ids);
 	ids->nodes = queries_str_id(st, "nodes");
 	ids->metadata = queries_str_id(st, "Metadata");
+	ids->update_verb = queries_str_id(st, "update");
+	ids->patch_verb = queries_str_id(st, "patch");
 	ids->kube_node_lease = queries_str_id(st, "kube-node-lease");
 	ids->node_controller = queries_str_id(st, HEALTH_NODE_CONTROLLER);
 	ids->autoscaler = queries_str_id(st, HEALTH_AUTOSCALER);
@@ -677,6 +680,8 @@ static void health_bind(struct queries_health_ctx *c, struct health_stream s[HS_
 	s[HS_AUDIT].body = c->body;
 	lt_stmt_bind_int(s[HS_AUDIT].q, 1, ids->nodes);
 	lt_stmt_bind_int(s[HS_AUDIT].q, 3, ids->metadata);
+	lt_stmt_bind_int(s[HS_AUDIT].q, 4, ids->update_verb);
+	lt_stmt_bind_int(s[HS_AUDIT].q, 5, ids->patch_verb);
 	lt_stmt_bind_int(s[HS_LEASE].q, 1, ids->kube_node_lease);
 }
 
