@@ -71,11 +71,15 @@ static const struct {
 };
 #define HEALTH_LINE_KINDS (sizeof health_line_facts / sizeof *health_line_facts)
 
-/* The nodes named by a log line of a kind that opens a window, into temp.health_cand. */
+/* The nodes named by a log line of a kind (?1, its name) that opens a window, into
+ * temp.health_cand.  The kind's id is looked up in the statement, so a failure there (SQLite out
+ * of memory) is this statement's error: swallowed, it could leave the ingest's transaction rolled
+ * back under the rebuild (fault.sweep). */
 static const char health_cand_lines_sql[] =
     "INSERT OR IGNORE INTO temp.health_cand(node_id) SELECT v FROM (SELECT g.node_id AS v"
-    " FROM lines AS g WHERE g.kind_id = ?1 UNION SELECT g.subject_id FROM lines AS g"
-    " WHERE g.kind_id = ?1) WHERE v IS NOT NULL";
+    " FROM lines AS g WHERE g.kind_id = (SELECT id FROM strs WHERE s = ?1) UNION SELECT"
+    " g.subject_id FROM lines AS g WHERE g.kind_id = (SELECT id FROM strs WHERE s = ?1))"
+    " WHERE v IS NOT NULL";
 
 int queries_health_line_candidates(struct lt_store *st, struct lt_error *err)
 {
@@ -83,14 +87,10 @@ int queries_health_line_candidates(struct lt_store *st, struct lt_error *err)
 	int rc = lt_store_prepare(st, &q, health_cand_lines_sql, err);
 
 	for (size_t i = 0; rc == 0 && i < HEALTH_LINE_KINDS; i++) {
-		enum queries_health_fact_kind f = health_line_facts[i].fact;
-		int64_t kind;
-
-		if (!queries_health_fact_opens(f) ||
-		    (kind = queries_str_id(st, health_line_facts[i].log_kind)) == 0)
+		if (!queries_health_fact_opens(health_line_facts[i].fact))
 			continue;
 		lt_stmt_reset(q);
-		lt_stmt_bind_int(q, 1, kind);
+		lt_stmt_bind_text(q, 1, health_line_facts[i].log_kind, (size_t)-1);
 		rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
 	}
 	lt_stmt_free(q);
