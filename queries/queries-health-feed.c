@@ -71,11 +71,15 @@ static const struct {
 };
 #define HEALTH_LINE_KINDS (sizeof health_line_facts / sizeof *health_line_facts)
 
-/* The nodes named by a log line of a kind that opens a window, into temp.health_cand. */
+/* The nodes named by a log line of a kind (?1, its name) that opens a window, into
+ * temp.health_cand.  The kind's id is looked up in the statement, so a failure there (SQLite out
+ * of memory) is this statement's error: swallowed, it could leave the ingest's transaction rolled
+ * back under the rebuild (fault.sweep). */
 static const char health_cand_lines_sql[] =
     "INSERT OR IGNORE INTO temp.health_cand(node_id) SELECT v FROM (SELECT g.node_id AS v"
-    " FROM lines AS g WHERE g.kind_id = ?1 UNION SELECT g.subject_id FROM lines AS g"
-    " WHERE g.kind_id = ?1) WHERE v IS NOT NULL";
+    " FROM lines AS g WHERE g.kind_id = (SELECT id FROM strs WHERE s = ?1) UNION SELECT"
+    " g.subject_id FROM lines AS g WHERE g.kind_id = (SELECT id FROM strs WHERE s = ?1))"
+    " WHERE v IS NOT NULL";
 
 int queries_health_line_candidates(struct lt_store *st, struct lt_error *err)
 {
@@ -83,14 +87,10 @@ int queries_health_line_candidates(struct lt_store *st, struct lt_error *err)
 	int rc = lt_store_prepare(st, &q, health_cand_lines_sql, err);
 
 	for (size_t i = 0; rc == 0 && i < HEALTH_LINE_KINDS; i++) {
-		enum queries_health_fact_kind f = health_line_facts[i].fact;
-		int64_t kind;
-
-		if (!queries_health_fact_opens(f) ||
-		    (kind = queries_str_id(st, health_line_facts[i].log_kind)) == 0)
+		if (!queries_health_fact_opens(health_line_facts[i].fact))
 			continue;
 		lt_stmt_reset(q);
-		lt_stmt_bind_int(q, 1, kind);
+		lt_stmt_bind_text(q, 1, health_line_facts[i].log_kind, (size_t)-1);
 		rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
 	}
 	lt_stmt_free(q);
@@ -111,7 +111,7 @@ static const char *const health_conn_words[] = {
 /* The ids one node's facts are read with, and what its last Node body said. */
 struct health_ids {
 	int64_t nodes, metadata, kube_node_lease, node, kubelet, node_controller, autoscaler;
-	int64_t pods, delete_verb;
+	int64_t pods, delete_verb, update_verb, patch_verb;
 	int64_t cloud[sizeof health_cloud_deleters / sizeof *health_cloud_deleters];
 	int64_t line_kind[HEALTH_LINE_KINDS];
 	char text[128]; /* a log line fact's taint name */
@@ -144,21 +144,9 @@ static int health_has_word(const char *msg, const char *const *words, size_t n)
 /* The Node a write answered with: an audit Event's responseObject, a GKE entry's response. */
 #define HEALTH_NODE QUERIES_RAW_BODY("r", "response")
 
-enum health_audit_col {
-	HA_ID,
-	HA_TS,
-	HA_VERB,
-	HA_SUB,
-	HA_USER,
-	HA_CODE,
-	HA_SOURCE,
-	HA_BODY,
-	HA_TAINTS,
-	HA_READY,
-	HA_MESSAGE,
-	HA_BOOT
-};
-/* the raw record is read only for a write's answer at a level with bodies (not Metadata: ?3);
+enum health_audit_col { HA_ID, HA_TS, HA_VERB, HA_SUB, HA_USER, HA_CODE, HA_SOURCE, HA_BODY };
+/* the raw record is read only for a write's answer (?4 update, ?5 patch: only a write's body
+ * moves or reports anything) at a level with bodies (not Metadata: ?3);
  * the time on its cluster's reference clock: its stream's offset (a file's, or its CloudWatch
  * log stream's) */
 static const char health_audit_sql[] =
@@ -169,11 +157,17 @@ static const char health_audit_sql[] =
     " (SELECT x.stream FROM audit_ext AS x WHERE x.id = a.id)), 0) AS ts, (SELECT s FROM strs "
     "WHERE id = a.verb_id),"
     " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''), a.user_id, a.code,"
-    " a.source_id, json_extract(" HEALTH_NODE ", '$.kind') = 'Node'," HEALTH_BODY(
-	HEALTH_NODE) " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id"
-		     " AND a.code BETWEEN 200 AND 299 AND a.level_id IS NOT ?3"
-		     " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
-		     " AND a.superseded = 0 ORDER BY ts, a.id";
+    " a.source_id, " HEALTH_NODE " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id"
+    " AND a.code BETWEEN 200 AND 299 AND a.level_id IS NOT ?3 AND a.verb_id IN (?4, ?5)"
+    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
+    " AND a.superseded = 0 ORDER BY ts, a.id";
+
+/* What a Node body (?1, the object's JSON text, cut from its record once) says: read apart from
+ * the record, which each of these would otherwise parse whole again (issue 14's cost at ingest,
+ * bench/RESULTS.md). */
+enum health_body_col { HB_NODE, HB_TAINTS, HB_READY, HB_MESSAGE, HB_BOOT };
+static const char health_body_sql[] =
+    "SELECT json_extract(?1, '$.kind') = 'Node'," HEALTH_BODY("?1");
 
 static int health_is_cloud(const struct health_ids *ids, int64_t user)
 {
@@ -258,11 +252,11 @@ static void health_copy(char *dst, size_t size, const char *src)
 /* A RequestResponse body: the facts it adds, and the Node as it now is. */
 static void health_body_facts(struct health_pending *p, struct health_ids *ids,
 			      const struct queries_health_fact *base, const struct lt_stmt *q,
-			      int write, int ctrl_patch, int kubelet_status)
+			      int write, int status, int ctrl_patch, int kubelet_status)
 {
-	const char *taints = lt_stmt_text(q, HA_TAINTS, NULL);
-	const char *ready = lt_stmt_text(q, HA_READY, NULL);
-	const char *boot = lt_stmt_text(q, HA_BOOT, NULL);
+	const char *taints = lt_stmt_text(q, HB_TAINTS, NULL);
+	const char *ready = lt_stmt_text(q, HB_READY, NULL);
+	const char *boot = lt_stmt_text(q, HB_BOOT, NULL);
 
 	if (ctrl_patch && ids->have_body) {
 		health_taint_diff(p, base, taints, ids->taints, QUERIES_HF_TAINT_ADD);
@@ -274,7 +268,7 @@ static void health_body_facts(struct health_pending *p, struct health_ids *ids,
 		health_pend(p, base, QUERIES_HF_BOOT);
 	if (kubelet_status && strcmp(ready, "False") == 0 && strcmp(ids->ready, "False") != 0) {
 		struct queries_health_fact *f = health_pend(p, base, QUERIES_HF_KUBELET_NOT_READY);
-		const char *msg = lt_stmt_text(q, HA_MESSAGE, NULL);
+		const char *msg = lt_stmt_text(q, HB_MESSAGE, NULL);
 
 		health_copy(p->text[p->n - 1], sizeof p->text[0], msg);
 		f->text = p->text[p->n - 1];
@@ -283,28 +277,45 @@ static void health_body_facts(struct health_pending *p, struct health_ids *ids,
 		   strcmp(ids->ready, "True") != 0) {
 		health_pend(p, base, QUERIES_HF_KUBELET_READY);
 	}
-	/* only writes move the state: a read may be logged by another apiserver, a little out
-	 * of order, and say what a write just made */
+	/* only a write moves the state, and only the part its writer owns (a status write: Ready
+	 * and the boot ID; another write: the taints), or what is not known yet: a spec write
+	 * answering a status write (a node-controller PATCH logged by another apiserver, its clock
+	 * estimated a few ms off, fed just before it) already shows what that write made, and
+	 * taken as the state it would hide that write's change */
 	if (!write)
 		return;
-	health_copy(ids->taints, sizeof ids->taints, taints);
-	if (ready[0])
+	if (!kubelet_status)
+		health_copy(ids->taints, sizeof ids->taints, taints);
+	if (ready[0] && (status || !ids->ready[0]))
 		health_copy(ids->ready, sizeof ids->ready, ready);
-	if (boot[0])
+	if (boot[0] && (status || !ids->boot[0]))
 		health_copy(ids->boot, sizeof ids->boot, boot);
 	ids->have_body = 1;
 }
 
 /* An audit row as facts into p (none when it says nothing about health). */
+/* The Node body of row q read by b (stepped on it): 1 when q's row has one, else 0 (b reset). */
+static int health_body_read(struct lt_stmt *b, const struct lt_stmt *q)
+{
+	size_t n;
+	const char *body;
+
+	lt_stmt_reset(b);
+	if (lt_stmt_type(q, HA_BODY) == LT_COL_NULL)
+		return 0;
+	body = lt_stmt_text(q, HA_BODY, &n);
+	lt_stmt_bind_text(b, 1, body, n);
+	return lt_stmt_step(b, NULL) == 1 && lt_stmt_int(b, HB_NODE) == 1;
+}
+
 static void health_audit_facts(struct health_pending *p, struct health_ids *ids,
-			       const struct lt_stmt *q)
+			       const struct lt_stmt *q, struct lt_stmt *b)
 {
 	const char *verb = lt_stmt_text(q, HA_VERB, NULL);
 	int status = strcmp(lt_stmt_text(q, HA_SUB, NULL), "status") == 0;
 	int64_t user = lt_stmt_int(q, HA_USER), code = lt_stmt_int(q, HA_CODE);
 	int write = strcmp(verb, "update") == 0 || strcmp(verb, "patch") == 0;
 	int ok = code >= 200 && code < 300;
-	int body = lt_stmt_int(q, HA_BODY) == 1;
 	enum queries_health_actor who = health_actor(ids, user);
 	struct queries_health_fact base = {.ts = lt_stmt_int(q, HA_TS),
 					   .source = QUERIES_HEALTH_AUDIT,
@@ -327,8 +338,8 @@ static void health_audit_facts(struct health_pending *p, struct health_ids *ids,
 		health_pend(p, &base, QUERIES_HF_KUBELET_STATUS);
 	if (write && !status && who == QUERIES_ACTOR_AUTOSCALER)
 		health_pend(p, &base, QUERIES_HF_SCALE_DOWN);
-	if (body)
-		health_body_facts(p, ids, &base, q, write,
+	if (health_body_read(b, q))
+		health_body_facts(p, ids, &base, b, write, status,
 				  write && !status && who == QUERIES_ACTOR_NODE_CONTROLLER,
 				  write && status && who == QUERIES_ACTOR_KUBELET);
 	else if (write && !status && who == QUERIES_ACTOR_NODE_CONTROLLER)
@@ -480,6 +491,7 @@ enum { HS_AUDIT, HS_LEASE, HS_LINES, HS_EVICT, HS_COUNT };
 /* One stream: its statement, its next fact, whether it has one. */
 struct health_stream {
 	struct lt_stmt *q;
+	struct lt_stmt *body; /* audit stream: its rows' Node bodies read (health_body_sql) */
 	struct queries_health_fact next;
 	int have;
 	int lease_end_pending;	       /* lease stream: the run's end is the next fact */
@@ -511,7 +523,7 @@ static int health_audit_advance(struct health_stream *s, struct health_ids *ids,
 	while (s->pend.next >= s->pend.n) {
 		if ((rc = lt_stmt_step(s->q, err)) != 1)
 			return rc;
-		health_audit_facts(&s->pend, ids, s->q);
+		health_audit_facts(&s->pend, ids, s->q, s->body);
 	}
 	s->next = s->pend.f[s->pend.next++];
 	if (s->next.ts < s->lease_last) /* corrected times may tie back: never go back */
@@ -589,6 +601,7 @@ struct queries_health_ctx {
 	struct lt_store *st;
 	struct health_ids proto; /* node and kubelet left 0 */
 	struct lt_stmt *q[HS_COUNT];
+	struct lt_stmt *body;
 };
 
 /* Looks up the strs ids every fact is compared against. */
@@ -597,6 +610,8 @@ static void health_ids_init(struct health_ids *ids, struct lt_store *st)
 	memset(ids, 0, sizeof *ids);
 	ids->nodes = queries_str_id(st, "nodes");
 	ids->metadata = queries_str_id(st, "Metadata");
+	ids->update_verb = queries_str_id(st, "update");
+	ids->patch_verb = queries_str_id(st, "patch");
 	ids->kube_node_lease = queries_str_id(st, "kube-node-lease");
 	ids->node_controller = queries_str_id(st, HEALTH_NODE_CONTROLLER);
 	ids->autoscaler = queries_str_id(st, HEALTH_AUTOSCALER);
@@ -622,6 +637,8 @@ int queries_health_ctx_new(struct queries_health_ctx **out, struct lt_store *st,
 	if (rc == 0)
 		rc = lt_store_prepare(st, &c->q[HS_AUDIT], health_audit_sql, err);
 	if (rc == 0)
+		rc = lt_store_prepare(st, &c->body, health_body_sql, err);
+	if (rc == 0)
 		rc = lt_store_prepare(st, &c->q[HS_LEASE], health_lease_sql, err);
 	if (rc == 0)
 		rc = lt_store_prepare(st, &c->q[HS_LINES], health_line_sql, err);
@@ -641,6 +658,7 @@ void queries_health_ctx_free(struct queries_health_ctx *c)
 		return;
 	for (int i = 0; i < HS_COUNT; i++)
 		lt_stmt_free(c->q[i]);
+	lt_stmt_free(c->body);
 	free(c);
 }
 
@@ -659,8 +677,11 @@ static void health_bind(struct queries_health_ctx *c, struct health_stream s[HS_
 		lt_stmt_reset(s[i].q);
 		lt_stmt_bind_int(s[i].q, node_col[i], ids->node);
 	}
+	s[HS_AUDIT].body = c->body;
 	lt_stmt_bind_int(s[HS_AUDIT].q, 1, ids->nodes);
 	lt_stmt_bind_int(s[HS_AUDIT].q, 3, ids->metadata);
+	lt_stmt_bind_int(s[HS_AUDIT].q, 4, ids->update_verb);
+	lt_stmt_bind_int(s[HS_AUDIT].q, 5, ids->patch_verb);
 	lt_stmt_bind_int(s[HS_LEASE].q, 1, ids->kube_node_lease);
 }
 

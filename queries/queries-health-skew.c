@@ -37,8 +37,8 @@
 #define HEALTH_SKEW_MAX_STREAMS QUERIES_HEALTH_MAX_STREAMS
 #define HEALTH_SKEW_MAX_PAIRS	65536 /* candidate (status write, PATCH) pairs kept */
 #define HEALTH_SKEW_WINDOW	1000000LL
-#define HEALTH_SKEW_AGREE	50000LL /* µs: the residuals of true answers lie within it */
-#define HEALTH_SKEW_REFINE	2	/* rounds with the reaction estimated */
+#define HEALTH_SKEW_AGREE	QUERIES_HEALTH_CLOCK_ERR /* true answers' residuals lie within */
+#define HEALTH_SKEW_REFINE	2			 /* rounds with the reaction estimated */
 
 enum skew_col {
 	SK_CAUSE,

@@ -99,6 +99,7 @@ struct queries_health {
 	int64_t last_ts;     /* facts come in time order */
 	int64_t kstatus;     /* the kubelet's last status write (body unknown), 0: none */
 	int64_t kstatus_ref;
+	struct queries_health_fact early; /* a PATCH that answered nothing (ts 0: none) */
 	unsigned seen;	    /* enum queries_health_saw bits since the last sign of life */
 	unsigned seen_from; /* enum lt_health_evidence bits of those facts */
 	int64_t evictions;  /* pods evicted while open */
@@ -253,13 +254,12 @@ static int health_answers_status(const struct queries_health *b,
 	       f->ts - b->kstatus <= HEALTH_ANSWER;
 }
 
-/* A taint change; a PATCH whose body is unknown is an add while the node is away, else a
- * removal. */
-static void health_on_taint(struct queries_health *b, const struct queries_health_fact *f,
-			    int removal)
+/* Metadata level: a status write the controller answers with a taint while the lease renews
+ * is the kubelet's Ready=False (heartbeats lost make an Unknown write first); in a False
+ * window, a later one answered is its Ready=True.  Returns whether f was taken as that
+ * answer. */
+static int health_on_answer(struct queries_health *b, const struct queries_health_fact *f)
 {
-	/* Metadata level: a status write the controller answers with a taint while the lease
-	 * renews is the kubelet's Ready=False (heartbeats lost make an Unknown write first) */
 	if (!b->open && health_answers_status(b, f)) {
 		struct queries_health_fact start = *f;
 
@@ -267,13 +267,27 @@ static void health_on_taint(struct queries_health *b, const struct queries_healt
 		start.ref = b->kstatus_ref;
 		health_open(b, &start, LT_CONDITION_FALSE);
 		b->kstatus = 0;
-		return;
+		return 1;
 	}
 	if (b->open && !b->recovered && b->cur.condition == LT_CONDITION_FALSE &&
 	    health_answers_status(b, f) && b->kstatus > b->cur.start_us + HEALTH_ANSWER) {
-		health_recover(b, f); /* ... and the next one answered its Ready=True */
-		return;
+		health_recover(b, f);
+		return 1;
 	}
+	return 0;
+}
+
+/* A taint change; a PATCH whose body is unknown is an add while the node is away, else a
+ * removal. */
+static void health_on_taint(struct queries_health *b, const struct queries_health_fact *f,
+			    int removal)
+{
+	if (health_on_answer(b, f))
+		return;
+	/* it may answer a status write logged by another apiserver whose estimated clock puts
+	 * it a few ms later (health_on_alive) */
+	if (f->kind == QUERIES_HF_TAINT_PATCH)
+		b->early = *f;
 	if (!b->open)
 		return;
 	b->cur.evidence |= health_evidence_of(f);
@@ -297,14 +311,23 @@ static void health_on_alive(struct queries_health *b, const struct queries_healt
 	if (!b->open) {
 		b->last_alive = f->ts;
 		b->seen = b->seen_from = 0;
-		return;
+	} else {
+		if (b->renew_since == 0)
+			b->renew_since = f->ts;
+		/* at Metadata level the kubelet's own status write is the only sign of Ready=True
+		 */
+		if (f->kind == QUERIES_HF_KUBELET_STATUS &&
+		    b->cur.condition == LT_CONDITION_UNKNOWN && !b->recovered)
+			health_recover(b, f);
 	}
-	if (b->renew_since == 0)
-		b->renew_since = f->ts;
-	/* at Metadata level the kubelet's own status write is the only sign of Ready=True */
-	if (f->kind == QUERIES_HF_KUBELET_STATUS && b->cur.condition == LT_CONDITION_UNKNOWN &&
-	    !b->recovered)
-		health_recover(b, f);
+	/* a PATCH fed just before: its answer, put first by clocks estimated apart */
+	if (f->kind == QUERIES_HF_KUBELET_STATUS && b->early.ts != 0 &&
+	    f->ts - b->early.ts <= QUERIES_HEALTH_CLOCK_ERR) {
+		struct queries_health_fact answer = b->early;
+
+		b->early.ts = 0;
+		health_on_answer(b, &answer);
+	}
 }
 
 static void health_on_delete(struct queries_health *b, const struct queries_health_fact *f)

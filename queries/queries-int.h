@@ -71,6 +71,11 @@ struct queries_lease_cause {
 	int64_t event;	/* audit id, 0 = none found */
 	int64_t ts;	/* its stageTimestamp, µs */
 	const char *by; /* who deleted the node (borrowed for the call), NULL = unknown */
+	/* both deletes' streams have an estimated clock offset: skew_us is the lease delete's
+	 * offset minus the node delete's (add it to the lease delete's time to put it on the
+	 * node delete's clock) */
+	int skew_known;
+	int64_t skew_us;
 };
 
 /* One request on the lease, in the builder's terms; what it points to is borrowed. */
@@ -169,6 +174,10 @@ struct queries_lease_feed {
 	int64_t update, patch, create, del, empty; /* strs ids; empty: "" */
 	int bodies;				   /* some event carried a Lease body */
 	struct lt_stmt *str, *cause, *duration, *node_gone;
+	/* the audit streams' clock offsets (queries-health-skew.c), estimated at the first
+	 * node lease delete that has a node delete near it: the cause is ordered by them */
+	struct queries_health_offset *skew;
+	int nskew, skew_done;
 };
 
 /* Opens a feed on st (read-only use: st may be a second connection); 0 or LT_ERR_DB. */
@@ -397,6 +406,11 @@ enum queries_health_fact_kind {
 	QUERIES_HF_SCALE_DOWN,	  /* the cluster-autoscaler tainted the node for removal */
 	QUERIES_HF_COUNT
 };
+
+/* How far apart two audit streams' clocks may still be once the estimated offsets are
+ * applied (queries-health-skew.c: the span the true answers' residuals agree within), so how
+ * long before its cause an answer from another stream may be fed (queries-health.c). */
+#define QUERIES_HEALTH_CLOCK_ERR 50000LL /* µs */
 
 enum queries_health_flags { QUERIES_HEALTH_BY_CLOUD = 1 /* the cloud controller or autoscaler */ };
 

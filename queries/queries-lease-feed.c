@@ -21,6 +21,9 @@
  * FEED_CAUSE_SKEW). */
 #define FEED_CAUSE_LATE (60 * FEED_SEC)
 #define FEED_CAUSE_SKEW (1 * FEED_SEC)
+/* The most two streams' estimated offsets may differ for a node delete to be read as a
+ * candidate (the estimate then decides, feed_cause_first). */
+#define FEED_CAUSE_SKEW_MAX (60 * FEED_SEC)
 
 /* QUERIES_LEASE_COLUMNS, in order. */
 enum feed_col {
@@ -47,18 +50,33 @@ static const char feed_ids_sql[] = "SELECT (SELECT id FROM strs WHERE s = 'updat
 				   " (SELECT count(*) FROM meta WHERE key = 'lease_bodies'),"
 				   " (SELECT id FROM strs WHERE s = '')";
 
-/* The node deletion behind a lease deletion: ?1 node name id, ?2 the lease delete's time,
-   ?6 the cluster (of the lease: another cluster's node of that name is another node). */
-enum feed_cause_col { FK_ID, FK_USER, FK_TS };
+/* The node deletions that may be behind a lease deletion, newest first: ?1 node name id, ?2
+   the lease delete's time, ?5 the clock allowance, ?6 the cluster (of the lease: another
+   cluster's node of that name is another node), ?7 the lease delete's audit id; with each,
+   the streams (source, CloudWatch stream) of both deletes, for their clock offsets. */
+enum feed_cause_col {
+	FK_ID,
+	FK_USER,
+	FK_TS,
+	FK_RECEIVED,
+	FK_SOURCE,
+	FK_STREAM,
+	FK_LEASE_SOURCE,
+	FK_LEASE_STREAM
+};
 static const char feed_cause_sql[] =
-    "SELECT a.id, (SELECT s FROM strs WHERE id = a.user_id), a.stage_us FROM audit AS a"
+    "SELECT a.id, (SELECT s FROM strs WHERE id = a.user_id), a.stage_us,"
+    " coalesce(a.received_us, a.stage_us), a.source_id,"
+    " coalesce((SELECT x.stream FROM audit_ext AS x WHERE x.id = a.id), ''),"
+    " (SELECT l.source_id FROM audit AS l WHERE l.id = ?7),"
+    " coalesce((SELECT x.stream FROM audit_ext AS x WHERE x.id = ?7), '') FROM audit AS a"
     " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
     " AND a.namespace_id IS NULL AND a.name_id = ?1"
     " AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete')"
     " AND a.code BETWEEN 200 AND 299 AND a.superseded = 0"
     " AND a.stage_us BETWEEN ?2 - ?3 AND ?2 + ?4"
     " AND coalesce(a.received_us, a.stage_us) <= ?2 + ?5 AND a.cluster_id = ?6"
-    " ORDER BY a.stage_us DESC LIMIT 1";
+    " ORDER BY a.stage_us DESC";
 
 /* The Node ?1's (of cluster ?2) last 2xx delete, when no 2xx create of it followed. */
 static const char feed_node_gone_sql[] =
@@ -164,7 +182,52 @@ void queries_lease_feed_close(struct queries_lease_feed *f)
 	lt_stmt_free(f->cause);
 	lt_stmt_free(f->duration);
 	lt_stmt_free(f->node_gone);
+	free(f->skew);
 	f->str = f->cause = f->duration = f->node_gone = NULL;
+	f->skew = NULL;
+	f->nskew = f->skew_done = 0;
+}
+
+/* The estimated offset of the audit stream (source, CloudWatch stream) of cluster into out;
+ * 0 when it has none (unknown: no causal pair placed it).  Estimated once per feed. */
+static int feed_offset(struct queries_lease_feed *f, int64_t cluster, int64_t source,
+		       const char *stream, int64_t *out)
+{
+	if (!f->skew_done) {
+		f->skew_done = 1;
+		f->skew = lt_xcalloc(QUERIES_HEALTH_MAX_STREAMS, sizeof *f->skew);
+		f->nskew =
+		    queries_health_offsets(f->st, f->skew, QUERIES_HEALTH_MAX_STREAMS, 0, NULL);
+	}
+	/* a whole file is one stream ("" in it); a CloudWatch export one per log stream */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < f->nskew; i++) {
+			const struct queries_health_offset *o = &f->skew[i];
+
+			if (o->source_id == source && o->cluster_id == cluster &&
+			    strcmp(o->stream, pass == 0 ? "" : stream) == 0) {
+				*out = o->offset_us;
+				return 1;
+			}
+		}
+	return 0;
+}
+
+/* Was the node delete (the cause row q) received before the lease delete at ts?  On the
+ * estimated clocks when both streams have one (within QUERIES_HEALTH_CLOCK_ERR, what they
+ * are trusted to), else within FEED_CAUSE_SKEW of the times as logged. */
+static int feed_cause_first(struct queries_lease_feed *f, const struct lt_stmt *q, int64_t ts,
+			    int64_t cluster, struct queries_lease_cause *c)
+{
+	int64_t node_off, lease_off, received = lt_stmt_int(q, FK_RECEIVED);
+
+	c->skew_known = feed_offset(f, cluster, lt_stmt_int(q, FK_SOURCE),
+				    lt_stmt_text(q, FK_STREAM, NULL), &node_off) &&
+			feed_offset(f, cluster, lt_stmt_int(q, FK_LEASE_SOURCE),
+				    lt_stmt_text(q, FK_LEASE_STREAM, NULL), &lease_off);
+	c->skew_us = c->skew_known ? lease_off - node_off : 0;
+	return c->skew_known ? received <= ts + c->skew_us + QUERIES_HEALTH_CLOCK_ERR
+			     : received <= ts + FEED_CAUSE_SKEW;
 }
 
 /* The newest leaseDurationSeconds a Lease body of this lease carried, or -1. */
@@ -254,15 +317,19 @@ void queries_lease_feed_row(struct queries_lease_feed *f, struct queries_lease *
 		lt_stmt_bind_int(f->cause, 2, e.ts);
 		lt_stmt_bind_int(f->cause, 3, FEED_CAUSE_WINDOW);
 		lt_stmt_bind_int(f->cause, 4, FEED_CAUSE_LATE);
-		lt_stmt_bind_int(f->cause, 5, FEED_CAUSE_SKEW);
+		lt_stmt_bind_int(f->cause, 5, FEED_CAUSE_SKEW_MAX);
 		lt_stmt_bind_int(f->cause, 6, cluster_id);
-		if (lt_stmt_step(f->cause, NULL) == 1) {
+		lt_stmt_bind_int(f->cause, 7, e.id);
+		while (lt_stmt_step(f->cause, NULL) == 1) {
+			if (!feed_cause_first(f, f->cause, e.ts, cluster_id, &cause))
+				continue;
 			cause.event = lt_stmt_int(f->cause, FK_ID);
 			by = lt_stmt_type(f->cause, FK_USER) == LT_COL_NULL
 				 ? NULL
 				 : lt_xstrdup(lt_stmt_text(f->cause, FK_USER, NULL));
 			cause.by = by;
 			cause.ts = lt_stmt_int(f->cause, FK_TS);
+			break;
 		}
 		lt_stmt_reset(f->cause);
 		e.cause = &cause;

@@ -40,12 +40,6 @@
 #define LC_LEADER_GAP	(15 * LC_SEC)
 #define LC_SLOW		(1 * LC_SEC)
 #define LC_CAUSE_WINDOW (600 * LC_SEC) /* a node delete this long before a lease delete */
-/* The GC acts on the node's deletion as etcd commits it, before the DELETE's response is
- * logged (its stageTimestamp), and HA apiservers' clocks differ: the node delete may be logged
- * up to LC_CAUSE_LATE after the lease delete, if it was received before it (give or take
- * LC_CAUSE_SKEW). */
-#define LC_CAUSE_LATE (60 * LC_SEC)
-#define LC_CAUSE_SKEW (1 * LC_SEC)
 
 enum lc_class { EV_RENEW, EV_CREATE, EV_DELETE, EV_NOTFOUND, EV_AUTH, EV_CONFLICT, EV_OTHER };
 
@@ -570,11 +564,12 @@ static void lc_on_create(struct queries_lease *b, const struct queries_lease_eve
 	b->in_renewing = 1;
 }
 
-/* "30ms after its node was deleted by X", or, logged before the node delete completed, "as". */
-static char *lc_cause_note(int64_t after_us, const char *who)
+/* "30ms after its node was deleted by X", or, logged before the node delete completed, "as";
+ * with the clocks' difference when the lease delete was moved onto the node delete's clock. */
+static char *lc_cause_note(int64_t after_us, const char *who, int64_t skew_us, int moved)
 {
 	struct lt_buf note;
-	char d[32];
+	char d[32], k[32];
 
 	lt_buf_init(&note);
 	lt_format_duration(d, sizeof d, after_us < 0 ? -after_us : after_us);
@@ -584,16 +579,30 @@ static char *lc_cause_note(int64_t after_us, const char *who)
 		lt_buf_printf(&note,
 			      "as its node was being deleted by %s (logged %s before that delete)",
 			      who, d);
+	if (moved) {
+		lt_format_duration(k, sizeof k, skew_us < 0 ? -skew_us : skew_us);
+		lt_buf_printf(
+		    &note,
+		    "; told on that delete's clock (the lease delete's apiserver runs %s %s)", k,
+		    skew_us > 0 ? "behind" : "ahead");
+	}
 	return note.ptr;
 }
 
-/* The node deletion behind a node lease's deletion (the garbage collector's cause). */
+/* The node deletion behind a node lease's deletion (the garbage collector's cause).  When both
+ * deletes' audit streams have an estimated clock offset, the lease delete is told on the node
+ * delete's clock: its cause first, whatever the two apiservers' clocks said. */
 static void lc_link_node_delete(struct queries_episode *ep, const struct queries_lease_cause *c)
 {
+	int moved;
+
 	if (c == NULL || c->event == 0)
 		return;
+	moved = c->skew_known && c->skew_us != 0;
+	if (moved)
+		ep->start_us = ep->end_us = ep->start_us + c->skew_us;
 	ep->cause = c->event;
-	ep->note = lc_cause_note(ep->start_us - c->ts, c->by ? c->by : "?");
+	ep->note = lc_cause_note(ep->start_us - c->ts, c->by ? c->by : "?", c->skew_us, moved);
 }
 
 static void lc_on_delete(struct queries_lease *b, const struct queries_lease_event *e,

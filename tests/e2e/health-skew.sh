@@ -5,7 +5,8 @@
 # (text and -o json) must give each stream's offset against its cluster's reference
 # within 20 ms, and the windows must still meet lt-gen's truth (health-eval) once the
 # story is ordered on the corrected clocks:
-#   three apiservers (+300 ms, -450 ms);
+#   three apiservers (+300 ms, -450 ms), and a deleted node's story cause first (its Node's
+#   delete, then the GC's delete of its lease, logged earlier by a clock that runs behind);
 #   two streams with skews of either sign, and the skewed one read first (the reference);
 #   a stream with no causal pair (no Node request at all): "unknown" and null, never 0;
 #   two clusters in one store: each its own reference and offsets;
@@ -47,6 +48,15 @@ for seed in 3 6; do
 		<<<"$("$lt" stats --db "$d/s.db")" || die "three-$seed: audit.log.1 is not shown as the reference"
 	printf 'three apiservers seed=%s ' "$seed"
 	"$eval" "$d/s.db" "$d/truth.tsv" both || fail=1
+	# every deleted node's story reads its Node's delete, then the GC's delete of its lease,
+	# whichever apiserver logged each (seed 6: ip-10-1-0-17's lease delete is logged 175 ms
+	# before its Node's, by an apiserver whose clock runs 300 ms behind the other's)
+	for n in $(awk '$6 == "deleted" { print $1 }' "$d/truth.tsv"); do
+		order=$("$lt" timeline --db "$d/s.db" "$n" |
+			awk '$4 == "NODE_DELETED" || $4 == "DELETED" { printf "%s ", $4 }')
+		[ "$order" = "NODE_DELETED DELETED " ] ||
+			die "three-$seed: $n's timeline reads '$order', want its Node's delete first"
+	done
 done
 
 # 2. two streams, skews of either sign; then the skewed stream read first is the reference

@@ -100,6 +100,9 @@ static const struct queries_lease_cause node_delete = {
     .event = 900, .ts = MS(33000), .by = "kubernetes-admin"};
 static const struct queries_lease_cause node_delete_late = {
     .event = 901, .ts = MS(33050), .by = "kubernetes-admin"};
+/* the same node delete, the lease delete's apiserver clock estimated 250 ms behind its */
+static const struct queries_lease_cause node_delete_skewed = {
+    .event = 902, .ts = MS(33050), .by = "kubernetes-admin", .skew_known = 1, .skew_us = MS(250)};
 
 struct lease_case {
 	const char *name;
@@ -199,6 +202,17 @@ static const struct lease_case cases[] = {
      .want = "DELETED 33.030..33.030 n=1 by=system:serviceaccount:kube-system:generic-garbage-"
 	     "collector cause=901 note=as its node was being deleted by kubernetes-admin "
 	     "(logged 20ms before that delete)\n"
+	     "= deleted deletes=1 gaps=0 max_gap=0.000 gap=40.000\n"},
+    {.name = "a GC delete logged 20 ms before its node delete by a clock 250 ms behind: after it",
+     .p = {.kind = QUERIES_LEASE_NODE},
+     .ev = {{.ts = MS(33030),
+	     .verb = QUERIES_VERB_DELETE,
+	     .code = 200,
+	     .user = GC,
+	     .cause = &node_delete_skewed}},
+     .want = "DELETED 33.280..33.280 n=1 by=system:serviceaccount:kube-system:generic-garbage-"
+	     "collector cause=902 note=230ms after its node was deleted by kubernetes-admin; "
+	     "told on that delete's clock (the lease delete's apiserver runs 250ms behind)\n"
 	     "= deleted deletes=1 gaps=0 max_gap=0.000 gap=40.000\n"},
     {.name = "a delete of a leader lease looks for no node",
      .p = {.kind = QUERIES_LEASE_LEADER},
