@@ -7,7 +7,9 @@
 #   least disturbed by the others.
 #
 # Builds a Release leasetrail of this tree (build-bench/) and of BASE (`git archive BASE`
-# into bench/out/base-src, built in bench/out/base-build), generates with lt-gen
+# into build-store-base/src, built in build-store-base/build: a build* directory, which git
+# and style.format leave out; under bench/out the baseline's CMake files failed style.format),
+# generates with lt-gen
 #   an audit log with other resources in it: --nodes NODES --minutes MINUTES --noise 40
 #   (40 other requests a second: pods, configmaps, ...; only the lease and node events
 #   are stored), and
@@ -35,15 +37,16 @@ new=build-bench/cli/leasetrail
 gen=build-bench/samples/lt-gen
 
 base_commit=$(git rev-parse "$base")
-if [ "$(cat "$out/base-src/.commit" 2>/dev/null)" != "$base_commit" ]; then
-  rm -rf "$out/base-src" "$out/base-build"
-  mkdir -p "$out/base-src"
-  git archive "$base" | tar -x -C "$out/base-src"
-  echo "$base_commit" >"$out/base-src/.commit"
+bdir=build-store-base
+if [ "$(cat "$bdir/src/.commit" 2>/dev/null)" != "$base_commit" ]; then
+  rm -rf "$bdir/src" "$bdir/build"
+  mkdir -p "$bdir/src"
+  git archive "$base" | tar -x -C "$bdir/src"
+  echo "$base_commit" >"$bdir/src/.commit"
 fi
-cmake -S "$out/base-src" -B "$out/base-build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$out/base-build" -j"$(nproc)" --target leasetrail >/dev/null
-old=$out/base-build/cli/leasetrail
+cmake -S "$bdir/src" -B "$bdir/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$bdir/build" -j"$(nproc)" --target leasetrail >/dev/null
+old=$bdir/build/cli/leasetrail
 
 audit=$out/store-audit-$nodes-$minutes.log
 journal=$out/store-journal-$nodes-$minutes.log
