@@ -281,9 +281,16 @@ static int load_first_count(struct load *l, const struct lt_audit_event *ev, int
 	return 0;
 }
 
+/*
+ * Saves and frees the pending counts.  On a failed write the counts not saved stay pending,
+ * moved to the front, so that load_release frees each exactly once (fault.sweep found the
+ * ones already saved freed twice).
+ */
 static int load_flush_counts(struct load *l)
 {
-	for (size_t i = 0; i < l->ncounts; i++) {
+	size_t i;
+
+	for (i = 0; i < l->ncounts; i++) {
 		struct load_count *c = &l->counts[i];
 
 		sqlite3_bind_int64(l->add_count, 1, l->source_id);
@@ -291,12 +298,14 @@ static int load_flush_counts(struct load *l)
 		sqlite3_bind_text(l->add_count, 3, c->verb, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(l->add_count, 4, (sqlite3_int64)c->n);
 		if (load_step(l, l->add_count, "cannot save resource counts") != 0)
-			return LT_ERR_DB;
+			break;
 		free(c->resource);
 		free(c->verb);
 	}
-	l->ncounts = 0;
-	return 0;
+	if (i > 0 && i < l->ncounts)
+		memmove(l->counts, l->counts + i, (l->ncounts - i) * sizeof *l->counts);
+	l->ncounts -= i;
+	return l->ncounts == 0 ? 0 : LT_ERR_DB;
 }
 
 static int64_t load_now_us(void)
