@@ -164,6 +164,38 @@ int index_raw_flush(struct index_raw_writer *w, struct lt_error *err);
 /* Registers lt_raw(value) on the store's connection: a raw record's text. */
 int index_raw_register(struct lt_store *st, struct lt_error *err);
 
+/*
+ * A line's klog time in SQL (prefix: "g." or ""): schema 7 stores it as klog_d, its distance
+ * from ts_us (0, stored in no byte, for nearly every line); an upgraded store's older lines
+ * keep klog_us.  NULL when the line has none.
+ */
+#define INDEX_KLOG_US_SQL(prefix) "coalesce(" prefix "klog_us, " prefix "ts_us + " prefix "klog_d)"
+
+/* ---- auditIDs (index-auditid.c) ---- */
+
+/* The bytes of a canonical auditID (a UUID) as stored, and the events view's text of one. */
+#define INDEX_AUDIT_ID_BYTES 16
+/*
+ * The events view's audit_id from a stored one (col, an SQL column): a blob spelled as the
+ * lowercase UUID it was packed from, text as it is.  Plain SQL (no function of ours).
+ */
+#define INDEX_AUDIT_ID_SQL(col)                                                                    \
+	"CASE typeof(" col ") WHEN 'blob' THEN lower(substr(hex(" col "), 1, 8) || '-' ||"         \
+	" substr(hex(" col "), 9, 4) || '-' || substr(hex(" col "), 13, 4) || '-' ||"              \
+	" substr(hex(" col "), 17, 4) || '-' || substr(hex(" col "), 21)) ELSE " col " END"
+
+/*
+ * 1 with out the 16 bytes of s when s (len bytes, may be NULL) is a canonical UUID: 36
+ * characters, lowercase hex in groups of 8-4-4-4-12 joined by dashes; else 0 (store s as text).
+ */
+int index_audit_id_pack(unsigned char out[INDEX_AUDIT_ID_BYTES], const char *s, size_t len);
+
+/* Binds auditID p (len bytes; NULL leaves col NULL) to col of s: packed, or as text. */
+void index_audit_id_bind(sqlite3_stmt *s, int col, const char *p, size_t len);
+
+/* Registers lt_audit_id_pack(x) on the store's connection (the upgrade's packer in SQL). */
+int index_audit_id_register(struct lt_store *st, struct lt_error *err);
+
 /* ---- log lines (index-logs.c) ---- */
 
 struct index_log_loader;

@@ -274,16 +274,23 @@ static int load_first_count(struct load *l, const struct lt_audit_event *ev, int
 		return 0;
 	/* every stage of a request repeats its requestReceivedTimestamp */
 	sqlite3_bind_int64(s, 1, ev->received_given ? ev->received_us / 1000000 : -1);
-	sqlite3_bind_text(s, 2, ev->audit_id.ptr, (int)ev->audit_id.len, SQLITE_STATIC);
+	index_audit_id_bind(s, 2, ev->audit_id.ptr, ev->audit_id.len);
 	if (load_step(l, s, "cannot count a request") != 0)
 		return LT_ERR_DB;
 	*first = sqlite3_changes(l->st->db) > 0;
 	return 0;
 }
 
+/*
+ * Saves and frees the pending counts.  On a failed write the counts not saved stay pending,
+ * moved to the front, so that load_release frees each exactly once (fault.sweep found the
+ * ones already saved freed twice).
+ */
 static int load_flush_counts(struct load *l)
 {
-	for (size_t i = 0; i < l->ncounts; i++) {
+	size_t i;
+
+	for (i = 0; i < l->ncounts; i++) {
 		struct load_count *c = &l->counts[i];
 
 		sqlite3_bind_int64(l->add_count, 1, l->source_id);
@@ -291,12 +298,14 @@ static int load_flush_counts(struct load *l)
 		sqlite3_bind_text(l->add_count, 3, c->verb, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(l->add_count, 4, (sqlite3_int64)c->n);
 		if (load_step(l, l->add_count, "cannot save resource counts") != 0)
-			return LT_ERR_DB;
+			break;
 		free(c->resource);
 		free(c->verb);
 	}
-	l->ncounts = 0;
-	return 0;
+	if (i > 0 && i < l->ncounts)
+		memmove(l->counts, l->counts + i, (l->ncounts - i) * sizeof *l->counts);
+	l->ncounts -= i;
+	return l->ncounts == 0 ? 0 : LT_ERR_DB;
 }
 
 static int64_t load_now_us(void)
@@ -462,6 +471,7 @@ static void load_bind_str(sqlite3_stmt *s, int idx, struct lt_str v)
 enum load_how {
 	LOAD_ID,	 /* a struct lt_str interned in strs: its id (absent: NULL) */
 	LOAD_STR,	 /* a struct lt_str as text (absent: NULL) */
+	LOAD_AUDIT_ID,	 /* an auditID: 16 bytes when a UUID, else text (index-auditid.c) */
 	LOAD_I64,	 /* an int64_t, always */
 	LOAD_I64_SET,	 /* an int64_t, NULL when 0 */
 	LOAD_I64_NONNEG, /* an int64_t, NULL when negative (-1: absent) */
@@ -483,7 +493,7 @@ struct load_field {
  * others come from the load: source, line, offset, stage rank, akey.
  */
 static const struct load_field load_fields[] = {
-    {.col = AC_AUDIT_ID, .how = LOAD_STR, .at = LOAD_EV(audit_id)},
+    {.col = AC_AUDIT_ID, .how = LOAD_AUDIT_ID, .at = LOAD_EV(audit_id)},
     {.col = AC_STAGE_ID, .how = LOAD_ID, .at = LOAD_EV(stage)},
     {.col = AC_LEVEL_ID, .how = LOAD_ID, .at = LOAD_EV(level)},
     {.col = AC_VERB_ID, .how = LOAD_ID, .at = LOAD_EV(verb)},
@@ -560,6 +570,10 @@ static void load_bind_field(sqlite3_stmt *s, const struct load_field *f,
 		if (v.ptr != NULL)
 			sqlite3_bind_text(s, f->col, v.ptr, (int)v.len, SQLITE_STATIC);
 		break;
+	case LOAD_AUDIT_ID:
+		v = load_str_of(ev, f->at);
+		index_audit_id_bind(s, f->col, v.ptr, v.len);
+		break;
 	case LOAD_INT_SET:
 		n = *(const int *)(const void *)((const char *)ev + f->at);
 		if (n != 0)
@@ -627,7 +641,7 @@ static int load_is_duplicate(struct load *l, int64_t akey, const struct lt_audit
 	int same = 0;
 
 	sqlite3_bind_int64(l->find_key, 1, akey);
-	sqlite3_bind_text(l->find_key, 2, ev->audit_id.ptr, (int)ev->audit_id.len, SQLITE_STATIC);
+	index_audit_id_bind(l->find_key, 2, ev->audit_id.ptr, ev->audit_id.len);
 	if (stage_id != 0)
 		sqlite3_bind_int64(l->find_key, 3, stage_id);
 	sqlite3_bind_int64(l->find_key, 4, l->cluster_id);

@@ -50,7 +50,7 @@ struct index_log_loader {
 };
 
 static const char logs_ins_sql[] =
-    "INSERT OR IGNORE INTO lines(source_id, line, offset, lkey, ts_us, klog_us, basis,"
+    "INSERT OR IGNORE INTO lines(source_id, line, offset, lkey, ts_us, klog_d, basis,"
     " host_id, node_id, component_id, ident_id, pid, severity, location_id, kind_id,"
     " subject_id, obj_kind_id, obj_namespace_id, obj_uid, not_found, message, fields,"
     " ext_id, stream_id, cluster_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
@@ -159,8 +159,10 @@ int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int
 				    err) ||
 	    index_store_prepare_raw(
 		st, &ll->same,
-		"SELECT ts_us IS ?2 AND klog_us IS ?3 AND host_id IS ?4 AND pid IS ?5"
-		" AND message IS ?6 AND lt_raw(fields) IS ?7 FROM lines WHERE lkey = ?1",
+		"SELECT ts_us IS ?2 AND " INDEX_KLOG_US_SQL(
+		    "") " IS ?3 AND host_id IS ?4"
+			" AND pid IS ?5"
+			" AND message IS ?6 AND lt_raw(fields) IS ?7 FROM lines WHERE lkey = ?1",
 		err) ||
 	    index_store_prepare_raw(st, &ll->save, logs_save_sql, err) || logs_restore(ll))
 		goto fail;
@@ -285,8 +287,9 @@ static int64_t logs_bind(struct index_log_loader *ll, const struct lt_log_line *
 	if (keyed)
 		sqlite3_bind_int64(s, 4, key);
 	sqlite3_bind_int64(s, 5, ln->ts_us);
+	/* the klog time as its distance from ts_us: mostly 0, which SQLite stores in no byte */
 	if (ln->klog_us != 0)
-		sqlite3_bind_int64(s, 6, ln->klog_us);
+		sqlite3_bind_int64(s, 6, ln->klog_us - ln->ts_us);
 	sqlite3_bind_int(s, 7, (int)ln->basis);
 	logs_bind_ids(s, ids);
 	if (node != 0)
@@ -629,14 +632,15 @@ int index_logs_redate(struct lt_store *st, int64_t source_id, int64_t first, int
 
 	if (index_store_prepare_raw(
 		st, &q,
-		"SELECT id, ts_us, klog_us, basis, pid,"
-		" (SELECT s FROM strs WHERE id = host_id), message, lt_raw(fields)"
-		" FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3"
-		" AND basis != 0 ORDER BY id",
+		"SELECT id, ts_us, " INDEX_KLOG_US_SQL(
+		    "") ", basis, pid,"
+			" (SELECT s FROM strs WHERE id = host_id), message, lt_raw(fields)"
+			" FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3"
+			" AND basis != 0 ORDER BY id",
 		err) != 0 ||
 	    index_store_prepare_raw(st, &u,
-				    "UPDATE OR IGNORE lines SET ts_us = ?2, klog_us = ?3, lkey = ?4"
-				    " WHERE id = ?1",
+				    "UPDATE OR IGNORE lines SET ts_us = ?2, klog_us = NULL,"
+				    " klog_d = ?3 - ?2, lkey = ?4 WHERE id = ?1",
 				    err) != 0) {
 		sqlite3_finalize(q);
 		return LT_ERR_DB;

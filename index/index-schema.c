@@ -9,8 +9,10 @@
 /* 3: sources are known by the XXH3-128 of their content (hashed, hash, head; source_marks);
  * 4: lines' basis and text sources' year and zone rules; 5: clusters (schema_cluster_sql);
  * 6: raw records compressed (raw_dicts, index-raw.c), request URIs and object uids
- *    interned, and the identity behind an event's user (audit.identity_id) */
-#define SCHEMA_VERSION "6"
+ *    interned, and the identity behind an event's user (audit.identity_id);
+ * 7: auditIDs that are UUIDs stored as 16 bytes (index-auditid.c, schema_pack_audit_ids),
+ *    a line's klog time as its distance from ts_us (lines.klog_d) */
+#define SCHEMA_VERSION "7"
 /* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
 
@@ -77,22 +79,28 @@ static const char *const schema_index_names[] = {"audit_rtv",	  "audit_object", 
 	" obj_namespace_id INTEGER, obj_uid TEXT, not_found INTEGER NOT NULL DEFAULT 0,"           \
 	" message TEXT, fields TEXT, ext_id TEXT, stream_id INTEGER)"
 
+/* The logs view's klog_us (schema 7: from klog_d). */
+#define SCHEMA_KLOG_US INDEX_KLOG_US_SQL("g.")
+
 #define LOG_VIEW                                                                                   \
 	"CREATE VIEW IF NOT EXISTS logs AS SELECT g.id AS id,"                                     \
 	" strftime('%Y-%m-%dT%H:%M:%S', g.ts_us / 1000000, 'unixepoch')"                           \
 	" || printf('.%06dZ', g.ts_us % 1000000) AS ts, g.ts_us AS ts_us,"                         \
-	" g.klog_us AS klog_us, (SELECT s FROM strs WHERE id = g.node_id) AS node,"                \
+	" " SCHEMA_KLOG_US " AS klog_us,"                                                          \
+	" (SELECT s FROM strs WHERE id = g.node_id) AS node,"                                      \
 	" (SELECT s FROM strs WHERE id = g.host_id) AS host,"                                      \
 	" (SELECT s FROM strs WHERE id = g.component_id) AS component,"                            \
 	" (SELECT s FROM strs WHERE id = g.ident_id) AS ident, g.pid AS pid,"                      \
-	" g.severity AS severity, (SELECT s FROM strs WHERE id = g.location_id) AS location,"      \
+	" g.severity AS severity,"                                                                 \
+	" (SELECT s FROM strs WHERE id = g.location_id) AS location,"                              \
 	" (SELECT s FROM strs WHERE id = g.kind_id) AS kind,"                                      \
 	" (SELECT s FROM strs WHERE id = g.subject_id) AS subject,"                                \
 	" (SELECT s FROM strs WHERE id = g.obj_kind_id) AS obj_kind,"                              \
 	" (SELECT s FROM strs WHERE id = g.obj_namespace_id) AS obj_namespace,"                    \
 	" g.obj_uid AS obj_uid, g.not_found AS not_found, g.message AS message,"                   \
 	" lt_raw(g.fields) AS fields, g.ext_id AS ext_id,"                                         \
-	" (SELECT s FROM strs WHERE id = g.stream_id) AS stream, g.source_id AS source_id,"        \
+	" (SELECT s FROM strs WHERE id = g.stream_id) AS stream,"                                  \
+	" g.source_id AS source_id,"                                                               \
 	" g.line AS line, g.offset AS offset FROM lines AS g"
 
 static const char *const schema_sql[] = {
@@ -127,7 +135,7 @@ static const char *const schema_sql[] = {
     " resource TEXT NOT NULL, verb TEXT NOT NULL, count INTEGER NOT NULL,"
     " PRIMARY KEY(source_id, resource, verb)) WITHOUT ROWID",
     /* the requests resource_counts counted (by auditID, under the second received), so a
-       request seen at two stages, or read again, counts once */
+       request seen at two stages, or read again, counts once; audit_id packed (schema 7) */
     "CREATE TABLE IF NOT EXISTS counted_requests(received_s INTEGER NOT NULL,"
     " audit_id TEXT NOT NULL, PRIMARY KEY(received_s, audit_id)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS audit("
@@ -219,6 +227,9 @@ static const char *const schema_intern_sql[] = {
     "ALTER TABLE audit ADD COLUMN request_uri_id INTEGER",
 };
 
+/* The events view's audit_id: a packed auditID (schema 7) spelled back as its UUID. */
+#define SCHEMA_AUDIT_ID INDEX_AUDIT_ID_SQL("a.audit_id")
+
 /* The events view: after schema_migrate, as it reads the columns that adds. */
 static const char schema_events_view[] =
     "CREATE VIEW IF NOT EXISTS events AS SELECT a.id AS id,"
@@ -226,7 +237,7 @@ static const char schema_events_view[] =
     " || printf('.%06dZ', a.stage_us % 1000000) AS ts,"
     " a.stage_us AS ts_us, a.received_us AS received_us,"
     " (a.stage_us - a.received_us) AS latency_us,"
-    " a.audit_id AS audit_id, (SELECT s FROM strs WHERE id = a.stage_id) AS stage,"
+    " " SCHEMA_AUDIT_ID " AS audit_id, (SELECT s FROM strs WHERE id = a.stage_id) AS stage,"
     " (SELECT s FROM strs WHERE id = a.level_id) AS level,"
     " (SELECT s FROM strs WHERE id = a.verb_id) AS verb,"
     " (SELECT s FROM strs WHERE id = a.resource_id) AS resource,"
@@ -264,6 +275,13 @@ static const char schema_events_view[] =
  * before identities were; `identity` still shows an impersonation).
  */
 static const char schema_identity_sql[] = "ALTER TABLE audit ADD COLUMN identity_id INTEGER";
+
+/*
+ * Schema 7: lines.klog_d, a line's klog time as its distance from ts_us (INDEX_KLOG_US_SQL),
+ * instead of 8 bytes of klog_us in nearly every line.  Added by ALTER TABLE like the columns
+ * above; an upgraded store's older lines keep klog_us, which is read first.
+ */
+static const char schema_klog_sql[] = "ALTER TABLE lines ADD COLUMN klog_d INTEGER";
 
 static const char schema_clusters_table[] =
     "CREATE TABLE IF NOT EXISTS clusters(id INTEGER PRIMARY KEY)";
@@ -465,19 +483,53 @@ static int schema_migrate_clusters(struct lt_store *st, struct lt_error *err)
 }
 
 /*
- * Brings a new store, or one of schema 4 or 5, to this schema: the clusters
+ * Schema 7 (from 4, 5 or 6): the auditIDs the store holds as text are packed where they are
+ * UUIDs, in audit and counted_requests, as every later insert and lookup packs them
+ * (index_audit_id_bind): a request read again after the upgrade must find its stored row.
+ * One pass over each table, in the upgrade's transaction; a new store (no version yet) and a
+ * store of 7 skip it.
+ */
+static int schema_pack_audit_ids(struct lt_store *st, struct lt_error *err)
+{
+	int old = 0;
+
+	for (int v = SCHEMA_MIGRATES_FROM; v < (int)strtol(SCHEMA_VERSION, NULL, 10); v++) {
+		int is = schema_is_version(st, v, err);
+
+		if (is < 0)
+			return LT_ERR_DB;
+		old |= is;
+	}
+	if (!old)
+		return 0;
+	return index_store_exec(st,
+				"UPDATE audit SET audit_id = lt_audit_id_pack(audit_id)"
+				" WHERE typeof(audit_id) = 'text';"
+				"UPDATE counted_requests SET audit_id = lt_audit_id_pack(audit_id)"
+				" WHERE typeof(audit_id) = 'text';",
+				err);
+}
+
+/*
+ * Brings a new store, or one of schema 4, 5 or 6, to this schema: the clusters
  * of 5, then the interned columns (schema_add_interned) and the identity column
- * (schema_identity_sql) of 6, then the version.
+ * (schema_identity_sql) of 6, the packed auditIDs and klog_d (schema_klog_sql) of 7,
+ * then the version.
  */
 static int schema_migrate(struct lt_store *st, struct lt_error *err)
 {
 	int has;
 
-	if (schema_migrate_clusters(st, err) != 0 || schema_add_interned(st, err) != 0)
+	if (schema_migrate_clusters(st, err) != 0 || schema_add_interned(st, err) != 0 ||
+	    schema_pack_audit_ids(st, err) != 0)
 		return LT_ERR_DB;
 	if ((has = schema_has_column(st, "audit", "identity_id", err)) < 0)
 		return LT_ERR_DB;
 	if (!has && index_store_exec(st, schema_identity_sql, err) != 0)
+		return LT_ERR_DB;
+	if ((has = schema_has_column(st, "lines", "klog_d", err)) < 0)
+		return LT_ERR_DB;
+	if (!has && index_store_exec(st, schema_klog_sql, err) != 0)
 		return LT_ERR_DB;
 	return index_store_exec(
 	    st, "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';", err);

@@ -1422,7 +1422,7 @@ static void test_schema_versions(void **state)
 		for (int flags = 0; flags <= LT_STORE_READONLY; flags += LT_STORE_READONLY) {
 			open_fails(db, flags, LT_ERR_DB, &err);
 			assert_non_null(strstr(err.msg, cases[i].says));
-			assert_non_null(strstr(err.msg, "this one reads schema 6"));
+			assert_non_null(strstr(err.msg, "this one reads schema 7"));
 		}
 		after = slurp(db, &after_len);
 		assert_true(after_len == before_len && memcmp(before, after, before_len) == 0);
@@ -1468,7 +1468,7 @@ static void test_schema_upgrade(void **state)
 		assert_int_equal(sqlite3_exec(raw, downgrade[i], NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(raw);
 	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	assert_non_null(strstr(err.msg, "schema 4, older than this leasetrail's 6"));
+	assert_non_null(strstr(err.msg, "schema 4, older than this leasetrail's 7"));
 	assert_non_null(strstr(err.msg, "leasetrail rebuild --db"));
 	st = open_store(dir);
 	expect_rows(st,
@@ -1477,7 +1477,7 @@ static void test_schema_upgrade(void **state)
 		    " (SELECT group_concat(id) FROM clusters),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_old'),"
 		    " (SELECT count(*) FROM pragma_table_info('audit') WHERE name = 'identity_id')",
-		    NULL, "6|0|0|0|1\n");
+		    NULL, "7|0|0|0|1\n");
 	close_store(st);
 }
 
@@ -1532,13 +1532,13 @@ static void test_schema_upgrade_raw(void **state)
 	close_store(st);
 	path_join(db, dir, "store.db");
 	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	assert_non_null(strstr(err.msg, "schema 5, older than this leasetrail's 6"));
+	assert_non_null(strstr(err.msg, "schema 5, older than this leasetrail's 7"));
 	st = open_store(dir);
 	expect_rows(st,
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT count(*) FROM raw_dicts), (SELECT group_concat(typeof(json))"
 		    " FROM audit_raw)",
-		    NULL, "6|0|text,text\n");
+		    NULL, "7|0|text,text\n");
 	expect_rows(st, "SELECT id, request_uri, uid FROM events ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -1668,7 +1668,7 @@ static void test_schema_upgrade_identity(void **state)
 		assert_int_equal(sqlite3_exec(raw, downgrade[i], NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(raw);
 	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	assert_non_null(strstr(err.msg, "schema 5, older than this leasetrail's 6"));
+	assert_non_null(strstr(err.msg, "schema 5, older than this leasetrail's 7"));
 	st = open_store(dir);
 	ingest_ok(st, log2, &s, &t);
 	expect_rows(st,
@@ -1676,7 +1676,108 @@ static void test_schema_upgrade_identity(void **state)
 		    " (SELECT group_concat(audit_id || '=' || coalesce(identity, '-'), ' ')"
 		    "  FROM (SELECT * FROM events ORDER BY id)),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_kept')",
-		    NULL, "6|id1=as b id2=oid=o2|1\n");
+		    NULL, "7|id1=as b id2=oid=o2|1\n");
+	close_store(st);
+}
+
+/* A packed auditID spelled back as text, in plain SQL (what a schema-6 store held). */
+#define UNPACK_ID(col)                                                                             \
+	"lower(substr(hex(" col "), 1, 8) || '-' || substr(hex(" col "), 9, 4) || '-' ||"          \
+	" substr(hex(" col "), 13, 4) || '-' || substr(hex(" col "), 17, 4) || '-' ||"             \
+	" substr(hex(" col "), 21))"
+
+#define UUID_P1 "0b5a3c2e-77aa-4e1f-9d10-aabbccddeeff"
+
+/* A kubelet line whose klog header is 3 s behind its own time; tag makes it another line. */
+#define SKEWED(tag)                                                                                \
+	"2024-04-05T05:50:33.938270+00:00 n1 kubelet[1]: E0405 05:50:30.000001 1 a.go:1] \"" tag   \
+	"\"\n"
+
+/*
+ * Schema 6 to 7: a store of 6 holds auditIDs as text and klog times in klog_us.  A read-only
+ * open refuses it; a writable one packs its UUIDs (audit, counted_requests) and leaves other
+ * auditIDs text, the events view shows them as before, and a request read again after the
+ * upgrade (a stored event, a counted one) is found: a duplicate, counted once.  Its lines
+ * keep klog_us, the new ones store klog_d, the logs view reads both, and a line read again
+ * is a duplicate.  lt_audit_id_pack packs only the canonical lowercase form.
+ */
+static void test_schema_upgrade_7(void **state)
+{
+	static const char *const to6[] = {
+	    ("UPDATE audit SET audit_id = " UNPACK_ID(
+		"audit_id") " WHERE typeof(audit_id) = 'blob'"),
+	    ("UPDATE counted_requests SET audit_id = " UNPACK_ID(
+		"audit_id") " WHERE typeof(audit_id) = 'blob'"),
+	    "UPDATE lines SET klog_us = ts_us + klog_d, klog_d = NULL",
+	    "DROP VIEW events",
+	    "DROP VIEW logs",
+	    "ALTER TABLE lines DROP COLUMN klog_d",
+	    "UPDATE meta SET value = '6' WHERE key = 'schema'",
+	};
+	char dir[PATH_SIZE], db[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], k1[PATH_SIZE];
+	char k2[PATH_SIZE], *want, *want_lines;
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	struct lt_store *st;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "schema-upgrade-7");
+	write_file(a, dir, "a.log",
+		   EV_META "\n" OTHER(UUID_P1, OBJREF("pods"), "get") "\n" OTHER(
+		       "Not-A-UUID-o9", OBJREF("pods"), "list") "\n");
+	write_file(b, dir, "b.log",
+		   EV_BODY "\n" EV_META "\n" OTHER(UUID_P1, OBJREF("pods"), "get") "\n" OTHER(
+		       "Not-A-UUID-o9", OBJREF("pods"), "list") "\n");
+	write_file(k1, dir, "k1.log", SKEWED("k"));
+	write_file(k2, dir, "k2.log", SKEWED("k") SKEWED("l"));
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, a, &s, &t), 3, 1, 0, 2, 0);
+	memset(&s, 0, sizeof s);
+	ingest_ok(st, k1, &s, &t);
+	expect_rows(st,
+		    "SELECT count(klog_us), klog_d, (SELECT klog_us - ts_us FROM logs) FROM lines",
+		    NULL, "0|-3938269|-3938269\n");
+	want_lines = q_rows(st, "SELECT id, ts, ts_us, klog_us FROM logs ORDER BY id", NULL);
+	expect_rows(st,
+		    "SELECT (SELECT group_concat(typeof(audit_id)) FROM audit),"
+		    " (SELECT group_concat(typeof(audit_id)) FROM counted_requests)",
+		    NULL, "blob|text,blob\n");
+	want = q_rows(st, "SELECT id, audit_id FROM events ORDER BY id", NULL);
+	for (size_t i = 0; i < sizeof to6 / sizeof *to6; i++)
+		free(q_rows(st, to6[i], NULL));
+	close_store(st);
+	path_join(db, dir, "store.db");
+	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
+	assert_non_null(strstr(err.msg, "schema 6, older than this leasetrail's 7"));
+	st = open_store(dir);
+	expect_rows(st,
+		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+		    " (SELECT group_concat(typeof(audit_id)) FROM audit),"
+		    " (SELECT group_concat(typeof(audit_id)) FROM counted_requests)",
+		    NULL, "7|blob|text,blob\n");
+	expect_rows(st, "SELECT id, audit_id FROM events ORDER BY id", NULL, want);
+	free(want);
+	expect_rows(st, "SELECT id, ts, ts_us, klog_us FROM logs ORDER BY id", NULL, want_lines);
+	free(want_lines);
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, k2, &s, &t), 2, 1, 1, 0, 0);
+	expect_rows(st,
+		    "SELECT klog_us IS NULL, klog_d, (SELECT klog_us - ts_us FROM logs AS v"
+		    " WHERE v.id = g.id) FROM lines AS g ORDER BY id",
+		    NULL, "0|NULL|-3938269\n1|-3938269|-3938269\n");
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, b, &s, &t), 4, 1, 1, 2, 0);
+	expect_rows(st, "SELECT resource, verb, sum(count) FROM resource_counts GROUP BY 1, 2",
+		    NULL, "pods|get|1\npods|list|1\n");
+	expect_rows(st, "SELECT audit_id FROM events ORDER BY id", NULL,
+		    "6f9e0c4a-0001-4d1b-9a55-1e2f3a4b5c01\n6f9e0c4a-0003-4d1b-9a55-1e2f3a4b5c03\n");
+	expect_rows(st,
+		    "SELECT typeof(lt_audit_id_pack(x)) FROM (SELECT '" UUID_P1 "' AS x"
+		    " UNION ALL SELECT upper('" UUID_P1 "') UNION ALL SELECT substr('" UUID_P1
+		    "', 2) UNION ALL SELECT replace('" UUID_P1 "', '-', '_')"
+		    " UNION ALL SELECT replace('" UUID_P1 "', 'a', 'g') UNION ALL SELECT NULL)",
+		    NULL, "blob\ntext\ntext\ntext\ntext\nnull\n");
 	close_store(st);
 }
 
@@ -1834,6 +1935,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_schema_upgrade_raw, teardown),
 	    cmocka_unit_test_teardown(test_raw_compressed, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_identity, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_7, teardown),
 	    cmocka_unit_test_teardown(test_writer_lock_in_process, teardown),
 	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
 	    cmocka_unit_test_teardown(test_other_resources, teardown),

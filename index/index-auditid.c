@@ -1,0 +1,89 @@
+/*
+ * index-auditid.c - auditIDs stored in 16 bytes (schema 7).
+ *
+ * The API server gives each request a random UUID, written as 36 characters of lowercase
+ * hex and dashes; a client may send its own Audit-ID header instead, any string.  The store
+ * keeps the canonical form as the 16 bytes it spells (a blob) and anything else as the text
+ * it is, in audit.audit_id and counted_requests.audit_id.  Packing is a pure function of the
+ * text and a blob never equals a text, so equality on the column is the equality of the
+ * auditIDs, exactly: dedupe (load_is_duplicate, the supersede updates, counted_requests)
+ * needs no other change.  The events view spells a blob back (INDEX_AUDIT_ID_SQL) in plain
+ * SQL, so the sqlite3 shell reads it too; lt_audit_id_pack is the packer in SQL, for the
+ * upgrade of older stores' text rows.
+ */
+#include "index-int.h"
+
+#include <string.h>
+
+/* The canonical UUID: 8-4-4-4-12 lowercase hex digits; the dashes' offsets. */
+enum { AUDITID_TEXT_LEN = 36 };
+static const unsigned char auditid_dash[AUDITID_TEXT_LEN] = {[8] = 1, [13] = 1, [18] = 1, [23] = 1};
+
+/* The value of a lowercase hex digit, or -1 (uppercase is not canonical: kept as text). */
+static int auditid_nibble(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int index_audit_id_pack(unsigned char out[INDEX_AUDIT_ID_BYTES], const char *s, size_t len)
+{
+	size_t o = 0;
+
+	if (s == NULL || len != AUDITID_TEXT_LEN)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		int hi, lo;
+
+		if (auditid_dash[i]) {
+			if (s[i] != '-')
+				return 0;
+			continue;
+		}
+		hi = auditid_nibble(s[i]);
+		lo = i + 1 < len ? auditid_nibble(s[i + 1]) : -1;
+		if (hi < 0 || lo < 0 || auditid_dash[i + 1])
+			return 0;
+		out[o++] = (unsigned char)(hi << 4 | lo);
+		i++;
+	}
+	return o == INDEX_AUDIT_ID_BYTES;
+}
+
+void index_audit_id_bind(sqlite3_stmt *s, int col, const char *p, size_t len)
+{
+	unsigned char b[INDEX_AUDIT_ID_BYTES];
+
+	if (p == NULL)
+		return;
+	if (index_audit_id_pack(b, p, len))
+		sqlite3_bind_blob(s, col, b, (int)sizeof b, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_text(s, col, p, (int)len, SQLITE_STATIC);
+}
+
+/* lt_audit_id_pack(x): x packed when it is a canonical UUID's text, else x as it is. */
+static void auditid_sql(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	unsigned char b[INDEX_AUDIT_ID_BYTES];
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_TEXT &&
+	    index_audit_id_pack(b, (const char *)sqlite3_value_text(argv[0]),
+				(size_t)sqlite3_value_bytes(argv[0])))
+		sqlite3_result_blob(cx, b, (int)sizeof b, SQLITE_TRANSIENT);
+	else
+		sqlite3_result_value(cx, argv[0]);
+}
+
+int index_audit_id_register(struct lt_store *st, struct lt_error *err)
+{
+	if (sqlite3_create_function_v2(st->db, "lt_audit_id_pack", 1,
+				       SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, auditid_sql, NULL,
+				       NULL, NULL) != SQLITE_OK)
+		return index_store_db_error(st, err, "cannot register lt_audit_id_pack");
+	return 0;
+}
