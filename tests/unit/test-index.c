@@ -1442,6 +1442,7 @@ static void test_schema_upgrade(void **state)
 	    "DROP TABLE raw_dicts",
 	    "DROP VIEW events",
 	    "ALTER TABLE audit DROP COLUMN identity_id",
+	    "DROP INDEX audit_names", /* on cluster_id: a schema-4 store had neither */
 	    "ALTER TABLE audit DROP COLUMN cluster_id",
 	    "ALTER TABLE lines DROP COLUMN cluster_id",
 	    "ALTER TABLE sources DROP COLUMN cluster_id",
@@ -1476,8 +1477,9 @@ static void test_schema_upgrade(void **state)
 		    " (SELECT group_concat(cluster_id) FROM audit),"
 		    " (SELECT group_concat(id) FROM clusters),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_old'),"
-		    " (SELECT count(*) FROM pragma_table_info('audit') WHERE name = 'identity_id')",
-		    NULL, "6|0|0|0|1\n");
+		    " (SELECT count(*) FROM pragma_table_info('audit') WHERE name = 'identity_id'),"
+		    " (SELECT count(*) FROM sqlite_master WHERE name = 'audit_names')",
+		    NULL, "6|0|0|0|1|1\n");
 	close_store(st);
 }
 
