@@ -39,6 +39,13 @@
 #define DERIVED_EPISODES_BY_KIND(T)                                                                \
 	"CREATE INDEX IF NOT EXISTS lt_episodes_kind ON lt_episodes(kind, start_us)"
 
+/*
+ * The end of the logs (LT_LEASES_END: max(last_us)), which every query binds, one index seek
+ * instead of a scan of every lease (2 ms of CPU at 3000 leases).  Made at every writable open,
+ * like the views: a store built before it gets it at its next ingest or rebuild.
+ */
+#define DERIVED_LEASES_BY_LAST "CREATE INDEX IF NOT EXISTS lt_leases_last ON lt_leases(last_us)"
+
 /* The states of the leases and nodes views (LT_LEASE_STATE). */
 #define DERIVED_LEASE_STATE LT_LEASE_STATE("l.state", "l.last_renew_us", "l.gap_us", LT_LEASES_END)
 #define DERIVED_NODE_STATE  LT_LEASE_STATE("n.state", "n.last_renew", "n.gap_us", LT_LEASES_END)
@@ -121,17 +128,10 @@
 #define REBUILD_EPISODES 5
 
 static const char *const rebuild_schema[] = {
-    DERIVED_LEASES(""),
-    DERIVED_EPISODES(""),
-    DERIVED_EPISODES_BY_LEASE(""),
-    DERIVED_EPISODES_BY_KIND(""),
-    "DROP VIEW IF EXISTS leases",
-    "DROP VIEW IF EXISTS nodes",
-    "DROP VIEW IF EXISTS episodes",
-    DERIVED_LEASES_VIEW(""),
-    DERIVED_NODES_VIEW(""),
-    DERIVED_EPISODES_VIEW(""),
-    NULL,
+    DERIVED_LEASES(""),		  DERIVED_EPISODES(""),		  DERIVED_EPISODES_BY_LEASE(""),
+    DERIVED_EPISODES_BY_KIND(""), DERIVED_LEASES_BY_LAST,	  "DROP VIEW IF EXISTS leases",
+    "DROP VIEW IF EXISTS nodes",  "DROP VIEW IF EXISTS episodes", DERIVED_LEASES_VIEW(""),
+    DERIVED_NODES_VIEW(""),	  DERIVED_EPISODES_VIEW(""),	  NULL,
 };
 
 static const char *const rebuild_overlay_sql[] = {
