@@ -20,6 +20,7 @@ cd "$(dirname "$0")/.."
 steps=${1:-80}
 runs=${2:-3}
 out=bench/out
+mkdir -p "$out"
 db=${3:-${LEASETRAIL_BENCH_DB:-$out/q.db}}
 [ -s "$db" ] || bash bench/bench-queries.sh >/dev/null
 db=$(realpath "$db")
