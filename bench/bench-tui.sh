@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # TUI responsiveness on the 10-million-event store of bench-queries.sh (issue 6).
 #
-#   bench/bench-tui.sh [STEPS] [RUNS]      (default 80 steps, 3 runs)
+#   bench/bench-tui.sh [STEPS] [RUNS] [DB] [BIN]   (default 80 steps, 3 runs)
 #
-# Builds a Release binary in build-bench-tui/, then runs `leasetrail tui` in a tmux
+# DB: the store (default bench/out/q.db, or $LEASETRAIL_BENCH_DB), opened read-only, e.g. the
+# shared /work/bench-10m/store.db; BIN: the leasetrail to run (default: a Release build of this
+# tree in build-bench-tui/), e.g. an older build for a before figure.
+#
+# Runs `leasetrail tui` in a tmux
 # pane (120x40, like a real terminal) in its measurement mode: it draws the cluster
 # screen, then moves the cursor down STEPS times (j), pages down STEPS times and up
 # STEPS times, each step followed by a full redraw, and writes the timings (from the
@@ -16,11 +20,17 @@ cd "$(dirname "$0")/.."
 steps=${1:-80}
 runs=${2:-3}
 out=bench/out
-db=$out/q.db
+mkdir -p "$out"
+db=${3:-${LEASETRAIL_BENCH_DB:-$out/q.db}}
 [ -s "$db" ] || bash bench/bench-queries.sh >/dev/null
-cmake -S . -B build-bench-tui -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-bench-tui -j2 --target leasetrail >/dev/null
-bin=$PWD/build-bench-tui/cli/leasetrail
+db=$(realpath "$db")
+if [ -n "${4:-}" ]; then
+  bin=$(realpath "$4")
+else
+  cmake -S . -B build-bench-tui -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build-bench-tui -j2 --target leasetrail >/dev/null
+  bin=$PWD/build-bench-tui/cli/leasetrail
+fi
 sock=lt-bench-$$
 tmux_() { tmux -L "$sock" "$@"; }
 trap 'tmux_ kill-server 2>/dev/null || true' EXIT
@@ -47,22 +57,34 @@ bench_run() {
   tmux_ kill-server 2>/dev/null || true
   cat "$file"
   echo "outside_ms $(( (t1 - t0) / 1000000 ))"
+  # the CPU time of a process that opens the store, draws the first screen and exits (no
+  # steps): on a shared machine the steadier figure (perf stat's task-clock)
+  rm -f "$file" "$file.cpu"
+  tmux_ new-session -d -x 120 -y 40 -e LANG=C.UTF-8 -e TERM=xterm-256color \
+    "LEASETRAIL_TUI_BENCH=$file LEASETRAIL_TUI_BENCH_STEPS=0 perf stat -x, -o $file.cpu -e task-clock $bin tui --db $db"
+  for _ in $(seq 1 600); do
+    grep -q task-clock "$file.cpu" 2>/dev/null && break
+    sleep 0.1
+  done
+  tmux_ kill-server 2>/dev/null || true
+  echo "first_screen_cpu_ms $(awk -F, '/task-clock/ {print $1}' "$file.cpu")"
 }
 
 {
   echo "### TUI on a store of $events events, $leases leases ($(date -u +%Y-%m-%d))"
   echo
-  echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB RAM; terminal: tmux $(tmux -V | cut -d' ' -f2), 120x40. Steps per kind: $steps."
+  echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB RAM; terminal: tmux $(tmux -V | cut -d' ' -f2), 120x40. Steps per kind: $steps. Store: $db. Binary: $bin. Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
-  echo "| run | first screen (in the program) ms | first screen seen in tmux ms | j: mean / median / p95 / max ms | PgDn: mean / median / p95 / max ms | PgUp: mean / median / p95 / max ms |"
-  echo "|---|---|---|---|---|---|"
+  echo "| run | first screen (in the program) ms | first screen seen in tmux ms | process CPU to the first screen ms | j: mean / median / p95 / max ms | PgDn: mean / median / p95 / max ms | PgUp: mean / median / p95 / max ms |"
+  echo "|---|---|---|---|---|---|---|"
   for run in $(seq 1 "$runs"); do
     bench_run >"$out/tui-run-$run.txt"
     awk -v run="$run" '
       /^first_screen_ms/ {first = $2}
       /^outside_ms/ {outside = $2}
+      /^first_screen_cpu_ms/ {cpu = $2}
       /^(down|pgdn|pgup) / {v[$1] = sprintf("%.1f / %.1f / %.1f / %.1f", $5, $7, $9, $11)}
-      END {printf "| %d | %.0f | %d | %s | %s | %s |\n", run, first, outside, v["down"], v["pgdn"], v["pgup"]}
+      END {printf "| %d | %.0f | %d | %.1f | %s | %s | %s |\n", run, first, outside, cpu, v["down"], v["pgdn"], v["pgup"]}
     ' "$out/tui-run-$run.txt"
   done
 } | tee "$out/tui.md"

@@ -126,11 +126,12 @@ enum list_col {
 
 /*
  * Successful deletes of the page's Node objects (?1: their name ids as a JSON
- * array), in one pass over the nodes' part of audit_rtv: the verb is in the
- * index, so only the deletes' rows are read.
+ * array): through audit_verbs, the Node deletes alone, where the store has it;
+ * else (the planner's choice) one pass over the nodes' part of audit_rtv, whose
+ * verb column spares reading any row but the deletes'.
  */
 static const char node_deletes_sql[] =
-    "SELECT a.name_id, count(*) FROM audit AS a INDEXED BY audit_rtv"
+    "SELECT a.name_id, count(*) FROM audit AS a"
     " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
     " AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete') AND a.namespace_id IS NULL"
     " AND a.code BETWEEN 200 AND 299 AND a.superseded = 0"

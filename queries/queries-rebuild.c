@@ -39,6 +39,13 @@
 #define DERIVED_EPISODES_BY_KIND(T)                                                                \
 	"CREATE INDEX IF NOT EXISTS lt_episodes_kind ON lt_episodes(kind, start_us)"
 
+/*
+ * The end of the logs (LT_LEASES_END: max(last_us)), which every query binds, one index seek
+ * instead of a scan of every lease (2 ms of CPU at 3000 leases).  Made at every writable open,
+ * like the views: a store built before it gets it at its next ingest or rebuild.
+ */
+#define DERIVED_LEASES_BY_LAST "CREATE INDEX IF NOT EXISTS lt_leases_last ON lt_leases(last_us)"
+
 /* The states of the leases and nodes views (LT_LEASE_STATE). */
 #define DERIVED_LEASE_STATE LT_LEASE_STATE("l.state", "l.last_renew_us", "l.gap_us", LT_LEASES_END)
 #define DERIVED_NODE_STATE  LT_LEASE_STATE("n.state", "n.last_renew", "n.gap_us", LT_LEASES_END)
@@ -56,7 +63,12 @@
 	" (SELECT s FROM strs WHERE id = l.cluster_id) AS cluster, l.cluster_id AS cluster_id"     \
 	" FROM lt_leases AS l"
 
-/* Nodes are the node leases plus node objects that never had a lease; states as in leases. */
+/*
+ * Nodes are the node leases plus node objects that never had a lease; states as in leases.
+ * The Node objects' names come from audit_names, their deletes from audit_verbs (index-schema.c:
+ * a writable open, which writes this view, makes both); the deletes' GROUP BY is on +columns so
+ * that the planner does not walk audit_names for its order, reading every Node request's row.
+ */
 #define DERIVED_NODES_VIEW(T)                                                                      \
 	"CREATE " T "VIEW IF NOT EXISTS nodes AS WITH n AS ("                                      \
 	" SELECT l.id AS lid, l.cluster_id AS cluster_id, l.name_id AS name_id, l.state AS state," \
@@ -80,9 +92,10 @@
 	"  (SELECT s FROM strs WHERE id = n.cluster_id) AS cluster, n.cluster_id AS cluster_id"    \
 	" FROM n LEFT JOIN (SELECT a.cluster_id AS cluster_id, a.name_id AS name_id,"              \
 	"  count(*) AS n FROM audit AS a"                                                          \
-	"  INDEXED BY audit_rtv WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"     \
+	"  WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                          \
 	"  AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete') AND a.namespace_id IS NULL"    \
-	"  AND a.code BETWEEN 200 AND 299 AND a.superseded = 0 GROUP BY a.cluster_id, a.name_id)"  \
+	"  AND a.code BETWEEN 200 AND 299 AND a.superseded = 0 GROUP BY +a.cluster_id, "           \
+	"+a.name_id)"                                                                              \
 	"  AS d ON d.name_id = n.name_id AND d.cluster_id = n.cluster_id"
 
 #define DERIVED_EPISODES_VIEW(T)                                                                   \
@@ -115,17 +128,10 @@
 #define REBUILD_EPISODES 5
 
 static const char *const rebuild_schema[] = {
-    DERIVED_LEASES(""),
-    DERIVED_EPISODES(""),
-    DERIVED_EPISODES_BY_LEASE(""),
-    DERIVED_EPISODES_BY_KIND(""),
-    "DROP VIEW IF EXISTS leases",
-    "DROP VIEW IF EXISTS nodes",
-    "DROP VIEW IF EXISTS episodes",
-    DERIVED_LEASES_VIEW(""),
-    DERIVED_NODES_VIEW(""),
-    DERIVED_EPISODES_VIEW(""),
-    NULL,
+    DERIVED_LEASES(""),		  DERIVED_EPISODES(""),		  DERIVED_EPISODES_BY_LEASE(""),
+    DERIVED_EPISODES_BY_KIND(""), DERIVED_LEASES_BY_LAST,	  "DROP VIEW IF EXISTS leases",
+    "DROP VIEW IF EXISTS nodes",  "DROP VIEW IF EXISTS episodes", DERIVED_LEASES_VIEW(""),
+    DERIVED_NODES_VIEW(""),	  DERIVED_EPISODES_VIEW(""),	  NULL,
 };
 
 static const char *const rebuild_overlay_sql[] = {

@@ -1442,6 +1442,8 @@ static void test_schema_upgrade(void **state)
 	    "DROP TABLE raw_dicts",
 	    "DROP VIEW events",
 	    "ALTER TABLE audit DROP COLUMN identity_id",
+	    "DROP INDEX audit_names", /* on cluster_id: a schema-4 store had neither */
+	    "DROP INDEX audit_verbs",
 	    "ALTER TABLE audit DROP COLUMN cluster_id",
 	    "ALTER TABLE lines DROP COLUMN cluster_id",
 	    "ALTER TABLE sources DROP COLUMN cluster_id",
@@ -1471,13 +1473,15 @@ static void test_schema_upgrade(void **state)
 	assert_non_null(strstr(err.msg, "schema 4, older than this leasetrail's 7"));
 	assert_non_null(strstr(err.msg, "leasetrail rebuild --db"));
 	st = open_store(dir);
-	expect_rows(st,
-		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
-		    " (SELECT group_concat(cluster_id) FROM audit),"
-		    " (SELECT group_concat(id) FROM clusters),"
-		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_old'),"
-		    " (SELECT count(*) FROM pragma_table_info('audit') WHERE name = 'identity_id')",
-		    NULL, "7|0|0|0|1\n");
+	expect_rows(
+	    st,
+	    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+	    " (SELECT group_concat(cluster_id) FROM audit),"
+	    " (SELECT group_concat(id) FROM clusters),"
+	    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_old'),"
+	    " (SELECT count(*) FROM pragma_table_info('audit') WHERE name = 'identity_id'),"
+	    " (SELECT count(*) FROM sqlite_master WHERE name IN ('audit_names', 'audit_verbs'))",
+	    NULL, "7|0|0|0|1|2\n");
 	close_store(st);
 }
 
