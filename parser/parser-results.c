@@ -553,6 +553,11 @@ static void res_bq_proto(struct parser_res_decoder *d, const struct parser_res_c
 	lt_buf_printf(b, ",\"authenticationInfo\":{");
 	sep = "";
 	res_bq_put(d, &sep, "principalEmail", c, n, BQ_PP "authenticationInfo.principalEmail", 's');
+	/* who, really (parser-gke.c reads both into the identity); a REPEATED RECORD is JSON */
+	res_bq_put(d, &sep, "principalSubject", c, n, BQ_PP "authenticationInfo.principalSubject",
+		   's');
+	res_bq_put(d, &sep, "serviceAccountDelegationInfo", c, n,
+		   BQ_PP "authenticationInfo.serviceAccountDelegationInfo", 'j');
 	lt_buf_printf(b, "},\"requestMetadata\":{");
 	sep = "";
 	res_bq_put(d, &sep, "callerIp", c, n, BQ_PP "requestMetadata.callerIp", 's');

@@ -252,6 +252,59 @@ static void test_bigquery_json(void **state)
 	parser_res_envelope.decoder_free(d);
 }
 
+/*
+ * The identity survives a BigQuery export: authenticationInfo's principalSubject and the
+ * delegation chain (a REPEATED RECORD, so a JSON array in the row) reach the event as in a
+ * LogEntry read whole (test-clouds.c's test_gke_identity).
+ */
+static void test_bigquery_identity(void **state)
+{
+	static const char deleg[] =
+	    "{\"logName\":\"projects/p/logs/cloudaudit.googleapis.com%2Factivity\","
+	    "\"protopayload_auditlog\":{\"serviceName\":\"k8s.io\",\"methodName\":"
+	    "\"io.k8s.core.v1.nodes.delete\",\"resourceName\":\"core/v1/nodes/n1\","
+	    "\"authenticationInfo\":{\"principalEmail\":\"deployer@p.iam.gserviceaccount.com\","
+	    "\"principalSubject\":\"serviceAccount:deployer@p.iam.gserviceaccount.com\","
+	    "\"serviceAccountDelegationInfo\":[{\"firstPartyPrincipal\":{\"principalEmail\":"
+	    "\"alice@example.com\"}}]},\"status\":{\"code\":\"0\"}},"
+	    "\"timestamp\":\"2024-04-05 05:50:00 UTC\",\"operation\":{\"id\":\"op2\"}}";
+	static const char subject[] =
+	    "{\"logName\":\"l\",\"protopayload_auditlog\":{\"serviceName\":\"k8s.io\","
+	    "\"methodName\":\"io.k8s.core.v1.nodes.delete\",\"resourceName\":\"core/v1/nodes/n1\","
+	    "\"authenticationInfo\":{\"principalEmail\":\"u\",\"principalSubject\":"
+	    "\"principal://iam.googleapis.com/locations/global/workforcePools/w/subject/bob\","
+	    "\"serviceAccountDelegationInfo\":null},\"status\":{\"code\":\"0\"}},"
+	    "\"timestamp\":\"2024-04-05 05:50:00 UTC\",\"operation\":{\"id\":\"op3\"}}";
+	static const struct {
+		const char *row;
+		size_t len;
+		const char *identity;
+	} cases[] = {
+	    {deleg, sizeof deleg - 1, "via=alice@example.com"},
+	    {subject, sizeof subject - 1,
+	     "subject=principal://iam.googleapis.com/locations/global/workforcePools/w/subject/"
+	     "bob"},
+	};
+	void *d = parser_res_envelope.decoder_new();
+	struct parser_audit_decoder *ad = parser_audit_decoder_new();
+	struct parser_env_record rec;
+	struct lt_audit_event ev;
+	char reason[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		if (parser_res_envelope.decode(d, &rec, cases[i].row, cases[i].len, reason,
+					       sizeof reason) != 0)
+			fail_msg("case %zu: %s", i, reason);
+		decode_event(ad, &ev, &rec);
+		if (!lt_str_eq(ev.identity, cases[i].identity))
+			fail_msg("case %zu: identity '%.*s', want '%s'", i, (int)ev.identity.len,
+				 ev.identity.ptr ? ev.identity.ptr : "", cases[i].identity);
+	}
+	parser_audit_decoder_free(ad);
+	parser_res_envelope.decoder_free(d);
+}
+
 /* ---- CSV ---------------------------------------------------------------- */
 
 struct rows {
@@ -415,6 +468,7 @@ int main(void)
 	    cmocka_unit_test(test_refusals),
 	    cmocka_unit_test(test_lines),
 	    cmocka_unit_test(test_bigquery_json),
+	    cmocka_unit_test(test_bigquery_identity),
 	    cmocka_unit_test(test_csv_portal),
 	    cmocka_unit_test(test_csv_sniff),
 	    cmocka_unit_test(test_rest),
