@@ -8,48 +8,23 @@
 #   bash tests/e2e/test-tui-strip.sh BIN CORPUS SAMPLES TMP
 set -euo pipefail
 bin=$1 samples=$3 tmp=$4
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rm -rf "$tmp" && mkdir -p "$tmp" && cd "$tmp"
-sock=lt-strip-$$-0 socks=()
-tm() { tmux -L "$sock" "$@"; }
-cleanup() {
-  local s
-  for s in "${socks[@]}"; do
-    tmux -L "$s" kill-server 2>/dev/null || true
-    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$s"
-  done
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  echo "--- screen:" >&2
-  tm capture-pane -p >&2 2>/dev/null || true
-  exit 1
-}
-command -v tmux >/dev/null || fail "tmux is not installed"
+tui_sock=lt-strip
+. "$here/tui-lib.sh"
 
 # start DB [TUI OPTIONS...]: the TUI on DB in a fresh 120x40 session; when it exits, the pane
 # prints its status and whether the tty is back in cooked mode with echo
 start() {
   local db=$1
   shift
-  tm kill-server 2>/dev/null || true
-  sock=lt-strip-$$-${#socks[@]}
-  socks+=("$sock")
+  tui_new_server
   tm new-session -d -x 120 -y 40 -e LANG=C.UTF-8 -e TERM=xterm-256color \
     "$bin tui --db $db $* 2>$tmp/tui.err; echo EXIT=\$?;
      echo \"TTY \$(stty -a | tr ' ' '\n' | grep -x -e icanon -e echo | tr '\n' ' ')END\";
      sleep 600"
   wait_for 'leasetrail | Cluster'
 }
-wait_for() {
-  local i
-  for i in $(seq 1 $(( ${2:-15} * 20 ))); do
-    tm capture-pane -p 2>/dev/null | grep -qF -- "$1" && return 0
-    sleep 0.05
-  done
-  fail "'$1' did not appear"
-}
-screen() { tm capture-pane -p; }
 # only SGR (ESC [ ... m) may reach the pane: anything else left after removing them fails
 sgr_only() {
   tm capture-pane -p -e | perl -pe 's/\e\[[0-9;:]*m//g' | grep -q $'\e' &&

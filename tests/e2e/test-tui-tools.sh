@@ -9,33 +9,16 @@
 #   bash tests/e2e/test-tui-tools.sh BIN CORPUS SAMPLES TMP
 set -euo pipefail
 bin=$1 samples=$3 tmp=$4
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rm -rf "$tmp" && mkdir -p "$tmp" && cd "$tmp"
-# Each start gets its own tmux server (see test-tui.sh: a dying server's socket fails clients).
-sock=lt-tools-$$-0 socks=()
-tm() { tmux -L "$sock" "$@"; }
-cleanup() {
-  local s
-  for s in "${socks[@]}"; do
-    tmux -L "$s" kill-server 2>/dev/null || true
-    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$s"
-  done
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  echo "--- screen:" >&2
-  tm capture-pane -p >&2 2>/dev/null || true
-  exit 1
-}
-command -v tmux >/dev/null || fail "tmux is not installed"
+tui_sock=lt-tools
+. "$here/tui-lib.sh"
 
 # start [TUI OPTION...]: the TUI in a fresh 120x40 session; when it exits, the pane prints its
 # status and whether the tty is back in cooked mode with echo.  set-clipboard on: an
 # application's OSC 52 lands in tmux's buffer, where y's copy can be read back.
 start() {
-  tm kill-server 2>/dev/null || true
-  sock=lt-tools-$$-${#socks[@]}
-  socks+=("$sock")
+  tui_new_server
   tm -f /dev/null new-session -d -x 120 -y 40 -e LANG=C.UTF-8 -e TERM=xterm-256color \
     "$bin tui --db $tmp/s.db $* 2>$tmp/tui.err; echo EXIT=\$?;
      echo \"TTY \$(stty -a | tr ' ' '\n' | grep -x -e icanon -e echo | tr '\n' ' ')END\";
@@ -44,17 +27,6 @@ start() {
   wait_for 'leasetrail | Cluster'
 }
 
-# wait_for TEXT [SECONDS]: poll the screen until TEXT (fixed string) is on it
-wait_for() {
-  local i
-  for i in $(seq 1 $(( ${2:-15} * 20 ))); do
-    tm capture-pane -p 2>/dev/null | grep -qF -- "$1" && return 0
-    sleep 0.05
-  done
-  fail "'$1' did not appear"
-}
-
-screen() { tm capture-pane -p; }
 # the line under the cursor (drawn in reverse video), without its escapes
 # (reverse from the row's first cell: a strip's D cell is reverse video too)
 selected() { tm capture-pane -p -e | grep -aE $'^(\e\\[[0-9;]*m)*\e\\[([0-9]+;)*7m' | grep -av 'leasetrail |' |

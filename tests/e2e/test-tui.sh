@@ -8,35 +8,17 @@
 #   bash tests/e2e/test-tui.sh BIN CORPUS SAMPLES TMP
 set -euo pipefail
 bin=$1 samples=$3 tmp=$4
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rm -rf "$tmp" && mkdir -p "$tmp" && cd "$tmp"
-# Each start gets its own tmux server: kill-server returns before the old server has gone,
-# and a client that reaches its dying socket fails with "server exited unexpectedly".
-sock=lt-test-$$-0 socks=()
-tm() { tmux -L "$sock" "$@"; }
-cleanup() {
-  local s
-  for s in "${socks[@]}"; do
-    tmux -L "$s" kill-server 2>/dev/null || true
-    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$s"
-  done
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  echo "--- screen:" >&2
-  tm capture-pane -p >&2 2>/dev/null || true
-  exit 1
-}
-command -v tmux >/dev/null || fail "tmux is not installed"
+tui_sock=lt-test
+. "$here/tui-lib.sh"
 
 "$bin" ingest -q --db "$tmp/s.db" "$samples/audit" >/dev/null
 
 # start [ENV=VALUE...]: the TUI in a fresh 120x40 session; its pid goes to tui.pid; when it
 # exits, the pane prints its status and whether the tty is back in cooked mode with echo.
 start() {
-  tm kill-server 2>/dev/null || true
-  sock=lt-test-$$-${#socks[@]}
-  socks+=("$sock")
+  tui_new_server
   rm -f tui.pid
   tm new-session -d -x 120 -y 40 -e LANG=C.UTF-8 -e TERM=xterm-256color \
     "env $* sh -c 'echo \$\$ >$tmp/tui.pid; exec $bin tui --db $tmp/s.db' 2>$tmp/tui.err;
@@ -45,27 +27,6 @@ start() {
   wait_for 'leasetrail | Cluster'
 }
 
-# wait_for TEXT [SECONDS]: poll the screen until TEXT (fixed string) is on it
-wait_for() {
-  local i
-  for i in $(seq 1 $(( ${2:-15} * 20 ))); do
-    tm capture-pane -p 2>/dev/null | grep -qF -- "$1" && return 0
-    sleep 0.05
-  done
-  fail "'$1' did not appear"
-}
-
-# wait_gone TEXT: poll until TEXT is no longer on the screen
-wait_gone() {
-  local i
-  for i in $(seq 1 300); do
-    tm capture-pane -p 2>/dev/null | grep -qF -- "$1" || return 0
-    sleep 0.05
-  done
-  fail "'$1' did not go away"
-}
-
-screen() { tm capture-pane -p; }
 
 # ---- the cluster screen: the deleted node's 404 run in its heartbeat strip
 start ASAN_OPTIONS=detect_leaks=1

@@ -1,0 +1,52 @@
+# The tmux harness of the TUI's e2e scripts (test-tui.sh, test-tui-strip.sh, test-tui-tools.sh):
+# sourced after `cd "$tmp"`, with tui_sock naming the script's tmux servers.
+#
+# Each start gets its own tmux server (tui_new_server): kill-server returns before the old
+# server has gone, and a client that reaches its dying socket fails with "server exited
+# unexpectedly".  Every server is killed, and its socket removed, when the script exits.
+sock=$tui_sock-$$-0 socks=()
+tm() { tmux -L "$sock" "$@"; }
+tui_cleanup() {
+  local s
+  for s in "${socks[@]}"; do
+    tmux -L "$s" kill-server 2>/dev/null || true
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$s"
+  done
+}
+trap tui_cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  echo "--- screen:" >&2
+  tm capture-pane -p >&2 2>/dev/null || true
+  exit 1
+}
+command -v tmux >/dev/null || fail "tmux is not installed"
+
+# tui_new_server: the last server killed, the next start's socket named and remembered
+tui_new_server() {
+  tm kill-server 2>/dev/null || true
+  sock=$tui_sock-$$-${#socks[@]}
+  socks+=("$sock")
+}
+
+# wait_for TEXT [SECONDS]: poll the screen until TEXT (fixed string) is on it
+wait_for() {
+  local i
+  for i in $(seq 1 $(( ${2:-15} * 20 ))); do
+    tm capture-pane -p 2>/dev/null | grep -qF -- "$1" && return 0
+    sleep 0.05
+  done
+  fail "'$1' did not appear"
+}
+
+# wait_gone TEXT: poll until TEXT is no longer on the screen
+wait_gone() {
+  local i
+  for i in $(seq 1 300); do
+    tm capture-pane -p 2>/dev/null | grep -qF -- "$1" || return 0
+    sleep 0.05
+  done
+  fail "'$1' did not go away"
+}
+
+screen() { tm capture-pane -p; }
