@@ -252,14 +252,7 @@ tm send-keys Q
 wait_for 'EXIT=0'
 
 # ---- a generated NotReady cluster: f on a row's kubelet lines, a line marked and opened
-gen=${LT_GEN:-$(dirname "$bin")/../samples/lt-gen}
-[ -x "$gen" ] || fail "no lt-gen at $gen (set LT_GEN)"
-rm -f "$tmp/s.db" "$tmp/s.db-wal" "$tmp/s.db-shm"
-mkdir -p gen/logs
-"$gen" --nodes 20 --minutes 30 --stories steady -o gen/steady.log
-"$gen" --health partition,kubelet-stop --seed 2 --nodes 2 --minutes 30 -o gen/h.log \
-  --journal-dir gen/logs
-"$bin" ingest -q --db "$tmp/s.db" gen/steady.log gen/h.log.1 gen/h.log.2 gen/logs >/dev/null
+tui_gen_cluster 20
 start
 wait_for 'NODES (22)'
 tm send-keys Enter

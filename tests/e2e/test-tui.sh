@@ -206,14 +206,7 @@ wait_for 'EXIT=0'
 
 # ---- a generated cluster (lt-gen): 60 steady nodes and 2 with incidents, one of which has two
 # NotReady windows; it sorts after the 60 by name, so off a 40-row screen: it opens first
-gen=${LT_GEN:-$(dirname "$bin")/../samples/lt-gen}
-[ -x "$gen" ] || fail "no lt-gen at $gen (set LT_GEN)"
-rm -f "$tmp/s.db" "$tmp/s.db-wal" "$tmp/s.db-shm"
-mkdir -p gen/logs
-"$gen" --nodes 60 --minutes 30 --stories steady -o gen/steady.log
-"$gen" --health partition,kubelet-stop --seed 2 --nodes 2 --minutes 30 -o gen/h.log \
-  --journal-dir gen/logs
-"$bin" ingest -q --db "$tmp/s.db" gen/steady.log gen/h.log.1 gen/h.log.2 gen/logs >/dev/null
+tui_gen_cluster 60
 start
 wait_for 'NODES (62)'
 screen | grep -q ' rows, by problems first' || fail "not opened problems first"

@@ -50,3 +50,16 @@ wait_gone() {
 }
 
 screen() { tm capture-pane -p; }
+
+# tui_gen_cluster STEADY: $tmp/s.db made anew from lt-gen: STEADY steady nodes and 2 with
+# incidents (a partition and a stopped kubelet, one node NotReady twice), audit and journals
+tui_gen_cluster() {
+  local gen=${LT_GEN:-$(dirname "$bin")/../samples/lt-gen}
+  [ -x "$gen" ] || fail "no lt-gen at $gen (set LT_GEN)"
+  rm -rf "$tmp/s.db" "$tmp/s.db-wal" "$tmp/s.db-shm" gen
+  mkdir -p gen/logs
+  "$gen" --nodes "$1" --minutes 30 --stories steady -o gen/steady.log
+  "$gen" --health partition,kubelet-stop --seed 2 --nodes 2 --minutes 30 -o gen/h.log \
+    --journal-dir gen/logs
+  "$bin" ingest -q --db "$tmp/s.db" gen/steady.log gen/h.log.1 gen/h.log.2 gen/logs >/dev/null
+}
