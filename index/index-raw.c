@@ -247,8 +247,8 @@ static int raw_write(struct index_raw_writer *w, int64_t id, const char *p, size
 	return 0;
 }
 
-/* Stores a trained dictionary in raw_dicts; w->dict_id its id. */
-static int raw_save_dict(struct index_raw_writer *w, const void *dict, size_t n,
+/* Stores a trained dictionary in raw_dicts; *id its id. */
+static int raw_save_dict(struct index_raw_writer *w, const void *dict, size_t n, int64_t *id,
 			 struct lt_error *err)
 {
 	sqlite3_stmt *q;
@@ -265,7 +265,7 @@ static int raw_save_dict(struct index_raw_writer *w, const void *dict, size_t n,
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
 		return index_store_db_error(w->st, err, "cannot store a raw records' dictionary");
-	w->dict_id = sqlite3_last_insert_rowid(w->st->db);
+	*id = sqlite3_last_insert_rowid(w->st->db);
 	return 0;
 }
 
@@ -320,14 +320,15 @@ static int raw_train(struct index_raw_writer *w, struct lt_error *err)
 	size_t cap = w->samples.len / 16 < RAW_DICT_BYTES ? w->samples.len / 16 : RAW_DICT_BYTES;
 	void *dict;
 	size_t got;
+	int64_t id;
 	int rc = 0;
 
 	if (w->samples.len < RAW_TRAIN_MIN_BYTES || w->nsamples < 8)
 		return raw_borrow(w, err);
 	dict = lt_xmalloc(cap);
 	got = ZDICT_trainFromBuffer(dict, cap, w->samples.ptr, w->sizes, (unsigned)w->nsamples);
-	if (!ZDICT_isError(got) && (rc = raw_save_dict(w, dict, got, err)) == 0)
-		rc = raw_use_dict(w, dict, got, sqlite3_last_insert_rowid(w->st->db), err);
+	if (!ZDICT_isError(got) && (rc = raw_save_dict(w, dict, got, &id, err)) == 0)
+		rc = raw_use_dict(w, dict, got, id, err);
 	free(dict);
 	return rc;
 }
