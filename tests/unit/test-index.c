@@ -1238,6 +1238,29 @@ static void open_fails(const char *path, int flags, int want, struct lt_error *e
 	assert_int_equal(err->code, want);
 }
 
+/*
+ * Takes the store st (of dir) back to an older schema with the statements sql (n of them, run
+ * on its own connection, where lt_raw() is), closes it, checks that a read-only open refuses
+ * it naming older ("schema 5"), and returns it opened for writing: upgraded.
+ */
+static struct lt_store *reopen_downgraded(struct lt_store *st, const char *dir,
+					  const char *const *sql, size_t n, const char *older)
+{
+	char db[PATH_SIZE], want[64];
+	struct lt_error err = {0};
+
+	for (size_t i = 0; i < n; i++)
+		free(q_rows(st, sql[i], NULL));
+	close_store(st);
+	path_join(db, dir, "store.db");
+	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
+	snprintf(want, sizeof want, "%s, older than this leasetrail's 7", older);
+	if (strstr(err.msg, want) == NULL)
+		fail_msg("want '%s' in '%s'", want, err.msg);
+	assert_non_null(strstr(err.msg, "leasetrail rebuild --db"));
+	return open_store(dir);
+}
+
 /* Files that are not our store are refused with a clear message and left as they were. */
 static void test_open_refuses_foreign(void **state)
 {
@@ -1451,28 +1474,18 @@ static void test_schema_upgrade(void **state)
 	    "CREATE TABLE lt_old(x)", /* a derived table of the old rules */
 	    "UPDATE meta SET value = '4' WHERE key = 'schema'",
 	};
-	char dir[PATH_SIZE], db[PATH_SIZE], log[PATH_SIZE];
+	char dir[PATH_SIZE], log[PATH_SIZE];
 	struct lt_ingest_totals t = {0};
-	struct lt_error err = {0};
 	struct lt_store *st;
 	struct seen s;
-	sqlite3 *raw;
 
 	(void)state;
 	case_dir(dir, "schema-upgrade");
 	write_file(log, dir, "audit.log", LEASE("up1", DONE, "") "\n");
 	st = open_store(dir);
 	ingest_ok(st, log, &s, &t);
-	close_store(st);
-	path_join(db, dir, "store.db");
-	assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
-	for (size_t i = 0; i < sizeof downgrade / sizeof *downgrade; i++)
-		assert_int_equal(sqlite3_exec(raw, downgrade[i], NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(raw);
-	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	assert_non_null(strstr(err.msg, "schema 4, older than this leasetrail's 7"));
-	assert_non_null(strstr(err.msg, "leasetrail rebuild --db"));
-	st = open_store(dir);
+	st =
+	    reopen_downgraded(st, dir, downgrade, sizeof downgrade / sizeof *downgrade, "schema 4");
 	expect_rows(
 	    st,
 	    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
@@ -1516,9 +1529,8 @@ static void test_schema_upgrade_raw(void **state)
 	    "ALTER TABLE audit DROP COLUMN obj_uid_id",
 	    "UPDATE meta SET value = '5' WHERE key = 'schema'",
 	};
-	char dir[PATH_SIZE], db[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], *want;
+	char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], *want;
 	struct lt_ingest_totals t = {0};
-	struct lt_error err = {0};
 	struct lt_store *st;
 	struct seen s;
 	char *got;
@@ -1531,13 +1543,7 @@ static void test_schema_upgrade_raw(void **state)
 	ingest_ok(st, a, &s, &t);
 	want = q_rows(st, "SELECT id, request_uri, uid FROM events ORDER BY id", NULL);
 	/* what schema 5 wrote: text raw records, request URIs and uids as text, no raw_dicts */
-	for (size_t i = 0; i < sizeof to5 / sizeof *to5; i++)
-		free(q_rows(st, to5[i], NULL));
-	close_store(st);
-	path_join(db, dir, "store.db");
-	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	assert_non_null(strstr(err.msg, "schema 5, older than this leasetrail's 7"));
-	st = open_store(dir);
+	st = reopen_downgraded(st, dir, to5, sizeof to5 / sizeof *to5, "schema 5");
 	expect_rows(st,
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT count(*) FROM raw_dicts), (SELECT group_concat(typeof(json))"
@@ -1647,12 +1653,10 @@ static void test_schema_upgrade_identity(void **state)
 	    "CREATE TABLE lt_kept(x)", /* a derived table: still right, kept */
 	    "UPDATE meta SET value = '5' WHERE key = 'schema'",
 	};
-	char dir[PATH_SIZE], db[PATH_SIZE], log[PATH_SIZE], log2[PATH_SIZE];
+	char dir[PATH_SIZE], log[PATH_SIZE], log2[PATH_SIZE];
 	struct lt_ingest_totals t = {0};
-	struct lt_error err = {0};
 	struct lt_store *st;
 	struct seen s;
-	sqlite3 *raw;
 
 	(void)state;
 	case_dir(dir, "schema-upgrade-identity");
@@ -1665,15 +1669,8 @@ static void test_schema_upgrade_identity(void **state)
 	    LEASE("id2", DONE, ",\"user\":{\"username\":\"a\",\"extra\":{\"oid\":[\"o2\"]}}") "\n");
 	st = open_store(dir);
 	ingest_ok(st, log, &s, &t);
-	close_store(st);
-	path_join(db, dir, "store.db");
-	assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
-	for (size_t i = 0; i < sizeof downgrade / sizeof *downgrade; i++)
-		assert_int_equal(sqlite3_exec(raw, downgrade[i], NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(raw);
-	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	assert_non_null(strstr(err.msg, "schema 5, older than this leasetrail's 7"));
-	st = open_store(dir);
+	st =
+	    reopen_downgraded(st, dir, downgrade, sizeof downgrade / sizeof *downgrade, "schema 5");
 	ingest_ok(st, log2, &s, &t);
 	expect_rows(st,
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
@@ -1718,10 +1715,9 @@ static void test_schema_upgrade_7(void **state)
 	    "ALTER TABLE lines DROP COLUMN klog_d",
 	    "UPDATE meta SET value = '6' WHERE key = 'schema'",
 	};
-	char dir[PATH_SIZE], db[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], k1[PATH_SIZE];
+	char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], k1[PATH_SIZE];
 	char k2[PATH_SIZE], *want, *want_lines;
 	struct lt_ingest_totals t = {0};
-	struct lt_error err = {0};
 	struct lt_store *st;
 	struct seen s;
 
@@ -1748,13 +1744,7 @@ static void test_schema_upgrade_7(void **state)
 		    " (SELECT group_concat(typeof(audit_id)) FROM counted_requests)",
 		    NULL, "blob|text,blob\n");
 	want = q_rows(st, "SELECT id, audit_id FROM events ORDER BY id", NULL);
-	for (size_t i = 0; i < sizeof to6 / sizeof *to6; i++)
-		free(q_rows(st, to6[i], NULL));
-	close_store(st);
-	path_join(db, dir, "store.db");
-	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	assert_non_null(strstr(err.msg, "schema 6, older than this leasetrail's 7"));
-	st = open_store(dir);
+	st = reopen_downgraded(st, dir, to6, sizeof to6 / sizeof *to6, "schema 6");
 	expect_rows(st,
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT group_concat(typeof(audit_id)) FROM audit),"
