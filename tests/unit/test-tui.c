@@ -899,15 +899,13 @@ static int64_t hist_check(struct lt_store *st, int64_t from, int64_t bin, size_t
  * altered in the minutes shows in minute bins only), and counts not
  * current are not read at all.
  */
-static void test_browse_hist_kept(void **state)
+static void hist_kept_check(struct lt_store *st)
 {
-	struct lt_store *st = notready_store();
 	struct lt_error err = {0};
 	struct lt_hist h;
 	int64_t first, last, min0, sec0, total, ev, er;
 	size_t nmin;
 
-	(void)state;
 	assert_int_equal(lt_browse_span(&first, &last, st, &err), 0);
 	min0 = first - first % (60 * SEC);
 	sec0 = first - first % SEC;
@@ -940,6 +938,32 @@ static void test_browse_hist_kept(void **state)
 	assert_int_equal(lt_rebuild_all(st, &err), 0);
 	assert_int_equal(hist_check(st, min0, 60 * SEC, nmin), total);
 	assert_true(hist_check(st, sec0, SEC, 120) > 0);
+}
+
+static void test_browse_hist_kept(void **state)
+{
+	struct lt_store *st = notready_store();
+
+	(void)state;
+	hist_kept_check(st);
+	lt_store_free(st);
+}
+
+/*
+ * The same on a store of lt-gen's logs that tests/e2e/hist-gen.sh makes and
+ * names in LT_HIST_GEN_DB (skipped without it: unit.tui alone has no lt-gen).
+ */
+static void test_browse_hist_kept_gen(void **state)
+{
+	const char *db = getenv("LT_HIST_GEN_DB");
+	struct lt_error err = {0};
+	struct lt_store *st = NULL;
+
+	(void)state;
+	if (db == NULL)
+		skip();
+	assert_int_equal(lt_store_open(&st, db, 0, &err), 0);
+	hist_kept_check(st);
 	lt_store_free(st);
 }
 
@@ -1349,12 +1373,13 @@ int main(void)
 	    cmocka_unit_test(test_base64),	cmocka_unit_test(test_cmd_table),
 	};
 	const struct CMUnitTest browse[] = {
-	    cmocka_unit_test(test_browse_list),	      cmocka_unit_test(test_browse_sort),
-	    cmocka_unit_test(test_buckets_not_ready), cmocka_unit_test(test_browse_not_ready),
-	    cmocka_unit_test(test_browse_filter),     cmocka_unit_test(test_browse_find),
-	    cmocka_unit_test(test_browse_episodes),   cmocka_unit_test(test_browse_timeline),
-	    cmocka_unit_test(test_browse_events),     cmocka_unit_test(test_browse_canned),
-	    cmocka_unit_test(test_browse_hist),	      cmocka_unit_test(test_browse_hist_kept),
+	    cmocka_unit_test(test_browse_list),		 cmocka_unit_test(test_browse_sort),
+	    cmocka_unit_test(test_buckets_not_ready),	 cmocka_unit_test(test_browse_not_ready),
+	    cmocka_unit_test(test_browse_filter),	 cmocka_unit_test(test_browse_find),
+	    cmocka_unit_test(test_browse_episodes),	 cmocka_unit_test(test_browse_timeline),
+	    cmocka_unit_test(test_browse_events),	 cmocka_unit_test(test_browse_canned),
+	    cmocka_unit_test(test_browse_hist),		 cmocka_unit_test(test_browse_hist_kept),
+	    cmocka_unit_test(test_browse_hist_kept_gen),
 	};
 	int failed = cmocka_run_group_tests_name("tui view", view, NULL, NULL);
 
