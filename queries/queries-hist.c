@@ -36,38 +36,33 @@ static const char hist_events_sql[] =
 #define HIST_SEC_US 1000000
 #define HIST_MIN_US (60 * HIST_SEC_US)
 
-/* The floor of x / d in SQL, for times before 1970 too (SQLite's / truncates). */
-#define HIST_FLOOR(x, d) "((" x " - ((" x " % " d ") + " d ") % " d ") / " d ")"
-
 /*
  * The counts per second, then per minute (from those); few rows: one per
  * second or minute that has events.  Rebuilt whole, as superseding an
  * audit event or re-dating a log line moves counts anywhere in time.
  */
 static const char *const hist_schema[] = {
-    "CREATE TABLE IF NOT EXISTS lt_hist_sec(t INTEGER PRIMARY KEY, events INTEGER NOT NULL,"
-    " errors INTEGER NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS lt_hist_min(t INTEGER PRIMARY KEY, events INTEGER NOT NULL,"
-    " errors INTEGER NOT NULL)",
+    ("CREATE TABLE IF NOT EXISTS lt_hist_sec(t INTEGER PRIMARY KEY, events INTEGER NOT NULL,"
+     " errors INTEGER NOT NULL)"),
+    ("CREATE TABLE IF NOT EXISTS lt_hist_min(t INTEGER PRIMARY KEY, events INTEGER NOT NULL,"
+     " errors INTEGER NOT NULL)"),
     NULL,
 };
 
+/* t is the second (the minute) since the epoch, floored: SQLite's / truncates before 1970. */
 static const char *const hist_rebuild_sql[] = {
     "DELETE FROM lt_hist_sec",
     "DELETE FROM lt_hist_min",
     ("INSERT INTO lt_hist_sec SELECT t, sum(n), sum(e) FROM ("
-     " SELECT " HIST_FLOOR(
-	 "a.stage_us", "1000000") " AS t, count(*) AS n,"
-				  " coalesce(sum(a.code >= 400), 0) AS e FROM audit AS a WHERE "
-				  "a.superseded = 0 GROUP BY 1"
-				  " UNION ALL"
-				  " SELECT " HIST_FLOOR(
-				      "g.ts_us", "1000000") ", count(*),"
-							    " coalesce(sum(g.severity IN ('E', "
-							    "'F')), 0) FROM lines AS g GROUP BY 1"
-							    ") GROUP BY t"),
-    ("INSERT INTO lt_hist_min SELECT " HIST_FLOOR("t", "60") ", sum(events), sum(errors)"
-							     " FROM lt_hist_sec GROUP BY 1"),
+     " SELECT (a.stage_us - (a.stage_us % 1000000 + 1000000) % 1000000) / 1000000 AS t,"
+     " count(*) AS n, coalesce(sum(a.code >= 400), 0) AS e"
+     " FROM audit AS a WHERE a.superseded = 0 GROUP BY 1"
+     " UNION ALL"
+     " SELECT (g.ts_us - (g.ts_us % 1000000 + 1000000) % 1000000) / 1000000, count(*),"
+     " coalesce(sum(g.severity IN ('E', 'F')), 0) FROM lines AS g GROUP BY 1"
+     ") GROUP BY t"),
+    ("INSERT INTO lt_hist_min SELECT (t - (t % 60 + 60) % 60) / 60, sum(events), sum(errors)"
+     " FROM lt_hist_sec GROUP BY 1"),
     NULL,
 };
 
@@ -97,10 +92,12 @@ static const struct hist_table {
 	int64_t unit_us;
 	const char *sql;
 } hist_tables[] = {
-    {HIST_MIN_US, "SELECT (t * ?4 - ?1) / ?2, events, errors FROM lt_hist_min"
-		  " WHERE t >= ?1 / ?4 AND t < (?1 + ?2 * ?3) / ?4"},
-    {HIST_SEC_US, "SELECT (t * ?4 - ?1) / ?2, events, errors FROM lt_hist_sec"
-		  " WHERE t >= ?1 / ?4 AND t < (?1 + ?2 * ?3) / ?4"},
+    {.unit_us = HIST_MIN_US,
+     .sql = ("SELECT (t * ?4 - ?1) / ?2, events, errors FROM lt_hist_min"
+	     " WHERE t >= ?1 / ?4 AND t < (?1 + ?2 * ?3) / ?4")},
+    {.unit_us = HIST_SEC_US,
+     .sql = ("SELECT (t * ?4 - ?1) / ?2, events, errors FROM lt_hist_sec"
+	     " WHERE t >= ?1 / ?4 AND t < (?1 + ?2 * ?3) / ?4")},
 };
 
 /* The same window; ?4 the end of the logs (an open window lasts up to it). */
