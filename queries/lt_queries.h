@@ -754,8 +754,11 @@ struct lt_hist {
 
 /*
  * Counts the events, errors and NotReady nodes of nbins bins of bin_us each
- * from from_us (nbins at most LT_HIST_MAX_BINS): one grouped statement over
- * the window, then node health's windows in it.  A store from before node
+ * from from_us (nbins at most LT_HIST_MAX_BINS): the events and errors from
+ * the counts the store keeps per minute or per second when the bins and
+ * from_us are whole ones and the counts are current, else from one grouped
+ * statement over the window's rows (the same numbers, a scan of the store);
+ * then node health's windows in it.  A store from before node
  * health counts no NotReady node.  lt_hist_release frees out (also on error).
  */
 int lt_browse_hist(struct lt_hist *out, struct lt_store *st, int64_t from_us, int64_t bin_us,

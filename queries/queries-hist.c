@@ -4,8 +4,15 @@
  *
  * Events are the audit events kept (not superseded) and the log lines;
  * errors are the events answered 400 or more and the lines of severity E
- * or F.  Both come from one grouped statement over the bins' window; the
- * bins are equal and contiguous, so a row's bin is arithmetic, never a
+ * or F.  The store has no index on time alone, so counting them from the
+ * rows scans both tables whatever the window; the "hist" lifecycle keeps
+ * their counts per second (lt_hist_sec) and per minute (lt_hist_min),
+ * rebuilt whole with the other derived tables.  Bins whole minutes long
+ * from a whole minute read lt_hist_min, bins whole seconds long from a
+ * whole second lt_hist_sec; any other bin, or a store whose counts are not
+ * current (an older leasetrail's, an interrupted ingest's), takes the
+ * grouped statement over the rows: the numbers are the same either way.
+ * The bins are equal and contiguous, so a row's bin is arithmetic, never a
  * lookup.  NotReady nodes come from node health's windows (lt_notready,
  * few), each node counted once per bin however many windows it has there.
  * Memory is the bins (at most LT_HIST_MAX_BINS), whatever the store holds.
@@ -25,6 +32,73 @@ static const char hist_events_sql[] =
     " SELECT (g.ts_us - ?1) / ?2, count(*), sum(g.severity IN ('E', 'F')) FROM lines AS g"
     " WHERE g.ts_us >= ?1 AND g.ts_us < ?1 + ?2 * ?3 GROUP BY 1"
     ") GROUP BY b";
+
+#define HIST_SEC_US 1000000
+#define HIST_MIN_US (60 * HIST_SEC_US)
+
+/*
+ * The counts per second, then per minute (from those); few rows: one per
+ * second or minute that has events.  Rebuilt whole, as superseding an
+ * audit event or re-dating a log line moves counts anywhere in time.
+ */
+static const char *const hist_schema[] = {
+    ("CREATE TABLE IF NOT EXISTS lt_hist_sec(t INTEGER PRIMARY KEY, events INTEGER NOT NULL,"
+     " errors INTEGER NOT NULL)"),
+    ("CREATE TABLE IF NOT EXISTS lt_hist_min(t INTEGER PRIMARY KEY, events INTEGER NOT NULL,"
+     " errors INTEGER NOT NULL)"),
+    NULL,
+};
+
+/* t is the second (the minute) since the epoch, floored: SQLite's / truncates before 1970. */
+static const char *const hist_rebuild_sql[] = {
+    "DELETE FROM lt_hist_sec",
+    "DELETE FROM lt_hist_min",
+    ("INSERT INTO lt_hist_sec SELECT t, sum(n), sum(e) FROM ("
+     " SELECT (a.stage_us - (a.stage_us % 1000000 + 1000000) % 1000000) / 1000000 AS t,"
+     " count(*) AS n, coalesce(sum(a.code >= 400), 0) AS e"
+     " FROM audit AS a WHERE a.superseded = 0 GROUP BY 1"
+     " UNION ALL"
+     " SELECT (g.ts_us - (g.ts_us % 1000000 + 1000000) % 1000000) / 1000000, count(*),"
+     " coalesce(sum(g.severity IN ('E', 'F')), 0) FROM lines AS g GROUP BY 1"
+     ") GROUP BY t"),
+    ("INSERT INTO lt_hist_min SELECT (t - (t % 60 + 60) % 60) / 60, sum(events), sum(errors)"
+     " FROM lt_hist_sec GROUP BY 1"),
+    NULL,
+};
+
+const struct lt_derived queries_hist_derived = {
+    .name = "hist",
+    .version = 1,
+    .schema = hist_schema,
+};
+
+int queries_hist_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err)
+{
+	(void)since_id; /* counts anywhere in time may have moved: all anew */
+	for (size_t i = 0; hist_rebuild_sql[i] != NULL; i++) {
+		int rc = queries_exec(st, hist_rebuild_sql[i], err);
+
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * The kept counts by unit, the coarsest first: ?4 the unit; the window's
+ * ends are whole units, so the divisions are exact.
+ */
+static const struct hist_table {
+	int64_t unit_us;
+	const char *sql;
+} hist_tables[] = {
+    {.unit_us = HIST_MIN_US,
+     .sql = ("SELECT (t * ?4 - ?1) / ?2, events, errors FROM lt_hist_min"
+	     " WHERE t >= ?1 / ?4 AND t < (?1 + ?2 * ?3) / ?4")},
+    {.unit_us = HIST_SEC_US,
+     .sql = ("SELECT (t * ?4 - ?1) / ?2, events, errors FROM lt_hist_sec"
+	     " WHERE t >= ?1 / ?4 AND t < (?1 + ?2 * ?3) / ?4")},
+};
 
 /* The same window; ?4 the end of the logs (an open window lasts up to it). */
 static const char hist_notready_sql[] =
@@ -50,14 +124,41 @@ static void hist_bind(struct lt_stmt *q, const struct lt_hist *h)
 	lt_stmt_bind_int(q, 3, (int64_t)h->n);
 }
 
+/* Whether the kept counts are this version's and cover every stored event and line. */
+static int hist_kept_current(struct lt_store *st)
+{
+	struct lt_derived_state state;
+	int64_t event_id, line_id;
+
+	lt_store_derived_state(st, queries_hist_derived.name, &state);
+	lt_store_newest(st, &event_id, &line_id);
+	return state.known && state.version == queries_hist_derived.version &&
+	       state.event_id == event_id && state.line_id == line_id;
+}
+
+/* The kept counts h's bins can be summed from, or NULL: the rows must be counted. */
+static const struct hist_table *hist_table_for(const struct lt_hist *h, struct lt_store *st)
+{
+	for (size_t i = 0; i < sizeof hist_tables / sizeof *hist_tables; i++) {
+		const struct hist_table *k = &hist_tables[i];
+
+		if (h->from_us % k->unit_us == 0 && h->bin_us % k->unit_us == 0)
+			return hist_kept_current(st) ? k : NULL;
+	}
+	return NULL;
+}
+
 static int hist_events(struct lt_hist *h, struct lt_store *st, struct lt_error *err)
 {
+	const struct hist_table *k = hist_table_for(h, st);
 	struct lt_stmt *q;
-	int rc = lt_store_prepare(st, &q, hist_events_sql, err);
+	int rc = lt_store_prepare(st, &q, k != NULL ? k->sql : hist_events_sql, err);
 
 	if (rc != 0)
 		return rc;
 	hist_bind(q, h);
+	if (k != NULL)
+		lt_stmt_bind_int(q, 4, k->unit_us);
 	while ((rc = lt_stmt_step(q, err)) == 1) {
 		int64_t b = lt_stmt_int(q, 0);
 

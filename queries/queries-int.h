@@ -313,6 +313,13 @@ extern const struct lt_derived queries_hosts_derived;
 /* Maps log lines' hosts to the nodes the store knows (node leases, Node objects). */
 int queries_hosts_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err);
 
+/* ---- the histogram's kept counts (queries-hist.c) ------------------------------ */
+
+extern const struct lt_derived queries_hist_derived;
+
+/* Counts the kept events and errors per second and per minute anew (lt_hist_sec, lt_hist_min). */
+int queries_hist_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err);
+
 /* ---- the lifecycle registry (queries-registry.c) ----------------------------- */
 
 /*

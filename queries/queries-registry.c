@@ -39,6 +39,7 @@ const struct queries_lifecycle queries_lifecycles[] = {
     },
     {.derived = &queries_hosts_derived, .rebuild = queries_hosts_rebuild},
     {.derived = &registry_health, .rebuild = registry_health_rebuild},
+    {.derived = &queries_hist_derived, .rebuild = queries_hist_rebuild},
 };
 
 const size_t queries_nlifecycles = sizeof queries_lifecycles / sizeof *queries_lifecycles;

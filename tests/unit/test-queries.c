@@ -2806,7 +2806,7 @@ static void test_derived_behind_repaired(void **state)
 	drop(rows(st, "UPDATE derived SET event_id = 0, line_id = 0"));
 	expect_text(
 	    "behind", check(st),
-	    "derived tables (episodes, hosts, node-health) are behind the stored events (an "
+	    "derived tables (episodes, hosts, node-health, hist) are behind the stored events (an "
 	    "ingest is still running, or was interrupted): run the same `leasetrail "
 	    "ingest` again, or `leasetrail rebuild`");
 	ingest(st, log);

@@ -837,6 +837,136 @@ static void test_browse_hist(void **state)
 	lt_store_free(st);
 }
 
+/* Runs one statement to its end on st (the test's own writes). */
+static void hist_exec(struct lt_store *st, const char *sql)
+{
+	struct lt_error err = {0};
+	struct lt_stmt *q;
+
+	assert_int_equal(lt_store_prepare(st, &q, sql, &err), 0);
+	while (lt_stmt_step(q, &err) == 1)
+		;
+	lt_stmt_free(q);
+}
+
+/* The events and errors of [lo, hi) counted from the rows themselves. */
+static void hist_raw(struct lt_store *st, int64_t lo, int64_t hi, int64_t *events, int64_t *errors)
+{
+	static const char sql[] =
+	    "SELECT (SELECT count(*) FROM audit WHERE superseded = 0 AND stage_us >= ?1"
+	    " AND stage_us < ?2) + (SELECT count(*) FROM lines WHERE ts_us >= ?1 AND ts_us < ?2),"
+	    " (SELECT count(*) FROM audit WHERE superseded = 0 AND code >= 400 AND stage_us >= ?1"
+	    " AND stage_us < ?2) + (SELECT count(*) FROM lines WHERE severity IN ('E', 'F')"
+	    " AND ts_us >= ?1 AND ts_us < ?2)";
+	struct lt_error err = {0};
+	struct lt_stmt *q;
+
+	assert_int_equal(lt_store_prepare(st, &q, sql, &err), 0);
+	lt_stmt_bind_int(q, 1, lo);
+	lt_stmt_bind_int(q, 2, hi);
+	assert_int_equal(lt_stmt_step(q, &err), 1);
+	*events = lt_stmt_int(q, 0);
+	*errors = lt_stmt_int(q, 1);
+	lt_stmt_free(q);
+}
+
+/* Every bin of the histogram against the rows' own counts; the window's events returned. */
+static int64_t hist_check(struct lt_store *st, int64_t from, int64_t bin, size_t n)
+{
+	struct lt_error err = {0};
+	struct lt_hist h;
+	int64_t all = 0, ev, er;
+
+	assert_int_equal(lt_browse_hist(&h, st, from, bin, n, &err), 0);
+	for (size_t i = 0; i < n; i++) {
+		int64_t lo = from + (int64_t)i * bin;
+
+		hist_raw(st, lo, lo + bin, &ev, &er);
+		assert_int_equal(h.bins[i].events, ev);
+		assert_int_equal(h.bins[i].errors, er);
+		all += ev;
+	}
+	lt_hist_release(&h);
+	hist_raw(st, from, from + (int64_t)n * bin, &ev, &er);
+	assert_int_equal(all, ev);
+	return all;
+}
+
+/*
+ * The kept counts (lt_hist_min, lt_hist_sec) give each bin the numbers the
+ * rows give, whichever is read: minute bins, second bins finer than a
+ * minute, and bins of neither (the rows); they are really read (a count
+ * altered in the minutes shows in minute bins only), and counts not
+ * current are not read at all.
+ */
+static void hist_kept_check(struct lt_store *st)
+{
+	struct lt_error err = {0};
+	struct lt_hist h;
+	int64_t first, last, min0, sec0, total, ev, er;
+	size_t nmin;
+
+	assert_int_equal(lt_browse_span(&first, &last, st, &err), 0);
+	min0 = first - first % (60 * SEC);
+	sec0 = first - first % SEC;
+	nmin = (size_t)((last - min0) / (60 * SEC)) + 1;
+	assert_true(nmin > 2 && nmin <= LT_HIST_MAX_BINS);
+	hist_raw(st, min0, min0 + (int64_t)nmin * 60 * SEC, &total, &er);
+	assert_true(total > 0 && er > 0);
+	assert_int_equal(hist_check(st, min0, 60 * SEC, nmin), total);
+	assert_true(hist_check(st, min0, 5 * 60 * SEC, nmin / 5 + 1) >= total);
+	assert_true(hist_check(st, min0 - 60 * SEC, 3600 * SEC, 2) >= total);
+	assert_true(hist_check(st, sec0, SEC, 600) > 0);
+	assert_true(hist_check(st, sec0 + 30 * SEC, 10 * SEC, 100) > 0);
+	assert_true(hist_check(st, sec0 + SEC / 2, SEC, 300) > 0);
+	assert_true(hist_check(st, first, (last - first) / 40 + 1, 40) > 0);
+	/* the minutes are what minute bins read, and only they */
+	hist_exec(st, "UPDATE lt_hist_min SET events = events + 1000");
+	assert_int_equal(lt_browse_hist(&h, st, min0, 60 * SEC, 1, &err), 0);
+	hist_raw(st, min0, min0 + 60 * SEC, &ev, &er);
+	assert_int_equal(h.bins[0].events, ev + 1000);
+	lt_hist_release(&h);
+	assert_true(hist_check(st, sec0, SEC, 120) > 0);
+	/* counts that are not current are not read: the rows are counted */
+	hist_exec(st, "UPDATE derived SET line_id = line_id - 1 WHERE name = 'hist'");
+	assert_int_equal(hist_check(st, min0, 60 * SEC, nmin), total);
+	/* and `rebuild` counts them anew */
+	assert_int_equal(lt_rebuild_all(st, &err), 0);
+	assert_int_equal(hist_check(st, min0, 60 * SEC, nmin), total);
+	hist_exec(st, "UPDATE lt_hist_min SET events = events + 1000");
+	hist_exec(st, "UPDATE lt_hist_sec SET events = events + 1000");
+	assert_int_equal(lt_rebuild_all(st, &err), 0);
+	assert_int_equal(hist_check(st, min0, 60 * SEC, nmin), total);
+	assert_true(hist_check(st, sec0, SEC, 120) > 0);
+}
+
+static void test_browse_hist_kept(void **state)
+{
+	struct lt_store *st = notready_store();
+
+	(void)state;
+	hist_kept_check(st);
+	lt_store_free(st);
+}
+
+/*
+ * The same on a store of lt-gen's logs that tests/e2e/hist-gen.sh makes and
+ * names in LT_HIST_GEN_DB (skipped without it: unit.tui alone has no lt-gen).
+ */
+static void test_browse_hist_kept_gen(void **state)
+{
+	const char *db = getenv("LT_HIST_GEN_DB");
+	struct lt_error err = {0};
+	struct lt_store *st = NULL;
+
+	(void)state;
+	if (db == NULL)
+		skip();
+	assert_int_equal(lt_store_open(&st, db, 0, &err), 0);
+	hist_kept_check(st);
+	lt_store_free(st);
+}
+
 static int match_substr(const struct lt_browse_item *it, void *ctx)
 {
 	return strstr(it->target, ctx) != NULL;
@@ -1243,12 +1373,13 @@ int main(void)
 	    cmocka_unit_test(test_base64),	cmocka_unit_test(test_cmd_table),
 	};
 	const struct CMUnitTest browse[] = {
-	    cmocka_unit_test(test_browse_list),	      cmocka_unit_test(test_browse_sort),
-	    cmocka_unit_test(test_buckets_not_ready), cmocka_unit_test(test_browse_not_ready),
-	    cmocka_unit_test(test_browse_filter),     cmocka_unit_test(test_browse_find),
-	    cmocka_unit_test(test_browse_episodes),   cmocka_unit_test(test_browse_timeline),
-	    cmocka_unit_test(test_browse_events),     cmocka_unit_test(test_browse_canned),
-	    cmocka_unit_test(test_browse_hist),
+	    cmocka_unit_test(test_browse_list),		 cmocka_unit_test(test_browse_sort),
+	    cmocka_unit_test(test_buckets_not_ready),	 cmocka_unit_test(test_browse_not_ready),
+	    cmocka_unit_test(test_browse_filter),	 cmocka_unit_test(test_browse_find),
+	    cmocka_unit_test(test_browse_episodes),	 cmocka_unit_test(test_browse_timeline),
+	    cmocka_unit_test(test_browse_events),	 cmocka_unit_test(test_browse_canned),
+	    cmocka_unit_test(test_browse_hist),		 cmocka_unit_test(test_browse_hist_kept),
+	    cmocka_unit_test(test_browse_hist_kept_gen),
 	};
 	int failed = cmocka_run_group_tests_name("tui view", view, NULL, NULL);
 
