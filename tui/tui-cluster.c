@@ -535,6 +535,15 @@ static void cluster_click(struct tui *t, struct tui_screen *s, int y)
 	}
 }
 
+/* :goto TIME: the strip's axis, its zoom kept, centred on TIME. */
+static void cluster_goto_time(struct tui *t, struct tui_screen *s, int64_t at_us)
+{
+	struct cluster *c = (struct cluster *)s;
+
+	(void)t;
+	tui_axis_center(&c->axis, at_us);
+}
+
 /* :filter TEXT: as f. */
 static void cluster_filter(struct tui *t, struct tui_screen *s, const char *text)
 {
@@ -551,6 +560,7 @@ static const struct tui_screen_ops cluster_ops = {
     .free = cluster_free,
     .filter = cluster_filter,
     .click = cluster_click,
+    .goto_time = cluster_goto_time,
 };
 
 struct tui_screen *tui_cluster_new(struct tui *t)

@@ -107,7 +107,9 @@ static void cmd_goto(struct tui *t, const char *arg)
 	int64_t at;
 
 	if (s->ops->goto_time == NULL) {
-		cmd_cannot(t, "goto", "on a timeline and its panes, a query's result, the marks");
+		cmd_cannot(t, "goto",
+			   "on the cluster (its axis), a timeline and its panes, a query's result, "
+			   "the marks");
 		return;
 	}
 	if (arg[0] == '\0' || lt_time_arg(&at, arg, lt_store_end_us(t->st)) != 0) {
@@ -210,7 +212,9 @@ static void cmd_quit(struct tui *t, const char *arg)
 }
 
 static const struct tui_cmd cmds[] = {
-    {"goto", "TIME", "the row nearest TIME (any --since form: RFC 3339, 05:56:13, 2h)", cmd_goto},
+    {"goto", "TIME",
+     "the row nearest TIME (any --since form: RFC 3339, 05:56:13, 2h); on the cluster, the axis",
+     cmd_goto},
     {"filter", "TEXT", "as f: REGEX, COL=RE, COL!=RE, COL>N, COL<N; no TEXT: all", cmd_filter},
     {"sort", "[prev]", "the cluster's next (previous) sort, as > and <", cmd_sort},
     {"export", "FILE", "as e: the view (on M: the marks) to FILE.md or FILE.csv", cmd_export},

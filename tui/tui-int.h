@@ -142,6 +142,8 @@ enum tui_zoom { TUI_ZOOM_OUT, TUI_ZOOM_IN };
 void tui_axis_zoom(struct tui_axis *a, enum tui_zoom z);
 /* Moves what is shown by a quarter of its span, left (dir < 0) or right. */
 void tui_axis_pan(struct tui_axis *a, int dir);
+/* Moves what is shown, its span kept, to be centred on at (inside [lo, hi]): :goto. */
+void tui_axis_center(struct tui_axis *a, int64_t at);
 
 /* ---- round times on an axis (tui-axis.c) ---------------------------------- */
 

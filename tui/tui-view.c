@@ -152,6 +152,15 @@ void tui_axis_zoom(struct tui_axis *a, enum tui_zoom z)
 	axis_clamp(a);
 }
 
+void tui_axis_center(struct tui_axis *a, int64_t at)
+{
+	int64_t span = a->to - a->from;
+
+	a->from = at - span / 2;
+	a->to = a->from + span;
+	axis_clamp(a);
+}
+
 void tui_axis_pan(struct tui_axis *a, int dir)
 {
 	int64_t step = (a->to - a->from) / 4;

@@ -228,6 +228,21 @@ wait_for 'END'
 screen | grep -q 'TTY icanon echo END' || fail "tty not restored after :quit"
 [ ! -s tui.err ] || fail "stderr: $(cat tui.err)"
 
+# ---- :goto on the cluster screen: the strip's axis, its zoom kept, centred on TIME
+start
+wait_for 'NODES (4)'
+tm send-keys + + +
+header() { screen | sed -n 2p; }
+for _ in $(seq 1 200); do header | grep -q '05:57' && break; sleep 0.05; done
+header | grep -q '06:03' && fail "zoomed in on the middle, the axis already shows 06:03: $(header)"
+tm send-keys :
+answer 'goto 06:03'
+for _ in $(seq 1 200); do header | grep -q '06:03' && break; sleep 0.05; done
+header | grep -q '06:03' || fail ":goto on the cluster did not move the axis: $(header)"
+header | grep -q '05:57' && fail ":goto on the cluster kept the old window: $(header)"
+tm send-keys Q
+wait_for 'EXIT=0'
+
 # ---- the mouse: the TUI turns reporting on (ncurses: normal tracking, X10 encoding); a press of
 # the first button on a row selects it, the wheel moves the cursor; --no-mouse leaves it off
 start
