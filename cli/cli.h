@@ -163,11 +163,15 @@ int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
 	"                    else /etc/localtime), or +05:30 (default $LEASETRAIL_TZ, else UTC)\n" \
 	"  --utc             show and read times in UTC, whatever --tz or $LEASETRAIL_TZ say\n"
 
-/* The options text the lifecycle commands share, for their --help. */
-#define CLI_QUERY_OPTIONS                                                                          \
+/* The store and output options of every command that reads the store and prints rows. */
+#define CLI_STORE_OPTIONS                                                                          \
 	"  --db FILE         the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"           \
 	"  -o, --output F    table (default; on a terminal, cut to fit it), wide (a table,\n"      \
-	"                    nothing cut), csv, json or jsonl\n"                                   \
+	"                    nothing cut), csv, json or jsonl\n"
+
+/* The options text the lifecycle commands share, for their --help. */
+#define CLI_QUERY_OPTIONS                                                                          \
+	CLI_STORE_OPTIONS                                                                          \
 	"  --since T         RFC 3339, YYYY-MM-DD [HH:MM[:SS]], YYYY-MM-DD, HH:MM[:SS] (on\n"      \
 	"                    the day of the newest event), epoch seconds, or a duration back\n"    \
 	"                    from the newest event (2h, 30m); without a zone, in --tz's\n"         \

@@ -19,10 +19,7 @@ const struct lt_cmd lt_cmd_events = {
     .usage = "[--db FILE] [-o FORMAT] [--since T] [--until T] [--cluster NAME] [FILTERS]",
     .summary = "The stored requests, one row each, filtered by user, verb, resource, code...",
     .help =
-	"Options:\n"
-	"  --db FILE         the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
-	"  -o, --output F    table (default; on a terminal, cut to fit it), wide (a table,\n"
-	"                    nothing cut), csv, json or jsonl\n"
+	"Options:\n" CLI_STORE_OPTIONS
 	"  --since T         the first time (forms: `timeline --help`)\n"
 	"  --until T         the last time\n"
 	"  --cluster NAME    only that cluster's requests\n" CLI_FILTER_OPTIONS CLI_ZONE_OPTIONS

@@ -30,10 +30,7 @@ const struct lt_cmd lt_cmd_top = {
 	"Options:\n"
 	"  --by KEY          what to count by: user, verb, resource, code, source-ip or\n"
 	"                    user-agent\n"
-	"  --limit N         the N biggest (default 20; 0: every one)\n"
-	"  --db FILE         the store (default $LEASETRAIL_DB, else ./leasetrail.db)\n"
-	"  -o, --output F    table (default; on a terminal, cut to fit it), wide (a table,\n"
-	"                    nothing cut), csv, json or jsonl\n"
+	"  --limit N         the N biggest (default 20; 0: every one)\n" CLI_STORE_OPTIONS
 	"  --since T         the first time (forms: `timeline --help`)\n"
 	"  --until T         the last time\n"
 	"  --cluster NAME    only that cluster's requests\n" CLI_FILTER_OPTIONS CLI_ZONE_OPTIONS
