@@ -112,6 +112,7 @@ struct queries_health *queries_health_new(struct queries_health_result *out)
 
 	memset(out, 0, sizeof *out);
 	b->r = out;
+	b->last_ts = INT64_MIN; /* a time before 1970 is a time too: it is negative */
 	return b;
 }
 

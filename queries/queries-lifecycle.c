@@ -794,6 +794,7 @@ struct queries_lease *queries_lease_new(const struct queries_lease_params *p,
 	b->p = *p;
 	b->r = out;
 	b->prev_transitions = -1;
+	b->last_ts = INT64_MIN; /* a time before 1970 is a time too: it is negative */
 	s->kind = p->kind;
 	s->duration_s = p->duration_s;
 	/*

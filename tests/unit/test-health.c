@@ -289,6 +289,21 @@ static void test_health_out_of_order(void **state)
 	queries_health_result_release(&r);
 }
 
+/* Facts before 1970 are negative times, in order all the same. */
+static void test_health_before_1970(void **state)
+{
+	const struct queries_health_fact facts[] = {F(-30, RENEW, AUDIT), F(-20, CTRL_UNKNOWN, AUDIT)};
+	struct queries_health_result r;
+	struct queries_health *b = queries_health_new(&r);
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++)
+		queries_health_feed(b, &facts[i]);
+	assert_int_equal(queries_health_end(b), 0);
+	assert_int_equal(r.n, 1);
+	queries_health_result_release(&r);
+}
+
 static void test_health_kubelet_reason_kept(void **state)
 {
 	const struct queries_health_fact facts[] = {
@@ -367,6 +382,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_health_cases),
 	    cmocka_unit_test(test_health_out_of_order),
+	    cmocka_unit_test(test_health_before_1970),
 	    cmocka_unit_test(test_health_kubelet_reason_kept),
 	    cmocka_unit_test(test_health_opening_kinds),
 	};

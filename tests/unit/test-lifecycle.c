@@ -567,6 +567,29 @@ static void test_out_of_order(void **state)
 	assert_int_equal(queries_lease_end(NULL), 0);
 }
 
+/*
+ * A time before 1970 is negative, and still a time in order (fuzz-index found a
+ * stageTimestamp of year 1012 refused as "out of time order" by a builder whose
+ * last time started at 0).
+ */
+static void test_before_1970(void **state)
+{
+	const struct queries_lease_params p = {.kind = QUERIES_LEASE_NODE, .duration_s = -1};
+	const struct queries_lease_event ev[] = {KUB(-30000, UPDATE, 200), KUB(-20000, UPDATE, 200),
+						 KUB(-10000, UPDATE, 200)};
+	struct queries_lease_result r;
+	struct queries_lease *b = queries_lease_new(&p, &r);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof ev / sizeof *ev; i++)
+		queries_lease_feed(b, &ev[i]);
+	assert_int_equal(queries_lease_end(b), 0);
+	assert_int_equal(r.sum.renews, 3);
+	assert_true(r.sum.first_us == MS(-30000));
+	assert_true(r.sum.last_us == MS(-10000));
+	queries_lease_result_release(&r);
+}
+
 /* A lease's kind, by Kubernetes' naming. */
 static void test_kind_of(void **state)
 {
@@ -588,6 +611,7 @@ int main(void)
 	    cmocka_unit_test(test_cases),
 	    cmocka_unit_test(test_median_of_many),
 	    cmocka_unit_test(test_out_of_order),
+	    cmocka_unit_test(test_before_1970),
 	    cmocka_unit_test(test_kind_of),
 	};
 
