@@ -371,6 +371,9 @@ void lt_ingest_totals_text(struct lt_buf *b, const struct lt_ingest_totals *t, d
  */
 int lt_rebuild_all(struct lt_store *st, struct lt_error *err);
 
+/* Appends the names of every derived table, in the order ingest and rebuild build them. */
+void lt_derived_names(struct lt_buf *out);
+
 /*
  * 0 when every lifecycle's tables are current.  Otherwise 1, with one line
  * in *why (initialized here; release it) saying what lags and how to bring
