@@ -598,21 +598,29 @@ int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_stor
 	return 0;
 }
 
-int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
-		     int (*fn)(struct lt_store *st, struct cli_query *q, struct lt_error *err))
+int cli_run_parsed(const struct lt_cmd *cmd, struct cli_query *q,
+		   int (*fn)(struct lt_store *st, struct cli_query *q, struct lt_error *err))
 {
 	struct lt_error err = {0};
-	struct cli_query q;
 	struct lt_store *st;
 	int status, rc;
 
-	if (cli_parse(cmd, argc, argv, &q, &status) != 0)
+	if ((status = cli_query_open(cmd, q, &st)) != 0)
 		return status;
-	if ((status = cli_query_open(cmd, &q, &st)) != 0)
-		return status;
-	rc = fn(st, &q, &err);
+	rc = fn(st, q, &err);
 	lt_store_free(st);
 	if (rc == 0)
 		return LT_EXIT_OK;
 	return cli_error(rc == LT_ERR_USAGE ? LT_EXIT_USAGE : LT_EXIT_FAIL, &err);
+}
+
+int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
+		     int (*fn)(struct lt_store *st, struct cli_query *q, struct lt_error *err))
+{
+	struct cli_query q;
+	int status;
+
+	if (cli_parse(cmd, argc, argv, &q, &status) != 0)
+		return status;
+	return cli_run_parsed(cmd, &q, fn);
 }

@@ -156,6 +156,13 @@ int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_stor
 int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
 		     int (*fn)(struct lt_store *st, struct cli_query *q, struct lt_error *err));
 
+/*
+ * The same for a command that parsed its arguments itself (to check them
+ * first): open, run fn on q, close.  Each command's arguments are parsed once.
+ */
+int cli_run_parsed(const struct lt_cmd *cmd, struct cli_query *q,
+		   int (*fn)(struct lt_store *st, struct cli_query *q, struct lt_error *err));
+
 /* The zone options, for the --help of every command that shows times. */
 #define CLI_ZONE_OPTIONS                                                                           \
 	"  --tz ZONE         show times in ZONE, with its offset, and read times written\n"        \
