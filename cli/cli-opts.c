@@ -162,7 +162,7 @@ static int cli_filter_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 	default: /* CLI_LO_LIMIT */
 		if (cli_number(&n, optarg, 0, INT32_MAX) != 0)
 			return cli_usage_error(cmd, "--limit takes a count (0: every row)");
-		q->top_limit = n == 0 ? -1 : n;
+		q->top_limit = n;
 		return 0;
 	}
 }
@@ -444,6 +444,7 @@ int cli_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query 
 
 	memset(q, 0, sizeof *q);
 	q->db = lt_store_default_path();
+	q->top_limit = LT_TOP_LIMIT;
 	*status = LT_EXIT_OK;
 	optind = 0;
 	opterr = 0; /* our own one-line message, not getopt's */

@@ -121,7 +121,7 @@ struct cli_query {
 	int wide;		       /* -o wide: a table, never cut to the terminal's width */
 	enum lt_top_by top_by;	       /* --by KEY */
 	int top_by_given;
-	int64_t top_limit;	      /* --limit N: 0 the default, -1 every row */
+	int64_t top_limit;	      /* --limit N (0: every row), LT_TOP_LIMIT by default */
 	struct lt_ingest_opts ingest; /* CLI_OPT_INGEST: what to read and how */
 	int quiet;		      /* -q: no line per ingested file */
 	int json;		      /* ingest --json: the report as one JSON object */

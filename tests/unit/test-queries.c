@@ -3397,8 +3397,8 @@ static char *filtered(struct lt_store *st, const struct lt_query_opts *o, int to
 	char cell[512];
 	size_t n;
 
-	if ((top ? lt_query_top(st, by, 0, o, &sink, &err) : lt_query_events(st, o, &sink, &err)) !=
-	    0)
+	if ((top ? lt_query_top(st, by, LT_TOP_LIMIT, o, &sink, &err)
+		 : lt_query_events(st, o, &sink, &err)) != 0)
 		fail_msg("events: %s", err.msg);
 	lt_buf_init(&b);
 	for (size_t r = 0; r < t.nrows; r++) {
