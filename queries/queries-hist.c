@@ -95,12 +95,16 @@ int queries_hist_rebuild(struct lt_store *st, int64_t since_id, struct lt_error 
 /*
  * An older stage of a request counted when the counts covered up to event
  * ?1 (no higher stage then) and superseded since by a newer stage above ?1:
- * the probes of load_supersede_old_sql (index-load.c), from the new rows.
+ * the probes of load_supersede_old_sql (index-load.c), from the new rows,
+ * through the akey index (left to itself, SQLite builds an automatic index
+ * over every stored event).  None in a store that never held a stage below
+ * ResponseComplete (meta partial_stages, index-load.c): nothing is probed.
  */
 #define HIST_NEWLY_SUPERSEDED                                                                      \
-	"SELECT o.id FROM audit AS n JOIN audit AS o"                                              \
+	"SELECT o.id FROM audit AS n CROSS JOIN audit AS o INDEXED BY audit_key"                   \
 	" ON o.akey BETWEEN (n.akey >> 5) << 5 AND ((n.akey >> 5) << 5) + 31"                      \
-	" WHERE n.id > ?1 AND n.stage_rank > 0 AND n.akey IS NOT NULL AND o.id <= ?1"              \
+	" WHERE EXISTS (SELECT 1 FROM meta WHERE key = 'partial_stages')"                          \
+	" AND n.id > ?1 AND n.stage_rank > 0 AND n.akey IS NOT NULL AND o.id <= ?1"                \
 	" AND o.superseded = 1 AND o.audit_id = n.audit_id AND o.stage_rank < n.stage_rank"        \
 	" AND o.cluster_id = n.cluster_id AND NOT EXISTS (SELECT 1 FROM audit AS h"                \
 	"  WHERE h.akey BETWEEN (o.akey >> 5) << 5 AND ((o.akey >> 5) << 5) + 31 AND h.id <= ?1"   \
