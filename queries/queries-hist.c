@@ -87,10 +87,11 @@ int queries_hist_rebuild(struct lt_store *st, int64_t since_id, struct lt_error 
 	return 0;
 }
 
-/* The second of time x (µs), floored: SQLite's / truncates before 1970. */
-#define HIST_SEC_OF(x) "((" x " - (" x " % 1000000 + 1000000) % 1000000) / 1000000)"
-/* The minute of second x, floored. */
-#define HIST_MIN_OF(x) "((" x " - (" x " % 60 + 60) % 60) / 60)"
+/* The second of an event and of a line, the minute of a kept second: floored (SQLite's /
+ * truncates before 1970). */
+#define HIST_EVENT_SEC "((a.stage_us - (a.stage_us % 1000000 + 1000000) % 1000000) / 1000000)"
+#define HIST_LINE_SEC  "((g.ts_us - (g.ts_us % 1000000 + 1000000) % 1000000) / 1000000)"
+#define HIST_MIN       "((t - (t % 60 + 60) % 60) / 60)"
 
 /*
  * An older stage of a request counted when the counts covered up to event
@@ -111,55 +112,57 @@ int queries_hist_rebuild(struct lt_store *st, int64_t since_id, struct lt_error 
 	"  AND h.audit_id = o.audit_id AND h.stage_rank > o.stage_rank"                            \
 	"  AND h.cluster_id = o.cluster_id)"
 
-/*
- * The update, ?1 and ?2 the newest event and line the counts cover: each
- * second's change into temp.hist_delta, added into both tables, and the
- * seconds and minutes left with no event dropped (a whole count has no such
- * row).  A superseded stage is taken off at its own second, which need not
- * be its newer stage's.
- */
-static const char *const hist_update_sql[] = {
-    ("CREATE TEMP TABLE IF NOT EXISTS hist_delta(t INTEGER NOT NULL, events INTEGER NOT NULL,"
-     " errors INTEGER NOT NULL)"),
-    "DELETE FROM temp.hist_delta",
-    ("INSERT INTO temp.hist_delta SELECT " HIST_SEC_OF(
-	"a.stage_us") ", count(*),"
-		      " coalesce(sum(a.code >= 400), 0) FROM audit AS a WHERE a.id > ?1 AND "
-		      "a.superseded = 0"
-		      " GROUP BY 1"),
-    ("INSERT INTO temp.hist_delta SELECT " HIST_SEC_OF(
-	"a.stage_us") ", -count(*),"
-		      " -coalesce(sum(a.code >= 400), 0) FROM audit AS a WHERE a.id IN "
-		      "(" HIST_NEWLY_SUPERSEDED ") GROUP BY 1"),
-    ("INSERT INTO temp.hist_delta SELECT " HIST_SEC_OF(
-	"g.ts_us") ", count(*),"
-		   " coalesce(sum(g.severity IN ('E', 'F')), 0) FROM lines AS g WHERE g.id > ?2 "
-		   "GROUP BY 1"),
-    ("INSERT INTO lt_hist_sec SELECT t, sum(events), sum(errors) FROM temp.hist_delta"
-     " WHERE true GROUP BY t ON CONFLICT(t) DO UPDATE SET events = events + excluded.events,"
-     " errors = errors + excluded.errors"),
-    ("INSERT INTO lt_hist_min SELECT " HIST_MIN_OF(
-	"t") ", sum(events), sum(errors)"
-	     " FROM temp.hist_delta WHERE true GROUP BY 1 ON CONFLICT(t) DO UPDATE"
-	     " SET events = events + excluded.events, errors = errors + excluded.errors"),
-    "DELETE FROM lt_hist_sec WHERE events = 0 AND t IN (SELECT t FROM temp.hist_delta)",
-    ("DELETE FROM lt_hist_min WHERE events = 0 AND t IN (SELECT " HIST_MIN_OF(
-	"t") " FROM temp.hist_delta)"),
-    NULL,
+/* One statement of the update, and which of the covered ids it binds (?1 event, ?2 line). */
+struct hist_step {
+	const char *sql;
+	int event, line;
 };
 
-/* Runs one statement of the update with ?1, ?2 bound when it has them. */
-static int hist_update_step(struct lt_store *st, const char *sql,
+/*
+ * The update: each second's change into temp.hist_delta, added into both
+ * tables, and the seconds and minutes left with no event dropped (a whole
+ * count has no such row).  A superseded stage is taken off at its own
+ * second, which need not be its newer stage's.
+ */
+static const struct hist_step hist_update_steps[] = {
+    {.sql = ("CREATE TEMP TABLE IF NOT EXISTS hist_delta(t INTEGER NOT NULL,"
+	     " events INTEGER NOT NULL, errors INTEGER NOT NULL)")},
+    {.sql = "DELETE FROM temp.hist_delta"},
+    {.sql = ("INSERT INTO temp.hist_delta SELECT " HIST_EVENT_SEC ", count(*),"
+	     " coalesce(sum(a.code >= 400), 0) FROM audit AS a"
+	     " WHERE a.id > ?1 AND a.superseded = 0 GROUP BY 1"),
+     .event = 1},
+    {.sql = ("INSERT INTO temp.hist_delta SELECT " HIST_EVENT_SEC ", -count(*),"
+	     " -coalesce(sum(a.code >= 400), 0) FROM audit AS a"
+	     " WHERE a.id IN (" HIST_NEWLY_SUPERSEDED ") GROUP BY 1"),
+     .event = 1},
+    {.sql = ("INSERT INTO temp.hist_delta SELECT " HIST_LINE_SEC ", count(*),"
+	     " coalesce(sum(g.severity IN ('E', 'F')), 0) FROM lines AS g"
+	     " WHERE g.id > ?2 GROUP BY 1"),
+     .line = 1},
+    {.sql = ("INSERT INTO lt_hist_sec SELECT t, sum(events), sum(errors) FROM temp.hist_delta"
+	     " WHERE true GROUP BY t ON CONFLICT(t) DO UPDATE"
+	     " SET events = events + excluded.events, errors = errors + excluded.errors")},
+    {.sql = ("INSERT INTO lt_hist_min SELECT " HIST_MIN ", sum(events), sum(errors)"
+	     " FROM temp.hist_delta WHERE true GROUP BY 1 ON CONFLICT(t) DO UPDATE"
+	     " SET events = events + excluded.events, errors = errors + excluded.errors")},
+    {.sql = "DELETE FROM lt_hist_sec WHERE events = 0 AND t IN (SELECT t FROM temp.hist_delta)"},
+    {.sql = ("DELETE FROM lt_hist_min WHERE events = 0"
+	     " AND t IN (SELECT " HIST_MIN " FROM temp.hist_delta)")},
+};
+
+/* Runs one step of the update with the ids it binds. */
+static int hist_update_step(struct lt_store *st, const struct hist_step *h,
 			    const struct lt_derived_state *covers, struct lt_error *err)
 {
 	struct lt_stmt *q;
-	int rc = lt_store_prepare(st, &q, sql, err);
+	int rc = lt_store_prepare(st, &q, h->sql, err);
 
 	if (rc != 0)
 		return rc;
-	if (strstr(sql, "?1") != NULL)
+	if (h->event)
 		lt_stmt_bind_int(q, 1, covers->event_id);
-	if (strstr(sql, "?2") != NULL)
+	if (h->line)
 		lt_stmt_bind_int(q, 2, covers->line_id);
 	rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
 	lt_stmt_free(q);
@@ -169,11 +172,12 @@ static int hist_update_step(struct lt_store *st, const char *sql,
 int queries_hist_update(struct lt_store *st, const struct lt_derived_state *covers,
 			struct lt_error *err)
 {
+	const size_t n = sizeof hist_update_steps / sizeof *hist_update_steps;
 	int rc = 0;
 
 	assert(covers->event_id >= 0 && covers->line_id >= 0); /* a stale record is rebuilt */
-	for (size_t i = 0; rc == 0 && hist_update_sql[i] != NULL; i++)
-		rc = hist_update_step(st, hist_update_sql[i], covers, err);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = hist_update_step(st, &hist_update_steps[i], covers, err);
 	return rc;
 }
 
