@@ -2,8 +2,9 @@
 # The TUI histogram's counting statement (queries/queries-hist.c, issue 20 item 5) on a
 # generated store, in CPU time (the machine is shared: wall time is noted, not compared).
 #
-#   bench/bench-hist.sh [NODES] [MINUTES]      (default 1000 nodes, 60 minutes: ~371 k events,
-#                                             and every kubelet's journal)
+#   bench/bench-hist.sh [NODES] [MINUTES] [grown]   (default 1000 nodes, 60 minutes: ~371 k
+#                                                  events, and every kubelet's journal; grown:
+#                                                  only the grown log's ingest, below)
 #
 # Builds Release binaries (build-bench/), ingests lt-gen's audit log and journal (kept as
 # bench/out/hist-N-M.db for reruns), then runs the statement lt_browse_hist prepares, with its
@@ -27,6 +28,60 @@ mkdir -p "$out"
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-bench -j2 --target leasetrail lt-gen >/dev/null
 bin=build-bench/cli/leasetrail
+
+# A grown log (the common ingest): the first 90 % of lt-gen's audit log and journal ingested,
+# then both files grown to their whole. The grown ingest is timed 3 times on copies of the
+# 90 % store with the kept counts as they are (the update: the new rows' counts added in) and
+# 3 times with them marked stale first (sqlite3, as a re-dating marks them), which makes the
+# same binary count them whole as every ingest did before: the baseline, same run. Both must
+# leave the same seconds and minutes, and those of a rebuild.
+grown_bench() {
+  command -v sqlite3 >/dev/null || return 0
+  g=$out/grown
+  build-bench/samples/lt-gen --nodes "$nodes" --minutes "$minutes" --seed 9 \
+    --stories node-delete,lease-delete,leader-change -o "$g.log.all" --journal "$g.journal.all"
+  head -n $(($(wc -l <"$g.log.all") * 9 / 10)) "$g.log.all" >"$g.log"
+  head -n $(($(wc -l <"$g.journal.all") * 9 / 10)) "$g.journal.all" >"$g.journal"
+  rm -f "$g-90.db"
+  "$bin" ingest -q --db "$g-90.db" "$g.log" "$g.journal" >/dev/null
+  cp "$g.log.all" "$g.log"
+  cp "$g.journal.all" "$g.journal"
+  kept() { sqlite3 "$1" "SELECT 's', * FROM lt_hist_sec UNION ALL SELECT 'm', * FROM lt_hist_min"; }
+  declare -A grown_cpu
+  for how in update whole; do
+    runs=()
+    for _ in 1 2 3; do
+      cp "$g-90.db" "$g-run.db"
+      rm -f "$g-run.db-wal" "$g-run.db-shm"
+      [ "$how" = whole ] && sqlite3 "$g-run.db" \
+        "UPDATE derived SET event_id = -1, line_id = -1 WHERE name = 'hist'"
+      /usr/bin/time -f '%U %S %e' -o "$out/hist.time" \
+        "$bin" ingest -q --db "$g-run.db" "$g.log" "$g.journal" >/dev/null
+      runs+=("$(awk '{printf "%d %d %d\n", ($1 + $2) * 1000, $3 * 1000, $1 * 1000}' "$out/hist.time")")
+    done
+    grown_cpu[$how]=$(printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p)
+    kept "$g-run.db" >"$g-$how.kept"
+  done
+  "$bin" rebuild --db "$g-run.db" >/dev/null
+  kept "$g-run.db" >"$g-rebuild.kept"
+  cmp -s "$g-update.kept" "$g-whole.kept" && cmp -s "$g-update.kept" "$g-rebuild.kept" ||
+    { echo "bench-hist: grown: the updated counts differ from the whole count" >&2; exit 1; }
+  added=$(sqlite3 "$g-run.db" "SELECT (SELECT count(*) FROM audit) || ' events and ' ||
+    (SELECT count(*) FROM lines) || ' lines'")
+  read -r uc uw _ <<<"${grown_cpu[update]}"
+  read -r wc ww _ <<<"${grown_cpu[whole]}"
+  echo
+  echo "A grown log: the last 10 % of the audit log and journal added to a store of the first 90 % ($added in the end); the grown ingest's CPU, median of 3:"
+  echo
+  echo "| kept counts | ingest CPU ms | wall ms |"
+  echo "|---|---|---|"
+  echo "| counted whole (before: marked stale first) | $wc | $ww |"
+  echo "| the new rows' counts added (now) | $uc | $uw |"
+  echo
+  echo "Saved: $((wc - uc)) ms CPU ($(awk -v w="$wc" -v u="$uc" 'BEGIN { printf "%.1f", (w - u) * 100 / w }') % of the grown ingest); every second and minute the same as a whole count and \`rebuild\`."
+  rm -f "$g.log" "$g.journal" "$g.log.all" "$g.journal.all" "$g-run.db"*
+}
+[ "${3:-}" = grown ] && { grown_bench; exit 0; }
 db=$out/hist-$nodes-$minutes.db
 if [ ! -s "$db" ]; then
   build-bench/samples/lt-gen --nodes "$nodes" --minutes "$minutes" --seed 9 \
@@ -123,3 +178,5 @@ if command -v sqlite3 >/dev/null; then
   idx=$(sqlite3 "$out/hist-idx.db" "SELECT sum(pgsize) FROM dbstat WHERE name IN ('audit_time', 'lines_time')")
   echo "Store: $((size / 1024)) KB; the kept counts $((kept / 1024)) KB ($rows rows); the two time indexes would take $((idx / 1024)) KB."
 fi
+
+grown_bench

@@ -162,7 +162,7 @@ static int cli_filter_opt(const struct lt_cmd *cmd, int c, struct cli_query *q)
 	default: /* CLI_LO_LIMIT */
 		if (cli_number(&n, optarg, 0, INT32_MAX) != 0)
 			return cli_usage_error(cmd, "--limit takes a count (0: every row)");
-		q->top_limit = n == 0 ? -1 : n;
+		q->top_limit = n;
 		return 0;
 	}
 }
@@ -444,6 +444,7 @@ int cli_parse(const struct lt_cmd *cmd, int argc, char **argv, struct cli_query 
 
 	memset(q, 0, sizeof *q);
 	q->db = lt_store_default_path();
+	q->top_limit = LT_TOP_LIMIT;
 	*status = LT_EXIT_OK;
 	optind = 0;
 	opterr = 0; /* our own one-line message, not getopt's */
@@ -598,21 +599,29 @@ int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_stor
 	return 0;
 }
 
-int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
-		     int (*fn)(struct lt_store *st, struct cli_query *q, struct lt_error *err))
+int cli_run_parsed(const struct lt_cmd *cmd, struct cli_query *q,
+		   int (*fn)(struct lt_store *st, struct cli_query *q, struct lt_error *err))
 {
 	struct lt_error err = {0};
-	struct cli_query q;
 	struct lt_store *st;
 	int status, rc;
 
-	if (cli_parse(cmd, argc, argv, &q, &status) != 0)
+	if ((status = cli_query_open(cmd, q, &st)) != 0)
 		return status;
-	if ((status = cli_query_open(cmd, &q, &st)) != 0)
-		return status;
-	rc = fn(st, &q, &err);
+	rc = fn(st, q, &err);
 	lt_store_free(st);
 	if (rc == 0)
 		return LT_EXIT_OK;
 	return cli_error(rc == LT_ERR_USAGE ? LT_EXIT_USAGE : LT_EXIT_FAIL, &err);
+}
+
+int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
+		     int (*fn)(struct lt_store *st, struct cli_query *q, struct lt_error *err))
+{
+	struct cli_query q;
+	int status;
+
+	if (cli_parse(cmd, argc, argv, &q, &status) != 0)
+		return status;
+	return cli_run_parsed(cmd, &q, fn);
 }

@@ -121,7 +121,7 @@ struct cli_query {
 	int wide;		       /* -o wide: a table, never cut to the terminal's width */
 	enum lt_top_by top_by;	       /* --by KEY */
 	int top_by_given;
-	int64_t top_limit;	      /* --limit N: 0 the default, -1 every row */
+	int64_t top_limit;	      /* --limit N (0: every row), LT_TOP_LIMIT by default */
 	struct lt_ingest_opts ingest; /* CLI_OPT_INGEST: what to read and how */
 	int quiet;		      /* -q: no line per ingested file */
 	int json;		      /* ingest --json: the report as one JSON object */
@@ -155,6 +155,13 @@ int cli_query_open(const struct lt_cmd *cmd, struct cli_query *q, struct lt_stor
  */
 int cli_run_readonly(const struct lt_cmd *cmd, int argc, char **argv,
 		     int (*fn)(struct lt_store *st, struct cli_query *q, struct lt_error *err));
+
+/*
+ * The same for a command that parsed its arguments itself (to check them
+ * first): open, run fn on q, close.  Each command's arguments are parsed once.
+ */
+int cli_run_parsed(const struct lt_cmd *cmd, struct cli_query *q,
+		   int (*fn)(struct lt_store *st, struct cli_query *q, struct lt_error *err));
 
 /* The zone options, for the --help of every command that shows times. */
 #define CLI_ZONE_OPTIONS                                                                           \

@@ -100,7 +100,7 @@ static int query_run(const struct lt_cmd *cmd, int argc, char **argv)
 		return status;
 	if (q.emit != NULL)
 		return query_emit(cmd, &q);
-	return cli_run_readonly(cmd, argc, argv, query_do);
+	return cli_run_parsed(cmd, &q, query_do);
 }
 
 const struct lt_cmd lt_cmd_query = {

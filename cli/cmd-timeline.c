@@ -35,7 +35,7 @@ static int timeline_run(const struct lt_cmd *cmd, int argc, char **argv)
 				       "with --emit");
 	if (q.emit != NULL)
 		return timeline_emit(cmd, &q);
-	return cli_run_readonly(cmd, argc, argv, timeline_do);
+	return cli_run_parsed(cmd, &q, timeline_do);
 }
 
 const struct lt_cmd lt_cmd_timeline = {

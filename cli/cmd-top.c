@@ -19,7 +19,7 @@ static int top_run(const struct lt_cmd *cmd, int argc, char **argv)
 	if (!q.top_by_given)
 		return cli_usage_error(cmd, "--by KEY is needed: user, verb, resource, code, "
 					    "source-ip or user-agent");
-	return cli_run_readonly(cmd, argc, argv, top_do);
+	return cli_run_parsed(cmd, &q, top_do);
 }
 
 const struct lt_cmd lt_cmd_top = {

@@ -13,6 +13,10 @@
  * moved in the store (index_logs_redate), never parsed again: each records
  * which of its times rest on the file's year and zone (lines.basis).
  * Runs after every ingest, in one transaction: a killed run is redone whole.
+ * Moving a line changes rows that derived tables were built from without
+ * adding one, so the same transaction marks the tables that read the lines'
+ * times stale (lt_redate_opts.line_readers): the registry then rebuilds them,
+ * and until it has, readers hear they are out of date.
  */
 #include "index-int.h"
 
@@ -38,6 +42,7 @@ struct redate {
 	int64_t audit_lo, audit_hi;
 	struct redate_src *v;
 	size_t n, cap;
+	size_t moved; /* sources whose lines moved */
 };
 
 static const char redate_read_sql[] =
@@ -385,6 +390,7 @@ static int redate_one(struct redate *rd, const struct redate_src *r)
 	redate_zone(rd, r, &nb, why, sizeof why);
 	redate_year(rd, r, &nb);
 	moved = (nb.year != r->b.year || nb.zone_us != r->b.zone_us) && r->last_id > 0;
+	rd->moved += (size_t)moved;
 	if (moved)
 		rc = index_logs_redate(rd->st, r->id, r->first_id, r->last_id, nb.year - r->b.year,
 				       r->b.zone_us, nb.zone_us, rd->err);
@@ -393,6 +399,17 @@ static int redate_one(struct redate *rd, const struct redate_src *r)
 	if (rc == 0 && rd->o != NULL)
 		redate_tell(rd, r, &nb, why);
 	return rc;
+}
+
+/* Lines moved: the tables built from their times no longer stand for them. */
+static int redate_mark_stale(const struct redate *rd)
+{
+	const struct lt_derived *const *d = rd->o != NULL ? rd->o->line_readers : NULL;
+
+	for (size_t i = 0; rd->moved > 0 && d != NULL && d[i] != NULL; i++)
+		if (lt_store_derived_stale(rd->st, d[i], rd->err) != 0)
+			return LT_ERR_DB;
+	return 0;
 }
 
 int lt_store_redate(struct lt_store *st, const struct lt_redate_opts *o, struct lt_error *err)
@@ -405,6 +422,7 @@ int lt_store_redate(struct lt_store *st, const struct lt_redate_opts *o, struct 
 	rc = redate_read(&rd);
 	for (size_t i = 0; rc == 0 && i < rd.n; i++)
 		rc = redate_one(&rd, &rd.v[i]);
+	rc = rc == 0 ? redate_mark_stale(&rd) : rc;
 	rc = rc == 0 ? index_store_exec(st, "COMMIT", err) : rc;
 	if (rc != 0)
 		index_store_exec(st, "ROLLBACK", NULL);

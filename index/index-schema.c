@@ -816,3 +816,20 @@ int lt_store_derived_mark(struct lt_store *st, const struct lt_derived *d,
 	return rc == SQLITE_DONE ? 0
 				 : index_store_db_error(st, err, "cannot record a derived table");
 }
+
+int lt_store_derived_stale(struct lt_store *st, const struct lt_derived *d, struct lt_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (index_store_prepare_raw(
+		st, &q, "UPDATE derived SET event_id = ?2, line_id = ?2 WHERE name = ?1", err) != 0)
+		return LT_ERR_DB;
+	sqlite3_bind_text(q, 1, d->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, LT_DERIVED_STALE);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE
+		   ? 0
+		   : index_store_db_error(st, err, "cannot mark a derived table stale");
+}

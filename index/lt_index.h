@@ -125,6 +125,12 @@ struct lt_redate_opts {
 	/* each thing worth saying of a source: its re-dating, a year or zone it only guesses */
 	void (*note)(const char *path, const char *text, void *ctx);
 	void *ctx;
+	/*
+	 * The derived tables whose rows read the lines' times (NULL-terminated;
+	 * NULL: none): when any line moves, each is marked stale
+	 * (lt_store_derived_stale) in the transaction that moved it.
+	 */
+	const struct lt_derived *const *line_readers;
 };
 
 /*
@@ -253,6 +259,16 @@ int lt_store_derive_overlay(struct lt_store *st, const struct lt_derived *d, str
  */
 int lt_store_derived_mark(struct lt_store *st, const struct lt_derived *d,
 			  const struct lt_derived_state *covers, struct lt_error *err);
+
+/*
+ * Records that d's rows no longer stand for the stored rows they were read
+ * from (some changed in place: lines re-dated): its coverage becomes
+ * LT_DERIVED_STALE, which no store reaches, so the next update rebuilds it
+ * from nothing and a reader is told it is out of date.  Call it inside the
+ * transaction that changed the rows.  A table with no record is left so.
+ */
+#define LT_DERIVED_STALE (-1)
+int lt_store_derived_stale(struct lt_store *st, const struct lt_derived *d, struct lt_error *err);
 
 /* The newest stored audit event id and log line id (0 when none). */
 void lt_store_newest(struct lt_store *st, int64_t *event_id, int64_t *line_id);

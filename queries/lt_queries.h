@@ -371,6 +371,9 @@ void lt_ingest_totals_text(struct lt_buf *b, const struct lt_ingest_totals *t, d
  */
 int lt_rebuild_all(struct lt_store *st, struct lt_error *err);
 
+/* Appends the names of every derived table, in the order ingest and rebuild build them. */
+void lt_derived_names(struct lt_buf *out);
+
 /*
  * 0 when every lifecycle's tables are current.  Otherwise 1, with one line
  * in *why (initialized here; release it) saying what lags and how to bring
@@ -549,10 +552,13 @@ enum lt_top_by {
 int lt_top_by_parse(enum lt_top_by *out, const char *name);
 const char *lt_top_by_name(enum lt_top_by by);
 
+/* The rows `top` prints when --limit does not say. */
+#define LT_TOP_LIMIT 20
+
 /*
  * `leasetrail top --by KEY`: the requests events would list, counted by KEY,
  * most first (ties by key): KEY, requests, failures (code >= 400), first,
- * last.  limit rows (0: 20; negative: all).
+ * last.  limit rows, 0 every one (as --limit says it).
  */
 int lt_query_top(struct lt_store *st, enum lt_top_by by, int64_t limit,
 		 const struct lt_query_opts *o, const struct lt_row_sink *out,

@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* `top` lists this many rows unless --limit says otherwise. */
-#define TOP_DEFAULT_LIMIT 20
 enum ev_bind {
 	BEV_SINCE = 1,
 	BEV_UNTIL,
@@ -219,11 +217,9 @@ int lt_query_top(struct lt_store *st, enum lt_top_by by, int64_t limit,
 	    COL("last", TIME),
 	};
 
+	/* SQLite's LIMIT -1: no bound */
 	return ev_run(st, k->sql, cols, (int)(sizeof cols / sizeof *cols), o,
-		      limit > 0	  ? limit
-		      : limit < 0 ? -1
-				  : TOP_DEFAULT_LIMIT,
-		      out, err);
+		      limit > 0 ? limit : -1, out, err);
 }
 
 /* ---- the same filters over a result's rows, by column name (query NAME) ---- */

@@ -6,8 +6,11 @@
  * errors are the events answered 400 or more and the lines of severity E
  * or F.  The store has no index on time alone, so counting them from the
  * rows scans both tables whatever the window; the "hist" lifecycle keeps
- * their counts per second (lt_hist_sec) and per minute (lt_hist_min),
- * rebuilt whole with the other derived tables.  Bins whole minutes long
+ * their counts per second (lt_hist_sec) and per minute (lt_hist_min):
+ * after an ingest that only added rows, the new rows' counts are added in
+ * (queries_hist_update, minus the older stages they superseded); after
+ * anything else (lines re-dated: the table is marked stale; `rebuild`; a
+ * new version) they are counted whole (queries_hist_rebuild).  Bins whole minutes long
  * from a whole minute read lt_hist_min, bins whole seconds long from a
  * whole second lt_hist_sec; any other bin, or a store whose counts are not
  * current (an older leasetrail's, an interrupted ingest's), takes the
@@ -38,8 +41,8 @@ static const char hist_events_sql[] =
 
 /*
  * The counts per second, then per minute (from those); few rows: one per
- * second or minute that has events.  Rebuilt whole, as superseding an
- * audit event or re-dating a log line moves counts anywhere in time.
+ * second or minute that has events.  Re-dating a log line moves counts
+ * anywhere in time: the lines' readers are rebuilt whole then.
  */
 static const char *const hist_schema[] = {
     ("CREATE TABLE IF NOT EXISTS lt_hist_sec(t INTEGER PRIMARY KEY, events INTEGER NOT NULL,"
@@ -82,6 +85,100 @@ int queries_hist_rebuild(struct lt_store *st, int64_t since_id, struct lt_error 
 			return rc;
 	}
 	return 0;
+}
+
+/* The second of an event and of a line, the minute of a kept second: floored (SQLite's /
+ * truncates before 1970). */
+#define HIST_EVENT_SEC "((a.stage_us - (a.stage_us % 1000000 + 1000000) % 1000000) / 1000000)"
+#define HIST_LINE_SEC  "((g.ts_us - (g.ts_us % 1000000 + 1000000) % 1000000) / 1000000)"
+#define HIST_MIN       "((t - (t % 60 + 60) % 60) / 60)"
+
+/*
+ * An older stage of a request counted when the counts covered up to event
+ * ?1 (no higher stage then) and superseded since by a newer stage above ?1:
+ * the probes of load_supersede_old_sql (index-load.c), from the new rows,
+ * through the akey index (left to itself, SQLite builds an automatic index
+ * over every stored event).  None in a store that never held a stage below
+ * ResponseComplete (meta partial_stages, index-load.c): nothing is probed.
+ */
+#define HIST_NEWLY_SUPERSEDED                                                                      \
+	"SELECT o.id FROM audit AS n CROSS JOIN audit AS o INDEXED BY audit_key"                   \
+	" ON o.akey BETWEEN (n.akey >> 5) << 5 AND ((n.akey >> 5) << 5) + 31"                      \
+	" WHERE EXISTS (SELECT 1 FROM meta WHERE key = 'partial_stages')"                          \
+	" AND n.id > ?1 AND n.stage_rank > 0 AND n.akey IS NOT NULL AND o.id <= ?1"                \
+	" AND o.superseded = 1 AND o.audit_id = n.audit_id AND o.stage_rank < n.stage_rank"        \
+	" AND o.cluster_id = n.cluster_id AND NOT EXISTS (SELECT 1 FROM audit AS h"                \
+	"  WHERE h.akey BETWEEN (o.akey >> 5) << 5 AND ((o.akey >> 5) << 5) + 31 AND h.id <= ?1"   \
+	"  AND h.audit_id = o.audit_id AND h.stage_rank > o.stage_rank"                            \
+	"  AND h.cluster_id = o.cluster_id)"
+
+/* One statement of the update, and which of the covered ids it binds (?1 event, ?2 line). */
+struct hist_step {
+	const char *sql;
+	int event, line;
+};
+
+/*
+ * The update: each second's change into temp.hist_delta, added into both
+ * tables, and the seconds and minutes left with no event dropped (a whole
+ * count has no such row).  A superseded stage is taken off at its own
+ * second, which need not be its newer stage's.
+ */
+static const struct hist_step hist_update_steps[] = {
+    {.sql = ("CREATE TEMP TABLE IF NOT EXISTS hist_delta(t INTEGER NOT NULL,"
+	     " events INTEGER NOT NULL, errors INTEGER NOT NULL)")},
+    {.sql = "DELETE FROM temp.hist_delta"},
+    {.sql = ("INSERT INTO temp.hist_delta SELECT " HIST_EVENT_SEC ", count(*),"
+	     " coalesce(sum(a.code >= 400), 0) FROM audit AS a"
+	     " WHERE a.id > ?1 AND a.superseded = 0 GROUP BY 1"),
+     .event = 1},
+    {.sql = ("INSERT INTO temp.hist_delta SELECT " HIST_EVENT_SEC ", -count(*),"
+	     " -coalesce(sum(a.code >= 400), 0) FROM audit AS a"
+	     " WHERE a.id IN (" HIST_NEWLY_SUPERSEDED ") GROUP BY 1"),
+     .event = 1},
+    {.sql = ("INSERT INTO temp.hist_delta SELECT " HIST_LINE_SEC ", count(*),"
+	     " coalesce(sum(g.severity IN ('E', 'F')), 0) FROM lines AS g"
+	     " WHERE g.id > ?2 GROUP BY 1"),
+     .line = 1},
+    {.sql = ("INSERT INTO lt_hist_sec SELECT t, sum(events), sum(errors) FROM temp.hist_delta"
+	     " WHERE true GROUP BY t ON CONFLICT(t) DO UPDATE"
+	     " SET events = events + excluded.events, errors = errors + excluded.errors")},
+    {.sql = ("INSERT INTO lt_hist_min SELECT " HIST_MIN ", sum(events), sum(errors)"
+	     " FROM temp.hist_delta WHERE true GROUP BY 1 ON CONFLICT(t) DO UPDATE"
+	     " SET events = events + excluded.events, errors = errors + excluded.errors")},
+    {.sql = "DELETE FROM lt_hist_sec WHERE events = 0 AND t IN (SELECT t FROM temp.hist_delta)"},
+    {.sql = ("DELETE FROM lt_hist_min WHERE events = 0"
+	     " AND t IN (SELECT " HIST_MIN " FROM temp.hist_delta)")},
+};
+
+/* Runs one step of the update with the ids it binds. */
+static int hist_update_step(struct lt_store *st, const struct hist_step *h,
+			    const struct lt_derived_state *covers, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int rc = lt_store_prepare(st, &q, h->sql, err);
+
+	if (rc != 0)
+		return rc;
+	if (h->event)
+		lt_stmt_bind_int(q, 1, covers->event_id);
+	if (h->line)
+		lt_stmt_bind_int(q, 2, covers->line_id);
+	rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
+	lt_stmt_free(q);
+	return rc;
+}
+
+int queries_hist_update(struct lt_store *st, const struct lt_derived_state *covers,
+			struct lt_error *err)
+{
+	const size_t n = sizeof hist_update_steps / sizeof *hist_update_steps;
+	int rc = 0;
+
+	assert(covers->event_id >= 0 && covers->line_id >= 0); /* a stale record is rebuilt */
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = hist_update_step(st, &hist_update_steps[i], covers, err);
+	return rc;
 }
 
 /*

@@ -215,6 +215,7 @@ int lt_ingest_run(struct lt_store *st, char *const *paths, size_t n,
 	    .caller = opts, .hooks = hooks, .totals = totals, .started = ingest_now()};
 	struct lt_redate_opts redate = {.note = hooks ? hooks->on_note : NULL,
 					.ctx = hooks ? hooks->ctx : NULL};
+	const struct lt_derived **readers;
 	int rc;
 
 	if ((rc = queries_lifecycles_ensure(st, err)) != 0 ||
@@ -229,7 +230,10 @@ int lt_ingest_run(struct lt_store *st, char *const *paths, size_t n,
 	if (hooks != NULL && hooks->on_loaded != NULL)
 		hooks->on_loaded(totals, ingest_now() - in.started, hooks->ctx);
 	queries_test_die_at("before-redate");
-	if ((rc = lt_store_redate(st, &redate, err)) != 0) {
+	redate.line_readers = readers = queries_line_readers();
+	rc = lt_store_redate(st, &redate, err);
+	free(readers);
+	if (rc != 0) {
 		ingest_report(&in, rc, err);
 		return rc;
 	}

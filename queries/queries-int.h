@@ -319,6 +319,9 @@ extern const struct lt_derived queries_hist_derived;
 
 /* Counts the kept events and errors per second and per minute anew (lt_hist_sec, lt_hist_min). */
 int queries_hist_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err);
+/* The counts of the rows added since covers (and of older stages they superseded) added in. */
+int queries_hist_update(struct lt_store *st, const struct lt_derived_state *covers,
+			struct lt_error *err);
 
 /* ---- the lifecycle registry (queries-registry.c) ----------------------------- */
 
@@ -344,10 +347,28 @@ struct queries_lifecycle {
 	int (*compute)(struct lt_store *rd, void **out, struct lt_error *err);
 	int (*write)(struct lt_store *st, void *computed, struct lt_error *err);
 	void (*computed_free)(void *computed);
+	/*
+	 * Optional: brings tables that cover the events and lines up to
+	 * covers->event_id and ->line_id up to the store's newest, when rows were
+	 * only added since (the registry's "behind"; superseding an older stage
+	 * comes with its newer one, so it is the update's to account for).  Runs
+	 * inside the registry's transaction.  Without it, rebuild from the events.
+	 */
+	int (*update)(struct lt_store *st, const struct lt_derived_state *covers,
+		      struct lt_error *err);
+	/* 1: its rows never read a log line's time, so re-dating lines leaves them current */
+	int no_line_times;
 };
 
 extern const struct queries_lifecycle queries_lifecycles[];
 extern const size_t queries_nlifecycles;
+
+/*
+ * The lifecycles whose rows read the lines' times (every one not marked
+ * no_line_times), NULL-terminated, for lt_redate_opts.line_readers; free()
+ * the array (the entries are the registry's).
+ */
+const struct lt_derived **queries_line_readers(void);
 
 /* Creates every lifecycle's tables (writable st); LT_ERR_DB for a store of a newer leasetrail. */
 int queries_lifecycles_ensure(struct lt_store *st, struct lt_error *err);

@@ -8,7 +8,10 @@
  * also records, through lt_store_derived_mark, its version and the newest
  * event and line its rows cover: an interruption anywhere leaves every
  * lifecycle either as it was or up to date, never half written, and the
- * next ingest or `rebuild` sees what is behind and catches up.
+ * next ingest or `rebuild` sees what is behind and catches up.  Rows that
+ * change in place (lines re-dated) mark the tables built from them stale in
+ * the transaction that changed them (queries_line_readers): those are then
+ * rebuilt from nothing, never updated from what they covered.
  */
 #include "queries-int.h"
 
@@ -36,10 +39,14 @@ const struct queries_lifecycle queries_lifecycles[] = {
 	.compute = queries_lease_compute,
 	.write = queries_lease_write,
 	.computed_free = queries_lease_computed_free,
+	.no_line_times = 1, /* requests only */
     },
-    {.derived = &queries_hosts_derived, .rebuild = queries_hosts_rebuild},
+    /* the lines' hosts, not their times */
+    {.derived = &queries_hosts_derived, .rebuild = queries_hosts_rebuild, .no_line_times = 1},
     {.derived = &registry_health, .rebuild = registry_health_rebuild},
-    {.derived = &queries_hist_derived, .rebuild = queries_hist_rebuild},
+    {.derived = &queries_hist_derived,
+     .rebuild = queries_hist_rebuild,
+     .update = queries_hist_update},
 };
 
 const size_t queries_nlifecycles = sizeof queries_lifecycles / sizeof *queries_lifecycles;
@@ -62,10 +69,22 @@ int queries_lifecycles_ensure(struct lt_store *st, struct lt_error *err)
 	return 0;
 }
 
+const struct lt_derived **queries_line_readers(void)
+{
+	const struct lt_derived **v = lt_xcalloc(queries_nlifecycles + 1, sizeof *v);
+	size_t n = 0;
+
+	for (size_t i = 0; i < queries_nlifecycles; i++)
+		if (!queries_lifecycles[i].no_line_times)
+			v[n++] = queries_lifecycles[i].derived;
+	return v;
+}
+
 /* How lifecycle d stands against the store's newest event and line. */
 enum registry_standing {
 	REGISTRY_CURRENT,
 	REGISTRY_BEHIND, /* built by this version, but not from the newest events */
+	REGISTRY_STALE,	 /* rows it was built from changed since (lt_store_derived_stale) */
 	REGISTRY_OLDER,	 /* built by an older leasetrail (or before records were kept) */
 	REGISTRY_NEWER,	 /* built by a newer leasetrail */
 };
@@ -83,19 +102,38 @@ static enum registry_standing registry_standing(struct lt_store *st, const struc
 		return REGISTRY_CURRENT; /* an empty store: nothing to derive */
 	if (!state->known || state->version < d->version)
 		return REGISTRY_OLDER;
+	if (state->event_id == LT_DERIVED_STALE || state->line_id == LT_DERIVED_STALE)
+		return REGISTRY_STALE;
 	if (state->event_id < event_id || state->line_id < line_id)
 		return REGISTRY_BEHIND;
 	return REGISTRY_CURRENT;
 }
 
 /*
- * Rebuilds lifecycle l from since_id and marks it, in one transaction.  What
- * was computed beforehand is written instead, if the store has not moved on
- * since (another ingest at once): the record must not claim what it lacks.
+ * The lifecycles after i may read its tables: rewritten from nothing (another
+ * version, stale), they no longer stand for them.  Marked in the transaction
+ * that rewrote them, so that a run killed before it reached them leaves them
+ * said out of date, not current.
  */
-static int registry_one(struct lt_store *st, const struct queries_lifecycle *l, int64_t since_id,
+static int registry_mark_below(struct lt_store *st, size_t i, struct lt_error *err)
+{
+	int rc = 0;
+
+	for (size_t j = i + 1; j < queries_nlifecycles && rc == 0; j++)
+		rc = lt_store_derived_stale(st, queries_lifecycles[j].derived, err);
+	return rc;
+}
+
+/*
+ * Brings lifecycle i up from what it covers (from; NULL: from nothing) and
+ * marks it, in one transaction.  What was computed beforehand is written
+ * instead, if the store has not moved on since (another ingest at once):
+ * the record must not claim what it lacks.
+ */
+static int registry_one(struct lt_store *st, size_t i, const struct lt_derived_state *from,
 			const struct queries_computed *c, struct lt_error *err)
 {
+	const struct queries_lifecycle *l = &queries_lifecycles[i];
 	struct lt_derived_state covers = {.known = 1, .version = l->derived->version};
 	int rc = queries_exec(st, "BEGIN IMMEDIATE", err);
 
@@ -105,8 +143,12 @@ static int registry_one(struct lt_store *st, const struct queries_lifecycle *l, 
 	if (c != NULL && c->rows != NULL && c->event_id == covers.event_id &&
 	    c->line_id == covers.line_id)
 		rc = l->write(st, c->rows, err);
+	else if (from != NULL && l->update != NULL)
+		rc = l->update(st, from, err);
 	else
-		rc = l->rebuild(st, since_id, err);
+		rc = l->rebuild(st, from != NULL ? from->event_id : 0, err);
+	if (rc == 0 && from == NULL)
+		rc = registry_mark_below(st, i, err);
 	if (rc == 0)
 		rc = lt_store_derived_mark(st, l->derived, &covers, err);
 	if (rc == 0) {
@@ -133,7 +175,7 @@ int queries_lifecycles_update(struct lt_store *st, enum queries_update how,
 			continue;
 		if (s == REGISTRY_NEWER)
 			return lt_store_derive(st, l->derived, &state, err);
-		rc = registry_one(st, l, s == REGISTRY_BEHIND && !whole ? state.event_id : 0,
+		rc = registry_one(st, i, s == REGISTRY_BEHIND && !whole ? &state : NULL,
 				  computed ? &computed[i] : NULL, err);
 		if (rc == 0 && i == 0)
 			queries_test_die_at("mid-rebuild");
@@ -143,13 +185,23 @@ int queries_lifecycles_update(struct lt_store *st, enum queries_update how,
 
 int lt_rebuild_all(struct lt_store *st, struct lt_error *err)
 {
+	const struct lt_derived **readers = queries_line_readers();
+	const struct lt_redate_opts o = {.line_readers = readers};
 	int rc = queries_lifecycles_ensure(st, err);
 
 	/* the lines' years and zones first: an ingest killed before it weighed them again
-	   leaves lines at a guessed year, and every lifecycle reads their times */
+	   leaves lines at a guessed year, and every lifecycle reads their times; marked
+	   stale with the move, should this run be killed before it rebuilt them */
 	if (rc == 0)
-		rc = lt_store_redate(st, NULL, err);
+		rc = lt_store_redate(st, &o, err);
+	free(readers);
 	return rc != 0 ? rc : queries_lifecycles_update(st, QUERIES_UPDATE_ALL, NULL, err);
+}
+
+void lt_derived_names(struct lt_buf *out)
+{
+	for (size_t i = 0; i < queries_nlifecycles; i++)
+		lt_buf_printf(out, "%s%s", i > 0 ? ", " : "", queries_lifecycles[i].derived->name);
 }
 
 int lt_derived_check(struct lt_store *st, struct lt_buf *why)
@@ -158,6 +210,9 @@ int lt_derived_check(struct lt_store *st, struct lt_buf *why)
 	    [REGISTRY_BEHIND] = "are behind the stored events (an ingest is still running, or "
 				"was interrupted): run the same `leasetrail ingest` again, or "
 				"`leasetrail rebuild`",
+	    [REGISTRY_STALE] = "are out of date: rows they were built from changed since (an "
+			       "ingest that re-dated lines was interrupted): run the same "
+			       "`leasetrail ingest` again, or `leasetrail rebuild`",
 	    [REGISTRY_OLDER] = "were built by an older leasetrail; `leasetrail rebuild` brings "
 			       "them up to date",
 	    [REGISTRY_NEWER] = "were built by a newer leasetrail, which this one may misread; "

@@ -85,6 +85,10 @@ first=$("$bin" top --db s.db --by user --limit 1 -o csv | sed 1d | cut -d, -f1-3
 want=$(one "SELECT user, count(*), sum(code >= 400) FROM events GROUP BY user ORDER BY count(*) DESC, user LIMIT 1")
 [ "$first" = "$want" ] || fail "top --by user: first row '$first', SQL says '$want'"
 [ "$(rows top --by verb --limit 2)" = 2 ] || fail "top --limit 2"
+users=$(one "SELECT count(DISTINCT user) FROM events")
+[ "$(rows top --by user)" = $((users < 20 ? users : 20)) ] ||
+	fail "top without --limit: not the 20 biggest of $users users ($(rows top --by user))"
+[ "$(rows top --by user --limit 0)" = "$users" ] || fail "top --limit 0: not every user"
 
 # every kubelet's requests carry its instance's session ARN, named by the instance it runs on
 bad=$(one "SELECT count(*) FROM events WHERE user GLOB 'system:node:*'

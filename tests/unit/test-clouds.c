@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "parser-int.h"
+#include "test-identity.h"
 #include "test-files.h"
 
 #define MAX_SEEN 16
@@ -406,36 +407,18 @@ static void test_gke_identity(void **state)
 	    "\"authenticationInfo\":{\"principalEmail\":\"u\",\"principalSubject\":"
 	    "\"principal://iam.googleapis.com/locations/global/workforcePools/w/subject/bob\"},"
 	    "\"status\":{\"code\":0}},\"timestamp\":\"2024-04-05T05:50:00Z\"}";
-	static const struct {
-		const char *json;
-		size_t len;
-		const char *user, *identity;
-	} cases[] = {
-	    {entry, sizeof entry - 1, "deployer@p.iam.gserviceaccount.com",
-	     "via=alice@example.com"},
-	    {subject, sizeof subject - 1, "u",
-	     "subject=principal://iam.googleapis.com/locations/global/workforcePools/w/subject/"
-	     "bob"},
+	static const struct identity_case cases[] = {
+	    {.record = entry,
+	     .user = "deployer@p.iam.gserviceaccount.com",
+	     .identity = "via=alice@example.com"},
+	    {.record = subject,
+	     .user = "u",
+	     .identity = ("subject=principal://iam.googleapis.com/locations/global/workforcePools/"
+			  "w/subject/bob")},
 	};
-	struct parser_audit_decoder *ad = parser_audit_decoder_new();
-	void *gd = parser_gke_envelope.decoder_new();
-	struct parser_env_record r;
-	struct lt_audit_event ev;
-	char reason[200];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		if (parser_gke_envelope.decode(gd, &r, cases[i].json, cases[i].len, reason,
-					       sizeof reason) != 0)
-			fail_msg("case %zu: %s", i, reason);
-		if (parser_audit_decode(ad, &ev, r.event.ptr, r.event.len, reason, sizeof reason) !=
-		    0)
-			fail_msg("case %zu: %s in %.*s", i, reason, (int)r.event.len, r.event.ptr);
-		want_str((int)i, "user", ev.username, cases[i].user);
-		want_str((int)i, "identity", ev.identity, cases[i].identity);
-	}
-	parser_gke_envelope.decoder_free(gd);
-	parser_audit_decoder_free(ad);
+	identity_check(&parser_gke_envelope, cases, sizeof cases / sizeof *cases);
 }
 
 /* A watch's first entry of two is its ResponseStarted stage; a Lease body is read. */

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "parser-int.h"
+#include "test-identity.h"
 
 #define CELL(n, v)                                                                                 \
 	{                                                                                          \
@@ -275,34 +276,15 @@ static void test_bigquery_identity(void **state)
 	    "\"principal://iam.googleapis.com/locations/global/workforcePools/w/subject/bob\","
 	    "\"serviceAccountDelegationInfo\":null},\"status\":{\"code\":\"0\"}},"
 	    "\"timestamp\":\"2024-04-05 05:50:00 UTC\",\"operation\":{\"id\":\"op3\"}}";
-	static const struct {
-		const char *row;
-		size_t len;
-		const char *identity;
-	} cases[] = {
-	    {deleg, sizeof deleg - 1, "via=alice@example.com"},
-	    {subject, sizeof subject - 1,
-	     "subject=principal://iam.googleapis.com/locations/global/workforcePools/w/subject/"
-	     "bob"},
+	static const struct identity_case cases[] = {
+	    {.record = deleg, .identity = "via=alice@example.com"},
+	    {.record = subject,
+	     .identity = ("subject=principal://iam.googleapis.com/locations/global/workforcePools/"
+			  "w/subject/bob")},
 	};
-	void *d = parser_res_envelope.decoder_new();
-	struct parser_audit_decoder *ad = parser_audit_decoder_new();
-	struct parser_env_record rec;
-	struct lt_audit_event ev;
-	char reason[256];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		if (parser_res_envelope.decode(d, &rec, cases[i].row, cases[i].len, reason,
-					       sizeof reason) != 0)
-			fail_msg("case %zu: %s", i, reason);
-		decode_event(ad, &ev, &rec);
-		if (!lt_str_eq(ev.identity, cases[i].identity))
-			fail_msg("case %zu: identity '%.*s', want '%s'", i, (int)ev.identity.len,
-				 ev.identity.ptr ? ev.identity.ptr : "", cases[i].identity);
-	}
-	parser_audit_decoder_free(ad);
-	parser_res_envelope.decoder_free(d);
+	identity_check(&parser_res_envelope, cases, sizeof cases / sizeof *cases);
 }
 
 /* ---- CSV ---------------------------------------------------------------- */
