@@ -997,26 +997,71 @@ static void test_browse_filter(void **state)
 static void test_browse_find(void **state)
 {
 	struct lt_browse_query q = {LT_BROWSE_BY_NAME, NULL, NULL};
+	struct lt_browse_page p;
 	struct lt_error err = {0};
 	size_t at;
 
 	(void)state;
-	assert_int_equal(lt_browse_find(&at, sample_store, &q, 1, LT_BROWSE_FORWARD, match_substr,
-					(void *)"241-7", &err),
-			 0);
+	assert_int_equal(lt_browse_list_all(&p, sample_store, &q, &err), 0);
+	assert_int_equal(
+	    lt_browse_find(&at, &p, 1, LT_BROWSE_FORWARD, match_substr, (void *)"241-7", &err), 0);
 	assert_int_equal(at, 3);
 	/* wraps past the end, and backward past the top */
-	assert_int_equal(lt_browse_find(&at, sample_store, &q, 3, LT_BROWSE_FORWARD, match_substr,
-					(void *)"ip-", &err),
-			 0);
+	assert_int_equal(
+	    lt_browse_find(&at, &p, 3, LT_BROWSE_FORWARD, match_substr, (void *)"ip-", &err), 0);
 	assert_int_equal(at, 1);
-	assert_int_equal(lt_browse_find(&at, sample_store, &q, 1, LT_BROWSE_BACKWARD, match_substr,
-					(void *)"apiserver", &err),
-			 0);
+	assert_int_equal(
+	    lt_browse_find(&at, &p, 1, LT_BROWSE_BACKWARD, match_substr, (void *)"apiserver", &err),
+	    0);
 	assert_int_equal(at, 9);
-	assert_int_equal(lt_browse_find(&at, sample_store, &q, 0, LT_BROWSE_FORWARD, match_substr,
-					(void *)"nope", &err),
-			 LT_ERR_NOTFOUND);
+	/* the row searched from comes last: found when it is the only match */
+	assert_int_equal(lt_browse_find(&at, &p, 5, LT_BROWSE_FORWARD, match_substr,
+					(void *)"controller-manager", &err),
+			 0);
+	assert_int_equal(at, 5);
+	assert_int_equal(lt_browse_find(&at, &p, 5, LT_BROWSE_BACKWARD, match_substr,
+					(void *)"controller-manager", &err),
+			 0);
+	assert_int_equal(at, 5);
+	/* headings are never found */
+	assert_int_equal(
+	    lt_browse_find(&at, &p, 0, LT_BROWSE_FORWARD, match_substr, (void *)"nope", &err),
+	    LT_ERR_NOTFOUND);
+	lt_browse_page_release(&p);
+}
+
+/*
+ * The whole list held in memory: the same items as the paged read, but a
+ * Node object's deletes only once lt_browse_deletes read them, for the rows
+ * asked, once.
+ */
+static void test_browse_list_all(void **state)
+{
+	struct lt_browse_query q = {LT_BROWSE_BY_NAME, NULL, NULL};
+	struct lt_browse_page all, paged;
+	struct lt_error err = {0};
+
+	(void)state;
+	assert_int_equal(lt_browse_list_all(&all, sample_store, &q, &err), 0);
+	assert_int_equal(lt_browse_list(&paged, sample_store, &q, 0, 100, &err), 0);
+	assert_int_equal(all.n, paged.n);
+	assert_int_equal(all.total, paged.total);
+	assert_string_equal(all.items[1].target, "ip-10-0-241-171.ec2.internal");
+	assert_int_equal(all.items[1].deletes, 1); /* its lease's delete only, so far */
+	/* rows 2..9 first: row 1 keeps its count */
+	assert_int_equal(lt_browse_deletes(&all, sample_store, 2, 8, &err), 0);
+	assert_int_equal(all.items[1].deletes, 1);
+	/* then rows 0..2, and again past the end: each row's Node deletes added once */
+	assert_int_equal(lt_browse_deletes(&all, sample_store, 0, 3, &err), 0);
+	assert_int_equal(lt_browse_deletes(&all, sample_store, 0, 1000, &err), 0);
+	assert_int_equal(lt_browse_deletes(&all, sample_store, 50, 10, &err), 0);
+	for (size_t i = 0; i < all.n; i++) {
+		assert_int_equal(all.items[i].heading, paged.items[i].heading);
+		assert_int_equal(all.items[i].deletes, paged.items[i].deletes);
+		assert_int_equal(all.items[i].not_found, paged.items[i].not_found);
+	}
+	lt_browse_page_release(&all);
+	lt_browse_page_release(&paged);
 }
 
 static void test_browse_episodes(void **state)
@@ -1373,13 +1418,13 @@ int main(void)
 	    cmocka_unit_test(test_base64),	cmocka_unit_test(test_cmd_table),
 	};
 	const struct CMUnitTest browse[] = {
-	    cmocka_unit_test(test_browse_list),		 cmocka_unit_test(test_browse_sort),
-	    cmocka_unit_test(test_buckets_not_ready),	 cmocka_unit_test(test_browse_not_ready),
-	    cmocka_unit_test(test_browse_filter),	 cmocka_unit_test(test_browse_find),
-	    cmocka_unit_test(test_browse_episodes),	 cmocka_unit_test(test_browse_timeline),
-	    cmocka_unit_test(test_browse_events),	 cmocka_unit_test(test_browse_canned),
-	    cmocka_unit_test(test_browse_hist),		 cmocka_unit_test(test_browse_hist_kept),
-	    cmocka_unit_test(test_browse_hist_kept_gen),
+	    cmocka_unit_test(test_browse_list),	      cmocka_unit_test(test_browse_sort),
+	    cmocka_unit_test(test_buckets_not_ready), cmocka_unit_test(test_browse_not_ready),
+	    cmocka_unit_test(test_browse_filter),     cmocka_unit_test(test_browse_find),
+	    cmocka_unit_test(test_browse_list_all),   cmocka_unit_test(test_browse_episodes),
+	    cmocka_unit_test(test_browse_timeline),   cmocka_unit_test(test_browse_events),
+	    cmocka_unit_test(test_browse_canned),     cmocka_unit_test(test_browse_hist),
+	    cmocka_unit_test(test_browse_hist_kept),  cmocka_unit_test(test_browse_hist_kept_gen),
 	};
 	int failed = cmocka_run_group_tests_name("tui view", view, NULL, NULL);
 
