@@ -42,6 +42,24 @@ only_sgr() {
     fail "$1: an escape other than SGR reached the pane"
   fi
 }
+# md_plain FILE: cmark (CommonMark: no tables, so the table is one paragraph) renders the
+# exported Markdown to its text and nothing else: no element but the title's h1 and the p, and
+# each line of the paragraph, its entities decoded, is the file's line with each backslash
+# escape taken out (no link, emphasis, code span, entity or HTML formed from the log text)
+md_plain() {
+  if ! command -v cmark >/dev/null; then
+    [ "${CI:-}" = true ] && fail "cmark is not installed (CI installs it in .ci/run)"
+    echo "test-tui-tools.sh: cmark is not installed: $1 is not rendered" >&2
+    return 0
+  fi
+  cmark "$1" >"$1.html"
+  [ "$(grep -oE '<[a-zA-Z][a-zA-Z0-9]*' "$1.html" | sort -u | tr '\n' ' ')" = '<h1 <p ' ] ||
+    fail "$1 renders to other elements: $(cat "$1.html")"
+  grep '^|' "$1" | LC_ALL=C sed -E 's/\\([[:punct:]])/\1/g' >"$1.want"
+  sed -n '/^<p>/,/<\/p>$/p' "$1.html" | sed -e 's/^<p>//' -e 's/<\/p>$//' -e 's/&lt;/</g' \
+    -e 's/&gt;/>/g' -e 's/&quot;/"/g' -e 's/&amp;/\&/g' >"$1.got"
+  cmp -s "$1.want" "$1.got" || fail "$1 does not render to its text: $(diff "$1.want" "$1.got")"
+}
 # a file written from log text holds no control byte but tab and newline
 clean_file() {
   LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]' "$1" &&
@@ -49,7 +67,7 @@ clean_file() {
   return 0
 }
 
-evil='{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"e0000000-0000-4000-8000-000000000002","stage":"ResponseComplete","requestURI":"/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/evil","verb":"update","user":{"username":"system:node:evil\u001b]2;pwned\u0007\u001b[2J,\"x|y","groups":["system:nodes"]},"sourceIPs":["10.9.9.9"],"userAgent":"kubelet","objectRef":{"resource":"leases","namespace":"kube-node-lease","name":"evil","apiGroup":"coordination.k8s.io","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2024-04-05T05:51:00.000000Z","stageTimestamp":"2024-04-05T05:51:00.001000Z"}'
+evil='{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"e0000000-0000-4000-8000-000000000002","stage":"ResponseComplete","requestURI":"/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/evil","verb":"update","user":{"username":"system:node:evil\u001b]2;pwned\u0007\u001b[2J,\"x|y <b>b</b> [l](http://e.vil) *em* _u_ `c` &amp; ~~s~~ www.e.vil","groups":["system:nodes"]},"sourceIPs":["10.9.9.9"],"userAgent":"kubelet","objectRef":{"resource":"leases","namespace":"kube-node-lease","name":"evil","apiGroup":"coordination.k8s.io","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2024-04-05T05:51:00.000000Z","stageTimestamp":"2024-04-05T05:51:00.001000Z"}'
 printf '%s\n' "$evil" >evil.log
 "$bin" ingest -q --db "$tmp/s.db" "$samples/audit" evil.log >/dev/null
 
@@ -138,8 +156,9 @@ wait_for 'export the marks to'
 answer "$tmp/marks.md"
 wait_for "2 rows written to $tmp/marks.md (Markdown)"
 head -3 marks.md | grep -q '^| mark | time | subject | source | what | row |$' || fail "marks.md: $(cat marks.md)"
-grep -q "^| request | .* | update | 404 | .*$req |\$" marks.md || fail "marks.md request: $(cat marks.md)"
-grep -q '^| timeline | 2024-04-05T05:56:09.[0-9]*Z | ip-10-0-241-171.ec2.internal | audit | NOT_FOUND | ' marks.md ||
+# (Markdown's escapes: \# of the request's id, \_ of the kind)
+grep -q "^| request | .* | update | 404 | .*\\\\$req |\$" marks.md || fail "marks.md request: $(cat marks.md)"
+grep -q '^| timeline | 2024-04-05T05:56:09.[0-9]*Z | ip-10-0-241-171.ec2.internal | audit | NOT\\_FOUND | ' marks.md ||
   fail "marks.md row: $(cat marks.md)"
 tm send-keys g Enter
 wait_for 'leasetrail | Event'
@@ -184,8 +203,14 @@ answer "$tmp/evil.csv"
 wait_for "written to $tmp/evil.csv"
 clean_file evil.md
 clean_file evil.csv
-grep -qF 'evil\x1b]2;pwned\x07\x1b[2J,""x|y' evil.csv || fail "evil.csv: $(cat evil.csv)"
-grep -qF 'evil\x1b]2;pwned\x07\x1b[2J,"x\|y' evil.md || fail "evil.md: $(cat evil.md)"
+grep -qF 'evil\x1b]2;pwned\x07\x1b[2J,""x|y <b>b</b> [l](http://e.vil) *em* _u_ `c` &amp; ~~s~~ www.e.vil' evil.csv ||
+  fail "evil.csv: $(cat evil.csv)"
+# in Markdown a backslash before what would make a link, emphasis, a code span, an entity, HTML
+grep -qF 'evil\\x1b\]2;pwned\\x07\\x1b\[2J,"x\|y \<b\>b\</b\> \[l\](http\://e.vil) \*em\* \_u\_ \`c\` \&amp; \~\~s\~\~ www\.e.vil' evil.md ||
+  fail "evil.md: $(cat evil.md)"
+md_plain evil.md
+md_plain marks.md
+grep -qF '[l](http://e.vil) *em* _u_ `c` &amp; ~~s~~ www.e.vil' evil.md.got || fail "evil.md renders to: $(cat evil.md.got)"
 [ "$(tm display-message -p '#{pane_title}')" != pwned ] || fail "the terminal was retitled"
 only_sgr "hostile text"
 tm send-keys M

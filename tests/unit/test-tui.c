@@ -1353,11 +1353,65 @@ static void test_export(void **state)
 	tui_export_row(&b, TUI_EXPORT_MD, &r);
 	assert_non_null(strstr(b.ptr, "# leasetrail marks\n\n| mark | time |"));
 	assert_non_null(strstr(b.ptr, "|---|---|---|---|---|---|\n"));
-	/* a pipe in a cell is escaped: the table keeps its six columns */
-	assert_non_null(strstr(b.ptr, "| say \"hi\", a\\|b \\x1b]2;pwned\\x07 \\u{202e} end |\n"));
+	/* a pipe in a cell is escaped: the table keeps its six columns; so is a backslash */
+	assert_non_null(
+	    strstr(b.ptr, "| say \"hi\", a\\|b \\\\x1b\\]2;pwned\\\\x07 \\\\u{202e} end |\n"));
+	/* a time keeps its - and : (neither leading nor "://") */
+	assert_non_null(strstr(b.ptr, "| 2024-04-05T05:56:00.230965Z |"));
 	assert_null(strchr(b.ptr, '\x1b'));
 	lt_buf_release(&b);
 	tui_row_release(&r);
+}
+
+/*
+ * A cell of hostile text in each format: in Markdown no link, emphasis, code
+ * span, entity or HTML can form (a backslash before each character that would
+ * start one); in CSV a leading = + - @ is made text with a '.
+ */
+static void test_export_escapes(void **state)
+{
+	static const struct {
+		const char *text, *md, *csv;
+	} cases[] = {
+	    {"plain 10.0.0.1 a:b", "plain 10.0.0.1 a:b", "plain 10.0.0.1 a:b"},
+	    {"[x](http://evil)", "\\[x\\](http\\://evil)", "[x](http://evil)"},
+	    {"<script>alert(1)</script>", "\\<script\\>alert(1)\\</script\\>",
+	     "<script>alert(1)</script>"},
+	    {"*em* _u_ `code` ~~s~~", "\\*em\\* \\_u\\_ \\`code\\` \\~\\~s\\~\\~",
+	     "*em* _u_ `code` ~~s~~"},
+	    {"&lt; &#x1b; # h", "\\&lt; \\&\\#x1b; \\# h", "&lt; &#x1b; # h"},
+	    {"![i](x) a@b.c WWW.evil.com", "\\!\\[i\\](x) a\\@b.c WWW\\.evil.com",
+	     "![i](x) a@b.c WWW.evil.com"},
+	    {"back\\slash", "back\\\\slash", "back\\slash"},
+	    {"-1 in - list", "\\-1 in - list", "'-1 in - list"},
+	    {"+x", "\\+x", "'+x"},
+	    {"=HYPERLINK(\"http://e\")", "\\=HYPERLINK(\"http\\://e\")",
+	     "'=HYPERLINK(\"\"http://e\"\")"},
+	    {"@SUM(A1)", "\\@SUM(A1)", "'@SUM(A1)"},
+	    {"a\nb\tc", "a\\\\nb\\\\tc", "a\\nb\\tc"}, /* sanitized: one line */
+	};
+	struct lt_buf b, want;
+
+	(void)state;
+	lt_buf_init(&b);
+	lt_buf_init(&want);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct tui_row r = row_of("n", 0, cases[i].text);
+
+		lt_buf_reset(&b);
+		lt_buf_reset(&want);
+		tui_export_row(&b, TUI_EXPORT_MD, &r);
+		lt_buf_printf(&want, "| NOT\\_FOUND | %s |\n", cases[i].md);
+		assert_non_null(strstr(b.ptr, want.ptr));
+		lt_buf_reset(&b);
+		lt_buf_reset(&want);
+		tui_export_row(&b, TUI_EXPORT_CSV, &r);
+		lt_buf_printf(&want, ",\"NOT_FOUND\",\"%s\"\n", cases[i].csv);
+		assert_non_null(strstr(b.ptr, want.ptr));
+		tui_row_release(&r);
+	}
+	lt_buf_release(&b);
+	lt_buf_release(&want);
 }
 
 static void test_base64(void **state)
@@ -1404,18 +1458,19 @@ static void test_cmd_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest view[] = {
-	    cmocka_unit_test(test_win_moves),	cmocka_unit_test(test_win_pages),
-	    cmocka_unit_test(test_win_edges),	cmocka_unit_test(test_page_want),
-	    cmocka_unit_test(test_axis),	cmocka_unit_test(test_buckets),
-	    cmocka_unit_test(test_safe_text),	cmocka_unit_test(test_text_width),
-	    cmocka_unit_test(test_json_pretty), cmocka_unit_test(test_wrap),
-	    cmocka_unit_test(test_line_edit),	cmocka_unit_test(test_fmt_time),
-	    cmocka_unit_test(test_keys),	cmocka_unit_test(test_key_table),
-	    cmocka_unit_test(test_result_jump), cmocka_unit_test(test_filter),
-	    cmocka_unit_test(test_axis_ticks),	cmocka_unit_test(test_buckets_holder),
-	    cmocka_unit_test(test_time_rows),	cmocka_unit_test(test_rows_keep),
-	    cmocka_unit_test(test_marks),	cmocka_unit_test(test_export),
-	    cmocka_unit_test(test_base64),	cmocka_unit_test(test_cmd_table),
+	    cmocka_unit_test(test_win_moves),	   cmocka_unit_test(test_win_pages),
+	    cmocka_unit_test(test_win_edges),	   cmocka_unit_test(test_page_want),
+	    cmocka_unit_test(test_axis),	   cmocka_unit_test(test_buckets),
+	    cmocka_unit_test(test_safe_text),	   cmocka_unit_test(test_text_width),
+	    cmocka_unit_test(test_json_pretty),	   cmocka_unit_test(test_wrap),
+	    cmocka_unit_test(test_line_edit),	   cmocka_unit_test(test_fmt_time),
+	    cmocka_unit_test(test_keys),	   cmocka_unit_test(test_key_table),
+	    cmocka_unit_test(test_result_jump),	   cmocka_unit_test(test_filter),
+	    cmocka_unit_test(test_axis_ticks),	   cmocka_unit_test(test_buckets_holder),
+	    cmocka_unit_test(test_time_rows),	   cmocka_unit_test(test_rows_keep),
+	    cmocka_unit_test(test_marks),	   cmocka_unit_test(test_export),
+	    cmocka_unit_test(test_export_escapes), cmocka_unit_test(test_base64),
+	    cmocka_unit_test(test_cmd_table),
 	};
 	const struct CMUnitTest browse[] = {
 	    cmocka_unit_test(test_browse_list),	      cmocka_unit_test(test_browse_sort),
