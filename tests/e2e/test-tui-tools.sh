@@ -97,6 +97,22 @@ wait_for "no column 'zz' here; columns: row, start, end, kind, count, source, de
 tm send-keys f Enter
 wait_for "$all"
 screen | grep -q 'NODE_DELETED' || fail "an empty f did not clear the filter"
+# f on the list with a row's pane open (Tab gives the list the keys): the pane stays on its row
+# when the row passes the filter, and closes, saying so, when it does not
+tm send-keys / '^NODE_DELETED$' Enter
+tm send-keys Enter
+wait_for '(Enter: one event, Tab: pane, Esc: close)'
+tm send-keys Tab f
+answer 'kind=DELETED'
+wait_for '2 rows pass the filter; the open row is one, its pane stays'
+screen | grep -q '(Enter: one event, Tab: pane, Esc: close)' || fail "f closed the open row's pane"
+selected | grep -q 'NODE_DELETED' || fail "the cursor left the open row: $(selected)"
+tm send-keys f
+answer 'kind=^DELETED$'
+wait_for '1 row passes the filter; the open row is not: its pane is closed'
+screen | grep -q 'Tab: pane, Esc: close' && fail "the pane of a row filtered out stayed open"
+tm send-keys f Enter
+wait_for "$all"
 
 # ---- :goto TIME (as --since reads it) puts the cursor on the row starting nearest it
 tm send-keys :
