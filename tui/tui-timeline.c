@@ -361,9 +361,10 @@ static void tl_draw(struct tui *t, struct tui_screen *sc, int y0, int h, int col
 	dated = (s->tfmt & TUI_TIME_DATE) != 0;
 	s->win.height = list_h > 1 ? (size_t)list_h : 1;
 	tui_win_fix(&s->win);
-	snprintf(line, sizeof line, "%-*s %-*s %-*s %6s  DETAIL of %s (%zu rows)%s",
-		 dated ? 23 : 12, "START", dated ? 23 : 12, "END", TL_KIND_W, "KIND", "COUNT",
-		 s->target, s->tl.nrows, s->expanded && !s->focus ? " <" : "");
+	snprintf(line, sizeof line, "%-*s %-*s %-*s %6s  DETAIL of %s (%zu %s)%s", dated ? 23 : 12,
+		 "START", dated ? 23 : 12, "END", TL_KIND_W, "KIND", "COUNT", s->target,
+		 s->tl.nrows, s->tl.nrows == 1 ? "row" : "rows",
+		 s->expanded && !s->focus ? " <" : "");
 	tui_draw_header(y0, cols, line);
 	s->list_y = y0 + 1;
 	for (size_t k = 0; k < s->win.height && s->win.top + k < s->tl.nrows; k++) {

@@ -82,6 +82,7 @@ tm send-keys f
 wait_for 'filter (REGEX, COL=RE'
 answer 'kind=^DELETED$'
 wait_for '1 row passes the filter'
+screen | grep -q 'DETAIL of ip-10-0-241-171.ec2.internal (1 row)' || fail "the header's count: $(screen | head -2)"
 screen | grep -q ' DELETED .*generic-garbage-collector' || fail "kind=^DELETED$ lost the row"
 screen | grep -q 'NODE_DELETED' && fail "kind=^DELETED$ kept NODE_DELETED"
 tm send-keys j
