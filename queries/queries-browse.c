@@ -54,15 +54,29 @@
 	"  AND a.code BETWEEN 200 AND 299 AND a.superseded = 0) ELSE 0 END)"
 
 /*
+ * o: the names of the Node objects the audit log has requests about, one
+ * index seek each (a loose index scan: the next name above the last, through
+ * audit_object or audit_cluster), not a DISTINCT over every Node request
+ * (330 000 on the 10 M-event store: 20-40 ms CPU of the list's 70-120).
+ */
+#define BROWSE_NODE_NAMES                                                                          \
+	"o0(name_id) AS (SELECT (SELECT a.name_id FROM audit AS a"                                 \
+	"  WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                          \
+	"  AND a.namespace_id IS NULL AND a.name_id IS NOT NULL ORDER BY a.name_id LIMIT 1)"       \
+	" UNION ALL SELECT (SELECT a.name_id FROM audit AS a"                                      \
+	"  WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                          \
+	"  AND a.namespace_id IS NULL AND a.name_id > o0.name_id ORDER BY a.name_id LIMIT 1)"      \
+	" FROM o0 WHERE o0.name_id IS NOT NULL),"                                                  \
+	" o AS MATERIALIZED (SELECT name_id FROM o0 WHERE name_id IS NOT NULL)"
+
+/*
  * A node NotReady at the end is `not-ready`, as `nodes` says, unless it is gone.  A node only
  * log lines know (a host its lines map to, a file's --node, a NotReady window's node: no lease,
  * no Node request) is listed `logs-only`, as `nodes` lists it (WINDOW_NODES: the windows'
  * nodes, none on a store from before node health).
  */
 #define BROWSE_LIST_SQL(NR, WINDOW_NODES)                                                          \
-	"WITH o AS MATERIALIZED (SELECT DISTINCT name_id FROM audit"                               \
-	"  WHERE resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                            \
-	"  AND namespace_id IS NULL AND name_id IS NOT NULL),"                                     \
+	"WITH RECURSIVE " BROWSE_NODE_NAMES ","                                                    \
 	" l AS MATERIALIZED (SELECT CASE x.kind WHEN 'node' THEN 0 WHEN 'leader' THEN 1"           \
 	"  ELSE 2 END AS sec, x.id AS lid, x.namespace_id AS ns, x.name_id AS nm,"                 \
 	"  " BROWSE_STATE " AS state, x.first_us AS first_us, x.last_us AS last_us,"               \

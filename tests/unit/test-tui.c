@@ -792,6 +792,67 @@ static void test_browse_not_ready(void **state)
 	lt_store_free(st);
 }
 
+/* One audit event of verb on resource/name (namespace ns, or none), second sec after 05:50. */
+static void audit_line(FILE *f, const char *verb, const char *resource, const char *ns,
+		       const char *name, int sec, int n)
+{
+	fprintf(f,
+		"{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"Metadata\","
+		"\"auditID\":\"a0000000-0000-4000-8000-%012d\",\"stage\":\"ResponseComplete\","
+		"\"requestURI\":\"/x\",\"verb\":\"%s\",\"user\":{\"username\":\"system:node:%s\"},"
+		"\"sourceIPs\":[\"10.0.0.1\"],\"objectRef\":{\"resource\":\"%s\",%s%s%s"
+		"\"name\":\"%s\"},\"responseStatus\":{\"code\":200},"
+		"\"requestReceivedTimestamp\":\"2024-04-05T05:%02d:%02d.000000Z\","
+		"\"stageTimestamp\":\"2024-04-05T05:%02d:%02d.001000Z\"}\n",
+		n, verb, name, resource, ns ? "\"namespace\":\"" : "", ns ? ns : "",
+		ns ? "\"," : "", name, 50 + sec / 60, sec % 60, 50 + sec / 60, sec % 60);
+}
+
+/*
+ * Node objects the audit log knows without a lease are listed once each,
+ * `no-lease`, in the nodes' section, however many requests name them (the
+ * list's loose index scan over their names), as the nodes view lists them.
+ */
+static void test_browse_no_lease(void **state)
+{
+	static const char *const names[] = {"n-a", "n-b", "n-c", "n-d"};
+	struct lt_browse_query q = {LT_BROWSE_BY_NAME, NULL, NULL};
+	struct lt_ingest_opts opts = {0};
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	char dir[PATH_SIZE], db[PATH_SIZE], log[PATH_SIZE], *paths[] = {log};
+	struct lt_browse_page p;
+	struct lt_store *st = NULL;
+	FILE *f;
+	int n = 0;
+
+	(void)state;
+	case_dir(dir, "browse-no-lease");
+	path_join(db, dir, "s.db");
+	path_join(log, dir, "audit.log");
+	assert_non_null(f = fopen(log, "w"));
+	for (int sec = 0; sec < 120; sec += 10) {
+		/* n-a renews its lease; n-b, n-c and n-d have Node requests only */
+		audit_line(f, "update", "leases", "kube-node-lease", "n-a", sec, n++);
+		for (size_t k = 0; k < 4; k++)
+			audit_line(f, "patch", "nodes", NULL, names[k], sec + 1, n++);
+	}
+	fclose(f);
+	assert_int_equal(lt_store_open(&st, db, 0, &err), 0);
+	assert_int_equal(lt_ingest_run(st, paths, 1, &opts, NULL, &t, &err), 0);
+	assert_int_equal(lt_browse_list(&p, st, &q, 0, 100, &err), 0);
+	assert_int_equal(p.total, 5); /* the heading and four nodes */
+	assert_true(p.items[0].heading);
+	assert_int_equal(p.items[0].count, 4);
+	for (size_t k = 0; k < 4; k++) {
+		assert_string_equal(p.items[k + 1].target, names[k]);
+		assert_int_equal(p.items[k + 1].section, LT_BROWSE_NODES);
+		assert_string_equal(p.items[k + 1].state, k == 0 ? "renewing" : "no-lease");
+	}
+	lt_browse_page_release(&p);
+	lt_store_free(st);
+}
+
 /*
  * The histogram of samples/notready: however the range is cut, the bins add
  * up to the same events and errors; one bin over everything counts each
@@ -1473,13 +1534,14 @@ int main(void)
 	    cmocka_unit_test(test_cmd_table),
 	};
 	const struct CMUnitTest browse[] = {
-	    cmocka_unit_test(test_browse_list),	      cmocka_unit_test(test_browse_sort),
-	    cmocka_unit_test(test_buckets_not_ready), cmocka_unit_test(test_browse_not_ready),
-	    cmocka_unit_test(test_browse_filter),     cmocka_unit_test(test_browse_find),
-	    cmocka_unit_test(test_browse_list_all),   cmocka_unit_test(test_browse_episodes),
-	    cmocka_unit_test(test_browse_timeline),   cmocka_unit_test(test_browse_events),
-	    cmocka_unit_test(test_browse_canned),     cmocka_unit_test(test_browse_hist),
-	    cmocka_unit_test(test_browse_hist_kept),  cmocka_unit_test(test_browse_hist_kept_gen),
+	    cmocka_unit_test(test_browse_list),		 cmocka_unit_test(test_browse_sort),
+	    cmocka_unit_test(test_buckets_not_ready),	 cmocka_unit_test(test_browse_not_ready),
+	    cmocka_unit_test(test_browse_filter),	 cmocka_unit_test(test_browse_find),
+	    cmocka_unit_test(test_browse_list_all),	 cmocka_unit_test(test_browse_no_lease),
+	    cmocka_unit_test(test_browse_episodes),	 cmocka_unit_test(test_browse_timeline),
+	    cmocka_unit_test(test_browse_events),	 cmocka_unit_test(test_browse_canned),
+	    cmocka_unit_test(test_browse_hist),		 cmocka_unit_test(test_browse_hist_kept),
+	    cmocka_unit_test(test_browse_hist_kept_gen),
 	};
 	int failed = cmocka_run_group_tests_name("tui view", view, NULL, NULL);
 
