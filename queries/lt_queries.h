@@ -625,9 +625,10 @@ int lt_query_show_record(struct lt_store *st, int64_t id, enum lt_record rec, un
 /* ---- browsing (the TUI) ---- */
 
 /*
- * What the terminal browser reads, a page at a time: nothing here loads a
- * whole table.  Strings in these structures are owned by them and are log
- * text: sanitize before drawing.
+ * What the terminal browser reads, a page at a time, or whole where it is
+ * bounded (the cluster list, LT_BROWSE_LIST_MAX): nothing here loads an
+ * events or lines table.  Strings in these structures are owned by them and
+ * are log text: sanitize before drawing.
  */
 
 /* The order of the cluster list inside each section. */

@@ -3,10 +3,11 @@
  *
  * The cluster list is every lease (nodes first, then leader and apiserver
  * leases) plus the Node objects that never had a lease, with a heading row
- * per section, paged by SQLite.  The timeline and the canned queries are
- * the typed rows `timeline` and `query` print (kept whole, lt_rows), so the
- * TUI never tells a different story than the command line; nothing here
- * reads back printed text.
+ * per section, paged by SQLite or read whole (the TUI pages it from memory);
+ * the Node objects' deletes are added for the rows shown, once per row.
+ * The timeline and the canned queries are the typed rows `timeline` and
+ * `query` print (kept whole, lt_rows), so the TUI never tells a different
+ * story than the command line; nothing here reads back printed text.
  */
 #include "queries-int.h"
 

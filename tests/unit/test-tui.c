@@ -5,6 +5,7 @@
  * table, result tables and jumping from them; then the browsing
  * API of the query layer on a store built from samples/audit.
  */
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -482,6 +483,51 @@ static void test_key_table(void **state)
 			if (p->key == k->key && (p->ctx & k->ctx) != 0 && p->action != k->action)
 				fail_msg("key %d bound twice", k->key);
 	}
+}
+
+/*
+ * Whether text has a code span that starts with the key want ("`f" of `f`,
+ * `f state=...`, not of `foo`; a punctuation key may go on: `:goto 05:56`).
+ */
+static int readme_names(const char *text, const char *want)
+{
+	size_t n = strlen(want);
+	int punct = n == 2 && !isalnum((unsigned char)want[1]);
+
+	for (const char *p = strstr(text, want); p != NULL; p = strstr(p + 1, want))
+		if (punct || !isalnum((unsigned char)p[n]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Every key the help lists is named in the README too: the first name of its
+ * label ("PgDn" of "PgDn  Space  Ctrl-F") opens a code span there.
+ */
+static void test_keys_in_readme(void **state)
+{
+	FILE *f = fopen(LT_SAMPLES "/../README.md", "r");
+	struct lt_buf readme;
+	char chunk[4096], want[32];
+	size_t n;
+
+	(void)state;
+	assert_non_null(f);
+	lt_buf_init(&readme);
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		lt_buf_append(&readme, chunk, n);
+	fclose(f);
+	for (const struct tui_keydef *k = tui_keys(); k->key != TUI_K_NONE; k++) {
+		size_t len;
+
+		if (k->label == NULL)
+			continue;
+		len = strcspn(k->label, " ");
+		snprintf(want, sizeof want, "`%.*s", (int)len, k->label);
+		if (!readme_names(readme.ptr, want))
+			fail_msg("the key %s is not in README.md", want + 1);
+	}
+	lt_buf_release(&readme);
 }
 
 /* ---- filters ------------------------------------------------------------- */
@@ -1526,12 +1572,12 @@ int main(void)
 	    cmocka_unit_test(test_json_pretty),	   cmocka_unit_test(test_wrap),
 	    cmocka_unit_test(test_line_edit),	   cmocka_unit_test(test_fmt_time),
 	    cmocka_unit_test(test_keys),	   cmocka_unit_test(test_key_table),
-	    cmocka_unit_test(test_result_jump),	   cmocka_unit_test(test_filter),
-	    cmocka_unit_test(test_axis_ticks),	   cmocka_unit_test(test_buckets_holder),
-	    cmocka_unit_test(test_time_rows),	   cmocka_unit_test(test_rows_keep),
-	    cmocka_unit_test(test_marks),	   cmocka_unit_test(test_export),
-	    cmocka_unit_test(test_export_escapes), cmocka_unit_test(test_base64),
-	    cmocka_unit_test(test_cmd_table),
+	    cmocka_unit_test(test_keys_in_readme), cmocka_unit_test(test_result_jump),
+	    cmocka_unit_test(test_filter),	   cmocka_unit_test(test_axis_ticks),
+	    cmocka_unit_test(test_buckets_holder), cmocka_unit_test(test_time_rows),
+	    cmocka_unit_test(test_rows_keep),	   cmocka_unit_test(test_marks),
+	    cmocka_unit_test(test_export),	   cmocka_unit_test(test_export_escapes),
+	    cmocka_unit_test(test_base64),	   cmocka_unit_test(test_cmd_table),
 	};
 	const struct CMUnitTest browse[] = {
 	    cmocka_unit_test(test_browse_list),		 cmocka_unit_test(test_browse_sort),
