@@ -26,6 +26,7 @@ struct cluster {
 	struct lt_browse_page page; /* the whole list, from its first item */
 	int loaded;
 	int label_w; /* the widest name of the list, in cells */
+	size_t rows; /* items of the list that are leases or nodes, not headings */
 	size_t sort; /* a row of cluster_sorts */
 	struct tui_filter filter;
 	struct lt_regex *search_re;
@@ -160,11 +161,13 @@ static void cluster_load(struct tui *t, struct cluster *c)
 	if (lt_browse_list_all(&c->page, t->st, &q, &err) != 0)
 		tui_status(t, TUI_ERROR, "%s", err.msg);
 	c->label_w = 0;
+	c->rows = 0;
 	for (size_t i = 0; i < c->page.n; i++) {
 		const char *label = cluster_label(&c->page.items[i]);
 		int w = tui_text_width(label, strlen(label));
 
 		c->label_w = w > c->label_w ? w : c->label_w;
+		c->rows += !c->page.items[i].heading;
 	}
 	c->win.total = c->page.n;
 	tui_win_fix(&c->win);
@@ -331,10 +334,10 @@ static void cluster_legend(struct cluster *c, int y, int cols)
 
 	lt_format_duration(span, sizeof span, c->axis.to - c->axis.from);
 	if (c->page.total > c->page.n) /* past LT_BROWSE_LIST_MAX: what is held, of how many */
-		snprintf(count, sizeof count, "first %zu of %zu rows", c->page.n, c->page.total);
+		snprintf(count, sizeof count, "first %zu of %zu rows", c->rows,
+			 c->page.total - (c->page.n - c->rows));
 	else
-		snprintf(count, sizeof count, "%zu %s", c->page.total,
-			 c->page.total == 1 ? "row" : "rows");
+		snprintf(count, sizeof count, "%zu %s", c->rows, c->rows == 1 ? "row" : "rows");
 	snprintf(line, sizeof line, "%s, by %s, axis %s%s%s  ", count, cluster_sorts[c->sort].name,
 		 span, c->filter.n ? ", filter " : "", c->filter.n ? c->filter.text : "");
 	static const enum tui_cell order[] = {TUI_C_RENEWED, TUI_C_GAP,	   TUI_C_NOT_READY,

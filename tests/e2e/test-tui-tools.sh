@@ -246,6 +246,15 @@ wait_for 'NODES (4)'
 tm send-keys :
 answer 'filter state=re-created name=171'
 wait_for 'NODES (1)'
+screen | grep -q '^1 row, by ' || fail "the legend's count: $(screen | tail -2)"
+# a filter nothing passes: the hint says what clears it, the legend counts 0 rows
+tm send-keys f
+answer 'name=^nosuchnode$'
+wait_for 'no lease matches the filter (an empty f clears it)'
+screen | grep -q '^0 rows, by ' || fail "the legend's count: $(screen | tail -2)"
+tm send-keys f
+answer 'state=re-created name=171'
+wait_for 'NODES (1)'
 tm send-keys :
 answer 'sort'
 wait_for 'sorted by name'
