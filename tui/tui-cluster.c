@@ -200,11 +200,12 @@ static void cluster_band(struct tui *t, struct cluster *c)
 /* The strips of the band: one query for all its leases, then bucketing per lease. */
 static void cluster_cells(struct tui *t, struct cluster *c, int ncells)
 {
-	const struct lt_browse_item *band = c->page.items + c->band_off;
+	size_t nids = 0, k = 0, n = c->band_n;
+	/* an empty list has no items: no offset of NULL (UB) */
+	const struct lt_browse_item *band = n > 0 ? c->page.items + c->band_off : NULL;
 	struct lt_browse_episodes eps;
 	struct lt_error err = {0};
 	int64_t *ids;
-	size_t nids = 0, k = 0, n = c->band_n;
 
 	if (c->cells_valid && c->ncells == ncells && c->cells_from == c->axis.from &&
 	    c->cells_to == c->axis.to)
