@@ -11,9 +11,12 @@
 # pane (120x40, like a real terminal) in its measurement mode: it draws the cluster
 # screen, then moves the cursor down STEPS times (j), pages down STEPS times and up
 # STEPS times, each step followed by a full redraw, and writes the timings (from the
-# start of the command to the first screen; per step: mean, median, p95, max).  The
-# time until the first screen appears in tmux is also measured from outside by polling
-# capture-pane.  Needs bench/out/q.db (bench/bench-queries.sh builds it, ~5 min).
+# start of the command to the first screen, and by phase: the start (exec, the store
+# opened), the span, the terminal, the derived tables' check, the list, the first draw
+# (strips, deletes, curses); per step: wall time mean, median, p95, max, and the process's
+# CPU time median, p95, max, the figure to trust on a loaded machine).  The time until the
+# first screen appears in tmux is also measured from outside by polling capture-pane.
+# Binaries from before the CPU columns leave them empty.  Needs bench/out/q.db (bench/bench-queries.sh builds it, ~5 min).
 # Prints a Markdown block for bench/RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,18 +78,39 @@ bench_run() {
   echo
   echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB RAM; terminal: tmux $(tmux -V | cut -d' ' -f2), 120x40. Steps per kind: $steps. Store: $db. Binary: $bin. Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
-  echo "| run | first screen (in the program) ms | first screen seen in tmux ms | process CPU to the first screen ms | j: mean / median / p95 / max ms | PgDn: mean / median / p95 / max ms | PgUp: mean / median / p95 / max ms |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| run | first screen (in the program) ms | first screen seen in tmux ms | process CPU to the first screen ms | j: mean / median / p95 / max ms | PgDn: mean / median / p95 / max ms | PgUp: mean / median / p95 / max ms | CPU ms, median / p95 / max: j; PgDn; PgUp |"
+  echo "|---|---|---|---|---|---|---|---|"
   for run in $(seq 1 "$runs"); do
     bench_run >"$out/tui-run-$run.txt"
     awk -v run="$run" '
       /^first_screen_ms/ {first = $2}
       /^outside_ms/ {outside = $2}
       /^first_screen_cpu_ms/ {cpu = $2}
-      /^(down|pgdn|pgup) / {v[$1] = sprintf("%.1f / %.1f / %.1f / %.1f", $5, $7, $9, $11)}
-      END {printf "| %d | %.0f | %d | %.1f | %s | %s | %s |\n", run, first, outside, cpu, v["down"], v["pgdn"], v["pgup"]}
+      /^(down|pgdn|pgup) / {
+        v[$1] = sprintf("%.1f / %.1f / %.1f / %.1f", $5, $7, $9, $11)
+        if ($12 == "cpu_median_ms") c[$1] = sprintf("%.1f / %.1f / %.1f", $13, $15, $17)
+      }
+      END {
+        cpus = c["down"] == "" ? "" : c["down"] "; " c["pgdn"] "; " c["pgup"]
+        printf "| %d | %.0f | %d | %.1f | %s | %s | %s | %s |\n", run, first, outside, cpu, v["down"], v["pgdn"], v["pgup"], cpus
+      }
     ' "$out/tui-run-$run.txt"
   done
+  # the first screen by phase (the measured runs' in-program figures), when the binary says them
+  if grep -q '^phase ' "$out/tui-run-1.txt"; then
+    echo
+    echo "First screen by phase, wall / CPU ms, one column a run:"
+    echo
+    printf '| phase |'; for run in $(seq 1 "$runs"); do printf ' run %d |' "$run"; done; echo
+    printf '|---|'; for run in $(seq 1 "$runs"); do printf -- '---|'; done; echo
+    for ph in $(awk '/^phase / {print $2}' "$out/tui-run-1.txt"); do
+      printf '| %s |' "$ph"
+      for run in $(seq 1 "$runs"); do
+        awk -v ph="$ph" '$1 == "phase" && $2 == ph {printf " %.1f / %.1f |", $4, $6}' "$out/tui-run-$run.txt"
+      done
+      echo
+    done
+  fi
 } | tee "$out/tui.md"
 
 # the plans of what the TUI runs: no statement may scan the audit table

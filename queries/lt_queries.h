@@ -631,9 +631,10 @@ int lt_query_show_record(struct lt_store *st, int64_t id, enum lt_record rec, un
 /* ---- browsing (the TUI) ---- */
 
 /*
- * What the terminal browser reads, a page at a time: nothing here loads a
- * whole table.  Strings in these structures are owned by them and are log
- * text: sanitize before drawing.
+ * What the terminal browser reads, a page at a time, or whole where it is
+ * bounded (the cluster list, LT_BROWSE_LIST_MAX): nothing here loads an
+ * events or lines table.  Strings in these structures are owned by them and
+ * are log text: sanitize before drawing.
  */
 
 /* The order of the cluster list inside each section. */
@@ -679,7 +680,9 @@ struct lt_browse_item {
 struct lt_browse_page {
 	struct lt_browse_item *items;
 	size_t n;
-	size_t total; /* items (headings included) of the whole, filtered list */
+	size_t total;	   /* items (headings included) of the whole, filtered list */
+	int64_t *name_ids; /* each item's name (its Node object's deletes are read by it) */
+	unsigned char *deletes_read; /* nonzero: the item's deletes hold its Node object's */
 };
 
 /*
@@ -702,17 +705,49 @@ struct lt_browse_query {
  */
 int lt_browse_list(struct lt_browse_page *out, struct lt_store *st, const struct lt_browse_query *q,
 		   size_t offset, size_t limit, struct lt_error *err);
+
+/*
+ * The most items (headings included) of the cluster list the TUI holds in
+ * memory: it reads the list once per reload, filter and sort
+ * (lt_browse_list(out, st, q, 0, LT_BROWSE_LIST_MAX, err)) and pages from
+ * it, so a step runs no list query.  An item is about 200 bytes with its
+ * strings: 13 MB at the limit, far above a real cluster (Kubernetes
+ * supports 5000 nodes; one lease each, a few dozen leader leases).  Past
+ * it the screen holds the first LT_BROWSE_LIST_MAX items in the order
+ * asked and says "first N of TOTAL": a filter or another sort reaches the
+ * rest.
+ */
+#define LT_BROWSE_LIST_MAX 65536
+
+/*
+ * The whole list q describes into *out (overwritten; release it), up to
+ * LT_BROWSE_LIST_MAX items, total the whole list's count.  The Node
+ * objects' deletes are not read yet (their count costs a lookup per node):
+ * lt_browse_deletes adds them for the rows about to be shown.
+ */
+int lt_browse_list_all(struct lt_browse_page *out, struct lt_store *st,
+		       const struct lt_browse_query *q, struct lt_error *err);
+
+/*
+ * Adds to items from..from+n-1 of p (clipped to p->n) their Node objects'
+ * deletes, as `nodes` counts them, once per item: one statement for the
+ * items not read yet, none when every one is.
+ */
+int lt_browse_deletes(struct lt_browse_page *p, struct lt_store *st, size_t from, size_t n,
+		      struct lt_error *err);
 void lt_browse_page_release(struct lt_browse_page *p);
 
 /* Which way a search goes. */
 enum lt_browse_dir { LT_BROWSE_FORWARD, LT_BROWSE_BACKWARD };
 
 /*
- * The index in q's list of the next row (not a heading) after from (before
- * it, LT_BROWSE_BACKWARD) whose target match() accepts, wrapping around the
- * end.  LT_ERR_NOTFOUND when there is none.
+ * The index in list (a whole list: lt_browse_list from offset 0, as the TUI
+ * holds it) of the next row (not a heading) after from (before it,
+ * LT_BROWSE_BACKWARD) whose target match() accepts, wrapping around the
+ * end, from itself last.  No SQL: a search costs a pass over memory.
+ * LT_ERR_NOTFOUND when there is none.
  */
-int lt_browse_find(size_t *out, struct lt_store *st, const struct lt_browse_query *q, size_t from,
+int lt_browse_find(size_t *out, const struct lt_browse_page *list, size_t from,
 		   enum lt_browse_dir dir, int (*match)(const struct lt_browse_item *it, void *ctx),
 		   void *ctx, struct lt_error *err);
 

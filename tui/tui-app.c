@@ -262,6 +262,44 @@ static double app_ms(const struct timespec *a, const struct timespec *b)
 	return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
 }
 
+/* The process's CPU time (user and system) in ms: on a loaded machine the steadier figure. */
+static double app_cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/*
+ * The measurement mode's phases of the first screen: wall and CPU time at the
+ * end of each (the process's CPU from its start), written as differences.
+ */
+#define APP_PHASES 8
+struct app_phases {
+	const char *name[APP_PHASES];
+	struct timespec wall[APP_PHASES];
+	double cpu[APP_PHASES];
+	int n;
+};
+
+static void app_phase(struct app_phases *p, const char *name)
+{
+	if (p == NULL || p->n >= APP_PHASES)
+		return;
+	p->name[p->n] = name;
+	clock_gettime(CLOCK_MONOTONIC, &p->wall[p->n]);
+	p->cpu[p->n++] = app_cpu_ms();
+}
+
+static void app_phases_write(FILE *f, const struct app_phases *p, const struct timespec *start)
+{
+	for (int i = 0; i < p->n; i++)
+		fprintf(f, "phase %s wall_ms %.1f cpu_ms %.1f\n", p->name[i],
+			app_ms(i ? &p->wall[i - 1] : start, &p->wall[i]),
+			p->cpu[i] - (i ? p->cpu[i - 1] : 0));
+}
+
 static int app_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -269,31 +307,43 @@ static int app_cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Times n steps of action a (each: the action and a full redraw); writes a summary line. */
+/*
+ * Times n steps of action a (each: the action and a full redraw); writes a
+ * summary line: wall time (mean, median, p95, max), then CPU time (median,
+ * p95, max).
+ */
 static void app_bench_steps(struct tui *t, FILE *f, const char *name, enum tui_action a, int n)
 {
 	double *ms = lt_xcalloc(n > 0 ? (size_t)n : 1, sizeof *ms), sum = 0;
+	double *cpu = lt_xcalloc(n > 0 ? (size_t)n : 1, sizeof *cpu);
 	struct tui_screen *s = t->stack[t->depth - 1];
 
 	for (int i = 0; i < n; i++) {
 		struct timespec t0, t1;
+		double c0 = app_cpu_ms();
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		s->ops->action(t, s, a);
 		app_draw(t);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
+		cpu[i] = app_cpu_ms() - c0;
 		ms[i] = app_ms(&t0, &t1);
 		sum += ms[i];
 	}
 	qsort(ms, (size_t)n, sizeof *ms, app_cmp_double);
+	qsort(cpu, (size_t)n, sizeof *cpu, app_cmp_double);
 	if (n > 0)
-		fprintf(f, "%s steps %d mean_ms %.2f median_ms %.2f p95_ms %.2f max_ms %.2f\n",
-			name, n, sum / n, ms[n / 2], ms[n * 95 / 100], ms[n - 1]);
+		fprintf(f,
+			"%s steps %d mean_ms %.2f median_ms %.2f p95_ms %.2f max_ms %.2f"
+			" cpu_median_ms %.2f cpu_p95_ms %.2f cpu_max_ms %.2f\n",
+			name, n, sum / n, ms[n / 2], ms[n * 95 / 100], ms[n - 1], cpu[n / 2],
+			cpu[n * 95 / 100], cpu[n - 1]);
 	free(ms);
+	free(cpu);
 }
 
 static int app_bench(struct tui *t, const struct lt_tui_opts *o, const struct timespec *start,
-		     struct lt_error *err)
+		     struct app_phases *ph, struct lt_error *err)
 {
 	FILE *f = fopen(o->bench_out, "w");
 	struct timespec now;
@@ -301,8 +351,11 @@ static int app_bench(struct tui *t, const struct lt_tui_opts *o, const struct ti
 	if (f == NULL)
 		return lt_error_set(err, LT_ERR_IO, "cannot write %s", o->bench_out);
 	app_draw(t);
+	app_phase(ph, "draw");
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	fprintf(f, "first_screen_ms %.1f rows %d cols %d\n", app_ms(start, &now), t->rows, t->cols);
+	fprintf(f, "first_screen_ms %.1f first_screen_cpu_ms %.1f rows %d cols %d\n",
+		app_ms(start, &now), app_cpu_ms(), t->rows, t->cols);
+	app_phases_write(f, ph, start);
 	app_bench_steps(t, f, "down", TUI_A_DOWN, o->bench_steps);
 	app_bench_steps(t, f, "pgdn", TUI_A_PGDN, o->bench_steps);
 	app_bench_steps(t, f, "pgup", TUI_A_PGUP, o->bench_steps);
@@ -329,10 +382,20 @@ static int app_loop(struct tui *t, struct lt_error *err)
 	return 0;
 }
 
+/*
+ * The TUI's page cache, KiB: SQLite's default size, not the store's 16 MiB.
+ * The cluster list's statement reads about 2 MiB of scattered pages once; a
+ * bigger cache only gives each page fresh memory (page faults) where a small
+ * one reuses it: on the 10 M-event store the statement took 150-225 ms CPU
+ * with 16 MiB and 70-115 ms with 2 MiB (bench/RESULTS.md).
+ */
+#define TUI_CACHE_KIB 2000
+
 int lt_tui_run(struct lt_store *st, const struct lt_tui_opts *o, struct lt_error *err)
 {
 	struct tui t;
 	struct timespec start;
+	struct app_phases phases = {0}, *ph = o->bench_out ? &phases : NULL;
 	int rc;
 
 	if (o->start_ns > 0)
@@ -341,16 +404,22 @@ int lt_tui_run(struct lt_store *st, const struct lt_tui_opts *o, struct lt_error
 		clock_gettime(CLOCK_MONOTONIC, &start);
 	memset(&t, 0, sizeof t);
 	t.st = st;
-	if ((rc = lt_browse_span(&t.first_us, &t.last_us, st, err)) != 0)
+	app_phase(ph, "start"); /* the process's start to here: exec, options, the store opened */
+	if ((rc = lt_store_set_cache(st, TUI_CACHE_KIB, err)) != 0 ||
+	    (rc = lt_browse_span(&t.first_us, &t.last_us, st, err)) != 0)
 		return rc;
+	app_phase(ph, "span");
 	if ((rc = tui_term_open(o->no_color ? TUI_TERM_NO_COLOR : 0, err)) != 0)
 		return rc;
 	if (!o->no_mouse)
 		tui_term_mouse(1);
 	tui_term_size(&t.rows, &t.cols);
+	app_phase(ph, "terminal");
 	app_check(&t);
+	app_phase(ph, "check");
 	tui_push(&t, tui_cluster_new(&t));
-	rc = o->bench_out ? app_bench(&t, o, &start, err) : app_loop(&t, err);
+	app_phase(ph, "list");
+	rc = o->bench_out ? app_bench(&t, o, &start, ph, err) : app_loop(&t, err);
 	while (t.depth > 0)
 		app_pop(&t);
 	tui_marks_release(&t.marks);

@@ -3,9 +3,13 @@
  * apiserver leases, each with its state, anomaly counts and a heartbeat
  * strip over the time axis.
  *
- * The list is read a page at a time (the window and half a screen around
- * it); the strips of a page come from one query for all its leases, redone
- * only when the page, the axis or the width changes.
+ * The list is read whole once per reload, filter and sort (up to
+ * LT_BROWSE_LIST_MAX items, lt_browse_list_all) and paged from memory, so a
+ * step runs no list query.  What the rows on screen need besides is read for
+ * a band around the window (the window and a screen either side): the Node
+ * objects' deletes (lt_browse_deletes, once per row) and the strips (one
+ * query for the band's leases, redone only when the band, the axis or the
+ * width changes).
  */
 #include "tui-int.h"
 
@@ -19,14 +23,16 @@ enum { CLUSTER_SEARCH = 1, CLUSTER_FILTER };
 struct cluster {
 	struct tui_screen base;
 	struct tui_win win;
-	struct lt_browse_page page;
-	size_t page_off;
+	struct lt_browse_page page; /* the whole list, from its first item */
 	int loaded;
+	int label_w; /* the widest name of the list, in cells */
+	size_t rows; /* items of the list that are leases or nodes, not headings */
 	size_t sort; /* a row of cluster_sorts */
 	struct tui_filter filter;
 	struct lt_regex *search_re;
 	struct tui_axis axis;
-	unsigned char *cells; /* page.n rows of ncells */
+	unsigned char *cells; /* band_n rows of ncells, for items band_off.. */
+	size_t band_off, band_n;
 	int ncells;
 	int64_t cells_from, cells_to;
 	int cells_valid;
@@ -128,41 +134,78 @@ static struct lt_browse_query cluster_query(const struct cluster *c)
 	return q;
 }
 
-/* Reads the page around the window when the one held does not cover it. */
+/* How a row is named on screen: leases of kube-system without their namespace. */
+static const char *cluster_label(const struct lt_browse_item *it)
+{
+	static const char ks[] = "kube-system/";
+
+	if (it->target == NULL)
+		return "";
+	if (it->section != LT_BROWSE_NODES && strncmp(it->target, ks, sizeof ks - 1) == 0)
+		return it->target + sizeof ks - 1;
+	return it->target;
+}
+
+/* Reads the whole list when it is not held (a new screen, a reload, filter or sort). */
 static void cluster_load(struct tui *t, struct cluster *c)
 {
 	struct lt_browse_query q = cluster_query(c);
 	struct lt_error err = {0};
-	size_t off, n;
 
-	if (c->loaded && !tui_page_want(&c->win, c->page_off, c->page.n, &off, &n))
+	if (c->loaded)
 		return;
-	if (!c->loaded)
-		tui_page_want(&c->win, 0, 0, &off, &n);
 	lt_browse_page_release(&c->page);
 	c->cells_valid = 0;
+	c->band_n = 0;
 	c->loaded = 1;
-	c->page_off = off;
-	if (lt_browse_list(&c->page, t->st, &q, off, n, &err) != 0)
+	if (lt_browse_list_all(&c->page, t->st, &q, &err) != 0)
 		tui_status(t, TUI_ERROR, "%s", err.msg);
-	c->win.total = c->page.total;
+	c->label_w = 0;
+	c->rows = 0;
+	for (size_t i = 0; i < c->page.n; i++) {
+		const char *label = cluster_label(&c->page.items[i]);
+		int w = tui_text_width(label, strlen(label));
+
+		c->label_w = w > c->label_w ? w : c->label_w;
+		c->rows += !c->page.items[i].heading;
+	}
+	c->win.total = c->page.n;
 	tui_win_fix(&c->win);
 }
 
 static const struct lt_browse_item *cluster_item(struct cluster *c, size_t i)
 {
-	if (i < c->page_off || i - c->page_off >= c->page.n)
-		return NULL;
-	return &c->page.items[i - c->page_off];
+	return i < c->page.n ? &c->page.items[i] : NULL;
 }
 
-/* The strips of the page: one query for all its leases, then bucketing per lease. */
+/* The band of rows whose strips and deletes are held: the window and a screen either side. */
+static void cluster_band(struct tui *t, struct cluster *c)
+{
+	struct lt_error err = {0};
+	size_t off, n;
+
+	if (!tui_page_want(&c->win, c->band_off, c->band_n, &off, &n))
+		return;
+	if (off >= c->page.n)
+		n = 0;
+	else if (n > c->page.n - off)
+		n = c->page.n - off;
+	c->band_off = off;
+	c->band_n = n;
+	c->cells_valid = 0;
+	if (lt_browse_deletes(&c->page, t->st, off, n, &err) != 0)
+		tui_status(t, TUI_ERROR, "%s", err.msg);
+}
+
+/* The strips of the band: one query for all its leases, then bucketing per lease. */
 static void cluster_cells(struct tui *t, struct cluster *c, int ncells)
 {
+	size_t nids = 0, k = 0, n = c->band_n;
+	/* an empty list has no items: no offset of NULL (UB) */
+	const struct lt_browse_item *band = n > 0 ? c->page.items + c->band_off : NULL;
 	struct lt_browse_episodes eps;
 	struct lt_error err = {0};
 	int64_t *ids;
-	size_t nids = 0, k = 0;
 
 	if (c->cells_valid && c->ncells == ncells && c->cells_from == c->axis.from &&
 	    c->cells_to == c->axis.to)
@@ -171,24 +214,24 @@ static void cluster_cells(struct tui *t, struct cluster *c, int ncells)
 	c->cells_from = c->axis.from;
 	c->cells_to = c->axis.to;
 	c->cells_valid = 1;
-	c->cells = lt_xrealloc(c->cells, c->page.n * (size_t)ncells + 1);
-	memset(c->cells, TUI_C_NONE, c->page.n * (size_t)ncells);
-	ids = lt_xcalloc(c->page.n ? c->page.n : 1, sizeof *ids);
-	for (size_t i = 0; i < c->page.n; i++)
-		if (!c->page.items[i].heading && c->page.items[i].lease_id > 0)
-			ids[nids++] = c->page.items[i].lease_id;
+	c->cells = lt_xrealloc(c->cells, n * (size_t)ncells + 1);
+	memset(c->cells, TUI_C_NONE, n * (size_t)ncells);
+	ids = lt_xcalloc(n ? n : 1, sizeof *ids);
+	for (size_t i = 0; i < n; i++)
+		if (!band[i].heading && band[i].lease_id > 0)
+			ids[nids++] = band[i].lease_id;
 	if (nids > 0 &&
 	    lt_browse_episodes(&eps, t->st, ids, nids, c->axis.from, c->axis.to, &err) != 0) {
 		tui_status(t, TUI_ERROR, "%s", err.msg);
 		nids = 0;
 	}
-	for (size_t i = 0; nids > 0 && i < c->page.n; i++) {
-		int64_t id = c->page.items[i].lease_id;
+	for (size_t i = 0; nids > 0 && i < n; i++) {
+		int64_t id = band[i].lease_id;
 		size_t a;
 
-		if (c->page.items[i].heading || id <= 0)
+		if (band[i].heading || id <= 0)
 			continue;
-		/* episodes come ordered by lease; the page is not: find this lease's slice */
+		/* episodes come ordered by lease; the list is not: find this lease's slice */
 		for (k = 0; k < eps.n && eps.eps[k].lease_id != id; k++)
 			;
 		for (a = k; k < eps.n && eps.eps[k].lease_id == id; k++)
@@ -202,39 +245,21 @@ static void cluster_cells(struct tui *t, struct cluster *c, int ncells)
 	free(ids);
 }
 
-/* How a row is named on screen: leases of kube-system without their namespace. */
-static const char *cluster_label(const struct lt_browse_item *it)
-{
-	static const char ks[] = "kube-system/";
-
-	if (it->target == NULL)
-		return "";
-	if (it->section != LT_BROWSE_NODES && strncmp(it->target, ks, sizeof ks - 1) == 0)
-		return it->target + sizeof ks - 1;
-	return it->target;
-}
-
 #define CLUSTER_NAME_MAX  40 /* the widest the NAME column gets */
 #define CLUSTER_STRIP_MIN 20 /* cells of strip a long name leaves at least */
 
 /*
- * Column widths for cols columns: the name takes what the page needs, up to
+ * Column widths for cols columns: the name takes what the list needs, up to
  * CLUSTER_NAME_MAX and as long as CLUSTER_STRIP_MIN cells of strip remain
  * (an EC2 name, 28 columns, whole at 80), never below a third; a longer
  * name is cut with "…".
  */
 static int cluster_name_w(const struct cluster *c, int cols)
 {
-	int w = 12, max = cols - (1 + STATE_W + 1 + 15 + 1) - CLUSTER_STRIP_MIN;
+	int w = c->label_w > 12 ? c->label_w : 12,
+	    max = cols - (1 + STATE_W + 1 + 15 + 1) - CLUSTER_STRIP_MIN;
 
 	max = max > CLUSTER_NAME_MAX ? CLUSTER_NAME_MAX : max < cols / 3 ? cols / 3 : max;
-
-	for (size_t i = 0; i < c->page.n; i++) {
-		const char *label = cluster_label(&c->page.items[i]);
-		int n = tui_text_width(label, strlen(label));
-
-		w = n > w ? n : w;
-	}
 	return w > max ? (max > 12 ? max : 12) : w;
 }
 
@@ -263,7 +288,7 @@ static void cluster_heading(int y, int cols, const struct lt_browse_item *it, in
 
 static void cluster_row(struct cluster *c, int y, int cols, int name_w, size_t i, int sel)
 {
-	const struct lt_browse_item *it = &c->page.items[i - c->page_off];
+	const struct lt_browse_item *it = &c->page.items[i];
 	char n404[16], ndel[16], nanom[16];
 	int x = 0, strip = name_w + 1 + STATE_W + 1 + 15;
 
@@ -283,7 +308,7 @@ static void cluster_row(struct cluster *c, int y, int cols, int name_w, size_t i
 	tui_put(y, x + 5, 4, (it->deletes ? TUI_S_DELETED : TUI_S_NORMAL) | sel, ndel);
 	tui_put(y, x + 9, 5, (it->anomalies ? TUI_S_GAP : TUI_S_NORMAL) | sel, nanom);
 	for (int k = 0; k < c->ncells && strip + 1 + k < cols; k++) {
-		enum tui_cell cell = c->cells[(i - c->page_off) * (size_t)c->ncells + (size_t)k];
+		enum tui_cell cell = c->cells[(i - c->band_off) * (size_t)c->ncells + (size_t)k];
 		char sym[2] = {tui_cell_symbol(cell), '\0'};
 
 		tui_put(y, strip + 1 + k, 1, tui_cell_style(cell), sym);
@@ -305,13 +330,17 @@ static void cluster_header(struct cluster *c, int y, int cols, int name_w, int s
 /* What the rows are, then the strip's symbols: the legend, readable without color. */
 static void cluster_legend(struct cluster *c, int y, int cols)
 {
-	char span[32], line[512];
+	char span[32], count[64], line[512];
 	int x;
 
 	lt_format_duration(span, sizeof span, c->axis.to - c->axis.from);
-	snprintf(line, sizeof line, "%zu %s, by %s, axis %s%s%s  ", c->page.total,
-		 c->page.total == 1 ? "row" : "rows", cluster_sorts[c->sort].name, span,
-		 c->filter.n ? ", filter " : "", c->filter.n ? c->filter.text : "");
+	if (c->page.total > c->page.n) /* past LT_BROWSE_LIST_MAX: what is held, of how many */
+		snprintf(count, sizeof count, "first %zu of %zu rows", c->rows,
+			 c->page.total - (c->page.n - c->rows));
+	else
+		snprintf(count, sizeof count, "%zu %s", c->rows, c->rows == 1 ? "row" : "rows");
+	snprintf(line, sizeof line, "%s, by %s, axis %s%s%s  ", count, cluster_sorts[c->sort].name,
+		 span, c->filter.n ? ", filter " : "", c->filter.n ? c->filter.text : "");
 	static const enum tui_cell order[] = {TUI_C_RENEWED, TUI_C_GAP,	   TUI_C_NOT_READY,
 					      TUI_C_404,     TUI_C_HOLDER, TUI_C_DELETED,
 					      TUI_C_GONE,    TUI_C_AUTH};
@@ -344,6 +373,7 @@ static void cluster_draw(struct tui *t, struct tui_screen *s, int y0, int h, int
 		c->axis.lo = t->first_us, c->axis.hi = t->last_us;
 	}
 	cluster_load(t, c);
+	cluster_band(t, c);
 	name_w = cluster_name_w(c, cols);
 	strip_x = name_w + 1 + STATE_W + 1 + 15 + 1;
 	ncells = cols - strip_x > 0 ? cols - strip_x : 0;
@@ -358,7 +388,7 @@ static void cluster_draw(struct tui *t, struct tui_screen *s, int y0, int h, int
 	}
 	if (c->win.total == 0)
 		tui_put(y0 + 1, 0, cols, TUI_S_DIM,
-			c->filter.n ? "no lease matches the filter (f, then Enter, clears it)"
+			c->filter.n ? "no lease matches the filter (an empty f clears it)"
 				    : "no leases in this store yet (r reloads)");
 	cluster_legend(c, y0 + h - 1, cols);
 }
@@ -384,7 +414,6 @@ static void cluster_skip_heading(struct tui *t, struct cluster *c, enum lt_brows
 
 static void cluster_search(struct tui *t, struct cluster *c, enum lt_browse_dir dir)
 {
-	struct lt_browse_query q = cluster_query(c);
 	struct lt_error err = {0};
 	size_t at;
 	int rc;
@@ -393,7 +422,8 @@ static void cluster_search(struct tui *t, struct cluster *c, enum lt_browse_dir 
 		tui_status(t, TUI_INFO, "no search yet: / first");
 		return;
 	}
-	rc = lt_browse_find(&at, t->st, &q, c->win.cur, dir, cluster_found, c->search_re, &err);
+	cluster_load(t, c);
+	rc = lt_browse_find(&at, &c->page, c->win.cur, dir, cluster_found, c->search_re, &err);
 	if (rc == LT_ERR_NOTFOUND)
 		tui_status(t, TUI_ERROR, "pattern not found");
 	else if (rc != 0)
@@ -412,17 +442,17 @@ static void cluster_requery(struct tui *t, struct cluster *c)
 {
 	const struct lt_browse_item *it = cluster_item(c, c->win.cur);
 	char *keep = it && it->target ? lt_xstrdup(it->target) : NULL;
-	struct lt_browse_query q = cluster_query(c);
-	struct lt_error err = {0};
 	size_t at = 0;
 
 	c->loaded = 0;
 	c->win.cur = c->win.top = 0;
-	if (keep &&
-	    lt_browse_find(&at, t->st, &q, 0, LT_BROWSE_FORWARD, cluster_exact, keep, &err) == 0)
+	cluster_load(t, c);
+	/* from the last item, so that a match on the first row is found first */
+	if (keep && c->page.n > 0 &&
+	    lt_browse_find(&at, &c->page, c->page.n - 1, LT_BROWSE_FORWARD, cluster_exact, keep,
+			   NULL) == 0)
 		c->win.cur = at;
 	free(keep);
-	cluster_load(t, c);
 	tui_win_fix(&c->win);
 	cluster_skip_heading(t, c, LT_BROWSE_FORWARD);
 }

@@ -80,7 +80,8 @@ static void cmd_copy(struct tui *t, const char *arg)
 	lt_buf_init(&safe);
 	lt_sanitize(&safe, r.text ? r.text : "", r.text ? strlen(r.text) : 0);
 	if (tui_term_copy(safe.ptr, safe.len) == 0)
-		tui_status(t, TUI_INFO, "copied %zu bytes (OSC 52)", safe.len);
+		tui_status(t, TUI_INFO, "copied %zu %s (OSC 52)", safe.len,
+			   safe.len == 1 ? "byte" : "bytes");
 	else
 		tui_status(t, TUI_ERROR,
 			   "no clipboard: the terminal does not advertise OSC 52 (terminfo Ms); "

@@ -6,11 +6,22 @@
  *
  * What is written is log text: every field goes through lt_sanitize first,
  * so no escape sequence, control character or bidi override reaches the file
- * (a later `cat` of it is as safe as the screen); CSV quotes every field
- * (RFC 4180), Markdown escapes the pipe that would end a cell.
+ * (a later `cat` of it is as safe as the screen; a newline or tab is written
+ * as the two characters \n, \t, so a row stays one line).  Then each format
+ * defuses what it would act on:
+ * - Markdown: a backslash before every character CommonMark (or GitHub's
+ *   dialect) gives meaning to inside a table cell (md_always[]), before a
+ *   leading + - = (md_leading[]), the ':' of "://" and the '.' of "www.", so
+ *   no link, autolink, emphasis, code span, entity or HTML can form and the
+ *   rendered cell reads as the sanitized text (e2e.tui-tools renders an
+ *   export with cmark and compares);
+ * - CSV: every field quoted (RFC 4180, '"' doubled), and a field that
+ *   starts with = + - @ (csv_formula[]) prefixed with ', so a spreadsheet
+ *   takes it as text, not a formula.
  */
 #include "tui-int.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
@@ -24,6 +35,73 @@ enum tui_export_fmt tui_export_fmt_of(const char *path)
 	return n >= 4 && strcmp(path + n - 4, ".csv") == 0 ? TUI_EXPORT_CSV : TUI_EXPORT_MD;
 }
 
+/*
+ * Markdown: the ASCII punctuation that means something inside a table cell
+ * wherever it stands: the cell's end (|), escapes (\\), code spans (`),
+ * emphasis and strikethrough (* _ ~), links and images ([ ] !), raw HTML and
+ * autolinks (< >), entities (&), headings (#), email autolinks (@).
+ */
+static const char md_always[] = "\\`*_[]<>#|~&!@";
+/* ... and at the start of a cell: what would start a list item or an underline. */
+static const char md_leading[] = "+-=";
+/* CSV: what a spreadsheet reads as the start of a formula. */
+static const char csv_formula[] = "=+-@";
+
+/* Whether s[i..len) starts with the lowercase ASCII with, in any case. */
+static int export_starts(const char *s, size_t len, size_t i, const char *with)
+{
+	size_t n = strlen(with);
+
+	if (len - i < n)
+		return 0;
+	for (size_t k = 0; k < n; k++) {
+		char c = s[i + k];
+
+		if ((c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c) != with[k])
+			return 0;
+	}
+	return 1;
+}
+
+/* Whether s[i] (of a sanitized cell of len bytes) needs a backslash in Markdown. */
+int tui_export_md_escapes(const char *s, size_t len, size_t i)
+{
+	char c = s[i];
+
+	assert(i < len);
+	if (c != '\0' && strchr(md_always, c) != NULL)
+		return 1;
+	if (i == 0 && c != '\0' && strchr(md_leading, c) != NULL)
+		return 1;
+	/* GitHub's extended autolinks: a scheme's "://", a bare "www." */
+	if (c == ':' && export_starts(s, len, i, "://"))
+		return 1;
+	return c == '.' && i >= 3 && export_starts(s, len, i - 3, "www.");
+}
+
+static void export_md(struct lt_buf *b, const struct lt_buf *safe, int first)
+{
+	lt_buf_append(b, first ? "| " : " | ", first ? 2 : 3);
+	for (size_t i = 0; i < safe->len; i++) {
+		if (tui_export_md_escapes(safe->ptr, safe->len, i))
+			lt_buf_putc(b, '\\');
+		lt_buf_putc(b, safe->ptr[i]);
+	}
+}
+
+static void export_csv(struct lt_buf *b, const struct lt_buf *safe, int first)
+{
+	lt_buf_append(b, first ? "\"" : ",\"", first ? 1 : 2);
+	if (safe->len > 0 && strchr(csv_formula, safe->ptr[0]) != NULL)
+		lt_buf_putc(b, '\'');
+	for (size_t i = 0; i < safe->len; i++) {
+		if (safe->ptr[i] == '"')
+			lt_buf_putc(b, '"');
+		lt_buf_putc(b, safe->ptr[i]);
+	}
+	lt_buf_putc(b, '"');
+}
+
 /* One field, sanitized, then quoted for its format. */
 static void export_field(struct lt_buf *b, enum tui_export_fmt f, const char *v, int first)
 {
@@ -31,22 +109,10 @@ static void export_field(struct lt_buf *b, enum tui_export_fmt f, const char *v,
 
 	lt_buf_init(&safe);
 	lt_sanitize(&safe, v ? v : "", v ? strlen(v) : 0);
-	if (f == TUI_EXPORT_CSV) {
-		lt_buf_append(b, first ? "\"" : ",\"", first ? 1 : 2);
-		for (size_t i = 0; i < safe.len; i++) {
-			if (safe.ptr[i] == '"')
-				lt_buf_putc(b, '"');
-			lt_buf_putc(b, safe.ptr[i]);
-		}
-		lt_buf_putc(b, '"');
-	} else {
-		lt_buf_append(b, first ? "| " : " | ", first ? 2 : 3);
-		for (size_t i = 0; i < safe.len; i++) {
-			if (safe.ptr[i] == '|')
-				lt_buf_putc(b, '\\');
-			lt_buf_putc(b, safe.ptr[i]);
-		}
-	}
+	if (f == TUI_EXPORT_CSV)
+		export_csv(b, &safe, first);
+	else
+		export_md(b, &safe, first);
 	lt_buf_release(&safe);
 }
 

@@ -474,6 +474,11 @@ enum tui_export_fmt tui_export_fmt_of(const char *path);
 /* Appends the header (title: what is exported, a Markdown heading) and one row. */
 void tui_export_head(struct lt_buf *b, enum tui_export_fmt f, const char *title);
 void tui_export_row(struct lt_buf *b, enum tui_export_fmt f, const struct tui_row *r);
+/*
+ * Whether byte i of a sanitized cell s[0..len) gets a backslash in a
+ * Markdown export (tui-export.c says which and why).
+ */
+int tui_export_md_escapes(const char *s, size_t len, size_t i);
 
 /* Appends s[0..len) in base64 (RFC 4648, padded). */
 void tui_base64(struct lt_buf *out, const char *s, size_t len);

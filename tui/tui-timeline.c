@@ -361,9 +361,10 @@ static void tl_draw(struct tui *t, struct tui_screen *sc, int y0, int h, int col
 	dated = (s->tfmt & TUI_TIME_DATE) != 0;
 	s->win.height = list_h > 1 ? (size_t)list_h : 1;
 	tui_win_fix(&s->win);
-	snprintf(line, sizeof line, "%-*s %-*s %-*s %6s  DETAIL of %s (%zu rows)%s",
-		 dated ? 23 : 12, "START", dated ? 23 : 12, "END", TL_KIND_W, "KIND", "COUNT",
-		 s->target, s->tl.nrows, s->expanded && !s->focus ? " <" : "");
+	snprintf(line, sizeof line, "%-*s %-*s %-*s %6s  DETAIL of %s (%zu %s)%s", dated ? 23 : 12,
+		 "START", dated ? 23 : 12, "END", TL_KIND_W, "KIND", "COUNT", s->target,
+		 s->tl.nrows, s->tl.nrows == 1 ? "row" : "rows",
+		 s->expanded && !s->focus ? " <" : "");
 	tui_draw_header(y0, cols, line);
 	s->list_y = y0 + 1;
 	for (size_t k = 0; k < s->win.height && s->win.top + k < s->tl.nrows; k++) {
@@ -878,6 +879,86 @@ static void tl_pane_refilter(struct tui *t, struct timeline *s)
 	tui_win_fix(&s->ewin);
 }
 
+/*
+ * What tells a row from the others across a new filter: its cells (times,
+ * kind, source) and the record it rests on.  Owns its copies of the text.
+ */
+struct tl_key {
+	struct lt_cell cell[4];
+	int64_t ref;
+};
+static const enum lt_timeline_col tl_key_cols[4] = {LT_TL_START, LT_TL_END, LT_TL_KIND,
+						    LT_TL_SOURCE};
+
+static void tl_key_of(struct tl_key *k, const struct timeline *s, size_t i)
+{
+	const struct lt_cell *ref = tl_cell(s, i, LT_TL_REF);
+
+	for (size_t c = 0; c < 4; c++) {
+		k->cell[c] = *tl_cell(s, i, tl_key_cols[c]);
+		if (k->cell[c].type == LT_CELL_TEXT)
+			k->cell[c].s = lt_xstrdup(k->cell[c].s ? k->cell[c].s : "");
+	}
+	k->ref = ref->type == LT_CELL_INT ? ref->i : 0;
+}
+
+static void tl_key_release(struct tl_key *k)
+{
+	for (size_t c = 0; c < 4; c++)
+		if (k->cell[c].type == LT_CELL_TEXT)
+			free((char *)k->cell[c].s);
+}
+
+static int tl_key_is(const struct tl_key *k, const struct timeline *s, size_t i)
+{
+	const struct lt_cell *ref = tl_cell(s, i, LT_TL_REF);
+
+	if (k->ref != (ref->type == LT_CELL_INT ? ref->i : 0))
+		return 0;
+	for (size_t c = 0; c < 4; c++) {
+		const struct lt_cell *v = tl_cell(s, i, tl_key_cols[c]);
+
+		if (v->type != k->cell[c].type)
+			return 0;
+		if (v->type == LT_CELL_TEXT ? strcmp(v->s ? v->s : "", k->cell[c].s) != 0
+					    : v->i != k->cell[c].i)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The list filtered anew with the pane open: the pane stays on its row when
+ * the row passes (the cursor on it), else it closes; says which.
+ */
+static void tl_refilter_list(struct tui *t, struct timeline *s)
+{
+	int open = s->expanded && s->open_row < s->tl.nrows;
+	struct tl_key key;
+	size_t at = 0;
+
+	if (open)
+		tl_key_of(&key, s, s->open_row);
+	lt_rows_release(&s->tl);
+	tl_load(t, s);
+	while (open && at < s->tl.nrows && !tl_key_is(&key, s, at))
+		at++;
+	if (open)
+		tl_key_release(&key);
+	s->expanded = open && at < s->tl.nrows;
+	if (!s->expanded)
+		s->focus = 0;
+	s->open_row = s->expanded ? at : 0;
+	tui_win_goto(&s->win, s->open_row);
+	tui_status(t, TUI_INFO, "%zu %s%s%s", s->tl.nrows, s->tl.nrows == 1 ? "row" : "rows",
+		   !s->lfilter.n      ? ""
+		   : s->tl.nrows == 1 ? " passes the filter"
+				      : " pass the filter",
+		   !open	 ? ""
+		   : s->expanded ? "; the open row is one, its pane stays"
+				 : "; the open row is not: its pane is closed");
+}
+
 static void tl_filter(struct tui *t, struct tui_screen *sc, const char *text)
 {
 	struct timeline *s = (struct timeline *)sc;
@@ -899,16 +980,8 @@ static void tl_filter(struct tui *t, struct tui_screen *sc, const char *text)
 						: " pass the filter");
 		return;
 	}
-	if (!tui_filter_set(t, &s->lfilter, text, tl_fcols, TLF_NCOLS))
-		return;
-	lt_rows_release(&s->tl);
-	tl_load(t, s);
-	s->expanded = s->focus = 0;
-	tui_win_goto(&s->win, 0);
-	tui_status(t, TUI_INFO, "%zu %s%s", s->tl.nrows, s->tl.nrows == 1 ? "row" : "rows",
-		   !s->lfilter.n      ? ""
-		   : s->tl.nrows == 1 ? " passes the filter"
-				      : " pass the filter");
+	if (tui_filter_set(t, &s->lfilter, text, tl_fcols, TLF_NCOLS))
+		tl_refilter_list(t, s);
 }
 
 static const char *tl_filter_text(struct tui_screen *sc)

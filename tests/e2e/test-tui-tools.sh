@@ -42,6 +42,24 @@ only_sgr() {
     fail "$1: an escape other than SGR reached the pane"
   fi
 }
+# md_plain FILE: cmark (CommonMark: no tables, so the table is one paragraph) renders the
+# exported Markdown to its text and nothing else: no element but the title's h1 and the p, and
+# each line of the paragraph, its entities decoded, is the file's line with each backslash
+# escape taken out (no link, emphasis, code span, entity or HTML formed from the log text)
+md_plain() {
+  if ! command -v cmark >/dev/null; then
+    [ "${CI:-}" = true ] && fail "cmark is not installed (CI installs it in .ci/run)"
+    echo "test-tui-tools.sh: cmark is not installed: $1 is not rendered" >&2
+    return 0
+  fi
+  cmark "$1" >"$1.html"
+  [ "$(grep -oE '<[a-zA-Z][a-zA-Z0-9]*' "$1.html" | sort -u | tr '\n' ' ')" = '<h1 <p ' ] ||
+    fail "$1 renders to other elements: $(cat "$1.html")"
+  grep '^|' "$1" | LC_ALL=C sed -E 's/\\([[:punct:]])/\1/g' >"$1.want"
+  sed -n '/^<p>/,/<\/p>$/p' "$1.html" | sed -e 's/^<p>//' -e 's/<\/p>$//' -e 's/&lt;/</g' \
+    -e 's/&gt;/>/g' -e 's/&quot;/"/g' -e 's/&amp;/\&/g' >"$1.got"
+  cmp -s "$1.want" "$1.got" || fail "$1 does not render to its text: $(diff "$1.want" "$1.got")"
+}
 # a file written from log text holds no control byte but tab and newline
 clean_file() {
   LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]' "$1" &&
@@ -49,7 +67,7 @@ clean_file() {
   return 0
 }
 
-evil='{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"e0000000-0000-4000-8000-000000000002","stage":"ResponseComplete","requestURI":"/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/evil","verb":"update","user":{"username":"system:node:evil\u001b]2;pwned\u0007\u001b[2J,\"x|y","groups":["system:nodes"]},"sourceIPs":["10.9.9.9"],"userAgent":"kubelet","objectRef":{"resource":"leases","namespace":"kube-node-lease","name":"evil","apiGroup":"coordination.k8s.io","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2024-04-05T05:51:00.000000Z","stageTimestamp":"2024-04-05T05:51:00.001000Z"}'
+evil='{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"e0000000-0000-4000-8000-000000000002","stage":"ResponseComplete","requestURI":"/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/evil","verb":"update","user":{"username":"system:node:evil\u001b]2;pwned\u0007\u001b[2J,\"x|y <b>b</b> [l](http://e.vil) *em* _u_ `c` &amp; ~~s~~ www.e.vil","groups":["system:nodes"]},"sourceIPs":["10.9.9.9"],"userAgent":"kubelet","objectRef":{"resource":"leases","namespace":"kube-node-lease","name":"evil","apiGroup":"coordination.k8s.io","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2024-04-05T05:51:00.000000Z","stageTimestamp":"2024-04-05T05:51:00.001000Z"}'
 printf '%s\n' "$evil" >evil.log
 "$bin" ingest -q --db "$tmp/s.db" "$samples/audit" evil.log >/dev/null
 
@@ -64,6 +82,7 @@ tm send-keys f
 wait_for 'filter (REGEX, COL=RE'
 answer 'kind=^DELETED$'
 wait_for '1 row passes the filter'
+screen | grep -q 'DETAIL of ip-10-0-241-171.ec2.internal (1 row)' || fail "the header's count: $(screen | head -2)"
 screen | grep -q ' DELETED .*generic-garbage-collector' || fail "kind=^DELETED$ lost the row"
 screen | grep -q 'NODE_DELETED' && fail "kind=^DELETED$ kept NODE_DELETED"
 tm send-keys j
@@ -79,6 +98,22 @@ wait_for "no column 'zz' here; columns: row, start, end, kind, count, source, de
 tm send-keys f Enter
 wait_for "$all"
 screen | grep -q 'NODE_DELETED' || fail "an empty f did not clear the filter"
+# f on the list with a row's pane open (Tab gives the list the keys): the pane stays on its row
+# when the row passes the filter, and closes, saying so, when it does not
+tm send-keys / '^NODE_DELETED$' Enter
+tm send-keys Enter
+wait_for '(Enter: one event, Tab: pane, Esc: close)'
+tm send-keys Tab f
+answer 'kind=DELETED'
+wait_for '2 rows pass the filter; the open row is one, its pane stays'
+screen | grep -q '(Enter: one event, Tab: pane, Esc: close)' || fail "f closed the open row's pane"
+selected | grep -q 'NODE_DELETED' || fail "the cursor left the open row: $(selected)"
+tm send-keys f
+answer 'kind=^DELETED$'
+wait_for '1 row passes the filter; the open row is not: its pane is closed'
+screen | grep -q 'Tab: pane, Esc: close' && fail "the pane of a row filtered out stayed open"
+tm send-keys f Enter
+wait_for "$all"
 
 # ---- :goto TIME (as --since reads it) puts the cursor on the row starting nearest it
 tm send-keys :
@@ -138,8 +173,9 @@ wait_for 'export the marks to'
 answer "$tmp/marks.md"
 wait_for "2 rows written to $tmp/marks.md (Markdown)"
 head -3 marks.md | grep -q '^| mark | time | subject | source | what | row |$' || fail "marks.md: $(cat marks.md)"
-grep -q "^| request | .* | update | 404 | .*$req |\$" marks.md || fail "marks.md request: $(cat marks.md)"
-grep -q '^| timeline | 2024-04-05T05:56:09.[0-9]*Z | ip-10-0-241-171.ec2.internal | audit | NOT_FOUND | ' marks.md ||
+# (Markdown's escapes: \# of the request's id, \_ of the kind)
+grep -q "^| request | .* | update | 404 | .*\\\\$req |\$" marks.md || fail "marks.md request: $(cat marks.md)"
+grep -q '^| timeline | 2024-04-05T05:56:09.[0-9]*Z | ip-10-0-241-171.ec2.internal | audit | NOT\\_FOUND | ' marks.md ||
   fail "marks.md row: $(cat marks.md)"
 tm send-keys g Enter
 wait_for 'leasetrail | Event'
@@ -184,8 +220,14 @@ answer "$tmp/evil.csv"
 wait_for "written to $tmp/evil.csv"
 clean_file evil.md
 clean_file evil.csv
-grep -qF 'evil\x1b]2;pwned\x07\x1b[2J,""x|y' evil.csv || fail "evil.csv: $(cat evil.csv)"
-grep -qF 'evil\x1b]2;pwned\x07\x1b[2J,"x\|y' evil.md || fail "evil.md: $(cat evil.md)"
+grep -qF 'evil\x1b]2;pwned\x07\x1b[2J,""x|y <b>b</b> [l](http://e.vil) *em* _u_ `c` &amp; ~~s~~ www.e.vil' evil.csv ||
+  fail "evil.csv: $(cat evil.csv)"
+# in Markdown a backslash before what would make a link, emphasis, a code span, an entity, HTML
+grep -qF 'evil\\x1b\]2;pwned\\x07\\x1b\[2J,"x\|y \<b\>b\</b\> \[l\](http\://e.vil) \*em\* \_u\_ \`c\` \&amp; \~\~s\~\~ www\.e.vil' evil.md ||
+  fail "evil.md: $(cat evil.md)"
+md_plain evil.md
+md_plain marks.md
+grep -qF '[l](http://e.vil) *em* _u_ `c` &amp; ~~s~~ www.e.vil' evil.md.got || fail "evil.md renders to: $(cat evil.md.got)"
 [ "$(tm display-message -p '#{pane_title}')" != pwned ] || fail "the terminal was retitled"
 only_sgr "hostile text"
 tm send-keys M
@@ -203,6 +245,15 @@ tm send-keys q q
 wait_for 'NODES (4)'
 tm send-keys :
 answer 'filter state=re-created name=171'
+wait_for 'NODES (1)'
+screen | grep -q '^1 row, by ' || fail "the legend's count: $(screen | tail -2)"
+# a filter nothing passes: the hint says what clears it, the legend counts 0 rows
+tm send-keys f
+answer 'name=^nosuchnode$'
+wait_for 'no lease matches the filter (an empty f clears it)'
+screen | grep -q '^0 rows, by ' || fail "the legend's count: $(screen | tail -2)"
+tm send-keys f
+answer 'state=re-created name=171'
 wait_for 'NODES (1)'
 tm send-keys :
 answer 'sort'

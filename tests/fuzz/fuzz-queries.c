@@ -229,6 +229,46 @@ static void queries_print(struct lt_store *st, struct lt_query_opts *o, char **t
 #undef QUERIES_RUN
 }
 
+static int queries_same_target(const struct lt_browse_item *it, void *ctx)
+{
+	return strcmp(it->target, ctx) == 0;
+}
+
+/*
+ * The cluster list as the TUI holds it (whole, the deletes read for every
+ * row) is the paged read's, item for item; a search for each row's target
+ * lands on a row of that target.
+ */
+static void queries_list_whole(struct lt_store *st)
+{
+	struct lt_browse_query q = {.sort = LT_BROWSE_BY_PROBLEMS};
+	struct lt_browse_page all = {0}, paged = {0};
+	struct lt_error err = {0};
+	size_t at;
+
+	queries_ok(lt_browse_list_all(&all, st, &q, &err), &err, "lt_browse_list_all");
+	queries_ok(lt_browse_deletes(&all, st, 0, all.n, &err), &err, "lt_browse_deletes");
+	queries_ok(lt_browse_list(&paged, st, &q, 0, LT_BROWSE_LIST_MAX, &err), &err,
+		   "lt_browse_list");
+	if (all.n != paged.n || all.total != paged.total)
+		fuzz_fail("the whole list", "differs from the paged read in length");
+	for (size_t i = 0; i < all.n; i++) {
+		const struct lt_browse_item *a = &all.items[i], *b = &paged.items[i];
+
+		if (a->heading != b->heading || a->deletes != b->deletes ||
+		    (a->target == NULL) != (b->target == NULL) ||
+		    (a->target != NULL && strcmp(a->target, b->target) != 0))
+			fuzz_fail("the whole list", "differs from the paged read");
+		if (a->target != NULL &&
+		    (lt_browse_find(&at, &all, i, LT_BROWSE_FORWARD, queries_same_target, a->target,
+				    &err) != 0 ||
+		     strcmp(all.items[at].target, a->target) != 0))
+			fuzz_fail("lt_browse_find", a->target);
+	}
+	lt_browse_page_release(&all);
+	lt_browse_page_release(&paged);
+}
+
 /* What the TUI reads: spans, episodes, the histogram, events of each target, its kept timeline. */
 static void queries_browse(struct lt_store *st, char **targets, size_t n)
 {
@@ -239,6 +279,7 @@ static void queries_browse(struct lt_store *st, char **targets, size_t n)
 	struct lt_hist hist = {0};
 	int64_t first = 0, last = 0, ids[1] = {1};
 
+	queries_list_whole(st);
 	queries_ok(lt_browse_span(&first, &last, st, &err), &err, "lt_browse_span");
 	queries_ok(lt_browse_episodes(&eps, st, ids, 1, first, last, &err), &err, "episodes");
 	lt_browse_episodes_release(&eps);

@@ -5,6 +5,7 @@
  * table, result tables and jumping from them; then the browsing
  * API of the query layer on a store built from samples/audit.
  */
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -484,6 +485,51 @@ static void test_key_table(void **state)
 	}
 }
 
+/*
+ * Whether text has a code span that starts with the key want ("`f" of `f`,
+ * `f state=...`, not of `foo`; a punctuation key may go on: `:goto 05:56`).
+ */
+static int readme_names(const char *text, const char *want)
+{
+	size_t n = strlen(want);
+	int punct = n == 2 && !isalnum((unsigned char)want[1]);
+
+	for (const char *p = strstr(text, want); p != NULL; p = strstr(p + 1, want))
+		if (punct || !isalnum((unsigned char)p[n]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Every key the help lists is named in the README too: the first name of its
+ * label ("PgDn" of "PgDn  Space  Ctrl-F") opens a code span there.
+ */
+static void test_keys_in_readme(void **state)
+{
+	FILE *f = fopen(LT_SAMPLES "/../README.md", "r");
+	struct lt_buf readme;
+	char chunk[4096], want[32];
+	size_t n;
+
+	(void)state;
+	assert_non_null(f);
+	lt_buf_init(&readme);
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		lt_buf_append(&readme, chunk, n);
+	fclose(f);
+	for (const struct tui_keydef *k = tui_keys(); k->key != TUI_K_NONE; k++) {
+		size_t len;
+
+		if (k->label == NULL)
+			continue;
+		len = strcspn(k->label, " ");
+		snprintf(want, sizeof want, "`%.*s", (int)len, k->label);
+		if (!readme_names(readme.ptr, want))
+			fail_msg("the key %s is not in README.md", want + 1);
+	}
+	lt_buf_release(&readme);
+}
+
 /* ---- filters ------------------------------------------------------------- */
 
 static const char *const filter_cols[] = {"name", "state", "404"};
@@ -792,6 +838,67 @@ static void test_browse_not_ready(void **state)
 	lt_store_free(st);
 }
 
+/* One audit event of verb on resource/name (namespace ns, or none), second sec after 05:50. */
+static void audit_line(FILE *f, const char *verb, const char *resource, const char *ns,
+		       const char *name, int sec, int n)
+{
+	fprintf(f,
+		"{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"Metadata\","
+		"\"auditID\":\"a0000000-0000-4000-8000-%012d\",\"stage\":\"ResponseComplete\","
+		"\"requestURI\":\"/x\",\"verb\":\"%s\",\"user\":{\"username\":\"system:node:%s\"},"
+		"\"sourceIPs\":[\"10.0.0.1\"],\"objectRef\":{\"resource\":\"%s\",%s%s%s"
+		"\"name\":\"%s\"},\"responseStatus\":{\"code\":200},"
+		"\"requestReceivedTimestamp\":\"2024-04-05T05:%02d:%02d.000000Z\","
+		"\"stageTimestamp\":\"2024-04-05T05:%02d:%02d.001000Z\"}\n",
+		n, verb, name, resource, ns ? "\"namespace\":\"" : "", ns ? ns : "",
+		ns ? "\"," : "", name, 50 + sec / 60, sec % 60, 50 + sec / 60, sec % 60);
+}
+
+/*
+ * Node objects the audit log knows without a lease are listed once each,
+ * `no-lease`, in the nodes' section, however many requests name them (the
+ * list's loose index scan over their names), as the nodes view lists them.
+ */
+static void test_browse_no_lease(void **state)
+{
+	static const char *const names[] = {"n-a", "n-b", "n-c", "n-d"};
+	struct lt_browse_query q = {LT_BROWSE_BY_NAME, NULL, NULL};
+	struct lt_ingest_opts opts = {0};
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	char dir[PATH_SIZE], db[PATH_SIZE], log[PATH_SIZE], *paths[] = {log};
+	struct lt_browse_page p;
+	struct lt_store *st = NULL;
+	FILE *f;
+	int n = 0;
+
+	(void)state;
+	case_dir(dir, "browse-no-lease");
+	path_join(db, dir, "s.db");
+	path_join(log, dir, "audit.log");
+	assert_non_null(f = fopen(log, "w"));
+	for (int sec = 0; sec < 120; sec += 10) {
+		/* n-a renews its lease; n-b, n-c and n-d have Node requests only */
+		audit_line(f, "update", "leases", "kube-node-lease", "n-a", sec, n++);
+		for (size_t k = 0; k < 4; k++)
+			audit_line(f, "patch", "nodes", NULL, names[k], sec + 1, n++);
+	}
+	fclose(f);
+	assert_int_equal(lt_store_open(&st, db, 0, &err), 0);
+	assert_int_equal(lt_ingest_run(st, paths, 1, &opts, NULL, &t, &err), 0);
+	assert_int_equal(lt_browse_list(&p, st, &q, 0, 100, &err), 0);
+	assert_int_equal(p.total, 5); /* the heading and four nodes */
+	assert_true(p.items[0].heading);
+	assert_int_equal(p.items[0].count, 4);
+	for (size_t k = 0; k < 4; k++) {
+		assert_string_equal(p.items[k + 1].target, names[k]);
+		assert_int_equal(p.items[k + 1].section, LT_BROWSE_NODES);
+		assert_string_equal(p.items[k + 1].state, k == 0 ? "renewing" : "no-lease");
+	}
+	lt_browse_page_release(&p);
+	lt_store_free(st);
+}
+
 /*
  * The histogram of samples/notready: however the range is cut, the bins add
  * up to the same events and errors; one bin over everything counts each
@@ -997,26 +1104,71 @@ static void test_browse_filter(void **state)
 static void test_browse_find(void **state)
 {
 	struct lt_browse_query q = {LT_BROWSE_BY_NAME, NULL, NULL};
+	struct lt_browse_page p;
 	struct lt_error err = {0};
 	size_t at;
 
 	(void)state;
-	assert_int_equal(lt_browse_find(&at, sample_store, &q, 1, LT_BROWSE_FORWARD, match_substr,
-					(void *)"241-7", &err),
-			 0);
+	assert_int_equal(lt_browse_list_all(&p, sample_store, &q, &err), 0);
+	assert_int_equal(
+	    lt_browse_find(&at, &p, 1, LT_BROWSE_FORWARD, match_substr, (void *)"241-7", &err), 0);
 	assert_int_equal(at, 3);
 	/* wraps past the end, and backward past the top */
-	assert_int_equal(lt_browse_find(&at, sample_store, &q, 3, LT_BROWSE_FORWARD, match_substr,
-					(void *)"ip-", &err),
-			 0);
+	assert_int_equal(
+	    lt_browse_find(&at, &p, 3, LT_BROWSE_FORWARD, match_substr, (void *)"ip-", &err), 0);
 	assert_int_equal(at, 1);
-	assert_int_equal(lt_browse_find(&at, sample_store, &q, 1, LT_BROWSE_BACKWARD, match_substr,
-					(void *)"apiserver", &err),
-			 0);
+	assert_int_equal(
+	    lt_browse_find(&at, &p, 1, LT_BROWSE_BACKWARD, match_substr, (void *)"apiserver", &err),
+	    0);
 	assert_int_equal(at, 9);
-	assert_int_equal(lt_browse_find(&at, sample_store, &q, 0, LT_BROWSE_FORWARD, match_substr,
-					(void *)"nope", &err),
-			 LT_ERR_NOTFOUND);
+	/* the row searched from comes last: found when it is the only match */
+	assert_int_equal(lt_browse_find(&at, &p, 5, LT_BROWSE_FORWARD, match_substr,
+					(void *)"controller-manager", &err),
+			 0);
+	assert_int_equal(at, 5);
+	assert_int_equal(lt_browse_find(&at, &p, 5, LT_BROWSE_BACKWARD, match_substr,
+					(void *)"controller-manager", &err),
+			 0);
+	assert_int_equal(at, 5);
+	/* headings are never found */
+	assert_int_equal(
+	    lt_browse_find(&at, &p, 0, LT_BROWSE_FORWARD, match_substr, (void *)"nope", &err),
+	    LT_ERR_NOTFOUND);
+	lt_browse_page_release(&p);
+}
+
+/*
+ * The whole list held in memory: the same items as the paged read, but a
+ * Node object's deletes only once lt_browse_deletes read them, for the rows
+ * asked, once.
+ */
+static void test_browse_list_all(void **state)
+{
+	struct lt_browse_query q = {LT_BROWSE_BY_NAME, NULL, NULL};
+	struct lt_browse_page all, paged;
+	struct lt_error err = {0};
+
+	(void)state;
+	assert_int_equal(lt_browse_list_all(&all, sample_store, &q, &err), 0);
+	assert_int_equal(lt_browse_list(&paged, sample_store, &q, 0, 100, &err), 0);
+	assert_int_equal(all.n, paged.n);
+	assert_int_equal(all.total, paged.total);
+	assert_string_equal(all.items[1].target, "ip-10-0-241-171.ec2.internal");
+	assert_int_equal(all.items[1].deletes, 1); /* its lease's delete only, so far */
+	/* rows 2..9 first: row 1 keeps its count */
+	assert_int_equal(lt_browse_deletes(&all, sample_store, 2, 8, &err), 0);
+	assert_int_equal(all.items[1].deletes, 1);
+	/* then rows 0..2, and again past the end: each row's Node deletes added once */
+	assert_int_equal(lt_browse_deletes(&all, sample_store, 0, 3, &err), 0);
+	assert_int_equal(lt_browse_deletes(&all, sample_store, 0, 1000, &err), 0);
+	assert_int_equal(lt_browse_deletes(&all, sample_store, 50, 10, &err), 0);
+	for (size_t i = 0; i < all.n; i++) {
+		assert_int_equal(all.items[i].heading, paged.items[i].heading);
+		assert_int_equal(all.items[i].deletes, paged.items[i].deletes);
+		assert_int_equal(all.items[i].not_found, paged.items[i].not_found);
+	}
+	lt_browse_page_release(&all);
+	lt_browse_page_release(&paged);
 }
 
 static void test_browse_episodes(void **state)
@@ -1308,11 +1460,65 @@ static void test_export(void **state)
 	tui_export_row(&b, TUI_EXPORT_MD, &r);
 	assert_non_null(strstr(b.ptr, "# leasetrail marks\n\n| mark | time |"));
 	assert_non_null(strstr(b.ptr, "|---|---|---|---|---|---|\n"));
-	/* a pipe in a cell is escaped: the table keeps its six columns */
-	assert_non_null(strstr(b.ptr, "| say \"hi\", a\\|b \\x1b]2;pwned\\x07 \\u{202e} end |\n"));
+	/* a pipe in a cell is escaped: the table keeps its six columns; so is a backslash */
+	assert_non_null(
+	    strstr(b.ptr, "| say \"hi\", a\\|b \\\\x1b\\]2;pwned\\\\x07 \\\\u{202e} end |\n"));
+	/* a time keeps its - and : (neither leading nor "://") */
+	assert_non_null(strstr(b.ptr, "| 2024-04-05T05:56:00.230965Z |"));
 	assert_null(strchr(b.ptr, '\x1b'));
 	lt_buf_release(&b);
 	tui_row_release(&r);
+}
+
+/*
+ * A cell of hostile text in each format: in Markdown no link, emphasis, code
+ * span, entity or HTML can form (a backslash before each character that would
+ * start one); in CSV a leading = + - @ is made text with a '.
+ */
+static void test_export_escapes(void **state)
+{
+	static const struct {
+		const char *text, *md, *csv;
+	} cases[] = {
+	    {"plain 10.0.0.1 a:b", "plain 10.0.0.1 a:b", "plain 10.0.0.1 a:b"},
+	    {"[x](http://evil)", "\\[x\\](http\\://evil)", "[x](http://evil)"},
+	    {"<script>alert(1)</script>", "\\<script\\>alert(1)\\</script\\>",
+	     "<script>alert(1)</script>"},
+	    {"*em* _u_ `code` ~~s~~", "\\*em\\* \\_u\\_ \\`code\\` \\~\\~s\\~\\~",
+	     "*em* _u_ `code` ~~s~~"},
+	    {"&lt; &#x1b; # h", "\\&lt; \\&\\#x1b; \\# h", "&lt; &#x1b; # h"},
+	    {"![i](x) a@b.c WWW.evil.com", "\\!\\[i\\](x) a\\@b.c WWW\\.evil.com",
+	     "![i](x) a@b.c WWW.evil.com"},
+	    {"back\\slash", "back\\\\slash", "back\\slash"},
+	    {"-1 in - list", "\\-1 in - list", "'-1 in - list"},
+	    {"+x", "\\+x", "'+x"},
+	    {"=HYPERLINK(\"http://e\")", "\\=HYPERLINK(\"http\\://e\")",
+	     "'=HYPERLINK(\"\"http://e\"\")"},
+	    {"@SUM(A1)", "\\@SUM(A1)", "'@SUM(A1)"},
+	    {"a\nb\tc", "a\\\\nb\\\\tc", "a\\nb\\tc"}, /* sanitized: one line */
+	};
+	struct lt_buf b, want;
+
+	(void)state;
+	lt_buf_init(&b);
+	lt_buf_init(&want);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct tui_row r = row_of("n", 0, cases[i].text);
+
+		lt_buf_reset(&b);
+		lt_buf_reset(&want);
+		tui_export_row(&b, TUI_EXPORT_MD, &r);
+		lt_buf_printf(&want, "| NOT\\_FOUND | %s |\n", cases[i].md);
+		assert_non_null(strstr(b.ptr, want.ptr));
+		lt_buf_reset(&b);
+		lt_buf_reset(&want);
+		tui_export_row(&b, TUI_EXPORT_CSV, &r);
+		lt_buf_printf(&want, ",\"NOT_FOUND\",\"%s\"\n", cases[i].csv);
+		assert_non_null(strstr(b.ptr, want.ptr));
+		tui_row_release(&r);
+	}
+	lt_buf_release(&b);
+	lt_buf_release(&want);
 }
 
 static void test_base64(void **state)
@@ -1359,23 +1565,25 @@ static void test_cmd_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest view[] = {
-	    cmocka_unit_test(test_win_moves),	cmocka_unit_test(test_win_pages),
-	    cmocka_unit_test(test_win_edges),	cmocka_unit_test(test_page_want),
-	    cmocka_unit_test(test_axis),	cmocka_unit_test(test_buckets),
-	    cmocka_unit_test(test_safe_text),	cmocka_unit_test(test_text_width),
-	    cmocka_unit_test(test_json_pretty), cmocka_unit_test(test_wrap),
-	    cmocka_unit_test(test_line_edit),	cmocka_unit_test(test_fmt_time),
-	    cmocka_unit_test(test_keys),	cmocka_unit_test(test_key_table),
-	    cmocka_unit_test(test_result_jump), cmocka_unit_test(test_filter),
-	    cmocka_unit_test(test_axis_ticks),	cmocka_unit_test(test_buckets_holder),
-	    cmocka_unit_test(test_time_rows),	cmocka_unit_test(test_rows_keep),
-	    cmocka_unit_test(test_marks),	cmocka_unit_test(test_export),
-	    cmocka_unit_test(test_base64),	cmocka_unit_test(test_cmd_table),
+	    cmocka_unit_test(test_win_moves),	   cmocka_unit_test(test_win_pages),
+	    cmocka_unit_test(test_win_edges),	   cmocka_unit_test(test_page_want),
+	    cmocka_unit_test(test_axis),	   cmocka_unit_test(test_buckets),
+	    cmocka_unit_test(test_safe_text),	   cmocka_unit_test(test_text_width),
+	    cmocka_unit_test(test_json_pretty),	   cmocka_unit_test(test_wrap),
+	    cmocka_unit_test(test_line_edit),	   cmocka_unit_test(test_fmt_time),
+	    cmocka_unit_test(test_keys),	   cmocka_unit_test(test_key_table),
+	    cmocka_unit_test(test_keys_in_readme), cmocka_unit_test(test_result_jump),
+	    cmocka_unit_test(test_filter),	   cmocka_unit_test(test_axis_ticks),
+	    cmocka_unit_test(test_buckets_holder), cmocka_unit_test(test_time_rows),
+	    cmocka_unit_test(test_rows_keep),	   cmocka_unit_test(test_marks),
+	    cmocka_unit_test(test_export),	   cmocka_unit_test(test_export_escapes),
+	    cmocka_unit_test(test_base64),	   cmocka_unit_test(test_cmd_table),
 	};
 	const struct CMUnitTest browse[] = {
 	    cmocka_unit_test(test_browse_list),		 cmocka_unit_test(test_browse_sort),
 	    cmocka_unit_test(test_buckets_not_ready),	 cmocka_unit_test(test_browse_not_ready),
 	    cmocka_unit_test(test_browse_filter),	 cmocka_unit_test(test_browse_find),
+	    cmocka_unit_test(test_browse_list_all),	 cmocka_unit_test(test_browse_no_lease),
 	    cmocka_unit_test(test_browse_episodes),	 cmocka_unit_test(test_browse_timeline),
 	    cmocka_unit_test(test_browse_events),	 cmocka_unit_test(test_browse_canned),
 	    cmocka_unit_test(test_browse_hist),		 cmocka_unit_test(test_browse_hist_kept),
