@@ -96,7 +96,9 @@ where() { # where DB
 columns() { # columns DB TABLE
   command -v sqlite3 >/dev/null || { echo -; return; }
   local q="" c
-  for c in $(sqlite3 "$1" "SELECT name FROM pragma_table_info('$2')" 2>/dev/null); do
+  # the INTEGER PRIMARY KEY is the cell's rowid, not a value of the record: left out
+  for c in $(sqlite3 "$1" "SELECT name FROM pragma_table_info('$2')
+      WHERE NOT (pk = 1 AND type = 'INTEGER')" 2>/dev/null); do
     q="$q SELECT '$c' AS c, avg(CASE typeof($c) WHEN 'null' THEN 0 WHEN 'real' THEN 8
       WHEN 'integer' THEN (CASE WHEN $c IN (0, 1) THEN 0 WHEN $c BETWEEN -128 AND 127 THEN 1
       WHEN $c BETWEEN -32768 AND 32767 THEN 2 WHEN $c BETWEEN -8388608 AND 8388607 THEN 3
