@@ -21,7 +21,9 @@
 #   the ratio store / records, the raw table's own bytes (sqlite3's dbstat, when the sqlite3
 #   shell is there), user and system CPU seconds and peak RSS (/usr/bin/time: CPU time,
 #   not wall time, as the machine is shared), and where the bytes are: each store's largest
-#   tables and indexes (dbstat's pages, when the sqlite3 shell is there).
+#   tables and indexes (dbstat's pages, when the sqlite3 shell is there), and what a row of
+#   the event and line tables (audit, lines) costs, column by column (the bytes SQLite stores
+#   for each value: an integer 0-8 bytes by its size, text and blobs their length).
 # Prints a Markdown block for bench/RESULTS.md.  Work files go to bench/out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,6 +92,25 @@ where() { # where DB
     2>/dev/null || echo -
 }
 
+# what a row of TABLE costs, per column: "col bytes; ..." (the values' stored bytes, averaged)
+columns() { # columns DB TABLE
+  command -v sqlite3 >/dev/null || { echo -; return; }
+  local q="" c
+  # the INTEGER PRIMARY KEY is the cell's rowid, not a value of the record: left out
+  for c in $(sqlite3 "$1" "SELECT name FROM pragma_table_info('$2')
+      WHERE NOT (pk = 1 AND type = 'INTEGER')" 2>/dev/null); do
+    q="$q SELECT '$c' AS c, avg(CASE typeof($c) WHEN 'null' THEN 0 WHEN 'real' THEN 8
+      WHEN 'integer' THEN (CASE WHEN $c IN (0, 1) THEN 0 WHEN $c BETWEEN -128 AND 127 THEN 1
+      WHEN $c BETWEEN -32768 AND 32767 THEN 2 WHEN $c BETWEEN -8388608 AND 8388607 THEN 3
+      WHEN $c BETWEEN -2147483648 AND 2147483647 THEN 4
+      WHEN $c BETWEEN -140737488355328 AND 140737488355327 THEN 6 ELSE 8 END)
+      ELSE length(CAST($c AS BLOB)) END) AS b FROM $2 UNION ALL"
+  done
+  [ -n "$q" ] || { echo -; return; }
+  sqlite3 "$1" "SELECT group_concat(c || ' ' || printf('%.1f', b), '; ') FROM (${q% UNION ALL})
+    WHERE b >= 0.05" 2>/dev/null || echo -
+}
+
 declare -A R W
 runs=${RUNS:-1}
 for _ in $(seq "$runs"); do
@@ -135,5 +156,13 @@ done
   printf '| input | build | tables and indexes |\n|---|---|---|\n'
   for k in audit-base audit-new journal-base journal-new; do
     printf '| %s | %s | %s |\n' "${k%-*}" "${k#*-}" "${W[$k]}"
+  done
+  printf '\nWhat a row costs, per column (bytes a row, the columns of 0.05 bytes or more; SQLite adds a\n'
+  printf 'header byte a column and a few bytes a cell):\n\n'
+  printf '| input | build | table | columns |\n|---|---|---|---|\n'
+  for k in audit-base audit-new journal-base journal-new; do
+    t=audit
+    [ "${k%-*}" = journal ] && t=lines
+    printf '| %s | %s | %s | %s |\n' "${k%-*}" "${k#*-}" "$t" "$(columns "$out/store-$k.db" "$t")"
   done
 } | tee "$out/store.md"

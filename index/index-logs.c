@@ -10,6 +10,7 @@
  * Hosts are mapped to node names (lt_store_map_hosts) once the layer above
  * knows which nodes there are; this file only applies the mapping.
  */
+#define _GNU_SOURCE /* memmem */
 #include "index-int.h"
 
 #include <assert.h>
@@ -18,6 +19,8 @@
 #include <string.h>
 
 #define LOGS_SKEW_US (2 * 1000000LL) /* journal and klog times further apart disagree */
+/* a stored line's message: its text, or read from its raw line (schema 8) */
+#define LOGS_MSG LT_LINE_MESSAGE_SQL("lines")
 
 struct index_log_loader {
 	struct lt_store *st;
@@ -53,8 +56,9 @@ static const char logs_ins_sql[] =
     "INSERT OR IGNORE INTO lines(source_id, line, offset, lkey, ts_us, klog_d, basis,"
     " host_id, node_id, component_id, ident_id, pid, severity, location_id, kind_id,"
     " subject_id, obj_kind_id, obj_namespace_id, obj_uid, not_found, message, fields,"
-    " ext_id, stream_id, cluster_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-    " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)";
+    " ext_id, stream_id, cluster_id, msg_at, msg_len) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+    " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25,"
+    " ?26, ?27)";
 
 /* A source read on (resumed, or grown since): its summary so far is the start of this one. */
 static const char logs_restore_sql[] =
@@ -162,7 +166,8 @@ int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int
 		"SELECT ts_us IS ?2 AND " INDEX_KLOG_US_SQL(
 		    "") " IS ?3 AND host_id IS ?4"
 			" AND pid IS ?5"
-			" AND message IS ?6 AND lt_raw(fields) IS ?7 FROM lines WHERE lkey = ?1",
+			" AND " LOGS_MSG
+			" IS ?6 AND lt_raw(fields) IS ?7 FROM lines WHERE lkey = ?1",
 		err) ||
 	    index_store_prepare_raw(st, &ll->save, logs_save_sql, err) || logs_restore(ll))
 		goto fail;
@@ -242,6 +247,32 @@ static void logs_bind_str(sqlite3_stmt *s, int idx, struct lt_str v)
 		sqlite3_bind_text(s, idx, v.ptr, (int)v.len, SQLITE_STATIC);
 }
 
+/*
+ * The message: where it lies in the raw line (msg_at, msg_len), read back from lines_raw
+ * (LT_LINE_MESSAGE_SQL), when it is a slice of it, as nearly every message is (the parser's
+ * view into the line, or the same bytes found in it); its text when not (a quoted message
+ * with escapes, unescaped) or when the line has no raw record.
+ */
+static void logs_bind_message(sqlite3_stmt *s, const struct lt_log_line *ln)
+{
+	const char *raw = ln->raw.ptr, *at = NULL, *m = ln->message.ptr;
+	const size_t n = ln->message.len;
+
+	if (m == NULL)
+		return;
+	if (raw != NULL && ln->raw.len > 0 && m >= raw && n <= ln->raw.len &&
+	    (size_t)(m - raw) <= ln->raw.len - n)
+		at = m;
+	else if (raw != NULL && n > 0)
+		at = memmem(raw, ln->raw.len, m, n);
+	if (at == NULL) {
+		logs_bind_str(s, 21, ln->message);
+		return;
+	}
+	sqlite3_bind_int64(s, 26, (sqlite3_int64)(at - raw));
+	sqlite3_bind_int64(s, 27, (sqlite3_int64)n);
+}
+
 /* Interns the line's repeated strings; ids in the order of logs_bind_ids' columns. */
 static int logs_intern(struct index_log_loader *ll, const struct lt_log_line *ln,
 		       const struct lt_where *at, int64_t ids[9])
@@ -300,7 +331,7 @@ static int64_t logs_bind(struct index_log_loader *ll, const struct lt_log_line *
 		sqlite3_bind_text(s, 13, &ln->severity, 1, SQLITE_STATIC);
 	logs_bind_str(s, 19, ln->obj_uid);
 	sqlite3_bind_int(s, 20, ln->not_found);
-	logs_bind_str(s, 21, ln->message);
+	logs_bind_message(s, ln);
 	if (ll->packed != NULL)
 		sqlite3_bind_blob(s, 22, ll->packed, (int)ll->packed_len, SQLITE_STATIC);
 	else
@@ -634,7 +665,7 @@ int index_logs_redate(struct lt_store *st, int64_t source_id, int64_t first, int
 		st, &q,
 		"SELECT id, ts_us, " INDEX_KLOG_US_SQL(
 		    "") ", basis, pid,"
-			" (SELECT s FROM strs WHERE id = host_id), message, lt_raw(fields)"
+			" (SELECT s FROM strs WHERE id = host_id), " LOGS_MSG ", lt_raw(fields)"
 			" FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3"
 			" AND basis != 0 ORDER BY id",
 		err) != 0 ||

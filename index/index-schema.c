@@ -11,10 +11,14 @@
  * 6: raw records compressed (raw_dicts, index-raw.c), request URIs and object uids
  *    interned, and the identity behind an event's user (audit.identity_id);
  * 7: auditIDs that are UUIDs stored as 16 bytes (index-auditid.c, schema_pack_audit_ids),
- *    a line's klog time as its distance from ts_us (lines.klog_d) */
-#define SCHEMA_VERSION "7"
+ *    a line's klog time as its distance from ts_us (lines.klog_d);
+ * 8: a line's message that is a slice of its raw record stored as where it lies in it
+ *    (lines.msg_at, msg_len: LT_LINE_MESSAGE_SQL), not as text beside it */
+#define SCHEMA_VERSION "8"
 /* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
+/* The first schema whose auditIDs are packed: older ones are packed by the upgrade. */
+#define SCHEMA_PACKED_IDS 7
 
 /*
  * Strings that repeat (users, agents, IPs, names, reasons) are stored once
@@ -81,6 +85,8 @@ static const char *const schema_index_names[] = {"audit_rtv",	  "audit_object", 
 
 /* The logs view's klog_us (schema 7: from klog_d). */
 #define SCHEMA_KLOG_US INDEX_KLOG_US_SQL("g.")
+/* The logs view's message (schema 8: read from the raw line where it is a slice of it). */
+#define SCHEMA_MESSAGE LT_LINE_MESSAGE_SQL("g")
 
 #define LOG_VIEW                                                                                   \
 	"CREATE VIEW IF NOT EXISTS logs AS SELECT g.id AS id,"                                     \
@@ -97,8 +103,8 @@ static const char *const schema_index_names[] = {"audit_rtv",	  "audit_object", 
 	" (SELECT s FROM strs WHERE id = g.subject_id) AS subject,"                                \
 	" (SELECT s FROM strs WHERE id = g.obj_kind_id) AS obj_kind,"                              \
 	" (SELECT s FROM strs WHERE id = g.obj_namespace_id) AS obj_namespace,"                    \
-	" g.obj_uid AS obj_uid, g.not_found AS not_found, g.message AS message,"                   \
-	" lt_raw(g.fields) AS fields, g.ext_id AS ext_id,"                                         \
+	" g.obj_uid AS obj_uid, g.not_found AS not_found,"                                         \
+	" " SCHEMA_MESSAGE " AS message, lt_raw(g.fields) AS fields, g.ext_id AS ext_id,"          \
 	" (SELECT s FROM strs WHERE id = g.stream_id) AS stream,"                                  \
 	" g.source_id AS source_id,"                                                               \
 	" g.line AS line, g.offset AS offset FROM lines AS g"
@@ -300,6 +306,17 @@ static const char schema_identity_sql[] = "ALTER TABLE audit ADD COLUMN identity
  * above; an upgraded store's older lines keep klog_us, which is read first.
  */
 static const char schema_klog_sql[] = "ALTER TABLE lines ADD COLUMN klog_d INTEGER";
+
+/*
+ * Schema 8: lines.msg_at and msg_len, where a line's message lies in its raw record (bytes),
+ * instead of its text in message (30 bytes a kubelet line, a ninth of the journal's store).
+ * Added by ALTER TABLE like the columns above; an upgraded store's older lines keep their
+ * text, which LT_LINE_MESSAGE_SQL reads when msg_at is NULL.
+ */
+static const char *const schema_message_sql[] = {
+    "ALTER TABLE lines ADD COLUMN msg_at INTEGER",
+    "ALTER TABLE lines ADD COLUMN msg_len INTEGER",
+};
 
 static const char schema_clusters_table[] =
     "CREATE TABLE IF NOT EXISTS clusters(id INTEGER PRIMARY KEY)";
@@ -505,13 +522,13 @@ static int schema_migrate_clusters(struct lt_store *st, struct lt_error *err)
  * UUIDs, in audit and counted_requests, as every later insert and lookup packs them
  * (index_audit_id_bind): a request read again after the upgrade must find its stored row.
  * One pass over each table, in the upgrade's transaction; a new store (no version yet) and a
- * store of 7 skip it.
+ * store of 7 or later skip it.
  */
 static int schema_pack_audit_ids(struct lt_store *st, struct lt_error *err)
 {
 	int old = 0;
 
-	for (int v = SCHEMA_MIGRATES_FROM; v < (int)strtol(SCHEMA_VERSION, NULL, 10); v++) {
+	for (int v = SCHEMA_MIGRATES_FROM; v < SCHEMA_PACKED_IDS; v++) {
 		int is = schema_is_version(st, v, err);
 
 		if (is < 0)
@@ -529,10 +546,10 @@ static int schema_pack_audit_ids(struct lt_store *st, struct lt_error *err)
 }
 
 /*
- * Brings a new store, or one of schema 4, 5 or 6, to this schema: the clusters
+ * Brings a new store, or one of schema 4 to 7, to this schema: the clusters
  * of 5, then the interned columns (schema_add_interned) and the identity column
- * (schema_identity_sql) of 6, the packed auditIDs and klog_d (schema_klog_sql) of 7,
- * then the version.
+ * (schema_identity_sql) of 6, the packed auditIDs and klog_d (schema_klog_sql) of 7, the
+ * message's place (schema_message_sql) of 8, then the version.
  */
 static int schema_migrate(struct lt_store *st, struct lt_error *err)
 {
@@ -549,6 +566,11 @@ static int schema_migrate(struct lt_store *st, struct lt_error *err)
 		return LT_ERR_DB;
 	if (!has && index_store_exec(st, schema_klog_sql, err) != 0)
 		return LT_ERR_DB;
+	if ((has = schema_has_column(st, "lines", "msg_at", err)) < 0)
+		return LT_ERR_DB;
+	for (size_t i = 0; !has && i < sizeof schema_message_sql / sizeof *schema_message_sql; i++)
+		if (index_store_exec(st, schema_message_sql[i], err) != 0)
+			return LT_ERR_DB;
 	return index_store_exec(
 	    st, "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';", err);
 }

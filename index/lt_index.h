@@ -196,6 +196,19 @@ int lt_store_has_lease_bodies(struct lt_store *st);
 #define LT_LINE_NOTABLE "(severity IN ('E', 'F', 'W') OR not_found > 0 OR kind_id IS NOT NULL)"
 
 /*
+ * A log line's message (A: the alias of a lines row), one definition for the logs view and
+ * every query that reads lines directly.  Schema 8 stores no text for a message that is a
+ * slice of the line's raw record (nearly every one: it is part of the line as read): only
+ * where it lies, msg_at and msg_len, bytes into lines_raw.text, and reads it from there.  A
+ * message that is not a slice of its line (one unquoted, unescaped) and the lines of older
+ * schemas keep their text in message, msg_at NULL.  NULL when the line has no message.
+ */
+#define LT_LINE_MESSAGE_SQL(a)                                                                     \
+	"CASE WHEN " a ".msg_at IS NULL THEN " a ".message ELSE CAST(substr(CAST(lt_raw((SELECT"   \
+	" text FROM lines_raw WHERE id = " a ".id)) AS BLOB), " a ".msg_at + 1, " a ".msg_len)"    \
+	" AS TEXT) END"
+
+/*
  * Who is behind an audit row's user, as one text (the `identity` column of
  * every surface): the identity its record named (audit.identity_id: EKS's
  * IAM ARN and session, AKS's object id, a token's pod, GKE's subject and

@@ -739,18 +739,22 @@ void lt_browse_events_release(struct lt_browse_events *e)
  * tl_line (queries-timeline.c) makes a run of: component, kind, severity,
  * message, and the object of a garbage collector's item, as line ?1 has.
  */
+/* the message of the lines rows g and q (its text, or read from its raw line: schema 8) */
+#define BROWSE_MSG_G LT_LINE_MESSAGE_SQL("g")
+#define BROWSE_MSG_Q LT_LINE_MESSAGE_SQL("q")
 #define BROWSE_LINES_WHERE                                                                         \
-	" FROM lines AS g, (SELECT component_id AS c, kind_id AS k, severity AS sv, message AS m," \
-	"  obj_kind_id AS ok, obj_namespace_id AS ons, subject_id AS sj FROM lines WHERE id = ?1)" \
+	" FROM lines AS g, (SELECT component_id AS c, kind_id AS k, severity AS sv,"               \
+	"  " BROWSE_MSG_Q " AS m, obj_kind_id AS ok, obj_namespace_id AS ons, subject_id AS sj"    \
+	"  FROM lines AS q WHERE id = ?1)"                                                         \
 	"  AS r WHERE g.id IN (SELECT id FROM lines INDEXED BY lines_node WHERE node_id = ?2"      \
 	"  AND ts_us BETWEEN ?4 AND ?5 UNION SELECT id FROM lines INDEXED BY lines_subject"        \
 	"  WHERE subject_id = ?3 AND ts_us BETWEEN ?4 AND ?5)"                                     \
 	" AND g.component_id IS r.c AND g.kind_id IS r.k AND g.severity IS r.sv"                   \
-	" AND g.message IS r.m AND g.obj_kind_id IS r.ok AND g.obj_namespace_id IS r.ons"          \
+	" AND " BROWSE_MSG_G " IS r.m AND g.obj_kind_id IS r.ok AND g.obj_namespace_id IS r.ons"   \
 	" AND (r.ok IS NULL OR g.subject_id IS r.sj)"
 
 static const char lines_sql[] =
-    "SELECT g.id, g.ts_us, coalesce(g.severity, ''), coalesce(g.message, ''),"
+    "SELECT g.id, g.ts_us, coalesce(g.severity, ''), coalesce(" BROWSE_MSG_G ", ''),"
     " coalesce((SELECT path FROM sources WHERE id = g.source_id), ''), g.line" BROWSE_LINES_WHERE
     " ORDER BY g.ts_us, g.id LIMIT ?6 OFFSET ?7";
 static const char lines_count_sql[] = "SELECT count(*)" BROWSE_LINES_WHERE;

@@ -195,6 +195,9 @@ static const char *const canned_orphaned_sql[] = {
  * renew lease" (the holder gives it up).
  */
 #define LEADER_NEAR "30000000"
+/* the message of a lines row b, x (its text, or read from its raw line: schema 8) */
+#define CANNED_MSG_B LT_LINE_MESSAGE_SQL("b")
+#define CANNED_MSG_X LT_LINE_MESSAGE_SQL("x")
 static const char *const canned_leader_sql[] = {
     "WITH lg AS (SELECT g.id AS id, g.ts_us AS ts, g.source_id AS source_id, g.pid AS pid,"
     " g.host_id AS host_id,"
@@ -216,8 +219,8 @@ static const char *const canned_leader_sql[] = {
     " acq AS (SELECT k.*, coalesce(nullif((SELECT CASE WHEN instr(x.m, 'LeaderElection'' ') > 0"
     "  THEN substr(x.m, instr(x.m, 'LeaderElection'' ') + 16) ELSE x.m END FROM (SELECT"
     "  substr(y.m0, 1, instr(y.m0, ' became leader') - 1) AS m FROM (SELECT coalesce(CASE WHEN"
-    "  json_valid(lt_raw(b.fields)) THEN json_extract(lt_raw(b.fields), '$.message') END, "
-    "b.message) AS m0"
+    "  json_valid(lt_raw(b.fields)) THEN json_extract(lt_raw(b.fields), '$.message') "
+    "END, " CANNED_MSG_B ") AS m0"
     "  FROM lines AS b INDEXED BY lines_kind WHERE b.kind_id = (SELECT id FROM strs WHERE s ="
     "  'became-leader') AND b.source_id = k.source_id AND b.pid IS k.pid AND b.host_id IS"
     "  k.host_id AND b.ts_us BETWEEN k.ts - 1000000 AND"
@@ -392,7 +395,7 @@ static const struct canned canned_queries[] = {
      .summary = "kubelet log errors per node and kind: count, first, last, a sample",
      .sql = "SELECT coalesce((SELECT s FROM strs WHERE id = t.node_id), '?'),"
 	    " coalesce((SELECT s FROM strs WHERE id = t.kind_id), 'other-error'), t.n, t.first,"
-	    " t.last, t.nf, (SELECT x.message || coalesce(' err=' || CASE WHEN "
+	    " t.last, t.nf, (SELECT " CANNED_MSG_X " || coalesce(' err=' || CASE WHEN "
 	    "json_valid(lt_raw(x.fields))"
 	    "  THEN json_extract(lt_raw(x.fields), '$.err') END, '') FROM lines AS x WHERE x.id = "
 	    "t.last_id)"

@@ -355,9 +355,12 @@ static const char health_lease_sql[] =
     " WHERE l.namespace_id = ?1 AND l.name_id = ?2"
     " AND e.kind IN ('CREATED', 'RENEWING', 'RE-CREATED') ORDER BY e.start_us, e.id";
 
+/* the line's message (its text, or read from its raw line: schema 8) */
+#define HEALTH_FEED_MSG LT_LINE_MESSAGE_SQL("g")
 enum health_line_col { HG_ID, HG_TS, HG_KIND, HG_MESSAGE, HG_FIELDS };
 static const char health_line_sql[] =
-    "SELECT g.id, g.ts_us, g.kind_id, coalesce(g.message, ''), coalesce(lt_raw(g.fields), '')"
+    "SELECT g.id, g.ts_us, g.kind_id, coalesce(" HEALTH_FEED_MSG ", ''),"
+    " coalesce(lt_raw(g.fields), '')"
     " FROM lines AS g WHERE (g.node_id = ?1 OR g.subject_id = ?1) AND g.kind_id IS NOT NULL"
     " ORDER BY g.ts_us, g.id";
 

@@ -169,15 +169,18 @@ int queries_health_candidates(struct lt_store *st, struct lt_error *err)
 
 #define HEALTH_SQL_ID(s) "(SELECT id FROM strs WHERE s = '" s "')"
 
+/* A line's message (the lines row g): its text, or read from its raw line (schema 8). */
+#define HEALTH_MSG LT_LINE_MESSAGE_SQL("g")
+
 /* Every pod the taint-eviction controller deleted (its line or its DELETE), once. */
 static const char *const health_evicted_sql[] = {
     "CREATE TEMP TABLE IF NOT EXISTS health_evicted(pod TEXT PRIMARY KEY, ts_us INTEGER"
     " NOT NULL, ref INTEGER, node_id INTEGER)",
     "DELETE FROM temp.health_evicted",
     "INSERT INTO temp.health_evicted(pod, ts_us, ref) SELECT pod, min(ts), ref FROM ("
-    " SELECT coalesce(json_extract(lt_raw(g.fields), '$.pod'), CASE WHEN instr(g.message, 'Pod: ') "
-    "> 0"
-    " THEN substr(g.message, instr(g.message, 'Pod: ') + 5) END) AS pod, g.ts_us AS ts,"
+    " SELECT coalesce(json_extract(lt_raw(g.fields), '$.pod'), CASE WHEN instr(" HEALTH_MSG
+    ", 'Pod: ') > 0 THEN substr(" HEALTH_MSG ", instr(" HEALTH_MSG ", 'Pod: ') + 5) END) AS pod,"
+    " g.ts_us AS ts,"
     " -g.id AS ref FROM lines AS g WHERE g.kind_id = " HEALTH_SQL_ID(
 	"pod-eviction") " AND (lt_raw(g.fields) IS NULL OR json_valid(lt_raw(g.fields)))"
 			" UNION ALL SELECT (SELECT s FROM strs WHERE id = a.namespace_id) || "

@@ -715,15 +715,17 @@ static int tl_health_rows(struct tl *t, struct lt_error *err)
  * kind and message) within TL_RUN_US joins that row as a run.
  */
 #define TL_RUN_US (10 * 60 * 1000000LL)
+/* the line's message (its text, or read from its raw line: schema 8) */
+#define TL_MSG LT_LINE_MESSAGE_SQL("g")
 
 static const char tl_lines_sql[] =
     "SELECT g.ts_us, coalesce((SELECT s FROM strs WHERE id = g.component_id), 'log'),"
     " (SELECT s FROM strs WHERE id = g.kind_id), g.severity,"
     /* a structured LeaderElection event says what happened in its message field */
     " CASE WHEN g.kind_id = (SELECT id FROM strs WHERE s = 'became-leader')"
-    "  AND json_valid(lt_raw(g.fields)) THEN coalesce(json_extract(lt_raw(g.fields), '$.message'), "
-    "g.message)"
-    "  ELSE g.message END,"
+    "  AND json_valid(lt_raw(g.fields)) THEN coalesce(json_extract(lt_raw(g.fields), "
+    "'$.message'), " TL_MSG ")"
+    "  ELSE " TL_MSG " END,"
     " CASE WHEN json_valid(lt_raw(g.fields)) THEN json_extract(lt_raw(g.fields), '$.err') END, "
     "g.id,"
     " (SELECT s FROM strs WHERE id = g.obj_kind_id),"

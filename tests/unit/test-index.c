@@ -1239,6 +1239,16 @@ static void open_fails(const char *path, int flags, int want, struct lt_error *e
 }
 
 /*
+ * What a store of schema 7 held of its lines: every message as text, no msg_at, msg_len
+ * (the first statements of each downgrade; the logs view, which reads them, dropped).
+ */
+#define TO7_LINES                                                                                  \
+	("UPDATE lines SET message = " LT_LINE_MESSAGE_SQL(                                        \
+	    "lines") ", msg_at = NULL, msg_len = NULL WHERE msg_at IS NOT NULL"),                  \
+	    "DROP VIEW IF EXISTS logs", "ALTER TABLE lines DROP COLUMN msg_at",                    \
+	    "ALTER TABLE lines DROP COLUMN msg_len"
+
+/*
  * Takes the store st (of dir) back to an older schema with the statements sql (n of them, run
  * on its own connection, where lt_raw() is), closes it, checks that a read-only open refuses
  * it naming older ("schema 5"), and returns it opened for writing: upgraded.
@@ -1254,7 +1264,7 @@ static struct lt_store *reopen_downgraded(struct lt_store *st, const char *dir,
 	close_store(st);
 	path_join(db, dir, "store.db");
 	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	snprintf(want, sizeof want, "%s, older than this leasetrail's 7", older);
+	snprintf(want, sizeof want, "%s, older than this leasetrail's 8", older);
 	if (strstr(err.msg, want) == NULL)
 		fail_msg("want '%s' in '%s'", want, err.msg);
 	assert_non_null(strstr(err.msg, "leasetrail rebuild --db"));
@@ -1445,7 +1455,7 @@ static void test_schema_versions(void **state)
 		for (int flags = 0; flags <= LT_STORE_READONLY; flags += LT_STORE_READONLY) {
 			open_fails(db, flags, LT_ERR_DB, &err);
 			assert_non_null(strstr(err.msg, cases[i].says));
-			assert_non_null(strstr(err.msg, "this one reads schema 7"));
+			assert_non_null(strstr(err.msg, "this one reads schema 8"));
 		}
 		after = slurp(db, &after_len);
 		assert_true(after_len == before_len && memcmp(before, after, before_len) == 0);
@@ -1462,6 +1472,7 @@ static void test_schema_versions(void **state)
 static void test_schema_upgrade(void **state)
 {
 	static const char *const downgrade[] = {
+	    TO7_LINES,
 	    "DROP TABLE raw_dicts",
 	    "DROP VIEW events",
 	    "ALTER TABLE audit DROP COLUMN identity_id",
@@ -1494,7 +1505,7 @@ static void test_schema_upgrade(void **state)
 	    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_old'),"
 	    " (SELECT count(*) FROM pragma_table_info('audit') WHERE name = 'identity_id'),"
 	    " (SELECT count(*) FROM sqlite_master WHERE name IN ('audit_names', 'audit_verbs'))",
-	    NULL, "7|0|0|0|1|2\n");
+	    NULL, "8|0|0|0|1|2\n");
 	close_store(st);
 }
 
@@ -1519,6 +1530,7 @@ static void expect_raw_file(struct lt_store *st, const char *path, const char *t
 static void test_schema_upgrade_raw(void **state)
 {
 	static const char *const to5[] = {
+	    TO7_LINES,
 	    "UPDATE audit_raw SET json = lt_raw(json)",
 	    "DROP TABLE raw_dicts",
 	    ("UPDATE audit SET request_uri = (SELECT s FROM strs WHERE id = request_uri_id),"
@@ -1548,7 +1560,7 @@ static void test_schema_upgrade_raw(void **state)
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT count(*) FROM raw_dicts), (SELECT group_concat(typeof(json))"
 		    " FROM audit_raw)",
-		    NULL, "7|0|text,text\n");
+		    NULL, "8|0|text,text\n");
 	expect_rows(st, "SELECT id, request_uri, uid FROM events ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -1648,6 +1660,7 @@ static void test_raw_compressed(void **state)
 static void test_schema_upgrade_identity(void **state)
 {
 	static const char *const downgrade[] = {
+	    TO7_LINES,
 	    "DROP VIEW events",
 	    "ALTER TABLE audit DROP COLUMN identity_id",
 	    "CREATE TABLE lt_kept(x)", /* a derived table: still right, kept */
@@ -1677,7 +1690,7 @@ static void test_schema_upgrade_identity(void **state)
 		    " (SELECT group_concat(audit_id || '=' || coalesce(identity, '-'), ' ')"
 		    "  FROM (SELECT * FROM events ORDER BY id)),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_kept')",
-		    NULL, "7|id1=as b id2=oid=o2|1\n");
+		    NULL, "8|id1=as b id2=oid=o2|1\n");
 	close_store(st);
 }
 
@@ -1705,13 +1718,13 @@ static void test_schema_upgrade_identity(void **state)
 static void test_schema_upgrade_7(void **state)
 {
 	static const char *const to6[] = {
+	    TO7_LINES,
 	    ("UPDATE audit SET audit_id = " UNPACK_ID(
 		"audit_id") " WHERE typeof(audit_id) = 'blob'"),
 	    ("UPDATE counted_requests SET audit_id = " UNPACK_ID(
 		"audit_id") " WHERE typeof(audit_id) = 'blob'"),
 	    "UPDATE lines SET klog_us = ts_us + klog_d, klog_d = NULL",
 	    "DROP VIEW events",
-	    "DROP VIEW logs",
 	    "ALTER TABLE lines DROP COLUMN klog_d",
 	    "UPDATE meta SET value = '6' WHERE key = 'schema'",
 	};
@@ -1749,7 +1762,7 @@ static void test_schema_upgrade_7(void **state)
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT group_concat(typeof(audit_id)) FROM audit),"
 		    " (SELECT group_concat(typeof(audit_id)) FROM counted_requests)",
-		    NULL, "7|blob|text,blob\n");
+		    NULL, "8|blob|text,blob\n");
 	expect_rows(st, "SELECT id, audit_id FROM events ORDER BY id", NULL, want);
 	free(want);
 	expect_rows(st, "SELECT id, ts, ts_us, klog_us FROM logs ORDER BY id", NULL, want_lines);
@@ -1772,6 +1785,57 @@ static void test_schema_upgrade_7(void **state)
 		    "', 2) UNION ALL SELECT replace('" UUID_P1 "', '-', '_')"
 		    " UNION ALL SELECT replace('" UUID_P1 "', 'a', 'g') UNION ALL SELECT NULL)",
 		    NULL, "blob\ntext\ntext\ntext\ntext\nnull\n");
+	close_store(st);
+}
+
+/* A kubelet line whose message is quoted with escapes: unescaped, it is no slice of the line. */
+#define ESCAPED(tag)                                                                               \
+	"2024-04-05T05:50:34.000001+00:00 n1 kubelet[1]: E0405 05:50:34.000001 1 a.go:1] \"say "   \
+	"\\\"" tag "\\\"\"\n"
+
+/*
+ * Schema 7 to 8: a store of 7 holds every line's message as text.  A new line's message that
+ * is a slice of its raw line is stored as where it lies (msg_at, msg_len, message NULL), one
+ * that is not (unescaped) as text; the logs view reads both the same.  A writable open of a
+ * store of 7 adds the columns and keeps its text; the logs view shows what it showed, and a
+ * line read again after the upgrade (its message text in the store, a slice in the line) is
+ * a duplicate, while a new one is stored as a slice.
+ */
+static void test_schema_upgrade_8(void **state)
+{
+	static const char *const to7[] = {
+	    TO7_LINES,
+	    "UPDATE meta SET value = '7' WHERE key = 'schema'",
+	};
+	char dir[PATH_SIZE], k1[PATH_SIZE], k2[PATH_SIZE], *want;
+	struct lt_ingest_totals t = {0};
+	struct lt_store *st;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "schema-upgrade-8");
+	write_file(k1, dir, "k1.log", SKEWED("kept") ESCAPED("a"));
+	write_file(k2, dir, "k2.log", SKEWED("kept") ESCAPED("a") SKEWED("new") ESCAPED("b"));
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, k1, &s, &t), 2, 2, 0, 0, 0);
+	expect_rows(st,
+		    "SELECT message, msg_at, msg_len, (SELECT message FROM logs AS v WHERE v.id ="
+		    " g.id) FROM lines AS g ORDER BY id",
+		    NULL, "NULL|81|4|kept\nsay \"a\"|NULL|NULL|say \"a\"\n");
+	want = q_rows(st, "SELECT * FROM logs ORDER BY id", NULL);
+	st = reopen_downgraded(st, dir, to7, sizeof to7 / sizeof *to7, "schema 7");
+	expect_rows(st,
+		    "SELECT (SELECT value FROM meta WHERE key = 'schema'), (SELECT"
+		    " group_concat(coalesce(msg_at, '-') || message, ',') FROM lines)",
+		    NULL, "8|-kept,-say \"a\"\n");
+	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
+	free(want);
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, k2, &s, &t), 4, 2, 2, 0, 0);
+	expect_rows(st,
+		    "SELECT coalesce(msg_at, '-'), message IS NULL, (SELECT message FROM logs AS v"
+		    " WHERE v.id = g.id) FROM lines AS g ORDER BY id",
+		    NULL, "-|0|kept\n-|0|say \"a\"\n81|1|new\n-|0|say \"b\"\n");
 	close_store(st);
 }
 
@@ -1930,6 +1994,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_raw_compressed, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_identity, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_7, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_8, teardown),
 	    cmocka_unit_test_teardown(test_writer_lock_in_process, teardown),
 	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
 	    cmocka_unit_test_teardown(test_other_resources, teardown),
