@@ -21,6 +21,10 @@
 #include <unistd.h>
 
 static int store_configured;
+
+/* How much of a statement LEASETRAIL_PROFILE prints; how many it times at once. */
+#define STORE_PROFILE_SQL  120
+#define STORE_PROFILE_OPEN 64
 static sqlite3_mem_methods store_mem; /* SQLite's own allocator, under the fault hook */
 
 static void *store_fault_malloc(int n)
@@ -282,6 +286,74 @@ static void store_uri_path(struct lt_buf *b, const char *path)
 	}
 }
 
+/*
+ * With LEASETRAIL_PROFILE set, prints on stderr each statement as it ends (is reset or
+ * finalized) with the process CPU time from its first step, and the CPU time spent before
+ * that step since the last statement's end (prepares, the schema's parse at the first one, the
+ * program's own work): where a command's time goes, the open's own statements included.
+ * SQLite's own profile clock counts whole milliseconds, too coarse here.  Statement text is
+ * the program's (or `sql`'s argument): sanitized like any text bound for a terminal.
+ */
+static struct store_prof {
+	void *stmt;
+	int64_t start_ns;
+} store_prof[STORE_PROFILE_OPEN];
+static int64_t store_prof_last_ns;
+
+static int64_t store_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The slot of stmt (add: a free one for it; NULL when there is none). */
+static struct store_prof *store_prof_slot(void *stmt, int add)
+{
+	for (size_t i = 0; i < STORE_PROFILE_OPEN; i++)
+		if (store_prof[i].stmt == (add ? NULL : stmt))
+			return &store_prof[i];
+	return NULL;
+}
+
+static void store_prof_print(void *stmt, int64_t now, int64_t start)
+{
+	const char *sql = sqlite3_sql(stmt);
+	struct lt_buf b;
+
+	lt_buf_init(&b);
+	lt_sanitize(&b, sql ? sql : "", sql ? strnlen(sql, STORE_PROFILE_SQL) : 0);
+	fprintf(stderr, "-- %8.3f ms cpu (%7.3f before it)  %s\n", (double)(now - start) / 1e6,
+		(double)(start - store_prof_last_ns) / 1e6, b.ptr);
+	lt_buf_release(&b);
+}
+
+static int store_profile(unsigned type, void *ctx, void *p, void *x)
+{
+	struct store_prof *slot = store_prof_slot(p, 0);
+	int64_t now = store_cpu_ns();
+
+	(void)ctx, (void)x;
+	if (type == SQLITE_TRACE_STMT && slot == NULL && (slot = store_prof_slot(p, 1)) != NULL)
+		*slot = (struct store_prof){.stmt = p, .start_ns = now};
+	if (type != SQLITE_TRACE_PROFILE || slot == NULL)
+		return 0;
+	store_prof_print(p, now, slot->start_ns < store_prof_last_ns ? now : slot->start_ns);
+	slot->stmt = NULL;
+	store_prof_last_ns = store_cpu_ns();
+	return 0;
+}
+
+static void store_profile_install(struct lt_store *st)
+{
+	if (getenv("LEASETRAIL_PROFILE") == NULL)
+		return;
+	if (store_prof_last_ns == 0)
+		store_prof_last_ns = store_cpu_ns();
+	sqlite3_trace_v2(st->db, SQLITE_TRACE_STMT | SQLITE_TRACE_PROFILE, store_profile, NULL);
+}
+
 /* Opens path read-only with the URI parameter param ("mode=ro", "immutable=1"); SQLite's rc. */
 static int store_open_ro(struct lt_store *st, const char *param)
 {
@@ -380,6 +452,7 @@ int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_
 		lt_store_free(st);
 		return rc;
 	}
+	store_profile_install(st);
 	rc = store_configure(st, err);
 	if (rc != 0)
 		lt_error_set(err, LT_ERR_DB, "%s: not a leasetrail store (%s)", path,
