@@ -37,6 +37,7 @@ const struct queries_lifecycle queries_lifecycles[] = {
 	.write = queries_lease_write,
 	.computed_free = queries_lease_computed_free,
     },
+    {.derived = &queries_node_names_derived, .rebuild = queries_node_names_rebuild},
     {.derived = &queries_hosts_derived, .rebuild = queries_hosts_rebuild},
     {.derived = &registry_health, .rebuild = registry_health_rebuild},
     {.derived = &queries_hist_derived, .rebuild = queries_hist_rebuild},
