@@ -292,7 +292,8 @@ static void test_health_out_of_order(void **state)
 /* Facts before 1970 are negative times, in order all the same. */
 static void test_health_before_1970(void **state)
 {
-	const struct queries_health_fact facts[] = {F(-30, RENEW, AUDIT), F(-20, CTRL_UNKNOWN, AUDIT)};
+	const struct queries_health_fact facts[] = {F(-30, RENEW, AUDIT),
+						    F(-20, CTRL_UNKNOWN, AUDIT)};
 	struct queries_health_result r;
 	struct queries_health *b = queries_health_new(&r);
 

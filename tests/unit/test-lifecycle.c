@@ -608,10 +608,8 @@ static void test_kind_of(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_cases),
-	    cmocka_unit_test(test_median_of_many),
-	    cmocka_unit_test(test_out_of_order),
-	    cmocka_unit_test(test_before_1970),
+	    cmocka_unit_test(test_cases),	 cmocka_unit_test(test_median_of_many),
+	    cmocka_unit_test(test_out_of_order), cmocka_unit_test(test_before_1970),
 	    cmocka_unit_test(test_kind_of),
 	};
 
