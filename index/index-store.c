@@ -6,7 +6,9 @@
  * write one store at once: the second waits for the first, saying so.  A
  * read-only open never writes anything (a store on read-only media, in a
  * read-only directory, a read-only file): SQLite's mode=ro, and immutable=1
- * when even the shared-memory file of WAL mode cannot be created.
+ * when even the shared-memory file of WAL mode cannot be created.  A process whose first
+ * open is read-only gives SQLite's page cache a region of huge pages (store_pagecache_install):
+ * page faults, not SQL, were most of what a query on a large store cost.
  */
 #include "index-int.h"
 
