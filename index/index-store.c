@@ -6,21 +6,29 @@
  * write one store at once: the second waits for the first, saying so.  A
  * read-only open never writes anything (a store on read-only media, in a
  * read-only directory, a read-only file): SQLite's mode=ro, and immutable=1
- * when even the shared-memory file of WAL mode cannot be created.
+ * when even the shared-memory file of WAL mode cannot be created.  A process whose first
+ * open is read-only gives SQLite's page cache a region of huge pages (store_pagecache_install):
+ * page faults, not SQL, were most of what a query on a large store cost.
  */
 #include "index-int.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 static int store_configured;
+
+/* How much of a statement LEASETRAIL_PROFILE prints; how many it times at once. */
+#define STORE_PROFILE_SQL  120
+#define STORE_PROFILE_OPEN 64
 static sqlite3_mem_methods store_mem; /* SQLite's own allocator, under the fault hook */
 
 static void *store_fault_malloc(int n)
@@ -31,6 +39,47 @@ static void *store_fault_malloc(int n)
 static void *store_fault_realloc(void *p, int n)
 {
 	return lt_fault(LT_FAULT_SQLITE) ? NULL : store_mem.xRealloc(p, n);
+}
+
+/*
+ * SQLite's page cache in one region of transparent huge pages (SQLITE_CONFIG_PAGECACHE).
+ * Every 32 KiB page SQLite reads goes into a buffer: from malloc, that is 8 fresh 4 KiB pages,
+ * and on this project's VMs a first touch of a 4 KiB page costs ~18 us of kernel time (1024
+ * pages: 18 ms; the same 4 MiB as two huge pages: 0.5 ms).  A query on the 10 M-event store
+ * reads tens of pages, so those faults were half of what `timeline NODE` cost.  The region is
+ * only reserved: a huge page is faulted in (and counts in RSS) when SQLite first uses a slot
+ * in it.  For a page larger than a slot SQLite mallocs as before; where the kernel gives no
+ * huge page (THP off), the region is plain memory, faulted as before.  SQLite writes every
+ * slot's free-list link when it takes the region, so the whole region is faulted in (and
+ * counts in RSS) at the first open: 4 MiB, ~120 pages, not the cache's 16 MiB (16 MiB of
+ * huge pages measured no faster on `nodes` and the canned queries).  Once the slots run
+ * short SQLite recycles cached pages rather than malloc more: an ingest re-read pages then
+ * (twice its system time, measured), so only a process whose first open is read-only (a
+ * query, the TUI) takes the region.
+ */
+#define STORE_PAGECACHE_PAGE  32768		/* the store's page size (store_configure) */
+#define STORE_PAGECACHE_BYTES (4 * 1024 * 1024) /* two huge pages: ~120 cached pages */
+#define STORE_HUGE_PAGE	      (2 * 1024 * 1024)
+
+static void store_pagecache_install(void)
+{
+	int hdr = 0;
+	size_t slot;
+	char *p, *aligned;
+
+	if (sqlite3_config(SQLITE_CONFIG_PCACHE_HDRSZ, &hdr) != SQLITE_OK)
+		return;
+	slot = ((size_t)STORE_PAGECACHE_PAGE + (size_t)hdr + 7) & ~(size_t)7;
+	p = mmap(NULL, STORE_PAGECACHE_BYTES + STORE_HUGE_PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	/* huge pages need 2 MiB alignment; the mapping lives as long as the process */
+	aligned =
+	    (char *)(((uintptr_t)p + STORE_HUGE_PAGE - 1) & ~(uintptr_t)(STORE_HUGE_PAGE - 1));
+	madvise(aligned, STORE_PAGECACHE_BYTES, MADV_HUGEPAGE);
+	sqlite3_config(SQLITE_CONFIG_PAGECACHE, aligned, (int)slot,
+		       (int)(STORE_PAGECACHE_BYTES / slot));
 }
 
 /* With LEASETRAIL_FAULT=sqlite:N (a -DLT_FAULT=ON build), SQLite's Nth allocation fails. */
@@ -282,6 +331,74 @@ static void store_uri_path(struct lt_buf *b, const char *path)
 	}
 }
 
+/*
+ * With LEASETRAIL_PROFILE set, prints on stderr each statement as it ends (is reset or
+ * finalized) with the process CPU time from its first step, and the CPU time spent before
+ * that step since the last statement's end (prepares, the schema's parse at the first one, the
+ * program's own work): where a command's time goes, the open's own statements included.
+ * SQLite's own profile clock counts whole milliseconds, too coarse here.  Statement text is
+ * the program's (or `sql`'s argument): sanitized like any text bound for a terminal.
+ */
+static struct store_prof {
+	void *stmt;
+	int64_t start_ns;
+} store_prof[STORE_PROFILE_OPEN];
+static int64_t store_prof_last_ns;
+
+static int64_t store_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The slot of stmt (add: a free one for it; NULL when there is none). */
+static struct store_prof *store_prof_slot(void *stmt, int add)
+{
+	for (size_t i = 0; i < STORE_PROFILE_OPEN; i++)
+		if (store_prof[i].stmt == (add ? NULL : stmt))
+			return &store_prof[i];
+	return NULL;
+}
+
+static void store_prof_print(void *stmt, int64_t now, int64_t start)
+{
+	const char *sql = sqlite3_sql(stmt);
+	struct lt_buf b;
+
+	lt_buf_init(&b);
+	lt_sanitize(&b, sql ? sql : "", sql ? strnlen(sql, STORE_PROFILE_SQL) : 0);
+	fprintf(stderr, "-- %8.3f ms cpu (%7.3f before it)  %s\n", (double)(now - start) / 1e6,
+		(double)(start - store_prof_last_ns) / 1e6, b.ptr);
+	lt_buf_release(&b);
+}
+
+static int store_profile(unsigned type, void *ctx, void *p, void *x)
+{
+	struct store_prof *slot = store_prof_slot(p, 0);
+	int64_t now = store_cpu_ns();
+
+	(void)ctx, (void)x;
+	if (type == SQLITE_TRACE_STMT && slot == NULL && (slot = store_prof_slot(p, 1)) != NULL)
+		*slot = (struct store_prof){.stmt = p, .start_ns = now};
+	if (type != SQLITE_TRACE_PROFILE || slot == NULL)
+		return 0;
+	store_prof_print(p, now, slot->start_ns < store_prof_last_ns ? now : slot->start_ns);
+	slot->stmt = NULL;
+	store_prof_last_ns = store_cpu_ns();
+	return 0;
+}
+
+static void store_profile_install(struct lt_store *st)
+{
+	if (getenv("LEASETRAIL_PROFILE") == NULL)
+		return;
+	if (store_prof_last_ns == 0)
+		store_prof_last_ns = store_cpu_ns();
+	sqlite3_trace_v2(st->db, SQLITE_TRACE_STMT | SQLITE_TRACE_PROFILE, store_profile, NULL);
+}
+
 /* Opens path read-only with the URI parameter param ("mode=ro", "immutable=1"); SQLite's rc. */
 static int store_open_ro(struct lt_store *st, const char *param)
 {
@@ -357,6 +474,8 @@ int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_
 	if (!store_configured) {
 		store_configured = 1;
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+		if (flags & LT_STORE_READONLY)
+			store_pagecache_install();
 		store_fault_install();
 		index_fault_vfs_install();
 	}
@@ -380,6 +499,7 @@ int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_
 		lt_store_free(st);
 		return rc;
 	}
+	store_profile_install(st);
 	rc = store_configure(st, err);
 	if (rc != 0)
 		lt_error_set(err, LT_ERR_DB, "%s: not a leasetrail store (%s)", path,

@@ -313,6 +313,23 @@ extern const struct lt_derived queries_hosts_derived;
 /* Maps log lines' hosts to the nodes the store knows (node leases, Node objects). */
 int queries_hosts_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err);
 
+/* ---- the Node objects the store knows (queries-node-names.c) -------------------- */
+
+/*
+ * Every (cluster_id, name_id) of a Node object with a stored request, as a SELECT (a
+ * DISTINCT over audit_names' Node entries): what lt_node_names holds, and what the read-only
+ * overlay's nodes view reads instead.
+ */
+#define QUERIES_NODE_NAMES_SQL                                                                     \
+	"SELECT DISTINCT cluster_id, name_id FROM audit"                                           \
+	" WHERE resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                             \
+	" AND namespace_id IS NULL AND name_id IS NOT NULL"
+
+extern const struct lt_derived queries_node_names_derived;
+
+/* Fills lt_node_names anew from the stored Node requests. */
+int queries_node_names_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err);
+
 /* ---- the histogram's kept counts (queries-hist.c) ------------------------------ */
 
 extern const struct lt_derived queries_hist_derived;

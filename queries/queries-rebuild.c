@@ -65,21 +65,22 @@
 
 /*
  * Nodes are the node leases plus node objects that never had a lease; states as in leases.
- * The Node objects' names come from audit_names, their deletes from audit_verbs (index-schema.c:
- * a writable open, which writes this view, makes both); the deletes' GROUP BY is on +columns so
- * that the planner does not walk audit_names for its order, reading every Node request's row.
+ * The Node objects' names come from NAMES: the store's view reads lt_node_names (the registry
+ * keeps it, queries-node-names.c), the read-only overlay the DISTINCT over audit_names it
+ * holds (a store from before the table has none).  Their deletes come from audit_verbs
+ * (index-schema.c: a writable open, which writes this view, makes both); the deletes' GROUP BY
+ * is on +columns so that the planner does not walk audit_names for its order, reading every
+ * Node request's row.
  */
-#define DERIVED_NODES_VIEW(T)                                                                      \
+#define DERIVED_NODES_VIEW(T, NAMES)                                                               \
 	"CREATE " T "VIEW IF NOT EXISTS nodes AS WITH n AS ("                                      \
 	" SELECT l.id AS lid, l.cluster_id AS cluster_id, l.name_id AS name_id, l.state AS state," \
 	"  l.last_renew_us AS last_renew,"                                                         \
 	"  l.renews AS renews, l.max_gap_us AS max_gap, l.not_found AS nf, l.deletes AS ldel,"     \
 	"  l.gap_us AS gap_us FROM lt_leases AS l WHERE l.kind = 'node'"                           \
 	" UNION ALL"                                                                               \
-	" SELECT NULL, o.cluster_id, o.name_id, 'no-lease', NULL, 0, NULL, 0, 0, 0 FROM (SELECT"   \
-	"  DISTINCT cluster_id, name_id"                                                           \
-	"  FROM audit WHERE resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                 \
-	"  AND namespace_id IS NULL AND name_id IS NOT NULL) AS o"                                 \
+	" SELECT NULL, o.cluster_id, o.name_id, 'no-lease', NULL, 0, NULL, 0, 0, 0 FROM (" NAMES   \
+	") AS o"                                                                                   \
 	"  WHERE (o.cluster_id, o.name_id) NOT IN (SELECT cluster_id, name_id FROM lt_leases"      \
 	"  WHERE kind = 'node'))"                                                                  \
 	" SELECT (SELECT s FROM strs WHERE id = n.name_id) AS node,"                               \
@@ -127,16 +128,28 @@
  */
 #define REBUILD_EPISODES 5
 
+/* The Node objects' names the store's nodes view reads (queries-node-names.c). */
+#define DERIVED_NODE_NAMES "SELECT cluster_id, name_id FROM lt_node_names"
+
 static const char *const rebuild_schema[] = {
-    DERIVED_LEASES(""),		  DERIVED_EPISODES(""),		  DERIVED_EPISODES_BY_LEASE(""),
-    DERIVED_EPISODES_BY_KIND(""), DERIVED_LEASES_BY_LAST,	  "DROP VIEW IF EXISTS leases",
-    "DROP VIEW IF EXISTS nodes",  "DROP VIEW IF EXISTS episodes", DERIVED_LEASES_VIEW(""),
-    DERIVED_NODES_VIEW(""),	  DERIVED_EPISODES_VIEW(""),	  NULL,
+    DERIVED_LEASES(""),
+    DERIVED_EPISODES(""),
+    DERIVED_EPISODES_BY_LEASE(""),
+    DERIVED_EPISODES_BY_KIND(""),
+    DERIVED_LEASES_BY_LAST,
+    "DROP VIEW IF EXISTS leases",
+    "DROP VIEW IF EXISTS nodes",
+    "DROP VIEW IF EXISTS episodes",
+    DERIVED_LEASES_VIEW(""),
+    DERIVED_NODES_VIEW("", DERIVED_NODE_NAMES),
+    DERIVED_EPISODES_VIEW(""),
+    NULL,
 };
 
 static const char *const rebuild_overlay_sql[] = {
-    DERIVED_LEASES("TEMP "),	 DERIVED_EPISODES("TEMP "),	 DERIVED_LEASES_VIEW("TEMP "),
-    DERIVED_NODES_VIEW("TEMP "), DERIVED_EPISODES_VIEW("TEMP "), NULL,
+    DERIVED_LEASES("TEMP "),	    DERIVED_EPISODES("TEMP "),
+    DERIVED_LEASES_VIEW("TEMP "),   DERIVED_NODES_VIEW("TEMP ", QUERIES_NODE_NAMES_SQL),
+    DERIVED_EPISODES_VIEW("TEMP "), NULL,
 };
 
 const struct lt_derived queries_lease_derived = {

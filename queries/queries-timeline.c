@@ -1043,9 +1043,10 @@ static int tl_emit(struct tl *t, const struct lt_query_opts *o, const struct lt_
 	    t->st, &who, "SELECT " LT_IDENTITY_SQL("a") " FROM audit AS a WHERE a.id = ?1", err);
 
 	queries_filter_pats_init(&rq.pats);
-	if (rc == 0)
+	/* only what will run: a prepare over the events view compiles its every column (~1 ms) */
+	if (rc == 0 && o->verbose)
 		rc = lt_store_prepare(t->st, &rq.list, tl_events_sql, err);
-	if (rc == 0)
+	if (rc == 0 && lt_filter_any(&o->filter))
 		rc = lt_store_prepare(t->st, &rq.any, tl_any_sql, err);
 	if (rc == 0) {
 		out->begin(out->ctx, tl_cols, LT_TL_NCOLS + (o->refs != 0));

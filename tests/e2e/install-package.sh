@@ -69,8 +69,12 @@ run_samples "$tmp/root/usr/local/bin/leasetrail" installed
 deb=$(ls "$tmp"/pkg/leasetrail_*.deb) || fail "cpack made no .deb: $(cat cpack.log)"
 dpkg-deb -f "$deb" Package | grep -qx leasetrail || fail "the .deb's Package"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libc6 libyajl2 libpcre2-8-0 libsqlite3-0 libncursesw6 zlib1g libxxhash0 libzstd1; do
-	grep -qE "(^|, )$lib( |,|$)" <<<"$depends" || fail "the .deb does not depend on $lib: $depends"
+# every shared library the binary loads (the rest are linked in, LT_STATIC_DEPS) is a dependency
+for so in $(readelf -d "$build/cli/leasetrail" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+	path=$(ldd "$build/cli/leasetrail" | awk -v so="$so" '$1 == so {print $3}')
+	lib=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1)
+	[ -n "$lib" ] || fail "no package holds $so ($path)"
+	grep -qE "(^|, )$lib( |,|$)" <<<"$depends" || fail "the .deb does not depend on $lib ($so): $depends"
 done
 dpkg-deb -x "$deb" "$tmp/deb" || fail "dpkg-deb -x"
 check_tree "$tmp/deb" /usr ".deb"

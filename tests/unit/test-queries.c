@@ -1110,6 +1110,45 @@ static void test_node_deleted_orphaned(void **state)
 }
 
 /*
+ * The Node objects without a lease come from lt_node_names (queries-node-names.c): kept by
+ * every ingest, read by the nodes view (a name taken out of the table leaves `nodes`).
+ */
+static char *check(struct lt_store *st);
+
+static void test_node_names_kept(void **state)
+{
+	char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE];
+	struct lines *la = lines_new(), *lb = lines_new();
+	static const char names_sql[] =
+	    "SELECT s FROM lt_node_names JOIN strs ON id = name_id ORDER BY s";
+	struct lt_store *st;
+	char *out;
+
+	(void)state;
+	renews(la, "n7", 0, 3, "n7-r");
+	node_ev(la, "get", 200, ADMIN, ADMIN_IP, "n8", "n8-get", T0 + SEC, T0 + SEC);
+	node_ev(lb, "patch", 200, ADMIN, ADMIN_IP, "n9", "n9-patch", T0 + 50 * SEC, T0 + 50 * SEC);
+	case_dir(dir, "node-names");
+	write_log(a, dir, "a.log", lines_text(la, 0, 1));
+	write_log(b, dir, "b.log", lines_text(lb, 0, 1));
+	st = open_store(dir, "store.db");
+	ingest(st, a);
+	expect_text("first", rows(st, names_sql), "n8\n");
+	ingest(st, b);
+	expect_text("second", rows(st, names_sql), "n8\nn9\n");
+	expect_text("current", check(st), "");
+	out = printed(st, NULL);
+	assert_non_null(strstr(out, "\nn7,"));
+	assert_non_null(strstr(out, "\nn8,no-lease,"));
+	assert_non_null(strstr(out, "\nn9,no-lease,"));
+	exec_sql(st,
+		 "DELETE FROM lt_node_names WHERE name_id = (SELECT id FROM strs WHERE s = 'n9')");
+	out = printed(st, NULL);
+	assert_non_null(strstr(out, "\nn8,no-lease,"));
+	assert_null(strstr(out, "\nn9,"));
+}
+
+/*
  * The garbage collector deletes the lease as etcd commits the node's
  * deletion, before the node DELETE's response is logged (a slow response,
  * or another apiserver's clock): that node delete is still its cause, as
@@ -2805,11 +2844,11 @@ static void test_derived_behind_repaired(void **state)
 	drop(rows(st, "DELETE FROM lt_episodes"));
 	drop(rows(st, "DELETE FROM lt_leases"));
 	drop(rows(st, "UPDATE derived SET event_id = 0, line_id = 0"));
-	expect_text(
-	    "behind", check(st),
-	    "derived tables (episodes, hosts, node-health, hist) are behind the stored events (an "
-	    "ingest is still running, or was interrupted): run the same `leasetrail "
-	    "ingest` again, or `leasetrail rebuild`");
+	expect_text("behind", check(st),
+		    "derived tables (episodes, node-names, hosts, node-health, hist) are behind "
+		    "the stored events (an "
+		    "ingest is still running, or was interrupted): run the same `leasetrail "
+		    "ingest` again, or `leasetrail rebuild`");
 	ingest(st, log);
 	expect_text("repaired", derived(st), want);
 	expect_text("current", check(st), "");
@@ -3571,6 +3610,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_duplicate_stages_count_once, teardown),
 	    cmocka_unit_test_teardown(test_lease_deleted_and_recreated_twice, teardown),
 	    cmocka_unit_test_teardown(test_node_deleted_orphaned, teardown),
+	    cmocka_unit_test_teardown(test_node_names_kept, teardown),
 	    cmocka_unit_test_teardown(test_gc_delete_logged_before_node_delete, teardown),
 	    cmocka_unit_test_teardown(test_auth_failures, teardown),
 	    cmocka_unit_test_teardown(test_incremental_rebuild, teardown),
