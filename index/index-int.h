@@ -161,6 +161,49 @@ int index_raw_pack(struct index_raw_writer *w, const char *p, size_t n, const vo
 /* Before every commit: the samples not yet stored (a small source) are stored now. */
 int index_raw_flush(struct index_raw_writer *w, struct lt_error *err);
 
+/*
+ * What a writer compresses with once settled (index_raw_share_of, on the writer's
+ * thread): a coder given it elsewhere makes the bytes the writer would.  settled 0:
+ * the writer still samples; the writer compresses what comes to it uncoded.
+ */
+struct index_raw_share {
+	int settled;
+	const struct ZSTD_CDict_s *cdict; /* read only while compressing: shared */
+	int64_t dict_id;		  /* raw_dicts.id of cdict, 0 without */
+};
+
+/* A record compressed away from the writer, and with what (by.settled 0: it was not). */
+struct index_raw_coded {
+	struct index_raw_share by;
+	const void *blob; /* NULL: the blob would not be smaller, the text is stored */
+	size_t len;
+};
+
+void index_raw_share_of(struct index_raw_share *out, const struct index_raw_writer *w);
+
+/* A compressor of its own for another thread (index-pipe.c): _new (NULL: no memory)/_free. */
+struct index_raw_coder;
+struct index_raw_coder *index_raw_coder_new(void);
+void index_raw_coder_free(struct index_raw_coder *c);
+
+/*
+ * Compresses p (n bytes) as a writer sharing s would; out->blob is borrowed until c's next
+ * call.  Fails silently (out->by.settled 0): the writer then compresses, and reports.
+ */
+void index_raw_coder_encode(struct index_raw_coder *c, const struct index_raw_share *s,
+			    const char *p, size_t n, struct index_raw_coded *out);
+
+/*
+ * index_raw_put and index_raw_pack given what a coder made of p: used as it is when it was
+ * made with the writer's present dictionary, else the writer compresses p itself.  The
+ * store holds the same bytes either way.
+ */
+int index_raw_put_coded(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
+			const struct index_raw_coded *coded, struct lt_error *err);
+int index_raw_pack_coded(struct index_raw_writer *w, const char *p, size_t n,
+			 const struct index_raw_coded *coded, const void **out, size_t *len,
+			 struct lt_error *err);
+
 /* Registers lt_raw(value) on the store's connection: a raw record's text. */
 int index_raw_register(struct lt_store *st, struct lt_error *err);
 
