@@ -103,12 +103,37 @@ void index_intern_memo_release(struct index_intern_memo *m, size_t n);
 void index_intern_clear(struct index_intern_cache *c);
 void index_intern_release(struct index_intern_cache *c);
 
+struct index_raw_share;
+struct index_raw_coded;
+
+/* The raw records compressed on the parser's thread: an event's, a line's and its fields. */
+enum index_pipe_slot { INDEX_PIPE_RAW, INDEX_PIPE_FIELDS, INDEX_PIPE_SLOTS };
+
+/*
+ * The loader's work done on the parser's thread (index_pipe_parse): the raw
+ * records compressed there with the dictionaries the writers settled on, so
+ * the writing thread binds them as they are (index_raw_put_coded).
+ */
+struct index_pipe_prep {
+	/* in place of the sink's audit and log, on the calling thread */
+	int (*audit)(const struct lt_audit_event *ev, const struct lt_where *at,
+		     const struct index_raw_coded *coded, void *ctx);
+	int (*log)(const struct lt_log_line *ln, const struct lt_where *at,
+		   const struct index_raw_coded *coded, void *ctx);
+	/* on the calling thread after each batch: the writers' shares, by enum index_raw_table */
+	void (*share)(struct index_raw_share *out, void *ctx);
+	/* on the parser's thread: 1 when ev's record will be stored (reads only the options) */
+	int (*keeps)(const struct lt_audit_event *ev, void *ctx);
+};
+
 /*
  * lt_parse_input() with the parsing on a worker thread: the sink's
- * callbacks still run on the calling thread, in input order.
+ * callbacks still run on the calling thread, in input order.  With prep
+ * (optional), its audit and log replace the sink's.
  */
-int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
-		     enum lt_format *format_out, struct lt_error *err);
+int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink,
+		     const struct index_pipe_prep *prep, void *ctx, enum lt_format *format_out,
+		     struct lt_error *err);
 
 /* ---- raw records, compressed (index-raw.c) ---- */
 
@@ -248,9 +273,17 @@ int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int
 			 const char *node, struct lt_error *err);
 void index_log_loader_free(struct index_log_loader *ll);
 
-/* Stores a line; *stored = 0 when the same line is already in the store. */
+/*
+ * Stores a line; *stored = 0 when the same line is already in the store.  coded (NULL, or
+ * INDEX_PIPE_SLOTS of them): its raw text and fields compressed on the parser's thread.
+ */
 int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line *ln,
-			   const struct lt_where *at, int64_t cluster_id, int *stored);
+			   const struct lt_where *at, int64_t cluster_id,
+			   const struct index_raw_coded *coded, int *stored);
+
+/* The dictionaries its raw text and fields writers compress with (index_raw_share_of). */
+void index_log_loader_share(const struct index_log_loader *ll, struct index_raw_share *raw,
+			    struct index_raw_share *fields);
 
 /* Before every commit: index_raw_flush of the source's lines_raw writer (index-raw.c). */
 int index_log_loader_raw_flush(struct index_log_loader *ll);
