@@ -26,6 +26,11 @@
  * key-value pairs (index_raw_pack: the caller binds the blob in its own
  * insert; the values sampled before the dictionary stay text).
  *
+ * Once a writer settled, its encoding is a pure function of the record: a
+ * coder on another thread (index_raw_coder_encode, index-pipe.c's parser)
+ * given the writer's share (its CDict, read-only, and dictionary id) makes
+ * the same bytes, which index_raw_put_coded binds as they are.
+ *
  * lt_raw(value) gives the text back for both, so SQL reads a raw record as
  * lt_raw(r.json); it keeps the last record it decoded (queries read one
  * record's body several times in a row) and a few dictionaries.  Every
