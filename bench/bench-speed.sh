@@ -16,6 +16,11 @@
 # medians are reported with the load average, in wall and in CPU time, and the stores of
 # BEFORE and of this tree are checked to hold the same events, lines and episodes.
 # Prints a Markdown block for bench/RESULTS.md; work files go to bench/out/ (git-ignored).
+#
+# CALLGRIND=1 adds instruction counts, which the machine's load cannot blur: valgrind's
+# callgrind (--separate-threads=yes) on the first 30000 journal lines and 8000 audit lines,
+# for BEFORE and this tree, per thread (thread 1: the writer, then indexes and lifecycles;
+# thread 2: the parser).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 audit_min=${1:-12}
@@ -84,6 +89,29 @@ if [ -n "$before" ]; then
   done
 fi
 
+# callgrind NAME BIN INPUT [OPTIONS...] -> "NAME thread1 thread2 total" instructions
+callgrind() {
+  local name=$1 bin=$2 in=$3 t1 t2; shift 3
+  rm -f "$out/cg.db" "$out/cg.db-wal" "$out/cg.db-shm" "$out/cg-$name".out*
+  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg-$name.out" \
+    "$bin" ingest -q "$@" --db "$out/cg.db" "$in" >/dev/null 2>&1
+  t1=$(sed -n 's/^summary: //p' "$out/cg-$name.out-01")
+  t2=$(sed -n 's/^summary: //p' "$out/cg-$name.out-02")
+  awk -v n="$name" -v a="$t1" -v b="$t2" \
+    'BEGIN { printf "| %s | %.2f G | %.2f G | %.2f G |\n", n, a / 1e9, b / 1e9, (a + b) / 1e9 }'
+}
+if [ -n "${CALLGRIND:-}" ]; then
+  head -30000 "$journal" >"$out/cg-journal.log"
+  head -8000 "$audit" >"$out/cg-audit.log"
+  {
+    printf '| input, build | thread 1 (writer, after the load) | thread 2 (parser) | total |\n|---|---|---|---|\n'
+    [ -z "$before" ] || callgrind journal-before "$before" "$out/cg-journal.log" --year 2024
+    callgrind journal-after "$after" "$out/cg-journal.log" --year 2024
+    [ -z "$before" ] || callgrind audit-before "$before" "$out/cg-audit.log"
+    callgrind audit-after "$after" "$out/cg-audit.log"
+  } >"$out/speed-callgrind.md"
+fi
+
 events=$(wc -l <"$audit")
 awk -v asize="$(stat -c %s "$audit")" -v jsize="$(stat -c %s "$journal")" \
     -v csize="$(stat -c %s "$cw")" -v events="$events" -v jlines="$(wc -l <"$journal")" \
@@ -130,3 +158,4 @@ END {
       median("journal-before", "wall") / median("journal-after", "wall"), median("journal-before", "cpu") / median("journal-after", "cpu"),
       median("cw-before", "wall") / median("cw-after", "wall"), median("cw-before", "cpu") / median("cw-after", "cpu"), same
 }' "$results" | tee "$out/speed.md"
+[ -z "${CALLGRIND:-}" ] || { printf '\nInstructions (callgrind):\n\n'; cat "$out/speed-callgrind.md"; }

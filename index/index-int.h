@@ -103,12 +103,37 @@ void index_intern_memo_release(struct index_intern_memo *m, size_t n);
 void index_intern_clear(struct index_intern_cache *c);
 void index_intern_release(struct index_intern_cache *c);
 
+struct index_raw_share;
+struct index_raw_coded;
+
+/* The raw records compressed on the parser's thread: an event's, a line's and its fields. */
+enum index_pipe_slot { INDEX_PIPE_RAW, INDEX_PIPE_FIELDS, INDEX_PIPE_SLOTS };
+
+/*
+ * The loader's work done on the parser's thread (index_pipe_parse): the raw
+ * records compressed there with the dictionaries the writers settled on, so
+ * the writing thread binds them as they are (index_raw_put_coded).
+ */
+struct index_pipe_prep {
+	/* in place of the sink's audit and log, on the calling thread */
+	int (*audit)(const struct lt_audit_event *ev, const struct lt_where *at,
+		     const struct index_raw_coded *coded, void *ctx);
+	int (*log)(const struct lt_log_line *ln, const struct lt_where *at,
+		   const struct index_raw_coded *coded, void *ctx);
+	/* on the calling thread after each batch: the writers' shares, by enum index_raw_table */
+	void (*share)(struct index_raw_share *out, void *ctx);
+	/* on the parser's thread: 1 when ev's record will be stored (reads only the options) */
+	int (*keeps)(const struct lt_audit_event *ev, void *ctx);
+};
+
 /*
  * lt_parse_input() with the parsing on a worker thread: the sink's
- * callbacks still run on the calling thread, in input order.
+ * callbacks still run on the calling thread, in input order.  With prep
+ * (optional), its audit and log replace the sink's.
  */
-int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
-		     enum lt_format *format_out, struct lt_error *err);
+int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink,
+		     const struct index_pipe_prep *prep, void *ctx, enum lt_format *format_out,
+		     struct lt_error *err);
 
 /* ---- raw records, compressed (index-raw.c) ---- */
 
@@ -161,6 +186,49 @@ int index_raw_pack(struct index_raw_writer *w, const char *p, size_t n, const vo
 /* Before every commit: the samples not yet stored (a small source) are stored now. */
 int index_raw_flush(struct index_raw_writer *w, struct lt_error *err);
 
+/*
+ * What a writer compresses with once settled (index_raw_share_of, on the writer's
+ * thread): a coder given it elsewhere makes the bytes the writer would.  settled 0:
+ * the writer still samples; the writer compresses what comes to it uncoded.
+ */
+struct index_raw_share {
+	int settled;
+	const struct ZSTD_CDict_s *cdict; /* read only while compressing: shared */
+	int64_t dict_id;		  /* raw_dicts.id of cdict, 0 without */
+};
+
+/* A record compressed away from the writer, and with what (by.settled 0: it was not). */
+struct index_raw_coded {
+	struct index_raw_share by;
+	const void *blob; /* NULL: the blob would not be smaller, the text is stored */
+	size_t len;
+};
+
+void index_raw_share_of(struct index_raw_share *out, const struct index_raw_writer *w);
+
+/* A compressor of its own for another thread (index-pipe.c): _new (NULL: no memory)/_free. */
+struct index_raw_coder;
+struct index_raw_coder *index_raw_coder_new(void);
+void index_raw_coder_free(struct index_raw_coder *c);
+
+/*
+ * Compresses p (n bytes) as a writer sharing s would; out->blob is borrowed until c's next
+ * call.  Fails silently (out->by.settled 0): the writer then compresses, and reports.
+ */
+void index_raw_coder_encode(struct index_raw_coder *c, const struct index_raw_share *s,
+			    const char *p, size_t n, struct index_raw_coded *out);
+
+/*
+ * index_raw_put and index_raw_pack given what a coder made of p: used as it is when it was
+ * made with the writer's present dictionary, else the writer compresses p itself.  The
+ * store holds the same bytes either way.
+ */
+int index_raw_put_coded(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
+			const struct index_raw_coded *coded, struct lt_error *err);
+int index_raw_pack_coded(struct index_raw_writer *w, const char *p, size_t n,
+			 const struct index_raw_coded *coded, const void **out, size_t *len,
+			 struct lt_error *err);
+
 /* Registers lt_raw(value) on the store's connection: a raw record's text. */
 int index_raw_register(struct lt_store *st, struct lt_error *err);
 
@@ -205,9 +273,17 @@ int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int
 			 const char *node, struct lt_error *err);
 void index_log_loader_free(struct index_log_loader *ll);
 
-/* Stores a line; *stored = 0 when the same line is already in the store. */
+/*
+ * Stores a line; *stored = 0 when the same line is already in the store.  coded (NULL, or
+ * INDEX_PIPE_SLOTS of them): its raw text and fields compressed on the parser's thread.
+ */
 int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line *ln,
-			   const struct lt_where *at, int64_t cluster_id, int *stored);
+			   const struct lt_where *at, int64_t cluster_id,
+			   const struct index_raw_coded *coded, int *stored);
+
+/* The dictionaries its raw text and fields writers compress with (index_raw_share_of). */
+void index_log_loader_share(const struct index_log_loader *ll, struct index_raw_share *raw,
+			    struct index_raw_share *fields);
 
 /* Before every commit: index_raw_flush of the source's lines_raw writer (index-raw.c). */
 int index_log_loader_raw_flush(struct index_log_loader *ll);

@@ -692,9 +692,12 @@ static int load_ext(struct load *l, const struct lt_where *at)
 	return load_step(l, l->ins_ext, "cannot store CloudWatch provenance");
 }
 
-/* Stores one event and its raw JSON; a repeat of a stored request is a duplicate. */
+/*
+ * Stores one event and its raw JSON (coded: compressed by the parser's thread, or NULL); a
+ * repeat of a stored request is a duplicate.
+ */
 static int load_store_event(struct load *l, const struct lt_audit_event *ev,
-			    const struct lt_where *at)
+			    const struct lt_where *at, const struct index_raw_coded *coded)
 {
 	int64_t ids[AC_COUNT] = {0};
 	int stored;
@@ -710,8 +713,8 @@ static int load_store_event(struct load *l, const struct lt_audit_event *ev,
 		l->partial_stages = 1;
 	if (ev->has_lease)
 		l->lease_bodies = 1;
-	if (index_raw_put(&l->raw, sqlite3_last_insert_rowid(l->st->db), ev->raw.ptr, ev->raw.len,
-			  l->err) != 0 ||
+	if (index_raw_put_coded(&l->raw, sqlite3_last_insert_rowid(l->st->db), ev->raw.ptr,
+				ev->raw.len, coded, l->err) != 0 ||
 	    load_ext(l, at) != 0)
 		return LT_ERR_DB;
 	if (l->audit_hi == 0 || ev->stage_us < l->audit_lo)
@@ -722,7 +725,9 @@ static int load_store_event(struct load *l, const struct lt_audit_event *ev,
 	return 0;
 }
 
-static int load_log(const struct lt_log_line *ln, const struct lt_where *at, void *ctx)
+/* A log line (coded: its raw text and fields compressed by the parser's thread, or NULL). */
+static int load_log_coded(const struct lt_log_line *ln, const struct lt_where *at,
+			  const struct index_raw_coded *coded, void *ctx)
 {
 	struct load *l = ctx;
 	int stored;
@@ -731,7 +736,7 @@ static int load_log(const struct lt_log_line *ln, const struct lt_where *at, voi
 	    index_log_loader_new(&l->logs, l->st, l->source_id, l->opts->node, l->err) != 0)
 		return LT_ERR_DB;
 	if (index_cluster_id(&l->cluster, l->st, at, 0, &l->cluster_id, l->err) != 0 ||
-	    index_log_loader_store(l->logs, ln, at, l->cluster_id, &stored) != 0)
+	    index_log_loader_store(l->logs, ln, at, l->cluster_id, coded, &stored) != 0)
 		return LT_ERR_DB;
 	if (stored) {
 		l->rep.stored++;
@@ -752,12 +757,25 @@ static int load_is_eviction(const struct lt_audit_event *ev)
 	       lt_str_eq(ev->username, "system:serviceaccount:kube-system:node-controller");
 }
 
-static int load_audit(const struct lt_audit_event *ev, const struct lt_where *at, void *ctx)
+static int load_log(const struct lt_log_line *ln, const struct lt_where *at, void *ctx)
+{
+	return load_log_coded(ln, at, NULL, ctx);
+}
+
+/* 1 when the event is stored (unless a duplicate), else counted; reads only the options. */
+static int load_keeps(const struct lt_audit_event *ev, void *ctx)
+{
+	const struct load *l = ctx;
+
+	return l->opts->all_resources || lt_str_eq(ev->resource, "leases") ||
+	       lt_str_eq(ev->resource, "nodes") || load_is_eviction(ev);
+}
+
+static int load_audit_coded(const struct lt_audit_event *ev, const struct lt_where *at,
+			    const struct index_raw_coded *coded, void *ctx)
 {
 	struct load *l = ctx;
-	int wanted = l->opts->all_resources || lt_str_eq(ev->resource, "leases") ||
-		     lt_str_eq(ev->resource, "nodes") || load_is_eviction(ev);
-
+	int wanted = load_keeps(ev, ctx);
 	int first;
 
 	if (!wanted) {
@@ -766,12 +784,35 @@ static int load_audit(const struct lt_audit_event *ev, const struct lt_where *at
 			return LT_ERR_DB;
 		if (first)
 			load_count(l, ev->resource, ev->verb);
-	} else if (load_store_event(l, ev, at) != 0) {
+	} else if (load_store_event(l, ev, at, coded ? &coded[INDEX_PIPE_RAW] : NULL) != 0) {
 		return LT_ERR_DB;
 	}
 	l->tail_reject = 0;
 	return load_tick(l, at);
 }
+
+static int load_audit(const struct lt_audit_event *ev, const struct lt_where *at, void *ctx)
+{
+	return load_audit_coded(ev, at, NULL, ctx);
+}
+
+/* The raw writers' dictionaries, for the parser's thread to compress with (index-pipe.c). */
+static void load_share(struct index_raw_share *out, void *ctx)
+{
+	const struct load *l = ctx;
+
+	index_raw_share_of(&out[INDEX_RAW_AUDIT], &l->raw);
+	out[INDEX_RAW_LINES] = out[INDEX_RAW_FIELDS] = (struct index_raw_share){0};
+	if (l->logs != NULL)
+		index_log_loader_share(l->logs, &out[INDEX_RAW_LINES], &out[INDEX_RAW_FIELDS]);
+}
+
+static const struct index_pipe_prep load_prep = {
+    .audit = load_audit_coded,
+    .log = load_log_coded,
+    .share = load_share,
+    .keeps = load_keeps,
+};
 
 static void load_progress(uint64_t done, uint64_t size, void *ctx)
 {
@@ -926,7 +967,7 @@ static int load_run(struct load *l, struct lt_input *in, int resume, enum lt_for
 	l->raw.source_id = l->source_id; /* known now: the dictionaries' owner */
 	l->since_id = lt_store_last_event_id(l->st);
 	l->partial_stages = load_has_partial_stages(l);
-	rc = index_pipe_parse(in, &sink, l, fmt, perr);
+	rc = index_pipe_parse(in, &sink, &load_prep, l, fmt, perr);
 	l->rep.bytes = lt_input_consumed(in);
 	if (rc == 0 || rc == LT_ERR_TRUNCATED)
 		lt_input_mark(in, &l->mark); /* all of it: the file's identity */

@@ -478,7 +478,8 @@ static void logs_note_summary(struct index_log_loader *ll, const struct lt_log_l
 }
 
 int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line *ln,
-			   const struct lt_where *at, int64_t cluster_id, int *stored)
+			   const struct lt_where *at, int64_t cluster_id,
+			   const struct index_raw_coded *coded, int *stored)
 {
 	struct lt_log_line c = *ln;
 	int64_t ids[9], key, id;
@@ -486,8 +487,9 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 	*stored = 0;
 	logs_align(ll, &c);
 	if (logs_intern(ll, &c, at, ids) != 0 ||
-	    index_raw_pack(&ll->fields, c.fields.ptr, c.fields.len, &ll->packed, &ll->packed_len,
-			   ll->err) != 0)
+	    index_raw_pack_coded(&ll->fields, c.fields.ptr, c.fields.len,
+				 coded ? &coded[INDEX_PIPE_FIELDS] : NULL, &ll->packed,
+				 &ll->packed_len, ll->err) != 0)
 		return LT_ERR_DB;
 	key = logs_bind(ll, &c, at, ids, 1);
 	sqlite3_bind_int64(ll->ins, 25, cluster_id);
@@ -505,9 +507,17 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 	*stored = 1;
 	id = sqlite3_last_insert_rowid(ll->st->db);
 	logs_note_summary(ll, &c, id);
-	if (index_raw_put(&ll->raw, id, c.raw.ptr ? c.raw.ptr : "", c.raw.len, ll->err) != 0)
+	if (index_raw_put_coded(&ll->raw, id, c.raw.ptr ? c.raw.ptr : "", c.raw.len,
+				coded ? &coded[INDEX_PIPE_RAW] : NULL, ll->err) != 0)
 		return LT_ERR_DB;
 	return logs_note_host(ll, ll->node_id ? 0 : ids[0]);
+}
+
+void index_log_loader_share(const struct index_log_loader *ll, struct index_raw_share *raw,
+			    struct index_raw_share *fields)
+{
+	index_raw_share_of(raw, &ll->raw);
+	index_raw_share_of(fields, &ll->fields);
 }
 
 int index_log_loader_raw_flush(struct index_log_loader *ll)

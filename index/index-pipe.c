@@ -6,6 +6,13 @@
  * offsets work exactly as without it.  The worker copies each callback's
  * arguments into a batch (one arena of items); full batches go through a
  * bounded queue, so memory stays bounded whatever the input size.
+ *
+ * With a prep (index-load.c's), the worker also compresses each raw record
+ * that will be stored (an event's; a line's and its fields) with the
+ * dictionary its writer settled on: the writers hand their shares over
+ * between batches, and bind what the worker made when it was made with the
+ * dictionary they hold (index_raw_put_coded), so the store holds the same
+ * bytes.  Records parsed before a writer settled are compressed by it.
  */
 #include "index-int.h"
 
@@ -17,8 +24,9 @@
 
 #define PIPE_BATCH_BYTES (1024 * 1024)
 #define PIPE_BATCH_ITEMS 2048
-#define PIPE_DEPTH	 4	     /* batches queued at most */
-#define PIPE_FIRST_CAP	 (64 * 1024) /* a new batch's first allocation */
+#define PIPE_DEPTH	 4			/* batches queued at most */
+#define PIPE_FIRST_CAP	 (64 * 1024)		/* a new batch's first allocation */
+#define PIPE_TABLES	 (INDEX_RAW_FIELDS + 1) /* the writers' shares, by enum index_raw_table */
 
 /* The queue's shape, under p->mu: head and tail set together, queued counts the list. */
 #define PIPE_QUEUE_OK(p)                                                                           \
@@ -34,7 +42,9 @@ struct pipe_item {
 	uint32_t type;
 	uint32_t size; /* of the whole item, header included, 8-byte aligned */
 	struct lt_where at;
-	uint64_t a, b; /* progress: done, size */
+	uint64_t a, b;				     /* progress: done, size */
+	struct lt_str blob[INDEX_PIPE_SLOTS];	     /* coded raw records (ptr NULL: as text) */
+	struct index_raw_share by[INDEX_PIPE_SLOTS]; /* what made them (settled 0: nothing) */
 	union {
 		struct lt_audit_event ev;
 		struct lt_log_line ln;
@@ -64,6 +74,12 @@ struct pipe {
 	int rc;
 	enum lt_format fmt;
 	struct lt_error err;
+	/* compressing on the worker (prep NULL: not) */
+	const struct index_pipe_prep *prep;
+	void *ctx;					 /* the caller's, for prep->keeps */
+	struct index_raw_share share[PIPE_TABLES];	 /* the writers', under mu */
+	struct index_raw_share wshare[PIPE_TABLES];	 /* the worker's copy, for its batch */
+	struct index_raw_coder *coder[INDEX_PIPE_SLOTS]; /* the worker's */
 };
 
 #define PIPE_EV(f) offsetof(struct pipe_item, u.ev.f)
@@ -101,6 +117,7 @@ static const size_t pipe_audit_strs[] = {
     PIPE_EV(identity),
     PIPE_EV(authz_reason),
     PIPE_EV(lease_holder),
+    offsetof(struct pipe_item, blob[INDEX_PIPE_RAW]),
 };
 
 /* ... and of a log line item (kind is a static string: it travels as it is). */
@@ -119,6 +136,8 @@ static const size_t pipe_log_strs[] = {
     PIPE_LN(obj_kind),
     PIPE_LN(obj_namespace),
     PIPE_LN(obj_uid),
+    offsetof(struct pipe_item, blob[INDEX_PIPE_RAW]),
+    offsetof(struct pipe_item, blob[INDEX_PIPE_FIELDS]),
 };
 
 #define PIPE_N(t) (sizeof t / sizeof *t)
@@ -163,6 +182,7 @@ static struct pipe_batch *pipe_take_spare(struct pipe *p)
 	b = p->spare;
 	if (b != NULL)
 		p->spare = b->next;
+	memcpy(p->wshare, p->share, sizeof p->wshare); /* the dictionaries settled by now */
 	pthread_mutex_unlock(&p->mu);
 	if (b == NULL)
 		return lt_xcalloc(1, sizeof *b);
@@ -226,26 +246,45 @@ static int pipe_put(struct pipe *p, struct pipe_item *item, const size_t *offs, 
 	return pipe_added(p);
 }
 
+/* Compresses s into the item's slot as table's writer would, once it settled. */
+static void pipe_code(struct pipe *p, struct pipe_item *it, enum index_pipe_slot slot,
+		      enum index_raw_table table, struct lt_str s)
+{
+	struct index_raw_coded c;
+
+	index_raw_coder_encode(p->coder[slot], &p->wshare[table], s.ptr, s.len, &c);
+	it->by[slot] = c.by;
+	it->blob[slot] = (struct lt_str){c.blob, c.len};
+}
+
 static int pipe_put_audit(const struct lt_audit_event *ev, const struct lt_where *at, void *ctx)
 {
+	struct pipe *p = ctx;
 	struct pipe_item it;
 
 	memset(&it, 0, sizeof it);
 	it.type = PIPE_AUDIT;
 	it.at = *at;
 	it.u.ev = *ev;
-	return pipe_put(ctx, &it, pipe_audit_strs, PIPE_N(pipe_audit_strs));
+	if (p->prep != NULL && p->prep->keeps(ev, p->ctx))
+		pipe_code(p, &it, INDEX_PIPE_RAW, INDEX_RAW_AUDIT, ev->raw);
+	return pipe_put(p, &it, pipe_audit_strs, PIPE_N(pipe_audit_strs));
 }
 
 static int pipe_put_log(const struct lt_log_line *ln, const struct lt_where *at, void *ctx)
 {
+	struct pipe *p = ctx;
 	struct pipe_item it;
 
 	memset(&it, 0, sizeof it);
 	it.type = PIPE_LOG;
 	it.at = *at;
 	it.u.ln = *ln;
-	return pipe_put(ctx, &it, pipe_log_strs, PIPE_N(pipe_log_strs));
+	if (p->prep != NULL) {
+		pipe_code(p, &it, INDEX_PIPE_RAW, INDEX_RAW_LINES, ln->raw);
+		pipe_code(p, &it, INDEX_PIPE_FIELDS, INDEX_RAW_FIELDS, ln->fields);
+	}
+	return pipe_put(p, &it, pipe_log_strs, PIPE_N(pipe_log_strs));
 }
 
 static int pipe_put_reject(const struct lt_where *at, const char *reason, void *ctx)
@@ -300,7 +339,11 @@ static void *pipe_worker(void *arg)
 	sink.reject = pipe_put_reject;
 	sink.progress = pipe_put_progress;
 	sink.mark = p->worker_sink.mark ? pipe_put_mark : NULL;
+	for (int i = 0; p->prep != NULL && i < INDEX_PIPE_SLOTS; i++)
+		p->coder[i] = index_raw_coder_new(); /* NULL (no memory): the writer compresses */
 	rc = lt_parse_input(p->in, &sink, p, &p->fmt, &p->err);
+	for (int i = 0; i < INDEX_PIPE_SLOTS; i++)
+		index_raw_coder_free(p->coder[i]);
 
 	pipe_push(p);
 	pthread_mutex_lock(&p->mu);
@@ -342,12 +385,18 @@ static void pipe_batch_free(struct pipe_batch *b)
 	free(b);
 }
 
-/* Gives a replayed batch back to the worker. */
-static void pipe_recycle(struct pipe *p, struct pipe_batch *b)
+/* Gives a replayed batch back to the worker, with the writers' shares as they are now. */
+static void pipe_recycle(struct pipe *p, struct pipe_batch *b, void *ctx)
 {
+	struct index_raw_share now[PIPE_TABLES];
+
+	if (p->prep != NULL)
+		p->prep->share(now, ctx);
 	pthread_mutex_lock(&p->mu);
 	b->next = p->spare;
 	p->spare = b;
+	if (p->prep != NULL)
+		memcpy(p->share, now, sizeof p->share);
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -362,16 +411,33 @@ static void pipe_restore(struct pipe_item *it, const size_t *offs, size_t n)
 	}
 }
 
-/* Replays one item to the sink. */
-static int pipe_replay(struct pipe_item *it, const struct lt_sink *sink, void *ctx)
+/* The item's coded records, as prep's audit and log take them. */
+static void pipe_coded(const struct pipe_item *it, struct index_raw_coded coded[INDEX_PIPE_SLOTS])
 {
+	for (int i = 0; i < INDEX_PIPE_SLOTS; i++)
+		coded[i] = (struct index_raw_coded){
+		    .by = it->by[i], .blob = it->blob[i].ptr, .len = it->blob[i].len};
+}
+
+/* Replays one item to the sink (an event or a line to prep, when there is one). */
+static int pipe_replay(struct pipe_item *it, const struct lt_sink *sink,
+		       const struct index_pipe_prep *prep, void *ctx)
+{
+	struct index_raw_coded coded[INDEX_PIPE_SLOTS];
+
 	switch (it->type) {
 	case PIPE_AUDIT:
 		pipe_restore(it, pipe_audit_strs, PIPE_N(pipe_audit_strs));
-		return sink->audit(&it->u.ev, &it->at, ctx);
+		if (prep == NULL)
+			return sink->audit(&it->u.ev, &it->at, ctx);
+		pipe_coded(it, coded);
+		return prep->audit(&it->u.ev, &it->at, coded, ctx);
 	case PIPE_LOG:
 		pipe_restore(it, pipe_log_strs, PIPE_N(pipe_log_strs));
-		return sink->log(&it->u.ln, &it->at, ctx);
+		if (prep == NULL)
+			return sink->log(&it->u.ln, &it->at, ctx);
+		pipe_coded(it, coded);
+		return prep->log(&it->u.ln, &it->at, coded, ctx);
 	case PIPE_REJECT:
 		return sink->reject(&it->at, (const char *)(it + 1), ctx);
 	case PIPE_MARK:
@@ -384,7 +450,8 @@ static int pipe_replay(struct pipe_item *it, const struct lt_sink *sink, void *c
 	}
 }
 
-static int pipe_replay_batch(struct pipe_batch *b, const struct lt_sink *sink, void *ctx)
+static int pipe_replay_batch(struct pipe_batch *b, const struct lt_sink *sink,
+			     const struct index_pipe_prep *prep, void *ctx)
 {
 	size_t pos = 0;
 	int rc = 0;
@@ -394,7 +461,7 @@ static int pipe_replay_batch(struct pipe_batch *b, const struct lt_sink *sink, v
 
 		/* items lie back to back, each whole inside the batch */
 		assert(it->size >= sizeof *it && pos + it->size <= b->len);
-		rc = pipe_replay(it, sink, ctx);
+		rc = pipe_replay(it, sink, prep, ctx);
 		pos += it->size;
 	}
 	return rc;
@@ -413,10 +480,12 @@ static void pipe_stop(struct pipe *p)
 		pipe_batch_free(b);
 }
 
-int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
-		     enum lt_format *format_out, struct lt_error *err)
+int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink,
+		     const struct index_pipe_prep *prep, void *ctx, enum lt_format *format_out,
+		     struct lt_error *err)
 {
-	struct pipe p = {.in = in, .worker_sink = *sink, .has_log = sink->log != NULL};
+	struct pipe p = {
+	    .in = in, .worker_sink = *sink, .has_log = sink->log != NULL, .prep = prep, .ctx = ctx};
 	struct pipe_batch *b;
 	pthread_t worker;
 	int rc = 0;
@@ -430,8 +499,8 @@ int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink, void *ctx,
 	}
 	assert(in != NULL && sink != NULL && sink->audit != NULL && sink->reject != NULL);
 	while (rc == 0 && (b = pipe_pop(&p)) != NULL) {
-		rc = pipe_replay_batch(b, sink, ctx);
-		pipe_recycle(&p, b);
+		rc = pipe_replay_batch(b, sink, prep, ctx);
+		pipe_recycle(&p, b, ctx);
 	}
 	if (rc != 0)
 		pipe_stop(&p);

@@ -26,6 +26,11 @@
  * key-value pairs (index_raw_pack: the caller binds the blob in its own
  * insert; the values sampled before the dictionary stay text).
  *
+ * Once a writer settled, its encoding is a pure function of the record: a
+ * coder on another thread (index_raw_coder_encode, index-pipe.c's parser)
+ * given the writer's share (its CDict, read-only, and dictionary id) makes
+ * the same bytes, which index_raw_put_coded binds as they are.
+ *
  * lt_raw(value) gives the text back for both, so SQL reads a raw record as
  * lt_raw(r.json); it keeps the last record it decoded (queries read one
  * record's body several times in a row) and a few dictionaries.  Every
@@ -201,42 +206,54 @@ static int raw_prepare(struct index_raw_writer *w, struct lt_error *err)
 }
 
 /*
- * Compresses p (n bytes) into w->out with the writer's dictionary, if any;
+ * Compresses p (n bytes) into *blob (grown as needed) with cctx, which holds
+ * dictionary dict_id when dict_id != 0; *len the blob's length.  The writer
+ * and a coder on another thread (index_raw_coder_encode) share it, so both
+ * make the same bytes.
+ */
+static size_t raw_encode(struct ZSTD_CCtx_s *cctx, int64_t dict_id, unsigned char **blob,
+			 size_t *cap, const char *p, size_t n)
+{
+	size_t bound = ZSTD_compressBound(n), head = 1, got;
+
+	LT_GROW(*blob, *cap, RAW_HEADER_MAX + bound);
+	(*blob)[0] = dict_id != 0 ? RAW_ZSTD_DICT : RAW_ZSTD;
+	head += raw_put_varint(*blob + head, n);
+	if (dict_id != 0)
+		head += raw_put_varint(*blob + head, (uint64_t)dict_id);
+	got = ZSTD_compress2(cctx, *blob + head, *cap - head, p, n);
+	return ZSTD_isError(got) ? got : head + got;
+}
+
+/*
+ * Compresses p (n bytes) into w->blob with the writer's dictionary, if any;
  * *smaller = 0 when the blob would not be smaller than the text.
  */
 static int raw_compress(struct index_raw_writer *w, const char *p, size_t n, int *smaller,
 			struct lt_error *err)
 {
-	size_t bound = ZSTD_compressBound(n), head = 1, got;
+	size_t got = raw_encode(w->cctx, w->cdict ? w->dict_id : 0, &w->blob, &w->blob_cap, p, n);
 
-	LT_GROW(w->blob, w->blob_cap, RAW_HEADER_MAX + bound);
-	w->blob[0] = w->cdict ? RAW_ZSTD_DICT : RAW_ZSTD;
-	head += raw_put_varint(w->blob + head, n);
-	if (w->cdict)
-		head += raw_put_varint(w->blob + head, (uint64_t)w->dict_id);
-	got = ZSTD_compress2(w->cctx, w->blob + head, w->blob_cap - head, p, n);
 	if (ZSTD_isError(got))
 		return ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation
 			   ? raw_nomem(err, "compressing a raw record")
 			   : lt_error_set(err, LT_ERR_DB, "cannot compress a raw record: %s",
 					  ZSTD_getErrorName(got));
-	w->blob_len = head + got;
+	w->blob_len = got;
 	*smaller = w->blob_len < n;
 	return 0;
 }
 
-/* Binds (id, record) to s, compressed when that is smaller, and steps it. */
-static int raw_write(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
-		     struct lt_error *err)
+/* Binds (id, blob) to the writer's insert, or (id, text p) when blob is NULL, and steps it. */
+static int raw_insert(struct index_raw_writer *w, int64_t id, const void *blob, size_t len,
+		      const char *p, size_t n, struct lt_error *err)
 {
 	sqlite3_stmt *s = w->ins;
-	int smaller = 0, rc;
+	int rc;
 
-	if (raw_compress(w, p, n, &smaller, err) != 0)
-		return LT_ERR_DB;
 	sqlite3_bind_int64(s, 1, id);
-	if (smaller)
-		sqlite3_bind_blob(s, 2, w->blob, (int)w->blob_len, SQLITE_STATIC);
+	if (blob != NULL)
+		sqlite3_bind_blob(s, 2, blob, (int)len, SQLITE_STATIC);
 	else
 		sqlite3_bind_text(s, 2, p, (int)n, SQLITE_STATIC);
 	rc = sqlite3_step(s);
@@ -245,6 +262,17 @@ static int raw_write(struct index_raw_writer *w, int64_t id, const char *p, size
 	if (rc != SQLITE_DONE)
 		return index_store_db_error(w->st, err, "cannot store a raw record");
 	return 0;
+}
+
+/* Stores (id, record), compressed when that is smaller. */
+static int raw_write(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
+		     struct lt_error *err)
+{
+	int smaller = 0;
+
+	if (raw_compress(w, p, n, &smaller, err) != 0)
+		return LT_ERR_DB;
+	return raw_insert(w, id, smaller ? w->blob : NULL, w->blob_len, p, n, err);
 }
 
 /* Stores a trained dictionary in raw_dicts; *id its id. */
@@ -320,7 +348,7 @@ static int raw_train(struct index_raw_writer *w, struct lt_error *err)
 	size_t cap = w->samples.len / 16 < RAW_DICT_BYTES ? w->samples.len / 16 : RAW_DICT_BYTES;
 	void *dict;
 	size_t got;
-	int64_t id;
+	int64_t id = 0;
 	int rc = 0;
 
 	if (w->samples.len < RAW_TRAIN_MIN_BYTES || w->nsamples < 8)
@@ -416,6 +444,97 @@ int index_raw_flush(struct index_raw_writer *w, struct lt_error *err)
 	if (w->settled || w->nsamples == 0 || raw_tables[w->table].insert == NULL)
 		return 0;
 	return raw_settle(w, err);
+}
+
+/* ---- compressing on another thread ---- */
+
+/* A compressor for a thread other than the writer's (index-pipe.c's parser). */
+struct index_raw_coder {
+	ZSTD_CCtx *cctx;
+	const ZSTD_CDict *cdict; /* the one cctx references */
+	unsigned char *blob;	 /* the last record compressed */
+	size_t blob_cap;
+};
+
+void index_raw_share_of(struct index_raw_share *out, const struct index_raw_writer *w)
+{
+	*out = (struct index_raw_share){.settled = w->settled && w->cctx != NULL,
+					.cdict = w->cdict,
+					.dict_id = w->cdict ? w->dict_id : 0};
+}
+
+struct index_raw_coder *index_raw_coder_new(void)
+{
+	struct index_raw_coder *c = lt_xcalloc(1, sizeof *c);
+
+	if ((c->cctx = raw_cctx_new()) == NULL) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void index_raw_coder_free(struct index_raw_coder *c)
+{
+	if (c == NULL)
+		return;
+	ZSTD_freeCCtx(c->cctx);
+	free(c->blob);
+	free(c);
+}
+
+void index_raw_coder_encode(struct index_raw_coder *c, const struct index_raw_share *s,
+			    const char *p, size_t n, struct index_raw_coded *out)
+{
+	size_t got;
+
+	*out = (struct index_raw_coded){0};
+	if (c == NULL || !s->settled || p == NULL)
+		return;
+	if (c->cdict != s->cdict) {
+		/* a CDict is only read while compressing: two threads may use one */
+		if (ZSTD_isError(ZSTD_CCtx_refCDict(c->cctx, s->cdict)))
+			return;
+		c->cdict = s->cdict;
+	}
+	got = raw_encode(c->cctx, s->dict_id, &c->blob, &c->blob_cap, p, n);
+	if (ZSTD_isError(got))
+		return; /* the writer compresses it, and reports what fails */
+	out->by = *s;
+	out->blob = got < n ? c->blob : NULL;
+	out->len = got < n ? got : 0;
+}
+
+/* 1 when coded was made as w would make it now: the same dictionary, both settled. */
+static int raw_coded_fits(const struct index_raw_writer *w, const struct index_raw_coded *coded)
+{
+	struct index_raw_share now;
+
+	if (coded == NULL || !coded->by.settled)
+		return 0;
+	index_raw_share_of(&now, w);
+	return now.settled && now.cdict == coded->by.cdict && now.dict_id == coded->by.dict_id;
+}
+
+int index_raw_put_coded(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
+			const struct index_raw_coded *coded, struct lt_error *err)
+{
+	if (!raw_coded_fits(w, coded))
+		return index_raw_put(w, id, p, n, err);
+	if (raw_prepare(w, err) != 0)
+		return LT_ERR_DB;
+	return raw_insert(w, id, coded->blob, coded->len, p, n, err);
+}
+
+int index_raw_pack_coded(struct index_raw_writer *w, const char *p, size_t n,
+			 const struct index_raw_coded *coded, const void **out, size_t *len,
+			 struct lt_error *err)
+{
+	if (p == NULL || n == 0 || !raw_coded_fits(w, coded))
+		return index_raw_pack(w, p, n, out, len, err);
+	*out = coded->blob;
+	*len = coded->len;
+	return 0;
 }
 
 /* ---- lt_raw() ---- */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "index-int.h"
 #include "lt_index.h"
 #include "test-files.h"
 #include "test-held.h"
@@ -1578,6 +1579,74 @@ static void test_schema_upgrade_raw(void **state)
 	close_store(st);
 }
 
+/* Record i of test_raw_coded: records 2k and 2k + 1 are the same text. */
+static size_t coded_record(char *buf, size_t cap, int i)
+{
+	int n = snprintf(buf, cap,
+			 "{\"kind\":\"Event\",\"auditID\":\"c%05d\",\"stage\":\"ResponseComplete\","
+			 "\"user\":{\"username\":\"system:node:n%d\"},\"objectRef\":{\"resource\":"
+			 "\"leases\",\"name\":\"n%d\"}}",
+			 i / 2, i / 2 % 97, i / 2 % 89);
+
+	assert_true(n > 0 && (size_t)n < cap);
+	return (size_t)n;
+}
+
+/*
+ * A record compressed on the parser's thread (index-pipe.c) with the share of a settled
+ * writer is bound as it is; one made before the writer settled, or with a dictionary it does
+ * not hold, is compressed by the writer: every pair of equal records, one through each path,
+ * is stored as the same bytes, and each reads back as it was.
+ */
+static void test_raw_coded(void **state)
+{
+	enum { N = 4800 }; /* past the samples a dictionary is trained on */
+	char dir[PATH_SIZE], rec[512], other[512];
+	struct index_raw_writer w;
+	struct index_raw_share sh, none = {.settled = 1};
+	struct index_raw_coded coded;
+	struct index_raw_coder *c = index_raw_coder_new();
+	struct lt_error err = {0};
+	struct lt_store *st;
+	int used = 0;
+
+	(void)state;
+	assert_non_null(c);
+	case_dir(dir, "raw-coded");
+	st = open_store(dir);
+	assert_int_equal(index_store_exec(st, "BEGIN", &err), 0);
+	index_raw_writer_init(&w, st, INDEX_RAW_AUDIT, 1);
+	for (int i = 0; i < N; i++) {
+		size_t n = coded_record(rec, sizeof rec, i);
+
+		index_raw_share_of(&sh, &w);
+		/* odd rows through a coder: with the writer's share, or with no dictionary */
+		index_raw_coder_encode(c, i % 4 == 3 ? &none : &sh, rec, n, &coded);
+		assert_int_equal(coded.by.settled, sh.settled || i % 4 == 3);
+		used += sh.settled && i % 4 == 1;
+		assert_int_equal(i % 2 ? index_raw_put_coded(&w, i + 1, rec, n, &coded, &err)
+				       : index_raw_put(&w, i + 1, rec, n, &err),
+				 0);
+	}
+	/* bound as it is: a blob made of another record is what the row gets */
+	index_raw_share_of(&sh, &w);
+	index_raw_coder_encode(c, &sh, other, coded_record(other, sizeof other, 2 * N), &coded);
+	assert_non_null(coded.blob);
+	assert_int_equal(index_raw_put_coded(&w, N + 1, rec, 1, &coded, &err), 0);
+	assert_int_equal(index_raw_flush(&w, &err), 0);
+	assert_int_equal(index_store_exec(st, "COMMIT", &err), 0);
+	index_raw_writer_release(&w);
+	index_raw_coder_free(c);
+	assert_true(used > 150);
+	expect_rows(st,
+		    "SELECT count(*), count(DISTINCT a.json), sum(typeof(a.json) = 'blob'),"
+		    " sum(a.json IS b.json), sum(lt_raw(a.json) = lt_raw(b.json))"
+		    " FROM audit_raw a JOIN audit_raw b ON b.id = a.id + 1 WHERE a.id % 2 = 1",
+		    NULL, "2400|2400|2400|2400|2400\n");
+	expect_rows(st, "SELECT lt_raw(json) = ?1 FROM audit_raw WHERE id = 4801", other, "1\n");
+	close_store(st);
+}
+
 /*
  * Many records: each source's raw tables get a dictionary trained on their first records,
  * every record is stored compressed (the samples rewritten, the rest compressed as they
@@ -1992,6 +2061,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_schema_upgrade, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_raw, teardown),
 	    cmocka_unit_test_teardown(test_raw_compressed, teardown),
+	    cmocka_unit_test_teardown(test_raw_coded, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_identity, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_7, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_8, teardown),
