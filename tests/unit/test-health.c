@@ -237,15 +237,23 @@ static size_t facts_len(const struct health_case *c)
 	return n;
 }
 
+/* Feeds n facts to a new builder into *r; the builder's end code. */
+static int health_run(struct queries_health_result *r, const struct queries_health_fact *facts,
+		      size_t n)
+{
+	struct queries_health *b = queries_health_new(r);
+
+	for (size_t i = 0; i < n; i++)
+		queries_health_feed(b, &facts[i]);
+	return queries_health_end(b);
+}
+
 static void check_case(const struct health_case *c)
 {
 	struct queries_health_result r;
-	struct queries_health *b = queries_health_new(&r);
 	size_t n = facts_len(c);
 
-	for (size_t i = 0; i < n; i++)
-		queries_health_feed(b, &c->facts[i]);
-	assert_int_equal(queries_health_end(b), 0);
+	assert_int_equal(health_run(&r, c->facts, n), 0);
 	if (r.n != c->nwant)
 		fail_msg("%s: %zu windows, want %zu", c->name, r.n, c->nwant);
 	for (size_t i = 0; i < r.n; i++) {
@@ -279,12 +287,9 @@ static void test_health_out_of_order(void **state)
 	const struct queries_health_fact facts[] = {F(10, RENEW, AUDIT), F(5, CTRL_UNKNOWN, AUDIT),
 						    F(20, CTRL_UNKNOWN, AUDIT)};
 	struct queries_health_result r;
-	struct queries_health *b = queries_health_new(&r);
 
 	(void)state;
-	for (size_t i = 0; i < 3; i++)
-		queries_health_feed(b, &facts[i]);
-	assert_int_equal(queries_health_end(b), LT_ERR_USAGE);
+	assert_int_equal(health_run(&r, facts, sizeof facts / sizeof *facts), LT_ERR_USAGE);
 	assert_int_equal(r.n, 0); /* nothing after the first error */
 	queries_health_result_release(&r);
 }
@@ -295,12 +300,9 @@ static void test_health_before_1970(void **state)
 	const struct queries_health_fact facts[] = {F(-30, RENEW, AUDIT),
 						    F(-20, CTRL_UNKNOWN, AUDIT)};
 	struct queries_health_result r;
-	struct queries_health *b = queries_health_new(&r);
 
 	(void)state;
-	for (size_t i = 0; i < 2; i++)
-		queries_health_feed(b, &facts[i]);
-	assert_int_equal(queries_health_end(b), 0);
+	assert_int_equal(health_run(&r, facts, sizeof facts / sizeof *facts), 0);
 	assert_int_equal(r.n, 1);
 	queries_health_result_release(&r);
 }
@@ -312,12 +314,9 @@ static void test_health_kubelet_reason_kept(void **state)
 	       "[container runtime is down, PLEG is not healthy]"),
 	    FT(2, KUBELET_NOT_READY, KUBELET_LOG, "a later message")};
 	struct queries_health_result r;
-	struct queries_health *b = queries_health_new(&r);
 
 	(void)state;
-	for (size_t i = 0; i < 2; i++)
-		queries_health_feed(b, &facts[i]);
-	assert_int_equal(queries_health_end(b), 0);
+	assert_int_equal(health_run(&r, facts, sizeof facts / sizeof *facts), 0);
 	assert_int_equal(r.n, 1);
 	assert_string_equal(r.windows[0].reason.ptr,
 			    "[container runtime is down, PLEG is not healthy]");
@@ -367,11 +366,8 @@ static void test_health_opening_kinds(void **state)
 		     .kind = (enum queries_health_fact_kind)k,
 		     .source = QUERIES_HEALTH_AUDIT}};
 		struct queries_health_result r;
-		struct queries_health *b = queries_health_new(&r);
 
-		queries_health_feed(b, &facts[0]);
-		queries_health_feed(b, &facts[1]);
-		assert_int_equal(queries_health_end(b), 0);
+		assert_int_equal(health_run(&r, facts, 2), 0);
 		assert_int_equal(r.n > 0,
 				 queries_health_fact_opens((enum queries_health_fact_kind)k));
 		queries_health_result_release(&r);
