@@ -25,12 +25,6 @@ start() {
      sleep 600"
   wait_for 'leasetrail | Cluster'
 }
-# only SGR (ESC [ ... m) may reach the pane: anything else left after removing them fails
-sgr_only() {
-  tm capture-pane -p -e | perl -pe 's/\e\[[0-9;:]*m//g' | grep -q $'\e' &&
-    fail "an escape other than SGR reached the pane ($1)"
-  return 0
-}
 quit_restored() {
   tm send-keys Q
   wait_for 'EXIT=0'
@@ -63,7 +57,7 @@ tm capture-pane -p -e | grep 'kube-controller-manager' | grep -q $'\e\[[0-9;]*36
   fail "the H cell is not cyan"
 tm capture-pane -p -e | grep 'ip-10-0-241-171' | grep -q $'\e\[[0-9;]*7[;m]\(\e\[[0-9;]*m\)*D' ||
   fail "the D cell is not in reverse"
-sgr_only "cluster"
+only_sgr "cluster"
 # help: the key and the screen's own section, the cells from the table
 tm send-keys '?'
 wait_for 'leasetrail | Help'
@@ -86,7 +80,7 @@ errs=$("$bin" sql --db s.db -o csv "SELECT count(*) FROM audit WHERE superseded 
 [ "$(hist_col 2)" = "$errs" ] || fail "the bins' errors add up to $(hist_col 2), not $errs"
 hist_rows | head -1 | grep -q '^05:50:00 ' || fail "the first bin does not start at 05:50:00"
 hist_rows | grep -qE '^[0-9:]+ +[0-9]+ +[1-9][0-9]* +[0-9]+ +x+=+' || fail "no errors in a bar"
-sgr_only "histogram"
+only_sgr "histogram"
 # + finer (15 s bins, the cursor's time kept), - twice coarser (1 min), the sums the same
 tm send-keys +
 wait_for 'bins of 15.0s'
@@ -118,7 +112,7 @@ tm send-keys Enter
 wait_for 'DETAIL of ip-10-0-241-171.ec2.internal'
 screen | grep -qE '^START +END +KIND +COUNT' || fail "the timeline's header"
 screen | grep -q '^11:26:00.230 11:26:00.230 DELETED ' || fail "the timeline's time"
-sgr_only "queries and timeline"
+only_sgr "queries and timeline"
 quit_restored "--tz"
 
 # ---- a generated cluster with NotReady nodes and a leader change: the NOTREADY column
@@ -148,7 +142,7 @@ for _ in $(seq 1 20); do
 done
 wait_for '1 bin of '
 [ "$(hist_col 3)" = "$nr" ] || fail "one bin counts $(hist_col 3) NotReady nodes, not $nr"
-sgr_only "generated histogram"
+only_sgr "generated histogram"
 tm send-keys q
 wait_for 'leasetrail | Cluster'
 quit_restored "generated"

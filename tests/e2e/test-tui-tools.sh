@@ -5,7 +5,8 @@
 # every list, M lists them and Enter opens one; e exports the view or the marks as CSV or
 # Markdown, log text sanitized; y copies a row through OSC 52 (into tmux's buffer); `:` runs
 # goto, filter, sort, export, report (of the marked subjects, as the CLI writes it), help, quit; a mouse click selects a row and the wheel scrolls, off
-# with --no-mouse.  On samples/audit (with a hostile record) and on a generated NotReady cluster.
+# with --no-mouse.  On samples/audit (with a hostile record) and on a generated NotReady cluster
+# (f on lines, m, M, e; a click, :goto, y, :report).
 #   bash tests/e2e/test-tui-tools.sh BIN CORPUS SAMPLES TMP
 set -euo pipefail
 bin=$1 samples=$3 tmp=$4
@@ -36,12 +37,6 @@ pane_selected() { tm capture-pane -p -e | grep -a $'\e\[[0-9;]*7m' | sed 's/\x1b
   grep -E '(#|L)[0-9]+ *$' | head -1; }
 # type TEXT at an open prompt, then Enter
 answer() { tm send-keys -l "$1"; tm send-keys Enter; }
-# nothing but SGR (colours, reverse) may reach the pane: no other escape survives capture
-only_sgr() {
-  if tm capture-pane -p -e | grep -aP '\x1b(?!\[[0-9;]*m)' >/dev/null; then
-    fail "$1: an escape other than SGR reached the pane"
-  fi
-}
 # md_plain FILE: cmark (CommonMark: no tables, so the table is one paragraph) renders the
 # exported Markdown to its text and nothing else: no element but the title's h1 and the p, and
 # each line of the paragraph, its entities decoded, is the file's line with each backslash
@@ -360,6 +355,47 @@ tm send-keys Enter
 wait_for "log line $line  from"
 screen | grep -qF '"Error updating node status, will retry" err=' || fail "the marked line opened: $(screen | sed -n 2p)"
 only_sgr "the NotReady cluster"
+tm send-keys Q
+wait_for 'EXIT=0'
+screen | grep -q 'TTY icanon echo END' || fail "tty not restored"
+[ ! -s tui.err ] || fail "stderr: $(cat tui.err)"
+
+# ---- the same cluster: a click selects a node, :goto lands on its NotReady window, y copies
+# the row, m marks it, and :report writes the marked node's report as the CLI writes it
+nr=$("$bin" query not-ready --db "$tmp/s.db" -o csv | grep -m1 '^ip-10-1-0-10.ec2.internal,')
+nr_start=$(echo "$nr" | cut -d, -f2)
+[ -n "$nr_start" ] || fail "the generated cluster has no NotReady window on ip-10-1-0-10"
+start
+wait_for 'NODES (22)'
+click() { # click NODE: a press of the first button on NODE's row and its release (button 3:
+  # a terminal sends both; without the release, a second press selected nothing here)
+  local y
+  y=$(screen | grep -n "^$1" | cut -d: -f1)
+  [ -n "$y" ] || fail "$1 is not on the screen"
+  tm send-keys -H 1b 5b 4d 20 25 "$(printf '%x' $((y + 32)))" 1b 5b 4d 23 25 "$(printf '%x' $((y + 32)))"
+  for _ in $(seq 1 100); do selected | grep -q "^$1" && return 0; sleep 0.05; done
+  fail "a click did not select $1: $(selected)"
+}
+click ip-10-1-0-11.ec2.internal
+click ip-10-1-0-10.ec2.internal
+tm send-keys Enter
+wait_for 'DETAIL of ip-10-1-0-10.ec2.internal'
+tm send-keys :
+answer "goto $nr_start"
+for _ in $(seq 1 100); do selected | grep -q 'NOT_READY' && break; sleep 0.05; done
+selected | grep -q 'NOT_READY' || fail ":goto $nr_start: $(selected)"
+tm send-keys y
+wait_for 'copied '
+tm show-buffer | grep -q 'NOT_READY' || fail "y: $(tm show-buffer | head -c 300)"
+tm send-keys m
+wait_for 'marked (1 mark'
+tm send-keys :
+answer "report $tmp/gen.md"
+wait_for "the report of 1 marked subject written to $tmp/gen.md"
+"$bin" report --db "$tmp/s.db" ip-10-1-0-10.ec2.internal >gen-cli.md
+cmp -s gen.md gen-cli.md || fail "the report differs from the CLI's: $(diff gen.md gen-cli.md | head -5)"
+grep -q 'NotReady' gen.md || fail "the report names no NotReady window: $(head -20 gen.md)"
+only_sgr "the NotReady cluster's tools"
 tm send-keys Q
 wait_for 'EXIT=0'
 screen | grep -q 'TTY icanon echo END' || fail "tty not restored"

@@ -165,6 +165,7 @@ tm send-keys Enter
 wait_for 'evil\x1b]2;pwned\x07\x1b[2J'
 [ "$(tm display-message -p '#{pane_title}')" != pwned ] || fail "the terminal was retitled"
 screen | grep -q 'leasetrail | Timeline' || fail "the screen was cleared"
+only_sgr "hostile text"
 tm send-keys Q
 wait_for 'EXIT=0'
 
@@ -298,6 +299,7 @@ kind=$(screen | grep -m1 '^ip-10-1-0-10.ec2.internal ' | awk '{print $2}')
 tm send-keys Enter
 wait_for 'DETAIL of ip-10-1-0-10.ec2.internal'
 tm capture-pane -p -e | grep -F "$kind" | grep -q $'\e\[[0-9;]*7m' || fail "not on a $kind row"
+only_sgr "the generated cluster"
 tm send-keys Q
 wait_for 'EXIT=0'
 

@@ -51,6 +51,14 @@ wait_gone() {
 
 screen() { tm capture-pane -p; }
 
+# only_sgr WHAT: only SGR (ESC [ ... m: colours, reverse) may reach the pane; any escape left
+# after removing them fails
+only_sgr() {
+  tm capture-pane -p -e | perl -pe 's/\e\[[0-9;:]*m//g' | grep -q $'\e' &&
+    fail "$1: an escape other than SGR reached the pane"
+  return 0
+}
+
 # tui_gen_cluster STEADY: $tmp/s.db made anew from lt-gen: STEADY steady nodes and 2 with
 # incidents (a partition and a stopped kubelet, one node NotReady twice), audit and journals
 tui_gen_cluster() {
