@@ -72,7 +72,9 @@ depends=$(dpkg-deb -f "$deb" Depends)
 # every shared library the binary loads (the rest are linked in, LT_STATIC_DEPS) is a dependency
 for so in $(readelf -d "$build/cli/leasetrail" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 	path=$(ldd "$build/cli/leasetrail" | awk -v so="$so" '$1 == so {print $3}')
-	lib=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1)
+	# /lib is /usr/lib (merged /usr): dpkg knows each file by the one path its package ships
+	lib=$({ dpkg -S "$path" || dpkg -S "/usr$path" || dpkg -S "${path#/usr}"; } 2>/dev/null |
+		head -1 | cut -d: -f1) || true
 	[ -n "$lib" ] || fail "no package holds $so ($path)"
 	grep -qE "(^|, )$lib( |,|$)" <<<"$depends" || fail "the .deb does not depend on $lib ($so): $depends"
 done
