@@ -18,11 +18,7 @@ tui_sock=lt-strip
 start() {
   local db=$1
   shift
-  tui_new_server
-  tm new-session -d -x 120 -y 40 -e LANG=C.UTF-8 -e TERM=xterm-256color \
-    "$bin tui --db $db $* 2>$tmp/tui.err; echo EXIT=\$?;
-     echo \"TTY \$(stty -a | tr ' ' '\n' | grep -x -e icanon -e echo | tr '\n' ' ')END\";
-     sleep 600"
+  tui_session "$bin tui --db $db $*"
   wait_for 'leasetrail | Cluster'
 }
 quit_restored() {

@@ -19,11 +19,7 @@ tui_sock=lt-tools
 # status and whether the tty is back in cooked mode with echo.  set-clipboard on: an
 # application's OSC 52 lands in tmux's buffer, where y's copy can be read back.
 start() {
-  tui_new_server
-  tm -f /dev/null new-session -d -x 120 -y 40 -e LANG=C.UTF-8 -e TERM=xterm-256color \
-    "$bin tui --db $tmp/s.db $* 2>$tmp/tui.err; echo EXIT=\$?;
-     echo \"TTY \$(stty -a | tr ' ' '\n' | grep -x -e icanon -e echo | tr '\n' ' ')END\";
-     tput cnorm >/dev/null; sleep 600"
+  tui_session "$bin tui --db $tmp/s.db $*"
   tm set -g set-clipboard on
   wait_for 'leasetrail | Cluster'
 }

@@ -18,12 +18,8 @@ tui_sock=lt-test
 # start [ENV=VALUE...]: the TUI in a fresh 120x40 session; its pid goes to tui.pid; when it
 # exits, the pane prints its status and whether the tty is back in cooked mode with echo.
 start() {
-  tui_new_server
   rm -f tui.pid
-  tm new-session -d -x 120 -y 40 -e LANG=C.UTF-8 -e TERM=xterm-256color \
-    "env $* sh -c 'echo \$\$ >$tmp/tui.pid; exec $bin tui --db $tmp/s.db' 2>$tmp/tui.err;
-     echo EXIT=\$?; echo \"TTY \$(stty -a | tr ' ' '\n' | grep -x -e icanon -e echo | tr '\n' ' ')END\";
-     tput cnorm >/dev/null; sleep 600"
+  tui_session "env $* sh -c 'echo \$\$ >$tmp/tui.pid; exec $bin tui --db $tmp/s.db'"
   wait_for 'leasetrail | Cluster'
 }
 

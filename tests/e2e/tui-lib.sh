@@ -51,6 +51,17 @@ wait_gone() {
 
 screen() { tm capture-pane -p; }
 
+# tui_session CMD: the shell command CMD (the TUI, its stderr to $tmp/tui.err) in a fresh 120x40
+# session; when it exits, the pane prints its status and whether the tty is back in cooked mode
+# with echo (TTY icanon echo END), then stays
+tui_session() {
+  tui_new_server
+  tm -f /dev/null new-session -d -x 120 -y 40 -e LANG=C.UTF-8 -e TERM=xterm-256color \
+    "$1 2>$tmp/tui.err; echo EXIT=\$?;
+     echo \"TTY \$(stty -a | tr ' ' '\n' | grep -x -e icanon -e echo | tr '\n' ' ')END\";
+     tput cnorm >/dev/null; sleep 600"
+}
+
 # only_sgr WHAT: only SGR (ESC [ ... m: colours, reverse) may reach the pane; any escape left
 # after removing them fails
 only_sgr() {
