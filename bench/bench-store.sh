@@ -70,7 +70,9 @@ run() { # run BIN NAME INPUT TABLE COLUMN READ
     "$bin" sql -o csv --db "$db" "SELECT sum(length($read($col))) FROM $table")
   rec=$(echo "$rec" | tail -1)
   if command -v sqlite3 >/dev/null; then
-    tbl=$(sqlite3 "$db" "SELECT sum(pgsize) FROM dbstat WHERE name = '$table'" 2>/dev/null || echo -)
+    # schema 9: the view's records are in ${table%_raw}_blocks and (older rows) ${table}_rows
+    tbl=$(sqlite3 "$db" "SELECT sum(pgsize) FROM dbstat WHERE name IN ('$table', '${table}_rows',
+      '${table%_raw}_blocks')" 2>/dev/null || echo -)
   fi
   echo "$size $rec ${tbl:--} $(cat "$out/$name.time")"
 }

@@ -62,6 +62,8 @@ struct lt_store {
 	/* lt_store_set_time_limit: the limit, the steps' time so far, the running step's start */
 	int64_t limit_us, spent_us, step_start_us;
 	int timed_out; /* the limit interrupted a step */
+	struct raw_reader
+	    *raw; /* lt_raw's state (index-raw.c), its statements finalized on close */
 };
 
 struct lt_stmt {
@@ -140,10 +142,12 @@ int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink,
 enum index_raw_table { INDEX_RAW_AUDIT, INDEX_RAW_LINES, INDEX_RAW_FIELDS };
 
 /*
- * One load's writer of one raw table: the first records are kept in memory
- * as samples until a dictionary is trained on them (or the batch commits);
- * then they and every later record are stored compressed.  Embedded:
- * _init/_release.
+ * One load's writer of one raw table.  audit_raw and lines_raw (schema 9):
+ * consecutive records gathered into a block, compressed and stored as one row
+ * of audit_blocks or lines_blocks when it fills or the batch commits.
+ * lines.fields: the first values are kept in memory as samples until a
+ * dictionary is trained on them (or the batch commits); then they and every
+ * later value are compressed one by one.  Embedded: _init/_release.
  */
 struct index_raw_writer {
 	struct lt_store *st;
@@ -158,8 +162,13 @@ struct index_raw_writer {
 	size_t *sizes;	       /* each sample's length */
 	int64_t *ids;	       /* each sample's row id */
 	size_t nsamples, cap_samples;
-	unsigned char *blob; /* the last compressed record */
+	unsigned char *blob; /* the last compressed record, or block */
 	size_t blob_len, blob_cap;
+	/* a table of blocks (INDEX_RAW_AUDIT, INDEX_RAW_LINES, schema 9): the open block */
+	struct lt_buf body; /* its records, end to end, then (when written) its directory */
+	struct lt_buf dir;  /* per record: varint id gap from the one before, varint length */
+	int64_t block_first, block_last; /* its first and last record's ids */
+	size_t block_n;			 /* its records */
 };
 
 void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,
@@ -183,7 +192,10 @@ int index_raw_put(struct index_raw_writer *w, int64_t id, const char *p, size_t 
 int index_raw_pack(struct index_raw_writer *w, const char *p, size_t n, const void **out,
 		   size_t *len, struct lt_error *err);
 
-/* Before every commit: the samples not yet stored (a small source) are stored now. */
+/*
+ * Before every commit: the open block, or the samples not yet stored (a small source), are
+ * stored now, so a committed row always has its raw record.
+ */
 int index_raw_flush(struct index_raw_writer *w, struct lt_error *err);
 
 /*
@@ -229,8 +241,15 @@ int index_raw_pack_coded(struct index_raw_writer *w, const char *p, size_t n,
 			 const struct index_raw_coded *coded, const void **out, size_t *len,
 			 struct lt_error *err);
 
-/* Registers lt_raw(value) on the store's connection: a raw record's text. */
+/*
+ * Registers lt_raw(value), a stored raw value's text, and lt_raw_of(table, id), the text of
+ * record id of 'audit' or 'lines' read from its block (NULL when no block holds it: a row of
+ * audit_raw_rows or lines_raw_rows, of schema 8 and before) on the store's connection.
+ */
 int index_raw_register(struct lt_store *st, struct lt_error *err);
+
+/* Before the connection closes: finalizes the statements lt_raw_of keeps. */
+void index_raw_unregister(struct lt_store *st);
 
 /*
  * A line's klog time in SQL (prefix: "g." or ""): schema 7 stores it as klog_d, its distance

@@ -57,6 +57,12 @@
 #define RAW_TRAIN_MIN_BYTES (64u * 1024)
 /* a dictionary's size: at most this, and a sixteenth of the samples it is trained on */
 #define RAW_DICT_BYTES (16u * 1024)
+/*
+ * A block of records (audit_blocks, lines_blocks) is written once it holds this many bytes
+ * of records, or this many records; see bench/RESULTS.md for the size chosen
+ */
+#define RAW_BLOCK_BYTES	  (32u * 1024)
+#define RAW_BLOCK_RECORDS 1024
 /* a record longer than this is not one of ours (the parser caps records at 8 MiB) */
 #define RAW_MAX_RECORD (64u * 1024 * 1024)
 /* dictionaries lt_raw keeps decoded per connection */
@@ -67,6 +73,7 @@
 enum raw_codec {
 	RAW_ZSTD = 1,	   /* a zstd frame of its own */
 	RAW_ZSTD_DICT = 2, /* a zstd frame that needs raw_dicts.id */
+	RAW_BLOCK = 3,	   /* a block of records (schema 9): audit_blocks.data, lines_blocks.data */
 };
 
 /* The SQL of each raw table (enum index_raw_table). */
@@ -75,9 +82,9 @@ static const struct raw_table {
 	const char *insert;
 } raw_tables[] = {
     [INDEX_RAW_AUDIT] = {.name = "audit_raw",
-			 .insert = "INSERT INTO audit_raw(id, json) VALUES(?1, ?2)"},
+			 .insert = "INSERT INTO audit_blocks(id, data) VALUES(?1, ?2)"},
     [INDEX_RAW_LINES] = {.name = "lines_raw",
-			 .insert = "INSERT INTO lines_raw(id, text) VALUES(?1, ?2)"},
+			 .insert = "INSERT INTO lines_blocks(id, data) VALUES(?1, ?2)"},
     /* a column of lines (index_raw_pack): the caller binds what the packer gives */
     [INDEX_RAW_FIELDS] = {.name = "lines.fields", .insert = NULL},
 };
@@ -178,6 +185,8 @@ void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,
 	assert(table == INDEX_RAW_AUDIT || table == INDEX_RAW_LINES || table == INDEX_RAW_FIELDS);
 	*w = (struct index_raw_writer){.st = st, .table = table, .source_id = source_id};
 	lt_buf_init(&w->samples);
+	lt_buf_init(&w->body);
+	lt_buf_init(&w->dir);
 }
 
 void index_raw_writer_release(struct index_raw_writer *w)
@@ -189,6 +198,8 @@ void index_raw_writer_release(struct index_raw_writer *w)
 	free(w->ids);
 	free(w->blob);
 	lt_buf_release(&w->samples);
+	lt_buf_release(&w->body);
+	lt_buf_release(&w->dir);
 	*w = (struct index_raw_writer){0};
 }
 
@@ -273,6 +284,88 @@ static int raw_write(struct index_raw_writer *w, int64_t id, const char *p, size
 	if (raw_compress(w, p, n, &smaller, err) != 0)
 		return LT_ERR_DB;
 	return raw_insert(w, id, smaller ? w->blob : NULL, w->blob_len, p, n, err);
+}
+
+/* ---- blocks (schema 9) ---- */
+
+/* 1 when w's table is stored in blocks (every raw table but lines.fields). */
+static int raw_in_blocks(const struct index_raw_writer *w)
+{
+	return w->table == INDEX_RAW_AUDIT || w->table == INDEX_RAW_LINES;
+}
+
+/* Appends v to b as a varint. */
+static void raw_buf_varint(struct lt_buf *b, uint64_t v)
+{
+	unsigned char tmp[10];
+
+	lt_buf_append(b, tmp, raw_put_varint(tmp, v));
+}
+
+/*
+ * Compresses the open block into w->blob (RAW_BLOCK, the content's length, the records'
+ * count, the directory's length, then one frame of the records and the directory).
+ */
+static int raw_block_encode(struct index_raw_writer *w, struct lt_error *err)
+{
+	size_t dir_len = w->dir.len, bound, head = 1, got;
+
+	lt_buf_append(&w->body, w->dir.ptr, w->dir.len);
+	bound = ZSTD_compressBound(w->body.len);
+	LT_GROW(w->blob, w->blob_cap, 4 * 10 + bound);
+	w->blob[0] = RAW_BLOCK;
+	head += raw_put_varint(w->blob + head, w->body.len);
+	head += raw_put_varint(w->blob + head, w->block_n);
+	head += raw_put_varint(w->blob + head, dir_len);
+	got = ZSTD_compress2(w->cctx, w->blob + head, w->blob_cap - head, w->body.ptr, w->body.len);
+	if (ZSTD_isError(got))
+		return ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation
+			   ? raw_nomem(err, "compressing a block of raw records")
+			   : lt_error_set(err, LT_ERR_DB, "cannot compress raw records: %s",
+					  ZSTD_getErrorName(got));
+	w->blob_len = head + got;
+	return 0;
+}
+
+/*
+ * Stores the open block as the row of its first record's id, and empties it.  The caller's
+ * sqlite3_last_insert_rowid() is left as it was: the loaders read it after storing a record.
+ */
+static int raw_block_write(struct index_raw_writer *w, struct lt_error *err)
+{
+	sqlite3_int64 last = sqlite3_last_insert_rowid(w->st->db);
+	int rc;
+
+	if (w->block_n == 0)
+		return 0;
+	if (w->cctx == NULL && (w->cctx = raw_cctx_new()) == NULL)
+		return raw_nomem(err, "compressing raw records");
+	if (raw_block_encode(w, err) != 0)
+		return LT_ERR_DB;
+	rc = raw_insert(w, w->block_first, w->blob, w->blob_len, NULL, 0, err);
+	sqlite3_set_last_insert_rowid(w->st->db, last);
+	lt_buf_reset(&w->body);
+	lt_buf_reset(&w->dir);
+	w->block_n = 0;
+	return rc;
+}
+
+/* Adds record id (p, n bytes) to the open block; writes the block once it is full. */
+static int raw_block_add(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
+			 struct lt_error *err)
+{
+	/* ids grow within a load: a smaller one would be lost to the reader's search */
+	assert(w->block_n == 0 || id > w->block_last);
+	if (w->block_n == 0)
+		w->block_first = w->block_last = id;
+	raw_buf_varint(&w->dir, (uint64_t)(id - w->block_last));
+	raw_buf_varint(&w->dir, n);
+	lt_buf_append(&w->body, p, n);
+	w->block_last = id;
+	w->block_n++;
+	if (w->body.len >= RAW_BLOCK_BYTES || w->block_n >= RAW_BLOCK_RECORDS)
+		return raw_block_write(w, err);
+	return 0;
 }
 
 /* Stores a trained dictionary in raw_dicts; *id its id. */
@@ -410,6 +503,8 @@ int index_raw_put(struct index_raw_writer *w, int64_t id, const char *p, size_t 
 	assert(w->st != NULL);
 	if (raw_prepare(w, err) != 0)
 		return LT_ERR_DB;
+	if (raw_in_blocks(w))
+		return raw_block_add(w, id, p, n, err);
 	if (!w->settled && n > 0) /* an empty record teaches a dictionary nothing */
 		return raw_sample(w, id, p, n, err);
 	if (w->cctx == NULL && (w->cctx = raw_cctx_new()) == NULL)
@@ -440,6 +535,8 @@ int index_raw_pack(struct index_raw_writer *w, const char *p, size_t n, const vo
 
 int index_raw_flush(struct index_raw_writer *w, struct lt_error *err)
 {
+	if (raw_in_blocks(w)) /* a block holds records only once index_raw_put prepared */
+		return raw_block_write(w, err);
 	/* a packer's samples are stored already, as text: it goes on sampling */
 	if (w->settled || w->nsamples == 0 || raw_tables[w->table].insert == NULL)
 		return 0;
@@ -458,9 +555,11 @@ struct index_raw_coder {
 
 void index_raw_share_of(struct index_raw_share *out, const struct index_raw_writer *w)
 {
-	*out = (struct index_raw_share){.settled = w->settled && w->cctx != NULL,
-					.cdict = w->cdict,
-					.dict_id = w->cdict ? w->dict_id : 0};
+	/* a block is compressed whole by its writer: nothing to compress record by record */
+	*out =
+	    (struct index_raw_share){.settled = !raw_in_blocks(w) && w->settled && w->cctx != NULL,
+				     .cdict = w->cdict,
+				     .dict_id = w->cdict ? w->dict_id : 0};
 }
 
 struct index_raw_coder *index_raw_coder_new(void)
@@ -539,7 +638,20 @@ int index_raw_pack_coded(struct index_raw_writer *w, const char *p, size_t n,
 
 /* ---- lt_raw() ---- */
 
-/* One connection's decoding state: a context, a few dictionaries, the last record decoded. */
+/* The block lt_raw_of decoded last: its records' ids and where each lies in its text. */
+struct raw_memo {
+	int table;  /* enum index_raw_table; -1: none */
+	char *text; /* the block's content: its records end to end, then its directory */
+	size_t text_cap;
+	int64_t *ids; /* n ids, ascending */
+	size_t *at;   /* n + 1 offsets into text: record i is [at[i], at[i + 1]) */
+	size_t n, cap;
+};
+
+/*
+ * One connection's decoding state: a context, a few dictionaries, the last record lt_raw
+ * decoded, the last block lt_raw_of decoded and its statements.
+ */
 struct raw_reader {
 	ZSTD_DCtx *dctx;
 	struct {
@@ -551,6 +663,8 @@ struct raw_reader {
 	struct lt_buf last_in, last_out; /* the last blob and its text */
 	char *text;			 /* the text decoded */
 	size_t text_cap;
+	sqlite3_stmt *find[INDEX_RAW_LINES + 1]; /* by table: the block a record would be in */
+	struct raw_memo memo;
 };
 
 static void raw_reader_free(void *p)
@@ -565,6 +679,9 @@ static void raw_reader_free(void *p)
 	lt_buf_release(&r->last_in);
 	lt_buf_release(&r->last_out);
 	free(r->text);
+	free(r->memo.text);
+	free(r->memo.ids);
+	free(r->memo.at);
 	free(r);
 }
 
@@ -688,15 +805,196 @@ static void raw_sql(sqlite3_context *cx, int argc, sqlite3_value **argv)
 	lt_buf_append(&r->last_out, r->text, (size_t)b.len);
 }
 
+/* ---- lt_raw_of(): a record read from its block ---- */
+
+/* The block tables, by enum index_raw_table, as lt_raw_of's first argument names them. */
+static const struct raw_block_table {
+	const char *arg;
+	const char *find;
+} raw_block_tables[] = {
+    [INDEX_RAW_AUDIT] = {.arg = "audit",
+			 .find = "SELECT id, data FROM audit_blocks WHERE id <= ?1"
+				 " ORDER BY id DESC LIMIT 1"},
+    [INDEX_RAW_LINES] = {.arg = "lines",
+			 .find = "SELECT id, data FROM lines_blocks WHERE id <= ?1"
+				 " ORDER BY id DESC LIMIT 1"},
+};
+
+/* The index of id among the memo's records, or -1. */
+static ptrdiff_t raw_memo_find(const struct raw_memo *m, int64_t id)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->n && m->ids[lo] == id ? (ptrdiff_t)lo : -1;
+}
+
+/* Reads the directory (dir_len bytes at the end of the memo's len bytes); -1 when damaged. */
+static int raw_memo_index(struct raw_memo *m, int64_t first, size_t n, size_t len, size_t dir_len)
+{
+	const unsigned char *p = (const unsigned char *)m->text + (len - dir_len),
+			    *end = (const unsigned char *)m->text + len;
+	size_t at = 0;
+	int64_t id = first;
+
+	LT_GROW(m->ids, m->cap, n);
+	m->at = lt_xrealloc(m->at, (m->cap + 1) * sizeof *m->at);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t gap, rec;
+
+		if (raw_get_varint(&p, end, &gap) != 0 || raw_get_varint(&p, end, &rec) != 0 ||
+		    gap > (uint64_t)INT64_MAX - (uint64_t)id || (i > 0 && gap == 0) ||
+		    rec > len - dir_len - at)
+			return -1;
+		id += (int64_t)gap;
+		m->ids[i] = id;
+		m->at[i] = at;
+		at += (size_t)rec;
+	}
+	m->at[n] = at;
+	m->n = n;
+	return p == end && at == len - dir_len ? 0 : -1;
+}
+
+/* Decodes block blob (first: its first record's id) into r's memo; NULL, or what failed. */
+static const char *raw_memo_load(struct raw_reader *r, int table, int64_t first,
+				 const unsigned char *p, size_t n)
+{
+	const unsigned char *end = p + n;
+	uint64_t len, count, dir_len;
+	size_t got;
+
+	r->memo.table = -1;
+	r->memo.n = 0;
+	if (n < 1 || *p++ != RAW_BLOCK || raw_get_varint(&p, end, &len) != 0 ||
+	    raw_get_varint(&p, end, &count) != 0 || raw_get_varint(&p, end, &dir_len) != 0 ||
+	    len > RAW_MAX_RECORD || dir_len > len || count == 0 || count > len + 1)
+		return "lt_raw_of: a damaged block of raw records";
+	if (r->dctx == NULL && (r->dctx = raw_dctx_new()) == NULL)
+		return "lt_raw_of: out of memory";
+	if (ZSTD_isError(ZSTD_DCtx_refDDict(r->dctx, NULL)))
+		return "lt_raw_of: out of memory";
+	LT_GROW(r->memo.text, r->memo.text_cap, (size_t)len + 1);
+	got = ZSTD_decompressDCtx(r->dctx, r->memo.text, (size_t)len + 1, p, (size_t)(end - p));
+	if (ZSTD_isError(got))
+		return ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation
+			   ? "lt_raw_of: out of memory"
+			   : "lt_raw_of: a damaged block of raw records";
+	if (got != len ||
+	    raw_memo_index(&r->memo, first, (size_t)count, (size_t)len, (size_t)dir_len) != 0) {
+		r->memo.n = 0;
+		return "lt_raw_of: a damaged block of raw records";
+	}
+	r->memo.table = table;
+	return NULL;
+}
+
+/* Makes the memo the block that would hold record id of table; NULL, or what failed. */
+static const char *raw_memo_seek(struct raw_reader *r, sqlite3 *db, int table, int64_t id)
+{
+	const struct raw_memo *m = &r->memo;
+	sqlite3_stmt *q;
+	const char *msg = NULL;
+	int rc;
+
+	if (m->table == table && m->n > 0 && m->ids[0] <= id && id <= m->ids[m->n - 1])
+		return NULL;
+	if (r->find[table] == NULL &&
+	    sqlite3_prepare_v3(db, raw_block_tables[table].find, -1, SQLITE_PREPARE_PERSISTENT,
+			       &r->find[table], NULL) != SQLITE_OK)
+		return "lt_raw_of: cannot read the blocks of raw records";
+	q = r->find[table];
+	sqlite3_bind_int64(q, 1, id);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW &&
+	    !(m->table == table && m->n > 0 && m->ids[0] == sqlite3_column_int64(q, 0)))
+		msg = raw_memo_load(r, table, sqlite3_column_int64(q, 0), sqlite3_column_blob(q, 1),
+				    (size_t)sqlite3_column_bytes(q, 1));
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		msg = "lt_raw_of: cannot read the blocks of raw records";
+	else if (rc == SQLITE_DONE)
+		r->memo.table = -1;
+	sqlite3_reset(q);
+	return msg;
+}
+
+/* A rollback hook: the memo's block may be gone. */
+static void raw_forget(void *ctx)
+{
+	struct raw_reader *r = ctx;
+
+	r->memo.table = -1;
+	r->memo.n = 0;
+}
+
+/* lt_raw_of(table, id): record id of 'audit' or 'lines' from its block; NULL when in none. */
+static void raw_of_sql(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	struct raw_reader *r = sqlite3_user_data(cx);
+	const char *name = (const char *)sqlite3_value_text(argv[0]), *msg;
+	int table = -1;
+	ptrdiff_t i;
+	int64_t id;
+
+	(void)argc;
+	for (int t = INDEX_RAW_AUDIT; name != NULL && t <= INDEX_RAW_LINES; t++)
+		if (strcmp(name, raw_block_tables[t].arg) == 0)
+			table = t;
+	if (table < 0) {
+		sqlite3_result_error(cx, "lt_raw_of: the table is 'audit' or 'lines'", -1);
+		return;
+	}
+	if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER)
+		return; /* NULL */
+	id = sqlite3_value_int64(argv[1]);
+	if ((msg = raw_memo_seek(r, sqlite3_context_db_handle(cx), table, id)) != NULL) {
+		sqlite3_result_error(cx, msg, -1);
+		return;
+	}
+	if (r->memo.table != table || (i = raw_memo_find(&r->memo, id)) < 0)
+		return; /* in no block: a row of schema 8 or before */
+	sqlite3_result_text(cx, r->memo.text + r->memo.at[i],
+			    (int)(r->memo.at[i + 1] - r->memo.at[i]), SQLITE_TRANSIENT);
+}
+
 int index_raw_register(struct lt_store *st, struct lt_error *err)
 {
 	struct raw_reader *r = lt_xcalloc(1, sizeof *r);
 
 	lt_buf_init(&r->last_in);
 	lt_buf_init(&r->last_out);
+	r->memo.table = -1;
 	/* on failure SQLite has already called raw_reader_free */
 	if (sqlite3_create_function_v2(st->db, "lt_raw", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, r,
 				       raw_sql, NULL, NULL, raw_reader_free) != SQLITE_OK)
 		return index_store_db_error(st, err, "cannot register lt_raw");
+	st->raw = r;
+	/*
+	 * a stored block never changes, but a rolled-back one's first id comes back with other
+	 * records: the memo goes with every rollback
+	 */
+	sqlite3_rollback_hook(st->db, raw_forget, r);
+	/* lt_raw's registration owns r: this one frees nothing */
+	if (sqlite3_create_function_v2(st->db, "lt_raw_of", 2, SQLITE_UTF8, r, raw_of_sql, NULL,
+				       NULL, NULL) != SQLITE_OK)
+		return index_store_db_error(st, err, "cannot register lt_raw_of");
 	return 0;
+}
+
+void index_raw_unregister(struct lt_store *st)
+{
+	if (st->raw == NULL)
+		return;
+	for (size_t i = 0; i < sizeof st->raw->find / sizeof *st->raw->find; i++) {
+		sqlite3_finalize(st->raw->find[i]);
+		st->raw->find[i] = NULL;
+	}
+	st->raw = NULL;
 }

@@ -14,7 +14,7 @@
  *    a line's klog time as its distance from ts_us (lines.klog_d);
  * 8: a line's message that is a slice of its raw record stored as where it lies in it
  *    (lines.msg_at, msg_len: LT_LINE_MESSAGE_SQL), not as text beside it */
-#define SCHEMA_VERSION "8"
+#define SCHEMA_VERSION "9"
 /* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
 /* The first schema whose auditIDs are packed: older ones are packed by the upgrade. */
@@ -318,6 +318,29 @@ static const char *const schema_message_sql[] = {
     "ALTER TABLE lines ADD COLUMN msg_len INTEGER",
 };
 
+/*
+ * Schema 9: the raw records in blocks (index-raw.c), many consecutive records of one load
+ * and table compressed together in one row of audit_blocks or lines_blocks, keyed by its
+ * first record's id (lt_raw_of finds a record's block as the last one keyed at or below its
+ * id).  The per-record rows of schema 8 and before keep their values, as they are, in
+ * audit_raw and lines_raw renamed audit_raw_rows and lines_raw_rows (a new store gets them
+ * too, empty); audit_raw and lines_raw become views reading a record from its block, else
+ * from its row, so every reader of lt_raw(json) and lt_raw(text) reads both.  The rename is
+ * legacy (no view names the renamed tables: the logs view reads lines_raw_rows already).
+ */
+static const char *const schema_blocks_sql[] = {
+    "PRAGMA legacy_alter_table = ON",
+    "ALTER TABLE audit_raw RENAME TO audit_raw_rows",
+    "ALTER TABLE lines_raw RENAME TO lines_raw_rows",
+    "PRAGMA legacy_alter_table = OFF",
+    "CREATE TABLE audit_blocks(id INTEGER PRIMARY KEY, data BLOB NOT NULL)",
+    "CREATE TABLE lines_blocks(id INTEGER PRIMARY KEY, data BLOB NOT NULL)",
+    ("CREATE VIEW audit_raw(id, json) AS SELECT a.id, coalesce(lt_raw_of('audit', a.id),"
+     " (SELECT r.json FROM audit_raw_rows AS r WHERE r.id = a.id)) FROM audit AS a"),
+    ("CREATE VIEW lines_raw(id, text) AS SELECT g.id, coalesce(lt_raw_of('lines', g.id),"
+     " (SELECT r.text FROM lines_raw_rows AS r WHERE r.id = g.id)) FROM lines AS g"),
+};
+
 static const char schema_clusters_table[] =
     "CREATE TABLE IF NOT EXISTS clusters(id INTEGER PRIMARY KEY)";
 
@@ -545,11 +568,25 @@ static int schema_pack_audit_ids(struct lt_store *st, struct lt_error *err)
 				err);
 }
 
+/* Schema 9's blocks (schema_blocks_sql), unless the store has them. */
+static int schema_add_blocks(struct lt_store *st, struct lt_error *err)
+{
+	int has = schema_has_column(st, "audit_blocks", "data", err);
+
+	if (has < 0)
+		return LT_ERR_DB;
+	for (size_t i = 0; !has && i < sizeof schema_blocks_sql / sizeof *schema_blocks_sql; i++)
+		if (index_store_exec(st, schema_blocks_sql[i], err) != 0)
+			return LT_ERR_DB;
+	return 0;
+}
+
 /*
  * Brings a new store, or one of schema 4 to 7, to this schema: the clusters
  * of 5, then the interned columns (schema_add_interned) and the identity column
  * (schema_identity_sql) of 6, the packed auditIDs and klog_d (schema_klog_sql) of 7, the
- * message's place (schema_message_sql) of 8, then the version.
+ * message's place (schema_message_sql) of 8, the raw records' blocks (schema_add_blocks) of 9,
+ * then the version.
  */
 static int schema_migrate(struct lt_store *st, struct lt_error *err)
 {
@@ -571,6 +608,8 @@ static int schema_migrate(struct lt_store *st, struct lt_error *err)
 	for (size_t i = 0; !has && i < sizeof schema_message_sql / sizeof *schema_message_sql; i++)
 		if (index_store_exec(st, schema_message_sql[i], err) != 0)
 			return LT_ERR_DB;
+	if (schema_add_blocks(st, err) != 0)
+		return LT_ERR_DB;
 	return index_store_exec(
 	    st, "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';", err);
 }

@@ -527,6 +527,7 @@ void lt_store_free(struct lt_store *st)
 	sqlite3_finalize(st->str_find);
 	sqlite3_finalize(st->str_add);
 	index_intern_release(&st->strs);
+	index_raw_unregister(st);
 	sqlite3_close(st->db);
 	/* after the close: closing any descriptor of the file drops SQLite's POSIX locks */
 	if (st->lock_fd >= 0) {

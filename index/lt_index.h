@@ -199,14 +199,15 @@ int lt_store_has_lease_bodies(struct lt_store *st);
  * A log line's message (A: the alias of a lines row), one definition for the logs view and
  * every query that reads lines directly.  Schema 8 stores no text for a message that is a
  * slice of the line's raw record (nearly every one: it is part of the line as read): only
- * where it lies, msg_at and msg_len, bytes into lines_raw.text, and reads it from there.  A
- * message that is not a slice of its line (one unquoted, unescaped) and the lines of older
- * schemas keep their text in message, msg_at NULL.  NULL when the line has no message.
+ * where it lies, msg_at and msg_len, bytes into the raw line, and reads it from there: from
+ * its block (schema 9, lt_raw_of), else from its row of lines_raw_rows (lt_raw).  A message
+ * that is not a slice of its line (one unquoted, unescaped) and the lines of older schemas
+ * keep their text in message, msg_at NULL.  NULL when the line has no message.
  */
 #define LT_LINE_MESSAGE_SQL(a)                                                                     \
-	"CASE WHEN " a ".msg_at IS NULL THEN " a ".message ELSE CAST(substr(CAST(lt_raw((SELECT"   \
-	" text FROM lines_raw WHERE id = " a ".id)) AS BLOB), " a ".msg_at + 1, " a ".msg_len)"    \
-	" AS TEXT) END"
+	"CASE WHEN " a ".msg_at IS NULL THEN " a ".message ELSE CAST(substr(CAST(coalesce("        \
+	"lt_raw_of('lines', " a ".id), lt_raw((SELECT text FROM lines_raw_rows WHERE id = " a      \
+	".id))) AS BLOB), " a ".msg_at + 1, " a ".msg_len) AS TEXT) END"
 
 /*
  * Who is behind an audit row's user, as one text (the `identity` column of
