@@ -1666,6 +1666,148 @@ static void test_raw_coded(void **state)
 	close_store(st);
 }
 
+/* Record i of test_raw_blocks: 0 to 3000 bytes (every 50th empty), every byte value but NUL. */
+static size_t block_record(char *buf, size_t cap, int i, int salt)
+{
+	size_t n = i % 50 == 0 ? 0 : (size_t)(i * 7919 % 3001);
+
+	assert_true(n <= cap);
+	for (size_t k = 0; k < n; k++)
+		buf[k] = (char)(1 + ((size_t)i + k * 13 + (size_t)salt) % 255);
+	return n;
+}
+
+/* Record i's id: ascending, with gaps (the ids of other tables' rows, of duplicates). */
+static int64_t block_id(int i)
+{
+	return 5 + 3 * (int64_t)i + (i % 4 == 0);
+}
+
+/* 1 when lt_raw_of(table, id) is p (n bytes); p NULL: when it is NULL. */
+static int raw_of_is(struct lt_store *st, const char *table, int64_t id, const char *p, size_t n)
+{
+	sqlite3_stmt *q;
+	int same;
+
+	assert_int_equal(sqlite3_prepare_v2(st->db, "SELECT lt_raw_of(?1, ?2)", -1, &q, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, id);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	if (p == NULL)
+		same = sqlite3_column_type(q, 0) == SQLITE_NULL;
+	else
+		same = sqlite3_column_type(q, 0) == SQLITE_TEXT &&
+		       (size_t)sqlite3_column_bytes(q, 0) == n &&
+		       (n == 0 || memcmp(sqlite3_column_blob(q, 0), p, n) == 0);
+	sqlite3_finalize(q);
+	return same;
+}
+
+/* Stores records from..to - 1 (salt: which bytes) through w, in the open transaction. */
+static void put_block_records(struct index_raw_writer *w, int from, int to, int salt)
+{
+	static char rec[3001];
+	struct lt_error err = {0};
+
+	for (int i = from; i < to; i++)
+		assert_int_equal(index_raw_put(w, block_id(i), rec,
+					       block_record(rec, sizeof rec, i, salt), &err),
+				 0);
+}
+
+/* Every record from..to - 1 reads back, in order then in reverse; the ids between them not. */
+static void expect_block_records(struct lt_store *st, int from, int to, int salt)
+{
+	static char rec[3001];
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = from; k < to; k++) {
+			int i = pass == 0 ? k : to - 1 - k + from;
+			size_t n = block_record(rec, sizeof rec, i, salt);
+
+			if (!raw_of_is(st, "lines", block_id(i), rec, n))
+				fail_msg("record %d (id %lld) does not read back", i,
+					 (long long)block_id(i));
+			assert_true(raw_of_is(st, "lines", block_id(i) + 1, NULL, 0));
+			assert_true(raw_of_is(st, "audit", block_id(i), NULL, 0));
+		}
+}
+
+/*
+ * The block writer and lt_raw_of: records of 0 to 3000 bytes (every byte value but NUL),
+ * ids with gaps, many blocks, one cut by a commit; each record reads back byte for byte at
+ * every position of its block, the ids of no record (gaps, before the first, after the last)
+ * read NULL; a rolled-back block is forgotten (the same ids then hold other records); a
+ * damaged block is an error, not a crash.
+ */
+static void test_raw_blocks(void **state)
+{
+	enum { N = 300, CUT = 77 };
+	char dir[PATH_SIZE];
+	struct index_raw_writer w;
+	struct lt_error err = {0};
+	struct lt_store *st;
+	char *got;
+
+	(void)state;
+	case_dir(dir, "raw-blocks");
+	st = open_store(dir);
+	index_raw_writer_init(&w, st, INDEX_RAW_LINES, 1);
+	assert_int_equal(index_store_exec(st, "BEGIN", &err), 0);
+	put_block_records(&w, 0, CUT, 0);
+	/* the batch commits: its open block is written with it */
+	assert_int_equal(index_raw_flush(&w, &err), 0);
+	assert_int_equal(index_store_exec(st, "COMMIT; BEGIN", &err), 0);
+	put_block_records(&w, CUT, N, 0);
+	assert_int_equal(index_raw_flush(&w, &err), 0);
+	assert_int_equal(index_store_exec(st, "COMMIT", &err), 0);
+	/* the first id of a block after the cut is record CUT's */
+	got = q_rows(st, "SELECT count(*) > 5, sum(id = 5 + 3 * 77), min(id) FROM lines_blocks",
+		     NULL);
+	assert_string_equal(got, "1|1|6\n");
+	free(got);
+	expect_block_records(st, 0, N, 0);
+	assert_true(raw_of_is(st, "lines", 0, NULL, 0));
+	assert_true(raw_of_is(st, "lines", block_id(N) + 5, NULL, 0));
+	/* a block rolled back, read before it went: its ids come back with other records */
+	assert_int_equal(index_store_exec(st, "BEGIN", &err), 0);
+	put_block_records(&w, N, N + 40, 0);
+	assert_int_equal(index_raw_flush(&w, &err), 0);
+	expect_block_records(st, N, N + 40, 0);
+	assert_int_equal(index_store_exec(st, "ROLLBACK", &err), 0);
+	assert_true(raw_of_is(st, "lines", block_id(N + 1), NULL, 0));
+	assert_int_equal(index_store_exec(st, "BEGIN", &err), 0);
+	put_block_records(&w, N, N + 40, 1);
+	assert_int_equal(index_raw_flush(&w, &err), 0);
+	assert_int_equal(index_store_exec(st, "COMMIT", &err), 0);
+	expect_block_records(st, N - 5, N, 0);
+	expect_block_records(st, N, N + 40, 1);
+	index_raw_writer_release(&w);
+	/* a damaged block (cut short, its frame cut) is an error */
+	assert_int_equal(index_store_exec(st,
+					  "UPDATE lines_blocks SET data = substr(data, 1, 40)"
+					  " WHERE id = (SELECT max(id) FROM lines_blocks)",
+					  &err),
+			 0);
+	close_store(st);
+	st = open_store(dir);
+	got = q_rows(st, "SELECT max(id) FROM lines_blocks", NULL);
+	{
+		sqlite3_stmt *q;
+
+		assert_int_equal(
+		    sqlite3_prepare_v2(st->db, "SELECT lt_raw_of('lines', ?1)", -1, &q, NULL),
+		    SQLITE_OK);
+		sqlite3_bind_int64(q, 1, strtoll(got, NULL, 10));
+		assert_int_equal(sqlite3_step(q), SQLITE_ERROR);
+		assert_non_null(strstr(sqlite3_errmsg(st->db), "damaged block"));
+		sqlite3_finalize(q);
+	}
+	free(got);
+	close_store(st);
+}
+
 /*
  * Many records: the raw records are stored in compressed blocks, lines.fields gets a
  * dictionary trained on its first values, and lt_raw and show give each back byte for byte.
@@ -1934,6 +2076,154 @@ static void test_schema_upgrade_8(void **state)
 	close_store(st);
 }
 
+/* 1 when show (lt_store_line_origin, or _event_origin when audit) gives id's record as p. */
+static int shows(struct lt_store *st, int audit, int64_t id, const char *p, size_t n)
+{
+	struct lt_event_origin o;
+	struct lt_error err = {0};
+	int same;
+
+	lt_buf_init(&o.raw);
+	lt_buf_init(&o.file);
+	assert_int_equal(audit ? lt_store_event_origin(st, id, &o, &err)
+			       : lt_store_line_origin(st, id, &o, &err),
+			 0);
+	same = o.raw.len == n && memcmp(o.raw.ptr, p, n) == 0;
+	lt_buf_release(&o.raw);
+	lt_buf_release(&o.file);
+	return same;
+}
+
+/*
+ * Schema 8 to 9: a store of 8 holds a row a raw record (audit_raw, lines_raw).  A read-only
+ * open refuses it; a writable one keeps those rows as they are (audit_raw_rows,
+ * lines_raw_rows) and stores the next ingest's records in blocks; the views, show and the
+ * logs view's messages read both, and a record read again after the upgrade is a duplicate.
+ */
+static void test_schema_upgrade_9(void **state)
+{
+	static const char *const to8[] = {
+	    TO8_RAW,
+	    "UPDATE meta SET value = '8' WHERE key = 'schema'",
+	};
+	char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], k1[PATH_SIZE], k2[PATH_SIZE], *want;
+	struct lt_ingest_totals t = {0};
+	struct lt_store *st;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "schema-upgrade-9");
+	write_file(a, dir, "a.log", EV_META "\n" EV_NODE "\n");
+	write_file(b, dir, "b.log", EV_NODE "\n" EV_BODY "\n");
+	write_file(k1, dir, "k1.log", SKEWED("old"));
+	write_file(k2, dir, "k2.log", SKEWED("old") SKEWED("new"));
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, a, &s, &t), 2, 2, 0, 0, 0);
+	memset(&s, 0, sizeof s);
+	ingest_ok(st, k1, &s, &t);
+	want = q_rows(st, "SELECT * FROM logs ORDER BY id", NULL);
+	st = reopen_downgraded(st, dir, to8, sizeof to8 / sizeof *to8, "schema 8");
+	expect_rows(st,
+		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+		    " (SELECT group_concat(id) FROM audit_raw_rows),"
+		    " (SELECT group_concat(id) FROM lines_raw_rows),"
+		    " (SELECT count(*) FROM audit_blocks) + (SELECT count(*) FROM lines_blocks),"
+		    " (SELECT group_concat(type) FROM sqlite_master"
+		    "  WHERE name IN ('audit_raw', 'lines_raw'))",
+		    NULL, "9|1,2|1|0|view,view\n");
+	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
+	free(want);
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, b, &s, &t), 2, 1, 1, 0, 0);
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, k2, &s, &t), 2, 1, 1, 0, 0);
+	expect_rows(st,
+		    "SELECT (SELECT group_concat(id) FROM audit_blocks),"
+		    " (SELECT group_concat(id) FROM lines_blocks)",
+		    NULL, "3|2\n");
+	expect_rows(st, "SELECT lt_raw(json) = ?1 FROM audit_raw ORDER BY id", EV_NODE,
+		    "0\n1\n0\n");
+	expect_rows(st, "SELECT lt_raw(text) FROM lines_raw ORDER BY id", NULL,
+		    SKEWED("old") SKEWED("new"));
+	expect_rows(st, "SELECT message FROM logs ORDER BY id", NULL, "old\nnew\n");
+	assert_true(shows(st, 1, 2, EV_NODE, strlen(EV_NODE)));
+	assert_true(shows(st, 1, 3, EV_BODY, strlen(EV_BODY)));
+	assert_true(shows(st, 0, 1, SKEWED("old"), strlen(SKEWED("old")) - 1));
+	assert_true(shows(st, 0, 2, SKEWED("new"), strlen(SKEWED("new")) - 1));
+	close_store(st);
+}
+
+/*
+ * Line i of test_raw_junk: a kubelet line whose message holds bytes of every value but NUL
+ * and newline (control bytes rarer), invalid UTF-8 among them.
+ */
+static size_t junk_line(char *buf, size_t cap, int i)
+{
+	int n = snprintf(buf, cap,
+			 "2024-04-05T05:50:%02d.%06d+00:00 n1 kubelet[1]: E0405 05:50:%02d.%06d 1"
+			 " a.go:1] junk %d ",
+			 i / 1000 % 60, i % 1000, i / 1000 % 60, i % 1000, i);
+	size_t len;
+
+	assert_true(n > 0 && (size_t)n + 300 < cap);
+	len = (size_t)n;
+	for (int k = 0; k < 40 + i % 200; k++) {
+		unsigned char c = (unsigned char)(1 + (i * 31 + k * 7) % 255);
+
+		if (c < 0x20 && k % 8 != 0) /* control bytes rare: a file of many is not text */
+			c |= 0x40;
+		buf[len++] = (char)(c == '\n' ? 0xc3 : c);
+	}
+	buf[len++] = '.'; /* a CR before the newline would end the line as CRLF */
+	buf[len++] = '\n';
+	return len;
+}
+
+/*
+ * Records the parsers accept with bytes of every value but NUL (invalid UTF-8, control
+ * bytes): show gives each back byte for byte from its block, wherever it lies in it; an
+ * event repeated in a file is a duplicate, whose id never enters a block.
+ */
+static void test_raw_junk(void **state)
+{
+	enum { N = 3000 };
+	char dir[PATH_SIZE], klog[PATH_SIZE], audit[PATH_SIZE], line[512];
+	struct lt_ingest_totals t = {0};
+	struct lt_buf b;
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "raw-junk");
+	lt_buf_init(&b);
+	for (int i = 0; i < N; i++)
+		lt_buf_append(&b, line, junk_line(line, sizeof line, i));
+	path_join(klog, dir, "kubelet.log");
+	write_bytes(klog, b.ptr, b.len, "wb");
+	lt_buf_release(&b);
+	lt_buf_init(&b);
+	lt_buf_printf(&b, "%s\n%s\n%s\n%s\n", EV_META, EV_NODE, EV_META, EV_BODY);
+	write_file(audit, dir, "audit.log", b.ptr);
+	lt_buf_release(&b);
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, klog, &s, &t), N, N, 0, 0, 0);
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, audit, &s, &t), 4, 3, 1, 0, 0);
+	expect_raw_file(st, klog, "lines_raw", "text");
+	for (int i = 0; i < N; i++) {
+		size_t n = junk_line(line, sizeof line, i);
+
+		if (!shows(st, 0, i + 1, line, n - 1))
+			fail_msg("line %d is not shown byte for byte", i + 1);
+	}
+	expect_rows(st, "SELECT group_concat(a.id) FROM audit AS a", NULL, "1,2,3\n");
+	assert_true(shows(st, 1, 1, EV_META, strlen(EV_META)));
+	assert_true(shows(st, 1, 2, EV_NODE, strlen(EV_NODE)));
+	assert_true(shows(st, 1, 3, EV_BODY, strlen(EV_BODY)));
+	assert_true(raw_of_is(st, "audit", 4, NULL, 0));
+	close_store(st);
+}
+
 /*
  * The writer lock is per process: a second writable open of one store in the
  * same process (no other writer) opens at once, and a third after both closed.
@@ -2112,6 +2402,9 @@ int main(void)
 	    cmocka_unit_test_teardown(test_readonly_store, teardown),
 	    cmocka_unit_test_teardown(test_ingest_end_beside, teardown),
 	    cmocka_unit_test_teardown(test_event_origin, teardown),
+	    cmocka_unit_test_teardown(test_raw_blocks, teardown),
+	    cmocka_unit_test_teardown(test_raw_junk, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_9, teardown),
 	    cmocka_unit_test_teardown(test_count_keys_capped, teardown),
 	};
 
