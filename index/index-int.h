@@ -169,6 +169,7 @@ struct index_raw_writer {
 	struct lt_buf dir;  /* per record: varint id gap from the one before, varint length */
 	int64_t block_first, block_last; /* its first and last record's ids */
 	size_t block_n;			 /* its records */
+	size_t last_raw, last_packed;	 /* the last block's bytes, as records and stored */
 };
 
 void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,

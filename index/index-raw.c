@@ -58,11 +58,21 @@
 /* a dictionary's size: at most this, and a sixteenth of the samples it is trained on */
 #define RAW_DICT_BYTES (16u * 1024)
 /*
- * A block of records (audit_blocks, lines_blocks) is written once it holds this many bytes
- * of records, or this many records; see bench/RESULTS.md for the size chosen
+ * A block of records (audit_blocks, lines_blocks) is written once its records would compress
+ * to about RAW_BLOCK_CELL bytes, a quarter of the store's 32 KiB page (index-store.c) less
+ * room for the cells' headers and the spread of the ratio: SQLite appends a row to a page
+ * when it fits and starts a new one when not, so a row of a third or a half of a page leaves
+ * the rest unused (bench/RESULTS.md, "Raw records in blocks").  The writer guesses the
+ * records' bytes from the ratio of its last block (RAW_BLOCK_FIRST for the first), within
+ * RAW_BLOCK_MIN and RAW_BLOCK_MAX (what it holds in memory), and at most RAW_BLOCK_RECORDS.
  */
-#define RAW_BLOCK_BYTES	  (32u * 1024)
-#define RAW_BLOCK_RECORDS 1024
+#ifndef RAW_BLOCK_CELL /* a build may set another, to measure it */
+#define RAW_BLOCK_CELL 7600u
+#endif
+#define RAW_BLOCK_FIRST	  (32u * 1024)
+#define RAW_BLOCK_MIN	  (4u * 1024)
+#define RAW_BLOCK_MAX	  (1024u * 1024)
+#define RAW_BLOCK_RECORDS 4096
 /* a record longer than this is not one of ours (the parser caps records at 8 MiB) */
 #define RAW_MAX_RECORD (64u * 1024 * 1024)
 /* dictionaries lt_raw keeps decoded per connection */
@@ -342,12 +352,26 @@ static int raw_block_write(struct index_raw_writer *w, struct lt_error *err)
 		return raw_nomem(err, "compressing raw records");
 	if (raw_block_encode(w, err) != 0)
 		return LT_ERR_DB;
+	/* the ratio of this block sizes the next (a block cut short by a commit, too) */
+	w->last_raw = w->body.len;
+	w->last_packed = w->blob_len;
 	rc = raw_insert(w, w->block_first, w->blob, w->blob_len, NULL, 0, err);
 	sqlite3_set_last_insert_rowid(w->st->db, last);
 	lt_buf_reset(&w->body);
 	lt_buf_reset(&w->dir);
 	w->block_n = 0;
 	return rc;
+}
+
+/* The bytes of records the open block takes: what would compress to RAW_BLOCK_CELL. */
+static size_t raw_block_want(const struct index_raw_writer *w)
+{
+	uint64_t want;
+
+	if (w->last_raw == 0 || w->last_packed == 0)
+		return RAW_BLOCK_FIRST;
+	want = (uint64_t)RAW_BLOCK_CELL * w->last_raw / w->last_packed;
+	return want < RAW_BLOCK_MIN ? RAW_BLOCK_MIN : want > RAW_BLOCK_MAX ? RAW_BLOCK_MAX : want;
 }
 
 /* Adds record id (p, n bytes) to the open block; writes the block once it is full. */
@@ -363,7 +387,7 @@ static int raw_block_add(struct index_raw_writer *w, int64_t id, const char *p, 
 	lt_buf_append(&w->body, p, n);
 	w->block_last = id;
 	w->block_n++;
-	if (w->body.len >= RAW_BLOCK_BYTES || w->block_n >= RAW_BLOCK_RECORDS)
+	if (w->body.len >= raw_block_want(w) || w->block_n >= RAW_BLOCK_RECORDS)
 		return raw_block_write(w, err);
 	return 0;
 }
