@@ -147,7 +147,8 @@ enum index_raw_table { INDEX_RAW_AUDIT, INDEX_RAW_LINES, INDEX_RAW_FIELDS };
  * of audit_blocks or lines_blocks when it fills or the batch commits.
  * lines.fields: the first values are kept in memory as samples until a
  * dictionary is trained on them (or the batch commits); then they and every
- * later value are compressed one by one.  Embedded: _init/_release.
+ * later value are compressed one by one.  Embedded: _init/_release; a writer whose
+ * transaction was rolled back is released (its blocks' dictionary may be gone with it).
  */
 struct index_raw_writer {
 	struct lt_store *st;

@@ -73,6 +73,12 @@
 #define RAW_BLOCK_MIN	  (4u * 1024)
 #define RAW_BLOCK_MAX	  (1024u * 1024)
 #define RAW_BLOCK_RECORDS 4096
+/*
+ * A writer's later blocks are compressed with the first RAW_BLOCK_DICT_BYTES bytes of its first
+ * block's content as a raw dictionary (zstd's rawContent: no training, nothing more stored:
+ * the reader decodes that block to get it); bench/RESULTS.md measured the sizes
+ */
+#define RAW_BLOCK_DICT_BYTES (32u * 1024)
 /* a record longer than this is not one of ours (the parser caps records at 8 MiB) */
 #define RAW_MAX_RECORD (64u * 1024 * 1024)
 /* dictionaries lt_raw keeps decoded per connection */
@@ -84,6 +90,8 @@ enum raw_codec {
 	RAW_ZSTD = 1,	   /* a zstd frame of its own */
 	RAW_ZSTD_DICT = 2, /* a zstd frame that needs raw_dicts.id */
 	RAW_BLOCK = 3,	   /* a block of records (schema 9): audit_blocks.data, lines_blocks.data */
+	RAW_BLOCK_DICT =
+	    4, /* a block compressed with the content of an earlier one as dictionary */
 };
 
 /* The SQL of each raw table (enum index_raw_table). */
@@ -323,10 +331,12 @@ static int raw_block_encode(struct index_raw_writer *w, struct lt_error *err)
 	lt_buf_append(&w->body, w->dir.ptr, w->dir.len);
 	bound = ZSTD_compressBound(w->body.len);
 	LT_GROW(w->blob, w->blob_cap, 4 * 10 + bound);
-	w->blob[0] = RAW_BLOCK;
+	w->blob[0] = w->cdict != NULL ? RAW_BLOCK_DICT : RAW_BLOCK;
 	head += raw_put_varint(w->blob + head, w->body.len);
 	head += raw_put_varint(w->blob + head, w->block_n);
 	head += raw_put_varint(w->blob + head, dir_len);
+	if (w->cdict != NULL)
+		head += raw_put_varint(w->blob + head, (uint64_t)w->dict_id);
 	got = ZSTD_compress2(w->cctx, w->blob + head, w->blob_cap - head, w->body.ptr, w->body.len);
 	if (ZSTD_isError(got))
 		return ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation
@@ -334,6 +344,23 @@ static int raw_block_encode(struct index_raw_writer *w, struct lt_error *err)
 			   : lt_error_set(err, LT_ERR_DB, "cannot compress raw records: %s",
 					  ZSTD_getErrorName(got));
 	w->blob_len = head + got;
+	return 0;
+}
+
+/*
+ * The writer's first block is stored: its content (still in w->body) becomes the raw
+ * dictionary of every later block, known as that block's id.  Once (w->settled).
+ */
+static int raw_block_dict(struct index_raw_writer *w, struct lt_error *err)
+{
+	size_t n = w->body.len < RAW_BLOCK_DICT_BYTES ? w->body.len : RAW_BLOCK_DICT_BYTES;
+
+	w->settled = 1;
+	w->cdict = ZSTD_createCDict_advanced(w->body.ptr, n, ZSTD_dlm_byCopy, ZSTD_dct_rawContent,
+					     ZSTD_getCParams(RAW_LEVEL, 0, n), raw_mem);
+	if (w->cdict == NULL || ZSTD_isError(ZSTD_CCtx_refCDict(w->cctx, w->cdict)))
+		return raw_nomem(err, "loading a block of raw records as a dictionary");
+	w->dict_id = w->block_first;
 	return 0;
 }
 
@@ -357,6 +384,8 @@ static int raw_block_write(struct index_raw_writer *w, struct lt_error *err)
 	w->last_packed = w->blob_len;
 	rc = raw_insert(w, w->block_first, w->blob, w->blob_len, NULL, 0, err);
 	sqlite3_set_last_insert_rowid(w->st->db, last);
+	if (rc == 0 && !w->settled)
+		rc = raw_block_dict(w, err);
 	lt_buf_reset(&w->body);
 	lt_buf_reset(&w->dir);
 	w->block_n = 0;
@@ -688,6 +717,15 @@ struct raw_reader {
 	char *text;			 /* the text decoded */
 	size_t text_cap;
 	sqlite3_stmt *find[INDEX_RAW_LINES + 1]; /* by table: the block a record would be in */
+	sqlite3_stmt *get[INDEX_RAW_LINES + 1];	 /* by table: a block by its id */
+	struct {
+		int table;
+		int64_t id; /* the block whose content it is */
+		ZSTD_DDict *dd;
+		uint64_t used;
+	} bdicts[RAW_DICT_CACHE]; /* blocks' dictionaries (RAW_BLOCK_DICT) */
+	char *scratch;		  /* a dictionary's block, decoded */
+	size_t scratch_cap;
 	struct raw_memo memo;
 };
 
@@ -703,6 +741,9 @@ static void raw_reader_free(void *p)
 	lt_buf_release(&r->last_in);
 	lt_buf_release(&r->last_out);
 	free(r->text);
+	for (size_t i = 0; i < RAW_DICT_CACHE; i++)
+		ZSTD_freeDDict(r->bdicts[i].dd);
+	free(r->scratch);
 	free(r->memo.text);
 	free(r->memo.ids);
 	free(r->memo.at);
@@ -834,14 +875,17 @@ static void raw_sql(sqlite3_context *cx, int argc, sqlite3_value **argv)
 /* The block tables, by enum index_raw_table, as lt_raw_of's first argument names them. */
 static const struct raw_block_table {
 	const char *arg;
-	const char *find;
+	const char *find; /* the block a record would be in */
+	const char *get;  /* a block by its id */
 } raw_block_tables[] = {
     [INDEX_RAW_AUDIT] = {.arg = "audit",
 			 .find = "SELECT id, data FROM audit_blocks WHERE id <= ?1"
-				 " ORDER BY id DESC LIMIT 1"},
+				 " ORDER BY id DESC LIMIT 1",
+			 .get = "SELECT data FROM audit_blocks WHERE id = ?1"},
     [INDEX_RAW_LINES] = {.arg = "lines",
 			 .find = "SELECT id, data FROM lines_blocks WHERE id <= ?1"
-				 " ORDER BY id DESC LIMIT 1"},
+				 " ORDER BY id DESC LIMIT 1",
+			 .get = "SELECT data FROM lines_blocks WHERE id = ?1"},
 };
 
 /* The index of id among the memo's records, or -1. */
@@ -887,32 +931,133 @@ static int raw_memo_index(struct raw_memo *m, int64_t first, size_t n, size_t le
 	return p == end && at == len - dir_len ? 0 : -1;
 }
 
-/* Decodes block blob (first: its first record's id) into r's memo; NULL, or what failed. */
-static const char *raw_memo_load(struct raw_reader *r, int table, int64_t first,
-				 const unsigned char *p, size_t n)
+/* A stored block taken apart. */
+struct raw_block_head {
+	uint64_t len, count, dir_len; /* the content's bytes, its records, its directory's bytes */
+	int64_t dict_id;	      /* the block whose content is its dictionary; 0: none */
+	const unsigned char *frame;
+	size_t frame_len;
+};
+
+/* Splits a block blob into its head and frame; -1 when it is not one raw_block_encode wrote. */
+static int raw_block_parse(struct raw_block_head *out, const unsigned char *p, size_t n)
 {
 	const unsigned char *end = p + n;
-	uint64_t len, count, dir_len;
+	uint64_t dict = 0;
+	int codec;
+
+	if (p == NULL || n < 1 || (p[0] != RAW_BLOCK && p[0] != RAW_BLOCK_DICT))
+		return -1;
+	codec = *p++;
+	if (raw_get_varint(&p, end, &out->len) != 0 || raw_get_varint(&p, end, &out->count) != 0 ||
+	    raw_get_varint(&p, end, &out->dir_len) != 0 ||
+	    (codec == RAW_BLOCK_DICT &&
+	     (raw_get_varint(&p, end, &dict) != 0 || dict == 0 || dict > (uint64_t)INT64_MAX)) ||
+	    out->len > RAW_MAX_RECORD || out->dir_len > out->len || out->count == 0 ||
+	    out->count > out->dir_len / 2)
+		return -1;
+	out->dict_id = (int64_t)dict;
+	out->frame = p;
+	out->frame_len = (size_t)(end - p);
+	return 0;
+}
+
+/* Decompresses h's frame with dd (or none) into *buf (grown); NULL, or what failed. */
+static const char *raw_block_inflate(struct raw_reader *r, const ZSTD_DDict *dd,
+				     const struct raw_block_head *h, char **buf, size_t *cap)
+{
 	size_t got;
 
-	r->memo.table = -1;
-	r->memo.n = 0;
-	if (n < 1 || *p++ != RAW_BLOCK || raw_get_varint(&p, end, &len) != 0 ||
-	    raw_get_varint(&p, end, &count) != 0 || raw_get_varint(&p, end, &dir_len) != 0 ||
-	    len > RAW_MAX_RECORD || dir_len > len || count == 0 || count > len + 1)
-		return "lt_raw_of: a damaged block of raw records";
 	if (r->dctx == NULL && (r->dctx = raw_dctx_new()) == NULL)
 		return "lt_raw_of: out of memory";
-	if (ZSTD_isError(ZSTD_DCtx_refDDict(r->dctx, NULL)))
+	if (ZSTD_isError(ZSTD_DCtx_refDDict(r->dctx, dd)))
 		return "lt_raw_of: out of memory";
-	LT_GROW(r->memo.text, r->memo.text_cap, (size_t)len + 1);
-	got = ZSTD_decompressDCtx(r->dctx, r->memo.text, (size_t)len + 1, p, (size_t)(end - p));
+	LT_GROW(*buf, *cap, (size_t)h->len + 1);
+	got = ZSTD_decompressDCtx(r->dctx, *buf, (size_t)h->len + 1, h->frame, h->frame_len);
 	if (ZSTD_isError(got))
 		return ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation
 			   ? "lt_raw_of: out of memory"
 			   : "lt_raw_of: a damaged block of raw records";
-	if (got != len ||
-	    raw_memo_index(&r->memo, first, (size_t)count, (size_t)len, (size_t)dir_len) != 0) {
+	return got == h->len ? NULL : "lt_raw_of: a damaged block of raw records";
+}
+
+/* Block id of table's content as a decoding dictionary (RAW_BLOCK_DICT); NULL with *msg. */
+static ZSTD_DDict *raw_block_load_dict(struct raw_reader *r, sqlite3 *db, int table, int64_t id,
+				       const char **msg)
+{
+	struct raw_block_head h;
+	sqlite3_stmt *q;
+	ZSTD_DDict *dd = NULL;
+
+	*msg = "lt_raw_of: cannot read the blocks of raw records";
+	if (r->get[table] == NULL &&
+	    sqlite3_prepare_v3(db, raw_block_tables[table].get, -1, SQLITE_PREPARE_PERSISTENT,
+			       &r->get[table], NULL) != SQLITE_OK)
+		return NULL;
+	q = r->get[table];
+	sqlite3_bind_int64(q, 1, id);
+	if (sqlite3_step(q) != SQLITE_ROW) {
+		*msg = "lt_raw_of: a block's dictionary is missing from the store";
+	} else if (raw_block_parse(&h, sqlite3_column_blob(q, 0),
+				   (size_t)sqlite3_column_bytes(q, 0)) != 0 ||
+		   h.dict_id != 0) {
+		*msg = "lt_raw_of: a damaged block of raw records";
+	} else if ((*msg = raw_block_inflate(r, NULL, &h, &r->scratch, &r->scratch_cap)) == NULL) {
+		size_t n = h.len < RAW_BLOCK_DICT_BYTES ? (size_t)h.len : RAW_BLOCK_DICT_BYTES;
+
+		dd = ZSTD_createDDict_advanced(r->scratch, n, ZSTD_dlm_byCopy, ZSTD_dct_rawContent,
+					       raw_mem);
+		*msg = dd == NULL ? "lt_raw_of: out of memory" : NULL;
+	}
+	sqlite3_reset(q);
+	return dd;
+}
+
+/* The dictionary of table's blocks made with block id's, cached (evicting the least used). */
+static ZSTD_DDict *raw_block_dict_of(struct raw_reader *r, sqlite3 *db, int table, int64_t id,
+				     const char **msg)
+{
+	size_t victim = 0;
+	ZSTD_DDict *dd;
+
+	r->tick++;
+	for (size_t i = 0; i < RAW_DICT_CACHE; i++) {
+		if (r->bdicts[i].dd != NULL && r->bdicts[i].id == id &&
+		    r->bdicts[i].table == table) {
+			r->bdicts[i].used = r->tick;
+			return r->bdicts[i].dd;
+		}
+		if (r->bdicts[i].used < r->bdicts[victim].used)
+			victim = i;
+	}
+	if ((dd = raw_block_load_dict(r, db, table, id, msg)) == NULL)
+		return NULL;
+	ZSTD_freeDDict(r->bdicts[victim].dd);
+	r->bdicts[victim].dd = dd;
+	r->bdicts[victim].id = id;
+	r->bdicts[victim].table = table;
+	r->bdicts[victim].used = r->tick;
+	return dd;
+}
+
+/* Decodes block blob (first: its first record's id) into r's memo; NULL, or what failed. */
+static const char *raw_memo_load(struct raw_reader *r, sqlite3 *db, int table, int64_t first,
+				 const unsigned char *p, size_t n)
+{
+	struct raw_block_head h;
+	ZSTD_DDict *dd = NULL;
+	const char *msg = NULL;
+
+	r->memo.table = -1;
+	r->memo.n = 0;
+	if (raw_block_parse(&h, p, n) != 0)
+		return "lt_raw_of: a damaged block of raw records";
+	if (h.dict_id != 0 && (dd = raw_block_dict_of(r, db, table, h.dict_id, &msg)) == NULL)
+		return msg;
+	if ((msg = raw_block_inflate(r, dd, &h, &r->memo.text, &r->memo.text_cap)) != NULL)
+		return msg;
+	if (raw_memo_index(&r->memo, first, (size_t)h.count, (size_t)h.len, (size_t)h.dir_len) !=
+	    0) {
 		r->memo.n = 0;
 		return "lt_raw_of: a damaged block of raw records";
 	}
@@ -939,8 +1084,8 @@ static const char *raw_memo_seek(struct raw_reader *r, sqlite3 *db, int table, i
 	rc = sqlite3_step(q);
 	if (rc == SQLITE_ROW &&
 	    !(m->table == table && m->n > 0 && m->ids[0] == sqlite3_column_int64(q, 0)))
-		msg = raw_memo_load(r, table, sqlite3_column_int64(q, 0), sqlite3_column_blob(q, 1),
-				    (size_t)sqlite3_column_bytes(q, 1));
+		msg = raw_memo_load(r, db, table, sqlite3_column_int64(q, 0),
+				    sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1));
 	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		msg = "lt_raw_of: cannot read the blocks of raw records";
 	else if (rc == SQLITE_DONE)
@@ -956,6 +1101,10 @@ static void raw_forget(void *ctx)
 
 	r->memo.table = -1;
 	r->memo.n = 0;
+	for (size_t i = 0; i < RAW_DICT_CACHE; i++) {
+		ZSTD_freeDDict(r->bdicts[i].dd);
+		r->bdicts[i].dd = NULL;
+	}
 }
 
 /* lt_raw_of(table, id): record id of 'audit' or 'lines' from its block; NULL when in none. */
@@ -1018,7 +1167,8 @@ void index_raw_unregister(struct lt_store *st)
 		return;
 	for (size_t i = 0; i < sizeof st->raw->find / sizeof *st->raw->find; i++) {
 		sqlite3_finalize(st->raw->find[i]);
-		st->raw->find[i] = NULL;
+		sqlite3_finalize(st->raw->get[i]);
+		st->raw->find[i] = st->raw->get[i] = NULL;
 	}
 	st->raw = NULL;
 }
