@@ -24,6 +24,9 @@
 #   tables and indexes (dbstat's pages, when the sqlite3 shell is there), and what a row of
 #   the event and line tables (audit, lines) costs, column by column (the bytes SQLite stores
 #   for each value: an integer 0-8 bytes by its size, text and blobs their length).
+# Then (READS=0 skips it) the cost of reading raw records back with each binary: `show ID`
+# and `show LID` (a record in the middle), `timeline -v NODE` (the first node), the logs view
+# as CSV: CPU seconds, the least of RUNS, and callgrind's instructions (but for the view).
 # Prints a Markdown block for bench/RESULTS.md.  Work files go to bench/out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -167,4 +170,44 @@ done
     [ "${k%-*}" = journal ] && t=lines
     printf '| %s | %s | %s | %s |\n' "${k%-*}" "${k#*-}" "$t" "$(columns "$out/store-$k.db" "$t")"
   done
+
+  # the cost of reading raw records back, each binary on its own stores (READS=0 skips it)
+  if [ "${READS:-1}" != 0 ]; then
+    node=$("$new" sql -o csv --db "$out/store-audit-new.db" "SELECT node FROM nodes ORDER BY node LIMIT 1" | tail -1)
+    mid=$(($("$new" sql -o csv --db "$out/store-audit-new.db" "SELECT max(id) FROM audit" | tail -1) / 2))
+    midl=$(($("$new" sql -o csv --db "$out/store-journal-new.db" "SELECT max(id) FROM lines" | tail -1) / 2))
+    printf '\nReading raw records back (each binary on its own stores; CPU s, the least of %d runs;\n' "$runs"
+    printf 'instructions: callgrind, the whole process, deterministic):\n\n'
+    printf '| read | base | new |\n|---|---|---|\n'
+    for what in "show $mid|audit|show $mid" "show L$midl|journal|show L$midl" \
+        "timeline -v NODE|audit|timeline -v $node" \
+        "sql SELECT * FROM logs|journal|sql -o csv SELECT * FROM logs"; do
+      IFS='|' read -r label kind cmd <<<"$what"
+      row="| \`$label\` |"
+      for b in base new; do
+        bin=$old; [ $b = new ] && bin=$new
+        db=$out/store-$kind-$b.db cpu=
+        # shellcheck disable=SC2086
+        for _ in $(seq "$runs"); do
+          if [ "${cmd#sql}" != "$cmd" ]; then
+            /usr/bin/time -f "%U %S" -o "$out/read.time" "$bin" sql -o csv --db "$db" "SELECT * FROM logs" >/dev/null
+          else
+            /usr/bin/time -f "%U %S" -o "$out/read.time" "$bin" $cmd --db "$db" >/dev/null
+          fi
+          c=$(awk '{ print $1 + $2 }' "$out/read.time")
+          if [ -z "$cpu" ] || awk -v a="$c" -v b="$cpu" 'BEGIN { exit !(a < b) }'; then cpu=$c; fi
+        done
+        ins=-
+        if command -v valgrind >/dev/null && [ "${cmd#sql}" = "$cmd" ]; then
+          # shellcheck disable=SC2086
+          valgrind --tool=callgrind --callgrind-out-file="$out/read.cg" "$bin" $cmd --db "$db" \
+            >/dev/null 2>&1
+          ins=$(sed -n 's/^summary: //p' "$out/read.cg" | awk '{ printf "%.2f M", $1 / 1e6 }')
+          rm -f "$out/read.cg"
+        fi
+        row="$row $cpu s, $ins |"
+      done
+      echo "$row"
+    done
+  fi
 } | tee "$out/store.md"
