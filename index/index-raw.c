@@ -59,15 +59,18 @@
 #define RAW_DICT_BYTES (16u * 1024)
 /*
  * A block of records (audit_blocks, lines_blocks) is written once its records would compress
- * to about RAW_BLOCK_CELL bytes, a quarter of the store's 32 KiB page (index-store.c) less
+ * to about RAW_BLOCK_CELL bytes, an eighth of the store's 32 KiB page (index-store.c) less
  * room for the cells' headers and the spread of the ratio: SQLite appends a row to a page
  * when it fits and starts a new one when not, so a row of a third or a half of a page leaves
- * the rest unused (bench/RESULTS.md, "Raw records in blocks").  The writer guesses the
- * records' bytes from the ratio of its last block (RAW_BLOCK_FIRST for the first), within
- * RAW_BLOCK_MIN and RAW_BLOCK_MAX (what it holds in memory), and at most RAW_BLOCK_RECORDS.
+ * the rest unused.  An eighth, not a quarter: reading one record decodes its whole block
+ * (timeline -v of a node of a merged journal reads one line a block), and a block of a
+ * quarter page stored 1-3 % less for 30 % more instructions (bench/RESULTS.md, "Raw records
+ * in blocks").  The writer guesses the records' bytes from the ratio of its last block
+ * (RAW_BLOCK_FIRST for the first), within RAW_BLOCK_MIN and RAW_BLOCK_MAX (what it holds in
+ * memory), and at most RAW_BLOCK_RECORDS.
  */
 #ifndef RAW_BLOCK_CELL /* a build may set another, to measure it */
-#define RAW_BLOCK_CELL 7600u
+#define RAW_BLOCK_CELL 3800u
 #endif
 #define RAW_BLOCK_FIRST	  (32u * 1024)
 #define RAW_BLOCK_MIN	  (4u * 1024)
