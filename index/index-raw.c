@@ -93,8 +93,7 @@ enum raw_codec {
 	RAW_ZSTD = 1,	   /* a zstd frame of its own */
 	RAW_ZSTD_DICT = 2, /* a zstd frame that needs raw_dicts.id */
 	RAW_BLOCK = 3,	   /* a block of records (schema 9): audit_blocks.data, lines_blocks.data */
-	RAW_BLOCK_DICT =
-	    4, /* a block compressed with the content of an earlier one as dictionary */
+	RAW_BLOCK_DICT = 4, /* a block with an earlier one's content as dictionary */
 };
 
 /* The SQL of each raw table (enum index_raw_table). */
@@ -361,8 +360,13 @@ static int raw_block_dict(struct index_raw_writer *w, struct lt_error *err)
 	w->settled = 1;
 	w->cdict = ZSTD_createCDict_advanced(w->body.ptr, n, ZSTD_dlm_byCopy, ZSTD_dct_rawContent,
 					     ZSTD_getCParams(RAW_LEVEL, 0, n), raw_mem);
-	if (w->cdict == NULL || ZSTD_isError(ZSTD_CCtx_refCDict(w->cctx, w->cdict)))
+	if (w->cdict == NULL || ZSTD_isError(ZSTD_CCtx_refCDict(w->cctx, w->cdict))) {
+		/* no block says it has a dictionary the context does not hold */
+		ZSTD_CCtx_refCDict(w->cctx, NULL);
+		ZSTD_freeCDict(w->cdict);
+		w->cdict = NULL;
 		return raw_nomem(err, "loading a block of raw records as a dictionary");
+	}
 	w->dict_id = w->block_first;
 	return 0;
 }
