@@ -1,37 +1,46 @@
 /*
  * index-raw.c - raw records (audit_raw.json, lines_raw.text) stored compressed,
- * and lt_raw(), the SQL function that reads them back byte for byte.
+ * and lt_raw() and lt_raw_of(), the SQL functions that read them back byte for byte.
  *
- * A raw record is many small, similar texts: zstd on its own barely shrinks
- * a 300-byte record, zstd with a dictionary trained on the records around it
- * takes it to a fifth.  So each load's writer of a raw table keeps the first
- * records it is given in memory (RAW_TRAIN_RECORDS, RAW_TRAIN_BYTES: bounded),
- * trains a dictionary on them (ZDICT), stores it in raw_dicts (its source and
- * table beside it), then those first records compressed, and compresses every
- * record after them as it comes.  The samples are stored at the latest when
- * the batch commits (index_raw_flush), so a committed row always has its raw
- * record.  A source too small to train on (RAW_TRAIN_MIN_BYTES) borrows the
- * store's latest dictionary of the same table, or is compressed without one;
- * a record whose compressed form is not smaller stays text.
+ * Schema 9 stores the raw records in blocks: each load's writer of a raw table
+ * gathers consecutive records (ascending ids, never a duplicate's: it has no row)
+ * and stores them as one row of audit_blocks or lines_blocks, keyed by the first
+ * record's id, when the block would compress to RAW_BLOCK_CELL bytes and before
+ * every commit (index_raw_flush), in the rows' transaction: a committed row
+ * always has its record, an interrupted batch leaves no block behind.  A block:
  *
- * A stored value is therefore either TEXT (the record as read: small
- * sources' short lines, stores of schema 5 and before) or a BLOB:
+ *   byte 0       RAW_BLOCK, or RAW_BLOCK_DICT
+ *   varints      the content's length, its records, its directory's length,
+ *                and (RAW_BLOCK_DICT) the id of the block whose content is the
+ *                dictionary: the writer's first
+ *   the rest     one zstd frame, magicless, of the content: the records end to
+ *                end, then the directory (per record: varint id gap, varint length)
+ *
+ * lt_raw_of(table, id) finds a record's block as the last one keyed at or below
+ * its id and keeps that block decoded (a connection reads neighbours in a row).
+ *
+ * Before schema 9, and in lines.fields still, a value is compressed alone with
+ * a dictionary trained on the first values of its source (RAW_TRAIN_RECORDS,
+ * RAW_TRAIN_BYTES; stored in raw_dicts); a small source borrows the store's
+ * latest dictionary of the same table (RAW_TRAIN_MIN_BYTES) or goes without;
+ * a value whose compressed form is not smaller stays text.  Such a value (an
+ * upgraded store's audit_raw_rows, lines_raw_rows, and lines.fields) is TEXT
+ * or a BLOB:
  *
  *   byte 0       codec (enum raw_codec)
  *   varint       the record's length in bytes
  *   varint       raw_dicts.id (RAW_ZSTD_DICT only)
  *   the rest     one zstd frame, magicless, without checksum, size or dict id
  *
- * The same packing serves lines.fields, the JSON of a line's structured
- * key-value pairs (index_raw_pack: the caller binds the blob in its own
- * insert; the values sampled before the dictionary stay text).
+ * The fields' packer (index_raw_pack: the caller binds the blob in its own
+ * insert; the values sampled before the dictionary stay text) settles like
+ * that: once settled, its encoding is a pure function of the value, so a coder
+ * on another thread (index_raw_coder_encode, index-pipe.c's parser) given the
+ * writer's share (its CDict, read-only, and dictionary id) makes the same
+ * bytes, which index_raw_pack_coded uses as they are.  A block writer's share
+ * never says settled: it compresses a block whole, itself.
  *
- * Once a writer settled, its encoding is a pure function of the record: a
- * coder on another thread (index_raw_coder_encode, index-pipe.c's parser)
- * given the writer's share (its CDict, read-only, and dictionary id) makes
- * the same bytes, which index_raw_put_coded binds as they are.
- *
- * lt_raw(value) gives the text back for both, so SQL reads a raw record as
+ * lt_raw(value) gives the text back for both kinds of value, so SQL reads one as
  * lt_raw(r.json); it keeps the last record it decoded (queries read one
  * record's body several times in a row) and a few dictionaries.  Every
  * allocation of zstd goes through raw_alloc, which LEASETRAIL_FAULT=zstd:N
