@@ -178,10 +178,10 @@ void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,
 void index_raw_writer_release(struct index_raw_writer *w);
 
 /*
- * Stores record p (n bytes) as row id of the writer's table, inside the
- * caller's transaction: at once, or with the samples (index_raw_flush before
- * the commit).  The last row it inserts is id's or an earlier record's, so
- * sqlite3_last_insert_rowid() is never a dictionary's.
+ * Stores record p (n bytes) of row id (ids ascending) in the writer's table,
+ * inside the caller's transaction: in the open block, written when it fills or
+ * by index_raw_flush before the commit.  sqlite3_last_insert_rowid() is left
+ * as the caller's last insert made it, never a block's.
  */
 int index_raw_put(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
 		  struct lt_error *err);
