@@ -157,7 +157,8 @@ struct index_raw_writer {
 	sqlite3_stmt *ins;
 	int settled; /* trained (or decided against a dictionary): compressing */
 	struct ZSTD_CCtx_s *cctx;
-	struct ZSTD_CDict_s *cdict;
+	const struct ZSTD_CDict_s *cdict;
+	void *cdict_ws;	       /* cdict's memory (ZSTD_initStaticCDict) */
 	int64_t dict_id;       /* raw_dicts.id of cdict */
 	struct lt_buf samples; /* the samples' bytes, end to end */
 	size_t *sizes;	       /* each sample's length */

@@ -221,8 +221,8 @@ void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,
 void index_raw_writer_release(struct index_raw_writer *w)
 {
 	sqlite3_finalize(w->ins);
-	ZSTD_freeCDict(w->cdict);
 	ZSTD_freeCCtx(w->cctx);
+	free(w->cdict_ws); /* cdict's: a static CDict is its workspace */
 	free(w->sizes);
 	free(w->ids);
 	free(w->blob);
@@ -315,6 +315,31 @@ static int raw_write(struct index_raw_writer *w, int64_t id, const char *p, size
 	return raw_insert(w, id, smaller ? w->blob : NULL, w->blob_len, p, n, err);
 }
 
+/*
+ * Makes dict (n bytes, of type dct) w's compression dictionary, in a workspace raw_alloc
+ * gives: zstd 1.5.4's ZSTD_createCDict_advanced dereferences its own failed allocation
+ * (zstd #3847, fixed in 1.5.6), a static CDict in memory of ours fails cleanly.  -1: no
+ * memory, and w unchanged.
+ */
+static int raw_cdict_load(struct index_raw_writer *w, const void *dict, size_t n,
+			  ZSTD_dictContentType_e dct)
+{
+	ZSTD_compressionParameters cp = ZSTD_getCParams(RAW_LEVEL, 0, n);
+	size_t size = ZSTD_estimateCDictSize_advanced(n, cp, ZSTD_dlm_byCopy);
+	void *ws = raw_alloc(NULL, size);
+	const ZSTD_CDict *cd =
+	    ws != NULL ? ZSTD_initStaticCDict(ws, size, dict, n, ZSTD_dlm_byCopy, dct, cp) : NULL;
+
+	if (cd == NULL || ZSTD_isError(ZSTD_CCtx_refCDict(w->cctx, cd))) {
+		ZSTD_CCtx_refCDict(w->cctx, NULL);
+		free(ws);
+		return -1;
+	}
+	w->cdict = cd;
+	w->cdict_ws = ws;
+	return 0;
+}
+
 /* ---- blocks (schema 9) ---- */
 
 /* 1 when w's table is stored in blocks (every raw table but lines.fields). */
@@ -367,15 +392,9 @@ static int raw_block_dict(struct index_raw_writer *w, struct lt_error *err)
 	size_t n = w->body.len < RAW_BLOCK_DICT_BYTES ? w->body.len : RAW_BLOCK_DICT_BYTES;
 
 	w->settled = 1;
-	w->cdict = ZSTD_createCDict_advanced(w->body.ptr, n, ZSTD_dlm_byCopy, ZSTD_dct_rawContent,
-					     ZSTD_getCParams(RAW_LEVEL, 0, n), raw_mem);
-	if (w->cdict == NULL || ZSTD_isError(ZSTD_CCtx_refCDict(w->cctx, w->cdict))) {
-		/* no block says it has a dictionary the context does not hold */
-		ZSTD_CCtx_refCDict(w->cctx, NULL);
-		ZSTD_freeCDict(w->cdict);
-		w->cdict = NULL;
+	/* on failure no block says it has a dictionary the context does not hold */
+	if (raw_cdict_load(w, w->body.ptr, n, ZSTD_dct_rawContent) != 0)
 		return raw_nomem(err, "loading a block of raw records as a dictionary");
-	}
 	w->dict_id = w->block_first;
 	return 0;
 }
@@ -463,9 +482,7 @@ static int raw_save_dict(struct index_raw_writer *w, const void *dict, size_t n,
 static int raw_use_dict(struct index_raw_writer *w, const void *dict, size_t n, int64_t id,
 			struct lt_error *err)
 {
-	w->cdict = ZSTD_createCDict_advanced(dict, n, ZSTD_dlm_byCopy, ZSTD_dct_auto,
-					     ZSTD_getCParams(RAW_LEVEL, 0, n), raw_mem);
-	if (w->cdict == NULL || ZSTD_isError(ZSTD_CCtx_refCDict(w->cctx, w->cdict)))
+	if (raw_cdict_load(w, dict, n, ZSTD_dct_auto) != 0)
 		return raw_nomem(err, "loading a raw records' dictionary");
 	w->dict_id = id;
 	return 0;
