@@ -1243,9 +1243,15 @@ static void open_fails(const char *path, int flags, int want, struct lt_error *e
  * What a store of schema 7 held of its lines: every message as text, no msg_at, msg_len
  * (the first statements of each downgrade; the logs view, which reads them, dropped).
  */
+/* Schema 9 back to 8: the lines' keys in lines.lkey, under the unique index lines_key. */
+#define TO8_KEYS                                                                                   \
+	"UPDATE lines SET lkey = (SELECT k FROM line_keys AS k WHERE k.id = lines.id)",            \
+	    "CREATE UNIQUE INDEX lines_key ON lines(lkey)", "DROP TABLE line_keys"
+
 #define TO7_LINES                                                                                  \
-	("UPDATE lines SET message = " LT_LINE_MESSAGE_SQL(                                        \
-	    "lines") ", msg_at = NULL, msg_len = NULL WHERE msg_at IS NOT NULL"),                  \
+	TO8_KEYS,                                                                                  \
+	    ("UPDATE lines SET message = " LT_LINE_MESSAGE_SQL(                                    \
+		"lines") ", msg_at = NULL, msg_len = NULL WHERE msg_at IS NOT NULL"),              \
 	    "DROP VIEW IF EXISTS logs", "ALTER TABLE lines DROP COLUMN msg_at",                    \
 	    "ALTER TABLE lines DROP COLUMN msg_len"
 
@@ -1265,7 +1271,7 @@ static struct lt_store *reopen_downgraded(struct lt_store *st, const char *dir,
 	close_store(st);
 	path_join(db, dir, "store.db");
 	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	snprintf(want, sizeof want, "%s, older than this leasetrail's 8", older);
+	snprintf(want, sizeof want, "%s, older than this leasetrail's 9", older);
 	if (strstr(err.msg, want) == NULL)
 		fail_msg("want '%s' in '%s'", want, err.msg);
 	assert_non_null(strstr(err.msg, "leasetrail rebuild --db"));
@@ -1434,7 +1440,7 @@ static void test_schema_versions(void **state)
 	static const struct {
 		const char *version, *says;
 	} cases[] = {{"3", "schema 3, made by an older leasetrail"},
-		     {"9", "schema 9, made by a newer leasetrail"}};
+		     {"10", "schema 10, made by a newer leasetrail"}};
 	char dir[PATH_SIZE], db[PATH_SIZE], sql[96];
 	struct lt_error err = {0};
 	sqlite3 *raw;
@@ -1456,7 +1462,7 @@ static void test_schema_versions(void **state)
 		for (int flags = 0; flags <= LT_STORE_READONLY; flags += LT_STORE_READONLY) {
 			open_fails(db, flags, LT_ERR_DB, &err);
 			assert_non_null(strstr(err.msg, cases[i].says));
-			assert_non_null(strstr(err.msg, "this one reads schema 8"));
+			assert_non_null(strstr(err.msg, "this one reads schema 9"));
 		}
 		after = slurp(db, &after_len);
 		assert_true(after_len == before_len && memcmp(before, after, before_len) == 0);
@@ -1506,7 +1512,7 @@ static void test_schema_upgrade(void **state)
 	    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_old'),"
 	    " (SELECT count(*) FROM pragma_table_info('audit') WHERE name = 'identity_id'),"
 	    " (SELECT count(*) FROM sqlite_master WHERE name IN ('audit_names', 'audit_verbs'))",
-	    NULL, "8|0|0|0|1|2\n");
+	    NULL, "9|0|0|0|1|2\n");
 	close_store(st);
 }
 
@@ -1561,7 +1567,7 @@ static void test_schema_upgrade_raw(void **state)
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT count(*) FROM raw_dicts), (SELECT group_concat(typeof(json))"
 		    " FROM audit_raw)",
-		    NULL, "8|0|text,text\n");
+		    NULL, "9|0|text,text\n");
 	expect_rows(st, "SELECT id, request_uri, uid FROM events ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -1759,7 +1765,7 @@ static void test_schema_upgrade_identity(void **state)
 		    " (SELECT group_concat(audit_id || '=' || coalesce(identity, '-'), ' ')"
 		    "  FROM (SELECT * FROM events ORDER BY id)),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_kept')",
-		    NULL, "8|id1=as b id2=oid=o2|1\n");
+		    NULL, "9|id1=as b id2=oid=o2|1\n");
 	close_store(st);
 }
 
@@ -1831,7 +1837,7 @@ static void test_schema_upgrade_7(void **state)
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT group_concat(typeof(audit_id)) FROM audit),"
 		    " (SELECT group_concat(typeof(audit_id)) FROM counted_requests)",
-		    NULL, "8|blob|text,blob\n");
+		    NULL, "9|blob|text,blob\n");
 	expect_rows(st, "SELECT id, audit_id FROM events ORDER BY id", NULL, want);
 	free(want);
 	expect_rows(st, "SELECT id, ts, ts_us, klog_us FROM logs ORDER BY id", NULL, want_lines);
@@ -1896,7 +1902,7 @@ static void test_schema_upgrade_8(void **state)
 	expect_rows(st,
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'), (SELECT"
 		    " group_concat(coalesce(msg_at, '-') || message, ',') FROM lines)",
-		    NULL, "8|-kept,-say \"a\"\n");
+		    NULL, "9|-kept,-say \"a\"\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -1905,6 +1911,54 @@ static void test_schema_upgrade_8(void **state)
 		    "SELECT coalesce(msg_at, '-'), message IS NULL, (SELECT message FROM logs AS v"
 		    " WHERE v.id = g.id) FROM lines AS g ORDER BY id",
 		    NULL, "-|0|kept\n-|0|say \"a\"\n81|1|new\n-|0|say \"b\"\n");
+	close_store(st);
+}
+
+/*
+ * Schema 8 to 9: a store of 8 holds the lines' dedupe keys in lines.lkey under the unique
+ * index lines_key.  A read-only open refuses it; a writable one copies the keys into
+ * line_keys and drops the index; the logs view reads the same, and the lines read again
+ * from an overlapping file are found duplicates (a kubelet's repeat in one second kept).
+ */
+static void test_schema_upgrade_9(void **state)
+{
+	static const char *const to8[] = {
+	    TO8_KEYS,
+	    "UPDATE meta SET value = '8' WHERE key = 'schema'",
+	};
+	char dir[PATH_SIZE], k1[PATH_SIZE], k2[PATH_SIZE], *want, *keys;
+	struct lt_ingest_totals t = {0};
+	struct lt_store *st;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "schema-upgrade-9");
+	write_file(k1, dir, "k1.log", SKEWED("kept") SKEWED("kept") ESCAPED("a"));
+	write_file(k2, dir, "k2.log", SKEWED("kept") SKEWED("kept") ESCAPED("a") SKEWED("new"));
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, k1, &s, &t), 3, 3, 0, 0, 0);
+	expect_rows(st,
+		    "SELECT count(*), count(DISTINCT k), count(DISTINCT id),"
+		    " (SELECT count(lkey) FROM lines) FROM line_keys",
+		    NULL, "3|3|3|0\n");
+	want = q_rows(st, "SELECT * FROM logs ORDER BY id", NULL);
+	keys = q_rows(st, "SELECT k, id FROM line_keys ORDER BY k", NULL);
+	st = reopen_downgraded(st, dir, to8, sizeof to8 / sizeof *to8, "schema 8");
+	expect_rows(st,
+		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lines_key')",
+		    NULL, "9|0\n");
+	expect_rows(st, "SELECT k, id FROM line_keys ORDER BY k", NULL, keys);
+	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
+	free(want);
+	free(keys);
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, k2, &s, &t), 4, 1, 3, 0, 0);
+	expect_rows(st,
+		    "SELECT g.id, (SELECT message FROM logs AS v WHERE v.id = g.id),"
+		    " (SELECT count(*) FROM line_keys AS k WHERE k.id = g.id) FROM lines AS g"
+		    " ORDER BY g.id",
+		    NULL, "1|kept|1\n2|kept|1\n3|say \"a\"|1\n4|new|1\n");
 	close_store(st);
 }
 
@@ -2065,6 +2119,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_schema_upgrade_identity, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_7, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_8, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_9, teardown),
 	    cmocka_unit_test_teardown(test_writer_lock_in_process, teardown),
 	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
 	    cmocka_unit_test_teardown(test_other_resources, teardown),
