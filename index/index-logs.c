@@ -5,7 +5,7 @@
  * times, host, pid, message, fields) plus how many identical lines came
  * just before it in the file: the same line in two overlapping exports is
  * stored once, while a kubelet repeating itself within one journal second
- * keeps every repeat.  The keys are line_keys' rowids (schema 9): a line is
+ * keeps every repeat.  The keys are in line_keys (schema 9): a line is
  * inserted, then its key; a key already held by a line that says the same
  * takes the new row back out (the rare path: overlapping files).
  *
