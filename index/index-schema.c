@@ -184,8 +184,8 @@ static const char *const schema_sql[] = {
     /* schema 9: a line's dedupe key (index-logs.c) and the line that holds it, keyed by the
        key alone (WITHOUT ROWID: one b-tree entry a key, no column of lines; as a rowid table,
        its 9-byte rowids made it 3 % larger and cost 0.5 % more of the writer's instructions) */
-    "CREATE TABLE IF NOT EXISTS line_keys(k INTEGER PRIMARY KEY, id INTEGER NOT NULL)"
-    " WITHOUT ROWID",
+    ("CREATE TABLE IF NOT EXISTS line_keys(k INTEGER PRIMARY KEY, id INTEGER NOT NULL)"
+     " WITHOUT ROWID"),
     "CREATE TABLE IF NOT EXISTS lines_raw(id INTEGER PRIMARY KEY, text TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS hosts(host_id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL)",
     /*
