@@ -1,11 +1,13 @@
 /*
  * index-logs.c - storing log lines, and mapping their hosts to nodes.
  *
- * A line is deduplicated on lkey, a hash of what it says and when (both
+ * A line is deduplicated on its key, a hash of what it says and when (both
  * times, host, pid, message, fields) plus how many identical lines came
  * just before it in the file: the same line in two overlapping exports is
  * stored once, while a kubelet repeating itself within one journal second
- * keeps every repeat.
+ * keeps every repeat.  The keys are in line_keys (schema 9): a line is
+ * inserted, then its key; a key already held by a line that says the same
+ * takes the new row back out (the rare path: overlapping files).
  *
  * Hosts are mapped to node names (lt_store_map_hosts) once the layer above
  * knows which nodes there are; this file only applies the mapping.
@@ -27,7 +29,7 @@ struct index_log_loader {
 	struct lt_error *err;
 	int64_t source_id;
 	int64_t node_id; /* --node, 0 when none */
-	sqlite3_stmt *ins, *ins_host, *save, *same;
+	sqlite3_stmt *ins, *ins_host, *save, *same, *ins_key, *unstore;
 	struct index_raw_writer raw;	/* lines_raw, compressed (index-raw.c) */
 	struct index_raw_writer fields; /* lines.fields, compressed alike */
 	const void *packed;		/* the line's fields packed, or NULL: text */
@@ -53,12 +55,16 @@ struct index_log_loader {
 };
 
 static const char logs_ins_sql[] =
-    "INSERT OR IGNORE INTO lines(source_id, line, offset, lkey, ts_us, klog_d, basis,"
+    "INSERT INTO lines(source_id, line, offset, ts_us, klog_d, basis,"
     " host_id, node_id, component_id, ident_id, pid, severity, location_id, kind_id,"
     " subject_id, obj_kind_id, obj_namespace_id, obj_uid, not_found, message, fields,"
-    " ext_id, stream_id, cluster_id, msg_at, msg_len) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+    " ext_id, stream_id, cluster_id, msg_at, msg_len) VALUES(?1, ?2, ?3, ?5, ?6, ?7, ?8,"
     " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25,"
     " ?26, ?27)";
+/* the key of a line just stored: ignored when another line holds it already */
+static const char logs_ins_key_sql[] = "INSERT OR IGNORE INTO line_keys(k, id) VALUES(?1, ?2)";
+/* a line just stored that another stored line says already */
+static const char logs_unstore_sql[] = "DELETE FROM lines WHERE id = ?1";
 
 /* A source read on (resumed, or grown since): its summary so far is the start of this one. */
 static const char logs_restore_sql[] =
@@ -161,14 +167,16 @@ int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int
 	if (index_store_prepare_raw(st, &ll->ins, logs_ins_sql, err) ||
 	    index_store_prepare_raw(st, &ll->ins_host, "INSERT OR IGNORE INTO hosts VALUES(?1, ?1)",
 				    err) ||
-	    index_store_prepare_raw(
-		st, &ll->same,
-		"SELECT ts_us IS ?2 AND " INDEX_KLOG_US_SQL(
-		    "") " IS ?3 AND host_id IS ?4"
-			" AND pid IS ?5"
-			" AND " LOGS_MSG
-			" IS ?6 AND lt_raw(fields) IS ?7 FROM lines WHERE lkey = ?1",
-		err) ||
+	    index_store_prepare_raw(st, &ll->same,
+				    "SELECT ts_us IS ?2 AND " INDEX_KLOG_US_SQL(
+					"") " IS ?3 AND host_id IS ?4"
+					    " AND pid IS ?5"
+					    " AND " LOGS_MSG
+					    " IS ?6 AND lt_raw(fields) IS ?7 FROM lines"
+					    " WHERE id = (SELECT id FROM line_keys WHERE k = ?1)",
+				    err) ||
+	    index_store_prepare_raw(st, &ll->ins_key, logs_ins_key_sql, err) ||
+	    index_store_prepare_raw(st, &ll->unstore, logs_unstore_sql, err) ||
 	    index_store_prepare_raw(st, &ll->save, logs_save_sql, err) || logs_restore(ll))
 		goto fail;
 	*out = ll;
@@ -189,6 +197,8 @@ void index_log_loader_free(struct index_log_loader *ll)
 	sqlite3_finalize(ll->ins_host);
 	sqlite3_finalize(ll->save);
 	sqlite3_finalize(ll->same);
+	sqlite3_finalize(ll->ins_key);
+	sqlite3_finalize(ll->unstore);
 	free(ll->node);
 	free(ll->host);
 	free(ll);
@@ -218,6 +228,8 @@ static uint64_t logs_fnv_str(uint64_t h, struct lt_str s)
  */
 /* The largest second a key holds above its 29 hash bits without overflowing. */
 #define LOGS_KEY_MAX_SEC (INT64_MAX >> 29)
+/* logs_key's second of agg(ts_us) (min or max), in SQL: 0 before 1970, at most the largest */
+#define LOGS_KEY_SEC_SQL(agg) "min(max(" agg "(ts_us) / 1000000, 0), 17179869183)"
 
 static int64_t logs_key(struct index_log_loader *ll, const struct lt_log_line *ln)
 {
@@ -305,18 +317,16 @@ static void logs_bind_ids(sqlite3_stmt *s, const int64_t ids[9])
 			sqlite3_bind_int64(s, cols[i], ids[i]);
 }
 
-/* Binds the insert; with keyed, the dedupe key too, which it returns. */
-static int64_t logs_bind(struct index_log_loader *ll, const struct lt_log_line *ln,
-			 const struct lt_where *at, const int64_t ids[9], int keyed)
+/* Binds the insert of the line. */
+static void logs_bind(struct index_log_loader *ll, const struct lt_log_line *ln,
+		      const struct lt_where *at, const int64_t ids[9])
 {
 	sqlite3_stmt *s = ll->ins;
-	int64_t node = ll->node_id ? ll->node_id : ids[0], key = keyed ? logs_key(ll, ln) : 0;
+	int64_t node = ll->node_id ? ll->node_id : ids[0];
 
 	sqlite3_bind_int64(s, 1, ll->source_id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)at->line);
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)at->offset);
-	if (keyed)
-		sqlite3_bind_int64(s, 4, key);
 	sqlite3_bind_int64(s, 5, ln->ts_us);
 	/* the klog time as its distance from ts_us: mostly 0, which SQLite stores in no byte */
 	if (ln->klog_us != 0)
@@ -337,7 +347,6 @@ static int64_t logs_bind(struct index_log_loader *ll, const struct lt_log_line *
 	else
 		logs_bind_str(s, 22, ln->fields);
 	logs_bind_str(s, 23, at->ext_id);
-	return key;
 }
 
 static int logs_step(struct index_log_loader *ll, sqlite3_stmt *s, const char *what)
@@ -347,6 +356,23 @@ static int logs_step(struct index_log_loader *ll, sqlite3_stmt *s, const char *w
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
 	return rc == SQLITE_DONE ? 0 : index_store_db_error(ll->st, ll->err, what);
+}
+
+/* Gives line id the key: 1 when it took it, 0 when another line holds it, -1 on error. */
+static int logs_keep_key(struct index_log_loader *ll, int64_t key, int64_t id)
+{
+	sqlite3_bind_int64(ll->ins_key, 1, key);
+	sqlite3_bind_int64(ll->ins_key, 2, id);
+	if (logs_step(ll, ll->ins_key, "cannot store a log line's key") != 0)
+		return -1;
+	return sqlite3_changes(ll->st->db) > 0;
+}
+
+/* Takes out the line just stored (its raw record is not written yet). */
+static int logs_unstore(struct index_log_loader *ll, int64_t id)
+{
+	sqlite3_bind_int64(ll->unstore, 1, id);
+	return logs_step(ll, ll->unstore, "cannot take back a duplicate log line");
 }
 
 /* 1 when the stored line with this key says what ln says, when and where ln says it. */
@@ -483,6 +509,7 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 {
 	struct lt_log_line c = *ln;
 	int64_t ids[9], key, id;
+	int kept;
 
 	*stored = 0;
 	logs_align(ll, &c);
@@ -491,21 +518,19 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 				 coded ? &coded[INDEX_PIPE_FIELDS] : NULL, &ll->packed,
 				 &ll->packed_len, ll->err) != 0)
 		return LT_ERR_DB;
-	key = logs_bind(ll, &c, at, ids, 1);
+	key = logs_key(ll, &c);
+	logs_bind(ll, &c, at, ids);
 	sqlite3_bind_int64(ll->ins, 25, cluster_id);
 	if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
 		return LT_ERR_DB;
-	if (sqlite3_changes(ll->st->db) == 0) {
-		if (logs_same(ll, key, &c, ids[0]))
-			return 0; /* the same line, already stored */
-		/* another line of that second with the same hash: keep it, without a key */
-		logs_bind(ll, &c, at, ids, 0);
-		sqlite3_bind_int64(ll->ins, 25, cluster_id);
-		if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
-			return LT_ERR_DB;
-	}
-	*stored = 1;
 	id = sqlite3_last_insert_rowid(ll->st->db);
+	if ((kept = logs_keep_key(ll, key, id)) < 0)
+		return LT_ERR_DB;
+	/* held already: the same line, stored before (taken back out), or another line of that
+	   second with the same hash (kept, without a key) */
+	if (!kept && logs_same(ll, key, &c, ids[0]))
+		return logs_unstore(ll, id);
+	*stored = 1;
 	logs_note_summary(ll, &c, id);
 	if (index_raw_put_coded(&ll->raw, id, c.raw.ptr ? c.raw.ptr : "", c.raw.len,
 				coded ? &coded[INDEX_PIPE_RAW] : NULL, ll->err) != 0)
@@ -627,12 +652,13 @@ static struct lt_str logs_col_str(sqlite3_stmt *q, int i)
 	return (struct lt_str){p, p ? (size_t)sqlite3_column_bytes(q, i) : 0};
 }
 
-/* One line moved: its times and its key; a key another line holds already is dropped. */
+/* One line moved: its times, then its key; a key another line holds already is dropped. */
 static int logs_redate_one(struct index_log_loader *ll, sqlite3_stmt *q, sqlite3_stmt *u,
 			   const int64_t m[3])
 {
 	struct lt_log_line ln;
 	unsigned b = (unsigned)sqlite3_column_int(q, RD_BASIS);
+	const int64_t id = sqlite3_column_int64(q, RD_ID);
 	int64_t key;
 
 	memset(&ln, 0, sizeof ln);
@@ -648,19 +674,41 @@ static int logs_redate_one(struct index_log_loader *ll, sqlite3_stmt *q, sqlite3
 	ln.message = logs_col_str(q, RD_MSG);
 	ln.fields = logs_col_str(q, RD_FIELDS);
 	key = logs_key(ll, &ln);
-	for (int keyed = 1; keyed >= 0; keyed--) {
-		sqlite3_bind_int64(u, 1, sqlite3_column_int64(q, RD_ID));
-		sqlite3_bind_int64(u, 2, ln.ts_us);
-		if (ln.klog_us != 0)
-			sqlite3_bind_int64(u, 3, ln.klog_us);
-		if (keyed)
-			sqlite3_bind_int64(u, 4, key);
-		if (logs_step(ll, u, "cannot re-date a log line") != 0)
-			return LT_ERR_DB;
-		if (sqlite3_changes(ll->st->db) > 0)
-			break;
-	}
-	return 0;
+	sqlite3_bind_int64(u, 1, id);
+	sqlite3_bind_int64(u, 2, ln.ts_us);
+	if (ln.klog_us != 0)
+		sqlite3_bind_int64(u, 3, ln.klog_us);
+	if (logs_step(ll, u, "cannot re-date a log line") != 0)
+		return LT_ERR_DB;
+	return logs_keep_key(ll, key, id) < 0 ? LT_ERR_DB : 0;
+}
+
+/* The statements of a re-dating: the lines read, their keys dropped, a line moved, a key kept. */
+static const char *const logs_redate_sql[] = {
+    ("SELECT id, ts_us, " INDEX_KLOG_US_SQL(
+	"") ", basis, pid,"
+	    " (SELECT s FROM strs WHERE id = host_id), " LOGS_MSG ", lt_raw(fields)"
+	    " FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3 AND basis != 0 ORDER BY id"),
+    /* the keys lie in the seconds of the lines' old times (logs_key): a range of line_keys */
+    ("DELETE FROM line_keys WHERE k BETWEEN (SELECT " LOGS_KEY_SEC_SQL(
+	"min") " << 29"
+	       "  FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3 AND basis != 0)"
+	       " AND (SELECT (" LOGS_KEY_SEC_SQL(
+		   "max") " << 29) + 536870911"
+			  "  FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3 AND basis != "
+			  "0)"
+			  " AND id BETWEEN ?1 AND ?2 AND id IN (SELECT id FROM lines"
+			  "  WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3 AND basis != 0)"),
+    "UPDATE lines SET ts_us = ?2, klog_us = NULL, klog_d = ?3 - ?2 WHERE id = ?1",
+    logs_ins_key_sql,
+};
+
+enum { RDS_READ, RDS_DROP_KEYS, RDS_MOVE, RDS_KEY, RDS_N };
+
+static void logs_redate_finalize(sqlite3_stmt *s[RDS_N])
+{
+	for (int i = 0; i < RDS_N; i++)
+		sqlite3_finalize(s[i]);
 }
 
 int index_logs_redate(struct lt_store *st, int64_t source_id, int64_t first, int64_t last, int dy,
@@ -668,33 +716,26 @@ int index_logs_redate(struct lt_store *st, int64_t source_id, int64_t first, int
 {
 	struct index_log_loader ll = {.st = st, .err = err};
 	const int64_t m[3] = {dy, old_zone, new_zone};
-	sqlite3_stmt *q = NULL, *u = NULL;
+	sqlite3_stmt *s[RDS_N] = {NULL};
 	int rc = 0, step;
 
-	if (index_store_prepare_raw(
-		st, &q,
-		"SELECT id, ts_us, " INDEX_KLOG_US_SQL(
-		    "") ", basis, pid,"
-			" (SELECT s FROM strs WHERE id = host_id), " LOGS_MSG ", lt_raw(fields)"
-			" FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3"
-			" AND basis != 0 ORDER BY id",
-		err) != 0 ||
-	    index_store_prepare_raw(st, &u,
-				    "UPDATE OR IGNORE lines SET ts_us = ?2, klog_us = NULL,"
-				    " klog_d = ?3 - ?2, lkey = ?4 WHERE id = ?1",
-				    err) != 0) {
-		sqlite3_finalize(q);
-		return LT_ERR_DB;
+	for (int i = 0; i < RDS_N; i++)
+		if (index_store_prepare_raw(st, &s[i], logs_redate_sql[i], err) != 0) {
+			logs_redate_finalize(s);
+			return LT_ERR_DB;
+		}
+	ll.ins_key = s[RDS_KEY];
+	for (int i = RDS_READ; i <= RDS_DROP_KEYS; i++) {
+		sqlite3_bind_int64(s[i], 1, first);
+		sqlite3_bind_int64(s[i], 2, last);
+		sqlite3_bind_int64(s[i], 3, source_id);
 	}
-	sqlite3_bind_int64(q, 1, first);
-	sqlite3_bind_int64(q, 2, last);
-	sqlite3_bind_int64(q, 3, source_id);
-	while (rc == 0 && (step = sqlite3_step(q)) == SQLITE_ROW)
-		rc = logs_redate_one(&ll, q, u, m);
+	rc = logs_step(&ll, s[RDS_DROP_KEYS], "cannot drop the keys of the lines to re-date");
+	while (rc == 0 && (step = sqlite3_step(s[RDS_READ])) == SQLITE_ROW)
+		rc = logs_redate_one(&ll, s[RDS_READ], s[RDS_MOVE], m);
 	if (rc == 0 && step != SQLITE_DONE)
 		rc = index_store_db_error(st, err, "cannot read the lines to re-date");
-	sqlite3_finalize(q);
-	sqlite3_finalize(u);
+	logs_redate_finalize(s);
 	return rc;
 }
 

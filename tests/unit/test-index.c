@@ -1243,9 +1243,15 @@ static void open_fails(const char *path, int flags, int want, struct lt_error *e
  * What a store of schema 7 held of its lines: every message as text, no msg_at, msg_len
  * (the first statements of each downgrade; the logs view, which reads them, dropped).
  */
+/* Schema 9 back to 8: the lines' keys in lines.lkey, under the unique index lines_key. */
+#define TO8_KEYS                                                                                   \
+	"UPDATE lines SET lkey = (SELECT k FROM line_keys AS k WHERE k.id = lines.id)",            \
+	    "CREATE UNIQUE INDEX lines_key ON lines(lkey)", "DROP TABLE line_keys"
+
 #define TO7_LINES                                                                                  \
-	("UPDATE lines SET message = " LT_LINE_MESSAGE_SQL(                                        \
-	    "lines") ", msg_at = NULL, msg_len = NULL WHERE msg_at IS NOT NULL"),                  \
+	TO8_KEYS,                                                                                  \
+	    ("UPDATE lines SET message = " LT_LINE_MESSAGE_SQL(                                    \
+		"lines") ", msg_at = NULL, msg_len = NULL WHERE msg_at IS NOT NULL"),              \
 	    "DROP VIEW IF EXISTS logs", "ALTER TABLE lines DROP COLUMN msg_at",                    \
 	    "ALTER TABLE lines DROP COLUMN msg_len"
 
@@ -2229,6 +2235,54 @@ static void test_raw_junk(void **state)
 }
 
 /*
+ * Schema 8 to 9: a store of 8 holds the lines' dedupe keys in lines.lkey under the unique
+ * index lines_key.  A read-only open refuses it; a writable one copies the keys into
+ * line_keys and drops the index; the logs view reads the same, and the lines read again
+ * from an overlapping file are found duplicates (a kubelet's repeat in one second kept).
+ */
+static void test_schema_upgrade_9(void **state)
+{
+	static const char *const to8[] = {
+	    TO8_KEYS,
+	    "UPDATE meta SET value = '8' WHERE key = 'schema'",
+	};
+	char dir[PATH_SIZE], k1[PATH_SIZE], k2[PATH_SIZE], *want, *keys;
+	struct lt_ingest_totals t = {0};
+	struct lt_store *st;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "schema-upgrade-9");
+	write_file(k1, dir, "k1.log", SKEWED("kept") SKEWED("kept") ESCAPED("a"));
+	write_file(k2, dir, "k2.log", SKEWED("kept") SKEWED("kept") ESCAPED("a") SKEWED("new"));
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, k1, &s, &t), 3, 3, 0, 0, 0);
+	expect_rows(st,
+		    "SELECT count(*), count(DISTINCT k), count(DISTINCT id),"
+		    " (SELECT count(lkey) FROM lines) FROM line_keys",
+		    NULL, "3|3|3|0\n");
+	want = q_rows(st, "SELECT * FROM logs ORDER BY id", NULL);
+	keys = q_rows(st, "SELECT k, id FROM line_keys ORDER BY k", NULL);
+	st = reopen_downgraded(st, dir, to8, sizeof to8 / sizeof *to8, "schema 8");
+	expect_rows(st,
+		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lines_key')",
+		    NULL, "9|0\n");
+	expect_rows(st, "SELECT k, id FROM line_keys ORDER BY k", NULL, keys);
+	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
+	free(want);
+	free(keys);
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, k2, &s, &t), 4, 1, 3, 0, 0);
+	expect_rows(st,
+		    "SELECT g.id, (SELECT message FROM logs AS v WHERE v.id = g.id),"
+		    " (SELECT count(*) FROM line_keys AS k WHERE k.id = g.id) FROM lines AS g"
+		    " ORDER BY g.id",
+		    NULL, "1|kept|1\n2|kept|1\n3|say \"a\"|1\n4|new|1\n");
+	close_store(st);
+}
+
+/*
  * The writer lock is per process: a second writable open of one store in the
  * same process (no other writer) opens at once, and a third after both closed.
  */
@@ -2385,6 +2439,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_schema_upgrade_identity, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_7, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_8, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_9, teardown),
 	    cmocka_unit_test_teardown(test_writer_lock_in_process, teardown),
 	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
 	    cmocka_unit_test_teardown(test_other_resources, teardown),

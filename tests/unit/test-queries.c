@@ -3037,6 +3037,56 @@ static void test_hist_update_equals_whole(void **state)
 		    "12\n");
 }
 
+/* Kubelet journal lines (short-iso: year and zone written) of host h, severity sev, at time t. */
+#define HIST_JLINE(t, h, sev)                                                                      \
+	"2024-04-05T" t "+00:00 " h " kubelet[7]: " sev "0405 " t " 7 kubelet.go:1] \"x\"\n"
+
+/*
+ * A store of log lines only (no audit event): a grown journal and a new one
+ * are counted by the update too (the planted count stays), and every second
+ * and minute equals a whole recount, by a single ingest and by `rebuild`.
+ */
+static void test_hist_update_lines_only(void **state)
+{
+	char dir[PATH_SIZE], j1[PATH_SIZE], j2[PATH_SIZE], *want[2];
+	char *paths[2] = {j1, j2};
+	static const char *const grown = (HIST_JLINE("05:50:01.500000", "n1", "E") HIST_JLINE(
+	    "05:51:59.000000", "n1", "I") HIST_JLINE("05:53:00.000001", "n1", "F"));
+	struct lt_error err = {0};
+	struct lt_store *st, *once;
+
+	(void)state;
+	case_dir(dir, "hist-lines");
+	write_file(j1, dir, "j1.log",
+		   HIST_JLINE("05:50:01.000000", "n1", "I") HIST_JLINE("05:50:01.200000", "n1", "E")
+		       HIST_JLINE("05:51:30.000000", "n1", "W"));
+	st = open_store(dir, "store.db");
+	ingest_run(st, paths, 1);
+	expect_text("first", rows(st, "SELECT * FROM lt_hist_sec ORDER BY t"),
+		    "1712296201|2|1\n1712296290|1|0\n");
+	exec_sql(st, "INSERT INTO lt_hist_sec VALUES(1, 1, 0)");
+	write_bytes(j1, grown, strlen(grown), "ab");
+	write_file(j2, dir, "j2.log",
+		   HIST_JLINE("05:50:01.700000", "n2", "E")
+		       HIST_JLINE("05:52:10.000000", "n2", "I"));
+	ingest_both(st, j1, j2);
+	expect_text("planted", rows(st, "SELECT * FROM lt_hist_sec WHERE t = 1"), "1|1|0\n");
+	exec_sql(st, "DELETE FROM lt_hist_sec WHERE t = 1");
+	want[0] = rows(st, "SELECT * FROM lt_hist_sec ORDER BY t");
+	want[1] = rows(st, "SELECT * FROM lt_hist_min ORDER BY t");
+	expect_text("counted", rows(st, "SELECT * FROM lt_hist_sec ORDER BY t"),
+		    ("1712296201|4|3\n1712296290|1|0\n1712296319|1|0\n1712296330|1|0\n"
+		     "1712296380|1|1\n"));
+	once = open_store(dir, "once.db");
+	ingest_run(once, paths, 2);
+	expect_text("seconds", rows(once, "SELECT * FROM lt_hist_sec ORDER BY t"), want[0]);
+	expect_text("minutes", rows(once, "SELECT * FROM lt_hist_min ORDER BY t"), want[1]);
+	assert_int_equal(lt_rebuild_all(st, &err), 0);
+	expect_text("rebuilt seconds", rows(st, "SELECT * FROM lt_hist_sec ORDER BY t"), want[0]);
+	expect_text("rebuilt minutes", rows(st, "SELECT * FROM lt_hist_min ORDER BY t"), want[1]);
+	expect_text("lines only", rows(st, "SELECT count(*) FROM audit"), "0\n");
+}
+
 /*
  * Rows computed beforehand (a bulk load computes episodes beside its last
  * index) are written only if the store still ends where they were read: had
@@ -3604,6 +3654,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_redate_marks_derived_stale, teardown),
 	    cmocka_unit_test_teardown(test_rewritten_episodes_rebuild_health, teardown),
 	    cmocka_unit_test_teardown(test_hist_update_equals_whole, teardown),
+	    cmocka_unit_test_teardown(test_hist_update_lines_only, teardown),
 	    cmocka_unit_test_teardown(test_newer_store_refused, teardown),
 	    cmocka_unit_test_teardown(test_stale_computed_rows_not_written, teardown),
 	    cmocka_unit_test_teardown(test_two_apiservers_any_order, teardown),
