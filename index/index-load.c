@@ -274,7 +274,7 @@ static int load_first_count(struct load *l, const struct lt_audit_event *ev, int
 		return 0;
 	/* every stage of a request repeats its requestReceivedTimestamp */
 	sqlite3_bind_int64(s, 1, ev->received_given ? ev->received_us / 1000000 : -1);
-	index_audit_id_bind(s, 2, ev->audit_id.ptr, ev->audit_id.len);
+	sqlite3_bind_int64(s, 2, index_audit_id_hash(ev->audit_id.ptr, ev->audit_id.len));
 	if (load_step(l, s, "cannot count a request") != 0)
 		return LT_ERR_DB;
 	*first = sqlite3_changes(l->st->db) > 0;

@@ -13,12 +13,18 @@
  * 7: auditIDs that are UUIDs stored as 16 bytes (index-auditid.c, schema_pack_audit_ids),
  *    a line's klog time as its distance from ts_us (lines.klog_d);
  * 8: a line's message that is a slice of its raw record stored as where it lies in it
- *    (lines.msg_at, msg_len: LT_LINE_MESSAGE_SQL), not as text beside it */
-#define SCHEMA_VERSION "8"
+ *    (lines.msg_at, msg_len: LT_LINE_MESSAGE_SQL), not as text beside it;
+ * 9: counted_requests keeps an 8-byte hash of the auditID (schema_hash_counted) */
+#define SCHEMA_VERSION "9"
 /* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
 /* The first schema whose auditIDs are packed: older ones are packed by the upgrade. */
 #define SCHEMA_PACKED_IDS 7
+
+/* counted_requests (schema 9), named T: the upgrade builds it under another name first. */
+#define SCHEMA_COUNTED_SQL(T)                                                                      \
+	"CREATE TABLE IF NOT EXISTS " T "(received_s INTEGER NOT NULL,"                            \
+	" audit_hash INTEGER NOT NULL, PRIMARY KEY(received_s, audit_hash)) WITHOUT ROWID"
 
 /*
  * Strings that repeat (users, agents, IPs, names, reasons) are stored once
@@ -141,9 +147,9 @@ static const char *const schema_sql[] = {
     " resource TEXT NOT NULL, verb TEXT NOT NULL, count INTEGER NOT NULL,"
     " PRIMARY KEY(source_id, resource, verb)) WITHOUT ROWID",
     /* the requests resource_counts counted (by auditID, under the second received), so a
-       request seen at two stages, or read again, counts once; audit_id packed (schema 7) */
-    "CREATE TABLE IF NOT EXISTS counted_requests(received_s INTEGER NOT NULL,"
-    " audit_id TEXT NOT NULL, PRIMARY KEY(received_s, audit_id)) WITHOUT ROWID",
+       request seen at two stages, or read again, counts once; the auditID as its 8-byte hash
+       (schema 9: index_audit_id_hash) */
+    SCHEMA_COUNTED_SQL("counted_requests"),
     "CREATE TABLE IF NOT EXISTS audit("
     " id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL, line INTEGER NOT NULL,"
     " offset INTEGER NOT NULL, akey INTEGER, audit_id TEXT, stage_id INTEGER,"
@@ -316,6 +322,22 @@ static const char schema_klog_sql[] = "ALTER TABLE lines ADD COLUMN klog_d INTEG
 static const char *const schema_message_sql[] = {
     "ALTER TABLE lines ADD COLUMN msg_at INTEGER",
     "ALTER TABLE lines ADD COLUMN msg_len INTEGER",
+};
+
+/*
+ * Schema 9: counted_requests.audit_hash, the auditID's 8-byte hash (index_audit_id_hash) instead
+ * of the auditID (16 bytes packed, or its text): a third of the table.  SQLite cannot change a
+ * column's type, so the upgrade copies the rows, hashed as every later insert hashes them (a
+ * request read again after it must find its row), into a new table that takes the old one's
+ * name.  One pass over the table, in the upgrade's transaction.
+ */
+static const char *const schema_counted_sql[] = {
+    "DROP TABLE IF EXISTS counted_requests_9",
+    SCHEMA_COUNTED_SQL("counted_requests_9"),
+    "INSERT OR IGNORE INTO counted_requests_9"
+    " SELECT received_s, lt_audit_id_hash(audit_id) FROM counted_requests",
+    "DROP TABLE counted_requests",
+    "ALTER TABLE counted_requests_9 RENAME TO counted_requests",
 };
 
 static const char schema_clusters_table[] =
@@ -545,11 +567,25 @@ static int schema_pack_audit_ids(struct lt_store *st, struct lt_error *err)
 				err);
 }
 
+/* Schema 9's counted_requests (schema_counted_sql), unless the store has it already. */
+static int schema_hash_counted(struct lt_store *st, struct lt_error *err)
+{
+	int has = schema_has_column(st, "counted_requests", "audit_hash", err);
+
+	if (has < 0)
+		return LT_ERR_DB;
+	for (size_t i = 0; !has && i < sizeof schema_counted_sql / sizeof *schema_counted_sql; i++)
+		if (index_store_exec(st, schema_counted_sql[i], err) != 0)
+			return LT_ERR_DB;
+	return 0;
+}
+
 /*
- * Brings a new store, or one of schema 4 to 7, to this schema: the clusters
+ * Brings a new store, or one of schema 4 to 8, to this schema: the clusters
  * of 5, then the interned columns (schema_add_interned) and the identity column
  * (schema_identity_sql) of 6, the packed auditIDs and klog_d (schema_klog_sql) of 7, the
- * message's place (schema_message_sql) of 8, then the version.
+ * message's place (schema_message_sql) of 8, the hashed counted requests
+ * (schema_hash_counted) of 9, then the version.
  */
 static int schema_migrate(struct lt_store *st, struct lt_error *err)
 {
@@ -571,6 +607,8 @@ static int schema_migrate(struct lt_store *st, struct lt_error *err)
 	for (size_t i = 0; !has && i < sizeof schema_message_sql / sizeof *schema_message_sql; i++)
 		if (index_store_exec(st, schema_message_sql[i], err) != 0)
 			return LT_ERR_DB;
+	if (schema_hash_counted(st, err) != 0)
+		return LT_ERR_DB;
 	return index_store_exec(
 	    st, "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';", err);
 }

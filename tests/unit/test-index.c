@@ -1250,6 +1250,17 @@ static void open_fails(const char *path, int flags, int want, struct lt_error *e
 	    "ALTER TABLE lines DROP COLUMN msg_len"
 
 /*
+ * What a store of schema 8 held of the requests it counted: their auditIDs, packed or text,
+ * not their hashes (schema 9).  AS_STORED, an SQL expression of audit_hash, gives each
+ * hash's auditID back ("NULL" where the test counted none).
+ */
+#define TO8_COUNTED(AS_STORED)                                                                     \
+	("CREATE TABLE counted_8(received_s INTEGER NOT NULL, audit_id TEXT NOT NULL,"             \
+	 " PRIMARY KEY(received_s, audit_id)) WITHOUT ROWID"),                                     \
+	    "INSERT INTO counted_8 SELECT received_s, " AS_STORED " FROM counted_requests",        \
+	    "DROP TABLE counted_requests", "ALTER TABLE counted_8 RENAME TO counted_requests"
+
+/*
  * Takes the store st (of dir) back to an older schema with the statements sql (n of them, run
  * on its own connection, where lt_raw() is), closes it, checks that a read-only open refuses
  * it naming older ("schema 5"), and returns it opened for writing: upgraded.
@@ -1265,7 +1276,7 @@ static struct lt_store *reopen_downgraded(struct lt_store *st, const char *dir,
 	close_store(st);
 	path_join(db, dir, "store.db");
 	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	snprintf(want, sizeof want, "%s, older than this leasetrail's 8", older);
+	snprintf(want, sizeof want, "%s, older than this leasetrail's 9", older);
 	if (strstr(err.msg, want) == NULL)
 		fail_msg("want '%s' in '%s'", want, err.msg);
 	assert_non_null(strstr(err.msg, "leasetrail rebuild --db"));
@@ -1434,7 +1445,7 @@ static void test_schema_versions(void **state)
 	static const struct {
 		const char *version, *says;
 	} cases[] = {{"3", "schema 3, made by an older leasetrail"},
-		     {"9", "schema 9, made by a newer leasetrail"}};
+		     {"10", "schema 10, made by a newer leasetrail"}};
 	char dir[PATH_SIZE], db[PATH_SIZE], sql[96];
 	struct lt_error err = {0};
 	sqlite3 *raw;
@@ -1456,7 +1467,7 @@ static void test_schema_versions(void **state)
 		for (int flags = 0; flags <= LT_STORE_READONLY; flags += LT_STORE_READONLY) {
 			open_fails(db, flags, LT_ERR_DB, &err);
 			assert_non_null(strstr(err.msg, cases[i].says));
-			assert_non_null(strstr(err.msg, "this one reads schema 8"));
+			assert_non_null(strstr(err.msg, "this one reads schema 9"));
 		}
 		after = slurp(db, &after_len);
 		assert_true(after_len == before_len && memcmp(before, after, before_len) == 0);
@@ -1473,6 +1484,7 @@ static void test_schema_versions(void **state)
 static void test_schema_upgrade(void **state)
 {
 	static const char *const downgrade[] = {
+	    TO8_COUNTED("NULL"),
 	    TO7_LINES,
 	    "DROP TABLE raw_dicts",
 	    "DROP VIEW events",
@@ -1506,7 +1518,7 @@ static void test_schema_upgrade(void **state)
 	    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_old'),"
 	    " (SELECT count(*) FROM pragma_table_info('audit') WHERE name = 'identity_id'),"
 	    " (SELECT count(*) FROM sqlite_master WHERE name IN ('audit_names', 'audit_verbs'))",
-	    NULL, "8|0|0|0|1|2\n");
+	    NULL, "9|0|0|0|1|2\n");
 	close_store(st);
 }
 
@@ -1531,6 +1543,7 @@ static void expect_raw_file(struct lt_store *st, const char *path, const char *t
 static void test_schema_upgrade_raw(void **state)
 {
 	static const char *const to5[] = {
+	    TO8_COUNTED("NULL"),
 	    TO7_LINES,
 	    "UPDATE audit_raw SET json = lt_raw(json)",
 	    "DROP TABLE raw_dicts",
@@ -1561,7 +1574,7 @@ static void test_schema_upgrade_raw(void **state)
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT count(*) FROM raw_dicts), (SELECT group_concat(typeof(json))"
 		    " FROM audit_raw)",
-		    NULL, "8|0|text,text\n");
+		    NULL, "9|0|text,text\n");
 	expect_rows(st, "SELECT id, request_uri, uid FROM events ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -1729,6 +1742,7 @@ static void test_raw_compressed(void **state)
 static void test_schema_upgrade_identity(void **state)
 {
 	static const char *const downgrade[] = {
+	    TO8_COUNTED("NULL"),
 	    TO7_LINES,
 	    "DROP VIEW events",
 	    "ALTER TABLE audit DROP COLUMN identity_id",
@@ -1759,7 +1773,7 @@ static void test_schema_upgrade_identity(void **state)
 		    " (SELECT group_concat(audit_id || '=' || coalesce(identity, '-'), ' ')"
 		    "  FROM (SELECT * FROM events ORDER BY id)),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_kept')",
-		    NULL, "8|id1=as b id2=oid=o2|1\n");
+		    NULL, "9|id1=as b id2=oid=o2|1\n");
 	close_store(st);
 }
 
@@ -1778,15 +1792,18 @@ static void test_schema_upgrade_identity(void **state)
 
 /*
  * Schema 6 to 7: a store of 6 holds auditIDs as text and klog times in klog_us.  A read-only
- * open refuses it; a writable one packs its UUIDs (audit, counted_requests) and leaves other
- * auditIDs text, the events view shows them as before, and a request read again after the
- * upgrade (a stored event, a counted one) is found: a duplicate, counted once.  Its lines
- * keep klog_us, the new ones store klog_d, the logs view reads both, and a line read again
- * is a duplicate.  lt_audit_id_pack packs only the canonical lowercase form.
+ * open refuses it; a writable one packs its UUIDs (audit, then counted_requests, whose rows
+ * the step to 9 hashes: test_schema_upgrade_9) and leaves other auditIDs text, the events view
+ * shows them as before, and a request read again after the upgrade (a stored event, a counted one)
+ * is found: a duplicate, counted once.  Its lines keep klog_us, the new ones store klog_d, the logs
+ * view reads both, and a line read again is a duplicate.  lt_audit_id_pack packs only the canonical
+ * lowercase form.
  */
 static void test_schema_upgrade_7(void **state)
 {
 	static const char *const to6[] = {
+	    TO8_COUNTED("CASE audit_hash WHEN lt_audit_id_hash('" UUID_P1 "') THEN"
+			" lt_audit_id_pack('" UUID_P1 "') ELSE 'Not-A-UUID-o9' END"),
 	    TO7_LINES,
 	    ("UPDATE audit SET audit_id = " UNPACK_ID(
 		"audit_id") " WHERE typeof(audit_id) = 'blob'"),
@@ -1823,15 +1840,15 @@ static void test_schema_upgrade_7(void **state)
 	want_lines = q_rows(st, "SELECT id, ts, ts_us, klog_us FROM logs ORDER BY id", NULL);
 	expect_rows(st,
 		    "SELECT (SELECT group_concat(typeof(audit_id)) FROM audit),"
-		    " (SELECT group_concat(typeof(audit_id)) FROM counted_requests)",
-		    NULL, "blob|text,blob\n");
+		    " (SELECT group_concat(typeof(audit_hash)) FROM counted_requests)",
+		    NULL, "blob|integer,integer\n");
 	want = q_rows(st, "SELECT id, audit_id FROM events ORDER BY id", NULL);
 	st = reopen_downgraded(st, dir, to6, sizeof to6 / sizeof *to6, "schema 6");
 	expect_rows(st,
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT group_concat(typeof(audit_id)) FROM audit),"
-		    " (SELECT group_concat(typeof(audit_id)) FROM counted_requests)",
-		    NULL, "8|blob|text,blob\n");
+		    " (SELECT group_concat(typeof(audit_hash)) FROM counted_requests)",
+		    NULL, "9|blob|integer,integer\n");
 	expect_rows(st, "SELECT id, audit_id FROM events ORDER BY id", NULL, want);
 	free(want);
 	expect_rows(st, "SELECT id, ts, ts_us, klog_us FROM logs ORDER BY id", NULL, want_lines);
@@ -1873,6 +1890,7 @@ static void test_schema_upgrade_7(void **state)
 static void test_schema_upgrade_8(void **state)
 {
 	static const char *const to7[] = {
+	    TO8_COUNTED("NULL"),
 	    TO7_LINES,
 	    "UPDATE meta SET value = '7' WHERE key = 'schema'",
 	};
@@ -1896,7 +1914,7 @@ static void test_schema_upgrade_8(void **state)
 	expect_rows(st,
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'), (SELECT"
 		    " group_concat(coalesce(msg_at, '-') || message, ',') FROM lines)",
-		    NULL, "8|-kept,-say \"a\"\n");
+		    NULL, "9|-kept,-say \"a\"\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -1905,6 +1923,64 @@ static void test_schema_upgrade_8(void **state)
 		    "SELECT coalesce(msg_at, '-'), message IS NULL, (SELECT message FROM logs AS v"
 		    " WHERE v.id = g.id) FROM lines AS g ORDER BY id",
 		    NULL, "-|0|kept\n-|0|say \"a\"\n81|1|new\n-|0|say \"b\"\n");
+	close_store(st);
+}
+
+/*
+ * Schema 8 to 9: a store of 8 keeps the requests it counted by auditID (a UUID packed, any
+ * other as text); 9 keeps an 8-byte hash of the auditID's text.  A writable open hashes the
+ * rows it holds as a new insert hashes them, so a counted request read again after the
+ * upgrade (a UUID, and a client's own auditID) counts once; a new one counts.  The hash is
+ * the auditID's, whether it was stored packed or as text (lt_audit_id_hash).
+ */
+static void test_schema_upgrade_9(void **state)
+{
+	static const char *const to8[] = {
+	    TO8_COUNTED("CASE audit_hash WHEN lt_audit_id_hash('" UUID_P1 "') THEN"
+			" lt_audit_id_pack('" UUID_P1 "') ELSE 'Not-A-UUID-o9' END"),
+	    "UPDATE meta SET value = '8' WHERE key = 'schema'",
+	};
+	char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], *want;
+	struct lt_ingest_totals t = {0};
+	struct lt_store *st;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "schema-upgrade-9");
+	write_file(a, dir, "a.log",
+		   EV_META "\n" OTHER(UUID_P1, OBJREF("pods"), "get") "\n" OTHER(
+		       "Not-A-UUID-o9", OBJREF("pods"), "list") "\n");
+	write_file(b, dir, "b.log",
+		   EV_META "\n" OTHER(UUID_P1, OBJREF("pods"), "get") "\n" OTHER(
+		       "Not-A-UUID-o9", OBJREF("pods"),
+		       "list") "\n" OTHER("Not-A-UUID-o10", OBJREF("pods"), "list") "\n");
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, a, &s, &t), 3, 1, 0, 2, 0);
+	expect_rows(st,
+		    "SELECT typeof(audit_hash), audit_hash = lt_audit_id_hash(x)"
+		    " FROM counted_requests JOIN (SELECT '" UUID_P1 "' AS x UNION ALL"
+		    " SELECT 'Not-A-UUID-o9') ON audit_hash = lt_audit_id_hash(x)",
+		    NULL, "integer|1\ninteger|1\n");
+	want = q_rows(st, "SELECT * FROM events ORDER BY id", NULL);
+	st = reopen_downgraded(st, dir, to8, sizeof to8 / sizeof *to8, "schema 8");
+	expect_rows(st,
+		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+		    " (SELECT group_concat(typeof(audit_hash)) FROM counted_requests),"
+		    " (SELECT count(*) FROM pragma_table_info('counted_requests')"
+		    "  WHERE name = 'audit_id'),"
+		    " (SELECT count(*) FROM sqlite_master WHERE name = 'counted_8')",
+		    NULL, "9|integer,integer|0|0\n");
+	expect_rows(st, "SELECT * FROM events ORDER BY id", NULL, want);
+	free(want);
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, b, &s, &t), 4, 0, 1, 3, 0);
+	expect_rows(st, "SELECT resource, verb, sum(count) FROM resource_counts GROUP BY 1, 2",
+		    NULL, "pods|get|1\npods|list|2\n");
+	expect_rows(st,
+		    "SELECT lt_audit_id_hash(lt_audit_id_pack('" UUID_P1 "')) ="
+		    " lt_audit_id_hash('" UUID_P1 "'), lt_audit_id_hash('" UUID_P1 "') ="
+		    " lt_audit_id_hash(upper('" UUID_P1 "')), lt_audit_id_hash(NULL) IS NULL",
+		    NULL, "1|0|1\n");
 	close_store(st);
 }
 
@@ -2065,6 +2141,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_schema_upgrade_identity, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_7, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_8, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_9, teardown),
 	    cmocka_unit_test_teardown(test_writer_lock_in_process, teardown),
 	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
 	    cmocka_unit_test_teardown(test_other_resources, teardown),
