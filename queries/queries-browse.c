@@ -55,20 +55,11 @@
 	"  AND a.code BETWEEN 200 AND 299 AND a.superseded = 0) ELSE 0 END)"
 
 /*
- * o: the names of the Node objects the audit log has requests about, one
- * index seek each (a loose index scan: the next name above the last, through
- * audit_object or audit_cluster), not a DISTINCT over every Node request
- * (330 000 on the 10 M-event store: 20-40 ms CPU of the list's 70-120).
+ * o: the names of the Node objects the audit log has requests about, of any cluster: what
+ * the registry keeps in lt_node_names at each ingest (queries-node-names.c, a loose index
+ * scan of audit_names), a few thousand rows, not the Node requests again.
  */
-#define BROWSE_NODE_NAMES                                                                          \
-	"o0(name_id) AS (SELECT (SELECT a.name_id FROM audit AS a"                                 \
-	"  WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                          \
-	"  AND a.namespace_id IS NULL AND a.name_id IS NOT NULL ORDER BY a.name_id LIMIT 1)"       \
-	" UNION ALL SELECT (SELECT a.name_id FROM audit AS a"                                      \
-	"  WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                          \
-	"  AND a.namespace_id IS NULL AND a.name_id > o0.name_id ORDER BY a.name_id LIMIT 1)"      \
-	" FROM o0 WHERE o0.name_id IS NOT NULL),"                                                  \
-	" o AS MATERIALIZED (SELECT name_id FROM o0 WHERE name_id IS NOT NULL)"
+#define BROWSE_NODE_NAMES "o AS MATERIALIZED (SELECT DISTINCT name_id FROM lt_node_names)"
 
 /*
  * A node NotReady at the end is `not-ready`, as `nodes` says, unless it is gone.  A node only

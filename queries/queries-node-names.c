@@ -2,15 +2,16 @@
  * queries-node-names.c - the Node objects the store knows, kept as a small derived table.
  *
  * The nodes view lists the node leases and the Node objects that never had
- * one.  The second half was a DISTINCT over every Node request's index
- * entry (audit_names: 330 217 at 10 M events, ~60 ms of CPU in every
- * `nodes`); lt_node_names holds its answer, one row per (cluster, Node
- * name), rebuilt whole by the registry after the leases whenever events
- * were added (the same DISTINCT, once per ingest).  A name never leaves it:
- * stored requests are never deleted, and the view never asked whether a
- * request was superseded.  A store whose table is not current says so like
- * any derived table (lt_derived_check); the read-only overlay of --gap and
- * --slow keeps the DISTINCT, as a store from before this table has none.
+ * one; the TUI's cluster list lists the same.  Both read lt_node_names, one
+ * row per (cluster, Node name), rebuilt whole by the registry after the
+ * leases whenever events were added: a loose index scan of audit_names
+ * (QUERIES_NODE_NAMES_SQL: one seek per name and cluster), where a DISTINCT
+ * over every Node request's entry (330 217 at 10 M events) cost ~60 ms of
+ * CPU at every ingest.  A name never leaves it: stored requests are never
+ * deleted, and neither reader asked whether a request was superseded.  A
+ * store whose table is not current says so like any derived table
+ * (lt_derived_check); the read-only overlay of --gap and --slow reads the
+ * same scan (QUERIES_NODE_NAMES_SQL), not the table.
  */
 #include "queries-int.h"
 
@@ -33,7 +34,7 @@ int queries_node_names_rebuild(struct lt_store *st, int64_t since_id, struct lt_
 {
 	int rc;
 
-	(void)since_id; /* every name again: one pass over the Node entries of audit_names */
+	(void)since_id; /* every name again: one seek per (name, cluster) in audit_names */
 	if ((rc = queries_exec(st, "DELETE FROM lt_node_names", err)) != 0)
 		return rc;
 	return queries_exec(st, names_fill_sql, err);
