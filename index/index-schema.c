@@ -14,7 +14,8 @@
  *    a line's klog time as its distance from ts_us (lines.klog_d);
  * 8: a line's message that is a slice of its raw record stored as where it lies in it
  *    (lines.msg_at, msg_len: LT_LINE_MESSAGE_SQL), not as text beside it;
- * 9: counted_requests keeps an 8-byte hash of the auditID (schema_hash_counted) */
+ * 9: counted_requests keeps an 8-byte hash of the auditID (schema_hash_counted); an event
+ *    stores its latency, not the time its request was received (schema_latency_sql) */
 #define SCHEMA_VERSION "9"
 /* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
@@ -265,37 +266,45 @@ static const char schema_events_view[] =
     "CREATE VIEW IF NOT EXISTS events AS SELECT a.id AS id,"
     " strftime('%Y-%m-%dT%H:%M:%S', a.stage_us / 1000000, 'unixepoch')"
     " || printf('.%06dZ', a.stage_us % 1000000) AS ts,"
-    " a.stage_us AS ts_us, a.received_us AS received_us,"
-    " (a.stage_us - a.received_us) AS latency_us,"
-    " " SCHEMA_AUDIT_ID " AS audit_id, (SELECT s FROM strs WHERE id = a.stage_id) AS stage,"
-    " (SELECT s FROM strs WHERE id = a.level_id) AS level,"
-    " (SELECT s FROM strs WHERE id = a.verb_id) AS verb,"
-    " (SELECT s FROM strs WHERE id = a.resource_id) AS resource,"
-    " (SELECT s FROM strs WHERE id = a.subresource_id) AS subresource,"
-    " (SELECT s FROM strs WHERE id = a.namespace_id) AS namespace,"
-    " (SELECT s FROM strs WHERE id = a.name_id) AS name,"
-    " (SELECT s FROM strs WHERE id = a.api_group_id) AS api_group,"
-    " (SELECT s FROM strs WHERE id = a.api_version_id) AS api_version,"
-    " coalesce(a.obj_uid, (SELECT s FROM strs WHERE id = a.obj_uid_id)) AS uid,"
-    " a.resource_version AS resource_version,"
-    " coalesce(a.request_uri, (SELECT s FROM strs WHERE id = a.request_uri_id)) AS request_uri,"
-    " (SELECT s FROM strs WHERE id = a.user_id) AS user,"
-    " (SELECT s FROM strs WHERE id = a.groups_id) AS groups,"
-    " (SELECT s FROM strs WHERE id = a.impersonated_id) AS impersonated_user,"
-    " " LT_IDENTITY_SQL(
-	"a") " AS identity,"
-	     " (SELECT s FROM strs WHERE id = a.source_ip_id) AS source_ip,"
-	     " (SELECT s FROM strs WHERE id = a.user_agent_id) AS user_agent,"
-	     " a.code AS code, (SELECT s FROM strs WHERE id = a.status_id) AS status,"
-	     " (SELECT s FROM strs WHERE id = a.reason_id) AS reason,"
-	     " (SELECT s FROM strs WHERE id = a.message_id) AS message,"
-	     " (SELECT s FROM strs WHERE id = a.authz_decision_id) AS authz_decision,"
-	     " (SELECT s FROM strs WHERE id = a.authz_reason_id) AS authz_reason,"
-	     " (SELECT s FROM strs WHERE id = a.lease_holder_id) AS lease_holder,"
-	     " a.lease_duration_s AS lease_duration_s, a.lease_renew_us AS lease_renew_us,"
-	     " a.lease_acquire_us AS lease_acquire_us, a.lease_transitions AS lease_transitions,"
-	     " a.source_id AS source_id, a.line AS line, a.offset AS offset"
-	     " FROM audit AS a WHERE a.superseded = 0";
+    " a.stage_us AS ts_us, " LT_AUDIT_RECEIVED_SQL(
+	"a") " AS received_us,"
+	     " " LT_AUDIT_LATENCY_SQL(
+		 "a") " AS latency_us,"
+		      " " SCHEMA_AUDIT_ID
+		      " AS audit_id, (SELECT s FROM strs WHERE id = a.stage_id) AS stage,"
+		      " (SELECT s FROM strs WHERE id = a.level_id) AS level,"
+		      " (SELECT s FROM strs WHERE id = a.verb_id) AS verb,"
+		      " (SELECT s FROM strs WHERE id = a.resource_id) AS resource,"
+		      " (SELECT s FROM strs WHERE id = a.subresource_id) AS subresource,"
+		      " (SELECT s FROM strs WHERE id = a.namespace_id) AS namespace,"
+		      " (SELECT s FROM strs WHERE id = a.name_id) AS name,"
+		      " (SELECT s FROM strs WHERE id = a.api_group_id) AS api_group,"
+		      " (SELECT s FROM strs WHERE id = a.api_version_id) AS api_version,"
+		      " coalesce(a.obj_uid, (SELECT s FROM strs WHERE id = a.obj_uid_id)) AS uid,"
+		      " a.resource_version AS resource_version,"
+		      " coalesce(a.request_uri, (SELECT s FROM strs WHERE id = a.request_uri_id)) "
+		      "AS request_uri,"
+		      " (SELECT s FROM strs WHERE id = a.user_id) AS user,"
+		      " (SELECT s FROM strs WHERE id = a.groups_id) AS groups,"
+		      " (SELECT s FROM strs WHERE id = a.impersonated_id) AS impersonated_user,"
+		      " " LT_IDENTITY_SQL(
+			  "a") " AS identity,"
+			       " (SELECT s FROM strs WHERE id = a.source_ip_id) AS source_ip,"
+			       " (SELECT s FROM strs WHERE id = a.user_agent_id) AS user_agent,"
+			       " a.code AS code, (SELECT s FROM strs WHERE id = a.status_id) AS "
+			       "status,"
+			       " (SELECT s FROM strs WHERE id = a.reason_id) AS reason,"
+			       " (SELECT s FROM strs WHERE id = a.message_id) AS message,"
+			       " (SELECT s FROM strs WHERE id = a.authz_decision_id) AS "
+			       "authz_decision,"
+			       " (SELECT s FROM strs WHERE id = a.authz_reason_id) AS authz_reason,"
+			       " (SELECT s FROM strs WHERE id = a.lease_holder_id) AS lease_holder,"
+			       " a.lease_duration_s AS lease_duration_s, a.lease_renew_us AS "
+			       "lease_renew_us,"
+			       " a.lease_acquire_us AS lease_acquire_us, a.lease_transitions AS "
+			       "lease_transitions,"
+			       " a.source_id AS source_id, a.line AS line, a.offset AS offset"
+			       " FROM audit AS a WHERE a.superseded = 0";
 
 /*
  * Schema 6: audit.identity_id, a strs id of what the event says is behind its
@@ -339,6 +348,15 @@ static const char *const schema_counted_sql[] = {
     "DROP TABLE counted_requests",
     "ALTER TABLE counted_requests_9 RENAME TO counted_requests",
 };
+
+/*
+ * Schema 9: audit.latency_us, stage_us - received_us (0-3 bytes: 0 for a RequestReceived
+ * stage and for records without requestReceivedTimestamp), and received_us left NULL (8
+ * bytes a row), read back by LT_AUDIT_RECEIVED_SQL and LT_AUDIT_LATENCY_SQL.  Added by
+ * ALTER TABLE like the columns above; an upgraded store's older rows keep received_us and
+ * no latency_us, which the same two read.
+ */
+static const char schema_latency_sql[] = "ALTER TABLE audit ADD COLUMN latency_us INTEGER";
 
 static const char schema_clusters_table[] =
     "CREATE TABLE IF NOT EXISTS clusters(id INTEGER PRIMARY KEY)";
@@ -585,7 +603,7 @@ static int schema_hash_counted(struct lt_store *st, struct lt_error *err)
  * of 5, then the interned columns (schema_add_interned) and the identity column
  * (schema_identity_sql) of 6, the packed auditIDs and klog_d (schema_klog_sql) of 7, the
  * message's place (schema_message_sql) of 8, the hashed counted requests
- * (schema_hash_counted) of 9, then the version.
+ * (schema_hash_counted) and the latency (schema_latency_sql) of 9, then the version.
  */
 static int schema_migrate(struct lt_store *st, struct lt_error *err)
 {
@@ -608,6 +626,10 @@ static int schema_migrate(struct lt_store *st, struct lt_error *err)
 		if (index_store_exec(st, schema_message_sql[i], err) != 0)
 			return LT_ERR_DB;
 	if (schema_hash_counted(st, err) != 0)
+		return LT_ERR_DB;
+	if ((has = schema_has_column(st, "audit", "latency_us", err)) < 0)
+		return LT_ERR_DB;
+	if (!has && index_store_exec(st, schema_latency_sql, err) != 0)
 		return LT_ERR_DB;
 	return index_store_exec(
 	    st, "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';", err);

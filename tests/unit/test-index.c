@@ -1252,13 +1252,17 @@ static void open_fails(const char *path, int flags, int want, struct lt_error *e
 /*
  * What a store of schema 8 held of the requests it counted: their auditIDs, packed or text,
  * not their hashes (schema 9).  AS_STORED, an SQL expression of audit_hash, gives each
- * hash's auditID back ("NULL" where the test counted none).
+ * hash's auditID back ("NULL" where the test counted none).  And of its events: the time
+ * each request was received, not its latency (the events view, which reads it, dropped).
  */
-#define TO8_COUNTED(AS_STORED)                                                                     \
+#define TO8_AUDIT(AS_STORED)                                                                       \
 	("CREATE TABLE counted_8(received_s INTEGER NOT NULL, audit_id TEXT NOT NULL,"             \
 	 " PRIMARY KEY(received_s, audit_id)) WITHOUT ROWID"),                                     \
 	    "INSERT INTO counted_8 SELECT received_s, " AS_STORED " FROM counted_requests",        \
-	    "DROP TABLE counted_requests", "ALTER TABLE counted_8 RENAME TO counted_requests"
+	    "DROP TABLE counted_requests", "ALTER TABLE counted_8 RENAME TO counted_requests",     \
+	    "DROP VIEW IF EXISTS events",                                                          \
+	    "UPDATE audit SET received_us = stage_us - latency_us, latency_us = NULL",             \
+	    "ALTER TABLE audit DROP COLUMN latency_us"
 
 /*
  * Takes the store st (of dir) back to an older schema with the statements sql (n of them, run
@@ -1484,10 +1488,10 @@ static void test_schema_versions(void **state)
 static void test_schema_upgrade(void **state)
 {
 	static const char *const downgrade[] = {
-	    TO8_COUNTED("NULL"),
+	    TO8_AUDIT("NULL"),
 	    TO7_LINES,
 	    "DROP TABLE raw_dicts",
-	    "DROP VIEW events",
+	    "DROP VIEW IF EXISTS events",
 	    "ALTER TABLE audit DROP COLUMN identity_id",
 	    "DROP INDEX audit_names", /* on cluster_id: a schema-4 store had neither */
 	    "DROP INDEX audit_verbs",
@@ -1543,13 +1547,13 @@ static void expect_raw_file(struct lt_store *st, const char *path, const char *t
 static void test_schema_upgrade_raw(void **state)
 {
 	static const char *const to5[] = {
-	    TO8_COUNTED("NULL"),
+	    TO8_AUDIT("NULL"),
 	    TO7_LINES,
 	    "UPDATE audit_raw SET json = lt_raw(json)",
 	    "DROP TABLE raw_dicts",
 	    ("UPDATE audit SET request_uri = (SELECT s FROM strs WHERE id = request_uri_id),"
 	     " obj_uid = (SELECT s FROM strs WHERE id = obj_uid_id)"),
-	    "DROP VIEW events",
+	    "DROP VIEW IF EXISTS events",
 	    "ALTER TABLE audit DROP COLUMN identity_id",
 	    "ALTER TABLE audit DROP COLUMN request_uri_id",
 	    "ALTER TABLE audit DROP COLUMN obj_uid_id",
@@ -1742,9 +1746,9 @@ static void test_raw_compressed(void **state)
 static void test_schema_upgrade_identity(void **state)
 {
 	static const char *const downgrade[] = {
-	    TO8_COUNTED("NULL"),
+	    TO8_AUDIT("NULL"),
 	    TO7_LINES,
-	    "DROP VIEW events",
+	    "DROP VIEW IF EXISTS events",
 	    "ALTER TABLE audit DROP COLUMN identity_id",
 	    "CREATE TABLE lt_kept(x)", /* a derived table: still right, kept */
 	    "UPDATE meta SET value = '5' WHERE key = 'schema'",
@@ -1802,15 +1806,15 @@ static void test_schema_upgrade_identity(void **state)
 static void test_schema_upgrade_7(void **state)
 {
 	static const char *const to6[] = {
-	    TO8_COUNTED("CASE audit_hash WHEN lt_audit_id_hash('" UUID_P1 "') THEN"
-			" lt_audit_id_pack('" UUID_P1 "') ELSE 'Not-A-UUID-o9' END"),
+	    TO8_AUDIT("CASE audit_hash WHEN lt_audit_id_hash('" UUID_P1 "') THEN"
+		      " lt_audit_id_pack('" UUID_P1 "') ELSE 'Not-A-UUID-o9' END"),
 	    TO7_LINES,
 	    ("UPDATE audit SET audit_id = " UNPACK_ID(
 		"audit_id") " WHERE typeof(audit_id) = 'blob'"),
 	    ("UPDATE counted_requests SET audit_id = " UNPACK_ID(
 		"audit_id") " WHERE typeof(audit_id) = 'blob'"),
 	    "UPDATE lines SET klog_us = ts_us + klog_d, klog_d = NULL",
-	    "DROP VIEW events",
+	    "DROP VIEW IF EXISTS events",
 	    "ALTER TABLE lines DROP COLUMN klog_d",
 	    "UPDATE meta SET value = '6' WHERE key = 'schema'",
 	};
@@ -1890,7 +1894,7 @@ static void test_schema_upgrade_7(void **state)
 static void test_schema_upgrade_8(void **state)
 {
 	static const char *const to7[] = {
-	    TO8_COUNTED("NULL"),
+	    TO8_AUDIT("NULL"),
 	    TO7_LINES,
 	    "UPDATE meta SET value = '7' WHERE key = 'schema'",
 	};
@@ -1931,13 +1935,15 @@ static void test_schema_upgrade_8(void **state)
  * other as text); 9 keeps an 8-byte hash of the auditID's text.  A writable open hashes the
  * rows it holds as a new insert hashes them, so a counted request read again after the
  * upgrade (a UUID, and a client's own auditID) counts once; a new one counts.  The hash is
- * the auditID's, whether it was stored packed or as text (lt_audit_id_hash).
+ * the auditID's, whether it was stored packed or as text (lt_audit_id_hash).  A store of 8
+ * keeps each event's received_us; 9 stores its latency instead (received_us NULL): the
+ * events view reads both the same, before and after the upgrade, old rows and new.
  */
 static void test_schema_upgrade_9(void **state)
 {
 	static const char *const to8[] = {
-	    TO8_COUNTED("CASE audit_hash WHEN lt_audit_id_hash('" UUID_P1 "') THEN"
-			" lt_audit_id_pack('" UUID_P1 "') ELSE 'Not-A-UUID-o9' END"),
+	    TO8_AUDIT("CASE audit_hash WHEN lt_audit_id_hash('" UUID_P1 "') THEN"
+		      " lt_audit_id_pack('" UUID_P1 "') ELSE 'Not-A-UUID-o9' END"),
 	    "UPDATE meta SET value = '8' WHERE key = 'schema'",
 	};
 	char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], *want;
@@ -1951,9 +1957,11 @@ static void test_schema_upgrade_9(void **state)
 		   EV_META "\n" OTHER(UUID_P1, OBJREF("pods"), "get") "\n" OTHER(
 		       "Not-A-UUID-o9", OBJREF("pods"), "list") "\n");
 	write_file(b, dir, "b.log",
-		   EV_META "\n" OTHER(UUID_P1, OBJREF("pods"), "get") "\n" OTHER(
-		       "Not-A-UUID-o9", OBJREF("pods"),
-		       "list") "\n" OTHER("Not-A-UUID-o10", OBJREF("pods"), "list") "\n");
+		   EV_META "\n" EV_BODY "\n" LEASE("lat0", DONE, "") "\n" OTHER(
+		       UUID_P1, OBJREF("pods"),
+		       "get") "\n" OTHER("Not-A-UUID-o9", OBJREF("pods"),
+					 "list") "\n" OTHER("Not-A-UUID-o10", OBJREF("pods"),
+							    "list") "\n");
 	st = open_store(dir);
 	expect_counts(ingest_ok(st, a, &s, &t), 3, 1, 0, 2, 0);
 	expect_rows(st,
@@ -1970,10 +1978,18 @@ static void test_schema_upgrade_9(void **state)
 		    "  WHERE name = 'audit_id'),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'counted_8')",
 		    NULL, "9|integer,integer|0|0\n");
+	expect_rows(st, "SELECT count(received_us), count(latency_us) FROM audit", NULL, "1|0\n");
 	expect_rows(st, "SELECT * FROM events ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
-	expect_counts(ingest_ok(st, b, &s, &t), 4, 0, 1, 3, 0);
+	expect_counts(ingest_ok(st, b, &s, &t), 6, 2, 1, 3, 0);
+	expect_rows(
+	    st,
+	    "SELECT received_us IS NULL, latency_us, (SELECT received_us || ' ' || latency_us"
+	    " FROM events AS v WHERE v.id = a.id) FROM audit AS a ORDER BY id",
+	    NULL,
+	    "0|NULL|1712297054660001 8221\n1|10400|1712297064120000 10400\n"
+	    "1|0|1712297054668822 0\n");
 	expect_rows(st, "SELECT resource, verb, sum(count) FROM resource_counts GROUP BY 1, 2",
 		    NULL, "pods|get|1\npods|list|2\n");
 	expect_rows(st,
