@@ -175,6 +175,7 @@ struct queries_lease_feed {
 	int64_t update, patch, create, del, empty; /* strs ids; empty: "" */
 	int bodies;				   /* some event carried a Lease body */
 	struct lt_stmt *str, *cause, *duration, *node_gone;
+	struct lt_stmt *kubelet; /* a node's kubelet's user id: prepared once, not per lease */
 	/* the audit streams' clock offsets (queries-health-skew.c), estimated at the first
 	 * node lease delete that has a node delete near it: the cause is ordered by them */
 	struct queries_health_offset *skew;
@@ -320,25 +321,15 @@ int queries_hosts_rebuild(struct lt_store *st, int64_t since_id, struct lt_error
 /* ---- the Node objects the store knows (queries-node-names.c) -------------------- */
 
 /*
- * Every (cluster_id, name_id) of a Node object with a stored request, as a SELECT: what
- * lt_node_names holds, and what the read-only overlay's nodes view reads instead.  A loose
- * index scan of audit_names (resource_id, name_id, cluster_id; namespace_id IS NULL): one
- * seek to the next (name, cluster) above the last, not a DISTINCT over every Node request's
- * entry (330 000 at 10 M events).  The pair travels through the recursion as one integer,
- * name_id << 32 | cluster_id: both are strs ids (cluster 0: none), below 2^32 in any store.
+ * Every (cluster_id, name_id) of a Node object with a stored request, as a SELECT (a
+ * DISTINCT over audit_names' Node entries): what lt_node_names holds, and what the read-only
+ * overlay's nodes view reads instead.  A store of one cluster fills the table more cheaply
+ * (queries-node-names.c).
  */
-#define QUERIES_NODE_REQUEST                                                                       \
-	"a.resource_id = (SELECT id FROM strs WHERE s = 'nodes') AND a.namespace_id IS NULL"
 #define QUERIES_NODE_NAMES_SQL                                                                     \
-	"WITH RECURSIVE nk(k) AS (SELECT (SELECT a.name_id * 4294967296 + a.cluster_id"            \
-	"  FROM audit AS a WHERE " QUERIES_NODE_REQUEST " AND a.name_id IS NOT NULL"               \
-	"  ORDER BY a.name_id, a.cluster_id LIMIT 1)"                                              \
-	" UNION ALL SELECT (SELECT a.name_id * 4294967296 + a.cluster_id FROM audit AS a"          \
-	"  WHERE " QUERIES_NODE_REQUEST " AND (a.name_id, a.cluster_id) > (nk.k >> 32,"            \
-	"  nk.k & 4294967295) ORDER BY a.name_id, a.cluster_id LIMIT 1) FROM nk"                   \
-	"  WHERE nk.k IS NOT NULL)"                                                                \
-	" SELECT nk.k & 4294967295 AS cluster_id, nk.k >> 32 AS name_id FROM nk"                   \
-	" WHERE nk.k IS NOT NULL"
+	"SELECT DISTINCT cluster_id, name_id FROM audit"                                           \
+	" WHERE resource_id = (SELECT id FROM strs WHERE s = 'nodes')"                             \
+	" AND namespace_id IS NULL AND name_id IS NOT NULL"
 
 extern const struct lt_derived queries_node_names_derived;
 
