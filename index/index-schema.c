@@ -261,50 +261,50 @@ static const char *const schema_node_indexes[] = {
     " WHERE namespace_id IS NULL",
 };
 
+/* The events view's received time and latency (schema 9 stores the latency: lt_index.h). */
+#define SCHEMA_RECEIVED LT_AUDIT_RECEIVED_SQL("a")
+#define SCHEMA_LATENCY	LT_AUDIT_LATENCY_SQL("a")
+
 /* The events view: after schema_migrate, as it reads the columns that adds. */
 static const char schema_events_view[] =
     "CREATE VIEW IF NOT EXISTS events AS SELECT a.id AS id,"
     " strftime('%Y-%m-%dT%H:%M:%S', a.stage_us / 1000000, 'unixepoch')"
     " || printf('.%06dZ', a.stage_us % 1000000) AS ts,"
-    " a.stage_us AS ts_us, " LT_AUDIT_RECEIVED_SQL(
-	"a") " AS received_us,"
-	     " " LT_AUDIT_LATENCY_SQL(
-		 "a") " AS latency_us,"
-		      " " SCHEMA_AUDIT_ID
-		      " AS audit_id, (SELECT s FROM strs WHERE id = a.stage_id) AS stage,"
-		      " (SELECT s FROM strs WHERE id = a.level_id) AS level,"
-		      " (SELECT s FROM strs WHERE id = a.verb_id) AS verb,"
-		      " (SELECT s FROM strs WHERE id = a.resource_id) AS resource,"
-		      " (SELECT s FROM strs WHERE id = a.subresource_id) AS subresource,"
-		      " (SELECT s FROM strs WHERE id = a.namespace_id) AS namespace,"
-		      " (SELECT s FROM strs WHERE id = a.name_id) AS name,"
-		      " (SELECT s FROM strs WHERE id = a.api_group_id) AS api_group,"
-		      " (SELECT s FROM strs WHERE id = a.api_version_id) AS api_version,"
-		      " coalesce(a.obj_uid, (SELECT s FROM strs WHERE id = a.obj_uid_id)) AS uid,"
-		      " a.resource_version AS resource_version,"
-		      " coalesce(a.request_uri, (SELECT s FROM strs WHERE id = a.request_uri_id)) "
-		      "AS request_uri,"
-		      " (SELECT s FROM strs WHERE id = a.user_id) AS user,"
-		      " (SELECT s FROM strs WHERE id = a.groups_id) AS groups,"
-		      " (SELECT s FROM strs WHERE id = a.impersonated_id) AS impersonated_user,"
-		      " " LT_IDENTITY_SQL(
-			  "a") " AS identity,"
-			       " (SELECT s FROM strs WHERE id = a.source_ip_id) AS source_ip,"
-			       " (SELECT s FROM strs WHERE id = a.user_agent_id) AS user_agent,"
-			       " a.code AS code, (SELECT s FROM strs WHERE id = a.status_id) AS "
-			       "status,"
-			       " (SELECT s FROM strs WHERE id = a.reason_id) AS reason,"
-			       " (SELECT s FROM strs WHERE id = a.message_id) AS message,"
-			       " (SELECT s FROM strs WHERE id = a.authz_decision_id) AS "
-			       "authz_decision,"
-			       " (SELECT s FROM strs WHERE id = a.authz_reason_id) AS authz_reason,"
-			       " (SELECT s FROM strs WHERE id = a.lease_holder_id) AS lease_holder,"
-			       " a.lease_duration_s AS lease_duration_s, a.lease_renew_us AS "
-			       "lease_renew_us,"
-			       " a.lease_acquire_us AS lease_acquire_us, a.lease_transitions AS "
-			       "lease_transitions,"
-			       " a.source_id AS source_id, a.line AS line, a.offset AS offset"
-			       " FROM audit AS a WHERE a.superseded = 0";
+    " a.stage_us AS ts_us, " SCHEMA_RECEIVED " AS received_us,"
+    " " SCHEMA_LATENCY " AS latency_us,"
+    " " SCHEMA_AUDIT_ID " AS audit_id, (SELECT s FROM strs WHERE id = a.stage_id) AS stage,"
+    " (SELECT s FROM strs WHERE id = a.level_id) AS level,"
+    " (SELECT s FROM strs WHERE id = a.verb_id) AS verb,"
+    " (SELECT s FROM strs WHERE id = a.resource_id) AS resource,"
+    " (SELECT s FROM strs WHERE id = a.subresource_id) AS subresource,"
+    " (SELECT s FROM strs WHERE id = a.namespace_id) AS namespace,"
+    " (SELECT s FROM strs WHERE id = a.name_id) AS name,"
+    " (SELECT s FROM strs WHERE id = a.api_group_id) AS api_group,"
+    " (SELECT s FROM strs WHERE id = a.api_version_id) AS api_version,"
+    " coalesce(a.obj_uid, (SELECT s FROM strs WHERE id = a.obj_uid_id)) AS uid,"
+    " a.resource_version AS resource_version,"
+    " coalesce(a.request_uri, (SELECT s FROM strs WHERE id = a.request_uri_id)) "
+    "AS request_uri,"
+    " (SELECT s FROM strs WHERE id = a.user_id) AS user,"
+    " (SELECT s FROM strs WHERE id = a.groups_id) AS groups,"
+    " (SELECT s FROM strs WHERE id = a.impersonated_id) AS impersonated_user,"
+    " " LT_IDENTITY_SQL("a") " AS identity,"
+			     " (SELECT s FROM strs WHERE id = a.source_ip_id) AS source_ip,"
+			     " (SELECT s FROM strs WHERE id = a.user_agent_id) AS user_agent,"
+			     " a.code AS code, (SELECT s FROM strs WHERE id = a.status_id) AS "
+			     "status,"
+			     " (SELECT s FROM strs WHERE id = a.reason_id) AS reason,"
+			     " (SELECT s FROM strs WHERE id = a.message_id) AS message,"
+			     " (SELECT s FROM strs WHERE id = a.authz_decision_id) AS "
+			     "authz_decision,"
+			     " (SELECT s FROM strs WHERE id = a.authz_reason_id) AS authz_reason,"
+			     " (SELECT s FROM strs WHERE id = a.lease_holder_id) AS lease_holder,"
+			     " a.lease_duration_s AS lease_duration_s, a.lease_renew_us AS "
+			     "lease_renew_us,"
+			     " a.lease_acquire_us AS lease_acquire_us, a.lease_transitions AS "
+			     "lease_transitions,"
+			     " a.source_id AS source_id, a.line AS line, a.offset AS offset"
+			     " FROM audit AS a WHERE a.superseded = 0";
 
 /*
  * Schema 6: audit.identity_id, a strs id of what the event says is behind its

@@ -619,14 +619,17 @@ static void browse_object(struct lt_store *st, const char *target, enum lt_brows
 	" FROM audit AS a WHERE a.resource_id = ?1 AND a.namespace_id IS ?2 AND a.name_id = ?3"    \
 	" AND a.stage_us BETWEEN ?4 AND ?5 AND a.superseded = 0"
 
-static const char events_sql[] = "SELECT a.id, a.stage_us, " LT_AUDIT_LATENCY_SQL(
-    "a") ", a.code,"
-	 " coalesce((SELECT s FROM strs WHERE id = a.verb_id), ''),"
-	 " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''),"
-	 " coalesce((SELECT s FROM strs WHERE id = a.user_id), ''),"
-	 " coalesce((SELECT s FROM strs WHERE id = a.source_ip_id), ''),"
-	 " coalesce((SELECT s FROM strs WHERE id = a.user_agent_id), '')" BROWSE_OBJECT_WHERE
-	 " ORDER BY a.stage_us, a.id LIMIT ?6 OFFSET ?7";
+/* An event's latency (schema 9 stores it: lt_index.h). */
+#define BROWSE_LATENCY LT_AUDIT_LATENCY_SQL("a")
+
+static const char events_sql[] =
+    "SELECT a.id, a.stage_us, " BROWSE_LATENCY ", a.code,"
+    " coalesce((SELECT s FROM strs WHERE id = a.verb_id), ''),"
+    " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''),"
+    " coalesce((SELECT s FROM strs WHERE id = a.user_id), ''),"
+    " coalesce((SELECT s FROM strs WHERE id = a.source_ip_id), ''),"
+    " coalesce((SELECT s FROM strs WHERE id = a.user_agent_id), '')" BROWSE_OBJECT_WHERE
+    " ORDER BY a.stage_us, a.id LIMIT ?6 OFFSET ?7";
 
 enum events_col {
 	EVENTS_ID,

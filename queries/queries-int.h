@@ -162,12 +162,13 @@ enum queries_lease_kind queries_lease_kind_of(const char *ns, const char *name);
 	" json_valid(lt_raw(" r ".json)) THEN json_extract(lt_raw(" r                              \
 	".json), '$.protoPayload." which "') END)"
 
+/* an event a's latency: stored since schema 9, from received_us before (lt_index.h) */
+#define QUERIES_LEASE_LATENCY LT_AUDIT_LATENCY_SQL("a")
 #define QUERIES_LEASE_COLUMNS                                                                      \
-	"a.id, a.stage_us, " LT_AUDIT_LATENCY_SQL(                                                 \
-	    "a") ", a.verb_id, a.code, a.user_id, a.groups_id,"                                    \
-		 " a.source_ip_id, a.user_agent_id, a.lease_holder_id,"                            \
-		 " coalesce(a.message_id, a.authz_reason_id), coalesce(a.lease_acquire_us, 0),"    \
-		 " coalesce(a.lease_transitions, -1)"
+	"a.id, a.stage_us, " QUERIES_LEASE_LATENCY ", a.verb_id, a.code, a.user_id, a.groups_id,"  \
+	" a.source_ip_id, a.user_agent_id, a.lease_holder_id,"                                     \
+	" coalesce(a.message_id, a.authz_reason_id), coalesce(a.lease_acquire_us, 0),"             \
+	" coalesce(a.lease_transitions, -1)"
 
 /* What the feed looks up once per store, and the statements it reuses. */
 struct queries_lease_feed {
@@ -243,14 +244,13 @@ int queries_exec(struct lt_store *st, const char *sql, struct lt_error *err);
 	    QUERIES_FILTER_TEXT("7", "namespace_id") QUERIES_FILTER_TEXT(                          \
 		"8",                                                                               \
 		"source_ip_id") " AND (?9 IS NULL OR a.code = ?9) AND (?10 = 0 OR a.code >= 400)"  \
-				" AND (?11 IS NULL OR " LT_AUDIT_LATENCY_SQL(                      \
-				    "a") " >= ?11)"                                                \
-					 " AND (?12 IS NULL OR CASE WHEN ?12 = '' THEN "           \
-					 "a.subresource_id "                                       \
-					 "IS NULL"                                                 \
-					 " ELSE a.subresource_id IN (SELECT id FROM strs WHERE s " \
-					 "GLOB "                                                   \
-					 "?12) END)"
+				" AND (?11 IS NULL OR " QUERIES_LEASE_LATENCY " >= ?11)"           \
+				" AND (?12 IS NULL OR CASE WHEN ?12 = '' THEN "                    \
+				"a.subresource_id "                                                \
+				"IS NULL"                                                          \
+				" ELSE a.subresource_id IN (SELECT id FROM strs WHERE s "          \
+				"GLOB "                                                            \
+				"?12) END)"
 #define QUERIES_FILTER_NEXT 13
 /* The text filters' GLOB patterns, alive while a statement is bound to them. */
 #define QUERIES_FILTER_TEXTS 6
