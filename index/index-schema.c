@@ -24,8 +24,8 @@
 
 /* counted_requests (schema 9), named T: the upgrade builds it under another name first. */
 #define SCHEMA_COUNTED_SQL(T)                                                                      \
-	"CREATE TABLE IF NOT EXISTS " T "(received_s INTEGER NOT NULL,"                            \
-	" audit_hash INTEGER NOT NULL, PRIMARY KEY(received_s, audit_hash)) WITHOUT ROWID"
+	("CREATE TABLE IF NOT EXISTS " T "(received_s INTEGER NOT NULL,"                           \
+	 " audit_hash INTEGER NOT NULL, PRIMARY KEY(received_s, audit_hash)) WITHOUT ROWID")
 
 /*
  * Strings that repeat (users, agents, IPs, names, reasons) are stored once
@@ -343,8 +343,8 @@ static const char *const schema_message_sql[] = {
 static const char *const schema_counted_sql[] = {
     "DROP TABLE IF EXISTS counted_requests_9",
     SCHEMA_COUNTED_SQL("counted_requests_9"),
-    "INSERT OR IGNORE INTO counted_requests_9"
-    " SELECT received_s, lt_audit_id_hash(audit_id) FROM counted_requests",
+    ("INSERT OR IGNORE INTO counted_requests_9"
+     " SELECT received_s, lt_audit_id_hash(audit_id) FROM counted_requests"),
     "DROP TABLE counted_requests",
     "ALTER TABLE counted_requests_9 RENAME TO counted_requests",
 };

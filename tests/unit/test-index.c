@@ -1258,7 +1258,7 @@ static void open_fails(const char *path, int flags, int want, struct lt_error *e
 #define TO8_AUDIT(AS_STORED)                                                                       \
 	("CREATE TABLE counted_8(received_s INTEGER NOT NULL, audit_id TEXT NOT NULL,"             \
 	 " PRIMARY KEY(received_s, audit_id)) WITHOUT ROWID"),                                     \
-	    "INSERT INTO counted_8 SELECT received_s, " AS_STORED " FROM counted_requests",        \
+	    ("INSERT INTO counted_8 SELECT received_s, " AS_STORED " FROM counted_requests"),      \
 	    "DROP TABLE counted_requests", "ALTER TABLE counted_8 RENAME TO counted_requests",     \
 	    "DROP VIEW IF EXISTS events",                                                          \
 	    "UPDATE audit SET received_us = stage_us - latency_us, latency_us = NULL",             \
