@@ -10,9 +10,17 @@
  * needs no other change.  The events view spells a blob back (INDEX_AUDIT_ID_SQL) in plain
  * SQL, so the sqlite3 shell reads it too; lt_audit_id_pack is the packer in SQL, for the
  * upgrade of older stores' text rows.
+ *
+ * counted_requests keeps less (schema 9): an 8-byte hash of the auditID's text
+ * (index_audit_id_hash), under the second the request was received.  That table only answers
+ * "was this request counted already?", so two different requests received in the same second
+ * whose hashes are equal (a chance of 2^-64 for each such pair) would count as one: a count
+ * in resource_counts one short.  lt_audit_id_hash is the same hash in SQL, for the upgrade of
+ * a schema-8 store's rows (packed or text).
  */
 #include "index-int.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* The canonical UUID: 8-4-4-4-12 lowercase hex digits; the dashes' offsets. */
@@ -65,6 +73,52 @@ void index_audit_id_bind(sqlite3_stmt *s, int col, const char *p, size_t len)
 		sqlite3_bind_text(s, col, p, (int)len, SQLITE_STATIC);
 }
 
+/* FNV-1a over the bytes, then splitmix64's finalizer so that every bit depends on every byte. */
+int64_t index_audit_id_hash(const char *s, size_t len)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * UINT64_C(0x100000001b3);
+	h = (h ^ (h >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	h = (h ^ (h >> 27)) * UINT64_C(0x94d049bb133111eb);
+	h ^= h >> 31;
+	return (int64_t)h;
+}
+
+/* The canonical text of packed auditID b, into out (AUDITID_TEXT_LEN bytes, no NUL). */
+static void auditid_spell(char out[AUDITID_TEXT_LEN], const unsigned char b[INDEX_AUDIT_ID_BYTES])
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	for (size_t i = 0; i < INDEX_AUDIT_ID_BYTES; i++) {
+		if (auditid_dash[o])
+			out[o++] = '-';
+		out[o++] = hex[b[i] >> 4];
+		out[o++] = hex[b[i] & 15];
+	}
+}
+
+/* lt_audit_id_hash(x): index_audit_id_hash of auditID x as stored (packed, or text). */
+static void auditid_hash_sql(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	char text[AUDITID_TEXT_LEN];
+	const void *p = sqlite3_value_blob(argv[0]);
+	int n = sqlite3_value_bytes(argv[0]);
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_BLOB && n == INDEX_AUDIT_ID_BYTES) {
+		auditid_spell(text, p);
+		sqlite3_result_int64(cx, index_audit_id_hash(text, sizeof text));
+	} else if (sqlite3_value_type(argv[0]) != SQLITE_NULL) {
+		p = sqlite3_value_text(argv[0]);
+		n = sqlite3_value_bytes(argv[0]);
+		sqlite3_result_int64(cx, index_audit_id_hash(p, (size_t)n));
+	} else
+		sqlite3_result_null(cx);
+}
+
 /* lt_audit_id_pack(x): x packed when it is a canonical UUID's text, else x as it is. */
 static void auditid_sql(sqlite3_context *cx, int argc, sqlite3_value **argv)
 {
@@ -85,5 +139,9 @@ int index_audit_id_register(struct lt_store *st, struct lt_error *err)
 				       SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, auditid_sql, NULL,
 				       NULL, NULL) != SQLITE_OK)
 		return index_store_db_error(st, err, "cannot register lt_audit_id_pack");
+	if (sqlite3_create_function_v2(st->db, "lt_audit_id_hash", 1,
+				       SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, auditid_hash_sql,
+				       NULL, NULL, NULL) != SQLITE_OK)
+		return index_store_db_error(st, err, "cannot register lt_audit_id_hash");
 	return 0;
 }

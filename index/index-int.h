@@ -283,7 +283,16 @@ int index_audit_id_pack(unsigned char out[INDEX_AUDIT_ID_BYTES], const char *s, 
 /* Binds auditID p (len bytes; NULL leaves col NULL) to col of s: packed, or as text. */
 void index_audit_id_bind(sqlite3_stmt *s, int col, const char *p, size_t len);
 
-/* Registers lt_audit_id_pack(x) on the store's connection (the upgrade's packer in SQL). */
+/*
+ * counted_requests.audit_hash of auditID s (len bytes, its text as logged): a 64-bit hash,
+ * the same whether s was packed or not (schema 9).
+ */
+int64_t index_audit_id_hash(const char *s, size_t len);
+
+/*
+ * Registers lt_audit_id_pack(x) and lt_audit_id_hash(x) on the store's connection (the
+ * upgrades' packer and hasher in SQL).
+ */
 int index_audit_id_register(struct lt_store *st, struct lt_error *err);
 
 /* ---- log lines (index-logs.c) ---- */

@@ -60,7 +60,7 @@ enum load_audit_col {
 	AC_STATUS_ID,
 	AC_REASON_ID,
 	AC_MESSAGE_ID,
-	AC_RECEIVED_US,
+	AC_LATENCY_US, /* schema 9: stage_us - received_us, and received_us left NULL */
 	AC_STAGE_US,
 	AC_AUTHZ_DECISION_ID,
 	AC_AUTHZ_REASON_ID,
@@ -110,7 +110,7 @@ static const char load_ins_audit_sql[] =
     " level_id, verb_id, resource_id, subresource_id, namespace_id, name_id, api_group_id,"
     " api_version_id, obj_uid_id, resource_version, request_uri_id, user_id, groups_id,"
     " impersonated_id, source_ip_id, user_agent_id, code, status_id, reason_id, message_id,"
-    " received_us, stage_us, authz_decision_id, authz_reason_id, lease_holder_id,"
+    " latency_us, stage_us, authz_decision_id, authz_reason_id, lease_holder_id,"
     " lease_duration_s, lease_renew_us, lease_acquire_us, lease_transitions, akey"
     ", cluster_id, identity_id)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
@@ -274,7 +274,7 @@ static int load_first_count(struct load *l, const struct lt_audit_event *ev, int
 		return 0;
 	/* every stage of a request repeats its requestReceivedTimestamp */
 	sqlite3_bind_int64(s, 1, ev->received_given ? ev->received_us / 1000000 : -1);
-	index_audit_id_bind(s, 2, ev->audit_id.ptr, ev->audit_id.len);
+	sqlite3_bind_int64(s, 2, index_audit_id_hash(ev->audit_id.ptr, ev->audit_id.len));
 	if (load_step(l, s, "cannot count a request") != 0)
 		return LT_ERR_DB;
 	*first = sqlite3_changes(l->st->db) > 0;
@@ -476,6 +476,7 @@ enum load_how {
 	LOAD_I64_SET,	 /* an int64_t, NULL when 0 */
 	LOAD_I64_NONNEG, /* an int64_t, NULL when negative (-1: absent) */
 	LOAD_INT_SET,	 /* an int, NULL when 0 */
+	LOAD_BEFORE,	 /* stage_us minus the int64_t (how long before the stage it was) */
 };
 
 /* One column bound from a field of struct lt_audit_event. */
@@ -515,7 +516,7 @@ static const struct load_field load_fields[] = {
     {.col = AC_STATUS_ID, .how = LOAD_ID, .at = LOAD_EV(status)},
     {.col = AC_REASON_ID, .how = LOAD_ID, .at = LOAD_EV(reason)},
     {.col = AC_MESSAGE_ID, .how = LOAD_ID, .at = LOAD_EV(message)},
-    {.col = AC_RECEIVED_US, .how = LOAD_I64, .at = LOAD_EV(received_us)},
+    {.col = AC_LATENCY_US, .how = LOAD_BEFORE, .at = LOAD_EV(received_us)},
     {.col = AC_STAGE_US, .how = LOAD_I64, .at = LOAD_EV(stage_us)},
     {.col = AC_AUTHZ_DECISION_ID, .how = LOAD_ID, .at = LOAD_EV(authz_decision)},
     {.col = AC_AUTHZ_REASON_ID, .how = LOAD_ID, .at = LOAD_EV(authz_reason)},
@@ -573,6 +574,9 @@ static void load_bind_field(sqlite3_stmt *s, const struct load_field *f,
 	case LOAD_AUDIT_ID:
 		v = load_str_of(ev, f->at);
 		index_audit_id_bind(s, f->col, v.ptr, v.len);
+		break;
+	case LOAD_BEFORE:
+		sqlite3_bind_int64(s, f->col, ev->stage_us - load_i64_of(ev, f->at));
 		break;
 	case LOAD_INT_SET:
 		n = *(const int *)(const void *)((const char *)ev + f->at);

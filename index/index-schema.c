@@ -15,12 +15,19 @@
  * 8: a line's message that is a slice of its raw record stored as where it lies in it
  *    (lines.msg_at, msg_len: LT_LINE_MESSAGE_SQL), not as text beside it;
  * 9: the raw records in compressed blocks (audit_blocks, lines_blocks, schema_add_blocks),
- *    the lines' dedupe keys in a table of their own (line_keys, schema_line_keys) */
+ *    the lines' dedupe keys in a table of their own (line_keys, schema_line_keys),
+ *    counted_requests keeps an 8-byte hash of the auditID (schema_hash_counted), and an event
+ *    stores its latency, not the time its request was received (schema_latency_sql) */
 #define SCHEMA_VERSION "9"
 /* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
 /* The first schema whose auditIDs are packed: older ones are packed by the upgrade. */
 #define SCHEMA_PACKED_IDS 7
+
+/* counted_requests (schema 9), named T: the upgrade builds it under another name first. */
+#define SCHEMA_COUNTED_SQL(T)                                                                      \
+	("CREATE TABLE IF NOT EXISTS " T "(received_s INTEGER NOT NULL,"                           \
+	 " audit_hash INTEGER NOT NULL, PRIMARY KEY(received_s, audit_hash)) WITHOUT ROWID")
 
 /*
  * Strings that repeat (users, agents, IPs, names, reasons) are stored once
@@ -144,9 +151,9 @@ static const char *const schema_sql[] = {
     " resource TEXT NOT NULL, verb TEXT NOT NULL, count INTEGER NOT NULL,"
     " PRIMARY KEY(source_id, resource, verb)) WITHOUT ROWID",
     /* the requests resource_counts counted (by auditID, under the second received), so a
-       request seen at two stages, or read again, counts once; audit_id packed (schema 7) */
-    "CREATE TABLE IF NOT EXISTS counted_requests(received_s INTEGER NOT NULL,"
-    " audit_id TEXT NOT NULL, PRIMARY KEY(received_s, audit_id)) WITHOUT ROWID",
+       request seen at two stages, or read again, counts once; the auditID as its 8-byte hash
+       (schema 9: index_audit_id_hash) */
+    SCHEMA_COUNTED_SQL("counted_requests"),
     "CREATE TABLE IF NOT EXISTS audit("
     " id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL, line INTEGER NOT NULL,"
     " offset INTEGER NOT NULL, akey INTEGER, audit_id TEXT, stage_id INTEGER,"
@@ -261,13 +268,17 @@ static const char *const schema_node_indexes[] = {
     " WHERE namespace_id IS NULL",
 };
 
+/* The events view's received time and latency (schema 9 stores the latency: lt_index.h). */
+#define SCHEMA_RECEIVED LT_AUDIT_RECEIVED_SQL("a")
+#define SCHEMA_LATENCY	LT_AUDIT_LATENCY_SQL("a")
+
 /* The events view: after schema_migrate, as it reads the columns that adds. */
 static const char schema_events_view[] =
     "CREATE VIEW IF NOT EXISTS events AS SELECT a.id AS id,"
     " strftime('%Y-%m-%dT%H:%M:%S', a.stage_us / 1000000, 'unixepoch')"
     " || printf('.%06dZ', a.stage_us % 1000000) AS ts,"
-    " a.stage_us AS ts_us, a.received_us AS received_us,"
-    " (a.stage_us - a.received_us) AS latency_us,"
+    " a.stage_us AS ts_us, " SCHEMA_RECEIVED " AS received_us,"
+    " " SCHEMA_LATENCY " AS latency_us,"
     " " SCHEMA_AUDIT_ID " AS audit_id, (SELECT s FROM strs WHERE id = a.stage_id) AS stage,"
     " (SELECT s FROM strs WHERE id = a.level_id) AS level,"
     " (SELECT s FROM strs WHERE id = a.verb_id) AS verb,"
@@ -279,24 +290,28 @@ static const char schema_events_view[] =
     " (SELECT s FROM strs WHERE id = a.api_version_id) AS api_version,"
     " coalesce(a.obj_uid, (SELECT s FROM strs WHERE id = a.obj_uid_id)) AS uid,"
     " a.resource_version AS resource_version,"
-    " coalesce(a.request_uri, (SELECT s FROM strs WHERE id = a.request_uri_id)) AS request_uri,"
+    " coalesce(a.request_uri, (SELECT s FROM strs WHERE id = a.request_uri_id)) "
+    "AS request_uri,"
     " (SELECT s FROM strs WHERE id = a.user_id) AS user,"
     " (SELECT s FROM strs WHERE id = a.groups_id) AS groups,"
     " (SELECT s FROM strs WHERE id = a.impersonated_id) AS impersonated_user,"
-    " " LT_IDENTITY_SQL(
-	"a") " AS identity,"
-	     " (SELECT s FROM strs WHERE id = a.source_ip_id) AS source_ip,"
-	     " (SELECT s FROM strs WHERE id = a.user_agent_id) AS user_agent,"
-	     " a.code AS code, (SELECT s FROM strs WHERE id = a.status_id) AS status,"
-	     " (SELECT s FROM strs WHERE id = a.reason_id) AS reason,"
-	     " (SELECT s FROM strs WHERE id = a.message_id) AS message,"
-	     " (SELECT s FROM strs WHERE id = a.authz_decision_id) AS authz_decision,"
-	     " (SELECT s FROM strs WHERE id = a.authz_reason_id) AS authz_reason,"
-	     " (SELECT s FROM strs WHERE id = a.lease_holder_id) AS lease_holder,"
-	     " a.lease_duration_s AS lease_duration_s, a.lease_renew_us AS lease_renew_us,"
-	     " a.lease_acquire_us AS lease_acquire_us, a.lease_transitions AS lease_transitions,"
-	     " a.source_id AS source_id, a.line AS line, a.offset AS offset"
-	     " FROM audit AS a WHERE a.superseded = 0";
+    " " LT_IDENTITY_SQL("a") " AS identity,"
+			     " (SELECT s FROM strs WHERE id = a.source_ip_id) AS source_ip,"
+			     " (SELECT s FROM strs WHERE id = a.user_agent_id) AS user_agent,"
+			     " a.code AS code, (SELECT s FROM strs WHERE id = a.status_id) AS "
+			     "status,"
+			     " (SELECT s FROM strs WHERE id = a.reason_id) AS reason,"
+			     " (SELECT s FROM strs WHERE id = a.message_id) AS message,"
+			     " (SELECT s FROM strs WHERE id = a.authz_decision_id) AS "
+			     "authz_decision,"
+			     " (SELECT s FROM strs WHERE id = a.authz_reason_id) AS authz_reason,"
+			     " (SELECT s FROM strs WHERE id = a.lease_holder_id) AS lease_holder,"
+			     " a.lease_duration_s AS lease_duration_s, a.lease_renew_us AS "
+			     "lease_renew_us,"
+			     " a.lease_acquire_us AS lease_acquire_us, a.lease_transitions AS "
+			     "lease_transitions,"
+			     " a.source_id AS source_id, a.line AS line, a.offset AS offset"
+			     " FROM audit AS a WHERE a.superseded = 0";
 
 /*
  * Schema 6: audit.identity_id, a strs id of what the event says is behind its
@@ -358,6 +373,31 @@ static const char *const schema_blocks_sql[] = {
 static const char schema_line_keys_sql[] =
     "INSERT OR IGNORE INTO line_keys SELECT lkey, id FROM lines WHERE lkey IS NOT NULL;"
     " DROP INDEX lines_key;";
+
+/*
+ * Schema 9: counted_requests.audit_hash, the auditID's 8-byte hash (index_audit_id_hash) instead
+ * of the auditID (16 bytes packed, or its text): a third of the table.  SQLite cannot change a
+ * column's type, so the upgrade copies the rows, hashed as every later insert hashes them (a
+ * request read again after it must find its row), into a new table that takes the old one's
+ * name.  One pass over the table, in the upgrade's transaction.
+ */
+static const char *const schema_counted_sql[] = {
+    "DROP TABLE IF EXISTS counted_requests_9",
+    SCHEMA_COUNTED_SQL("counted_requests_9"),
+    ("INSERT OR IGNORE INTO counted_requests_9"
+     " SELECT received_s, lt_audit_id_hash(audit_id) FROM counted_requests"),
+    "DROP TABLE counted_requests",
+    "ALTER TABLE counted_requests_9 RENAME TO counted_requests",
+};
+
+/*
+ * Schema 9: audit.latency_us, stage_us - received_us (0-3 bytes: 0 for a RequestReceived
+ * stage and for records without requestReceivedTimestamp), and received_us left NULL (8
+ * bytes a row), read back by LT_AUDIT_RECEIVED_SQL and LT_AUDIT_LATENCY_SQL.  Added by
+ * ALTER TABLE like the columns above; an upgraded store's older rows keep received_us and
+ * no latency_us, which the same two read.
+ */
+static const char schema_latency_sql[] = "ALTER TABLE audit ADD COLUMN latency_us INTEGER";
 
 static const char schema_clusters_table[] =
     "CREATE TABLE IF NOT EXISTS clusters(id INTEGER PRIMARY KEY)";
@@ -599,6 +639,19 @@ static int schema_add_blocks(struct lt_store *st, struct lt_error *err)
 	return 0;
 }
 
+/* Schema 9's counted_requests (schema_counted_sql), unless the store has it already. */
+static int schema_hash_counted(struct lt_store *st, struct lt_error *err)
+{
+	int has = schema_has_column(st, "counted_requests", "audit_hash", err);
+
+	if (has < 0)
+		return LT_ERR_DB;
+	for (size_t i = 0; !has && i < sizeof schema_counted_sql / sizeof *schema_counted_sql; i++)
+		if (index_store_exec(st, schema_counted_sql[i], err) != 0)
+			return LT_ERR_DB;
+	return 0;
+}
+
 /* 1 when the store has the index named name; 0; -1 with err set. */
 static int schema_has_index(struct lt_store *st, const char *name, struct lt_error *err)
 {
@@ -630,8 +683,9 @@ static int schema_line_keys(struct lt_store *st, struct lt_error *err)
  * Brings a new store, or one of schema 4 to 8, to this schema: the clusters
  * of 5, then the interned columns (schema_add_interned) and the identity column
  * (schema_identity_sql) of 6, the packed auditIDs and klog_d (schema_klog_sql) of 7, the
- * message's place (schema_message_sql) of 8, the raw records' blocks (schema_add_blocks) and
- * the lines' keys (schema_line_keys) of 9, then the version.
+ * message's place (schema_message_sql) of 8, the raw records' blocks (schema_add_blocks),
+ * the lines' keys (schema_line_keys), the hashed counted requests (schema_hash_counted) and
+ * the latency (schema_latency_sql) of 9, then the version.
  */
 static int schema_migrate(struct lt_store *st, struct lt_error *err)
 {
@@ -653,7 +707,12 @@ static int schema_migrate(struct lt_store *st, struct lt_error *err)
 	for (size_t i = 0; !has && i < sizeof schema_message_sql / sizeof *schema_message_sql; i++)
 		if (index_store_exec(st, schema_message_sql[i], err) != 0)
 			return LT_ERR_DB;
-	if (schema_add_blocks(st, err) != 0 || schema_line_keys(st, err) != 0)
+	if (schema_add_blocks(st, err) != 0 || schema_line_keys(st, err) != 0 ||
+	    schema_hash_counted(st, err) != 0)
+		return LT_ERR_DB;
+	if ((has = schema_has_column(st, "audit", "latency_us", err)) < 0)
+		return LT_ERR_DB;
+	if (!has && index_store_exec(st, schema_latency_sql, err) != 0)
 		return LT_ERR_DB;
 	return index_store_exec(
 	    st, "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';", err);

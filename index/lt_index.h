@@ -210,6 +210,16 @@ int lt_store_has_lease_bodies(struct lt_store *st);
 	".id))) AS BLOB), " a ".msg_at + 1, " a ".msg_len) AS TEXT) END"
 
 /*
+ * An audit row's requestReceivedTimestamp and its latency (stageTimestamp minus it), in
+ * microseconds, where a is the row's table or alias.  Schema 9 stores the latency
+ * (audit.latency_us: 0-3 bytes, 0 for most stages) and no received_us (8 bytes); the rows
+ * of older schemas keep received_us and no latency_us.  Either way both read back as the
+ * record said (received_us is stageTimestamp when the record had no requestReceivedTimestamp).
+ */
+#define LT_AUDIT_RECEIVED_SQL(a) "coalesce(" a ".received_us, " a ".stage_us - " a ".latency_us)"
+#define LT_AUDIT_LATENCY_SQL(a)	 "coalesce(" a ".latency_us, " a ".stage_us - " a ".received_us)"
+
+/*
  * Who is behind an audit row's user, as one text (the `identity` column of
  * every surface): the identity its record named (audit.identity_id: EKS's
  * IAM ARN and session, AKS's object id, a token's pod, GKE's subject and

@@ -49,10 +49,11 @@ enum ev_bind {
 #define EV_AGENT     EV_STR("user_agent_id")
 
 /* events: the columns of ev_cols[], in order */
-static const char ev_sql[] = "SELECT a.stage_us, " EV_VERB ", " EV_RESOURCE ", " EV_NAMESPACE
-			     ", " EV_NAME ", a.code, " EV_USER ", " EV_IDENTITY ", " EV_IP
-			     ", " EV_AGENT ", a.stage_us - a.received_us, a.id"
-			     " FROM audit AS a" EV_WHERE " ORDER BY a.stage_us, a.id";
+static const char ev_sql[] =
+    "SELECT a.stage_us, " EV_VERB ", " EV_RESOURCE ", " EV_NAMESPACE ", " EV_NAME
+    ", a.code, " EV_USER ", " EV_IDENTITY ", " EV_IP ", " EV_AGENT
+    ", " LT_AUDIT_LATENCY_SQL("a") ", a.id"
+				   " FROM audit AS a" EV_WHERE " ORDER BY a.stage_us, a.id";
 
 static const struct lt_col ev_cols[] = {
     COL("ts", TIME),	    COL("verb", TEXT),	COL("resource", TEXT),	  COL("namespace", TEXT),

@@ -162,8 +162,10 @@ enum queries_lease_kind queries_lease_kind_of(const char *ns, const char *name);
 	" json_valid(lt_raw(" r ".json)) THEN json_extract(lt_raw(" r                              \
 	".json), '$.protoPayload." which "') END)"
 
+/* an event a's latency: stored since schema 9, from received_us before (lt_index.h) */
+#define QUERIES_LEASE_LATENCY LT_AUDIT_LATENCY_SQL("a")
 #define QUERIES_LEASE_COLUMNS                                                                      \
-	"a.id, a.stage_us, a.stage_us - a.received_us, a.verb_id, a.code, a.user_id, a.groups_id," \
+	"a.id, a.stage_us, " QUERIES_LEASE_LATENCY ", a.verb_id, a.code, a.user_id, a.groups_id,"  \
 	" a.source_ip_id, a.user_agent_id, a.lease_holder_id,"                                     \
 	" coalesce(a.message_id, a.authz_reason_id), coalesce(a.lease_acquire_us, 0),"             \
 	" coalesce(a.lease_transitions, -1)"
@@ -174,6 +176,7 @@ struct queries_lease_feed {
 	int64_t update, patch, create, del, empty; /* strs ids; empty: "" */
 	int bodies;				   /* some event carried a Lease body */
 	struct lt_stmt *str, *cause, *duration, *node_gone;
+	struct lt_stmt *kubelet; /* a node's kubelet's user id: prepared once, not per lease */
 	/* the audit streams' clock offsets (queries-health-skew.c), estimated at the first
 	 * node lease delete that has a node delete near it: the cause is ordered by them */
 	struct queries_health_offset *skew;
@@ -241,10 +244,12 @@ int queries_exec(struct lt_store *st, const char *sql, struct lt_error *err);
 	    QUERIES_FILTER_TEXT("7", "namespace_id") QUERIES_FILTER_TEXT(                          \
 		"8",                                                                               \
 		"source_ip_id") " AND (?9 IS NULL OR a.code = ?9) AND (?10 = 0 OR a.code >= 400)"  \
-				" AND (?11 IS NULL OR a.stage_us - a.received_us >= ?11)"          \
-				" AND (?12 IS NULL OR CASE WHEN ?12 = '' THEN a.subresource_id "   \
+				" AND (?11 IS NULL OR " QUERIES_LEASE_LATENCY " >= ?11)"           \
+				" AND (?12 IS NULL OR CASE WHEN ?12 = '' THEN "                    \
+				"a.subresource_id "                                                \
 				"IS NULL"                                                          \
-				" ELSE a.subresource_id IN (SELECT id FROM strs WHERE s GLOB "     \
+				" ELSE a.subresource_id IN (SELECT id FROM strs WHERE s "          \
+				"GLOB "                                                            \
 				"?12) END)"
 #define QUERIES_FILTER_NEXT 13
 /* The text filters' GLOB patterns, alive while a statement is bound to them. */
@@ -318,7 +323,8 @@ int queries_hosts_rebuild(struct lt_store *st, int64_t since_id, struct lt_error
 /*
  * Every (cluster_id, name_id) of a Node object with a stored request, as a SELECT (a
  * DISTINCT over audit_names' Node entries): what lt_node_names holds, and what the read-only
- * overlay's nodes view reads instead.
+ * overlay's nodes view reads instead.  A store of one cluster fills the table more cheaply
+ * (queries-node-names.c).
  */
 #define QUERIES_NODE_NAMES_SQL                                                                     \
 	"SELECT DISTINCT cluster_id, name_id FROM audit"                                           \

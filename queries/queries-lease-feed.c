@@ -64,9 +64,12 @@ enum feed_cause_col {
 	FK_LEASE_SOURCE,
 	FK_LEASE_STREAM
 };
+/* A node delete's requestReceivedTimestamp (schema 9 stores the latency: lt_index.h). */
+#define FEED_RECEIVED LT_AUDIT_RECEIVED_SQL("a")
+
 static const char feed_cause_sql[] =
     "SELECT a.id, (SELECT s FROM strs WHERE id = a.user_id), a.stage_us,"
-    " coalesce(a.received_us, a.stage_us), a.source_id,"
+    " coalesce(" FEED_RECEIVED ", a.stage_us), a.source_id,"
     " coalesce((SELECT x.stream FROM audit_ext AS x WHERE x.id = a.id), ''),"
     " (SELECT l.source_id FROM audit AS l WHERE l.id = ?7),"
     " coalesce((SELECT x.stream FROM audit_ext AS x WHERE x.id = ?7), '') FROM audit AS a"
@@ -75,7 +78,7 @@ static const char feed_cause_sql[] =
     " AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete')"
     " AND a.code BETWEEN 200 AND 299 AND a.superseded = 0"
     " AND a.stage_us BETWEEN ?2 - ?3 AND ?2 + ?4"
-    " AND coalesce(a.received_us, a.stage_us) <= ?2 + ?5 AND a.cluster_id = ?6"
+    " AND coalesce(" FEED_RECEIVED ", a.stage_us) <= ?2 + ?5 AND a.cluster_id = ?6"
     " ORDER BY a.stage_us DESC";
 
 /* The Node ?1's (of cluster ?2) last 2xx delete, when no 2xx create of it followed. */
@@ -147,6 +150,26 @@ static char *feed_name(int64_t id, void *ctx)
 	return s;
 }
 
+/*
+ * The strs id of node ?1's kubelet's user, as queries_kubelet_id finds it; the feed prepares
+ * it once (a statement prepared per lease was 51 M of 1.46 G instructions of an ingest's main
+ * thread with 3000 node leases).
+ */
+static const char feed_kubelet_sql[] = "SELECT id FROM strs WHERE s = 'system:node:' || ?1";
+
+/* queries_kubelet_id of node through the feed's statement. */
+static int64_t feed_kubelet(struct queries_lease_feed *f, const char *node)
+{
+	int64_t id = 0;
+
+	lt_stmt_reset(f->kubelet);
+	lt_stmt_bind_text(f->kubelet, 1, node, (size_t)-1);
+	if (lt_stmt_step(f->kubelet, NULL) == 1)
+		id = lt_stmt_int(f->kubelet, 0);
+	lt_stmt_reset(f->kubelet);
+	return id;
+}
+
 int queries_lease_feed_open(struct queries_lease_feed *f, struct lt_store *st, struct lt_error *err)
 {
 	struct lt_stmt *q;
@@ -171,6 +194,8 @@ int queries_lease_feed_open(struct queries_lease_feed *f, struct lt_store *st, s
 		rc = lt_store_prepare(st, &f->duration, feed_duration_sql, err);
 	if (rc == 0)
 		rc = lt_store_prepare(st, &f->node_gone, feed_node_gone_sql, err);
+	if (rc == 0)
+		rc = lt_store_prepare(st, &f->kubelet, feed_kubelet_sql, err);
 	if (rc != 0)
 		queries_lease_feed_close(f);
 	return rc;
@@ -182,8 +207,9 @@ void queries_lease_feed_close(struct queries_lease_feed *f)
 	lt_stmt_free(f->cause);
 	lt_stmt_free(f->duration);
 	lt_stmt_free(f->node_gone);
+	lt_stmt_free(f->kubelet);
 	free(f->skew);
-	f->str = f->cause = f->duration = f->node_gone = NULL;
+	f->str = f->cause = f->duration = f->node_gone = f->kubelet = NULL;
 	f->skew = NULL;
 	f->nskew = f->skew_done = 0;
 }
@@ -263,7 +289,7 @@ struct queries_lease *queries_lease_feed_begin(struct queries_lease_feed *f, int
 	};
 
 	if (p.kind == QUERIES_LEASE_NODE) {
-		p.kubelet = queries_kubelet_id(f->st, name ? name : "");
+		p.kubelet = feed_kubelet(f, name ? name : "");
 		lt_stmt_reset(f->node_gone);
 		lt_stmt_bind_int(f->node_gone, 1, name_id);
 		lt_stmt_bind_int(f->node_gone, 2, cluster_id);

@@ -66,8 +66,8 @@
 /*
  * Nodes are the node leases plus node objects that never had a lease; states as in leases.
  * The Node objects' names come from NAMES: the store's view reads lt_node_names (the registry
- * keeps it, queries-node-names.c), the read-only overlay the DISTINCT over audit_names it
- * holds (a store from before the table has none).  Their deletes come from audit_verbs
+ * keeps it, queries-node-names.c), the read-only overlay the same loose scan of audit_names
+ * that fills it (QUERIES_NODE_NAMES_SQL).  Their deletes come from audit_verbs
  * (index-schema.c: a writable open, which writes this view, makes both); the deletes' GROUP BY
  * is on +columns so that the planner does not walk audit_names for its order, reading every
  * Node request's row.

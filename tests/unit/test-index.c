@@ -1272,6 +1272,21 @@ static void open_fails(const char *path, int flags, int want, struct lt_error *e
 	    "ALTER TABLE lines_raw8 RENAME TO lines_raw"
 
 /*
+ * What a store of schema 8 held of the requests it counted: their auditIDs, packed or text,
+ * not their hashes (schema 9).  AS_STORED, an SQL expression of audit_hash, gives each
+ * hash's auditID back ("NULL" where the test counted none).  And of its events: the time
+ * each request was received, not its latency (the events view, which reads it, dropped).
+ */
+#define TO8_AUDIT(AS_STORED)                                                                       \
+	("CREATE TABLE counted_8(received_s INTEGER NOT NULL, audit_id TEXT NOT NULL,"             \
+	 " PRIMARY KEY(received_s, audit_id)) WITHOUT ROWID"),                                     \
+	    ("INSERT INTO counted_8 SELECT received_s, " AS_STORED " FROM counted_requests"),      \
+	    "DROP TABLE counted_requests", "ALTER TABLE counted_8 RENAME TO counted_requests",     \
+	    "DROP VIEW IF EXISTS events",                                                          \
+	    "UPDATE audit SET received_us = stage_us - latency_us, latency_us = NULL",             \
+	    "ALTER TABLE audit DROP COLUMN latency_us"
+
+/*
  * Takes the store st (of dir) back to an older schema with the statements sql (n of them, run
  * on its own connection, where lt_raw() is), closes it, checks that a read-only open refuses
  * it naming older ("schema 5"), and returns it opened for writing: upgraded.
@@ -1495,10 +1510,11 @@ static void test_schema_versions(void **state)
 static void test_schema_upgrade(void **state)
 {
 	static const char *const downgrade[] = {
+	    TO8_AUDIT("NULL"),
 	    TO7_LINES,
 	    TO8_RAW,
 	    "DROP TABLE raw_dicts",
-	    "DROP VIEW events",
+	    "DROP VIEW IF EXISTS events",
 	    "ALTER TABLE audit DROP COLUMN identity_id",
 	    "DROP INDEX audit_names", /* on cluster_id: a schema-4 store had neither */
 	    "DROP INDEX audit_verbs",
@@ -1554,13 +1570,14 @@ static void expect_raw_file(struct lt_store *st, const char *path, const char *t
 static void test_schema_upgrade_raw(void **state)
 {
 	static const char *const to5[] = {
+	    TO8_AUDIT("NULL"),
 	    TO7_LINES,
 	    TO8_RAW,
 	    "UPDATE audit_raw SET json = lt_raw(json)",
 	    "DROP TABLE raw_dicts",
 	    ("UPDATE audit SET request_uri = (SELECT s FROM strs WHERE id = request_uri_id),"
 	     " obj_uid = (SELECT s FROM strs WHERE id = obj_uid_id)"),
-	    "DROP VIEW events",
+	    "DROP VIEW IF EXISTS events",
 	    "ALTER TABLE audit DROP COLUMN identity_id",
 	    "ALTER TABLE audit DROP COLUMN request_uri_id",
 	    "ALTER TABLE audit DROP COLUMN obj_uid_id",
@@ -1904,9 +1921,10 @@ static void test_raw_compressed(void **state)
 static void test_schema_upgrade_identity(void **state)
 {
 	static const char *const downgrade[] = {
+	    TO8_AUDIT("NULL"),
 	    TO7_LINES,
 	    TO8_RAW,
-	    "DROP VIEW events",
+	    "DROP VIEW IF EXISTS events",
 	    "ALTER TABLE audit DROP COLUMN identity_id",
 	    "CREATE TABLE lt_kept(x)", /* a derived table: still right, kept */
 	    "UPDATE meta SET value = '5' WHERE key = 'schema'",
@@ -1954,15 +1972,18 @@ static void test_schema_upgrade_identity(void **state)
 
 /*
  * Schema 6 to 7: a store of 6 holds auditIDs as text and klog times in klog_us.  A read-only
- * open refuses it; a writable one packs its UUIDs (audit, counted_requests) and leaves other
- * auditIDs text, the events view shows them as before, and a request read again after the
- * upgrade (a stored event, a counted one) is found: a duplicate, counted once.  Its lines
- * keep klog_us, the new ones store klog_d, the logs view reads both, and a line read again
- * is a duplicate.  lt_audit_id_pack packs only the canonical lowercase form.
+ * open refuses it; a writable one packs its UUIDs (audit, then counted_requests, whose rows
+ * the step to 9 hashes: test_schema_upgrade_9_counted) and leaves other auditIDs text, the events view
+ * shows them as before, and a request read again after the upgrade (a stored event, a counted one)
+ * is found: a duplicate, counted once.  Its lines keep klog_us, the new ones store klog_d, the logs
+ * view reads both, and a line read again is a duplicate.  lt_audit_id_pack packs only the canonical
+ * lowercase form.
  */
 static void test_schema_upgrade_7(void **state)
 {
 	static const char *const to6[] = {
+	    TO8_AUDIT("CASE audit_hash WHEN lt_audit_id_hash('" UUID_P1 "') THEN"
+		      " lt_audit_id_pack('" UUID_P1 "') ELSE 'Not-A-UUID-o9' END"),
 	    TO7_LINES,
 	    TO8_RAW,
 	    ("UPDATE audit SET audit_id = " UNPACK_ID(
@@ -1970,7 +1991,7 @@ static void test_schema_upgrade_7(void **state)
 	    ("UPDATE counted_requests SET audit_id = " UNPACK_ID(
 		"audit_id") " WHERE typeof(audit_id) = 'blob'"),
 	    "UPDATE lines SET klog_us = ts_us + klog_d, klog_d = NULL",
-	    "DROP VIEW events",
+	    "DROP VIEW IF EXISTS events",
 	    "ALTER TABLE lines DROP COLUMN klog_d",
 	    "UPDATE meta SET value = '6' WHERE key = 'schema'",
 	};
@@ -2000,15 +2021,15 @@ static void test_schema_upgrade_7(void **state)
 	want_lines = q_rows(st, "SELECT id, ts, ts_us, klog_us FROM logs ORDER BY id", NULL);
 	expect_rows(st,
 		    "SELECT (SELECT group_concat(typeof(audit_id)) FROM audit),"
-		    " (SELECT group_concat(typeof(audit_id)) FROM counted_requests)",
-		    NULL, "blob|text,blob\n");
+		    " (SELECT group_concat(typeof(audit_hash)) FROM counted_requests)",
+		    NULL, "blob|integer,integer\n");
 	want = q_rows(st, "SELECT id, audit_id FROM events ORDER BY id", NULL);
 	st = reopen_downgraded(st, dir, to6, sizeof to6 / sizeof *to6, "schema 6");
 	expect_rows(st,
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT group_concat(typeof(audit_id)) FROM audit),"
-		    " (SELECT group_concat(typeof(audit_id)) FROM counted_requests)",
-		    NULL, "9|blob|text,blob\n");
+		    " (SELECT group_concat(typeof(audit_hash)) FROM counted_requests)",
+		    NULL, "9|blob|integer,integer\n");
 	expect_rows(st, "SELECT id, audit_id FROM events ORDER BY id", NULL, want);
 	free(want);
 	expect_rows(st, "SELECT id, ts, ts_us, klog_us FROM logs ORDER BY id", NULL, want_lines);
@@ -2050,6 +2071,7 @@ static void test_schema_upgrade_7(void **state)
 static void test_schema_upgrade_8(void **state)
 {
 	static const char *const to7[] = {
+	    TO8_AUDIT("NULL"),
 	    TO7_LINES,
 	    TO8_RAW,
 	    "UPDATE meta SET value = '7' WHERE key = 'schema'",
@@ -2110,7 +2132,7 @@ static int shows(struct lt_store *st, int audit, int64_t id, const char *p, size
  * lines_raw_rows) and stores the next ingest's records in blocks; the views, show and the
  * logs view's messages read both, and a record read again after the upgrade is a duplicate.
  */
-static void test_schema_upgrade_9(void **state)
+static void test_schema_upgrade_9_blocks(void **state)
 {
 	static const char *const to8[] = {
 	    TO8_RAW,
@@ -2240,7 +2262,7 @@ static void test_raw_junk(void **state)
  * line_keys and drops the index; the logs view reads the same, and the lines read again
  * from an overlapping file are found duplicates (a kubelet's repeat in one second kept).
  */
-static void test_schema_upgrade_9(void **state)
+static void test_schema_upgrade_9_keys(void **state)
 {
 	static const char *const to8[] = {
 	    TO8_KEYS,
@@ -2279,6 +2301,76 @@ static void test_schema_upgrade_9(void **state)
 		    " (SELECT count(*) FROM line_keys AS k WHERE k.id = g.id) FROM lines AS g"
 		    " ORDER BY g.id",
 		    NULL, "1|kept|1\n2|kept|1\n3|say \"a\"|1\n4|new|1\n");
+	close_store(st);
+}
+
+/*
+ * Schema 8 to 9: a store of 8 keeps the requests it counted by auditID (a UUID packed, any
+ * other as text); 9 keeps an 8-byte hash of the auditID's text.  A writable open hashes the
+ * rows it holds as a new insert hashes them, so a counted request read again after the
+ * upgrade (a UUID, and a client's own auditID) counts once; a new one counts.  The hash is
+ * the auditID's, whether it was stored packed or as text (lt_audit_id_hash).  A store of 8
+ * keeps each event's received_us; 9 stores its latency instead (received_us NULL): the
+ * events view reads both the same, before and after the upgrade, old rows and new.
+ */
+static void test_schema_upgrade_9_counted(void **state)
+{
+	static const char *const to8[] = {
+	    TO8_AUDIT("CASE audit_hash WHEN lt_audit_id_hash('" UUID_P1 "') THEN"
+		      " lt_audit_id_pack('" UUID_P1 "') ELSE 'Not-A-UUID-o9' END"),
+	    "UPDATE meta SET value = '8' WHERE key = 'schema'",
+	};
+	char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], *want;
+	struct lt_ingest_totals t = {0};
+	struct lt_store *st;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "schema-upgrade-9");
+	write_file(a, dir, "a.log",
+		   EV_META "\n" OTHER(UUID_P1, OBJREF("pods"), "get") "\n" OTHER(
+		       "Not-A-UUID-o9", OBJREF("pods"), "list") "\n");
+	write_file(b, dir, "b.log",
+		   EV_META "\n" EV_BODY "\n" LEASE("lat0", DONE, "") "\n" OTHER(
+		       UUID_P1, OBJREF("pods"),
+		       "get") "\n" OTHER("Not-A-UUID-o9", OBJREF("pods"),
+					 "list") "\n" OTHER("Not-A-UUID-o10", OBJREF("pods"),
+							    "list") "\n");
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, a, &s, &t), 3, 1, 0, 2, 0);
+	expect_rows(st,
+		    "SELECT typeof(audit_hash), audit_hash = lt_audit_id_hash(x)"
+		    " FROM counted_requests JOIN (SELECT '" UUID_P1 "' AS x UNION ALL"
+		    " SELECT 'Not-A-UUID-o9') ON audit_hash = lt_audit_id_hash(x)",
+		    NULL, "integer|1\ninteger|1\n");
+	want = q_rows(st, "SELECT * FROM events ORDER BY id", NULL);
+	st = reopen_downgraded(st, dir, to8, sizeof to8 / sizeof *to8, "schema 8");
+	expect_rows(st,
+		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+		    " (SELECT group_concat(typeof(audit_hash)) FROM counted_requests),"
+		    " (SELECT count(*) FROM pragma_table_info('counted_requests')"
+		    "  WHERE name = 'audit_id'),"
+		    " (SELECT count(*) FROM sqlite_master WHERE name = 'counted_8')",
+		    NULL, "9|integer,integer|0|0\n");
+	expect_rows(st, "SELECT count(received_us), count(latency_us) FROM audit", NULL, "1|0\n");
+	expect_rows(st, "SELECT * FROM events ORDER BY id", NULL, want);
+	free(want);
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, b, &s, &t), 6, 2, 1, 3, 0);
+	expect_rows(
+	    st,
+	    "SELECT received_us IS NULL, latency_us, (SELECT received_us || ' ' || latency_us"
+	    " FROM events AS v WHERE v.id = a.id) FROM audit AS a ORDER BY id",
+	    NULL,
+	    "0|NULL|1712297054660001 8221\n1|10400|1712297064120000 10400\n"
+	    "1|0|1712297054668822 0\n");
+	expect_rows(st, "SELECT resource, verb, sum(count) FROM resource_counts GROUP BY 1, 2",
+		    NULL, "pods|get|1\npods|list|2\n");
+	expect_rows(st,
+		    "SELECT lt_audit_id_hash(lt_audit_id_pack('" UUID_P1 "')) ="
+		    " lt_audit_id_hash('" UUID_P1 "'), lt_audit_id_hash('" UUID_P1 "') ="
+		    " lt_audit_id_hash(upper('" UUID_P1 "')), lt_audit_id_hash(NULL) IS NULL",
+		    NULL, "1|0|1\n");
 	close_store(st);
 }
 
@@ -2439,7 +2531,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_schema_upgrade_identity, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_7, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_8, teardown),
-	    cmocka_unit_test_teardown(test_schema_upgrade_9, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_9_blocks, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_9_keys, teardown),
 	    cmocka_unit_test_teardown(test_writer_lock_in_process, teardown),
 	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
 	    cmocka_unit_test_teardown(test_other_resources, teardown),
@@ -2463,7 +2556,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_event_origin, teardown),
 	    cmocka_unit_test_teardown(test_raw_blocks, teardown),
 	    cmocka_unit_test_teardown(test_raw_junk, teardown),
-	    cmocka_unit_test_teardown(test_schema_upgrade_9, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_9_counted, teardown),
 	    cmocka_unit_test_teardown(test_count_keys_capped, teardown),
 	};
 

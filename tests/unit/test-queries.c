@@ -1149,6 +1149,40 @@ static void test_node_names_kept(void **state)
 }
 
 /*
+ * lt_node_names of a store of several clusters (read with its rows' clusters: the DISTINCT)
+ * and of one of no named cluster (cluster 0: the loose scan of audit_object): the same
+ * pairs either way, a name of two clusters twice.
+ */
+static void test_node_names_clusters(void **state)
+{
+	char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], *path;
+	struct lines *la = lines_new(), *lb = lines_new();
+	static const char names_sql[] =
+	    "SELECT coalesce((SELECT s FROM strs WHERE id = cluster_id), '-') || ' ' || s"
+	    " FROM lt_node_names JOIN strs ON id = name_id ORDER BY 1";
+	struct lt_ingest_opts opts = {.cluster = "east"};
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	struct lt_store *st;
+
+	(void)state;
+	node_ev(la, "get", 200, ADMIN, ADMIN_IP, "n8", "n8-get", T0 + SEC, T0 + SEC);
+	node_ev(lb, "patch", 200, ADMIN, ADMIN_IP, "n8", "n8-patch", T0 + 50 * SEC, T0 + 50 * SEC);
+	node_ev(lb, "patch", 200, ADMIN, ADMIN_IP, "n9", "n9-patch", T0 + 51 * SEC, T0 + 51 * SEC);
+	case_dir(dir, "node-names-clusters");
+	write_log(a, dir, "a.log", lines_text(la, 0, 1));
+	write_log(b, dir, "b.log", lines_text(lb, 0, 1));
+	st = open_store(dir, "store.db");
+	ingest(st, b);
+	expect_text("no cluster", rows(st, names_sql), "- n8\n- n9\n");
+	path = a;
+	if (lt_ingest_run(st, &path, 1, &opts, NULL, &t, &err) != 0)
+		fail_msg("ingest %s: %s", a, err.msg);
+	expect_text("two clusters", rows(st, names_sql), "- n8\n- n9\neast n8\n");
+	expect_text("current", check(st), "");
+}
+
+/*
  * The garbage collector deletes the lease as etcd commits the node's
  * deletion, before the node DELETE's response is logged (a slow response,
  * or another apiserver's clock): that node delete is still its cause, as
@@ -3662,6 +3696,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_lease_deleted_and_recreated_twice, teardown),
 	    cmocka_unit_test_teardown(test_node_deleted_orphaned, teardown),
 	    cmocka_unit_test_teardown(test_node_names_kept, teardown),
+	    cmocka_unit_test_teardown(test_node_names_clusters, teardown),
 	    cmocka_unit_test_teardown(test_gc_delete_logged_before_node_delete, teardown),
 	    cmocka_unit_test_teardown(test_auth_failures, teardown),
 	    cmocka_unit_test_teardown(test_incremental_rebuild, teardown),
