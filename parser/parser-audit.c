@@ -41,7 +41,8 @@ enum audit_ctx {
 	AC_REQ_SPEC,
 	AC_RESP_SPEC,
 	AC_EXTRA,	 /* user.extra */
-	AC_EXTRA_VALUES, /* one key's array of strings in user.extra */
+	AC_EXTRA_VALUES, /* one key's array of strings in user.extra (the last: audit_keys_by_ctx)
+			  */
 };
 
 /* String fields, in the order of the table below. */
@@ -96,7 +97,11 @@ enum audit_field {
 /* Number fields. */
 enum audit_num { N_CODE, N_REQ_DURATION, N_RESP_DURATION, N_REQ_TRANS, N_RESP_TRANS, N_COUNT };
 
-/* Which (context, key) feeds which field; a field of -1 means "a number, see num". */
+/*
+ * Which (context, key) feeds which field; a field of -1 means "a number, see
+ * num".  One table per context (audit_keys_by_ctx): a lookup reads only the
+ * keys of the context it is in.
+ */
 struct audit_key {
 	enum audit_ctx ctx;
 	const char *key;
@@ -110,7 +115,7 @@ struct audit_key {
 		ctx, key, sizeof key - 1, field, num                                               \
 	}
 
-static const struct audit_key audit_keys[] = {
+static const struct audit_key audit_root_keys[] = {
     AUDIT_KEY(AC_ROOT, "kind", F_KIND, -1),
     AUDIT_KEY(AC_ROOT, "apiVersion", F_API_VERSION, -1),
     AUDIT_KEY(AC_ROOT, "level", F_LEVEL, -1),
@@ -122,9 +127,21 @@ static const struct audit_key audit_keys[] = {
     AUDIT_KEY(AC_ROOT, "requestReceivedTimestamp", F_RECEIVED_TS, -1),
     AUDIT_KEY(AC_ROOT, "stageTimestamp", F_STAGE_TS, -1),
     AUDIT_KEY(AC_ROOT, "timestamp", F_TIMESTAMP, -1),
+};
+
+static const struct audit_key audit_metadata_keys[] = {
     AUDIT_KEY(AC_METADATA, "creationTimestamp", F_CREATION_TS, -1),
+};
+
+static const struct audit_key audit_user_keys[] = {
     AUDIT_KEY(AC_USER, "username", F_USERNAME, -1),
+};
+
+static const struct audit_key audit_impersonated_keys[] = {
     AUDIT_KEY(AC_IMPERSONATED, "username", F_IMPERSONATED, -1),
+};
+
+static const struct audit_key audit_objref_keys[] = {
     AUDIT_KEY(AC_OBJREF, "resource", F_RESOURCE, -1),
     AUDIT_KEY(AC_OBJREF, "subresource", F_SUBRESOURCE, -1),
     AUDIT_KEY(AC_OBJREF, "namespace", F_NAMESPACE, -1),
@@ -133,22 +150,37 @@ static const struct audit_key audit_keys[] = {
     AUDIT_KEY(AC_OBJREF, "apiVersion", F_OBJ_API_VERSION, -1),
     AUDIT_KEY(AC_OBJREF, "uid", F_OBJ_UID, -1),
     AUDIT_KEY(AC_OBJREF, "resourceVersion", F_RESOURCE_VERSION, -1),
+};
+
+static const struct audit_key audit_status_keys[] = {
     AUDIT_KEY(AC_STATUS, "status", F_STATUS, -1),
     AUDIT_KEY(AC_STATUS, "reason", F_REASON, -1),
     AUDIT_KEY(AC_STATUS, "message", F_MESSAGE, -1),
     AUDIT_KEY(AC_STATUS, "code", -1, N_CODE),
+};
+
+static const struct audit_key audit_annotations_keys[] = {
     AUDIT_KEY(AC_ANNOTATIONS, "authorization.k8s.io/decision", F_AUTHZ_DECISION, -1),
     AUDIT_KEY(AC_ANNOTATIONS, "authorization.k8s.io/reason", F_AUTHZ_REASON, -1),
+};
+
+static const struct audit_key audit_req_spec_keys[] = {
     AUDIT_KEY(AC_REQ_SPEC, "holderIdentity", F_REQ_HOLDER, -1),
-    AUDIT_KEY(AC_RESP_SPEC, "holderIdentity", F_RESP_HOLDER, -1),
     AUDIT_KEY(AC_REQ_SPEC, "renewTime", F_REQ_RENEW, -1),
-    AUDIT_KEY(AC_RESP_SPEC, "renewTime", F_RESP_RENEW, -1),
     AUDIT_KEY(AC_REQ_SPEC, "acquireTime", F_REQ_ACQUIRE, -1),
-    AUDIT_KEY(AC_RESP_SPEC, "acquireTime", F_RESP_ACQUIRE, -1),
     AUDIT_KEY(AC_REQ_SPEC, "leaseDurationSeconds", -1, N_REQ_DURATION),
-    AUDIT_KEY(AC_RESP_SPEC, "leaseDurationSeconds", -1, N_RESP_DURATION),
     AUDIT_KEY(AC_REQ_SPEC, "leaseTransitions", -1, N_REQ_TRANS),
+};
+
+static const struct audit_key audit_resp_spec_keys[] = {
+    AUDIT_KEY(AC_RESP_SPEC, "holderIdentity", F_RESP_HOLDER, -1),
+    AUDIT_KEY(AC_RESP_SPEC, "renewTime", F_RESP_RENEW, -1),
+    AUDIT_KEY(AC_RESP_SPEC, "acquireTime", F_RESP_ACQUIRE, -1),
+    AUDIT_KEY(AC_RESP_SPEC, "leaseDurationSeconds", -1, N_RESP_DURATION),
     AUDIT_KEY(AC_RESP_SPEC, "leaseTransitions", -1, N_RESP_TRANS),
+};
+
+static const struct audit_key audit_extra_keys[] = {
     /* EKS (aws-iam-authenticator): the IAM principal behind a mapped user name */
     AUDIT_KEY(AC_EXTRA, "arn", F_X_ARN, -1),
     AUDIT_KEY(AC_EXTRA, "canonicalArn", F_X_CANONICAL_ARN, -1),
@@ -163,6 +195,30 @@ static const struct audit_key audit_keys[] = {
     /* GKE: authenticationInfo, written into user.extra by parser-gke.c */
     AUDIT_KEY(AC_EXTRA, "principalSubject", F_X_SUBJECT, -1),
     AUDIT_KEY(AC_EXTRA, "serviceAccountDelegationInfo", F_X_DELEGATION, -1),
+};
+
+/* The keys kept in each context (none in the others). */
+struct audit_keys_of {
+	const struct audit_key *keys;
+	size_t n;
+};
+
+#define AUDIT_KEYS(a)                                                                              \
+	{                                                                                          \
+		a, sizeof a / sizeof *a                                                            \
+	}
+
+static const struct audit_keys_of audit_keys_by_ctx[AC_EXTRA_VALUES + 1] = {
+    [AC_ROOT] = AUDIT_KEYS(audit_root_keys),
+    [AC_METADATA] = AUDIT_KEYS(audit_metadata_keys),
+    [AC_USER] = AUDIT_KEYS(audit_user_keys),
+    [AC_IMPERSONATED] = AUDIT_KEYS(audit_impersonated_keys),
+    [AC_OBJREF] = AUDIT_KEYS(audit_objref_keys),
+    [AC_STATUS] = AUDIT_KEYS(audit_status_keys),
+    [AC_ANNOTATIONS] = AUDIT_KEYS(audit_annotations_keys),
+    [AC_REQ_SPEC] = AUDIT_KEYS(audit_req_spec_keys),
+    [AC_RESP_SPEC] = AUDIT_KEYS(audit_resp_spec_keys),
+    [AC_EXTRA] = AUDIT_KEYS(audit_extra_keys),
 };
 
 /*
@@ -266,6 +322,8 @@ static enum audit_ctx audit_child_ctx(const struct parser_audit_decoder *d)
 
 	if (d->depth == 0)
 		return AC_ROOT;
+	if (top == AC_OTHER)
+		return AC_OTHER; /* an ignored subtree is ignored all the way down */
 	if (top == AC_EXTRA)
 		return AC_EXTRA_VALUES; /* whatever the key: audit_open says whether it is kept */
 	for (size_t i = 0; i < sizeof audit_children / sizeof *audit_children; i++)
@@ -324,6 +382,8 @@ static int audit_map_key(void *ctx, const unsigned char *key, size_t len)
 {
 	struct parser_audit_decoder *d = ctx;
 
+	if (d->depth > 0 && audit_top(d) == AC_OTHER)
+		return 1; /* nothing under an ignored subtree is looked up by key */
 	if (len > AUDIT_MAX_KEY) {
 		d->key_len = AUDIT_MAX_KEY + 1;
 		return 1;
@@ -336,14 +396,11 @@ static int audit_map_key(void *ctx, const unsigned char *key, size_t len)
 /* The table entry for the current (context, key), or NULL. */
 static const struct audit_key *audit_lookup(const struct parser_audit_decoder *d)
 {
-	enum audit_ctx top = audit_top(d);
+	const struct audit_keys_of *of = &audit_keys_by_ctx[audit_top(d)];
 
-	if (top == AC_OTHER || top == AC_GROUPS || top == AC_SOURCE_IPS || top == AC_EXTRA_VALUES)
-		return NULL;
-	for (size_t i = 0; i < sizeof audit_keys / sizeof *audit_keys; i++)
-		if (audit_keys[i].ctx == top &&
-		    audit_key_is(d, audit_keys[i].key, audit_keys[i].len))
-			return &audit_keys[i];
+	for (size_t i = 0; i < of->n; i++)
+		if (audit_key_is(d, of->keys[i].key, of->keys[i].len))
+			return &of->keys[i];
 	return NULL;
 }
 

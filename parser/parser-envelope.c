@@ -76,7 +76,6 @@ static const yajl_callbacks envelope_callbacks = {
 int parser_json_keys(const char *json, size_t len, const char *const *all, const char *const *any)
 {
 	struct envelope_probe p = {.all = all, .any = any, .want_all = envelope_mask(all)};
-	char reason[32];
 	size_t i = 0;
 
 	while (i < len && (json[i] == ' ' || json[i] == '\t' || json[i] == '\n' || json[i] == '\r'))
@@ -84,8 +83,7 @@ int parser_json_keys(const char *json, size_t len, const char *const *all, const
 	if (i == len || json[i] != '{')
 		return 0;
 	/* a stop, damage or the end: the keys met decide either way */
-	(void)parser_json_run(&envelope_callbacks, &p, NULL, "JSON", json, len, reason,
-			      sizeof reason);
+	(void)parser_json_run(&envelope_callbacks, &p, NULL, "JSON", json, len, NULL, 0);
 	return envelope_done(&p);
 }
 

@@ -31,6 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A hard wrap is only seen in lines at least this long. */
+#define FRAME_WRAP_MIN 40
+
 enum frame_mode {
 	FRAME_SEEK,	/* between records, at depth 0 */
 	FRAME_RECORD,	/* buffering a record */
@@ -63,14 +66,16 @@ struct parser_frame {
 	/* the lengths of the open record's lines: all alike (two at least) is a hard wrap */
 	uint64_t line_start, first_len;
 	int same_len;
-	/* finding a list key at depth 1 of a top-level object */
-	size_t key_start;
+	/* finding a list key at depth 1 of a top-level object: the offset of its first byte */
+	uint64_t key_at;
 	int key_is_list, after_list_key;
 	int bom_left; /* bytes of a byte order mark still to skip */
 	/* a run of zero bytes being counted, and the mode it interrupted */
 	enum frame_mode zero_from;
 	uint64_t zero_offset, zeros;
 	const char *keep; /* during a feed: first byte of the record not yet buffered */
+	const char *feed; /* during a feed: its first byte, at offset feed_at */
+	uint64_t feed_at;
 };
 
 #ifndef NDEBUG
@@ -185,13 +190,21 @@ static void frame_unwrap(struct parser_frame *f)
 	f->joined = f->line - f->rec_line + 1;
 }
 
-/* The record just closed: hand it out and go back to where records are found. */
-static int frame_end(struct parser_frame *f)
+/*
+ * The record just closed: hand it out and go back to where records are found.
+ * A record that lies whole in the bytes being fed, not wrapped and within the
+ * cap, goes out as a view of them (view != NULL, n bytes); any other from rec.
+ */
+static int frame_end(struct parser_frame *f, const char *view, size_t n)
 {
 	int rc = 0;
 	char reason[96];
 
-	if (f->mode == FRAME_RECORD) {
+	if (view != NULL) {
+		assert(f->mode == FRAME_RECORD && f->rec.len == 0 && !f->wrapped);
+		rc = f->ops->record(view, n, f->rec_line, f->rec_offset, f->ctx);
+		f->joined = 0;
+	} else if (f->mode == FRAME_RECORD) {
 		if (f->wrapped)
 			frame_unwrap(f);
 		rc = f->ops->record(f->rec.ptr, f->rec.len, f->rec_line, f->rec_offset, f->ctx);
@@ -290,18 +303,6 @@ static int frame_bom_byte(struct parser_frame *f, unsigned char c)
 	return 0;
 }
 
-/* True when the key that just closed at depth 1 names the records' list. */
-static int frame_key_is_list(const struct parser_frame *f)
-{
-	const char *k = f->rec.ptr + f->key_start;
-	size_t n = f->rec.len - f->key_start;
-
-	for (size_t i = 0; i < sizeof frame_list_keys / sizeof *frame_list_keys; i++)
-		if (strlen(frame_list_keys[i]) == n && memcmp(k, frame_list_keys[i], n) == 0)
-			return 1;
-	return 0;
-}
-
 /* Appends the record's bytes from f->keep up to upto; switches to oversize past the cap. */
 static void frame_flush(struct parser_frame *f, const char *upto)
 {
@@ -316,6 +317,40 @@ static void frame_flush(struct parser_frame *f, const char *upto)
 		}
 	}
 	f->keep = upto;
+}
+
+/*
+ * True when the key that just closed at depth 1 (its closing quote at q, the
+ * current offset) names the records' list.  The key is read where it lies:
+ * in the bytes being fed, or, begun in an earlier feed, at the end of rec.
+ */
+static int frame_key_is_list(struct parser_frame *f, const char *q)
+{
+	size_t n = (size_t)(f->offset - f->key_at);
+	const char *k;
+
+	if (f->key_at >= f->feed_at) {
+		k = f->feed + (f->key_at - f->feed_at);
+	} else {
+		frame_flush(f, q);
+		if (f->mode != FRAME_RECORD || f->rec.len < n)
+			return 0;
+		k = f->rec.ptr + f->rec.len - n;
+	}
+	for (size_t i = 0; i < sizeof frame_list_keys / sizeof *frame_list_keys; i++)
+		if (strlen(frame_list_keys[i]) == n && memcmp(k, frame_list_keys[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+/* The record closing at end (exclusive) as a view of the feed, or NULL when it must be copied. */
+static const char *frame_view(const struct parser_frame *f, const char *end)
+{
+	if (f->mode != FRAME_RECORD || f->rec.len != 0 || f->wrapped ||
+	    (size_t)(end - f->keep) > f->max_record)
+		return NULL;
+	assert(f->keep >= f->feed && (*f->keep == '{' || *f->keep == '['));
+	return f->keep;
 }
 
 /* True while reading the keys of a top-level object (where "items" may appear). */
@@ -357,16 +392,18 @@ static int frame_structure(struct parser_frame *f, const char *p)
 		return 0;
 	if (c == '"') {
 		f->in_string = 1;
-		if (frame_at_top_keys(f)) {
-			frame_flush(f, p + 1);
-			f->key_start = f->rec.len;
-		}
+		if (frame_at_top_keys(f))
+			f->key_at = f->offset + 1;
 	} else if (c == '{' || c == '[') {
 		f->depth++;
 	} else if (c == '}' || c == ']') {
 		if (--f->depth == f->rec_base) {
+			const char *view = frame_view(f, p + 1);
+
+			if (view != NULL)
+				return frame_end(f, view, (size_t)(p + 1 - view));
 			frame_flush(f, p + 1);
-			return frame_end(f);
+			return frame_end(f, NULL, 0);
 		}
 	}
 	return 0;
@@ -543,6 +580,12 @@ static int frame_zeros_end(struct parser_frame *f)
 	return rc;
 }
 
+/* Two lines of one length or more, the record still open: a '{' now may be a paste's wrap. */
+static int frame_wrap_watch(const struct parser_frame *f)
+{
+	return f->same_len >= 2 && f->first_len >= FRAME_WRAP_MIN;
+}
+
 /*
  * A '{' in column 0 while something is open means that something was cut
  * off; except between the elements of a list, where it starts the next one
@@ -554,7 +597,7 @@ static int frame_is_cut(struct parser_frame *f, unsigned char c)
 		return 0;
 	/* two lines of one length or more, the record still open: a paste's fixed-width wrap, and
 	 * the '{' goes on with it (a pretty-printed record's lines are not all alike) */
-	if (c == '{' && f->mode == FRAME_RECORD && f->same_len >= 2 && f->first_len >= 40) {
+	if (c == '{' && f->mode == FRAME_RECORD && frame_wrap_watch(f)) {
 		f->wrapped = 1;
 		return 0;
 	}
@@ -570,33 +613,103 @@ static const char *frame_string(struct parser_frame *f, const char *p, const cha
 	f->offset += (uint64_t)(q - p);
 	if (q < end && *q == '\n' && f->mode == FRAME_RECORD)
 		f->wrapped = 1;
-	if (q < end && *q == '"' && frame_at_top_keys(f)) {
-		frame_flush(f, q);
-		f->key_is_list = frame_key_is_list(f);
-	}
+	if (q < end && *q == '"' && frame_at_top_keys(f))
+		f->key_is_list = frame_key_is_list(f, q);
 	return q;
 }
 
-/* Bytes the state machine must look at inside a record; all others are skipped in bulk. */
-static const unsigned char frame_special[256] = {
-    ['"'] = 1, ['\\'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1,
-    [']'] = 1, ['\n'] = 1, [':'] = 1, [0] = 1,
+/* Bytes that end a run of string content: frame_fast looks at these only. */
+static const unsigned char frame_string_stop[256] = {
+    ['"'] = 1,
+    ['\\'] = 1,
+    ['\n'] = 1,
+    [0] = 1,
 };
 
-/*
- * Inside a record with no escape pending, bytes that are not special change
- * nothing but the offset (the "items" watch resets on ':' and '"' too).
- */
-static const char *frame_skip_plain(struct parser_frame *f, const char *p, const char *end)
-{
-	const char *q = p;
+/* Bytes outside strings inside a record that frame_fast looks at (no ':': see frame_fast_ok). */
+static const unsigned char frame_struct_stop[256] = {
+    ['"'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['\n'] = 1, [0] = 1,
+};
 
-	if ((f->mode != FRAME_RECORD && f->mode != FRAME_OVERSIZE) || f->escape || f->at_line_start)
+/* True when a key of n bytes may name the records' list (then frame_key_is_list decides). */
+static int frame_may_be_list_key(uint64_t n)
+{
+	for (size_t i = 0; i < sizeof frame_list_keys / sizeof *frame_list_keys; i++)
+		if (strlen(frame_list_keys[i]) == n)
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether frame_fast may run: inside a record, no escape pending, not at a
+ * line start (frame_is_cut), no list key just read (frame_watch_key) and no
+ * wrap being watched for (a '{' anywhere would be one).
+ */
+static int frame_fast_ok(const struct parser_frame *f)
+{
+	return (f->mode == FRAME_RECORD || f->mode == FRAME_OVERSIZE) && !f->escape &&
+	       !f->at_line_start && !f->key_is_list && !f->after_list_key && !frame_wrap_watch(f);
+}
+
+/*
+ * The inside of a record in one loop: string content, escapes, nesting and the
+ * top-level keys' starts, which is all that happens there between two lines.
+ * It stops, leaving the byte to the state machine, at a newline, a zero byte,
+ * the bracket that closes the record, and the closing quote of a top-level
+ * string as long as a list key's; what it does is what the byte-wise path
+ * (frame_byte, frame_string) would have done.
+ */
+static const char *frame_fast(struct parser_frame *f, const char *p, const char *end)
+{
+	const char *start = p;
+	int top = f->mode == FRAME_RECORD && f->rec_base == 0;
+
+	if (!frame_fast_ok(f))
 		return p;
-	while (q < end && !frame_special[(unsigned char)*q])
-		q++;
-	f->offset += (uint64_t)(q - p);
-	return q;
+	while (p < end) {
+		if (f->in_string) {
+			while (p < end && !frame_string_stop[(unsigned char)*p])
+				p++;
+			if (p == end)
+				break;
+			if (*p == '\\') {
+				if (end - p < 2) {
+					f->escape = 1;
+					p = end;
+					break;
+				}
+				p += 2;
+				continue;
+			}
+			if (*p != '"' ||
+			    (top && f->depth == 1 &&
+			     frame_may_be_list_key(f->offset + (uint64_t)(p - start) - f->key_at)))
+				break;
+			f->in_string = 0;
+			p++;
+			continue;
+		}
+		while (p < end && !frame_struct_stop[(unsigned char)*p])
+			p++;
+		if (p == end)
+			break;
+		if (*p == '"') {
+			f->in_string = 1;
+			if (top && f->depth == 1)
+				f->key_at = f->offset + (uint64_t)(p - start) + 1;
+		} else if (*p == '{' || *p == '[') {
+			f->depth++;
+		} else if ((*p == '}' || *p == ']') && f->depth - 1 != f->rec_base) {
+			f->depth--;
+		} else {
+			break; /* a newline, a zero, or the record's end */
+		}
+		p++;
+	}
+	f->offset += (uint64_t)(p - start);
+	if (f->mode != FRAME_RECORD)
+		f->keep = p;
+	return p;
 }
 
 int parser_frame_feed(struct parser_frame *f, const char *buf, size_t len)
@@ -607,8 +720,10 @@ int parser_frame_feed(struct parser_frame *f, const char *buf, size_t len)
 	assert(buf != NULL || len == 0);
 	assert(frame_ok(f) && f->keep == NULL);
 	f->keep = buf;
+	f->feed = buf;
+	f->feed_at = f->offset;
 	while (p < end && rc == 0) {
-		if ((p = frame_skip_plain(f, p, end)) == end)
+		if ((p = frame_fast(f, p, end)) == end)
 			break;
 		if (*p == 0) {
 			frame_flush(f, p);
@@ -649,6 +764,7 @@ int parser_frame_feed(struct parser_frame *f, const char *buf, size_t len)
 	}
 	frame_flush(f, p);
 	f->keep = NULL;
+	f->feed = NULL;
 	assert(rc != 0 || frame_ok(f));
 	return rc;
 }

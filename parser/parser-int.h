@@ -16,7 +16,8 @@
 /* ---- framer: bytes -> JSON records ------------------------------------ */
 
 struct parser_frame_ops {
-	/* A complete top-level record (or a list element); text is NUL-terminated. */
+	/* A complete top-level record (or a list element): text is valid during the call
+	 * only and not NUL-terminated (a view of the bytes fed, or of the framer's buffer). */
 	int (*record)(const char *text, size_t len, uint64_t line, uint64_t offset, void *ctx);
 	/* Something that is not a usable record, with a one-line reason. */
 	int (*reject)(uint64_t line, uint64_t offset, const char *reason, void *ctx);

@@ -28,7 +28,7 @@ int parser_json_run(const yajl_callbacks *cb, void *ctx, yajl_handle *h, const c
 	st = yajl_parse(y, (const unsigned char *)json, len);
 	if (st == yajl_status_ok)
 		st = yajl_complete_parse(y);
-	if (st != yajl_status_ok)
+	if (st != yajl_status_ok && reason != NULL)
 		json_reason(y, what, json, len, reason, size);
 	yajl_free(y);
 	if (h != NULL)

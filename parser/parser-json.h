@@ -20,7 +20,9 @@
  * refused.  While it runs, *h (when h is not NULL) is the parser, for
  * callbacks that need yajl_get_bytes_consumed; it is NULL again after.
  * Returns 0, or LT_ERR_FORMAT with a one-line reason in reason[size] that
- * starts with what ("invalid JSON").
+ * starts with what ("invalid JSON"); with reason NULL no reason is made
+ * (a probe that stops yajl itself, or only asks whether it parses: yajl's
+ * error text is not rendered for nothing).
  */
 int parser_json_run(const yajl_callbacks *cb, void *ctx, yajl_handle *h, const char *what,
 		    const char *json, size_t len, char *reason, size_t size);

@@ -310,7 +310,6 @@ int parser_jsonlog_parse(struct parser_jsonlog *out, struct lt_buf *arena, struc
 			 const char *s, size_t n)
 {
 	struct jsonlog_run r;
-	char reason[64];
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -324,8 +323,7 @@ int parser_jsonlog_parse(struct parser_jsonlog *out, struct lt_buf *arena, struc
 	lt_buf_reset(arena);
 	lt_buf_init(&r.ref_name);
 	lt_buf_init(&r.ref_ns);
-	rc = parser_json_run(&jsonlog_callbacks, &r, NULL, "JSON log line", s, n, reason,
-			     sizeof reason);
+	rc = parser_json_run(&jsonlog_callbacks, &r, NULL, "JSON log line", s, n, NULL, 0);
 	lt_buf_release(&r.ref_name);
 	lt_buf_release(&r.ref_ns);
 	if (rc != 0 || out->ts_us == 0)

@@ -181,7 +181,6 @@ static struct lt_str logwrap_unit(struct lt_str unit)
 int parser_logwrap_parse(struct parser_logwrap *out, struct lt_buf *arena, const char *s, size_t n)
 {
 	struct logwrap_run r;
-	char reason[32];
 	struct lt_str line;
 
 	memset(out, 0, sizeof *out);
@@ -191,7 +190,7 @@ int parser_logwrap_parse(struct parser_logwrap *out, struct lt_buf *arena, const
 	r.arena = arena;
 	r.slot = -1;
 	lt_buf_reset(arena);
-	if (parser_json_run(&logwrap_callbacks, &r, NULL, "JSON", s, n, reason, sizeof reason) != 0)
+	if (parser_json_run(&logwrap_callbacks, &r, NULL, "JSON", s, n, NULL, 0) != 0)
 		return -1;
 	out->host = logwrap_str(&r, LW_HOST);
 	line = logwrap_str(&r, LW_LOG);

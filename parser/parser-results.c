@@ -183,14 +183,11 @@ static const yajl_callbacks res_check_callbacks = {0};
 /* True when s is one whole JSON object or array (a dynamic column written as a string). */
 static int res_is_json(struct parser_res_decoder *d, struct lt_str s)
 {
-	char reason[8];
-
 	s = res_trim(s);
 	if (s.len < 2 || (s.ptr[0] != '{' && s.ptr[0] != '['))
 		return 0;
 	(void)d;
-	return parser_json_run(&res_check_callbacks, NULL, NULL, "", s.ptr, s.len, reason,
-			       sizeof reason) == 0;
+	return parser_json_run(&res_check_callbacks, NULL, NULL, "", s.ptr, s.len, NULL, 0) == 0;
 }
 
 /* ---- the decoder ------------------------------------------------------------ */

@@ -596,6 +596,94 @@ static void test_input_identity(void **state)
 	assert_string_equal(hashes[1], "");
 }
 
+/* ---- the framer's records as bytes: a view of the feed or gathered, the same ---- */
+
+/* Every record's bytes, line and offset, and every reject's line, in one text. */
+static int on_raw_record(const char *text, size_t len, uint64_t line, uint64_t offset, void *ctx)
+{
+	lt_buf_printf(ctx, "R %llu %llu %zu:", (unsigned long long)line, (unsigned long long)offset,
+		      len);
+	lt_buf_append(ctx, text, len);
+	lt_buf_putc(ctx, '\n');
+	return 0;
+}
+
+static int on_raw_reject(uint64_t line, uint64_t offset, const char *reason, void *ctx)
+{
+	lt_buf_printf(ctx, "X %llu %llu %s\n", (unsigned long long)line, (unsigned long long)offset,
+		      reason);
+	return 0;
+}
+
+static void frame_raw(struct lt_buf *out, const char *text, size_t len, size_t chunk)
+{
+	static const struct parser_frame_ops raw_ops = {on_raw_record, on_raw_reject};
+	struct parser_frame *f = parser_frame_new(&raw_ops, out, 256);
+
+	lt_buf_reset(out);
+	for (size_t i = 0; i < len; i += chunk) {
+		size_t n = len - i < chunk ? len - i : chunk;
+		/* each piece in a buffer of its own, so a view past it would be caught by ASan */
+		char *piece = lt_xmalloc(n);
+
+		memcpy(piece, text + i, n);
+		assert_int_equal(parser_frame_feed(f, piece, n), 0);
+		free(piece);
+	}
+	assert_int_equal(parser_frame_finish(f), 0);
+	parser_frame_free(f);
+}
+
+/*
+ * A record handed out as a view of one read and one gathered over several
+ * reads are the same bytes, line and offset: escapes and brackets in strings,
+ * a list key split over reads, CRLF, a record over the cap (rejected, never
+ * handed out), a pretty-printed one, a hard-wrapped one, and a last line
+ * without its newline.
+ */
+static void test_frame_views(void **state)
+{
+	static const char text[] =
+	    "{\"a\":\"x\\\"}\\\\\",\"b\":[{\"c\":\"]\"}]}\n"
+	    "{\"kind\":\"List\",\"records\" : [ {\"r\":1}, [2], {\"r\":\"\\\\\"} ], "
+	    "\"n\":\"items\"}\r\n"
+	    "{\"big\":\"" /* 300 bytes: over the cap of 256 */
+	    "0123456789012345678901234567890123456789012345678901234567890123456789"
+	    "0123456789012345678901234567890123456789012345678901234567890123456789"
+	    "0123456789012345678901234567890123456789012345678901234567890123456789"
+	    "0123456789012345678901234567890123456789012345678901234567890123456789"
+	    "01234567890123456789\"}\n"
+	    "{\n  \"p\": {\n    \"q\": \"r\"\n  }\n}\n"
+	    "{\"w\":\"0123456789012345678901234567890123456789\n"
+	    "0123456789012345678901234567890123456789012345\n"
+	    "0123456789\"}\n"
+	    "{\"events\":[{\"e\":1}]}{\"last\":\"no newline\"}";
+	struct lt_buf whole, piecewise;
+
+	(void)state;
+	lt_buf_init(&whole);
+	lt_buf_init(&piecewise);
+	frame_raw(&whole, text, sizeof text - 1, sizeof text - 1);
+	/* what one read gives, spelled out */
+	assert_non_null(
+	    strstr(whole.ptr, "R 1 0 30:{\"a\":\"x\\\"}\\\\\",\"b\":[{\"c\":\"]\"}]}\n"));
+	assert_non_null(strstr(whole.ptr, ":{\"r\":1}\n"));
+	assert_non_null(strstr(whole.ptr, ":[2]\n"));
+	assert_non_null(strstr(whole.ptr, ":{\"r\":\"\\\\\"}\n"));
+	assert_non_null(strstr(whole.ptr, "X 3 102 record larger than 256 bytes, skipped\n"));
+	assert_non_null(strstr(whole.ptr, "R 4 413 29:{\n  \"p\": {\n    \"q\": \"r\"\n  }\n}\n"));
+	assert_non_null(
+	    strstr(whole.ptr, ":{\"w\":\"01234567890123456789012345678901234567890123456789"));
+	assert_non_null(strstr(whole.ptr, ":{\"e\":1}\n"));
+	assert_non_null(strstr(whole.ptr, ":{\"last\":\"no newline\"}\n"));
+	for (size_t chunk = 1; chunk < sizeof text; chunk++) {
+		frame_raw(&piecewise, text, sizeof text - 1, chunk);
+		assert_string_equal(piecewise.ptr, whole.ptr);
+	}
+	lt_buf_release(&whole);
+	lt_buf_release(&piecewise);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -605,6 +693,7 @@ int main(void)
 	    cmocka_unit_test(test_frame_pretty_concatenated),
 	    cmocka_unit_test(test_frame_damage),
 	    cmocka_unit_test(test_frame_oversize),
+	    cmocka_unit_test(test_frame_views),
 	    cmocka_unit_test(test_decode_escapes_and_order),
 	    cmocka_unit_test(test_audit_identity),
 	    cmocka_unit_test(test_sanitize),
