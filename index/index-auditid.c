@@ -61,14 +61,14 @@ int index_audit_id_pack(unsigned char out[INDEX_AUDIT_ID_BYTES], const char *s, 
 	return o == INDEX_AUDIT_ID_BYTES;
 }
 
-void index_audit_id_bind(sqlite3_stmt *s, int col, const char *p, size_t len)
+void index_audit_id_bind(sqlite3_stmt *s, int col, const char *p, size_t len,
+			 unsigned char buf[INDEX_AUDIT_ID_BYTES])
 {
-	unsigned char b[INDEX_AUDIT_ID_BYTES];
-
 	if (p == NULL)
 		return;
-	if (index_audit_id_pack(b, p, len))
-		sqlite3_bind_blob(s, col, b, (int)sizeof b, SQLITE_TRANSIENT);
+	/* static bindings: a bind that copied could fail to allocate, and leave the id NULL */
+	if (index_audit_id_pack(buf, p, len))
+		sqlite3_bind_blob(s, col, buf, INDEX_AUDIT_ID_BYTES, SQLITE_STATIC);
 	else
 		sqlite3_bind_text(s, col, p, (int)len, SQLITE_STATIC);
 }

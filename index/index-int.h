@@ -280,8 +280,12 @@ void index_raw_unregister(struct lt_store *st);
  */
 int index_audit_id_pack(unsigned char out[INDEX_AUDIT_ID_BYTES], const char *s, size_t len);
 
-/* Binds auditID p (len bytes; NULL leaves col NULL) to col of s: packed, or as text. */
-void index_audit_id_bind(sqlite3_stmt *s, int col, const char *p, size_t len);
+/*
+ * Binds auditID p (len bytes; NULL leaves col NULL) to col of s: packed into buf, or as text.
+ * Nothing is copied: p and buf must outlive the statement's next step.
+ */
+void index_audit_id_bind(sqlite3_stmt *s, int col, const char *p, size_t len,
+			 unsigned char buf[INDEX_AUDIT_ID_BYTES]);
 
 /*
  * counted_requests.audit_hash of auditID s (len bytes, its text as logged): a 64-bit hash,

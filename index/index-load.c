@@ -98,11 +98,12 @@ struct load {
 	struct lt_input_mark mark; /* the latest: every record replayed so far lies in it */
 	uint64_t tail_reject;	   /* offset + 1 of the last record when it was rejected, else 0 */
 	int open_end;		   /* that record was cut off by the end of a file still open */
-	struct index_log_loader *logs;		 /* created with the file's first log line */
-	struct index_intern_memo memo[AC_COUNT]; /* per interned column (LOAD_ID) */
-	struct index_cluster cluster;		 /* the records' clusters */
-	int64_t cluster_id;			 /* of the record being stored */
-	struct index_raw_writer raw;		 /* audit_raw, compressed (index-raw.c) */
+	struct index_log_loader *logs;		      /* created with the file's first log line */
+	struct index_intern_memo memo[AC_COUNT];      /* per interned column (LOAD_ID) */
+	unsigned char audit_id[INDEX_AUDIT_ID_BYTES]; /* the packed auditID bound to ins_audit */
+	struct index_cluster cluster;		      /* the records' clusters */
+	int64_t cluster_id;			      /* of the record being stored */
+	struct index_raw_writer raw;		      /* audit_raw, compressed (index-raw.c) */
 };
 
 static const char load_ins_audit_sql[] =
@@ -556,7 +557,8 @@ static int load_intern(struct load *l, const struct lt_audit_event *ev, int64_t 
 
 /* Binds one field as its row of load_fields says; an absent value stays NULL. */
 static void load_bind_field(sqlite3_stmt *s, const struct load_field *f,
-			    const struct lt_audit_event *ev, const int64_t ids[AC_COUNT])
+			    const struct lt_audit_event *ev, const int64_t ids[AC_COUNT],
+			    unsigned char audit_id[INDEX_AUDIT_ID_BYTES])
 {
 	struct lt_str v;
 	int64_t n;
@@ -573,7 +575,7 @@ static void load_bind_field(sqlite3_stmt *s, const struct load_field *f,
 		break;
 	case LOAD_AUDIT_ID:
 		v = load_str_of(ev, f->at);
-		index_audit_id_bind(s, f->col, v.ptr, v.len);
+		index_audit_id_bind(s, f->col, v.ptr, v.len, audit_id);
 		break;
 	case LOAD_BEFORE:
 		sqlite3_bind_int64(s, f->col, ev->stage_us - load_i64_of(ev, f->at));
@@ -603,7 +605,7 @@ static void load_bind_event(struct load *l, const struct lt_audit_event *ev,
 	sqlite3_bind_int(s, AC_STAGE_RANK, lt_audit_stage_rank(ev->stage));
 	sqlite3_bind_int64(s, AC_CLUSTER_ID, l->cluster_id);
 	for (size_t i = 0; i < LOAD_NFIELDS; i++)
-		load_bind_field(s, &load_fields[i], ev, ids);
+		load_bind_field(s, &load_fields[i], ev, ids, l->audit_id);
 }
 
 /*
@@ -642,10 +644,11 @@ static int64_t load_akey(const struct lt_audit_event *ev, int64_t cluster_id)
 static int load_is_duplicate(struct load *l, int64_t akey, const struct lt_audit_event *ev,
 			     int64_t stage_id)
 {
+	unsigned char packed[INDEX_AUDIT_ID_BYTES];
 	int same = 0;
 
 	sqlite3_bind_int64(l->find_key, 1, akey);
-	index_audit_id_bind(l->find_key, 2, ev->audit_id.ptr, ev->audit_id.len);
+	index_audit_id_bind(l->find_key, 2, ev->audit_id.ptr, ev->audit_id.len, packed);
 	if (stage_id != 0)
 		sqlite3_bind_int64(l->find_key, 3, stage_id);
 	sqlite3_bind_int64(l->find_key, 4, l->cluster_id);
