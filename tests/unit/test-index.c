@@ -1973,11 +1973,11 @@ static void test_schema_upgrade_identity(void **state)
 /*
  * Schema 6 to 7: a store of 6 holds auditIDs as text and klog times in klog_us.  A read-only
  * open refuses it; a writable one packs its UUIDs (audit, then counted_requests, whose rows
- * the step to 9 hashes: test_schema_upgrade_9_counted) and leaves other auditIDs text, the events view
- * shows them as before, and a request read again after the upgrade (a stored event, a counted one)
- * is found: a duplicate, counted once.  Its lines keep klog_us, the new ones store klog_d, the logs
- * view reads both, and a line read again is a duplicate.  lt_audit_id_pack packs only the canonical
- * lowercase form.
+ * the step to 9 hashes: test_schema_upgrade_9_counted) and leaves other auditIDs text, the events
+ * view shows them as before, and a request read again after the upgrade (a stored event, a counted
+ * one) is found: a duplicate, counted once.  Its lines keep klog_us, the new ones store klog_d, the
+ * logs view reads both, and a line read again is a duplicate.  lt_audit_id_pack packs only the
+ * canonical lowercase form.
  */
 static void test_schema_upgrade_7(void **state)
 {
