@@ -86,7 +86,8 @@ for _ in $(seq "$runs"); do
 done
 load_end=$(cut -d' ' -f1 /proc/loadavg)
 
-# the same answers: what each store holds, before and after
+# the same answers: what each store holds, before and after (each store read by its own binary:
+# a newer schema refuses to read an older store without upgrading it)
 same=yes
 if [ -n "$before" ]; then
   for s in audit noisy journal cw; do
@@ -94,7 +95,7 @@ if [ -n "$before" ]; then
              "SELECT count(*), coalesce(total(ts_us), 0), count(kind_id) FROM lines" \
              "SELECT count(*), coalesce(total(start_us), 0), coalesce(total(end_us), 0) FROM lt_episodes" \
              "SELECT count(*) FROM lt_notready" "SELECT count(*) FROM lt_evictions"; do
-      a=$("$after" sql -o csv --db "$out/$s-before.db" "$q" 2>&1 | tail -1 || true)
+      a=$("$before" sql -o csv --db "$out/$s-before.db" "$q" 2>&1 | tail -1 || true)
       b=$("$after" sql -o csv --db "$out/$s-after.db" "$q" 2>&1 | tail -1 || true)
       [ "$a" = "$b" ] || { same="NO ($s: $q: $a vs $b)"; }
     done
