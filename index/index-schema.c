@@ -320,14 +320,15 @@ static const char schema_events_view[] =
  * columns; the rows of an upgraded store keep NULL (their records were read
  * before identities were; `identity` still shows an impersonation).
  */
-static const char schema_identity_sql[] = "ALTER TABLE audit ADD COLUMN identity_id INTEGER";
+static const char *const schema_identity_sql[] = {
+    "ALTER TABLE audit ADD COLUMN identity_id INTEGER"};
 
 /*
  * Schema 7: lines.klog_d, a line's klog time as its distance from ts_us (INDEX_KLOG_US_SQL),
  * instead of 8 bytes of klog_us in nearly every line.  Added by ALTER TABLE like the columns
  * above; an upgraded store's older lines keep klog_us, which is read first.
  */
-static const char schema_klog_sql[] = "ALTER TABLE lines ADD COLUMN klog_d INTEGER";
+static const char *const schema_klog_sql[] = {"ALTER TABLE lines ADD COLUMN klog_d INTEGER"};
 
 /*
  * Schema 8: lines.msg_at and msg_len, where a line's message lies in its raw record (bytes),
@@ -397,7 +398,7 @@ static const char *const schema_counted_sql[] = {
  * ALTER TABLE like the columns above; an upgraded store's older rows keep received_us and
  * no latency_us, which the same two read.
  */
-static const char schema_latency_sql[] = "ALTER TABLE audit ADD COLUMN latency_us INTEGER";
+static const char *const schema_latency_sql[] = {"ALTER TABLE audit ADD COLUMN latency_us INTEGER"};
 
 static const char schema_clusters_table[] =
     "CREATE TABLE IF NOT EXISTS clusters(id INTEGER PRIMARY KEY)";
@@ -626,30 +627,34 @@ static int schema_pack_audit_ids(struct lt_store *st, struct lt_error *err)
 				err);
 }
 
-/* Schema 9's blocks (schema_blocks_sql), unless the store has them. */
-static int schema_add_blocks(struct lt_store *st, struct lt_error *err)
+/* Runs the n statements of sql unless table has column already (an upgrade step done). */
+static int schema_exec_unless(struct lt_store *st, const char *table, const char *column,
+			      const char *const *sql, size_t n, struct lt_error *err)
 {
-	int has = schema_has_column(st, "audit_blocks", "data", err);
+	int has = schema_has_column(st, table, column, err);
 
 	if (has < 0)
 		return LT_ERR_DB;
-	for (size_t i = 0; !has && i < sizeof schema_blocks_sql / sizeof *schema_blocks_sql; i++)
-		if (index_store_exec(st, schema_blocks_sql[i], err) != 0)
+	for (size_t i = 0; !has && i < n; i++)
+		if (index_store_exec(st, sql[i], err) != 0)
 			return LT_ERR_DB;
 	return 0;
+}
+
+/* schema_exec_unless over every statement of the array sql. */
+#define SCHEMA_UNLESS(st, table, column, sql, err)                                                 \
+	schema_exec_unless(st, table, column, sql, sizeof(sql) / sizeof *(sql), err)
+
+/* Schema 9's blocks (schema_blocks_sql), unless the store has them. */
+static int schema_add_blocks(struct lt_store *st, struct lt_error *err)
+{
+	return SCHEMA_UNLESS(st, "audit_blocks", "data", schema_blocks_sql, err);
 }
 
 /* Schema 9's counted_requests (schema_counted_sql), unless the store has it already. */
 static int schema_hash_counted(struct lt_store *st, struct lt_error *err)
 {
-	int has = schema_has_column(st, "counted_requests", "audit_hash", err);
-
-	if (has < 0)
-		return LT_ERR_DB;
-	for (size_t i = 0; !has && i < sizeof schema_counted_sql / sizeof *schema_counted_sql; i++)
-		if (index_store_exec(st, schema_counted_sql[i], err) != 0)
-			return LT_ERR_DB;
-	return 0;
+	return SCHEMA_UNLESS(st, "counted_requests", "audit_hash", schema_counted_sql, err);
 }
 
 /* 1 when the store has the index named name; 0; -1 with err set. */
@@ -689,30 +694,14 @@ static int schema_line_keys(struct lt_store *st, struct lt_error *err)
  */
 static int schema_migrate(struct lt_store *st, struct lt_error *err)
 {
-	int has;
-
 	if (schema_migrate_clusters(st, err) != 0 || schema_add_interned(st, err) != 0 ||
-	    schema_pack_audit_ids(st, err) != 0)
-		return LT_ERR_DB;
-	if ((has = schema_has_column(st, "audit", "identity_id", err)) < 0)
-		return LT_ERR_DB;
-	if (!has && index_store_exec(st, schema_identity_sql, err) != 0)
-		return LT_ERR_DB;
-	if ((has = schema_has_column(st, "lines", "klog_d", err)) < 0)
-		return LT_ERR_DB;
-	if (!has && index_store_exec(st, schema_klog_sql, err) != 0)
-		return LT_ERR_DB;
-	if ((has = schema_has_column(st, "lines", "msg_at", err)) < 0)
-		return LT_ERR_DB;
-	for (size_t i = 0; !has && i < sizeof schema_message_sql / sizeof *schema_message_sql; i++)
-		if (index_store_exec(st, schema_message_sql[i], err) != 0)
-			return LT_ERR_DB;
-	if (schema_add_blocks(st, err) != 0 || schema_line_keys(st, err) != 0 ||
-	    schema_hash_counted(st, err) != 0)
-		return LT_ERR_DB;
-	if ((has = schema_has_column(st, "audit", "latency_us", err)) < 0)
-		return LT_ERR_DB;
-	if (!has && index_store_exec(st, schema_latency_sql, err) != 0)
+	    schema_pack_audit_ids(st, err) != 0 ||
+	    SCHEMA_UNLESS(st, "audit", "identity_id", schema_identity_sql, err) != 0 ||
+	    SCHEMA_UNLESS(st, "lines", "klog_d", schema_klog_sql, err) != 0 ||
+	    SCHEMA_UNLESS(st, "lines", "msg_at", schema_message_sql, err) != 0 ||
+	    schema_add_blocks(st, err) != 0 || schema_line_keys(st, err) != 0 ||
+	    schema_hash_counted(st, err) != 0 ||
+	    SCHEMA_UNLESS(st, "audit", "latency_us", schema_latency_sql, err) != 0)
 		return LT_ERR_DB;
 	return index_store_exec(
 	    st, "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';", err);
