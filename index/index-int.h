@@ -108,30 +108,29 @@ void index_intern_release(struct index_intern_cache *c);
 struct index_raw_share;
 struct index_raw_coded;
 
-/* The raw records compressed on the parser's thread: an event's, a line's and its fields. */
-enum index_pipe_slot { INDEX_PIPE_RAW, INDEX_PIPE_FIELDS, INDEX_PIPE_SLOTS };
+/*
+ * The records compressed on the parser's thread: a line's fields.  (An event's and a line's
+ * raw text go in blocks the writer compresses whole, since schema 9: nothing to do early.)
+ */
+enum index_pipe_slot { INDEX_PIPE_FIELDS, INDEX_PIPE_SLOTS };
 
 /*
- * The loader's work done on the parser's thread (index_pipe_parse): the raw
- * records compressed there with the dictionaries the writers settled on, so
- * the writing thread binds them as they are (index_raw_put_coded).
+ * The loader's work done on the parser's thread (index_pipe_parse): a line's
+ * fields compressed there with the dictionary their writer settled on, so
+ * the writing thread binds them as they are (index_raw_pack_coded).
  */
 struct index_pipe_prep {
-	/* in place of the sink's audit and log, on the calling thread */
-	int (*audit)(const struct lt_audit_event *ev, const struct lt_where *at,
-		     const struct index_raw_coded *coded, void *ctx);
+	/* in place of the sink's log, on the calling thread */
 	int (*log)(const struct lt_log_line *ln, const struct lt_where *at,
 		   const struct index_raw_coded *coded, void *ctx);
 	/* on the calling thread after each batch: the writers' shares, by enum index_raw_table */
 	void (*share)(struct index_raw_share *out, void *ctx);
-	/* on the parser's thread: 1 when ev's record will be stored (reads only the options) */
-	int (*keeps)(const struct lt_audit_event *ev, void *ctx);
 };
 
 /*
  * lt_parse_input() with the parsing on a worker thread: the sink's
  * callbacks still run on the calling thread, in input order.  With prep
- * (optional), its audit and log replace the sink's.
+ * (optional), its log replaces the sink's.
  */
 int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink,
 		     const struct index_pipe_prep *prep, void *ctx, enum lt_format *format_out,
@@ -310,7 +309,7 @@ void index_log_loader_free(struct index_log_loader *ll);
 
 /*
  * Stores a line; *stored = 0 when the same line is already in the store.  coded (NULL, or
- * INDEX_PIPE_SLOTS of them): its raw text and fields compressed on the parser's thread.
+ * INDEX_PIPE_SLOTS of them): its fields compressed on the parser's thread.
  */
 int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line *ln,
 			   const struct lt_where *at, int64_t cluster_id,

@@ -699,12 +699,9 @@ static int load_ext(struct load *l, const struct lt_where *at)
 	return load_step(l, l->ins_ext, "cannot store CloudWatch provenance");
 }
 
-/*
- * Stores one event and its raw JSON (coded: compressed by the parser's thread, or NULL); a
- * repeat of a stored request is a duplicate.
- */
+/* Stores one event and its raw JSON; a repeat of a stored request is a duplicate. */
 static int load_store_event(struct load *l, const struct lt_audit_event *ev,
-			    const struct lt_where *at, const struct index_raw_coded *coded)
+			    const struct lt_where *at)
 {
 	int64_t ids[AC_COUNT] = {0};
 	int stored;
@@ -720,8 +717,8 @@ static int load_store_event(struct load *l, const struct lt_audit_event *ev,
 		l->partial_stages = 1;
 	if (ev->has_lease)
 		l->lease_bodies = 1;
-	if (index_raw_put_coded(&l->raw, sqlite3_last_insert_rowid(l->st->db), ev->raw.ptr,
-				ev->raw.len, coded, l->err) != 0 ||
+	if (index_raw_put(&l->raw, sqlite3_last_insert_rowid(l->st->db), ev->raw.ptr, ev->raw.len,
+			  l->err) != 0 ||
 	    load_ext(l, at) != 0)
 		return LT_ERR_DB;
 	if (l->audit_hi == 0 || ev->stage_us < l->audit_lo)
@@ -732,7 +729,7 @@ static int load_store_event(struct load *l, const struct lt_audit_event *ev,
 	return 0;
 }
 
-/* A log line (coded: its raw text and fields compressed by the parser's thread, or NULL). */
+/* A log line (coded: its fields compressed by the parser's thread, or NULL). */
 static int load_log_coded(const struct lt_log_line *ln, const struct lt_where *at,
 			  const struct index_raw_coded *coded, void *ctx)
 {
@@ -778,8 +775,7 @@ static int load_keeps(const struct lt_audit_event *ev, void *ctx)
 	       lt_str_eq(ev->resource, "nodes") || load_is_eviction(ev);
 }
 
-static int load_audit_coded(const struct lt_audit_event *ev, const struct lt_where *at,
-			    const struct index_raw_coded *coded, void *ctx)
+static int load_audit(const struct lt_audit_event *ev, const struct lt_where *at, void *ctx)
 {
 	struct load *l = ctx;
 	int wanted = load_keeps(ev, ctx);
@@ -791,16 +787,11 @@ static int load_audit_coded(const struct lt_audit_event *ev, const struct lt_whe
 			return LT_ERR_DB;
 		if (first)
 			load_count(l, ev->resource, ev->verb);
-	} else if (load_store_event(l, ev, at, coded ? &coded[INDEX_PIPE_RAW] : NULL) != 0) {
+	} else if (load_store_event(l, ev, at) != 0) {
 		return LT_ERR_DB;
 	}
 	l->tail_reject = 0;
 	return load_tick(l, at);
-}
-
-static int load_audit(const struct lt_audit_event *ev, const struct lt_where *at, void *ctx)
-{
-	return load_audit_coded(ev, at, NULL, ctx);
 }
 
 /* The raw writers' dictionaries, for the parser's thread to compress with (index-pipe.c). */
@@ -815,10 +806,8 @@ static void load_share(struct index_raw_share *out, void *ctx)
 }
 
 static const struct index_pipe_prep load_prep = {
-    .audit = load_audit_coded,
     .log = load_log_coded,
     .share = load_share,
-    .keeps = load_keeps,
 };
 
 static void load_progress(uint64_t done, uint64_t size, void *ctx)

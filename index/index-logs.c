@@ -532,8 +532,7 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 		return logs_unstore(ll, id);
 	*stored = 1;
 	logs_note_summary(ll, &c, id);
-	if (index_raw_put_coded(&ll->raw, id, c.raw.ptr ? c.raw.ptr : "", c.raw.len,
-				coded ? &coded[INDEX_PIPE_RAW] : NULL, ll->err) != 0)
+	if (index_raw_put(&ll->raw, id, c.raw.ptr ? c.raw.ptr : "", c.raw.len, ll->err) != 0)
 		return LT_ERR_DB;
 	return logs_note_host(ll, ll->node_id ? 0 : ids[0]);
 }

@@ -7,12 +7,12 @@
  * arguments into a batch (one arena of items); full batches go through a
  * bounded queue, so memory stays bounded whatever the input size.
  *
- * With a prep (index-load.c's), the worker also compresses each raw record
- * that will be stored (an event's; a line's and its fields) with the
- * dictionary its writer settled on: the writers hand their shares over
- * between batches, and bind what the worker made when it was made with the
- * dictionary they hold (index_raw_put_coded), so the store holds the same
- * bytes.  Records parsed before a writer settled are compressed by it.
+ * With a prep (index-load.c's), the worker also compresses each log line's
+ * fields with the dictionary their writer settled on: the writer hands its
+ * share over between batches, and binds what the worker made when it was
+ * made with the dictionary it holds (index_raw_pack_coded), so the store
+ * holds the same bytes.  Fields parsed before the writer settled are
+ * compressed by it.  (Raw records go in blocks the writer compresses whole.)
  */
 #include "index-int.h"
 
@@ -76,7 +76,6 @@ struct pipe {
 	struct lt_error err;
 	/* compressing on the worker (prep NULL: not) */
 	const struct index_pipe_prep *prep;
-	void *ctx;					 /* the caller's, for prep->keeps */
 	struct index_raw_share share[PIPE_TABLES];	 /* the writers', under mu */
 	struct index_raw_share wshare[PIPE_TABLES];	 /* the worker's copy, for its batch */
 	struct index_raw_coder *coder[INDEX_PIPE_SLOTS]; /* the worker's */
@@ -117,7 +116,6 @@ static const size_t pipe_audit_strs[] = {
     PIPE_EV(identity),
     PIPE_EV(authz_reason),
     PIPE_EV(lease_holder),
-    offsetof(struct pipe_item, blob[INDEX_PIPE_RAW]),
 };
 
 /* ... and of a log line item (kind is a static string: it travels as it is). */
@@ -136,7 +134,6 @@ static const size_t pipe_log_strs[] = {
     PIPE_LN(obj_kind),
     PIPE_LN(obj_namespace),
     PIPE_LN(obj_uid),
-    offsetof(struct pipe_item, blob[INDEX_PIPE_RAW]),
     offsetof(struct pipe_item, blob[INDEX_PIPE_FIELDS]),
 };
 
@@ -266,8 +263,6 @@ static int pipe_put_audit(const struct lt_audit_event *ev, const struct lt_where
 	it.type = PIPE_AUDIT;
 	it.at = *at;
 	it.u.ev = *ev;
-	if (p->prep != NULL && p->prep->keeps(ev, p->ctx))
-		pipe_code(p, &it, INDEX_PIPE_RAW, INDEX_RAW_AUDIT, ev->raw);
 	return pipe_put(p, &it, pipe_audit_strs, PIPE_N(pipe_audit_strs));
 }
 
@@ -280,10 +275,8 @@ static int pipe_put_log(const struct lt_log_line *ln, const struct lt_where *at,
 	it.type = PIPE_LOG;
 	it.at = *at;
 	it.u.ln = *ln;
-	if (p->prep != NULL) {
-		pipe_code(p, &it, INDEX_PIPE_RAW, INDEX_RAW_LINES, ln->raw);
+	if (p->prep != NULL)
 		pipe_code(p, &it, INDEX_PIPE_FIELDS, INDEX_RAW_FIELDS, ln->fields);
-	}
 	return pipe_put(p, &it, pipe_log_strs, PIPE_N(pipe_log_strs));
 }
 
@@ -419,7 +412,7 @@ static void pipe_coded(const struct pipe_item *it, struct index_raw_coded coded[
 		    .by = it->by[i], .blob = it->blob[i].ptr, .len = it->blob[i].len};
 }
 
-/* Replays one item to the sink (an event or a line to prep, when there is one). */
+/* Replays one item to the sink (a line to prep, when there is one). */
 static int pipe_replay(struct pipe_item *it, const struct lt_sink *sink,
 		       const struct index_pipe_prep *prep, void *ctx)
 {
@@ -428,10 +421,7 @@ static int pipe_replay(struct pipe_item *it, const struct lt_sink *sink,
 	switch (it->type) {
 	case PIPE_AUDIT:
 		pipe_restore(it, pipe_audit_strs, PIPE_N(pipe_audit_strs));
-		if (prep == NULL)
-			return sink->audit(&it->u.ev, &it->at, ctx);
-		pipe_coded(it, coded);
-		return prep->audit(&it->u.ev, &it->at, coded, ctx);
+		return sink->audit(&it->u.ev, &it->at, ctx);
 	case PIPE_LOG:
 		pipe_restore(it, pipe_log_strs, PIPE_N(pipe_log_strs));
 		if (prep == NULL)
@@ -485,7 +475,7 @@ int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink,
 		     struct lt_error *err)
 {
 	struct pipe p = {
-	    .in = in, .worker_sink = *sink, .has_log = sink->log != NULL, .prep = prep, .ctx = ctx};
+	    .in = in, .worker_sink = *sink, .has_log = sink->log != NULL, .prep = prep};
 	struct pipe_batch *b;
 	pthread_t worker;
 	int rc = 0;
