@@ -4,10 +4,14 @@
  * The framer cuts an export into records (an element of "events", a row of
  * "results", an element of a console JSON array); this file says which
  * shape a record has and pulls out its time, stream, id and message with
- * yajl's callback parser.  yajl undoes the message's JSON escapes; the
- * decoded message is then parsed again, as an audit Event or a klog line,
- * by the caller.  Nothing here builds a tree: the record is walked once and
- * only the four values are kept, in one arena.
+ * yajl's callback parser.  yajl checks every string (its lexer rejects a
+ * bad escape) but is given no string callback, so it decodes none: a wanted
+ * string value is cut out of the record after its key (by the offset yajl
+ * reports there) and its escapes undone here, in place in the arena, byte
+ * for byte as yajl_string_decode would (cw_unescape).  The message is then
+ * parsed again, as an audit Event or a klog line, by the caller.  Nothing
+ * here builds a tree: the record is walked once and only the four values
+ * are kept, in one arena.
  *
  * A console export's @message that was JSON arrives as an object: its
  * exact original text is cut out of the record by the byte offsets yajl
@@ -58,6 +62,7 @@ struct parser_cw_decoder {
 	enum parser_cw_shape shape;
 	yajl_handle h;
 	const char *json;
+	size_t json_len;
 	int depth;	       /* open containers */
 	int root_array;	       /* the record is an array (a query row) */
 	enum cw_target target; /* of the next value */
@@ -287,6 +292,151 @@ static struct cw_val *cw_dest(struct parser_cw_decoder *d, enum cw_target t, int
 	return NULL;
 }
 
+/* JSON's one-letter escapes and what they stand for (0: none; \u is apart). */
+static const char cw_escapes[256] = {
+    ['"'] = '"',  ['\\'] = '\\', ['/'] = '/',  ['b'] = '\b',
+    ['f'] = '\f', ['n'] = '\n',	 ['r'] = '\r', ['t'] = '\t',
+};
+
+/* The 4 hex digits at s[at] (of n bytes) as a number, or -1. */
+static long cw_hex4(const char *s, size_t n, size_t at)
+{
+	long v = 0;
+
+	if (at + 4 > n)
+		return -1;
+	for (size_t i = at; i < at + 4; i++) {
+		char c = s[i];
+		int d = c >= '0' && c <= '9'   ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10
+					       : -1;
+
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+/* A code point in UTF-8 at out, as yajl writes it (its '?' past 0x1FFFFF); returns bytes. */
+static size_t cw_utf8(unsigned long cp, char *out)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)((cp >> 6) | 0xC0);
+		out[1] = (char)((cp & 0x3F) | 0x80);
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)((cp >> 12) | 0xE0);
+		out[1] = (char)(((cp >> 6) & 0x3F) | 0x80);
+		out[2] = (char)((cp & 0x3F) | 0x80);
+		return 3;
+	}
+	if (cp < 0x200000) {
+		out[0] = (char)((cp >> 18) | 0xF0);
+		out[1] = (char)(((cp >> 12) & 0x3F) | 0x80);
+		out[2] = (char)(((cp >> 6) & 0x3F) | 0x80);
+		out[3] = (char)((cp & 0x3F) | 0x80);
+		return 4;
+	}
+	out[0] = '?';
+	return 1;
+}
+
+/*
+ * Undoes the escape whose letter is at s[e] (s: n bytes), writing at s[*w] (*w < e: never
+ * past what is read); returns the index after it.  As yajl_string_decode (Debian 12's 2.1.0):
+ * a high surrogate followed by any \uXXXX is joined with it unchecked, a lone one is '?'
+ * (what follows it is read as usual), a lone low one is encoded as it is, \u0000 is a zero
+ * byte.  What the lexer rejects writes a '?' (never reached: yajl rejects the record).
+ */
+static size_t cw_unescape_one(char *s, size_t n, size_t e, size_t *w)
+{
+	long cp, lo;
+
+	if (e >= n)
+		return n;
+	if (s[e] != 'u') {
+		char c = cw_escapes[(unsigned char)s[e]];
+
+		s[(*w)++] = c != 0 ? c : '?';
+		return e + 1;
+	}
+	if ((cp = cw_hex4(s, n, e + 1)) < 0)
+		return n;
+	e += 4; /* the last hex digit */
+	if ((cp & 0xFC00) == 0xD800) {
+		if (e + 2 < n && s[e + 1] == '\\' && s[e + 2] == 'u' &&
+		    (lo = cw_hex4(s, n, e + 3)) >= 0) {
+			cp = ((cp & 0x3F) << 10) | ((((cp >> 6) & 0xF) + 1) << 16) | (lo & 0x3FF);
+			e += 6;
+		} else {
+			s[(*w)++] = '?';
+			return e + 1;
+		}
+	}
+	*w += cw_utf8((unsigned long)cp, s + *w);
+	return e + 1;
+}
+
+/* Undoes a JSON string's escapes in place (s: the n bytes between its quotes); the new length. */
+static size_t cw_unescape(char *s, size_t n)
+{
+	size_t r = 0, w = 0;
+
+	while (r < n) {
+		const char *bs = memchr(s + r, '\\', n - r);
+		size_t run = bs != NULL ? (size_t)(bs - s) - r : n - r;
+
+		if (w != r)
+			memmove(s + w, s + r, run);
+		w += run;
+		r += run;
+		if (r < n)
+			r = cw_unescape_one(s, n, r + 1, &w);
+	}
+	return w;
+}
+
+/* p is at an opening quote: its closing quote, or NULL. */
+static const char *cw_close_quote(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '"')
+			return p;
+		if (*p == '\\' && ++p == end)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * After a key that names a wanted value: when the value is a string, keeps it unescaped
+ * (yajl has read the key; the string after it is cut out of the record).  A record yajl
+ * then rejects is dropped whatever was kept.
+ */
+static void cw_take_string(struct parser_cw_decoder *d)
+{
+	const char *end = d->json + d->json_len;
+	const char *p = cw_ws(d->json + yajl_get_bytes_consumed(d->h), end), *q;
+	struct cw_val *v = cw_dest(d, d->target, d->slot);
+
+	if (v == NULL || p == end || *p != ':')
+		return;
+	p = cw_ws(p + 1, end);
+	if (p == end || *p != '"' || (q = cw_close_quote(p, end)) == NULL)
+		return;
+	cw_keep(d, v, p + 1, (size_t)(q - p - 1), 1);
+	v->len = cw_unescape(d->arena.ptr + v->off, v->len);
+	lt_buf_truncate(&d->arena, v->off + v->len);
+	lt_buf_putc(&d->arena, '\0'); /* as cw_keep leaves it: the next value after the NUL */
+}
+
 /* A scalar value: kept when a key asked for it, outside any captured container. */
 static int cw_scalar(struct parser_cw_decoder *d, const void *s, size_t n, int how)
 {
@@ -296,11 +446,6 @@ static int cw_scalar(struct parser_cw_decoder *d, const void *s, size_t n, int h
 		cw_keep(d, v, s, n, how);
 	d->target = CT_NONE;
 	return 1;
-}
-
-static int cw_string(void *ctx, const unsigned char *s, size_t n)
-{
-	return cw_scalar(ctx, s, n, 1);
 }
 
 static int cw_number(void *ctx, const char *s, size_t n)
@@ -340,6 +485,7 @@ static int cw_map_key(void *ctx, const unsigned char *k, size_t n)
 			d->target = CT_PAIR_FIELD;
 		else if (d->depth == 2 && cw_key_is((const char *)k, n, "value"))
 			d->target = CT_PAIR_VALUE;
+		cw_take_string(d);
 		return 1;
 	}
 	if (d->depth != 1)
@@ -352,6 +498,7 @@ static int cw_map_key(void *ctx, const unsigned char *k, size_t n)
 	if (hit != NULL) {
 		d->target = CT_SLOT;
 		d->slot = (int)hit->slot;
+		cw_take_string(d);
 	}
 	return 1;
 }
@@ -430,11 +577,11 @@ static int cw_end_array(void *ctx)
 	return cw_close(ctx, 1);
 }
 
+/* No yajl_string: yajl then decodes no string value (cw_take_string keeps the wanted ones). */
 static const yajl_callbacks cw_callbacks = {
     .yajl_null = cw_null,
     .yajl_boolean = cw_boolean,
     .yajl_number = cw_number,
-    .yajl_string = cw_string,
     .yajl_start_map = cw_start_map,
     .yajl_map_key = cw_map_key,
     .yajl_end_map = cw_end_map,
@@ -442,7 +589,8 @@ static const yajl_callbacks cw_callbacks = {
     .yajl_end_array = cw_end_array,
 };
 
-static void cw_reset(struct parser_cw_decoder *d, enum parser_cw_shape shape, const char *json)
+static void cw_reset(struct parser_cw_decoder *d, enum parser_cw_shape shape, const char *json,
+		     size_t len)
 {
 	lt_buf_reset(&d->arena);
 	memset(d->val, 0, sizeof d->val);
@@ -450,6 +598,7 @@ static void cw_reset(struct parser_cw_decoder *d, enum parser_cw_shape shape, co
 	memset(&d->pair_value, 0, sizeof d->pair_value);
 	d->shape = shape;
 	d->json = json;
+	d->json_len = len;
 	d->depth = 0;
 	d->root_array = 0;
 	d->target = CT_NONE;
@@ -539,7 +688,7 @@ int parser_cw_decode(struct parser_cw_decoder *d, struct parser_cw_record *out,
 		snprintf(reason, size, "not a CloudWatch record");
 		return LT_ERR_FORMAT;
 	}
-	cw_reset(d, shape, json);
+	cw_reset(d, shape, json, len);
 	rc = parser_json_run(&cw_callbacks, d, &d->h, "invalid JSON", json, len, reason, size);
 	if (rc == 0)
 		rc = cw_check(d, reason, size);

@@ -484,6 +484,114 @@ static void test_message_lone_surrogates(void **state)
 	parser_cw_decoder_free(d);
 }
 
+/* Pieces of JSON string content, escapes JSON allows and the surrogates' odd cases. */
+static const char *const unescape_pieces[] = {
+    "a",	"\\\\",	   "\\/",     "\\n",	 "\\\"",    "\\u0000", "\\u0041", "\\ud800",
+    "\\udbff",	"\\udc00", "\\uDFFF", "\\u00e9", "\\u20AC", "\\uD83D", "\\uDE00", "x",
+    "\xc3\xa9", "\\t",	   "\\b",     "\\f",	 "\\r",	    "u",       "\\\\u",	  "\\u007f",
+};
+
+/* The user agent yajl decodes in an audit Event whose userAgent is the JSON content esc. */
+static int unescape_by_yajl(struct parser_audit_decoder *ad, const char *esc, struct lt_buf *out)
+{
+	struct lt_buf ev;
+	struct lt_audit_event e;
+	char reason[200];
+	int rc;
+
+	lt_buf_init(&ev);
+	lt_buf_printf(
+	    &ev,
+	    "{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1\",\"level\":\"Metadata\","
+	    "\"auditID\":\"a\",\"stage\":\"ResponseComplete\",\"requestURI\":\"/\","
+	    "\"verb\":\"get\",\"userAgent\":\"%s\","
+	    "\"requestReceivedTimestamp\":\"2024-01-01T00:00:00.000000Z\","
+	    "\"stageTimestamp\":\"2024-01-01T00:00:00.000000Z\"}",
+	    esc);
+	rc = parser_audit_decode(ad, &e, ev.ptr, ev.len, reason, sizeof reason);
+	lt_buf_reset(out);
+	if (rc == 0 && e.user_agent.ptr != NULL)
+		lt_buf_append(out, e.user_agent.ptr, e.user_agent.len);
+	lt_buf_release(&ev);
+	return rc;
+}
+
+/* The message of a CloudWatch event whose message is the JSON content esc, and of a query row. */
+static int unescape_by_cw(struct parser_cw_decoder *d, const char *esc, int row, struct lt_buf *out)
+{
+	struct lt_buf rec;
+	struct parser_cw_record r;
+	char reason[200];
+	int rc;
+
+	lt_buf_init(&rec);
+	if (row)
+		lt_buf_printf(&rec, "[{\"field\":\"@message\",\"value\":\"%s\"}]", esc);
+	else
+		lt_buf_printf(&rec, "{\"timestamp\":1,\"message\":\"%s\",\"eventId\":\"%s\"}", esc,
+			      esc);
+	rc = parser_cw_decode(d, &r, row ? PARSER_CW_QUERY_ROW : PARSER_CW_EVENT, rec.ptr, rec.len,
+			      reason, sizeof reason);
+	lt_buf_reset(out);
+	if (rc == 0) {
+		assert_int_equal(r.message.ptr[r.message.len], '\0');
+		lt_buf_append(out, r.message.ptr, r.message.len);
+		if (!row) /* the id, kept after the message, is the same bytes */
+			assert_true(r.ext_id.len == r.message.len &&
+				    memcmp(r.ext_id.ptr, r.message.ptr, r.message.len) == 0);
+	}
+	lt_buf_release(&rec);
+	return rc;
+}
+
+/*
+ * The decoder undoes a message's escapes itself (yajl is given no string callback): every
+ * string of random pieces comes out as yajl decodes it, byte for byte, in an event and in a
+ * query row; what yajl rejects is rejected.
+ */
+static void test_message_unescape_as_yajl(void **state)
+{
+	static const char *const bad[] = {"\\x",     "\\u12",	     "\\u12G4",	  "\\'", "a\\",
+					  "\\U0041", "\\ud800\\u12", "tab\there", "\\u"};
+	struct parser_cw_decoder *d = parser_cw_decoder_new();
+	struct parser_audit_decoder *ad = parser_audit_decoder_new();
+	struct lt_buf esc, want, got;
+	uint32_t seed = 2166136261u;
+	size_t npieces = sizeof unescape_pieces / sizeof *unescape_pieces;
+
+	(void)state;
+	lt_buf_init(&esc);
+	lt_buf_init(&want);
+	lt_buf_init(&got);
+	for (int i = 0; i < 3000; i++) {
+		int n;
+
+		seed = seed * 1103515245u + 12345u;
+		n = (int)((seed >> 16) % 9);
+		lt_buf_reset(&esc);
+		for (int k = 0; k < n; k++) {
+			seed = seed * 1103515245u + 12345u;
+			lt_buf_printf(&esc, "%s", unescape_pieces[(seed >> 16) % npieces]);
+		}
+		assert_int_equal(unescape_by_yajl(ad, esc.ptr, &want), 0);
+		for (int row = 0; row < 2; row++) {
+			assert_int_equal(unescape_by_cw(d, esc.ptr, row, &got), 0);
+			if (got.len != want.len || memcmp(got.ptr, want.ptr, got.len) != 0)
+				fail_msg("\"%s\": %zu bytes, yajl %zu", esc.ptr, got.len, want.len);
+		}
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		assert_int_not_equal(unescape_by_yajl(ad, bad[i], &want), 0);
+		assert_int_not_equal(unescape_by_cw(d, bad[i], 0, &got), 0);
+		assert_int_not_equal(unescape_by_cw(d, bad[i], 1, &got), 0);
+	}
+	lt_buf_release(&esc);
+	lt_buf_release(&want);
+	lt_buf_release(&got);
+	parser_audit_decoder_free(ad);
+	parser_cw_decoder_free(d);
+}
+
 /* Pages of several commands' output concatenated in one file, pretty and compact. */
 static const char cw_pages[] =
     "{\n"
@@ -1042,6 +1150,7 @@ int main(void)
 	    cmocka_unit_test(test_csv_corpus),
 	    cmocka_unit_test(test_message_escapes),
 	    cmocka_unit_test(test_message_lone_surrogates),
+	    cmocka_unit_test(test_message_unescape_as_yajl),
 	    cmocka_unit_test(test_concatenated_pages),
 	    cmocka_unit_test(test_console_json),
 	    cmocka_unit_test(test_shape_of_audit_is_none),
