@@ -118,24 +118,51 @@ int lt_str_eq(struct lt_str s, const char *lit)
 	return s.ptr != NULL && s.len == n && memcmp(s.ptr, lit, n) == 0;
 }
 
-void lt_json_quote(struct lt_buf *b, const char *s, size_t len)
+/* 1 when lt_json_quote writes byte c as it is. */
+static int json_plain(unsigned char c)
+{
+	return c >= 0x20 && c != '"' && c != '\\' && c != 0x7f;
+}
+
+/* Appends byte c escaped (2 or 6 bytes), with room for the rest bytes still to quote. */
+static void json_escape(struct lt_buf *b, unsigned char c, size_t rest)
 {
 	static const char hex[] = "0123456789abcdef";
 
-	lt_buf_putc(b, '"');
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
+	buf_grow(b, 6 + rest);
+	if (c == '"' || c == '\\') {
+		b->ptr[b->len++] = '\\';
+		b->ptr[b->len++] = (char)c;
+	} else {
+		memcpy(b->ptr + b->len, "\\u00", 4);
+		b->ptr[b->len + 4] = hex[c >> 4];
+		b->ptr[b->len + 5] = hex[c & 15];
+		b->len += 6;
+	}
+	b->ptr[b->len] = '\0';
+}
 
-		if (c == '"' || c == '\\') {
-			lt_buf_putc(b, '\\');
-			lt_buf_putc(b, (char)c);
-		} else if (c < 0x20 || c == 0x7f) {
-			char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+void lt_json_quote(struct lt_buf *b, const char *s, size_t len)
+{
+	size_t i = 0;
 
-			lt_buf_append(b, esc, sizeof esc);
-		} else {
-			lt_buf_putc(b, (char)c);
+	/* room for the text as it is; an escape grows it (runs copied whole, no call per byte) */
+	buf_grow(b, len + 2);
+	b->ptr[b->len++] = '"';
+	while (i < len) {
+		size_t run = i;
+
+		while (run < len && json_plain((unsigned char)s[run]))
+			run++;
+		memcpy(b->ptr + b->len, s + i, run - i);
+		b->len += run - i;
+		b->ptr[b->len] = '\0';
+		i = run;
+		if (i < len) {
+			i++;
+			json_escape(b, (unsigned char)s[i - 1], len - i + 1);
 		}
 	}
-	lt_buf_putc(b, '"');
+	b->ptr[b->len++] = '"';
+	b->ptr[b->len] = '\0';
 }

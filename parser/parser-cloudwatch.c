@@ -384,55 +384,64 @@ static size_t cw_unescape_one(char *s, size_t n, size_t e, size_t *w)
 	return e + 1;
 }
 
-/* Undoes a JSON string's escapes in place (s: the n bytes between its quotes); the new length. */
-static size_t cw_unescape(char *s, size_t n)
+/* The bytes that end a run of a string's plain bytes: its closing quote and an escape. */
+static const unsigned char cw_stops[256] = {['"'] = 1, ['\\'] = 1};
+
+/*
+ * Undoes the escapes of the JSON string whose content starts at s (n bytes to the end of the
+ * record, copied), in place, up to its closing quote; the content's new length, or -1 when no
+ * quote closes it (yajl rejects the record).
+ */
+static long cw_unescape(char *s, size_t n)
 {
 	size_t r = 0, w = 0;
 
+	while (r < n && !cw_stops[(unsigned char)s[r]])
+		r++; /* the common start: nothing to move before the first escape */
+	w = r;
 	while (r < n) {
-		const char *bs = memchr(s + r, '\\', n - r);
-		size_t run = bs != NULL ? (size_t)(bs - s) - r : n - r;
+		unsigned char c = (unsigned char)s[r];
+		char simple;
 
-		if (w != r)
-			memmove(s + w, s + r, run);
-		w += run;
-		r += run;
-		if (r < n)
+		if (!cw_stops[c]) {
+			s[w++] = (char)c;
+			r++;
+		} else if (c == '"') {
+			return (long)w;
+		} else if (r + 1 < n && (simple = cw_escapes[(unsigned char)s[r + 1]]) != 0) {
+			s[w++] = simple; /* the dense case: \" of a quoted JSON message */
+			r += 2;
+		} else {
 			r = cw_unescape_one(s, n, r + 1, &w);
+		}
 	}
-	return w;
-}
-
-/* p is at an opening quote: its closing quote, or NULL. */
-static const char *cw_close_quote(const char *p, const char *end)
-{
-	for (p++; p < end; p++) {
-		if (*p == '"')
-			return p;
-		if (*p == '\\' && ++p == end)
-			break;
-	}
-	return NULL;
+	return -1;
 }
 
 /*
  * After a key that names a wanted value: when the value is a string, keeps it unescaped
- * (yajl has read the key; the string after it is cut out of the record).  A record yajl
- * then rejects is dropped whatever was kept.
+ * (yajl has read the key; the string after it is copied from the record to its closing
+ * quote, unescaped on the way).  A record yajl then rejects is dropped whatever was kept.
  */
 static void cw_take_string(struct parser_cw_decoder *d)
 {
 	const char *end = d->json + d->json_len;
-	const char *p = cw_ws(d->json + yajl_get_bytes_consumed(d->h), end), *q;
+	const char *p = cw_ws(d->json + yajl_get_bytes_consumed(d->h), end);
 	struct cw_val *v = cw_dest(d, d->target, d->slot);
+	long len;
 
 	if (v == NULL || p == end || *p != ':')
 		return;
 	p = cw_ws(p + 1, end);
-	if (p == end || *p != '"' || (q = cw_close_quote(p, end)) == NULL)
+	if (p == end || *p != '"')
 		return;
-	cw_keep(d, v, p + 1, (size_t)(q - p - 1), 1);
-	v->len = cw_unescape(d->arena.ptr + v->off, v->len);
+	cw_keep(d, v, p + 1, (size_t)(end - p - 1), 1); /* the rest of the record: room for it */
+	len = cw_unescape(d->arena.ptr + v->off, v->len);
+	if (len < 0) {
+		v->set = 0;
+		len = 0;
+	}
+	v->len = (size_t)len;
 	lt_buf_truncate(&d->arena, v->off + v->len);
 	lt_buf_putc(&d->arena, '\0'); /* as cw_keep leaves it: the next value after the NUL */
 }

@@ -177,8 +177,15 @@ static size_t klog_unquote(struct lt_buf *b, const char *p, size_t len)
 
 	for (size_t i = 1; i < len; i++) {
 		const char *e;
-		size_t took;
+		size_t took, run = i;
 
+		while (run < len && p[run] != '"' && p[run] != '\\')
+			run++;
+		if (run > i) { /* a run of plain bytes, appended at once */
+			lt_buf_append(b, p + i, run - i);
+			i = run - 1;
+			continue;
+		}
 		if (p[i] == '"' && klog_closes(p, len, i))
 			return i + 1;
 		if (p[i] != '\\' || i + 1 == len) {

@@ -416,6 +416,52 @@ static void test_zone_names_refused(void **state)
 	assert_non_null(strstr(err.msg, "no such zone"));
 }
 
+/* lt_json_quote writes byte c as: as it is, after a backslash, or \u00XX (a reference). */
+static void quote_ref(struct lt_buf *b, const unsigned char *s, size_t len)
+{
+	lt_buf_putc(b, '"');
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '"' || s[i] == '\\')
+			lt_buf_printf(b, "\\%c", s[i]);
+		else if (s[i] < 0x20 || s[i] == 0x7f)
+			lt_buf_printf(b, "\\u%04x", s[i]);
+		else
+			lt_buf_putc(b, (char)s[i]);
+	}
+	lt_buf_putc(b, '"');
+}
+
+/* Every byte, alone and in runs, appended after text, escapes first, last and packed. */
+static void test_json_quote_every_byte(void **state)
+{
+	unsigned char s[4096];
+	struct lt_buf got, want;
+
+	(void)state;
+	lt_buf_init(&got);
+	lt_buf_init(&want);
+	for (size_t len = 0; len <= sizeof s; len = len * 2 + 1) {
+		for (int shift = 0; shift < 256; shift += 37) {
+			for (size_t i = 0; i < len; i++)
+				s[i] = (unsigned char)((i * 7 + (size_t)shift) % 256);
+			lt_buf_reset(&got);
+			lt_buf_reset(&want);
+			lt_buf_append(&got, "x:", 2);
+			lt_buf_append(&want, "x:", 2);
+			lt_json_quote(&got, (const char *)s, len);
+			quote_ref(&want, s, len);
+			assert_int_equal(got.len, want.len);
+			assert_memory_equal(got.ptr, want.ptr, got.len + 1); /* and its NUL */
+		}
+	}
+	memset(s, '\n', sizeof s); /* all escapes: six times the text */
+	lt_buf_release(&got);
+	lt_json_quote(&got, (const char *)s, sizeof s);
+	assert_int_equal(got.len, 6 * sizeof s + 2);
+	lt_buf_release(&got);
+	lt_buf_release(&want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +469,7 @@ int main(void)
 	    cmocka_unit_test(test_buf_release_leaves_a_valid_empty_buffer),
 	    cmocka_unit_test(test_buf_grows_and_stays_terminated),
 	    cmocka_unit_test(test_buf_truncate_and_detach),
+	    cmocka_unit_test(test_json_quote_every_byte),
 	    cmocka_unit_test(test_grow_doubles_from_16),
 	    cmocka_unit_test(test_grow_aborts_on_impossible_sizes),
 	    cmocka_unit_test(test_error_setters_return_the_code),
