@@ -1,5 +1,5 @@
 /*
- * index-auditid.c - auditIDs stored in 16 bytes (schema 7).
+ * index-auditid.c - auditIDs stored in 16 bytes (schema 7), provenance ids in BCD (schema 10).
  *
  * The API server gives each request a random UUID, written as 36 characters of lowercase
  * hex and dashes; a client may send its own Audit-ID header instead, any string.  The store
@@ -17,6 +17,10 @@
  * whose hashes are equal (a chance of 2^-64 for each such pair) would count as one: a count
  * in resource_counts one short.  lt_audit_id_hash is the same hash in SQL, for the upgrade of
  * a schema-8 store's rows (packed or text).
+ *
+ * audit_ext's provenance ids (schema 10) are packed the same way where they are all digits
+ * (a CloudWatch eventId: 56 of them): BCD, two a byte, which hex() spells back exactly,
+ * leading zeros included (INDEX_EXT_ID_SQL); nothing compares them, the view shows them.
  */
 #include "index-int.h"
 
@@ -69,6 +73,36 @@ void index_audit_id_bind(sqlite3_stmt *s, int col, const char *p, size_t len,
 	/* static bindings: a bind that copied could fail to allocate, and leave the id NULL */
 	if (index_audit_id_pack(buf, p, len))
 		sqlite3_bind_blob(s, col, buf, INDEX_AUDIT_ID_BYTES, SQLITE_STATIC);
+	else
+		sqlite3_bind_text(s, col, p, (int)len, SQLITE_STATIC);
+}
+
+/* The BCD of s (len digits, 2..2 * INDEX_EXT_ID_BYTES) into out; its length, or 0 if not digits. */
+static size_t extid_pack(unsigned char out[INDEX_EXT_ID_BYTES], const char *s, size_t len)
+{
+	if (s == NULL || len < 2 || len > 2 * INDEX_EXT_ID_BYTES)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	for (size_t i = 0; i < len; i += 2) {
+		unsigned lo = i + 1 < len ? (unsigned)(s[i + 1] - '0') : 0xfu;
+
+		out[i / 2] = (unsigned char)((unsigned)(s[i] - '0') << 4 | lo);
+	}
+	return (len + 1) / 2;
+}
+
+void index_ext_id_bind(sqlite3_stmt *s, int col, const char *p, size_t len,
+		       unsigned char buf[INDEX_EXT_ID_BYTES])
+{
+	size_t n;
+
+	if (p == NULL)
+		return;
+	/* static bindings, as index_audit_id_bind's */
+	if ((n = extid_pack(buf, p, len)) != 0)
+		sqlite3_bind_blob(s, col, buf, (int)n, SQLITE_STATIC);
 	else
 		sqlite3_bind_text(s, col, p, (int)len, SQLITE_STATIC);
 }

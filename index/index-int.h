@@ -293,6 +293,24 @@ void index_audit_id_bind(sqlite3_stmt *s, int col, const char *p, size_t len,
 int64_t index_audit_id_hash(const char *s, size_t len);
 
 /*
+ * A provenance id of audit_ext (schema 10): a CloudWatch eventId, 56 decimal digits, and any
+ * other id that is all digits (2 to 2 * INDEX_EXT_ID_BYTES of them) is stored as packed BCD,
+ * two digits a byte, an odd count padded by a nibble 0xF; any other id as its text.
+ */
+#define INDEX_EXT_ID_BYTES 32
+/* The audit_ext view's ext_id from a stored one (col): a blob's digits, text as it is. */
+#define INDEX_EXT_ID_SQL(col)                                                                      \
+	"CASE typeof(" col ") WHEN 'blob' THEN rtrim(hex(" col "), 'F') ELSE " col " END"
+
+/*
+ * Binds provenance id p (len bytes; NULL leaves col NULL) to col of s: packed into buf when
+ * it is all digits (INDEX_EXT_ID_BYTES), else as text.  Nothing is copied: p and buf must
+ * outlive the statement's next step.
+ */
+void index_ext_id_bind(sqlite3_stmt *s, int col, const char *p, size_t len,
+		       unsigned char buf[INDEX_EXT_ID_BYTES]);
+
+/*
  * Registers lt_audit_id_pack(x) and lt_audit_id_hash(x) on the store's connection (the
  * upgrades' packer and hasher in SQL).
  */

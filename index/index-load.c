@@ -101,9 +101,11 @@ struct load {
 	struct index_log_loader *logs;		      /* created with the file's first log line */
 	struct index_intern_memo memo[AC_COUNT];      /* per interned column (LOAD_ID) */
 	unsigned char audit_id[INDEX_AUDIT_ID_BYTES]; /* the packed auditID bound to ins_audit */
-	struct index_cluster cluster;		      /* the records' clusters */
-	int64_t cluster_id;			      /* of the record being stored */
-	struct index_raw_writer raw;		      /* audit_raw, compressed (index-raw.c) */
+	unsigned char ext_id[INDEX_EXT_ID_BYTES]; /* the packed provenance id bound to ins_ext */
+	struct index_intern_memo stream_memo;	  /* audit_ext's stream (schema 10) */
+	struct index_cluster cluster;		  /* the records' clusters */
+	int64_t cluster_id;			  /* of the record being stored */
+	struct index_raw_writer raw;		  /* audit_raw, compressed (index-raw.c) */
 };
 
 static const char load_ins_audit_sql[] =
@@ -169,8 +171,8 @@ static int load_prepare(struct load *l)
 		"SELECT audit_id IS ?2 AND stage_id IS ?3 AND cluster_id = ?4 FROM audit"
 		" WHERE akey = ?1",
 		err) ||
-	    index_store_prepare_raw(st, &l->ins_ext, "INSERT INTO audit_ext VALUES(?1, ?2, ?3)",
-				    err) ||
+	    index_store_prepare_raw(st, &l->ins_ext,
+				    "INSERT INTO audit_ext_packed VALUES(?1, ?2, ?3)", err) ||
 	    index_store_prepare_raw(st, &l->add_mark,
 				    "INSERT OR REPLACE INTO source_marks VALUES(?1, ?2, ?3, ?4)",
 				    err) ||
@@ -202,6 +204,7 @@ static void load_release(struct load *l)
 	sqlite3_finalize(l->widen_range);
 	index_log_loader_free(l->logs);
 	index_intern_memo_release(l->memo, sizeof l->memo / sizeof *l->memo);
+	index_intern_memo_release(&l->stream_memo, 1);
 	index_cluster_release(&l->cluster);
 	for (size_t i = 0; i < l->ncounts; i++) {
 		free(l->counts[i].resource);
@@ -462,12 +465,6 @@ static int load_reject(const struct lt_where *at, const char *reason, void *ctx)
 	return load_tick(l, at);
 }
 
-static void load_bind_str(sqlite3_stmt *s, int idx, struct lt_str v)
-{
-	if (v.ptr != NULL)
-		sqlite3_bind_text(s, idx, v.ptr, (int)v.len, SQLITE_STATIC);
-}
-
 /* How an event field is bound to its column. */
 enum load_how {
 	LOAD_ID,	 /* a struct lt_str interned in strs: its id (absent: NULL) */
@@ -688,14 +685,23 @@ static int load_insert(struct load *l, const struct lt_audit_event *ev, const st
 	return load_step(l, l->ins_audit, "cannot store an event");
 }
 
-/* The CloudWatch eventId / @ptr and stream of the event just stored, when it has them. */
+/*
+ * The CloudWatch eventId / @ptr and stream of the event just stored, when it has them
+ * (schema 10: the id packed where it is all digits, index_ext_id_bind; the stream interned).
+ */
 static int load_ext(struct load *l, const struct lt_where *at)
 {
+	/* before interning, which may insert into strs */
+	int64_t id = sqlite3_last_insert_rowid(l->st->db), stream_id = 0;
+
 	if (at->ext_id.ptr == NULL && at->stream.ptr == NULL)
 		return 0;
-	sqlite3_bind_int64(l->ins_ext, 1, sqlite3_last_insert_rowid(l->st->db));
-	load_bind_str(l->ins_ext, 2, at->ext_id);
-	load_bind_str(l->ins_ext, 3, at->stream);
+	if (index_intern_id_memo(l->st, &l->stream_memo, at->stream, &stream_id, l->err) != 0)
+		return LT_ERR_DB;
+	sqlite3_bind_int64(l->ins_ext, 1, id);
+	index_ext_id_bind(l->ins_ext, 2, at->ext_id.ptr, at->ext_id.len, l->ext_id);
+	if (stream_id != 0)
+		sqlite3_bind_int64(l->ins_ext, 3, stream_id);
 	return load_step(l, l->ins_ext, "cannot store CloudWatch provenance");
 }
 

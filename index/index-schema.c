@@ -17,8 +17,10 @@
  * 9: the raw records in compressed blocks (audit_blocks, lines_blocks, schema_add_blocks),
  *    the lines' dedupe keys in a table of their own (line_keys, schema_line_keys),
  *    counted_requests keeps an 8-byte hash of the auditID (schema_hash_counted), and an event
- *    stores its latency, not the time its request was received (schema_latency_sql) */
-#define SCHEMA_VERSION "9"
+ *    stores its latency, not the time its request was received (schema_latency_sql);
+ * 10: audit_ext a view over audit_ext_packed, its ids in BCD and its streams interned
+ *    (schema_pack_ext) */
+#define SCHEMA_VERSION "10"
 /* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
 /* The first schema whose auditIDs are packed: older ones are packed by the upgrade. */
@@ -400,6 +402,27 @@ static const char *const schema_counted_sql[] = {
  */
 static const char *const schema_latency_sql[] = {"ALTER TABLE audit ADD COLUMN latency_us INTEGER"};
 
+/*
+ * Schema 10: audit_ext (the provenance of an event from a cloud's export: its eventId or
+ * insertId, its log stream) becomes a view over audit_ext_packed, whose ext_id is packed
+ * BCD where it is all digits (a CloudWatch eventId: 28 bytes instead of 56; index-auditid.c)
+ * and whose stream is a strs id (one per apiserver, instead of ~50 bytes a row), so users
+ * read audit_ext(id, ext_id, stream) as before.  The rows of schema 9 are copied over as they
+ * are (ext_id text, which the view shows as it is; each stream interned): one pass over the
+ * table, in the upgrade's transaction.  A new store takes the same steps on an empty table.
+ * ext_id has no type: a text stays a text, a blob a blob.
+ */
+static const char *const schema_ext_sql[] = {
+    "CREATE TABLE audit_ext_packed(id INTEGER PRIMARY KEY, ext_id, stream_id INTEGER)",
+    "INSERT OR IGNORE INTO strs(s) SELECT stream FROM audit_ext WHERE stream IS NOT NULL",
+    ("INSERT INTO audit_ext_packed SELECT x.id, x.ext_id,"
+     " (SELECT t.id FROM strs AS t WHERE t.s = x.stream) FROM audit_ext AS x"),
+    "DROP TABLE audit_ext",
+    ("CREATE VIEW audit_ext(id, ext_id, stream) AS SELECT x.id, " INDEX_EXT_ID_SQL(
+	"x.ext_id") ", (SELECT t.s FROM strs AS t WHERE t.id = x.stream_id) FROM audit_ext_packed "
+		    "AS x"),
+};
+
 static const char schema_clusters_table[] =
     "CREATE TABLE IF NOT EXISTS clusters(id INTEGER PRIMARY KEY)";
 
@@ -657,6 +680,12 @@ static int schema_hash_counted(struct lt_store *st, struct lt_error *err)
 	return SCHEMA_UNLESS(st, "counted_requests", "audit_hash", schema_counted_sql, err);
 }
 
+/* Schema 10's audit_ext (schema_ext_sql), unless the store has it already. */
+static int schema_pack_ext(struct lt_store *st, struct lt_error *err)
+{
+	return SCHEMA_UNLESS(st, "audit_ext_packed", "stream_id", schema_ext_sql, err);
+}
+
 /* 1 when the store has the index named name; 0; -1 with err set. */
 static int schema_has_index(struct lt_store *st, const char *name, struct lt_error *err)
 {
@@ -685,12 +714,13 @@ static int schema_line_keys(struct lt_store *st, struct lt_error *err)
 }
 
 /*
- * Brings a new store, or one of schema 4 to 8, to this schema: the clusters
+ * Brings a new store, or one of schema 4 to 9, to this schema: the clusters
  * of 5, then the interned columns (schema_add_interned) and the identity column
  * (schema_identity_sql) of 6, the packed auditIDs and klog_d (schema_klog_sql) of 7, the
  * message's place (schema_message_sql) of 8, the raw records' blocks (schema_add_blocks),
  * the lines' keys (schema_line_keys), the hashed counted requests (schema_hash_counted) and
- * the latency (schema_latency_sql) of 9, then the version.
+ * the latency (schema_latency_sql) of 9, audit_ext packed (schema_pack_ext) of 10, then the
+ * version.
  */
 static int schema_migrate(struct lt_store *st, struct lt_error *err)
 {
@@ -701,7 +731,8 @@ static int schema_migrate(struct lt_store *st, struct lt_error *err)
 	    SCHEMA_UNLESS(st, "lines", "msg_at", schema_message_sql, err) != 0 ||
 	    schema_add_blocks(st, err) != 0 || schema_line_keys(st, err) != 0 ||
 	    schema_hash_counted(st, err) != 0 ||
-	    SCHEMA_UNLESS(st, "audit", "latency_us", schema_latency_sql, err) != 0)
+	    SCHEMA_UNLESS(st, "audit", "latency_us", schema_latency_sql, err) != 0 ||
+	    schema_pack_ext(st, err) != 0)
 		return LT_ERR_DB;
 	return index_store_exec(
 	    st, "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';", err);

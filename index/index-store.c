@@ -161,13 +161,14 @@ int index_store_prepare_raw(struct lt_store *st, sqlite3_stmt **out, const char 
 
 /*
  * Settings for a bounded footprint: a 16 MiB page cache whatever the store's
- * size, and 32 KiB pages (fewer, larger writes; set only when the file is new).
+ * size, and 16 KiB pages (set only when the file is new: an existing store keeps
+ * its page size, which SQLite changes only at VACUUM).
  */
 static int store_configure(struct lt_store *st, struct lt_error *err)
 {
 	sqlite3_busy_timeout(st->db, 10000);
 	return index_store_exec(
-	    st, "PRAGMA page_size = 32768; PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;",
+	    st, "PRAGMA page_size = 16384; PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;",
 	    err);
 }
 

@@ -220,6 +220,15 @@ int lt_store_has_lease_bodies(struct lt_store *st);
 #define LT_AUDIT_LATENCY_SQL(a)	 "coalesce(" a ".latency_us, " a ".stage_us - " a ".received_us)"
 
 /*
+ * The log stream (text) of the audit row whose id is the SQL expression id, when it came from
+ * a cloud's export (NULL when not): schema 10 keeps it as a strs id in audit_ext_packed, which
+ * this reads without the audit_ext view's other column.
+ */
+#define LT_AUDIT_STREAM_SQL(id)                                                                    \
+	"(SELECT t.s FROM strs AS t WHERE t.id = (SELECT x.stream_id FROM audit_ext_packed AS x"   \
+	" WHERE x.id = " id "))"
+
+/*
  * Who is behind an audit row's user, as one text (the `identity` column of
  * every surface): the identity its record named (audit.identity_id: EKS's
  * IAM ARN and session, AKS's object id, a token's pod, GKE's subject and

@@ -154,13 +154,16 @@ static const char health_audit_sql[] =
     " WHERE k.source_id = a.source_id AND k.cluster_id = a.cluster_id AND k.stream = ''),"
     " (SELECT k.offset_us FROM temp.health_skew AS k WHERE k.source_id = a.source_id"
     " AND k.cluster_id = a.cluster_id AND k.stream ="
-    " (SELECT x.stream FROM audit_ext AS x WHERE x.id = a.id)), 0) AS ts, (SELECT s FROM strs "
-    "WHERE id = a.verb_id),"
-    " coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''), a.user_id, a.code,"
-    " a.source_id, " HEALTH_NODE " FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id"
-    " AND a.code BETWEEN 200 AND 299 AND a.level_id IS NOT ?3 AND a.verb_id IN (?4, ?5)"
-    " WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
-    " AND a.superseded = 0 ORDER BY ts, a.id";
+    " " LT_AUDIT_STREAM_SQL(
+	"a.id") "), 0) AS ts, (SELECT s FROM strs "
+		"WHERE id = a.verb_id),"
+		" coalesce((SELECT s FROM strs WHERE id = a.subresource_id), ''), a.user_id, "
+		"a.code,"
+		" a.source_id, " HEALTH_NODE
+		" FROM audit AS a LEFT JOIN audit_raw AS r ON r.id = a.id"
+		" AND a.code BETWEEN 200 AND 299 AND a.level_id IS NOT ?3 AND a.verb_id IN (?4, ?5)"
+		" WHERE a.resource_id = ?1 AND a.namespace_id IS NULL AND a.name_id = ?2"
+		" AND a.superseded = 0 ORDER BY ts, a.id";
 
 /* What a Node body (?1, the object's JSON text, cut from its record once) says: read apart from
  * the record, which each of these would otherwise parse whole again (issue 14's cost at ingest,

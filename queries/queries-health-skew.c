@@ -57,19 +57,24 @@ enum skew_col {
 /* the node-controller's PATCHes (few) outward to the status writes near them */
 static const char skew_pairs_sql[] =
     "SELECT c.id, e.cluster_id, c.source_id,"
-    " coalesce((SELECT x.stream FROM audit_ext AS x WHERE x.id = c.id), ''), e.source_id,"
-    " coalesce((SELECT x.stream FROM audit_ext AS x WHERE x.id = e.id), ''),"
-    " c.stage_us, e.stage_us, " SKEW_RECEIVED
-    " FROM audit AS e CROSS JOIN audit AS c ON c.resource_id = e.resource_id"
-    " AND c.namespace_id IS NULL AND c.name_id = e.name_id"
-    " AND c.stage_us BETWEEN e.stage_us - ?4 AND e.stage_us + ?4"
-    " AND c.subresource_id = ?2 AND c.verb_id IN (?3, ?5) AND c.code BETWEEN 200 AND 299"
-    " AND c.superseded = 0 AND c.cluster_id = e.cluster_id"
-    " AND c.user_id = (SELECT id FROM strs WHERE s = 'system:node:' ||"
-    " (SELECT s FROM strs WHERE id = c.name_id))"
-    " WHERE e.resource_id = ?1 AND e.namespace_id IS NULL AND e.name_id IS NOT NULL"
-    " AND e.user_id = ?6 AND e.subresource_id IS NULL AND e.verb_id = ?3"
-    " AND " SKEW_RECEIVED " IS NOT NULL ORDER BY c.id, e.stage_us";
+    " coalesce(" LT_AUDIT_STREAM_SQL(
+	"c.id") ", ''), e.source_id,"
+		" coalesce(" LT_AUDIT_STREAM_SQL(
+		    "e.id") ", ''),"
+			    " c.stage_us, e.stage_us, " SKEW_RECEIVED
+			    " FROM audit AS e CROSS JOIN audit AS c ON c.resource_id = "
+			    "e.resource_id"
+			    " AND c.namespace_id IS NULL AND c.name_id = e.name_id"
+			    " AND c.stage_us BETWEEN e.stage_us - ?4 AND e.stage_us + ?4"
+			    " AND c.subresource_id = ?2 AND c.verb_id IN (?3, ?5) AND c.code "
+			    "BETWEEN 200 AND 299"
+			    " AND c.superseded = 0 AND c.cluster_id = e.cluster_id"
+			    " AND c.user_id = (SELECT id FROM strs WHERE s = 'system:node:' ||"
+			    " (SELECT s FROM strs WHERE id = c.name_id))"
+			    " WHERE e.resource_id = ?1 AND e.namespace_id IS NULL AND e.name_id IS "
+			    "NOT NULL"
+			    " AND e.user_id = ?6 AND e.subresource_id IS NULL AND e.verb_id = ?3"
+			    " AND " SKEW_RECEIVED " IS NOT NULL ORDER BY c.id, e.stage_us";
 
 /* The audit sources that stored events (each a stream at least; text sources are in
  * log_sources), with the cluster all their records share. */

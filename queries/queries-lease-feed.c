@@ -70,16 +70,19 @@ enum feed_cause_col {
 static const char feed_cause_sql[] =
     "SELECT a.id, (SELECT s FROM strs WHERE id = a.user_id), a.stage_us,"
     " coalesce(" FEED_RECEIVED ", a.stage_us), a.source_id,"
-    " coalesce((SELECT x.stream FROM audit_ext AS x WHERE x.id = a.id), ''),"
-    " (SELECT l.source_id FROM audit AS l WHERE l.id = ?7),"
-    " coalesce((SELECT x.stream FROM audit_ext AS x WHERE x.id = ?7), '') FROM audit AS a"
-    " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
-    " AND a.namespace_id IS NULL AND a.name_id = ?1"
-    " AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete')"
-    " AND a.code BETWEEN 200 AND 299 AND a.superseded = 0"
-    " AND a.stage_us BETWEEN ?2 - ?3 AND ?2 + ?4"
-    " AND coalesce(" FEED_RECEIVED ", a.stage_us) <= ?2 + ?5 AND a.cluster_id = ?6"
-    " ORDER BY a.stage_us DESC";
+    " coalesce(" LT_AUDIT_STREAM_SQL(
+	"a.id") ", ''),"
+		" (SELECT l.source_id FROM audit AS l WHERE l.id = ?7),"
+		" coalesce(" LT_AUDIT_STREAM_SQL(
+		    "?7") ", '') FROM audit AS a"
+			  " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
+			  " AND a.namespace_id IS NULL AND a.name_id = ?1"
+			  " AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete')"
+			  " AND a.code BETWEEN 200 AND 299 AND a.superseded = 0"
+			  " AND a.stage_us BETWEEN ?2 - ?3 AND ?2 + ?4"
+			  " AND coalesce(" FEED_RECEIVED
+			  ", a.stage_us) <= ?2 + ?5 AND a.cluster_id = ?6"
+			  " ORDER BY a.stage_us DESC";
 
 /* The Node ?1's (of cluster ?2) last 2xx delete, when no 2xx create of it followed. */
 static const char feed_node_gone_sql[] =

@@ -1302,7 +1302,7 @@ static struct lt_store *reopen_downgraded(struct lt_store *st, const char *dir,
 	close_store(st);
 	path_join(db, dir, "store.db");
 	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	snprintf(want, sizeof want, "%s, older than this leasetrail's 9", older);
+	snprintf(want, sizeof want, "%s, older than this leasetrail's 10", older);
 	if (strstr(err.msg, want) == NULL)
 		fail_msg("want '%s' in '%s'", want, err.msg);
 	assert_non_null(strstr(err.msg, "leasetrail rebuild --db"));
@@ -1471,7 +1471,7 @@ static void test_schema_versions(void **state)
 	static const struct {
 		const char *version, *says;
 	} cases[] = {{"3", "schema 3, made by an older leasetrail"},
-		     {"10", "schema 10, made by a newer leasetrail"}};
+		     {"11", "schema 11, made by a newer leasetrail"}};
 	char dir[PATH_SIZE], db[PATH_SIZE], sql[96];
 	struct lt_error err = {0};
 	sqlite3 *raw;
@@ -1493,7 +1493,7 @@ static void test_schema_versions(void **state)
 		for (int flags = 0; flags <= LT_STORE_READONLY; flags += LT_STORE_READONLY) {
 			open_fails(db, flags, LT_ERR_DB, &err);
 			assert_non_null(strstr(err.msg, cases[i].says));
-			assert_non_null(strstr(err.msg, "this one reads schema 9"));
+			assert_non_null(strstr(err.msg, "this one reads schema 10"));
 		}
 		after = slurp(db, &after_len);
 		assert_true(after_len == before_len && memcmp(before, after, before_len) == 0);
@@ -1545,7 +1545,7 @@ static void test_schema_upgrade(void **state)
 	    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_old'),"
 	    " (SELECT count(*) FROM pragma_table_info('audit') WHERE name = 'identity_id'),"
 	    " (SELECT count(*) FROM sqlite_master WHERE name IN ('audit_names', 'audit_verbs'))",
-	    NULL, "9|0|0|0|1|2\n");
+	    NULL, "10|0|0|0|1|2\n");
 	close_store(st);
 }
 
@@ -1602,7 +1602,7 @@ static void test_schema_upgrade_raw(void **state)
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT count(*) FROM raw_dicts), (SELECT group_concat(typeof(json))"
 		    " FROM audit_raw)",
-		    NULL, "9|0|text,text\n");
+		    NULL, "10|0|text,text\n");
 	expect_rows(st, "SELECT id, request_uri, uid FROM events ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -1953,7 +1953,7 @@ static void test_schema_upgrade_identity(void **state)
 		    " (SELECT group_concat(audit_id || '=' || coalesce(identity, '-'), ' ')"
 		    "  FROM (SELECT * FROM events ORDER BY id)),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_kept')",
-		    NULL, "9|id1=as b id2=oid=o2|1\n");
+		    NULL, "10|id1=as b id2=oid=o2|1\n");
 	close_store(st);
 }
 
@@ -2029,7 +2029,7 @@ static void test_schema_upgrade_7(void **state)
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT group_concat(typeof(audit_id)) FROM audit),"
 		    " (SELECT group_concat(typeof(audit_hash)) FROM counted_requests)",
-		    NULL, "9|blob|integer,integer\n");
+		    NULL, "10|blob|integer,integer\n");
 	expect_rows(st, "SELECT id, audit_id FROM events ORDER BY id", NULL, want);
 	free(want);
 	expect_rows(st, "SELECT id, ts, ts_us, klog_us FROM logs ORDER BY id", NULL, want_lines);
@@ -2096,7 +2096,7 @@ static void test_schema_upgrade_8(void **state)
 	expect_rows(st,
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'), (SELECT"
 		    " group_concat(coalesce(msg_at, '-') || message, ',') FROM lines)",
-		    NULL, "9|-kept,-say \"a\"\n");
+		    NULL, "10|-kept,-say \"a\"\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2162,7 +2162,7 @@ static void test_schema_upgrade_9_blocks(void **state)
 		    " (SELECT count(*) FROM audit_blocks) + (SELECT count(*) FROM lines_blocks),"
 		    " (SELECT group_concat(type) FROM sqlite_master"
 		    "  WHERE name IN ('audit_raw', 'lines_raw'))",
-		    NULL, "9|1,2|1|0|view,view\n");
+		    NULL, "10|1,2|1|0|view,view\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2182,6 +2182,99 @@ static void test_schema_upgrade_9_blocks(void **state)
 	assert_true(shows(st, 1, 3, EV_BODY, strlen(EV_BODY)));
 	assert_true(shows(st, 0, 1, SKEWED("old"), strlen(SKEWED("old")) - 1));
 	assert_true(shows(st, 0, 2, SKEWED("new"), strlen(SKEWED("new")) - 1));
+	close_store(st);
+}
+
+/* A CloudWatch event (filter-log-events) of stream and eventId id whose message is event ev. */
+static void cw_event(struct lt_buf *out, const char *stream, const char *id, const char *ev)
+{
+	lt_buf_printf(out, "%s{\"logStreamName\":\"%s\",\"timestamp\":1712297055000,\"message\":\"",
+		      out->len > 0 ? "," : "", stream);
+	for (const char *c = ev; *c != '\0'; c++) {
+		if (*c == '"' || *c == '\\')
+			lt_buf_append(out, "\\", 1);
+		lt_buf_append(out, c, 1);
+	}
+	lt_buf_printf(out, "\",\"ingestionTime\":1712297056000,\"eventId\":\"%s\"}", id);
+}
+
+/* A CloudWatch export of the events of cw_event's list. */
+static void write_cw(char *out, const char *dir, const char *name, const struct lt_buf *events)
+{
+	struct lt_buf text;
+
+	lt_buf_init(&text);
+	lt_buf_printf(&text, "{\"events\":[%s]}\n", events->ptr);
+	write_file(out, dir, name, text.ptr);
+	lt_buf_release(&text);
+}
+
+/* 56 digits with leading zeros (a CloudWatch eventId's length), and an odd count of digits. */
+#define EXT_ID_56  "00371278154391640981412453129427846457712498103234572288"
+#define EXT_ID_ODD "0123456789012345678"
+
+/*
+ * Schema 10 (branch asize): audit_ext becomes a view over audit_ext_packed, whose ids are BCD
+ * where they are all digits (leading zeros and an odd count spelled back exactly) and whose
+ * streams are strs ids.  A schema-9 store's audit_ext rows are copied as they are (ext_id
+ * text, each stream interned) by a writable open; the view reads them as before, and new rows
+ * of the same stream share its id.
+ */
+static void test_schema_upgrade_10_asize(void **state)
+{
+	static const char *const to9[] = {
+	    "CREATE TABLE audit_ext9(id INTEGER PRIMARY KEY, ext_id TEXT, stream TEXT)",
+	    "INSERT INTO audit_ext9 SELECT * FROM audit_ext",
+	    "DROP VIEW audit_ext",
+	    "DROP TABLE audit_ext_packed",
+	    "ALTER TABLE audit_ext9 RENAME TO audit_ext",
+	    "UPDATE meta SET value = '9' WHERE key = 'schema'",
+	};
+	char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], *want;
+	struct lt_ingest_totals t = {0};
+	struct lt_store *st;
+	struct lt_buf ev;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "schema-upgrade-10-asize");
+	lt_buf_init(&ev);
+	cw_event(&ev, "kube-apiserver-audit-a", EXT_ID_56, EV_META);
+	cw_event(&ev, "kube-apiserver-audit-b", EXT_ID_ODD, EV_NODE);
+	write_cw(a, dir, "a.json", &ev);
+	lt_buf_truncate(&ev, 0);
+	cw_event(&ev, "kube-apiserver-audit-a", "hard-wrapped: 7", EV_BODY);
+	cw_event(&ev, "kube-apiserver-audit-b", "42", EV_NODE); /* a duplicate: not stored */
+	write_cw(b, dir, "b.json", &ev);
+	lt_buf_release(&ev);
+	st = open_store(dir);
+	ingest_ok(st, a, &s, &t);
+	expect_rows(st, "SELECT id, ext_id, stream FROM audit_ext ORDER BY id", NULL,
+		    "1|" EXT_ID_56 "|kube-apiserver-audit-a\n2|" EXT_ID_ODD
+		    "|kube-apiserver-audit-b\n");
+	expect_rows(st,
+		    "SELECT typeof(ext_id), length(ext_id), typeof(stream_id) FROM audit_ext_packed"
+		    " ORDER BY id",
+		    NULL, "blob|28|integer\nblob|10|integer\n");
+	want = q_rows(st, "SELECT * FROM audit_ext ORDER BY id", NULL);
+	st = reopen_downgraded(st, dir, to9, sizeof to9 / sizeof *to9, "schema 9");
+	expect_rows(st,
+		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+		    " (SELECT group_concat(typeof(ext_id) || '+' || typeof(stream_id))"
+		    "  FROM audit_ext_packed),"
+		    " (SELECT group_concat(type) FROM sqlite_master WHERE name = 'audit_ext')",
+		    NULL, "10|text+integer,text+integer|view\n");
+	expect_rows(st, "SELECT * FROM audit_ext ORDER BY id", NULL, want);
+	free(want);
+	memset(&s, 0, sizeof s);
+	ingest_ok(st, b, &s, &t);
+	expect_rows(st, "SELECT id, ext_id, stream FROM audit_ext ORDER BY id", NULL,
+		    "1|" EXT_ID_56 "|kube-apiserver-audit-a\n2|" EXT_ID_ODD
+		    "|kube-apiserver-audit-b\n3|hard-wrapped: 7|kube-apiserver-audit-a\n");
+	expect_rows(st,
+		    "SELECT count(DISTINCT stream_id), (SELECT typeof(ext_id) FROM audit_ext_packed"
+		    " WHERE id = 3) FROM audit_ext_packed",
+		    NULL, "2|text\n");
 	close_store(st);
 }
 
@@ -2289,7 +2382,7 @@ static void test_schema_upgrade_9_keys(void **state)
 	expect_rows(st,
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lines_key')",
-		    NULL, "9|0\n");
+		    NULL, "10|0\n");
 	expect_rows(st, "SELECT k, id FROM line_keys ORDER BY k", NULL, keys);
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
@@ -2351,7 +2444,7 @@ static void test_schema_upgrade_9_counted(void **state)
 		    " (SELECT count(*) FROM pragma_table_info('counted_requests')"
 		    "  WHERE name = 'audit_id'),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'counted_8')",
-		    NULL, "9|integer,integer|0|0\n");
+		    NULL, "10|integer,integer|0|0\n");
 	expect_rows(st, "SELECT count(received_us), count(latency_us) FROM audit", NULL, "1|0\n");
 	expect_rows(st, "SELECT * FROM events ORDER BY id", NULL, want);
 	free(want);
@@ -2533,6 +2626,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_schema_upgrade_8, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_9_blocks, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_9_keys, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_10_asize, teardown),
 	    cmocka_unit_test_teardown(test_writer_lock_in_process, teardown),
 	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
 	    cmocka_unit_test_teardown(test_other_resources, teardown),
