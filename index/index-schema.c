@@ -17,8 +17,13 @@
  * 9: the raw records in compressed blocks (audit_blocks, lines_blocks, schema_add_blocks),
  *    the lines' dedupe keys in a table of their own (line_keys, schema_line_keys),
  *    counted_requests keeps an 8-byte hash of the auditID (schema_hash_counted), and an event
- *    stores its latency, not the time its request was received (schema_latency_sql) */
-#define SCHEMA_VERSION "9"
+ *    stores its latency, not the time its request was received (schema_latency_sql);
+ * 10: a line's fields that the store's frozen decoder rebuilds from its raw line stored as a
+ *    mark, an empty blob (index-fields.c, LT_LINE_FIELDS_SQL): no new column, so no step of
+ *    its own; the version keeps an older leasetrail, which would read the mark as a packed
+ *    value, from opening such a store (the rows of schema 9 and before keep their text or
+ *    packed value, which LT_LINE_FIELDS_SQL reads as it is) */
+#define SCHEMA_VERSION "10"
 /* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
 /* The first schema whose auditIDs are packed: older ones are packed by the upgrade. */
@@ -114,10 +119,11 @@ static const char *const schema_index_names[] = {"audit_rtv",	  "audit_object", 
 	" (SELECT s FROM strs WHERE id = g.obj_kind_id) AS obj_kind,"                              \
 	" (SELECT s FROM strs WHERE id = g.obj_namespace_id) AS obj_namespace,"                    \
 	" g.obj_uid AS obj_uid, g.not_found AS not_found,"                                         \
-	" " SCHEMA_MESSAGE " AS message, lt_raw(g.fields) AS fields, g.ext_id AS ext_id,"          \
-	" (SELECT s FROM strs WHERE id = g.stream_id) AS stream,"                                  \
-	" g.source_id AS source_id,"                                                               \
-	" g.line AS line, g.offset AS offset FROM lines AS g"
+	" " SCHEMA_MESSAGE " AS message, " LT_LINE_FIELDS_SQL(                                     \
+	    "g") " AS fields, g.ext_id AS ext_id,"                                                 \
+		 " (SELECT s FROM strs WHERE id = g.stream_id) AS stream,"                         \
+		 " g.source_id AS source_id,"                                                      \
+		 " g.line AS line, g.offset AS offset FROM lines AS g"
 
 static const char *const schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",

@@ -360,9 +360,10 @@ static const char health_lease_sql[] =
 enum health_line_col { HG_ID, HG_TS, HG_KIND, HG_MESSAGE, HG_FIELDS };
 static const char health_line_sql[] =
     "SELECT g.id, g.ts_us, g.kind_id, coalesce(" HEALTH_FEED_MSG ", ''),"
-    " coalesce(lt_raw(g.fields), '')"
-    " FROM lines AS g WHERE (g.node_id = ?1 OR g.subject_id = ?1) AND g.kind_id IS NOT NULL"
-    " ORDER BY g.ts_us, g.id";
+    " coalesce(" LT_LINE_FIELDS_SQL("g") ", '')"
+					 " FROM lines AS g WHERE (g.node_id = ?1 OR g.subject_id = "
+					 "?1) AND g.kind_id IS NOT NULL"
+					 " ORDER BY g.ts_us, g.id";
 
 /* The evicted pods a kubelet line of this node names (temp.health_evicted, when built). */
 enum health_evict_col { HE_TS, HE_REF };

@@ -723,20 +723,33 @@ static const char tl_lines_sql[] =
     " (SELECT s FROM strs WHERE id = g.kind_id), g.severity,"
     /* a structured LeaderElection event says what happened in its message field */
     " CASE WHEN g.kind_id = (SELECT id FROM strs WHERE s = 'became-leader')"
-    "  AND json_valid(lt_raw(g.fields)) THEN coalesce(json_extract(lt_raw(g.fields), "
-    "'$.message'), " TL_MSG ")"
-    "  ELSE " TL_MSG " END,"
-    " CASE WHEN json_valid(lt_raw(g.fields)) THEN json_extract(lt_raw(g.fields), '$.err') END, "
-    "g.id,"
-    " (SELECT s FROM strs WHERE id = g.obj_kind_id),"
-    " (SELECT s FROM strs WHERE id = g.obj_namespace_id),"
-    " (SELECT s FROM strs WHERE id = g.subject_id)"
-    " FROM lines AS g WHERE g.id IN ("
-    "  SELECT id FROM lines INDEXED BY lines_notable WHERE node_id = ?1"
-    "   AND " LT_LINE_NOTABLE " AND ?3 = 0"
-    "  UNION ALL SELECT id FROM lines INDEXED BY lines_node WHERE node_id = ?1 AND ?3 = 1"
-    "  UNION SELECT id FROM lines INDEXED BY lines_subject WHERE subject_id = ?2)"
-    " ORDER BY g.ts_us, g.id";
+    "  AND json_valid(" LT_LINE_FIELDS_SQL("g") ") THEN coalesce(json_extract(" LT_LINE_FIELDS_SQL(
+	"g") ", "
+	     "'$.message'), " TL_MSG ")"
+	     "  ELSE " TL_MSG " END,"
+	     " CASE WHEN json_valid(" LT_LINE_FIELDS_SQL(
+		 "g") ") THEN json_extract(" LT_LINE_FIELDS_SQL("g") ", '$.err') END, "
+								     "g.id,"
+								     " (SELECT s FROM strs WHERE "
+								     "id = g.obj_kind_id),"
+								     " (SELECT s FROM strs WHERE "
+								     "id = g.obj_namespace_id),"
+								     " (SELECT s FROM strs WHERE "
+								     "id = g.subject_id)"
+								     " FROM lines AS g WHERE g.id "
+								     "IN ("
+								     "  SELECT id FROM lines "
+								     "INDEXED BY lines_notable "
+								     "WHERE node_id = ?1"
+								     "   AND " LT_LINE_NOTABLE
+								     " AND ?3 = 0"
+								     "  UNION ALL SELECT id FROM "
+								     "lines INDEXED BY lines_node "
+								     "WHERE node_id = ?1 AND ?3 = 1"
+								     "  UNION SELECT id FROM lines "
+								     "INDEXED BY lines_subject "
+								     "WHERE subject_id = ?2)"
+								     " ORDER BY g.ts_us, g.id";
 
 enum tl_line_col {
 	TL_LINE_TS,
