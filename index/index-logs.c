@@ -24,6 +24,8 @@
 #define LOGS_SKEW_US (2 * 1000000LL) /* journal and klog times further apart disagree */
 /* a stored line's message: its text, or read from its raw line (schema 8) */
 #define LOGS_MSG LT_LINE_MESSAGE_SQL("lines")
+/* its fields: text, packed, or read from its raw line where they are a mark (schema 10) */
+#define LOGS_FLD LT_LINE_FIELDS_SQL("lines")
 
 struct index_log_loader {
 	struct lt_store *st;
@@ -171,15 +173,14 @@ int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int
 	if (index_store_prepare_raw(st, &ll->ins, logs_ins_sql, err) ||
 	    index_store_prepare_raw(st, &ll->ins_host, "INSERT OR IGNORE INTO hosts VALUES(?1, ?1)",
 				    err) ||
-	    index_store_prepare_raw(
-		st, &ll->same,
-		"SELECT ts_us IS ?2 AND " INDEX_KLOG_US_SQL(
-		    "") " IS ?3 AND host_id IS ?4"
-			" AND pid IS ?5"
-			" AND " LOGS_MSG " IS ?6 AND " LT_LINE_FIELDS_SQL(
-			    "lines") " IS ?7 FROM lines"
-				     " WHERE id = (SELECT id FROM line_keys WHERE k = ?1)",
-		err) ||
+	    index_store_prepare_raw(st, &ll->same,
+				    "SELECT ts_us IS ?2 AND " INDEX_KLOG_US_SQL(
+					"") " IS ?3 AND host_id IS ?4"
+					    " AND pid IS ?5"
+					    " AND " LOGS_MSG " IS ?6 AND " LOGS_FLD
+					    " IS ?7 FROM lines"
+					    " WHERE id = (SELECT id FROM line_keys WHERE k = ?1)",
+				    err) ||
 	    index_store_prepare_raw(st, &ll->ins_key, logs_ins_key_sql, err) ||
 	    index_store_prepare_raw(st, &ll->unstore, logs_unstore_sql, err) ||
 	    index_store_prepare_raw(st, &ll->save, logs_save_sql, err) || logs_restore(ll))
@@ -720,9 +721,8 @@ static int logs_redate_one(struct index_log_loader *ll, sqlite3_stmt *q, sqlite3
 static const char *const logs_redate_sql[] = {
     ("SELECT id, ts_us, " INDEX_KLOG_US_SQL(
 	"") ", basis, pid,"
-	    " (SELECT s FROM strs WHERE id = host_id), " LOGS_MSG
-	    ", " LT_LINE_FIELDS_SQL("lines") " FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id "
-					     "= ?3 AND basis != 0 ORDER BY id"),
+	    " (SELECT s FROM strs WHERE id = host_id), " LOGS_MSG ", " LOGS_FLD
+	    " FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3 AND basis != 0 ORDER BY id"),
     /* the keys lie in the seconds of the lines' old times (logs_key): a range of line_keys */
     ("DELETE FROM line_keys WHERE k BETWEEN (SELECT " LOGS_KEY_SEC_SQL(
 	"min") " << 29"

@@ -102,6 +102,8 @@ static const char *const schema_index_names[] = {"audit_rtv",	  "audit_object", 
 #define SCHEMA_KLOG_US INDEX_KLOG_US_SQL("g.")
 /* The logs view's message (schema 8: read from the raw line where it is a slice of it). */
 #define SCHEMA_MESSAGE LT_LINE_MESSAGE_SQL("g")
+/* The logs view's fields (schema 10: read from the raw line where they are a mark). */
+#define SCHEMA_FIELDS LT_LINE_FIELDS_SQL("g")
 
 #define LOG_VIEW                                                                                   \
 	"CREATE VIEW IF NOT EXISTS logs AS SELECT g.id AS id,"                                     \
@@ -119,11 +121,10 @@ static const char *const schema_index_names[] = {"audit_rtv",	  "audit_object", 
 	" (SELECT s FROM strs WHERE id = g.obj_kind_id) AS obj_kind,"                              \
 	" (SELECT s FROM strs WHERE id = g.obj_namespace_id) AS obj_namespace,"                    \
 	" g.obj_uid AS obj_uid, g.not_found AS not_found,"                                         \
-	" " SCHEMA_MESSAGE " AS message, " LT_LINE_FIELDS_SQL(                                     \
-	    "g") " AS fields, g.ext_id AS ext_id,"                                                 \
-		 " (SELECT s FROM strs WHERE id = g.stream_id) AS stream,"                         \
-		 " g.source_id AS source_id,"                                                      \
-		 " g.line AS line, g.offset AS offset FROM lines AS g"
+	" " SCHEMA_MESSAGE " AS message, " SCHEMA_FIELDS " AS fields, g.ext_id AS ext_id,"         \
+	" (SELECT s FROM strs WHERE id = g.stream_id) AS stream,"                                  \
+	" g.source_id AS source_id,"                                                               \
+	" g.line AS line, g.offset AS offset FROM lines AS g"
 
 static const char *const schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",

@@ -198,6 +198,9 @@ static const char *const canned_orphaned_sql[] = {
 /* the message of a lines row b, x (its text, or read from its raw line: schema 8) */
 #define CANNED_MSG_B LT_LINE_MESSAGE_SQL("b")
 #define CANNED_MSG_X LT_LINE_MESSAGE_SQL("x")
+/* its fields (read from its raw line where they are a mark: schema 10) */
+#define CANNED_FLD_B LT_LINE_FIELDS_SQL("b")
+#define CANNED_FLD_X LT_LINE_FIELDS_SQL("x")
 static const char *const canned_leader_sql[] = {
     "WITH lg AS (SELECT g.id AS id, g.ts_us AS ts, g.source_id AS source_id, g.pid AS pid,"
     " g.host_id AS host_id,"
@@ -219,28 +222,24 @@ static const char *const canned_leader_sql[] = {
     " acq AS (SELECT k.*, coalesce(nullif((SELECT CASE WHEN instr(x.m, 'LeaderElection'' ') > 0"
     "  THEN substr(x.m, instr(x.m, 'LeaderElection'' ') + 16) ELSE x.m END FROM (SELECT"
     "  substr(y.m0, 1, instr(y.m0, ' became leader') - 1) AS m FROM (SELECT coalesce(CASE WHEN"
-    "  json_valid(" LT_LINE_FIELDS_SQL("b") ") THEN json_extract(" LT_LINE_FIELDS_SQL(
-	"b") ", '$.message') "
-	     "END, " CANNED_MSG_B ") AS m0"
-	     "  FROM lines AS b INDEXED BY lines_kind WHERE b.kind_id = (SELECT id FROM strs WHERE "
-	     "s ="
-	     "  'became-leader') AND b.source_id = k.source_id AND b.pid IS k.pid AND b.host_id IS"
-	     "  k.host_id AND b.ts_us BETWEEN k.ts - 1000000 AND"
-	     "  k.ts + 5000000 ORDER BY b.ts_us LIMIT 1) AS y) AS x), ''), k.who) AS holder"
-	     "  FROM lg AS k WHERE k.kind = 'leader-acquired'),"
-	     " rows AS (SELECT " LEADER_NS("c") " AS ns, " LEADER_NAME(
-		 "c") " AS name, c.ts AS ts,"
-		      " lag(c.holder) OVER (PARTITION BY c.lease ORDER BY c.ts, c.id) AS old, "
-		      "c.holder AS "
-		      "new,"
-		      " c.comp || ' log: successfully acquired lease' AS evidence FROM acq AS c"
-		      " UNION ALL SELECT " LEADER_NS("d") ", " LEADER_NAME(
-			  "d") ", d.ts, d.who, NULL,"
-			       " d.comp || ' log: ' || CASE d.kind WHEN 'leader-lost' THEN "
-			       "'leaderelection "
-			       "lost'"
-			       "  ELSE 'failed to renew lease' END FROM lg AS d WHERE d.kind <> "
-			       "'leader-acquired')",
+    "  json_valid(" CANNED_FLD_B ") THEN json_extract(" CANNED_FLD_B ", '$.message') "
+    "END, " CANNED_MSG_B ") AS m0"
+    "  FROM lines AS b INDEXED BY lines_kind WHERE b.kind_id = (SELECT id FROM strs WHERE s ="
+    "  'became-leader') AND b.source_id = k.source_id AND b.pid IS k.pid AND b.host_id IS"
+    "  k.host_id AND b.ts_us BETWEEN k.ts - 1000000 AND"
+    "  k.ts + 5000000 ORDER BY b.ts_us LIMIT 1) AS y) AS x), ''), k.who) AS holder"
+    "  FROM lg AS k WHERE k.kind = 'leader-acquired'),"
+    " rows AS (SELECT " LEADER_NS("c") " AS ns, " LEADER_NAME(
+	"c") " AS name, c.ts AS ts,"
+	     " lag(c.holder) OVER (PARTITION BY c.lease ORDER BY c.ts, c.id) AS old, c.holder AS "
+	     "new,"
+	     " c.comp || ' log: successfully acquired lease' AS evidence FROM acq AS c"
+	     " UNION ALL SELECT " LEADER_NS("d") ", " LEADER_NAME(
+		 "d") ", d.ts, d.who, NULL,"
+		      " d.comp || ' log: ' || CASE d.kind WHEN 'leader-lost' THEN 'leaderelection "
+		      "lost'"
+		      "  ELSE 'failed to renew lease' END FROM lg AS d WHERE d.kind <> "
+		      "'leader-acquired')",
     " SELECT e.namespace, e.name, e.start_us, e.old_holder, e.new_holder,"
     " CASE e.inferred WHEN 1 THEN 'inferred (renewer source IP)'"
     "  WHEN 2 THEN 'lease body (leaseTransitions/acquireTime: a change inside a gap)'"
@@ -400,25 +399,17 @@ static const struct canned canned_queries[] = {
      .sql = "SELECT coalesce((SELECT s FROM strs WHERE id = t.node_id), '?'),"
 	    " coalesce((SELECT s FROM strs WHERE id = t.kind_id), 'other-error'), t.n, t.first,"
 	    " t.last, t.nf, (SELECT " CANNED_MSG_X " || coalesce(' err=' || CASE WHEN "
-	    "json_valid(" LT_LINE_FIELDS_SQL(
-		"x") ")"
-		     "  THEN json_extract(" LT_LINE_FIELDS_SQL(
-			 "x") ", '$.err') END, '') FROM lines AS x WHERE x.id = "
-			      "t.last_id)"
-			      " FROM (SELECT g.node_id AS node_id, g.kind_id AS kind_id, count(*) "
-			      "AS n,"
-			      " min(g.ts_us) AS first, max(g.ts_us) AS last, sum(g.not_found = 1) "
-			      "AS nf,"
-			      " max(g.id) AS last_id FROM lines AS g INDEXED BY lines_notable "
-			      "WHERE " LT_LINE_NOTABLE
-			      " AND g.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
-			      " AND g.ts_us BETWEEN ?1 AND ?2 AND (g.severity IN ('E', 'F') OR "
-			      "g.not_found > 0"
-			      "  OR g.kind_id IN (SELECT id FROM strs WHERE s LIKE '%fail%' OR s "
-			      "LIKE '%error%'"
-			      "  OR s IN ('node-not-found', 'node-status-retry-exceeded', "
-			      "'lease-retry')))"
-			      " GROUP BY g.node_id, g.kind_id) AS t ORDER BY 1, 3 DESC, 2",
+	    "json_valid(" CANNED_FLD_X ")"
+	    "  THEN json_extract(" CANNED_FLD_X ", '$.err') END, '') FROM lines AS x WHERE x.id = "
+	    "t.last_id)"
+	    " FROM (SELECT g.node_id AS node_id, g.kind_id AS kind_id, count(*) AS n,"
+	    " min(g.ts_us) AS first, max(g.ts_us) AS last, sum(g.not_found = 1) AS nf,"
+	    " max(g.id) AS last_id FROM lines AS g INDEXED BY lines_notable WHERE " LT_LINE_NOTABLE
+	    " AND g.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
+	    " AND g.ts_us BETWEEN ?1 AND ?2 AND (g.severity IN ('E', 'F') OR g.not_found > 0"
+	    "  OR g.kind_id IN (SELECT id FROM strs WHERE s LIKE '%fail%' OR s LIKE '%error%'"
+	    "  OR s IN ('node-not-found', 'node-status-retry-exceeded', 'lease-retry')))"
+	    " GROUP BY g.node_id, g.kind_id) AS t ORDER BY 1, 3 DESC, 2",
      .cols = {COL("node", TEXT), COL("kind", TEXT), COL("count", INT), COL("first", TIME),
 	      COL("last", TIME), COL("node_not_found", INT), FREE("sample")}},
     {.name = "not-ready",

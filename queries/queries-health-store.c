@@ -171,79 +171,54 @@ int queries_health_candidates(struct lt_store *st, struct lt_error *err)
 
 /* A line's message (the lines row g): its text, or read from its raw line (schema 8). */
 #define HEALTH_MSG LT_LINE_MESSAGE_SQL("g")
+/* its fields (schema 10: read from its raw line where they are a mark, index-fields.c) */
+#define HEALTH_FLD   LT_LINE_FIELDS_SQL("g")
+#define HEALTH_FLD_K LT_LINE_FIELDS_SQL("k")
 
 /* Every pod the taint-eviction controller deleted (its line or its DELETE), once. */
-static const char *const health_evicted_sql[] =
-    {
-	"CREATE TEMP TABLE IF NOT EXISTS health_evicted(pod TEXT PRIMARY KEY, ts_us INTEGER"
-	" NOT NULL, ref INTEGER, node_id INTEGER)",
-	"DELETE FROM temp.health_evicted",
-	"INSERT INTO temp.health_evicted(pod, ts_us, ref) SELECT pod, min(ts), ref FROM ("
-	" SELECT coalesce(json_extract(" LT_LINE_FIELDS_SQL(
-	    "g") ", '$.pod'), CASE WHEN instr(" HEALTH_MSG ", 'Pod: ') > 0 THEN substr(" HEALTH_MSG
-		 ", instr(" HEALTH_MSG ", 'Pod: ') + 5) END) AS pod,"
-		 " g.ts_us AS ts,"
-		 " -g.id AS ref FROM lines AS g WHERE g.kind_id = " HEALTH_SQL_ID("pod-eviction") " AND (" LT_LINE_FIELDS_SQL(
-		     "g") " IS NULL OR json_valid(" LT_LINE_FIELDS_SQL("g") "))"
-									    " UNION ALL SELECT "
-									    "(SELECT s FROM strs "
-									    "WHERE id = "
-									    "a.namespace_id) || "
-									    "'/' ||"
-									    " (SELECT s FROM strs "
-									    "WHERE id = "
-									    "a.name_id), "
-									    "a.stage_us, a.id FROM "
-									    "audit AS a"
-									    " WHERE a.resource_id "
-									    "= " HEALTH_SQL_ID("pod"
-											       "s") " AND a.verb_id = " HEALTH_SQL_ID(
-										"delete") " AND "
-											  "a."
-											  "subresou"
-											  "rce_"
-											  "id IS "
-											  "NULL "
-											  "AND "
-											  "a.code "
-											  "BETWEEN "
-											  "200 "
-											  "AND 299 "
-											  "AND "
-											  "a."
-											  "supersed"
-											  "ed "
-											  "= 0"
-											  " AND "
-											  "a.user_"
-											  "id "
-											  "="
-											  " " HEALTH_SQL_ID(
-											      "syst"
-											      "em:"
-											      "serv"
-											      "icea"
-											      "cc"
-											      "ount"
-											      ":kub"
-											      "e-"
-											      "syst"
-											      "em:"
-											      "node"
-											      "-"
-											      "cont"
-											      "roll"
-											      "e"
-											      "r") ") "
-												   "WHERE"
-												   " pod "
-												   "IS "
-												   "NOT "
-												   "NULL "
-												   "GROUP"
-												   " BY "
-												   "pod",
-	NULL,
+static const char *const health_evicted_sql[] = {
+    "CREATE TEMP TABLE IF NOT EXISTS health_evicted(pod TEXT PRIMARY KEY, ts_us INTEGER"
+    " NOT NULL, ref INTEGER, node_id INTEGER)",
+    "DELETE FROM temp.health_evicted",
+    "INSERT INTO temp.health_evicted(pod, ts_us, ref) SELECT pod, min(ts), ref FROM ("
+    " SELECT coalesce(json_extract(" HEALTH_FLD ", '$.pod'), CASE WHEN instr(" HEALTH_MSG
+    ", 'Pod: ') > 0 THEN substr(" HEALTH_MSG ", instr(" HEALTH_MSG ", 'Pod: ') + 5) END) AS pod,"
+    " g.ts_us AS ts,"
+    " -g.id AS ref FROM lines AS g WHERE g.kind_id = " HEALTH_SQL_ID(
+	"pod-eviction") " AND (" HEALTH_FLD " IS NULL OR json_valid(" HEALTH_FLD "))"
+			" UNION ALL SELECT (SELECT s FROM strs WHERE id = a.namespace_id) || "
+			"'/' ||"
+			" (SELECT s FROM strs WHERE id = a.name_id), a.stage_us, a.id FROM "
+			"audit AS a"
+			" WHERE a.resource_id = " HEALTH_SQL_ID(
+			    "pods") " AND a.verb_id = " HEALTH_SQL_ID("delete") " AND "
+										"a.subresource_"
+										"id IS NULL "
+										"AND a.code "
+										"BETWEEN 200 "
+										"AND 299 AND "
+										"a.superseded "
+										"= 0"
+										" AND "
+										"a.user_id "
+										"="
+										" " HEALTH_SQL_ID(
+										    "system:"
+										    "serviceacc"
+										    "ount:kube-"
+										    "system:"
+										    "node-"
+										    "controlle"
+										    "r") ") "
+											 "WHERE"
+											 " pod "
+											 "IS "
+											 "NOT "
+											 "NULL "
+											 "GROUP"
+											 " BY "
+											 "pod",
+    NULL,
 };
 
 /*
@@ -255,17 +230,11 @@ static const char *const health_podnode_sql[] = {
     "CREATE TEMP TABLE IF NOT EXISTS health_podnode(pod TEXT NOT NULL, node_id INTEGER NOT"
     " NULL, PRIMARY KEY(pod, node_id)) WITHOUT ROWID",
     "DELETE FROM temp.health_podnode",
-    "INSERT OR IGNORE INTO temp.health_podnode(pod, node_id) SELECT "
-    "json_extract(" LT_LINE_FIELDS_SQL(
-	"k") ","
-	     " '$.pod'), k.node_id FROM lines AS k WHERE k.node_id IS NOT NULL"
-	     " AND k.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
-	     " AND instr(" LT_LINE_FIELDS_SQL("k") ", '\"pod\":') > 0 AND "
-						   "json_valid(" LT_LINE_FIELDS_SQL(
-						       "k") ")"
-							    " AND json_extract(" LT_LINE_FIELDS_SQL(
-								"k") ", '$.pod') IN (SELECT pod "
-								     "FROM temp.health_evicted)",
+    "INSERT OR IGNORE INTO temp.health_podnode(pod, node_id) SELECT json_extract(" HEALTH_FLD_K ","
+    " '$.pod'), k.node_id FROM lines AS k WHERE k.node_id IS NOT NULL"
+    " AND k.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
+    " AND instr(" HEALTH_FLD_K ", '\"pod\":') > 0 AND json_valid(" HEALTH_FLD_K ")"
+    " AND json_extract(" HEALTH_FLD_K ", '$.pod') IN (SELECT pod FROM temp.health_evicted)",
     "INSERT OR IGNORE INTO temp.health_podnode(pod, node_id) SELECT p.pod, n.id FROM (SELECT"
     " (SELECT s FROM strs WHERE id = a.namespace_id) || '/' || (SELECT s FROM strs"
     " WHERE id = a.name_id) AS pod, json_extract(" QUERIES_RAW_BODY(
