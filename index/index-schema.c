@@ -26,6 +26,12 @@
 #define SCHEMA_VERSION "10"
 /* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
+/*
+ * The oldest schema a read-only open reads as it is: 9, whose rows and views this one reads
+ * unchanged (10 adds no column; a store of 9 holds no fields mark, and LT_LINE_FIELDS_SQL reads
+ * its values as lt_raw did).  A step of 10 that a reader needs would raise it to 10.
+ */
+#define SCHEMA_READS_FROM 9
 /* The first schema whose auditIDs are packed: older ones are packed by the upgrade. */
 #define SCHEMA_PACKED_IDS 7
 
@@ -466,6 +472,8 @@ static int schema_check_meta(struct lt_store *st, int may_be_new, struct lt_erro
 		return 0;
 	if (have >= SCHEMA_MIGRATES_FROM && have < strtol(SCHEMA_VERSION, NULL, 10) && may_be_new)
 		return 0; /* a writable open upgrades it (schema_migrate) */
+	if (st->readonly && have >= SCHEMA_READS_FROM && have < strtol(SCHEMA_VERSION, NULL, 10))
+		return 0; /* read as it is */
 	if (have >= SCHEMA_MIGRATES_FROM && have < strtol(SCHEMA_VERSION, NULL, 10))
 		return lt_error_set(err, LT_ERR_DB,
 				    "%s: a leasetrail store of schema %ld, older than this "
