@@ -254,6 +254,33 @@ int index_raw_register(struct lt_store *st, struct lt_error *err);
 void index_raw_unregister(struct lt_store *st);
 
 /*
+ * A log line's fields read back from its raw line (index-fields.c, schema 10): lines.fields
+ * holds INDEX_FIELDS_MARK_V1, an empty blob, when decoder 1 rebuilds from the raw line the
+ * parser's fields byte for byte (LT_LINE_FIELDS_SQL reads it back).
+ */
+struct index_fields_check {
+	struct lt_buf out, tmp; /* the decoded object, and a value being unquoted */
+};
+
+void index_fields_check_init(struct index_fields_check *c);
+void index_fields_check_release(struct index_fields_check *c);
+
+/*
+ * Decoder 1 on the raw line raw[0..len), the message's closing quote at byte at: 1 with the
+ * fields' JSON object in out (tmp: scratch), 0 when the decoder declines (no quote at at, no
+ * "key=" after it).  Frozen: a stored mark reads through it forever.
+ */
+int index_fields_decode(struct lt_buf *out, struct lt_buf *tmp, const char *raw, size_t len,
+			size_t at);
+
+/* 1 when decoder 1 on raw at at gives exactly fields (then the line stores the mark), else 0. */
+int index_fields_derives(struct index_fields_check *c, struct lt_str raw, size_t at,
+			 struct lt_str fields);
+
+/* Registers lt_line_fields(raw, at), decoder 1 in SQL, on the store's connection. */
+int index_fields_register(struct lt_store *st, struct lt_error *err);
+
+/*
  * A line's klog time in SQL (prefix: "g." or ""): schema 7 stores it as klog_d, its distance
  * from ts_us (0, stored in no byte, for nearly every line); an upgraded store's older lines
  * keep klog_us.  NULL when the line has none.

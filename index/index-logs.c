@@ -16,6 +16,7 @@
 #include "index-int.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@
 #define LOGS_SKEW_US (2 * 1000000LL) /* journal and klog times further apart disagree */
 /* a stored line's message: its text, or read from its raw line (schema 8) */
 #define LOGS_MSG LT_LINE_MESSAGE_SQL("lines")
+/* its fields: text, packed, or read from its raw line where they are a mark (schema 10) */
+#define LOGS_FLD LT_LINE_FIELDS_SQL("lines")
 
 struct index_log_loader {
 	struct lt_store *st;
@@ -34,7 +37,9 @@ struct index_log_loader {
 	struct index_raw_writer fields; /* lines.fields, compressed alike */
 	const void *packed;		/* the line's fields packed, or NULL: text */
 	size_t packed_len;
-	uint64_t last_hash; /* of the previous line, for counting repeats */
+	int mark;			 /* the line's fields are stored as decoder 1's mark */
+	struct index_fields_check check; /* decoder 1's buffers (index-fields.c) */
+	uint64_t last_hash;		 /* of the previous line, for counting repeats */
 	uint32_t repeat;
 	int64_t last_host_id; /* hosts already in the hosts table: the last one */
 	uint64_t lines, skew;
@@ -161,6 +166,7 @@ int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int
 	ll->node = node ? lt_xstrdup(node) : NULL;
 	index_raw_writer_init(&ll->raw, st, INDEX_RAW_LINES, source_id);
 	index_raw_writer_init(&ll->fields, st, INDEX_RAW_FIELDS, source_id);
+	index_fields_check_init(&ll->check);
 	if (node &&
 	    index_intern_id(st, (struct lt_str){node, strlen(node)}, &ll->node_id, err) != 0)
 		goto fail;
@@ -171,8 +177,8 @@ int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int
 				    "SELECT ts_us IS ?2 AND " INDEX_KLOG_US_SQL(
 					"") " IS ?3 AND host_id IS ?4"
 					    " AND pid IS ?5"
-					    " AND " LOGS_MSG
-					    " IS ?6 AND lt_raw(fields) IS ?7 FROM lines"
+					    " AND " LOGS_MSG " IS ?6 AND " LOGS_FLD
+					    " IS ?7 FROM lines"
 					    " WHERE id = (SELECT id FROM line_keys WHERE k = ?1)",
 				    err) ||
 	    index_store_prepare_raw(st, &ll->ins_key, logs_ins_key_sql, err) ||
@@ -194,6 +200,7 @@ void index_log_loader_free(struct index_log_loader *ll)
 	sqlite3_finalize(ll->ins);
 	index_raw_writer_release(&ll->raw);
 	index_raw_writer_release(&ll->fields);
+	index_fields_check_release(&ll->check);
 	sqlite3_finalize(ll->ins_host);
 	sqlite3_finalize(ll->save);
 	sqlite3_finalize(ll->same);
@@ -263,26 +270,52 @@ static void logs_bind_str(sqlite3_stmt *s, int idx, struct lt_str v)
  * The message: where it lies in the raw line (msg_at, msg_len), read back from lines_raw
  * (LT_LINE_MESSAGE_SQL), when it is a slice of it, as nearly every message is (the parser's
  * view into the line, or the same bytes found in it); its text when not (a quoted message
- * with escapes, unescaped) or when the line has no raw record.
+ * with escapes, unescaped) or when the line has no raw record.  Its byte in the raw line,
+ * or -1 when it is not a slice of it (or there is no message).
  */
-static void logs_bind_message(sqlite3_stmt *s, const struct lt_log_line *ln)
+static ptrdiff_t logs_message_at(const struct lt_log_line *ln)
 {
 	const char *raw = ln->raw.ptr, *at = NULL, *m = ln->message.ptr;
 	const size_t n = ln->message.len;
 
-	if (m == NULL)
-		return;
-	if (raw != NULL && ln->raw.len > 0 && m >= raw && n <= ln->raw.len &&
-	    (size_t)(m - raw) <= ln->raw.len - n)
+	if (m == NULL || raw == NULL)
+		return -1;
+	if (ln->raw.len > 0 && m >= raw && n <= ln->raw.len && (size_t)(m - raw) <= ln->raw.len - n)
 		at = m;
-	else if (raw != NULL && n > 0)
+	else if (n > 0)
 		at = memmem(raw, ln->raw.len, m, n);
-	if (at == NULL) {
+	return at == NULL ? -1 : at - raw;
+}
+
+static void logs_bind_message(sqlite3_stmt *s, const struct lt_log_line *ln, ptrdiff_t at)
+{
+	if (ln->message.ptr == NULL)
+		return;
+	if (at < 0) {
 		logs_bind_str(s, 21, ln->message);
 		return;
 	}
-	sqlite3_bind_int64(s, 26, (sqlite3_int64)(at - raw));
-	sqlite3_bind_int64(s, 27, (sqlite3_int64)n);
+	sqlite3_bind_int64(s, 26, (sqlite3_int64)at);
+	sqlite3_bind_int64(s, 27, (sqlite3_int64)ln->message.len);
+}
+
+/*
+ * The fields (schema 10): the mark when the store's decoder rebuilds them from the raw line
+ * after the message (index-fields.c), else packed by the fields' writer (or text).  Sets
+ * ll->mark, or ll->packed.
+ */
+static int logs_prepare_fields(struct index_log_loader *ll, const struct lt_log_line *ln,
+			       ptrdiff_t msg_at, const struct index_raw_coded *coded)
+{
+	ll->mark =
+	    msg_at >= 0 &&
+	    index_fields_derives(&ll->check, ln->raw, (size_t)msg_at + ln->message.len, ln->fields);
+	ll->packed = NULL;
+	if (ll->mark)
+		return 0;
+	return index_raw_pack_coded(&ll->fields, ln->fields.ptr, ln->fields.len,
+				    coded ? &coded[INDEX_PIPE_FIELDS] : NULL, &ll->packed,
+				    &ll->packed_len, ll->err);
 }
 
 /* Interns the line's repeated strings; ids in the order of logs_bind_ids' columns. */
@@ -319,7 +352,7 @@ static void logs_bind_ids(sqlite3_stmt *s, const int64_t ids[9])
 
 /* Binds the insert of the line. */
 static void logs_bind(struct index_log_loader *ll, const struct lt_log_line *ln,
-		      const struct lt_where *at, const int64_t ids[9])
+		      const struct lt_where *at, const int64_t ids[9], ptrdiff_t msg_at)
 {
 	sqlite3_stmt *s = ll->ins;
 	int64_t node = ll->node_id ? ll->node_id : ids[0];
@@ -341,8 +374,10 @@ static void logs_bind(struct index_log_loader *ll, const struct lt_log_line *ln,
 		sqlite3_bind_text(s, 13, &ln->severity, 1, SQLITE_STATIC);
 	logs_bind_str(s, 19, ln->obj_uid);
 	sqlite3_bind_int(s, 20, ln->not_found);
-	logs_bind_message(s, ln);
-	if (ll->packed != NULL)
+	logs_bind_message(s, ln, msg_at);
+	if (ll->mark)
+		sqlite3_bind_zeroblob(s, 22, 0); /* the mark: decoder 1 on the raw line */
+	else if (ll->packed != NULL)
 		sqlite3_bind_blob(s, 22, ll->packed, (int)ll->packed_len, SQLITE_STATIC);
 	else
 		logs_bind_str(s, 22, ln->fields);
@@ -509,17 +544,16 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 {
 	struct lt_log_line c = *ln;
 	int64_t ids[9], key, id;
+	ptrdiff_t msg_at;
 	int kept;
 
 	*stored = 0;
 	logs_align(ll, &c);
-	if (logs_intern(ll, &c, at, ids) != 0 ||
-	    index_raw_pack_coded(&ll->fields, c.fields.ptr, c.fields.len,
-				 coded ? &coded[INDEX_PIPE_FIELDS] : NULL, &ll->packed,
-				 &ll->packed_len, ll->err) != 0)
+	msg_at = logs_message_at(&c);
+	if (logs_intern(ll, &c, at, ids) != 0 || logs_prepare_fields(ll, &c, msg_at, coded) != 0)
 		return LT_ERR_DB;
 	key = logs_key(ll, &c);
-	logs_bind(ll, &c, at, ids);
+	logs_bind(ll, &c, at, ids, msg_at);
 	sqlite3_bind_int64(ll->ins, 25, cluster_id);
 	if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
 		return LT_ERR_DB;
@@ -686,7 +720,7 @@ static int logs_redate_one(struct index_log_loader *ll, sqlite3_stmt *q, sqlite3
 static const char *const logs_redate_sql[] = {
     ("SELECT id, ts_us, " INDEX_KLOG_US_SQL(
 	"") ", basis, pid,"
-	    " (SELECT s FROM strs WHERE id = host_id), " LOGS_MSG ", lt_raw(fields)"
+	    " (SELECT s FROM strs WHERE id = host_id), " LOGS_MSG ", " LOGS_FLD
 	    " FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3 AND basis != 0 ORDER BY id"),
     /* the keys lie in the seconds of the lines' old times (logs_key): a range of line_keys */
     ("DELETE FROM line_keys WHERE k BETWEEN (SELECT " LOGS_KEY_SEC_SQL(

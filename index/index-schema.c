@@ -19,10 +19,19 @@
  *    counted_requests keeps an 8-byte hash of the auditID (schema_hash_counted), and an event
  *    stores its latency, not the time its request was received (schema_latency_sql);
  * 10: audit_ext a view over audit_ext_packed, its ids in BCD and its streams interned
- *    (schema_pack_ext) */
+ *    (schema_pack_ext); a line's fields that the store's frozen decoder rebuilds from its raw
+ *    line stored as a mark, an empty blob (index-fields.c, LT_LINE_FIELDS_SQL: no step of its
+ *    own; the version keeps an older leasetrail, which would read the mark as a packed value,
+ *    from opening such a store; rows of 9 and before keep their text or packed value) */
 #define SCHEMA_VERSION "10"
 /* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
+/*
+ * The oldest schema a read-only open reads as it is: 10.  A store of 9 has its audit_ext as a
+ * table with the stream as text, where node health and the lease feed read schema 10's
+ * interned stream (LT_AUDIT_STREAM_SQL); its fields alone would be read as they are.
+ */
+#define SCHEMA_READS_FROM 10
 /* The first schema whose auditIDs are packed: older ones are packed by the upgrade. */
 #define SCHEMA_PACKED_IDS 7
 
@@ -99,6 +108,8 @@ static const char *const schema_index_names[] = {"audit_rtv",	  "audit_object", 
 #define SCHEMA_KLOG_US INDEX_KLOG_US_SQL("g.")
 /* The logs view's message (schema 8: read from the raw line where it is a slice of it). */
 #define SCHEMA_MESSAGE LT_LINE_MESSAGE_SQL("g")
+/* The logs view's fields (schema 10: read from the raw line where they are a mark). */
+#define SCHEMA_FIELDS LT_LINE_FIELDS_SQL("g")
 
 #define LOG_VIEW                                                                                   \
 	"CREATE VIEW IF NOT EXISTS logs AS SELECT g.id AS id,"                                     \
@@ -116,7 +127,7 @@ static const char *const schema_index_names[] = {"audit_rtv",	  "audit_object", 
 	" (SELECT s FROM strs WHERE id = g.obj_kind_id) AS obj_kind,"                              \
 	" (SELECT s FROM strs WHERE id = g.obj_namespace_id) AS obj_namespace,"                    \
 	" g.obj_uid AS obj_uid, g.not_found AS not_found,"                                         \
-	" " SCHEMA_MESSAGE " AS message, lt_raw(g.fields) AS fields, g.ext_id AS ext_id,"          \
+	" " SCHEMA_MESSAGE " AS message, " SCHEMA_FIELDS " AS fields, g.ext_id AS ext_id,"         \
 	" (SELECT s FROM strs WHERE id = g.stream_id) AS stream,"                                  \
 	" g.source_id AS source_id,"                                                               \
 	" g.line AS line, g.offset AS offset FROM lines AS g"
@@ -482,6 +493,8 @@ static int schema_check_meta(struct lt_store *st, int may_be_new, struct lt_erro
 		return 0;
 	if (have >= SCHEMA_MIGRATES_FROM && have < strtol(SCHEMA_VERSION, NULL, 10) && may_be_new)
 		return 0; /* a writable open upgrades it (schema_migrate) */
+	if (st->readonly && have >= SCHEMA_READS_FROM && have < strtol(SCHEMA_VERSION, NULL, 10))
+		return 0; /* read as it is */
 	if (have >= SCHEMA_MIGRATES_FROM && have < strtol(SCHEMA_VERSION, NULL, 10))
 		return lt_error_set(err, LT_ERR_DB,
 				    "%s: a leasetrail store of schema %ld, older than this "

@@ -510,6 +510,8 @@ int lt_store_open(struct lt_store **out, const char *path, int flags, struct lt_
 	if (rc == 0)
 		rc = index_audit_id_register(st, err);
 	if (rc == 0)
+		rc = index_fields_register(st, err);
+	if (rc == 0)
 		rc = index_store_schema(st, err);
 	if (rc == 0)
 		rc = store_journal(st, err);

@@ -210,6 +210,19 @@ int lt_store_has_lease_bodies(struct lt_store *st);
 	".id))) AS BLOB), " a ".msg_at + 1, " a ".msg_len) AS TEXT) END"
 
 /*
+ * A log line's fields (A: the alias of a lines row), one definition for the logs view and
+ * every query that reads lines directly: a structured klog line's key=value tail as a JSON
+ * object, NULL when the line has none.  Schema 10 stores an empty blob, its mark, when the
+ * store's frozen decoder (index-fields.c, lt_line_fields) rebuilds the parser's object from
+ * the raw line after the message's closing quote (byte msg_at + msg_len), and reads it from
+ * there; every other value (text, or a packed value, and every line of older schemas) is
+ * read as it is stored, through lt_raw.
+ */
+#define LT_LINE_FIELDS_SQL(a)                                                                      \
+	"CASE WHEN " a ".fields = X'' THEN lt_line_fields(lt_raw_of('lines', " a ".id), " a        \
+	".msg_at + " a ".msg_len) ELSE lt_raw(" a ".fields) END"
+
+/*
  * An audit row's requestReceivedTimestamp and its latency (stageTimestamp minus it), in
  * microseconds, where a is the row's table or alias.  Schema 9 stores the latency
  * (audit.latency_us: 0-3 bytes, 0 for most stages) and no received_us (8 bytes); the rows

@@ -198,6 +198,9 @@ static const char *const canned_orphaned_sql[] = {
 /* the message of a lines row b, x (its text, or read from its raw line: schema 8) */
 #define CANNED_MSG_B LT_LINE_MESSAGE_SQL("b")
 #define CANNED_MSG_X LT_LINE_MESSAGE_SQL("x")
+/* its fields (read from its raw line where they are a mark: schema 10) */
+#define CANNED_FLD_B LT_LINE_FIELDS_SQL("b")
+#define CANNED_FLD_X LT_LINE_FIELDS_SQL("x")
 static const char *const canned_leader_sql[] = {
     "WITH lg AS (SELECT g.id AS id, g.ts_us AS ts, g.source_id AS source_id, g.pid AS pid,"
     " g.host_id AS host_id,"
@@ -219,7 +222,7 @@ static const char *const canned_leader_sql[] = {
     " acq AS (SELECT k.*, coalesce(nullif((SELECT CASE WHEN instr(x.m, 'LeaderElection'' ') > 0"
     "  THEN substr(x.m, instr(x.m, 'LeaderElection'' ') + 16) ELSE x.m END FROM (SELECT"
     "  substr(y.m0, 1, instr(y.m0, ' became leader') - 1) AS m FROM (SELECT coalesce(CASE WHEN"
-    "  json_valid(lt_raw(b.fields)) THEN json_extract(lt_raw(b.fields), '$.message') "
+    "  json_valid(" CANNED_FLD_B ") THEN json_extract(" CANNED_FLD_B ", '$.message') "
     "END, " CANNED_MSG_B ") AS m0"
     "  FROM lines AS b INDEXED BY lines_kind WHERE b.kind_id = (SELECT id FROM strs WHERE s ="
     "  'became-leader') AND b.source_id = k.source_id AND b.pid IS k.pid AND b.host_id IS"
@@ -396,8 +399,8 @@ static const struct canned canned_queries[] = {
      .sql = "SELECT coalesce((SELECT s FROM strs WHERE id = t.node_id), '?'),"
 	    " coalesce((SELECT s FROM strs WHERE id = t.kind_id), 'other-error'), t.n, t.first,"
 	    " t.last, t.nf, (SELECT " CANNED_MSG_X " || coalesce(' err=' || CASE WHEN "
-	    "json_valid(lt_raw(x.fields))"
-	    "  THEN json_extract(lt_raw(x.fields), '$.err') END, '') FROM lines AS x WHERE x.id = "
+	    "json_valid(" CANNED_FLD_X ")"
+	    "  THEN json_extract(" CANNED_FLD_X ", '$.err') END, '') FROM lines AS x WHERE x.id = "
 	    "t.last_id)"
 	    " FROM (SELECT g.node_id AS node_id, g.kind_id AS kind_id, count(*) AS n,"
 	    " min(g.ts_us) AS first, max(g.ts_us) AS last, sum(g.not_found = 1) AS nf,"

@@ -360,10 +360,12 @@ static const char health_lease_sql[] =
 
 /* the line's message (its text, or read from its raw line: schema 8) */
 #define HEALTH_FEED_MSG LT_LINE_MESSAGE_SQL("g")
+/* its fields (read from its raw line where they are a mark: schema 10) */
+#define HEALTH_FEED_FLD LT_LINE_FIELDS_SQL("g")
 enum health_line_col { HG_ID, HG_TS, HG_KIND, HG_MESSAGE, HG_FIELDS };
 static const char health_line_sql[] =
     "SELECT g.id, g.ts_us, g.kind_id, coalesce(" HEALTH_FEED_MSG ", ''),"
-    " coalesce(lt_raw(g.fields), '')"
+    " coalesce(" HEALTH_FEED_FLD ", '')"
     " FROM lines AS g WHERE (g.node_id = ?1 OR g.subject_id = ?1) AND g.kind_id IS NOT NULL"
     " ORDER BY g.ts_us, g.id";
 

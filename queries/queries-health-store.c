@@ -171,6 +171,9 @@ int queries_health_candidates(struct lt_store *st, struct lt_error *err)
 
 /* A line's message (the lines row g): its text, or read from its raw line (schema 8). */
 #define HEALTH_MSG LT_LINE_MESSAGE_SQL("g")
+/* its fields (schema 10: read from its raw line where they are a mark, index-fields.c) */
+#define HEALTH_FLD   LT_LINE_FIELDS_SQL("g")
+#define HEALTH_FLD_K LT_LINE_FIELDS_SQL("k")
 
 /* Every pod the taint-eviction controller deleted (its line or its DELETE), once. */
 static const char *const health_evicted_sql[] = {
@@ -178,11 +181,11 @@ static const char *const health_evicted_sql[] = {
     " NOT NULL, ref INTEGER, node_id INTEGER)",
     "DELETE FROM temp.health_evicted",
     "INSERT INTO temp.health_evicted(pod, ts_us, ref) SELECT pod, min(ts), ref FROM ("
-    " SELECT coalesce(json_extract(lt_raw(g.fields), '$.pod'), CASE WHEN instr(" HEALTH_MSG
+    " SELECT coalesce(json_extract(" HEALTH_FLD ", '$.pod'), CASE WHEN instr(" HEALTH_MSG
     ", 'Pod: ') > 0 THEN substr(" HEALTH_MSG ", instr(" HEALTH_MSG ", 'Pod: ') + 5) END) AS pod,"
     " g.ts_us AS ts,"
     " -g.id AS ref FROM lines AS g WHERE g.kind_id = " HEALTH_SQL_ID(
-	"pod-eviction") " AND (lt_raw(g.fields) IS NULL OR json_valid(lt_raw(g.fields)))"
+	"pod-eviction") " AND (" HEALTH_FLD " IS NULL OR json_valid(" HEALTH_FLD "))"
 			" UNION ALL SELECT (SELECT s FROM strs WHERE id = a.namespace_id) || "
 			"'/' ||"
 			" (SELECT s FROM strs WHERE id = a.name_id), a.stage_us, a.id FROM "
@@ -227,11 +230,11 @@ static const char *const health_podnode_sql[] = {
     "CREATE TEMP TABLE IF NOT EXISTS health_podnode(pod TEXT NOT NULL, node_id INTEGER NOT"
     " NULL, PRIMARY KEY(pod, node_id)) WITHOUT ROWID",
     "DELETE FROM temp.health_podnode",
-    "INSERT OR IGNORE INTO temp.health_podnode(pod, node_id) SELECT json_extract(lt_raw(k.fields),"
+    "INSERT OR IGNORE INTO temp.health_podnode(pod, node_id) SELECT json_extract(" HEALTH_FLD_K ","
     " '$.pod'), k.node_id FROM lines AS k WHERE k.node_id IS NOT NULL"
     " AND k.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
-    " AND instr(lt_raw(k.fields), '\"pod\":') > 0 AND json_valid(lt_raw(k.fields))"
-    " AND json_extract(lt_raw(k.fields), '$.pod') IN (SELECT pod FROM temp.health_evicted)",
+    " AND instr(" HEALTH_FLD_K ", '\"pod\":') > 0 AND json_valid(" HEALTH_FLD_K ")"
+    " AND json_extract(" HEALTH_FLD_K ", '$.pod') IN (SELECT pod FROM temp.health_evicted)",
     "INSERT OR IGNORE INTO temp.health_podnode(pod, node_id) SELECT p.pod, n.id FROM (SELECT"
     " (SELECT s FROM strs WHERE id = a.namespace_id) || '/' || (SELECT s FROM strs"
     " WHERE id = a.name_id) AS pod, json_extract(" QUERIES_RAW_BODY(

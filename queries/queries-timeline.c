@@ -717,16 +717,18 @@ static int tl_health_rows(struct tl *t, struct lt_error *err)
 #define TL_RUN_US (10 * 60 * 1000000LL)
 /* the line's message (its text, or read from its raw line: schema 8) */
 #define TL_MSG LT_LINE_MESSAGE_SQL("g")
+/* its fields (read from its raw line where they are a mark: schema 10) */
+#define TL_FLD LT_LINE_FIELDS_SQL("g")
 
 static const char tl_lines_sql[] =
     "SELECT g.ts_us, coalesce((SELECT s FROM strs WHERE id = g.component_id), 'log'),"
     " (SELECT s FROM strs WHERE id = g.kind_id), g.severity,"
     /* a structured LeaderElection event says what happened in its message field */
     " CASE WHEN g.kind_id = (SELECT id FROM strs WHERE s = 'became-leader')"
-    "  AND json_valid(lt_raw(g.fields)) THEN coalesce(json_extract(lt_raw(g.fields), "
+    "  AND json_valid(" TL_FLD ") THEN coalesce(json_extract(" TL_FLD ", "
     "'$.message'), " TL_MSG ")"
     "  ELSE " TL_MSG " END,"
-    " CASE WHEN json_valid(lt_raw(g.fields)) THEN json_extract(lt_raw(g.fields), '$.err') END, "
+    " CASE WHEN json_valid(" TL_FLD ") THEN json_extract(" TL_FLD ", '$.err') END, "
     "g.id,"
     " (SELECT s FROM strs WHERE id = g.obj_kind_id),"
     " (SELECT s FROM strs WHERE id = g.obj_namespace_id),"

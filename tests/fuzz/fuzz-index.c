@@ -9,7 +9,8 @@
  * rest is the file.  Checked, besides memory safety: an ingest leaves every
  * lifecycle current (lt_derived_check); the same file ingested again is a
  * duplicate that adds no event, line, reject or source; content identity
- * never takes an edited file for one already read (its ingest adds a source).
+ * never takes an edited file for one already read (its ingest adds a source);
+ * every line's fields mark decodes from its stored raw line.
  */
 #include "fuzz-common.h"
 
@@ -59,6 +60,12 @@ static void index_ingest(struct lt_store *st, const char *path, const struct lt_
 	if (lt_derived_check(st, &why) != 0)
 		fuzz_fail("a lifecycle is behind after an ingest", why.ptr);
 	lt_buf_release(&why);
+	/* a line's fields are stored as a mark only where decoder 1 reads them from the stored
+	   raw line (schema 10, index-fields.c) */
+	if (index_count(
+		st, "SELECT count(*) FROM lines WHERE fields = X''"
+		    " AND lt_line_fields(lt_raw_of('lines', id), msg_at + msg_len) IS NULL") != 0)
+		fuzz_fail("a line's fields mark does not decode from its raw line", path);
 }
 
 /* The same file again: a duplicate, nothing added. */

@@ -1,4 +1,5 @@
 /* test-index.c - unit tests of the store: ingestion, dedupe, stages, rejects, inputs, opening. */
+#define _GNU_SOURCE /* memmem */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1243,9 +1244,13 @@ static void open_fails(const char *path, int flags, int want, struct lt_error *e
  * What a store of schema 7 held of its lines: every message as text, no msg_at, msg_len
  * (the first statements of each downgrade; the logs view, which reads them, dropped).
  */
+/* Schema 10 back to 9: every line's fields as text, no mark (index-fields.c). */
+#define TO9_FIELDS ("UPDATE lines SET fields = " LT_LINE_FIELDS_SQL("lines") " WHERE fields = X''")
+
 /* Schema 9 back to 8: the lines' keys in lines.lkey, under the unique index lines_key. */
 #define TO8_KEYS                                                                                   \
-	"UPDATE lines SET lkey = (SELECT k FROM line_keys AS k WHERE k.id = lines.id)",            \
+	TO9_FIELDS,                                                                                \
+	    "UPDATE lines SET lkey = (SELECT k FROM line_keys AS k WHERE k.id = lines.id)",        \
 	    "CREATE UNIQUE INDEX lines_key ON lines(lkey)", "DROP TABLE line_keys"
 
 #define TO7_LINES                                                                                  \
@@ -1870,7 +1875,7 @@ static void test_raw_compressed(void **state)
 		lt_buf_printf(
 		    &b,
 		    "I0405 06:%02d:%02d.%06d    2345 kubelet_node_status.go:%d] \"Updating"
-		    " node status\" node=\"n%d\" attempt=%d\n",
+		    " \\\"node\\\" status\" node=\"n%d\" attempt=%d\n",
 		    i / 600, i / 10 % 60, i * 7919 % 1000000, 400 + i % 50, i % 97, i);
 	path_join(klog, dir, "kubelet.log");
 	write_bytes(klog, b.ptr, b.len, "wb");
@@ -1893,7 +1898,9 @@ static void test_raw_compressed(void **state)
 		   NULL);
 	assert_string_equal(got, "lines.fields|1|1|0|1|1\n");
 	free(got);
-	/* fields: text for the values trained on, compressed after; the logs view reads both */
+	/* fields: text for the values trained on, compressed after; the logs view reads both
+	 * (the message has escapes, so it is no slice of the line: decoder 1 has no mark to
+	 * offer, index-fields.c, and every line's fields take the packer's path) */
 	got = q_rows(st,
 		     "SELECT (SELECT count(*) FROM lines WHERE typeof(fields) = 'blob'),"
 		     " (SELECT count(*) FROM logs WHERE json_extract(fields, '$.node')"
@@ -2135,6 +2142,7 @@ static int shows(struct lt_store *st, int audit, int64_t id, const char *p, size
 static void test_schema_upgrade_9_blocks(void **state)
 {
 	static const char *const to8[] = {
+	    TO9_FIELDS,
 	    TO8_RAW,
 	    "UPDATE meta SET value = '8' WHERE key = 'schema'",
 	};
@@ -2275,6 +2283,210 @@ static void test_schema_upgrade_10_asize(void **state)
 		    "SELECT count(DISTINCT stream_id), (SELECT typeof(ext_id) FROM audit_ext_packed"
 		    " WHERE id = 3) FROM audit_ext_packed",
 		    NULL, "2|text\n");
+/* ---- lines.fields from the raw line (schema 10, index-fields.c) -------------- */
+
+/* Structured klog lines of every shape decoder 1 meets: plain, escaped, cut, odd. */
+#define FL(t, tail)                                                                                \
+	"2024-04-05T05:50:" t "+00:00 n1 kubelet[1]: E0405 05:50:" t " 1 a.go:1] " tail "\n"
+static const char fields_lines[] = FL("01.000001", "\"Plain\" pod=\"ns/p\" err=\"x\"")
+    FL("02.000001", "\"Bare\" a=1 b=[x y] c={d e} f=(g h) i=j")
+	FL("03.000001", "\"Escapes\" v=\"tab\\there \\x41\\u00e9\\U0001F600 \\q \\\"q\\\"\"")
+	    FL("04.000001", "\"Cut\" v=\"never closed") FL("05.000001", "\"Rest\" a=1 then words")
+		FL("06.000001", "\"Spaces\" a=1   \r")
+		    FL("07.000001", "\"Inner \"quote\" kept\" a=\"b\"")
+			FL("08.000001", "\"Msg \\\"escaped\\\"\" a=1") FL("09.000001", "\"n1\" a=1")
+			    FL("10.000001", "\"NoPairs\" x")
+				FL("11.000001", "\"Ctl\" a=\"\x01\x7f\" b=\"\\u0000\"")
+				    FL("12.000001", "printf text a=1")
+					FL("13.000001",
+					   "\"Bad hex\" a=\"\\xZZ\\u12\" b=\"\\U00110000\"")
+					    FL("14.000001", "\"Quoted key\" \"k\"=1 a=\"v\" =x");
+
+/* What a sink saw of each line: the parser's fields, and decoder 1 on the raw line. */
+struct fields_seen {
+	struct index_fields_check check;
+	struct lt_buf want; /* each line's fields (or "-"), one a line */
+	int lines, decoded, same;
+};
+
+/* The message's byte in the raw line, found as the writer finds it (index-logs.c). */
+static ptrdiff_t fields_msg_at(const struct lt_log_line *ln)
+{
+	const char *raw = ln->raw.ptr, *m = ln->message.ptr, *at = NULL;
+
+	if (raw == NULL || m == NULL)
+		return -1;
+	if (m >= raw && ln->message.len <= ln->raw.len &&
+	    (size_t)(m - raw) <= ln->raw.len - ln->message.len)
+		return m - raw;
+	if (ln->message.len > 0)
+		at = memmem(raw, ln->raw.len, m, ln->message.len);
+	return at == NULL ? -1 : at - raw;
+}
+
+static int fields_on_log(const struct lt_log_line *ln, const struct lt_where *at, void *ctx)
+{
+	struct fields_seen *f = ctx;
+	ptrdiff_t m = fields_msg_at(ln);
+
+	(void)at;
+	f->lines++;
+	if (ln->fields.ptr != NULL)
+		lt_buf_append(&f->want, ln->fields.ptr, ln->fields.len);
+	else
+		lt_buf_putc(&f->want, '-');
+	lt_buf_putc(&f->want, '\n');
+	if (m < 0 || !index_fields_decode(&f->check.out, &f->check.tmp, ln->raw.ptr, ln->raw.len,
+					  (size_t)m + ln->message.len))
+		return 0;
+	f->decoded++;
+	/* decoder 1 reproduces the parser's fields or declines: it never gives other ones */
+	if (ln->fields.ptr == NULL || f->check.out.len != ln->fields.len ||
+	    memcmp(f->check.out.ptr, ln->fields.ptr, ln->fields.len) != 0)
+		fail_msg("line %llu: decoder 1 gave %s, the parser %.*s",
+			 (unsigned long long)at->line, f->check.out.ptr, (int)ln->fields.len,
+			 ln->fields.ptr ? ln->fields.ptr : "(none)");
+	f->same++;
+	return 0;
+}
+
+static int fields_on_audit(const struct lt_audit_event *ev, const struct lt_where *at, void *ctx)
+{
+	(void)ev, (void)at, (void)ctx;
+	return 0;
+}
+
+static int fields_on_reject(const struct lt_where *at, const char *reason, void *ctx)
+{
+	(void)at, (void)reason, (void)ctx;
+	return 0;
+}
+
+/*
+ * Parses path, checking decoder 1 against the parser line by line, then ingests it into a
+ * new store of case name: its logs view gives every line's fields as the parser gave them
+ * (marked or not).  Returns the lines the decoder reproduced.
+ */
+static int fields_check_file(const char *path, const char *name)
+{
+	const struct lt_sink sink = {.audit = fields_on_audit,
+				     .log = fields_on_log,
+				     .reject = fields_on_reject,
+				     .year = 2024};
+	struct fields_seen f = {.lines = 0};
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	enum lt_format fmt;
+	struct lt_input *in;
+	struct lt_store *st;
+	char dir[PATH_SIZE];
+	struct seen s;
+
+	index_fields_check_init(&f.check);
+	lt_buf_init(&f.want);
+	assert_int_equal(lt_input_open(&in, path, &err), 0);
+	(void)lt_parse_input(in, &sink, &f, &fmt, &err);
+	lt_input_free(in);
+	case_dir(dir, name);
+	st = open_store(dir);
+	(void)ingest(st, path, 0, &s, &t, &err);
+	expect_rows(st, "SELECT coalesce(fields, '-') FROM logs ORDER BY id", NULL, f.want.ptr);
+	/* a mark is only stored where decoder 1 decodes the stored raw line */
+	expect_rows(st,
+		    "SELECT count(*) FROM lines WHERE fields = X''"
+		    " AND lt_line_fields(lt_raw_of('lines', id), msg_at + msg_len) IS NULL",
+		    NULL, "0\n");
+	close_store(st);
+	index_fields_check_release(&f.check);
+	lt_buf_release(&f.want);
+	return f.same;
+}
+
+/*
+ * Decoder 1 (index-fields.c) on every line of the kubelet and shape corpora and on klog
+ * lines of every odd shape: where it decodes, it gives exactly the parser's fields; a store
+ * shows every line's fields as the parser gave them, its marks and its text alike.
+ */
+static void test_fields_decoder(void **state)
+{
+	static const char *const dirs[] = {LT_TEST_CORPUS "/kubelet", LT_TEST_CORPUS "/shapes"};
+	char dir[PATH_SIZE], path[PATH_SIZE], name[64];
+	int same = 0, n = 0;
+
+	(void)state;
+	case_dir(dir, "fields-odd");
+	write_file(path, dir, "odd.log", fields_lines);
+	assert_true(fields_check_file(path, "fields-odd-store") >= 6);
+	for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
+		DIR *dp = opendir(dirs[d]);
+		struct dirent *e;
+
+		assert_non_null(dp);
+		while ((e = readdir(dp)) != NULL) {
+			if (e->d_name[0] == '.')
+				continue;
+			path_join(path, dirs[d], e->d_name);
+			snprintf(name, sizeof name, "fields-%d", n++);
+			same += fields_check_file(path, name);
+		}
+		closedir(dp);
+	}
+	assert_true(same > 0);
+}
+
+/*
+ * Schema 9 to 10: a store of 9 holds every line's fields as text (or packed); 10 stores a
+ * mark, an empty blob, where decoder 1 (index-fields.c) rebuilds them from the raw line.  A
+ * read-only open refuses a store of 9 (asize's step of 10 is one its readers need); a
+ * writable one upgrades it in place: its rows keep their text, read as they are, the logs view gives what it gave, new lines get marks, and
+ * a line read again from an overlapping file (its fields text in the old row, a mark's
+ * decoding in the new one) is found a duplicate.
+ */
+static void test_schema_upgrade_10_jsize(void **state)
+{
+	static const char *const to9[] = {
+	    TO9_FIELDS,
+	    "UPDATE meta SET value = '9' WHERE key = 'schema'",
+	};
+	char dir[PATH_SIZE], k1[PATH_SIZE], k2[PATH_SIZE], *want;
+	struct lt_ingest_totals t = {0};
+	struct lt_store *st;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "schema-upgrade-10");
+	write_file(k1, dir, "k1.log",
+		   FL("01.000001", "\"Plain\" pod=\"ns/p\"")
+		       FL("02.000001", "\"Msg \\\"escaped\\\"\" a=1") FL("03.000001", "\"None\""));
+	write_file(k2, dir, "k2.log",
+		   FL("01.000001", "\"Plain\" pod=\"ns/p\"")
+		       FL("02.000001", "\"Msg \\\"escaped\\\"\" a=1") FL("03.000001", "\"None\"")
+			   FL("04.000001", "\"New\" err=\"e\""));
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, k1, &s, &t), 3, 3, 0, 0, 0);
+	/* the plain line's fields are a mark; the escaped message is no slice: its fields text */
+	expect_rows(st, "SELECT id, typeof(fields), length(fields) FROM lines ORDER BY id", NULL,
+		    "1|blob|0\n2|text|9\n3|null|NULL\n");
+	want = q_rows(st, "SELECT * FROM logs ORDER BY id", NULL);
+	expect_rows(st, "SELECT fields FROM logs ORDER BY id", NULL,
+		    "{\"pod\":\"ns/p\"}\n{\"a\":\"1\"}\nNULL\n");
+	/* a read-only open refuses it (schema 10 also packed audit_ext); a writable one upgrades */
+	st = reopen_downgraded(st, dir, to9, sizeof to9 / sizeof *to9, "schema 9");
+	expect_rows(
+	    st,
+	    "SELECT (SELECT value FROM meta WHERE key = 'schema'), group_concat(typeof(fields))"
+	    " FROM lines",
+	    NULL, "10|text,text,null\n");
+	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
+	free(want);
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, k2, &s, &t), 4, 1, 3, 0, 0);
+	expect_rows(st,
+		    "SELECT g.id, typeof(g.fields), v.fields FROM lines AS g JOIN logs AS v"
+		    " ON v.id = g.id ORDER BY g.id",
+		    NULL,
+		    "1|text|{\"pod\":\"ns/p\"}\n2|text|{\"a\":\"1\"}\n3|null|NULL\n"
+		    "4|blob|{\"err\":\"e\"}\n");
 	close_store(st);
 }
 
@@ -2411,6 +2623,7 @@ static void test_schema_upgrade_9_counted(void **state)
 	static const char *const to8[] = {
 	    TO8_AUDIT("CASE audit_hash WHEN lt_audit_id_hash('" UUID_P1 "') THEN"
 		      " lt_audit_id_pack('" UUID_P1 "') ELSE 'Not-A-UUID-o9' END"),
+	    TO9_FIELDS,
 	    "UPDATE meta SET value = '8' WHERE key = 'schema'",
 	};
 	char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], *want;
@@ -2652,6 +2865,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_raw_junk, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_9_counted, teardown),
 	    cmocka_unit_test_teardown(test_count_keys_capped, teardown),
+	    cmocka_unit_test_teardown(test_fields_decoder, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_10_jsize, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
