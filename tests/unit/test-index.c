@@ -2283,6 +2283,9 @@ static void test_schema_upgrade_10_asize(void **state)
 		    "SELECT count(DISTINCT stream_id), (SELECT typeof(ext_id) FROM audit_ext_packed"
 		    " WHERE id = 3) FROM audit_ext_packed",
 		    NULL, "2|text\n");
+	close_store(st);
+}
+
 /* ---- lines.fields from the raw line (schema 10, index-fields.c) -------------- */
 
 /* Structured klog lines of every shape decoder 1 meets: plain, escaped, cut, odd. */
