@@ -137,7 +137,7 @@ int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink,
 		     const struct index_pipe_prep *prep, void *ctx, enum lt_format *format_out,
 		     struct lt_error *err);
 
-/* ---- raw records, compressed (index-raw.c) ---- */
+/* ---- raw records, compressed (index-raw.c; read back by index-rawread.c) ---- */
 
 enum index_raw_table { INDEX_RAW_AUDIT, INDEX_RAW_LINES, INDEX_RAW_FIELDS };
 
@@ -145,24 +145,23 @@ enum index_raw_table { INDEX_RAW_AUDIT, INDEX_RAW_LINES, INDEX_RAW_FIELDS };
  * One load's writer of one raw table.  audit_raw and lines_raw (schema 9):
  * consecutive records gathered into a block, compressed and stored as one row
  * of audit_blocks or lines_blocks when it fills or the batch commits.
- * lines.fields: the first values are kept in memory as samples until a
- * dictionary is trained on them (or the batch commits); then they and every
- * later value are compressed one by one.  Embedded: _init/_release; a writer whose
+ * lines.fields (a packer): the first values, which the caller stores as text, are kept
+ * in memory as samples until a dictionary is trained on them; every later value is
+ * compressed one by one.  Embedded: _init/_release; a writer whose
  * transaction was rolled back is released (its blocks' dictionary may be gone with it).
  */
 struct index_raw_writer {
 	struct lt_store *st;
 	enum index_raw_table table;
 	int64_t source_id;
-	sqlite3_stmt *ins;
-	int settled; /* trained (or decided against a dictionary): compressing */
+	sqlite3_stmt *ins; /* a block's insert */
+	int settled;	   /* trained (or decided against a dictionary): compressing */
 	struct ZSTD_CCtx_s *cctx;
 	const struct ZSTD_CDict_s *cdict;
 	void *cdict_ws;	       /* cdict's memory (ZSTD_initStaticCDict) */
 	int64_t dict_id;       /* raw_dicts.id of cdict */
-	struct lt_buf samples; /* the samples' bytes, end to end */
+	struct lt_buf samples; /* the samples' bytes, end to end (INDEX_RAW_FIELDS) */
 	size_t *sizes;	       /* each sample's length */
-	int64_t *ids;	       /* each sample's row id */
 	size_t nsamples, cap_samples;
 	unsigned char *blob; /* the last compressed record, or block */
 	size_t blob_len, blob_cap;
@@ -234,9 +233,10 @@ void index_raw_coder_encode(struct index_raw_coder *c, const struct index_raw_sh
 			    const char *p, size_t n, struct index_raw_coded *out);
 
 /*
- * index_raw_put and index_raw_pack given what a coder made of p: used as it is when it was
- * made with the writer's present dictionary, else the writer compresses p itself.  The
- * store holds the same bytes either way.
+ * index_raw_put and index_raw_pack given what a coder made of p: index_raw_pack_coded uses it as
+ * it is when it was made with the packer's present dictionary, else the packer compresses p
+ * itself; the store holds the same bytes either way.  A block writer never shares a settled
+ * dictionary, so index_raw_put_coded is index_raw_put (the pipe's RAW slot that calls it goes).
  */
 int index_raw_put_coded(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
 			const struct index_raw_coded *coded, struct lt_error *err);
