@@ -18,6 +18,12 @@ struct index_intern_cache {
 	struct index_intern_slot *slots;
 	size_t cap, used;
 	uint64_t gen; /* bumped by index_intern_clear: memos of an older one are stale */
+	/*
+	 * complete: every row of strs is in the cache (strs was empty when this generation
+	 * began, and the cache was not cleared since), so a string the cache misses is new and
+	 * goes straight to the INSERT; checked: this generation has looked
+	 */
+	int complete, checked;
 };
 
 /* One column's last string and its id: most columns repeat the previous event's. */

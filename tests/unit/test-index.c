@@ -684,6 +684,57 @@ static void test_reingest_is_noop(void **state)
 	close_store(st);
 }
 
+/* index_intern_id of text: its id, checked not 0. */
+static int64_t intern_text(struct lt_store *st, const char *text)
+{
+	struct lt_error err = {0};
+	int64_t id = 0;
+
+	assert_int_equal(index_intern_id(st, (struct lt_str){text, strlen(text)}, &id, &err), 0);
+	assert_true(id > 0);
+	return id;
+}
+
+/*
+ * Interning: a store whose strs is empty inserts a string the cache misses at once (the cache
+ * is complete); a store opened again over rows it has not cached looks them up (not complete);
+ * a cache wrongly taken for complete still finds an existing string (strs.s is UNIQUE): each
+ * string has one id whatever the path, and strs holds it once.
+ */
+static void test_intern_insert_first(void **state)
+{
+	char dir[PATH_SIZE];
+	struct lt_error err = {0};
+	struct lt_store *st;
+	int64_t a, b;
+
+	(void)state;
+	case_dir(dir, "intern");
+	st = open_store(dir);
+	assert_int_equal(index_store_exec(st, "BEGIN", &err), 0);
+	a = intern_text(st, "kube-node-lease");
+	assert_true(st->strs.checked && st->strs.complete);
+	b = intern_text(st, "node-1");
+	assert_true(b != a);
+	assert_int_equal(intern_text(st, "kube-node-lease"), a);
+	assert_int_equal(index_store_exec(st, "COMMIT", &err), 0);
+	close_store(st);
+
+	st = open_store(dir);
+	assert_int_equal(index_store_exec(st, "BEGIN", &err), 0);
+	assert_int_equal(intern_text(st, "node-1"), b);
+	assert_true(st->strs.checked && !st->strs.complete);
+	/* the cache forgets (a rollback, an overflow) and is then wrongly taken for complete */
+	index_intern_clear(&st->strs);
+	st->strs.checked = st->strs.complete = 1;
+	assert_int_equal(intern_text(st, "kube-node-lease"), a);
+	assert_true(intern_text(st, "node-2") > b);
+	assert_int_equal(index_store_exec(st, "COMMIT", &err), 0);
+	expect_rows(st, "SELECT s, count(*) FROM strs GROUP BY s ORDER BY s", NULL,
+		    "kube-node-lease|1\nnode-1|1\nnode-2|1\n");
+	close_store(st);
+}
+
 /*
  * A text log that grew into something that is no log (control bytes in its first 4 KiB):
  * not a log, and neither its report nor the totals count again what was read of it before
@@ -2537,6 +2588,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
 	    cmocka_unit_test_teardown(test_other_resources, teardown),
 	    cmocka_unit_test_teardown(test_reingest_is_noop, teardown),
+	    cmocka_unit_test_teardown(test_intern_insert_first, teardown),
 	    cmocka_unit_test_teardown(test_grown_into_not_log, teardown),
 	    cmocka_unit_test_teardown(test_far_future_lines, teardown),
 	    cmocka_unit_test_teardown(test_dedupe_across_files, teardown),
