@@ -177,6 +177,7 @@ struct index_raw_writer {
 	int64_t block_first, block_last; /* its first and last record's ids */
 	size_t block_n;			 /* its records */
 	size_t last_raw, last_packed;	 /* the last block's bytes, as records and stored */
+	struct raw_async *async;	 /* its compressor (index-raw.c): a thread of its own */
 };
 
 void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,

@@ -42,6 +42,7 @@
 #include "index-raw.h"
 
 #include <assert.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zdict.h>
@@ -149,6 +150,8 @@ static ZSTD_CCtx *raw_cctx_new(void)
 	return c;
 }
 
+static void raw_async_free(struct index_raw_writer *w); /* the blocks' compressor, below */
+
 void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,
 			   enum index_raw_table table, int64_t source_id)
 {
@@ -161,6 +164,7 @@ void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,
 
 void index_raw_writer_release(struct index_raw_writer *w)
 {
+	raw_async_free(w); /* first: its thread uses the context and the blob */
 	sqlite3_finalize(w->ins);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->cdict_ws); /* cdict's: a static CDict is its workspace */
@@ -283,75 +287,223 @@ static void raw_buf_varint(struct lt_buf *b, uint64_t v)
 }
 
 /*
- * Compresses the open block into w->blob (INDEX_RAW_BLOCK, the content's length, the records'
- * count, the directory's length, then one frame of the records and the directory).
+ * The block compressor: a thread of the writer's own compresses each full block while the
+ * writer goes on with the next rows, so the writer's thread only gathers records and inserts
+ * the finished blocks (zstd was 14 % of its instructions on an audit log: bench/RESULTS.md,
+ * branch writer).  One block is in flight at most.  When a block fills, the writer waits for
+ * the one in flight (long done, more often than not: a block's rows cost the writer some
+ * twice what compressing it costs), inserts it, and hands over the new one, its ids decided:
+ * the rows stay in id order and in the transaction, and index_raw_flush inserts the last block
+ * before every commit, so the rollback hook's guarantee holds as it did.  While a block is in
+ * flight, w->cctx, w->cdict, w->dict_id, w->settled and w->blob are the compressor's; the
+ * writer reads w->blob once it took the block back (under the mutex: it happens after).
+ * The next block's size follows the ratio of the block taken back last (the one before the
+ * one in flight): decided by the data, never by timing, so a load stores the same blocks
+ * whichever thread runs first.  Without a thread (pthread_create failed) the writer
+ * compresses each block itself.
  */
-static int raw_block_encode(struct index_raw_writer *w, struct lt_error *err)
-{
-	size_t dir_len = w->dir.len, bound, head = 1, got;
+enum raw_job_state { RAW_JOB_NONE, RAW_JOB_QUEUED, RAW_JOB_DONE };
 
-	lt_buf_append(&w->body, w->dir.ptr, w->dir.len);
-	bound = ZSTD_compressBound(w->body.len);
+/* What went wrong compressing a block, reported by the writer when it takes the block back. */
+enum raw_job_fail { RAW_FAIL_NONE, RAW_FAIL_CTX, RAW_FAIL_NOMEM, RAW_FAIL_ZSTD, RAW_FAIL_DICT };
+
+struct raw_async {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t changed;
+	int running, stop;
+	enum raw_job_state state;
+	/* the block in flight: its content (records, then directory) and its head's numbers */
+	struct lt_buf body;
+	int64_t first;
+	size_t n, dir_len;
+	/* its outcome: w->blob holds blob_len bytes */
+	enum raw_job_fail fail;
+	const char *zerr; /* zstd's name of the error (RAW_FAIL_ZSTD) */
+};
+
+/*
+ * Compresses the block in a (its content, n records, its directory's length dir_len bytes at
+ * the end) into w->blob: INDEX_RAW_BLOCK, the content's length, the records' count, the
+ * directory's length, then one frame.  The writer's first block becomes the dictionary of the
+ * later ones, known as its first record's id.  On the compressor's thread, or the writer's.
+ */
+static void raw_block_job(struct index_raw_writer *w, struct raw_async *a)
+{
+	size_t bound, head = 1, got;
+
+	a->fail = RAW_FAIL_NONE;
+	if (w->cctx == NULL && (w->cctx = raw_cctx_new()) == NULL) {
+		a->fail = RAW_FAIL_CTX;
+		return;
+	}
+	bound = ZSTD_compressBound(a->body.len);
 	LT_GROW(w->blob, w->blob_cap, 4 * 10 + bound);
 	w->blob[0] = w->cdict != NULL ? INDEX_RAW_BLOCK_DICT : INDEX_RAW_BLOCK;
-	head += raw_put_varint(w->blob + head, w->body.len);
-	head += raw_put_varint(w->blob + head, w->block_n);
-	head += raw_put_varint(w->blob + head, dir_len);
+	head += raw_put_varint(w->blob + head, a->body.len);
+	head += raw_put_varint(w->blob + head, a->n);
+	head += raw_put_varint(w->blob + head, a->dir_len);
 	if (w->cdict != NULL)
 		head += raw_put_varint(w->blob + head, (uint64_t)w->dict_id);
-	got = ZSTD_compress2(w->cctx, w->blob + head, w->blob_cap - head, w->body.ptr, w->body.len);
-	if (ZSTD_isError(got))
-		return ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation
-			   ? raw_nomem(err, "compressing a block of raw records")
-			   : lt_error_set(err, LT_ERR_DB, "cannot compress raw records: %s",
-					  ZSTD_getErrorName(got));
+	got = ZSTD_compress2(w->cctx, w->blob + head, w->blob_cap - head, a->body.ptr, a->body.len);
+	if (ZSTD_isError(got)) {
+		a->fail = ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation ? RAW_FAIL_NOMEM
+										 : RAW_FAIL_ZSTD;
+		a->zerr = ZSTD_getErrorName(got);
+		return;
+	}
 	w->blob_len = head + got;
-	return 0;
+	if (!w->settled) {
+		size_t dn = a->body.len < INDEX_RAW_BLOCK_DICT_BYTES ? a->body.len
+								     : INDEX_RAW_BLOCK_DICT_BYTES;
+
+		w->settled = 1;
+		/* on failure no block says it has a dictionary the context does not hold */
+		if (raw_cdict_load(w, a->body.ptr, dn, ZSTD_dct_rawContent) != 0)
+			a->fail = RAW_FAIL_DICT;
+		else
+			w->dict_id = a->first;
+	}
 }
 
-/*
- * The writer's first block is stored: its content (still in w->body) becomes the raw
- * dictionary of every later block, known as that block's id.  Once (w->settled).
- */
-static int raw_block_dict(struct index_raw_writer *w, struct lt_error *err)
+/* The compressor's thread: each block handed over, in order, until told to stop. */
+static void *raw_async_run(void *arg)
 {
-	size_t n =
-	    w->body.len < INDEX_RAW_BLOCK_DICT_BYTES ? w->body.len : INDEX_RAW_BLOCK_DICT_BYTES;
+	struct index_raw_writer *w = arg;
+	struct raw_async *a = w->async;
 
-	w->settled = 1;
-	/* on failure no block says it has a dictionary the context does not hold */
-	if (raw_cdict_load(w, w->body.ptr, n, ZSTD_dct_rawContent) != 0)
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		while (a->state != RAW_JOB_QUEUED && !a->stop)
+			pthread_cond_wait(&a->changed, &a->mu);
+		if (a->state != RAW_JOB_QUEUED)
+			break;
+		pthread_mutex_unlock(&a->mu);
+		raw_block_job(w, a);
+		pthread_mutex_lock(&a->mu);
+		a->state = RAW_JOB_DONE;
+		pthread_cond_broadcast(&a->changed);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+/* The compressor of w, made on first use (its thread started when it can be). */
+static struct raw_async *raw_async_of(struct index_raw_writer *w)
+{
+	struct raw_async *a = w->async;
+
+	if (a != NULL)
+		return a;
+	a = w->async = lt_xcalloc(1, sizeof *a);
+	lt_buf_init(&a->body);
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->changed, NULL);
+	a->running = pthread_create(&a->thread, NULL, raw_async_run, w) == 0;
+	return a;
+}
+
+/* Stops w's compressor, the block in flight dropped (a released writer's rows are not kept). */
+static void raw_async_free(struct index_raw_writer *w)
+{
+	struct raw_async *a = w->async;
+
+	if (a == NULL)
+		return;
+	if (a->running) {
+		pthread_mutex_lock(&a->mu);
+		a->stop = 1;
+		pthread_cond_broadcast(&a->changed);
+		pthread_mutex_unlock(&a->mu);
+		pthread_join(a->thread, NULL);
+	}
+	pthread_mutex_destroy(&a->mu);
+	pthread_cond_destroy(&a->changed);
+	lt_buf_release(&a->body);
+	free(a);
+	w->async = NULL;
+}
+
+/* The error of a block that failed to compress. */
+static int raw_job_error(const struct raw_async *a, struct lt_error *err)
+{
+	switch (a->fail) {
+	case RAW_FAIL_CTX:
+		return raw_nomem(err, "compressing raw records");
+	case RAW_FAIL_NOMEM:
+		return raw_nomem(err, "compressing a block of raw records");
+	case RAW_FAIL_DICT:
 		return raw_nomem(err, "loading a block of raw records as a dictionary");
-	w->dict_id = w->block_first;
-	return 0;
+	default:
+		return lt_error_set(err, LT_ERR_DB, "cannot compress raw records: %s", a->zerr);
+	}
 }
 
 /*
- * Stores the open block as the row of its first record's id, and empties it.  The caller's
- * sqlite3_last_insert_rowid() is left as it was: the loaders read it after storing a record.
+ * Takes the block in flight back, once compressed, and stores it as the row of its first
+ * record's id.  The caller's sqlite3_last_insert_rowid() is left as it was: the loaders read
+ * it after storing a record.
+ */
+static int raw_block_take(struct index_raw_writer *w, struct lt_error *err)
+{
+	struct raw_async *a = w->async;
+	sqlite3_int64 last;
+	int rc;
+
+	if (a == NULL || a->state == RAW_JOB_NONE)
+		return 0;
+	pthread_mutex_lock(&a->mu);
+	while (a->state == RAW_JOB_QUEUED)
+		pthread_cond_wait(&a->changed, &a->mu);
+	a->state = RAW_JOB_NONE;
+	pthread_mutex_unlock(&a->mu);
+	if (a->fail != RAW_FAIL_NONE && a->fail != RAW_FAIL_DICT)
+		return raw_job_error(a, err);
+	/* the ratio of this block sizes the next but one (a block cut short by a commit, too) */
+	w->last_raw = a->body.len;
+	w->last_packed = w->blob_len;
+	last = sqlite3_last_insert_rowid(w->st->db);
+	rc = raw_insert(w, a->first, w->blob, w->blob_len, err);
+	sqlite3_set_last_insert_rowid(w->st->db, last);
+	if (rc == 0 && a->fail == RAW_FAIL_DICT)
+		rc = raw_job_error(a, err);
+	return rc;
+}
+
+/*
+ * Hands the open block over to the compressor (after taking back the one in flight) and
+ * empties it; without a thread, compresses and stores it at once.
  */
 static int raw_block_write(struct index_raw_writer *w, struct lt_error *err)
 {
-	sqlite3_int64 last = sqlite3_last_insert_rowid(w->st->db);
-	int rc;
+	struct raw_async *a;
+	struct lt_buf spare;
 
 	if (w->block_n == 0)
 		return 0;
-	if (w->cctx == NULL && (w->cctx = raw_cctx_new()) == NULL)
-		return raw_nomem(err, "compressing raw records");
-	if (raw_block_encode(w, err) != 0)
+	if (raw_block_take(w, err) != 0)
 		return LT_ERR_DB;
-	/* the ratio of this block sizes the next (a block cut short by a commit, too) */
-	w->last_raw = w->body.len;
-	w->last_packed = w->blob_len;
-	rc = raw_insert(w, w->block_first, w->blob, w->blob_len, err);
-	sqlite3_set_last_insert_rowid(w->st->db, last);
-	if (rc == 0 && !w->settled)
-		rc = raw_block_dict(w, err);
+	a = raw_async_of(w);
+	lt_buf_append(&w->body, w->dir.ptr, w->dir.len);
+	spare = a->body; /* the buffers change hands: nothing is copied */
+	a->body = w->body;
+	w->body = spare;
+	a->first = w->block_first;
+	a->n = w->block_n;
+	a->dir_len = w->dir.len;
 	lt_buf_reset(&w->body);
 	lt_buf_reset(&w->dir);
 	w->block_n = 0;
-	return rc;
+	if (!a->running) {
+		raw_block_job(w, a);
+		a->state = RAW_JOB_DONE;
+		return raw_block_take(w, err);
+	}
+	pthread_mutex_lock(&a->mu);
+	a->state = RAW_JOB_QUEUED;
+	pthread_cond_broadcast(&a->changed);
+	pthread_mutex_unlock(&a->mu);
+	return 0;
 }
 
 /* The bytes of records the open block takes: what would compress to RAW_BLOCK_CELL. */
@@ -533,7 +685,10 @@ int index_raw_flush(struct index_raw_writer *w, struct lt_error *err)
 	/* a packer's samples are stored already, as text: it goes on sampling */
 	if (!raw_in_blocks(w))
 		return 0;
-	return raw_block_write(w, err); /* a block holds records only once index_raw_put prepared */
+	/* a block holds records only once index_raw_put prepared */
+	if (raw_block_write(w, err) != 0)
+		return LT_ERR_DB;
+	return raw_block_take(w, err);
 }
 
 /* ---- compressing on another thread ---- */
@@ -548,11 +703,17 @@ struct index_raw_coder {
 
 void index_raw_share_of(struct index_raw_share *out, const struct index_raw_writer *w)
 {
-	/* a block is compressed whole by its writer: nothing to compress record by record */
-	*out =
-	    (struct index_raw_share){.settled = !raw_in_blocks(w) && w->settled && w->cctx != NULL,
-				     .cdict = w->cdict,
-				     .dict_id = w->cdict ? w->dict_id : 0};
+	/*
+	 * a block is compressed whole by its writer's compressor: nothing to compress record by
+	 * record, and its context and dictionary are that thread's (not read here)
+	 */
+	if (raw_in_blocks(w)) {
+		*out = (struct index_raw_share){0};
+		return;
+	}
+	*out = (struct index_raw_share){.settled = w->settled && w->cctx != NULL,
+					.cdict = w->cdict,
+					.dict_id = w->cdict ? w->dict_id : 0};
 }
 
 struct index_raw_coder *index_raw_coder_new(void)
