@@ -26,7 +26,7 @@
 # callgrind (--separate-threads=yes) on the first 30000 journal lines, the first 8000 lines of each
 # audit log and the CloudWatch export of the first 8000 audit lines, for BEFORE and this tree,
 # per thread (thread 1: the writer, then indexes and lifecycles;
-# thread 2: the parser).
+# thread 2: the parser; threads 3 and on: the raw blocks' compressors, each load's own, summed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 audit_min=${1:-12}
@@ -102,16 +102,20 @@ if [ -n "$before" ]; then
   done
 fi
 
-# callgrind NAME BIN INPUT [OPTIONS...] -> "NAME thread1 thread2 total" instructions
+# callgrind NAME BIN INPUT [OPTIONS...] -> "NAME thread1 thread2 threads3+ total" instructions
 callgrind() {
-  local name=$1 bin=$2 in=$3 t1 t2; shift 3
+  local name=$1 bin=$2 in=$3 t1 t2 t3 f; shift 3
   rm -f "$out/cg.db" "$out/cg.db-wal" "$out/cg.db-shm" "$out/cg-$name".out*
   valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg-$name.out" \
     "$bin" ingest -q "$@" --db "$out/cg.db" "$in" >/dev/null 2>&1
   t1=$(sed -n 's/^summary: //p' "$out/cg-$name.out-01")
   t2=$(sed -n 's/^summary: //p' "$out/cg-$name.out-02")
-  awk -v n="$name" -v a="$t1" -v b="$t2" \
-    'BEGIN { printf "| %s | %.2f G | %.2f G | %.2f G |\n", n, a / 1e9, b / 1e9, (a + b) / 1e9 }'
+  t3=0
+  for f in "$out/cg-$name".out-0[3-9] "$out/cg-$name".out-[1-9][0-9]; do
+    if [ -e "$f" ]; then t3=$((t3 + $(sed -n 's/^summary: //p' "$f"))); fi
+  done
+  awk -v n="$name" -v a="$t1" -v b="$t2" -v c="$t3" \
+    'BEGIN { printf "| %s | %.2f G | %.2f G | %.2f G | %.2f G |\n", n, a / 1e9, b / 1e9, c / 1e9, (a + b + c) / 1e9 }'
 }
 if [ -n "${CALLGRIND:-}" ]; then
   head -30000 "$journal" >"$out/cg-journal.log"
@@ -119,7 +123,7 @@ if [ -n "${CALLGRIND:-}" ]; then
   head -8000 "$noisy" >"$out/cg-noisy.log"
   "$out/cw-export" <"$out/cg-audit.log" >"$out/cg-cw.json"
   {
-    printf '| input, build | thread 1 (writer, after the load) | thread 2 (parser) | total |\n|---|---|---|---|\n'
+    printf '| input, build | thread 1 (writer, after the load) | thread 2 (parser) | threads 3+ (block compressors) | total |\n|---|---|---|---|---|\n'
     [ -z "$before" ] || callgrind journal-before "$before" "$out/cg-journal.log" --year 2024
     callgrind journal-after "$after" "$out/cg-journal.log" --year 2024
     [ -z "$before" ] || callgrind audit-before "$before" "$out/cg-audit.log"

@@ -18,6 +18,12 @@ struct index_intern_cache {
 	struct index_intern_slot *slots;
 	size_t cap, used;
 	uint64_t gen; /* bumped by index_intern_clear: memos of an older one are stale */
+	/*
+	 * complete: every row of strs is in the cache (strs was empty when this generation
+	 * began, and the cache was not cleared since), so a string the cache misses is new and
+	 * goes straight to the INSERT; checked: this generation has looked
+	 */
+	int complete, checked;
 };
 
 /* One column's last string and its id: most columns repeat the previous event's. */
@@ -136,7 +142,7 @@ int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink,
 		     const struct index_pipe_prep *prep, void *ctx, enum lt_format *format_out,
 		     struct lt_error *err);
 
-/* ---- raw records, compressed (index-raw.c) ---- */
+/* ---- raw records, compressed (index-raw.c; read back by index-rawread.c) ---- */
 
 enum index_raw_table { INDEX_RAW_AUDIT, INDEX_RAW_LINES, INDEX_RAW_FIELDS };
 
@@ -144,24 +150,23 @@ enum index_raw_table { INDEX_RAW_AUDIT, INDEX_RAW_LINES, INDEX_RAW_FIELDS };
  * One load's writer of one raw table.  audit_raw and lines_raw (schema 9):
  * consecutive records gathered into a block, compressed and stored as one row
  * of audit_blocks or lines_blocks when it fills or the batch commits.
- * lines.fields: the first values are kept in memory as samples until a
- * dictionary is trained on them (or the batch commits); then they and every
- * later value are compressed one by one.  Embedded: _init/_release; a writer whose
+ * lines.fields (a packer): the first values, which the caller stores as text, are kept
+ * in memory as samples until a dictionary is trained on them; every later value is
+ * compressed one by one.  Embedded: _init/_release; a writer whose
  * transaction was rolled back is released (its blocks' dictionary may be gone with it).
  */
 struct index_raw_writer {
 	struct lt_store *st;
 	enum index_raw_table table;
 	int64_t source_id;
-	sqlite3_stmt *ins;
-	int settled; /* trained (or decided against a dictionary): compressing */
+	sqlite3_stmt *ins; /* a block's insert */
+	int settled;	   /* trained (or decided against a dictionary): compressing */
 	struct ZSTD_CCtx_s *cctx;
 	const struct ZSTD_CDict_s *cdict;
 	void *cdict_ws;	       /* cdict's memory (ZSTD_initStaticCDict) */
 	int64_t dict_id;       /* raw_dicts.id of cdict */
-	struct lt_buf samples; /* the samples' bytes, end to end */
+	struct lt_buf samples; /* the samples' bytes, end to end (INDEX_RAW_FIELDS) */
 	size_t *sizes;	       /* each sample's length */
-	int64_t *ids;	       /* each sample's row id */
 	size_t nsamples, cap_samples;
 	unsigned char *blob; /* the last compressed record, or block */
 	size_t blob_len, blob_cap;
@@ -171,6 +176,7 @@ struct index_raw_writer {
 	int64_t block_first, block_last; /* its first and last record's ids */
 	size_t block_n;			 /* its records */
 	size_t last_raw, last_packed;	 /* the last block's bytes, as records and stored */
+	struct raw_async *async;	 /* its compressor (index-raw.c): a thread of its own */
 };
 
 void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,
@@ -233,12 +239,11 @@ void index_raw_coder_encode(struct index_raw_coder *c, const struct index_raw_sh
 			    const char *p, size_t n, struct index_raw_coded *out);
 
 /*
- * index_raw_put and index_raw_pack given what a coder made of p: used as it is when it was
- * made with the writer's present dictionary, else the writer compresses p itself.  The
- * store holds the same bytes either way.
+ * index_raw_pack given what a coder made of p: index_raw_pack_coded uses it as it is when it
+ * was made with the packer's present dictionary, else the packer compresses p itself; the store
+ * holds the same bytes either way.  A block writer never shares a settled dictionary: its raw
+ * records go to index_raw_put as they are.
  */
-int index_raw_put_coded(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
-			const struct index_raw_coded *coded, struct lt_error *err);
 int index_raw_pack_coded(struct index_raw_writer *w, const char *p, size_t n,
 			 const struct index_raw_coded *coded, const void **out, size_t *len,
 			 struct lt_error *err);

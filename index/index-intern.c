@@ -1,4 +1,14 @@
-/* index-intern.c - storing each repeated string once, with an in-memory cache of ids. */
+/*
+ * index-intern.c - storing each repeated string once, with an in-memory cache of ids.
+ *
+ * A string the cache misses is looked up in strs, and inserted when it is not there.  While
+ * the cache is known to hold every row of strs (a store whose strs was empty when the cache
+ * began: a first ingest, which interns every string of its logs), a miss is a new string and
+ * goes straight to the INSERT: the SELECT that would miss is saved (bench/RESULTS.md, branch
+ * writer).  strs.s is UNIQUE: should the cache ever be wrong, the INSERT fails on the
+ * constraint and the string is looked up as before, never stored twice.  Every rollback and
+ * every overflow clears the cache, which then is not complete any more.
+ */
 #include "index-int.h"
 
 #include <stdlib.h>
@@ -33,6 +43,7 @@ void index_intern_clear(struct index_intern_cache *c)
 	}
 	c->used = 0;
 	c->gen++;
+	c->complete = c->checked = 0;
 }
 
 void index_intern_release(struct index_intern_cache *c)
@@ -70,30 +81,84 @@ static void intern_grow(struct index_intern_cache *c)
 	free(old);
 }
 
-/* Finds or adds s in the strs table. */
-static int intern_lookup_db(struct lt_store *st, struct lt_str s, int64_t *id, struct lt_error *err)
+/* Prepares the two statements on first use (each again after a failed prepare). */
+static int intern_prepare(struct lt_store *st, struct lt_error *err)
+{
+	if (st->str_find == NULL &&
+	    index_store_prepare_raw(st, &st->str_find, "SELECT id FROM strs WHERE s = ?1", err) !=
+		0)
+		return LT_ERR_DB;
+	if (st->str_add == NULL &&
+	    index_store_prepare_raw(st, &st->str_add, "INSERT INTO strs(s) VALUES(?1)", err) != 0)
+		return LT_ERR_DB;
+	return 0;
+}
+
+/* Inserts s into strs: *id its new id; 1 when strs holds it already, else 0 or an error. */
+static int intern_insert(struct lt_store *st, struct lt_str s, int64_t *id, struct lt_error *err)
 {
 	int rc;
 
-	if (st->str_find == NULL &&
-	    (index_store_prepare_raw(st, &st->str_find, "SELECT id FROM strs WHERE s = ?1", err) ||
-	     index_store_prepare_raw(st, &st->str_add, "INSERT INTO strs(s) VALUES(?1)", err)))
-		return LT_ERR_DB;
-	sqlite3_bind_text(st->str_find, 1, s.ptr, (int)s.len, SQLITE_STATIC);
-	rc = sqlite3_step(st->str_find);
-	*id = rc == SQLITE_ROW ? sqlite3_column_int64(st->str_find, 0) : 0;
-	sqlite3_reset(st->str_find);
-	if (rc == SQLITE_ROW)
-		return 0;
-	if (rc != SQLITE_DONE)
-		return index_store_db_error(st, err, "string lookup failed");
 	sqlite3_bind_text(st->str_add, 1, s.ptr, (int)s.len, SQLITE_STATIC);
 	rc = sqlite3_step(st->str_add);
 	sqlite3_reset(st->str_add);
+	if (rc == SQLITE_CONSTRAINT)
+		return 1;
 	if (rc != SQLITE_DONE)
 		return index_store_db_error(st, err, "string insert failed");
 	*id = sqlite3_last_insert_rowid(st->db);
 	return 0;
+}
+
+/* Looks s up in strs: *id its id, or 0 when it is not there. */
+static int intern_find(struct lt_store *st, struct lt_str s, int64_t *id, struct lt_error *err)
+{
+	int rc;
+
+	sqlite3_bind_text(st->str_find, 1, s.ptr, (int)s.len, SQLITE_STATIC);
+	rc = sqlite3_step(st->str_find);
+	*id = rc == SQLITE_ROW ? sqlite3_column_int64(st->str_find, 0) : 0;
+	sqlite3_reset(st->str_find);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return index_store_db_error(st, err, "string lookup failed");
+	return 0;
+}
+
+/* Once a generation, with the cache empty: complete when strs is empty too. */
+static int intern_check(struct lt_store *st, struct lt_error *err)
+{
+	struct index_intern_cache *c = &st->strs;
+	sqlite3_stmt *q;
+	int rc;
+
+	c->checked = 1;
+	if (c->used != 0)
+		return 0;
+	if (index_store_prepare_raw(st, &q, "SELECT NOT EXISTS (SELECT 1 FROM strs)", err) != 0)
+		return LT_ERR_DB;
+	rc = sqlite3_step(q);
+	c->complete = rc == SQLITE_ROW && sqlite3_column_int(q, 0) == 1;
+	sqlite3_finalize(q);
+	if (rc != SQLITE_ROW)
+		return index_store_db_error(st, err, "string lookup failed");
+	return 0;
+}
+
+/* Finds or adds s in the strs table: insert first while the cache holds all of strs. */
+static int intern_lookup_db(struct lt_store *st, struct lt_str s, int64_t *id, struct lt_error *err)
+{
+	int rc;
+
+	if (intern_prepare(st, err) != 0 || (!st->strs.checked && intern_check(st, err) != 0))
+		return LT_ERR_DB;
+	if (st->strs.complete && (rc = intern_insert(st, s, id, err)) != 1)
+		return rc;
+	if (intern_find(st, s, id, err) != 0)
+		return LT_ERR_DB;
+	if (*id != 0)
+		return 0;
+	rc = intern_insert(st, s, id, err);
+	return rc == 1 ? index_store_db_error(st, err, "string insert failed") : rc;
 }
 
 int index_intern_id_memo(struct lt_store *st, struct index_intern_memo *m, struct lt_str s,

@@ -1,6 +1,6 @@
 /*
- * index-raw.c - raw records (audit_raw.json, lines_raw.text) stored compressed,
- * and lt_raw() and lt_raw_of(), the SQL functions that read them back byte for byte.
+ * index-raw.c - the raw records' writer: audit_raw and lines_raw stored in compressed blocks,
+ * and the values of lines.fields compressed one by one (index-rawread.c reads both back).
  *
  * Schema 9 stores the raw records in blocks: each load's writer of a raw table
  * gathers consecutive records (ascending ids, never a duplicate's: it has no row)
@@ -9,47 +9,40 @@
  * every commit (index_raw_flush), in the rows' transaction: a committed row
  * always has its record, an interrupted batch leaves no block behind.  A block:
  *
- *   byte 0       RAW_BLOCK, or RAW_BLOCK_DICT
+ *   byte 0       INDEX_RAW_BLOCK, or INDEX_RAW_BLOCK_DICT (index-raw.h)
  *   varints      the content's length, its records, its directory's length,
- *                and (RAW_BLOCK_DICT) the id of the block whose content is the
+ *                and (INDEX_RAW_BLOCK_DICT) the id of the block whose content is the
  *                dictionary: the writer's first
  *   the rest     one zstd frame, magicless, of the content: the records end to
  *                end, then the directory (per record: varint id gap, varint length)
  *
- * lt_raw_of(table, id) finds a record's block as the last one keyed at or below
- * its id and keeps that block decoded (a connection reads neighbours in a row).
+ * lines.fields is a column of lines that its loader inserts (index-logs.c): the
+ * packer (index_raw_pack) compresses each value alone, with a dictionary trained
+ * on the first values of its source (RAW_TRAIN_RECORDS, RAW_TRAIN_BYTES; stored
+ * in raw_dicts); a small source borrows the store's latest dictionary of the same
+ * column (RAW_TRAIN_MIN_BYTES) or goes without.  The values sampled before the
+ * dictionary, and a value whose compressed form is not smaller, stay text; else
+ * the value is a BLOB (the format schema 8 used for every raw record):
  *
- * Before schema 9, and in lines.fields still, a value is compressed alone with
- * a dictionary trained on the first values of its source (RAW_TRAIN_RECORDS,
- * RAW_TRAIN_BYTES; stored in raw_dicts); a small source borrows the store's
- * latest dictionary of the same table (RAW_TRAIN_MIN_BYTES) or goes without;
- * a value whose compressed form is not smaller stays text.  Such a value (an
- * upgraded store's audit_raw_rows, lines_raw_rows, and lines.fields) is TEXT
- * or a BLOB:
- *
- *   byte 0       codec (enum raw_codec)
- *   varint       the record's length in bytes
- *   varint       raw_dicts.id (RAW_ZSTD_DICT only)
+ *   byte 0       codec (INDEX_RAW_ZSTD, INDEX_RAW_ZSTD_DICT)
+ *   varint       the value's length in bytes
+ *   varint       raw_dicts.id (INDEX_RAW_ZSTD_DICT only)
  *   the rest     one zstd frame, magicless, without checksum, size or dict id
  *
- * The fields' packer (index_raw_pack: the caller binds the blob in its own
- * insert; the values sampled before the dictionary stay text) settles like
- * that: once settled, its encoding is a pure function of the value, so a coder
+ * Once settled, the packer's encoding is a pure function of the value, so a coder
  * on another thread (index_raw_coder_encode, index-pipe.c's parser) given the
- * writer's share (its CDict, read-only, and dictionary id) makes the same
- * bytes, which index_raw_pack_coded uses as they are.  A block writer's share
- * never says settled: it compresses a block whole, itself.
- *
- * lt_raw(value) gives the text back for both kinds of value, so SQL reads one as
- * lt_raw(r.json); it keeps the last record it decoded (queries read one
- * record's body several times in a row) and a few dictionaries.  Every
- * allocation of zstd goes through raw_alloc, which LEASETRAIL_FAULT=zstd:N
- * fails: the failure is an error, never a crash.
+ * writer's share (its CDict, read-only, and dictionary id) makes the same bytes,
+ * which index_raw_pack_coded uses as they are.  A block writer's share never says
+ * settled: it compresses a block whole, itself.  Every allocation of zstd goes
+ * through index_raw_alloc, which LEASETRAIL_FAULT=zstd:N fails: the failure is an
+ * error, never a crash.
  */
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem, the magicless frame format */
 #include "index-int.h"
+#include "index-raw.h"
 
 #include <assert.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zdict.h>
@@ -58,7 +51,7 @@
 
 /* zstd's level: 3 (its default) measured within a few percent of 9's size, far cheaper */
 #define RAW_LEVEL 3
-/* a dictionary is trained on a source's first records, at most this many of them */
+/* a dictionary is trained on a source's first values, at most this many of them */
 #define RAW_TRAIN_RECORDS 4000
 /* and at most this many bytes of them (held in memory until trained) */
 #define RAW_TRAIN_BYTES (1024u * 1024)
@@ -68,7 +61,7 @@
 #define RAW_DICT_BYTES (16u * 1024)
 /*
  * A block of records (audit_blocks, lines_blocks) is written once its records would compress
- * to about RAW_BLOCK_CELL bytes, an eighth of the store's 32 KiB page (index-store.c) less
+ * to about RAW_BLOCK_CELL bytes, an eighth of a 32 KiB page (a quarter of schema 10's 16 KiB) less
  * room for the cells' headers and the spread of the ratio: SQLite appends a row to a page
  * when it fits and starts a new one when not, so a row of a third or a half of a page leaves
  * the rest unused.  An eighth, not a quarter: reading one record decodes its whole block
@@ -85,30 +78,14 @@
 #define RAW_BLOCK_MIN	  (4u * 1024)
 #define RAW_BLOCK_MAX	  (1024u * 1024)
 #define RAW_BLOCK_RECORDS 4096
-/*
- * A writer's later blocks are compressed with the first RAW_BLOCK_DICT_BYTES bytes of its first
- * block's content as a raw dictionary (zstd's rawContent: no training, nothing more stored:
- * the reader decodes that block to get it); bench/RESULTS.md measured the sizes
- */
-#define RAW_BLOCK_DICT_BYTES (32u * 1024)
-/* a record longer than this is not one of ours (the parser caps records at 8 MiB) */
-#define RAW_MAX_RECORD (64u * 1024 * 1024)
-/* dictionaries lt_raw keeps decoded per connection */
-#define RAW_DICT_CACHE 8
 /* the longest header: codec, two varints of 64 bits */
 #define RAW_HEADER_MAX (1 + 10 + 10)
 
-enum raw_codec {
-	RAW_ZSTD = 1,	   /* a zstd frame of its own */
-	RAW_ZSTD_DICT = 2, /* a zstd frame that needs raw_dicts.id */
-	RAW_BLOCK = 3,	   /* a block of records (schema 9): audit_blocks.data, lines_blocks.data */
-	RAW_BLOCK_DICT = 4, /* a block with an earlier one's content as dictionary */
-};
-
-/* The SQL of each raw table (enum index_raw_table). */
+/* Each raw table (enum index_raw_table): where a writer stores its blocks, or names its
+ * dictionaries. */
 static const struct raw_table {
-	const char *name; /* raw_dicts.tbl */
-	const char *insert;
+	const char *name;   /* raw_dicts.tbl (INDEX_RAW_FIELDS) */
+	const char *insert; /* a block as the row of its first record's id; NULL: not in blocks */
 } raw_tables[] = {
     [INDEX_RAW_AUDIT] = {.name = "audit_raw",
 			 .insert = "INSERT INTO audit_blocks(id, data) VALUES(?1, ?2)"},
@@ -118,22 +95,22 @@ static const struct raw_table {
     [INDEX_RAW_FIELDS] = {.name = "lines.fields", .insert = NULL},
 };
 
-/* zstd's allocations: failable by fault injection, so out of memory is an error. */
-static void *raw_alloc(void *opaque, size_t n)
+void *index_raw_alloc(void *opaque, size_t n)
 {
 	(void)opaque;
 	return lt_fault(LT_FAULT_ZSTD) ? NULL : malloc(n);
 }
 
-static void raw_free(void *opaque, void *p)
+void index_raw_free(void *opaque, void *p)
 {
 	(void)opaque;
 	free(p);
 }
 
-static const ZSTD_customMem raw_mem = {.customAlloc = raw_alloc, .customFree = raw_free};
+static const ZSTD_customMem raw_mem = {.customAlloc = index_raw_alloc,
+				       .customFree = index_raw_free};
 
-/* ---- the blob's header ---- */
+/* ---- the headers ---- */
 
 /* Writes v as a varint at dst (room for 10 bytes); the bytes written. */
 static size_t raw_put_varint(unsigned char *dst, uint64_t v)
@@ -146,51 +123,15 @@ static size_t raw_put_varint(unsigned char *dst, uint64_t v)
 	return n;
 }
 
-/* Reads a varint at *p (before end); 0, or -1 when it runs past end or past 64 bits. */
-static int raw_get_varint(const unsigned char **p, const unsigned char *end, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
-		unsigned char c = *(*p)++;
-
-		v |= (uint64_t)(c & 0x7f) << shift;
-		if (!(c & 0x80)) {
-			*out = v;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* A stored blob taken apart: what lt_raw needs to decode it. */
-struct raw_blob {
-	enum raw_codec codec;
-	uint64_t len, dict_id;
-	const unsigned char *frame;
-	size_t frame_len;
-};
-
-/* Splits a blob into header and frame; -1 when it is not one index_raw_put wrote. */
-static int raw_parse(struct raw_blob *out, const unsigned char *p, size_t n)
-{
-	const unsigned char *end = p + n;
-
-	if (n < 2 || (p[0] != RAW_ZSTD && p[0] != RAW_ZSTD_DICT))
-		return -1;
-	out->codec = (enum raw_codec) * p++;
-	out->dict_id = 0;
-	if (raw_get_varint(&p, end, &out->len) != 0 || out->len > RAW_MAX_RECORD ||
-	    (out->codec == RAW_ZSTD_DICT && raw_get_varint(&p, end, &out->dict_id) != 0))
-		return -1;
-	out->frame = p;
-	out->frame_len = (size_t)(end - p);
-	return 0;
-}
-
 /* ---- the writer ---- */
 
-/* A compression context for magicless frames with neither checksum, size nor dict id. */
+/*
+ * A compression context for magicless frames with neither checksum, size nor dict id.  A
+ * dictionary is attached, never copied: zstd 1.5.4 copies a CDict's tables into the context for
+ * an input over 16 KiB (a block: 32 KiB and more), entry by entry (its fast and double-fast
+ * tables are tagged), some 590 000 instructions a block, half of a block's compression
+ * (bench/RESULTS.md, branch writer); attached, the frame decodes to the same bytes.
+ */
 static ZSTD_CCtx *raw_cctx_new(void)
 {
 	ZSTD_CCtx *c = ZSTD_createCCtx_advanced(raw_mem);
@@ -201,12 +142,15 @@ static ZSTD_CCtx *raw_cctx_new(void)
 	    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_format, ZSTD_f_zstd1_magicless)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 0)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_dictIDFlag, 0))) {
+	    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_dictIDFlag, 0)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_forceAttachDict, ZSTD_dictForceAttach))) {
 		ZSTD_freeCCtx(c);
 		return NULL;
 	}
 	return c;
 }
+
+static void raw_async_free(struct index_raw_writer *w); /* the blocks' compressor, below */
 
 void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,
 			   enum index_raw_table table, int64_t source_id)
@@ -220,11 +164,11 @@ void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,
 
 void index_raw_writer_release(struct index_raw_writer *w)
 {
+	raw_async_free(w); /* first: its thread uses the context and the blob */
 	sqlite3_finalize(w->ins);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->cdict_ws); /* cdict's: a static CDict is its workspace */
 	free(w->sizes);
-	free(w->ids);
 	free(w->blob);
 	lt_buf_release(&w->samples);
 	lt_buf_release(&w->body);
@@ -257,7 +201,7 @@ static size_t raw_encode(struct ZSTD_CCtx_s *cctx, int64_t dict_id, unsigned cha
 	size_t bound = ZSTD_compressBound(n), head = 1, got;
 
 	LT_GROW(*blob, *cap, RAW_HEADER_MAX + bound);
-	(*blob)[0] = dict_id != 0 ? RAW_ZSTD_DICT : RAW_ZSTD;
+	(*blob)[0] = dict_id != 0 ? INDEX_RAW_ZSTD_DICT : INDEX_RAW_ZSTD;
 	head += raw_put_varint(*blob + head, n);
 	if (dict_id != 0)
 		head += raw_put_varint(*blob + head, (uint64_t)dict_id);
@@ -284,18 +228,15 @@ static int raw_compress(struct index_raw_writer *w, const char *p, size_t n, int
 	return 0;
 }
 
-/* Binds (id, blob) to the writer's insert, or (id, text p) when blob is NULL, and steps it. */
+/* Binds (id, blob) to the writer's insert of a block and steps it. */
 static int raw_insert(struct index_raw_writer *w, int64_t id, const void *blob, size_t len,
-		      const char *p, size_t n, struct lt_error *err)
+		      struct lt_error *err)
 {
 	sqlite3_stmt *s = w->ins;
 	int rc;
 
 	sqlite3_bind_int64(s, 1, id);
-	if (blob != NULL)
-		sqlite3_bind_blob(s, 2, blob, (int)len, SQLITE_STATIC);
-	else
-		sqlite3_bind_text(s, 2, p, (int)n, SQLITE_STATIC);
+	sqlite3_bind_blob(s, 2, blob, (int)len, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
@@ -304,19 +245,8 @@ static int raw_insert(struct index_raw_writer *w, int64_t id, const void *blob, 
 	return 0;
 }
 
-/* Stores (id, record), compressed when that is smaller. */
-static int raw_write(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
-		     struct lt_error *err)
-{
-	int smaller = 0;
-
-	if (raw_compress(w, p, n, &smaller, err) != 0)
-		return LT_ERR_DB;
-	return raw_insert(w, id, smaller ? w->blob : NULL, w->blob_len, p, n, err);
-}
-
 /*
- * Makes dict (n bytes, of type dct) w's compression dictionary, in a workspace raw_alloc
+ * Makes dict (n bytes, of type dct) w's compression dictionary, in a workspace index_raw_alloc
  * gives: zstd 1.5.4's ZSTD_createCDict_advanced dereferences its own failed allocation
  * (zstd #3847, fixed in 1.5.6), a static CDict in memory of ours fails cleanly.  -1: no
  * memory, and w unchanged.
@@ -326,7 +256,7 @@ static int raw_cdict_load(struct index_raw_writer *w, const void *dict, size_t n
 {
 	ZSTD_compressionParameters cp = ZSTD_getCParams(RAW_LEVEL, 0, n);
 	size_t size = ZSTD_estimateCDictSize_advanced(n, cp, ZSTD_dlm_byCopy);
-	void *ws = raw_alloc(NULL, size);
+	void *ws = index_raw_alloc(NULL, size);
 	const ZSTD_CDict *cd =
 	    ws != NULL ? ZSTD_initStaticCDict(ws, size, dict, n, ZSTD_dlm_byCopy, dct, cp) : NULL;
 
@@ -357,74 +287,223 @@ static void raw_buf_varint(struct lt_buf *b, uint64_t v)
 }
 
 /*
- * Compresses the open block into w->blob (RAW_BLOCK, the content's length, the records'
- * count, the directory's length, then one frame of the records and the directory).
+ * The block compressor: a thread of the writer's own compresses each full block while the
+ * writer goes on with the next rows, so the writer's thread only gathers records and inserts
+ * the finished blocks (zstd was 14 % of its instructions on an audit log: bench/RESULTS.md,
+ * branch writer).  One block is in flight at most.  When a block fills, the writer waits for
+ * the one in flight (long done, more often than not: a block's rows cost the writer some
+ * twice what compressing it costs), inserts it, and hands over the new one, its ids decided:
+ * the rows stay in id order and in the transaction, and index_raw_flush inserts the last block
+ * before every commit, so the rollback hook's guarantee holds as it did.  While a block is in
+ * flight, w->cctx, w->cdict, w->dict_id, w->settled and w->blob are the compressor's; the
+ * writer reads w->blob once it took the block back (under the mutex: it happens after).
+ * The next block's size follows the ratio of the block taken back last (the one before the
+ * one in flight): decided by the data, never by timing, so a load stores the same blocks
+ * whichever thread runs first.  Without a thread (pthread_create failed) the writer
+ * compresses each block itself.
  */
-static int raw_block_encode(struct index_raw_writer *w, struct lt_error *err)
-{
-	size_t dir_len = w->dir.len, bound, head = 1, got;
+enum raw_job_state { RAW_JOB_NONE, RAW_JOB_QUEUED, RAW_JOB_DONE };
 
-	lt_buf_append(&w->body, w->dir.ptr, w->dir.len);
-	bound = ZSTD_compressBound(w->body.len);
+/* What went wrong compressing a block, reported by the writer when it takes the block back. */
+enum raw_job_fail { RAW_FAIL_NONE, RAW_FAIL_CTX, RAW_FAIL_NOMEM, RAW_FAIL_ZSTD, RAW_FAIL_DICT };
+
+struct raw_async {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t changed;
+	int running, stop;
+	enum raw_job_state state;
+	/* the block in flight: its content (records, then directory) and its head's numbers */
+	struct lt_buf body;
+	int64_t first;
+	size_t n, dir_len;
+	/* its outcome: w->blob holds blob_len bytes */
+	enum raw_job_fail fail;
+	const char *zerr; /* zstd's name of the error (RAW_FAIL_ZSTD) */
+};
+
+/*
+ * Compresses the block in a (its content, n records, its directory's length dir_len bytes at
+ * the end) into w->blob: INDEX_RAW_BLOCK, the content's length, the records' count, the
+ * directory's length, then one frame.  The writer's first block becomes the dictionary of the
+ * later ones, known as its first record's id.  On the compressor's thread, or the writer's.
+ */
+static void raw_block_job(struct index_raw_writer *w, struct raw_async *a)
+{
+	size_t bound, head = 1, got;
+
+	a->fail = RAW_FAIL_NONE;
+	if (w->cctx == NULL && (w->cctx = raw_cctx_new()) == NULL) {
+		a->fail = RAW_FAIL_CTX;
+		return;
+	}
+	bound = ZSTD_compressBound(a->body.len);
 	LT_GROW(w->blob, w->blob_cap, 4 * 10 + bound);
-	w->blob[0] = w->cdict != NULL ? RAW_BLOCK_DICT : RAW_BLOCK;
-	head += raw_put_varint(w->blob + head, w->body.len);
-	head += raw_put_varint(w->blob + head, w->block_n);
-	head += raw_put_varint(w->blob + head, dir_len);
+	w->blob[0] = w->cdict != NULL ? INDEX_RAW_BLOCK_DICT : INDEX_RAW_BLOCK;
+	head += raw_put_varint(w->blob + head, a->body.len);
+	head += raw_put_varint(w->blob + head, a->n);
+	head += raw_put_varint(w->blob + head, a->dir_len);
 	if (w->cdict != NULL)
 		head += raw_put_varint(w->blob + head, (uint64_t)w->dict_id);
-	got = ZSTD_compress2(w->cctx, w->blob + head, w->blob_cap - head, w->body.ptr, w->body.len);
-	if (ZSTD_isError(got))
-		return ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation
-			   ? raw_nomem(err, "compressing a block of raw records")
-			   : lt_error_set(err, LT_ERR_DB, "cannot compress raw records: %s",
-					  ZSTD_getErrorName(got));
+	got = ZSTD_compress2(w->cctx, w->blob + head, w->blob_cap - head, a->body.ptr, a->body.len);
+	if (ZSTD_isError(got)) {
+		a->fail = ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation ? RAW_FAIL_NOMEM
+										 : RAW_FAIL_ZSTD;
+		a->zerr = ZSTD_getErrorName(got);
+		return;
+	}
 	w->blob_len = head + got;
-	return 0;
+	if (!w->settled) {
+		size_t dn = a->body.len < INDEX_RAW_BLOCK_DICT_BYTES ? a->body.len
+								     : INDEX_RAW_BLOCK_DICT_BYTES;
+
+		w->settled = 1;
+		/* on failure no block says it has a dictionary the context does not hold */
+		if (raw_cdict_load(w, a->body.ptr, dn, ZSTD_dct_rawContent) != 0)
+			a->fail = RAW_FAIL_DICT;
+		else
+			w->dict_id = a->first;
+	}
 }
 
-/*
- * The writer's first block is stored: its content (still in w->body) becomes the raw
- * dictionary of every later block, known as that block's id.  Once (w->settled).
- */
-static int raw_block_dict(struct index_raw_writer *w, struct lt_error *err)
+/* The compressor's thread: each block handed over, in order, until told to stop. */
+static void *raw_async_run(void *arg)
 {
-	size_t n = w->body.len < RAW_BLOCK_DICT_BYTES ? w->body.len : RAW_BLOCK_DICT_BYTES;
+	struct index_raw_writer *w = arg;
+	struct raw_async *a = w->async;
 
-	w->settled = 1;
-	/* on failure no block says it has a dictionary the context does not hold */
-	if (raw_cdict_load(w, w->body.ptr, n, ZSTD_dct_rawContent) != 0)
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		while (a->state != RAW_JOB_QUEUED && !a->stop)
+			pthread_cond_wait(&a->changed, &a->mu);
+		if (a->state != RAW_JOB_QUEUED)
+			break;
+		pthread_mutex_unlock(&a->mu);
+		raw_block_job(w, a);
+		pthread_mutex_lock(&a->mu);
+		a->state = RAW_JOB_DONE;
+		pthread_cond_broadcast(&a->changed);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+/* The compressor of w, made on first use (its thread started when it can be). */
+static struct raw_async *raw_async_of(struct index_raw_writer *w)
+{
+	struct raw_async *a = w->async;
+
+	if (a != NULL)
+		return a;
+	a = w->async = lt_xcalloc(1, sizeof *a);
+	lt_buf_init(&a->body);
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->changed, NULL);
+	a->running = pthread_create(&a->thread, NULL, raw_async_run, w) == 0;
+	return a;
+}
+
+/* Stops w's compressor, the block in flight dropped (a released writer's rows are not kept). */
+static void raw_async_free(struct index_raw_writer *w)
+{
+	struct raw_async *a = w->async;
+
+	if (a == NULL)
+		return;
+	if (a->running) {
+		pthread_mutex_lock(&a->mu);
+		a->stop = 1;
+		pthread_cond_broadcast(&a->changed);
+		pthread_mutex_unlock(&a->mu);
+		pthread_join(a->thread, NULL);
+	}
+	pthread_mutex_destroy(&a->mu);
+	pthread_cond_destroy(&a->changed);
+	lt_buf_release(&a->body);
+	free(a);
+	w->async = NULL;
+}
+
+/* The error of a block that failed to compress. */
+static int raw_job_error(const struct raw_async *a, struct lt_error *err)
+{
+	switch (a->fail) {
+	case RAW_FAIL_CTX:
+		return raw_nomem(err, "compressing raw records");
+	case RAW_FAIL_NOMEM:
+		return raw_nomem(err, "compressing a block of raw records");
+	case RAW_FAIL_DICT:
 		return raw_nomem(err, "loading a block of raw records as a dictionary");
-	w->dict_id = w->block_first;
-	return 0;
+	default:
+		return lt_error_set(err, LT_ERR_DB, "cannot compress raw records: %s", a->zerr);
+	}
 }
 
 /*
- * Stores the open block as the row of its first record's id, and empties it.  The caller's
- * sqlite3_last_insert_rowid() is left as it was: the loaders read it after storing a record.
+ * Takes the block in flight back, once compressed, and stores it as the row of its first
+ * record's id.  The caller's sqlite3_last_insert_rowid() is left as it was: the loaders read
+ * it after storing a record.
+ */
+static int raw_block_take(struct index_raw_writer *w, struct lt_error *err)
+{
+	struct raw_async *a = w->async;
+	sqlite3_int64 last;
+	int rc;
+
+	if (a == NULL || a->state == RAW_JOB_NONE)
+		return 0;
+	pthread_mutex_lock(&a->mu);
+	while (a->state == RAW_JOB_QUEUED)
+		pthread_cond_wait(&a->changed, &a->mu);
+	a->state = RAW_JOB_NONE;
+	pthread_mutex_unlock(&a->mu);
+	if (a->fail != RAW_FAIL_NONE && a->fail != RAW_FAIL_DICT)
+		return raw_job_error(a, err);
+	/* the ratio of this block sizes the next but one (a block cut short by a commit, too) */
+	w->last_raw = a->body.len;
+	w->last_packed = w->blob_len;
+	last = sqlite3_last_insert_rowid(w->st->db);
+	rc = raw_insert(w, a->first, w->blob, w->blob_len, err);
+	sqlite3_set_last_insert_rowid(w->st->db, last);
+	if (rc == 0 && a->fail == RAW_FAIL_DICT)
+		rc = raw_job_error(a, err);
+	return rc;
+}
+
+/*
+ * Hands the open block over to the compressor (after taking back the one in flight) and
+ * empties it; without a thread, compresses and stores it at once.
  */
 static int raw_block_write(struct index_raw_writer *w, struct lt_error *err)
 {
-	sqlite3_int64 last = sqlite3_last_insert_rowid(w->st->db);
-	int rc;
+	struct raw_async *a;
+	struct lt_buf spare;
 
 	if (w->block_n == 0)
 		return 0;
-	if (w->cctx == NULL && (w->cctx = raw_cctx_new()) == NULL)
-		return raw_nomem(err, "compressing raw records");
-	if (raw_block_encode(w, err) != 0)
+	if (raw_block_take(w, err) != 0)
 		return LT_ERR_DB;
-	/* the ratio of this block sizes the next (a block cut short by a commit, too) */
-	w->last_raw = w->body.len;
-	w->last_packed = w->blob_len;
-	rc = raw_insert(w, w->block_first, w->blob, w->blob_len, NULL, 0, err);
-	sqlite3_set_last_insert_rowid(w->st->db, last);
-	if (rc == 0 && !w->settled)
-		rc = raw_block_dict(w, err);
+	a = raw_async_of(w);
+	lt_buf_append(&w->body, w->dir.ptr, w->dir.len);
+	spare = a->body; /* the buffers change hands: nothing is copied */
+	a->body = w->body;
+	w->body = spare;
+	a->first = w->block_first;
+	a->n = w->block_n;
+	a->dir_len = w->dir.len;
 	lt_buf_reset(&w->body);
 	lt_buf_reset(&w->dir);
 	w->block_n = 0;
-	return rc;
+	if (!a->running) {
+		raw_block_job(w, a);
+		a->state = RAW_JOB_DONE;
+		return raw_block_take(w, err);
+	}
+	pthread_mutex_lock(&a->mu);
+	a->state = RAW_JOB_QUEUED;
+	pthread_cond_broadcast(&a->changed);
+	pthread_mutex_unlock(&a->mu);
+	return 0;
 }
 
 /* The bytes of records the open block takes: what would compress to RAW_BLOCK_CELL. */
@@ -541,42 +620,30 @@ static int raw_train(struct index_raw_writer *w, struct lt_error *err)
 }
 
 /*
- * The samples are in: train, store them compressed, in order (the last row inserted is the
- * last sample's).  The writer compresses as records come from now on.
+ * The packer's samples are in (the caller stored them as text): train, and compress every
+ * value from now on.
  */
 static int raw_settle(struct index_raw_writer *w, struct lt_error *err)
 {
-	size_t at = 0;
-
 	assert(!w->settled);
 	w->settled = 1;
 	if (w->cctx == NULL && (w->cctx = raw_cctx_new()) == NULL)
 		return raw_nomem(err, "compressing raw records");
 	if (raw_train(w, err) != 0)
 		return LT_ERR_DB;
-	for (size_t i = 0; w->ins != NULL && i < w->nsamples; at += w->sizes[i++])
-		if (raw_write(w, w->ids[i], w->samples.ptr + at, w->sizes[i], err) != 0)
-			return LT_ERR_DB;
-	/* the samples are stored: their memory goes back */
+	/* the samples served: their memory goes back */
 	lt_buf_release(&w->samples);
 	free(w->sizes);
-	free(w->ids);
 	w->sizes = NULL;
-	w->ids = NULL;
 	w->nsamples = w->cap_samples = 0;
 	return 0;
 }
 
-/* Keeps a copy of a record as a sample, to be stored when the samples settle. */
-static int raw_sample(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
-		      struct lt_error *err)
+/* Keeps a copy of a value as a sample to train the packer's dictionary on. */
+static int raw_sample(struct index_raw_writer *w, const char *p, size_t n, struct lt_error *err)
 {
-	size_t cap_ids = w->cap_samples; /* the two arrays grow alike */
-
 	LT_GROW(w->sizes, w->cap_samples, w->nsamples + 1);
-	LT_GROW(w->ids, cap_ids, w->nsamples + 1);
-	w->sizes[w->nsamples] = n;
-	w->ids[w->nsamples++] = id;
+	w->sizes[w->nsamples++] = n;
 	lt_buf_append(&w->samples, p, n);
 	if (w->nsamples >= RAW_TRAIN_RECORDS || w->samples.len >= RAW_TRAIN_BYTES)
 		return raw_settle(w, err);
@@ -586,16 +653,10 @@ static int raw_sample(struct index_raw_writer *w, int64_t id, const char *p, siz
 int index_raw_put(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
 		  struct lt_error *err)
 {
-	assert(w->st != NULL);
+	assert(w->st != NULL && raw_in_blocks(w));
 	if (raw_prepare(w, err) != 0)
 		return LT_ERR_DB;
-	if (raw_in_blocks(w))
-		return raw_block_add(w, id, p, n, err);
-	if (!w->settled && n > 0) /* an empty record teaches a dictionary nothing */
-		return raw_sample(w, id, p, n, err);
-	if (w->cctx == NULL && (w->cctx = raw_cctx_new()) == NULL)
-		return raw_nomem(err, "compressing raw records");
-	return raw_write(w, id, p, n, err);
+	return raw_block_add(w, id, p, n, err);
 }
 
 int index_raw_pack(struct index_raw_writer *w, const char *p, size_t n, const void **out,
@@ -603,13 +664,13 @@ int index_raw_pack(struct index_raw_writer *w, const char *p, size_t n, const vo
 {
 	int smaller = 0;
 
-	assert(raw_tables[w->table].insert == NULL);
+	assert(!raw_in_blocks(w));
 	*out = NULL;
 	*len = 0;
 	if (p == NULL || n == 0)
 		return 0;
 	if (!w->settled)
-		return raw_sample(w, 0, p, n, err); /* stored as text by the caller */
+		return raw_sample(w, p, n, err); /* stored as text by the caller */
 	if (raw_compress(w, p, n, &smaller, err) != 0)
 		return LT_ERR_DB;
 	if (smaller) {
@@ -621,12 +682,13 @@ int index_raw_pack(struct index_raw_writer *w, const char *p, size_t n, const vo
 
 int index_raw_flush(struct index_raw_writer *w, struct lt_error *err)
 {
-	if (raw_in_blocks(w)) /* a block holds records only once index_raw_put prepared */
-		return raw_block_write(w, err);
 	/* a packer's samples are stored already, as text: it goes on sampling */
-	if (w->settled || w->nsamples == 0 || raw_tables[w->table].insert == NULL)
+	if (!raw_in_blocks(w))
 		return 0;
-	return raw_settle(w, err);
+	/* a block holds records only once index_raw_put prepared */
+	if (raw_block_write(w, err) != 0)
+		return LT_ERR_DB;
+	return raw_block_take(w, err);
 }
 
 /* ---- compressing on another thread ---- */
@@ -641,11 +703,17 @@ struct index_raw_coder {
 
 void index_raw_share_of(struct index_raw_share *out, const struct index_raw_writer *w)
 {
-	/* a block is compressed whole by its writer: nothing to compress record by record */
-	*out =
-	    (struct index_raw_share){.settled = !raw_in_blocks(w) && w->settled && w->cctx != NULL,
-				     .cdict = w->cdict,
-				     .dict_id = w->cdict ? w->dict_id : 0};
+	/*
+	 * a block is compressed whole by its writer's compressor: nothing to compress record by
+	 * record, and its context and dictionary are that thread's (not read here)
+	 */
+	if (raw_in_blocks(w)) {
+		*out = (struct index_raw_share){0};
+		return;
+	}
+	*out = (struct index_raw_share){.settled = w->settled && w->cctx != NULL,
+					.cdict = w->cdict,
+					.dict_id = w->cdict ? w->dict_id : 0};
 }
 
 struct index_raw_coder *index_raw_coder_new(void)
@@ -701,16 +769,6 @@ static int raw_coded_fits(const struct index_raw_writer *w, const struct index_r
 	return now.settled && now.cdict == coded->by.cdict && now.dict_id == coded->by.dict_id;
 }
 
-int index_raw_put_coded(struct index_raw_writer *w, int64_t id, const char *p, size_t n,
-			const struct index_raw_coded *coded, struct lt_error *err)
-{
-	if (!raw_coded_fits(w, coded))
-		return index_raw_put(w, id, p, n, err);
-	if (raw_prepare(w, err) != 0)
-		return LT_ERR_DB;
-	return raw_insert(w, id, coded->blob, coded->len, p, n, err);
-}
-
 int index_raw_pack_coded(struct index_raw_writer *w, const char *p, size_t n,
 			 const struct index_raw_coded *coded, const void **out, size_t *len,
 			 struct lt_error *err)
@@ -720,488 +778,4 @@ int index_raw_pack_coded(struct index_raw_writer *w, const char *p, size_t n,
 	*out = coded->blob;
 	*len = coded->len;
 	return 0;
-}
-
-/* ---- lt_raw() ---- */
-
-/* The block lt_raw_of decoded last: its records' ids and where each lies in its text. */
-struct raw_memo {
-	int table;  /* enum index_raw_table; -1: none */
-	char *text; /* the block's content: its records end to end, then its directory */
-	size_t text_cap;
-	int64_t *ids; /* n ids, ascending */
-	size_t *at;   /* n + 1 offsets into text: record i is [at[i], at[i + 1]) */
-	size_t n, cap;
-};
-
-/*
- * One connection's decoding state: a context, a few dictionaries, the last record lt_raw
- * decoded, the last block lt_raw_of decoded and its statements.
- */
-struct raw_reader {
-	ZSTD_DCtx *dctx;
-	struct {
-		int64_t id;
-		ZSTD_DDict *dd;
-		uint64_t used; /* the tick it was last used at */
-	} dicts[RAW_DICT_CACHE];
-	uint64_t tick;
-	struct lt_buf last_in, last_out; /* the last blob and its text */
-	char *text;			 /* the text decoded */
-	size_t text_cap;
-	sqlite3_stmt *find[INDEX_RAW_LINES + 1]; /* by table: the block a record would be in */
-	sqlite3_stmt *get[INDEX_RAW_LINES + 1];	 /* by table: a block by its id */
-	struct {
-		int table;
-		int64_t id; /* the block whose content it is */
-		ZSTD_DDict *dd;
-		uint64_t used;
-	} bdicts[RAW_DICT_CACHE]; /* blocks' dictionaries (RAW_BLOCK_DICT) */
-	char *scratch;		  /* a dictionary's block, decoded */
-	size_t scratch_cap;
-	struct raw_memo memo;
-};
-
-static void raw_reader_free(void *p)
-{
-	struct raw_reader *r = p;
-
-	if (r == NULL)
-		return;
-	ZSTD_freeDCtx(r->dctx);
-	for (size_t i = 0; i < RAW_DICT_CACHE; i++)
-		ZSTD_freeDDict(r->dicts[i].dd);
-	lt_buf_release(&r->last_in);
-	lt_buf_release(&r->last_out);
-	free(r->text);
-	for (size_t i = 0; i < RAW_DICT_CACHE; i++)
-		ZSTD_freeDDict(r->bdicts[i].dd);
-	free(r->scratch);
-	free(r->memo.text);
-	free(r->memo.ids);
-	free(r->memo.at);
-	free(r);
-}
-
-/* Reads dictionary id from raw_dicts into a decoding dictionary; NULL with *msg set. */
-static ZSTD_DDict *raw_load_dict(sqlite3 *db, int64_t id, const char **msg)
-{
-	sqlite3_stmt *q;
-	ZSTD_DDict *dd = NULL;
-
-	*msg = "lt_raw: out of memory";
-	if (sqlite3_prepare_v2(db, "SELECT dict FROM raw_dicts WHERE id = ?1", -1, &q, NULL) !=
-	    SQLITE_OK)
-		return NULL;
-	sqlite3_bind_int64(q, 1, id);
-	if (sqlite3_step(q) == SQLITE_ROW)
-		dd = ZSTD_createDDict_advanced(sqlite3_column_blob(q, 0),
-					       (size_t)sqlite3_column_bytes(q, 0), ZSTD_dlm_byCopy,
-					       ZSTD_dct_auto, raw_mem);
-	else
-		*msg = "lt_raw: a raw record's dictionary is missing from the store";
-	sqlite3_finalize(q);
-	return dd;
-}
-
-/* The decoding dictionary id, from the cache or the store (evicting the least used). */
-static ZSTD_DDict *raw_dict(struct raw_reader *r, sqlite3 *db, int64_t id, const char **msg)
-{
-	size_t victim = 0;
-
-	r->tick++;
-	for (size_t i = 0; i < RAW_DICT_CACHE; i++) {
-		if (r->dicts[i].dd != NULL && r->dicts[i].id == id) {
-			r->dicts[i].used = r->tick;
-			return r->dicts[i].dd;
-		}
-		if (r->dicts[i].used < r->dicts[victim].used)
-			victim = i;
-	}
-	ZSTD_DDict *dd = raw_load_dict(db, id, msg);
-
-	if (dd == NULL)
-		return NULL;
-	ZSTD_freeDDict(r->dicts[victim].dd);
-	r->dicts[victim].dd = dd;
-	r->dicts[victim].id = id;
-	r->dicts[victim].used = r->tick;
-	return dd;
-}
-
-/* A decompression context for the writer's frames. */
-static ZSTD_DCtx *raw_dctx_new(void)
-{
-	ZSTD_DCtx *d = ZSTD_createDCtx_advanced(raw_mem);
-
-	if (d != NULL &&
-	    ZSTD_isError(ZSTD_DCtx_setParameter(d, ZSTD_d_format, ZSTD_f_zstd1_magicless))) {
-		ZSTD_freeDCtx(d);
-		return NULL;
-	}
-	return d;
-}
-
-/* Decodes b into r->text (b->len bytes); NULL on success, else what went wrong. */
-static const char *raw_decode(struct raw_reader *r, sqlite3 *db, const struct raw_blob *b)
-{
-	ZSTD_DDict *dd = NULL;
-	const char *msg = NULL;
-	size_t got;
-
-	if (r->dctx == NULL && (r->dctx = raw_dctx_new()) == NULL)
-		return "lt_raw: out of memory";
-	if (b->codec == RAW_ZSTD_DICT && (dd = raw_dict(r, db, (int64_t)b->dict_id, &msg)) == NULL)
-		return msg;
-	if (ZSTD_isError(ZSTD_DCtx_refDDict(r->dctx, dd)))
-		return "lt_raw: out of memory";
-	LT_GROW(r->text, r->text_cap, (size_t)b->len + 1);
-	got = ZSTD_decompressDCtx(r->dctx, r->text, (size_t)b->len + 1, b->frame, b->frame_len);
-	if (ZSTD_isError(got))
-		return ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation
-			   ? "lt_raw: out of memory"
-			   : "lt_raw: a damaged raw record";
-	if (got != b->len)
-		return "lt_raw: a damaged raw record";
-	return NULL;
-}
-
-/* lt_raw(value): a raw record's text; text and NULL are given back as they are. */
-static void raw_sql(sqlite3_context *cx, int argc, sqlite3_value **argv)
-{
-	struct raw_reader *r = sqlite3_user_data(cx);
-	const unsigned char *p;
-	struct raw_blob b;
-	const char *msg;
-	size_t n;
-
-	(void)argc;
-	if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) {
-		sqlite3_result_value(cx, argv[0]);
-		return;
-	}
-	p = sqlite3_value_blob(argv[0]);
-	n = (size_t)sqlite3_value_bytes(argv[0]);
-	if (p == NULL || raw_parse(&b, p, n) != 0) {
-		sqlite3_result_error(cx, "lt_raw: not a raw record", -1);
-		return;
-	}
-	if (r->last_in.len == n && n > 0 && memcmp(r->last_in.ptr, p, n) == 0) {
-		sqlite3_result_text(cx, r->last_out.ptr, (int)r->last_out.len, SQLITE_TRANSIENT);
-		return;
-	}
-	if ((msg = raw_decode(r, sqlite3_context_db_handle(cx), &b)) != NULL) {
-		lt_buf_truncate(&r->last_in, 0);
-		sqlite3_result_error(cx, msg, -1);
-		return;
-	}
-	sqlite3_result_text(cx, r->text, (int)b.len, SQLITE_TRANSIENT);
-	/* the memo: the record just decoded, its blob with it */
-	lt_buf_truncate(&r->last_in, 0);
-	lt_buf_append(&r->last_in, p, n);
-	lt_buf_truncate(&r->last_out, 0);
-	lt_buf_append(&r->last_out, r->text, (size_t)b.len);
-}
-
-/* ---- lt_raw_of(): a record read from its block ---- */
-
-/* The block tables, by enum index_raw_table, as lt_raw_of's first argument names them. */
-static const struct raw_block_table {
-	const char *arg;
-	const char *find; /* the block a record would be in */
-	const char *get;  /* a block by its id */
-} raw_block_tables[] = {
-    [INDEX_RAW_AUDIT] = {.arg = "audit",
-			 .find = "SELECT id, data FROM audit_blocks WHERE id <= ?1"
-				 " ORDER BY id DESC LIMIT 1",
-			 .get = "SELECT data FROM audit_blocks WHERE id = ?1"},
-    [INDEX_RAW_LINES] = {.arg = "lines",
-			 .find = "SELECT id, data FROM lines_blocks WHERE id <= ?1"
-				 " ORDER BY id DESC LIMIT 1",
-			 .get = "SELECT data FROM lines_blocks WHERE id = ?1"},
-};
-
-/* The index of id among the memo's records, or -1. */
-static ptrdiff_t raw_memo_find(const struct raw_memo *m, int64_t id)
-{
-	size_t lo = 0, hi = m->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->ids[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->n && m->ids[lo] == id ? (ptrdiff_t)lo : -1;
-}
-
-/* Reads the directory (dir_len bytes at the end of the memo's len bytes); -1 when damaged. */
-static int raw_memo_index(struct raw_memo *m, int64_t first, size_t n, size_t len, size_t dir_len)
-{
-	const unsigned char *p = (const unsigned char *)m->text + (len - dir_len),
-			    *end = (const unsigned char *)m->text + len;
-	size_t at = 0;
-	int64_t id = first;
-
-	LT_GROW(m->ids, m->cap, n);
-	m->at = lt_xrealloc(m->at, (m->cap + 1) * sizeof *m->at);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t gap, rec;
-
-		if (raw_get_varint(&p, end, &gap) != 0 || raw_get_varint(&p, end, &rec) != 0 ||
-		    gap > (uint64_t)INT64_MAX - (uint64_t)id || (i > 0 && gap == 0) ||
-		    rec > len - dir_len - at)
-			return -1;
-		id += (int64_t)gap;
-		m->ids[i] = id;
-		m->at[i] = at;
-		at += (size_t)rec;
-	}
-	m->at[n] = at;
-	m->n = n;
-	return p == end && at == len - dir_len ? 0 : -1;
-}
-
-/* A stored block taken apart. */
-struct raw_block_head {
-	uint64_t len, count, dir_len; /* the content's bytes, its records, its directory's bytes */
-	int64_t dict_id;	      /* the block whose content is its dictionary; 0: none */
-	const unsigned char *frame;
-	size_t frame_len;
-};
-
-/* Splits a block blob into its head and frame; -1 when it is not one raw_block_encode wrote. */
-static int raw_block_parse(struct raw_block_head *out, const unsigned char *p, size_t n)
-{
-	const unsigned char *end = p + n;
-	uint64_t dict = 0;
-	int codec;
-
-	if (p == NULL || n < 1 || (p[0] != RAW_BLOCK && p[0] != RAW_BLOCK_DICT))
-		return -1;
-	codec = *p++;
-	if (raw_get_varint(&p, end, &out->len) != 0 || raw_get_varint(&p, end, &out->count) != 0 ||
-	    raw_get_varint(&p, end, &out->dir_len) != 0 ||
-	    (codec == RAW_BLOCK_DICT &&
-	     (raw_get_varint(&p, end, &dict) != 0 || dict == 0 || dict > (uint64_t)INT64_MAX)) ||
-	    out->len > RAW_MAX_RECORD || out->dir_len > out->len || out->count == 0 ||
-	    out->count > out->dir_len / 2)
-		return -1;
-	out->dict_id = (int64_t)dict;
-	out->frame = p;
-	out->frame_len = (size_t)(end - p);
-	return 0;
-}
-
-/* Decompresses h's frame with dd (or none) into *buf (grown); NULL, or what failed. */
-static const char *raw_block_inflate(struct raw_reader *r, const ZSTD_DDict *dd,
-				     const struct raw_block_head *h, char **buf, size_t *cap)
-{
-	size_t got;
-
-	if (r->dctx == NULL && (r->dctx = raw_dctx_new()) == NULL)
-		return "lt_raw_of: out of memory";
-	if (ZSTD_isError(ZSTD_DCtx_refDDict(r->dctx, dd)))
-		return "lt_raw_of: out of memory";
-	LT_GROW(*buf, *cap, (size_t)h->len + 1);
-	got = ZSTD_decompressDCtx(r->dctx, *buf, (size_t)h->len + 1, h->frame, h->frame_len);
-	if (ZSTD_isError(got))
-		return ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation
-			   ? "lt_raw_of: out of memory"
-			   : "lt_raw_of: a damaged block of raw records";
-	return got == h->len ? NULL : "lt_raw_of: a damaged block of raw records";
-}
-
-/* Block id of table's content as a decoding dictionary (RAW_BLOCK_DICT); NULL with *msg. */
-static ZSTD_DDict *raw_block_load_dict(struct raw_reader *r, sqlite3 *db, int table, int64_t id,
-				       const char **msg)
-{
-	struct raw_block_head h;
-	sqlite3_stmt *q;
-	ZSTD_DDict *dd = NULL;
-
-	*msg = "lt_raw_of: cannot read the blocks of raw records";
-	if (r->get[table] == NULL &&
-	    sqlite3_prepare_v3(db, raw_block_tables[table].get, -1, SQLITE_PREPARE_PERSISTENT,
-			       &r->get[table], NULL) != SQLITE_OK)
-		return NULL;
-	q = r->get[table];
-	sqlite3_bind_int64(q, 1, id);
-	if (sqlite3_step(q) != SQLITE_ROW) {
-		*msg = "lt_raw_of: a block's dictionary is missing from the store";
-	} else if (raw_block_parse(&h, sqlite3_column_blob(q, 0),
-				   (size_t)sqlite3_column_bytes(q, 0)) != 0 ||
-		   h.dict_id != 0) {
-		*msg = "lt_raw_of: a damaged block of raw records";
-	} else if ((*msg = raw_block_inflate(r, NULL, &h, &r->scratch, &r->scratch_cap)) == NULL) {
-		size_t n = h.len < RAW_BLOCK_DICT_BYTES ? (size_t)h.len : RAW_BLOCK_DICT_BYTES;
-
-		dd = ZSTD_createDDict_advanced(r->scratch, n, ZSTD_dlm_byCopy, ZSTD_dct_rawContent,
-					       raw_mem);
-		*msg = dd == NULL ? "lt_raw_of: out of memory" : NULL;
-	}
-	sqlite3_reset(q);
-	return dd;
-}
-
-/* The dictionary of table's blocks made with block id's, cached (evicting the least used). */
-static ZSTD_DDict *raw_block_dict_of(struct raw_reader *r, sqlite3 *db, int table, int64_t id,
-				     const char **msg)
-{
-	size_t victim = 0;
-	ZSTD_DDict *dd;
-
-	r->tick++;
-	for (size_t i = 0; i < RAW_DICT_CACHE; i++) {
-		if (r->bdicts[i].dd != NULL && r->bdicts[i].id == id &&
-		    r->bdicts[i].table == table) {
-			r->bdicts[i].used = r->tick;
-			return r->bdicts[i].dd;
-		}
-		if (r->bdicts[i].used < r->bdicts[victim].used)
-			victim = i;
-	}
-	if ((dd = raw_block_load_dict(r, db, table, id, msg)) == NULL)
-		return NULL;
-	ZSTD_freeDDict(r->bdicts[victim].dd);
-	r->bdicts[victim].dd = dd;
-	r->bdicts[victim].id = id;
-	r->bdicts[victim].table = table;
-	r->bdicts[victim].used = r->tick;
-	return dd;
-}
-
-/* Decodes block blob (first: its first record's id) into r's memo; NULL, or what failed. */
-static const char *raw_memo_load(struct raw_reader *r, sqlite3 *db, int table, int64_t first,
-				 const unsigned char *p, size_t n)
-{
-	struct raw_block_head h;
-	ZSTD_DDict *dd = NULL;
-	const char *msg = NULL;
-
-	r->memo.table = -1;
-	r->memo.n = 0;
-	if (raw_block_parse(&h, p, n) != 0)
-		return "lt_raw_of: a damaged block of raw records";
-	if (h.dict_id != 0 && (dd = raw_block_dict_of(r, db, table, h.dict_id, &msg)) == NULL)
-		return msg;
-	if ((msg = raw_block_inflate(r, dd, &h, &r->memo.text, &r->memo.text_cap)) != NULL)
-		return msg;
-	if (raw_memo_index(&r->memo, first, (size_t)h.count, (size_t)h.len, (size_t)h.dir_len) !=
-	    0) {
-		r->memo.n = 0;
-		return "lt_raw_of: a damaged block of raw records";
-	}
-	r->memo.table = table;
-	return NULL;
-}
-
-/* Makes the memo the block that would hold record id of table; NULL, or what failed. */
-static const char *raw_memo_seek(struct raw_reader *r, sqlite3 *db, int table, int64_t id)
-{
-	const struct raw_memo *m = &r->memo;
-	sqlite3_stmt *q;
-	const char *msg = NULL;
-	int rc;
-
-	if (m->table == table && m->n > 0 && m->ids[0] <= id && id <= m->ids[m->n - 1])
-		return NULL;
-	if (r->find[table] == NULL &&
-	    sqlite3_prepare_v3(db, raw_block_tables[table].find, -1, SQLITE_PREPARE_PERSISTENT,
-			       &r->find[table], NULL) != SQLITE_OK)
-		return "lt_raw_of: cannot read the blocks of raw records";
-	q = r->find[table];
-	sqlite3_bind_int64(q, 1, id);
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW &&
-	    !(m->table == table && m->n > 0 && m->ids[0] == sqlite3_column_int64(q, 0)))
-		msg = raw_memo_load(r, db, table, sqlite3_column_int64(q, 0),
-				    sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1));
-	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		msg = "lt_raw_of: cannot read the blocks of raw records";
-	else if (rc == SQLITE_DONE)
-		r->memo.table = -1;
-	sqlite3_reset(q);
-	return msg;
-}
-
-/* A rollback hook: the memo's block may be gone. */
-static void raw_forget(void *ctx)
-{
-	struct raw_reader *r = ctx;
-
-	r->memo.table = -1;
-	r->memo.n = 0;
-	for (size_t i = 0; i < RAW_DICT_CACHE; i++) {
-		ZSTD_freeDDict(r->bdicts[i].dd);
-		r->bdicts[i].dd = NULL;
-	}
-}
-
-/* lt_raw_of(table, id): record id of 'audit' or 'lines' from its block; NULL when in none. */
-static void raw_of_sql(sqlite3_context *cx, int argc, sqlite3_value **argv)
-{
-	struct raw_reader *r = sqlite3_user_data(cx);
-	const char *name = (const char *)sqlite3_value_text(argv[0]), *msg;
-	int table = -1;
-	ptrdiff_t i;
-	int64_t id;
-
-	(void)argc;
-	for (int t = INDEX_RAW_AUDIT; name != NULL && t <= INDEX_RAW_LINES; t++)
-		if (strcmp(name, raw_block_tables[t].arg) == 0)
-			table = t;
-	if (table < 0) {
-		sqlite3_result_error(cx, "lt_raw_of: the table is 'audit' or 'lines'", -1);
-		return;
-	}
-	if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER)
-		return; /* NULL */
-	id = sqlite3_value_int64(argv[1]);
-	if ((msg = raw_memo_seek(r, sqlite3_context_db_handle(cx), table, id)) != NULL) {
-		sqlite3_result_error(cx, msg, -1);
-		return;
-	}
-	if (r->memo.table != table || (i = raw_memo_find(&r->memo, id)) < 0)
-		return; /* in no block: a row of schema 8 or before */
-	sqlite3_result_text(cx, r->memo.text + r->memo.at[i],
-			    (int)(r->memo.at[i + 1] - r->memo.at[i]), SQLITE_TRANSIENT);
-}
-
-int index_raw_register(struct lt_store *st, struct lt_error *err)
-{
-	struct raw_reader *r = lt_xcalloc(1, sizeof *r);
-
-	lt_buf_init(&r->last_in);
-	lt_buf_init(&r->last_out);
-	r->memo.table = -1;
-	/* on failure SQLite has already called raw_reader_free */
-	if (sqlite3_create_function_v2(st->db, "lt_raw", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, r,
-				       raw_sql, NULL, NULL, raw_reader_free) != SQLITE_OK)
-		return index_store_db_error(st, err, "cannot register lt_raw");
-	st->raw = r;
-	/*
-	 * a stored block never changes, but a rolled-back one's first id comes back with other
-	 * records: the memo goes with every rollback
-	 */
-	sqlite3_rollback_hook(st->db, raw_forget, r);
-	/* lt_raw's registration owns r: this one frees nothing */
-	if (sqlite3_create_function_v2(st->db, "lt_raw_of", 2, SQLITE_UTF8, r, raw_of_sql, NULL,
-				       NULL, NULL) != SQLITE_OK)
-		return index_store_db_error(st, err, "cannot register lt_raw_of");
-	return 0;
-}
-
-void index_raw_unregister(struct lt_store *st)
-{
-	if (st->raw == NULL)
-		return;
-	for (size_t i = 0; i < sizeof st->raw->find / sizeof *st->raw->find; i++) {
-		sqlite3_finalize(st->raw->find[i]);
-		sqlite3_finalize(st->raw->get[i]);
-		st->raw->find[i] = st->raw->get[i] = NULL;
-	}
-	st->raw = NULL;
 }

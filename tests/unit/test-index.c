@@ -685,6 +685,57 @@ static void test_reingest_is_noop(void **state)
 	close_store(st);
 }
 
+/* index_intern_id of text: its id, checked not 0. */
+static int64_t intern_text(struct lt_store *st, const char *text)
+{
+	struct lt_error err = {0};
+	int64_t id = 0;
+
+	assert_int_equal(index_intern_id(st, (struct lt_str){text, strlen(text)}, &id, &err), 0);
+	assert_true(id > 0);
+	return id;
+}
+
+/*
+ * Interning: a store whose strs is empty inserts a string the cache misses at once (the cache
+ * is complete); a store opened again over rows it has not cached looks them up (not complete);
+ * a cache wrongly taken for complete still finds an existing string (strs.s is UNIQUE): each
+ * string has one id whatever the path, and strs holds it once.
+ */
+static void test_intern_insert_first(void **state)
+{
+	char dir[PATH_SIZE];
+	struct lt_error err = {0};
+	struct lt_store *st;
+	int64_t a, b;
+
+	(void)state;
+	case_dir(dir, "intern");
+	st = open_store(dir);
+	assert_int_equal(index_store_exec(st, "BEGIN", &err), 0);
+	a = intern_text(st, "kube-node-lease");
+	assert_true(st->strs.checked && st->strs.complete);
+	b = intern_text(st, "node-1");
+	assert_true(b != a);
+	assert_int_equal(intern_text(st, "kube-node-lease"), a);
+	assert_int_equal(index_store_exec(st, "COMMIT", &err), 0);
+	close_store(st);
+
+	st = open_store(dir);
+	assert_int_equal(index_store_exec(st, "BEGIN", &err), 0);
+	assert_int_equal(intern_text(st, "node-1"), b);
+	assert_true(st->strs.checked && !st->strs.complete);
+	/* the cache forgets (a rollback, an overflow) and is then wrongly taken for complete */
+	index_intern_clear(&st->strs);
+	st->strs.checked = st->strs.complete = 1;
+	assert_int_equal(intern_text(st, "kube-node-lease"), a);
+	assert_true(intern_text(st, "node-2") > b);
+	assert_int_equal(index_store_exec(st, "COMMIT", &err), 0);
+	expect_rows(st, "SELECT s, count(*) FROM strs GROUP BY s ORDER BY s", NULL,
+		    "kube-node-lease|1\nnode-1|1\nnode-2|1\n");
+	close_store(st);
+}
+
 /*
  * A text log that grew into something that is no log (control bytes in its first 4 KiB):
  * not a log, and neither its report nor the totals count again what was read of it before
@@ -1644,24 +1695,20 @@ static size_t coded_record(char *buf, size_t cap, int i)
 
 /*
  * A raw table stored in blocks compresses a block whole, on its writer: its share never
- * says settled (the parser's thread compresses nothing for it), and what a coder made of a
- * record (with another writer's dictionary, or none) is not bound: the text given is what
- * the block holds, every record read back as it was.
+ * says settled past the samples a dictionary was once trained on, so the parser's thread
+ * codes nothing for it, and every record is read back as it was given.
  */
 static void test_raw_coded(void **state)
 {
 	enum { N = 4800 }; /* past the samples a dictionary was trained on */
-	char dir[PATH_SIZE], rec[512], other[512];
+	char dir[PATH_SIZE], rec[512];
 	struct index_raw_writer w;
-	struct index_raw_share sh, none = {.settled = 1};
-	struct index_raw_coded coded;
-	struct index_raw_coder *c = index_raw_coder_new();
+	struct index_raw_share sh;
 	struct lt_error err = {0};
 	struct lt_store *st;
 	struct lt_buf want;
 
 	(void)state;
-	assert_non_null(c);
 	case_dir(dir, "raw-coded");
 	st = open_store(dir);
 	lt_buf_init(&want);
@@ -1672,19 +1719,12 @@ static void test_raw_coded(void **state)
 
 		index_raw_share_of(&sh, &w);
 		assert_false(sh.settled);
-		/* odd rows through a coder with no dictionary: made, and not used */
-		index_raw_coder_encode(c, &none, other, coded_record(other, sizeof other, i + 1),
-				       &coded);
-		assert_true(coded.by.settled);
-		assert_int_equal(i % 2 ? index_raw_put_coded(&w, i + 1, rec, n, &coded, &err)
-				       : index_raw_put(&w, i + 1, rec, n, &err),
-				 0);
+		assert_int_equal(index_raw_put(&w, i + 1, rec, n, &err), 0);
 		lt_buf_printf(&want, "%d|%s\n", i + 1, rec);
 	}
 	assert_int_equal(index_raw_flush(&w, &err), 0);
 	assert_int_equal(index_store_exec(st, "COMMIT", &err), 0);
 	index_raw_writer_release(&w);
-	index_raw_coder_free(c);
 	expect_rows(
 	    st,
 	    "WITH RECURSIVE i(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM i WHERE id < 4800)"
@@ -1764,6 +1804,51 @@ static void expect_block_records(struct lt_store *st, int from, int to, int salt
 			assert_true(raw_of_is(st, "lines", block_id(i) + 1, NULL, 0));
 			assert_true(raw_of_is(st, "audit", block_id(i), NULL, 0));
 		}
+}
+
+/*
+ * The blocks' compressor (a thread of each block writer): a writer released with a block in
+ * flight and one open, its transaction then rolled back, leaves nothing behind (and leaks
+ * nothing: the Sanitize build); the same records loaded into two stores make the same blocks
+ * byte for byte (a block's size follows the data, never which thread ran first), which read
+ * back whole.
+ */
+static void test_raw_blocks_in_flight(void **state)
+{
+	enum { N = 200 };
+	char dir[2][PATH_SIZE];
+	char *blocks[2];
+	struct index_raw_writer w;
+	struct lt_error err = {0};
+	struct lt_store *st;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		case_dir(dir[k], k == 0 ? "raw-flight-a" : "raw-flight-b");
+		st = open_store(dir[k]);
+		if (k == 0) {
+			index_raw_writer_init(&w, st, INDEX_RAW_LINES, 1);
+			assert_int_equal(index_store_exec(st, "BEGIN", &err), 0);
+			put_block_records(&w, 0, N, 0);
+			index_raw_writer_release(&w);
+			assert_int_equal(index_store_exec(st, "ROLLBACK", &err), 0);
+			expect_rows(st, "SELECT count(*) FROM lines_blocks", NULL, "0\n");
+		}
+		index_raw_writer_init(&w, st, INDEX_RAW_LINES, 1);
+		assert_int_equal(index_store_exec(st, "BEGIN", &err), 0);
+		put_block_records(&w, 0, N, 0);
+		assert_int_equal(index_raw_flush(&w, &err), 0);
+		assert_int_equal(index_store_exec(st, "COMMIT", &err), 0);
+		index_raw_writer_release(&w);
+		expect_block_records(st, 0, N, 0);
+		blocks[k] = hold_mem(
+		    q_rows(st, "SELECT id, hex(data) FROM lines_blocks ORDER BY id", NULL));
+		close_store(st);
+	}
+	assert_true(strlen(blocks[0]) > 0);
+	assert_string_equal(blocks[0], blocks[1]);
+	release_mem(blocks[0]);
+	release_mem(blocks[1]);
 }
 
 /*
@@ -2441,9 +2526,9 @@ static void test_fields_decoder(void **state)
  * Schema 9 to 10: a store of 9 holds every line's fields as text (or packed); 10 stores a
  * mark, an empty blob, where decoder 1 (index-fields.c) rebuilds them from the raw line.  A
  * read-only open refuses a store of 9 (asize's step of 10 is one its readers need); a
- * writable one upgrades it in place: its rows keep their text, read as they are, the logs view gives what it gave, new lines get marks, and
- * a line read again from an overlapping file (its fields text in the old row, a mark's
- * decoding in the new one) is found a duplicate.
+ * writable one upgrades it in place: its rows keep their text, read as they are, the logs view
+ * gives what it gave, new lines get marks, and a line read again from an overlapping file (its
+ * fields text in the old row, a mark's decoding in the new one) is found a duplicate.
  */
 static void test_schema_upgrade_10_jsize(void **state)
 {
@@ -2847,6 +2932,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_lease_from_request, teardown),
 	    cmocka_unit_test_teardown(test_other_resources, teardown),
 	    cmocka_unit_test_teardown(test_reingest_is_noop, teardown),
+	    cmocka_unit_test_teardown(test_intern_insert_first, teardown),
 	    cmocka_unit_test_teardown(test_grown_into_not_log, teardown),
 	    cmocka_unit_test_teardown(test_far_future_lines, teardown),
 	    cmocka_unit_test_teardown(test_dedupe_across_files, teardown),
@@ -2865,6 +2951,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_ingest_end_beside, teardown),
 	    cmocka_unit_test_teardown(test_event_origin, teardown),
 	    cmocka_unit_test_teardown(test_raw_blocks, teardown),
+	    cmocka_unit_test_teardown(test_raw_blocks_in_flight, teardown),
 	    cmocka_unit_test_teardown(test_raw_junk, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_9_counted, teardown),
 	    cmocka_unit_test_teardown(test_count_keys_capped, teardown),

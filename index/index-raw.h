@@ -1,0 +1,32 @@
+/*
+ * index-raw.h - what the raw records' writer (index-raw.c) and reader (index-rawread.c) share:
+ * the stored values' codecs (byte 0 of every compressed value and block), the bytes of a
+ * writer's first block that serve as its later blocks' dictionary, and the allocator every zstd
+ * allocation of both goes through (LEASETRAIL_FAULT=zstd:N fails it: an error, never a crash).
+ * Private to those two files; index-int.h declares what the rest of index/ calls.
+ */
+#ifndef INDEX_RAW_H
+#define INDEX_RAW_H
+
+#include <stddef.h>
+
+enum index_raw_codec {
+	INDEX_RAW_ZSTD = 1,	 /* a zstd frame of its own */
+	INDEX_RAW_ZSTD_DICT = 2, /* a zstd frame that needs raw_dicts.id */
+	INDEX_RAW_BLOCK =
+	    3, /* a block of records (schema 9): audit_blocks.data, lines_blocks.data */
+	INDEX_RAW_BLOCK_DICT = 4, /* a block with an earlier one's content as dictionary */
+};
+
+/*
+ * A writer's later blocks are compressed with the first INDEX_RAW_BLOCK_DICT_BYTES bytes of its
+ * first block's content as a raw dictionary (zstd's rawContent: no training, nothing more stored:
+ * the reader decodes that block to get it); bench/RESULTS.md measured the sizes
+ */
+#define INDEX_RAW_BLOCK_DICT_BYTES (32u * 1024)
+
+/* zstd's customAlloc and customFree for both files: failable by fault injection. */
+void *index_raw_alloc(void *opaque, size_t n);
+void index_raw_free(void *opaque, void *p);
+
+#endif
