@@ -87,13 +87,14 @@ done
 load_end=$(cut -d' ' -f1 /proc/loadavg)
 
 # the same answers: what each store holds, before and after (each store read by its own binary:
-# a newer schema refuses to read an older store without upgrading it)
+# a newer schema refuses to read an older store without upgrading it); times summed modulo a
+# prime, exactly: a float total() depends on the rows' order, which ids may change)
 same=yes
 if [ -n "$before" ]; then
   for s in audit noisy journal cw; do
-    for q in "SELECT count(*), coalesce(total(stage_us), 0) FROM audit" \
-             "SELECT count(*), coalesce(total(ts_us), 0), count(kind_id) FROM lines" \
-             "SELECT count(*), coalesce(total(start_us), 0), coalesce(total(end_us), 0) FROM lt_episodes" \
+    for q in "SELECT count(*), coalesce(sum(stage_us % 1000000007), 0) FROM audit" \
+             "SELECT count(*), coalesce(sum(ts_us % 1000000007), 0), count(kind_id) FROM lines" \
+             "SELECT count(*), coalesce(sum(start_us % 1000000007), 0), coalesce(sum(end_us % 1000000007), 0) FROM lt_episodes" \
              "SELECT count(*) FROM lt_notready" "SELECT count(*) FROM lt_evictions"; do
       a=$("$before" sql -o csv --db "$out/$s-before.db" "$q" 2>&1 | tail -1 || true)
       b=$("$after" sql -o csv --db "$out/$s-after.db" "$q" 2>&1 | tail -1 || true)
