@@ -25,6 +25,19 @@ for side in before after; do
   "$bin" ingest -q "${opts[@]}" --db "$work/$side.db" "${inputs[@]}" >/dev/null
 done
 
+# show_three TABLE PREFIX BIN DB: `show` and `show -v` of TABLE's first, middle and last row
+# (PREFIX before the id: L for lines); sum is answers'
+show_three() {
+  local table=$1 prefix=$2 bin=$3 db=$4 id
+  for id in $("$bin" sql -o csv --db "$db" \
+      "SELECT id FROM $table WHERE id IN ((SELECT min(id) FROM $table), (SELECT max(id) FROM $table),
+         (SELECT id FROM $table ORDER BY id LIMIT 1 OFFSET (SELECT count(*) / 2 FROM $table)))" |
+      tail -n +2); do
+    sum "show $prefix$id" "$bin" show --db "$db" "$prefix$id"
+    sum "show -v $prefix$id" "$bin" show -v --db "$db" "$prefix$id"
+  done
+}
+
 answers() { # BIN DB: one "label checksum" line per answer
   local bin=$1 db=$2 q k
   sum() { local label=$1; shift; echo "$label $("$@" 2>&1 | sha256sum | cut -c1-16)"; }
@@ -41,20 +54,8 @@ answers() { # BIN DB: one "label checksum" line per answer
   for k in user verb resource code source-ip user-agent; do
     sum "top --by $k" "$bin" top --by "$k" --limit 0 -o csv --db "$db"
   done
-  for id in $("$bin" sql -o csv --db "$db" \
-      "SELECT id FROM audit WHERE id IN ((SELECT min(id) FROM audit), (SELECT max(id) FROM audit),
-         (SELECT id FROM audit ORDER BY id LIMIT 1 OFFSET (SELECT count(*) / 2 FROM audit)))" |
-      tail -n +2); do
-    sum "show $id" "$bin" show --db "$db" "$id"
-    sum "show -v $id" "$bin" show -v --db "$db" "$id"
-  done
-  for id in $("$bin" sql -o csv --db "$db" \
-      "SELECT id FROM lines WHERE id IN ((SELECT min(id) FROM lines), (SELECT max(id) FROM lines),
-         (SELECT id FROM lines ORDER BY id LIMIT 1 OFFSET (SELECT count(*) / 2 FROM lines)))" |
-      tail -n +2); do
-    sum "show L$id" "$bin" show --db "$db" "L$id"
-    sum "show -v L$id" "$bin" show -v --db "$db" "L$id"
-  done
+  show_three audit "" "$bin" "$db"
+  show_three lines L "$bin" "$db"
   sum "events view" "$bin" sql -o csv --db "$db" "SELECT * FROM events ORDER BY id"
   sum "logs view" "$bin" sql -o csv --db "$db" "SELECT * FROM logs ORDER BY id"
 }
