@@ -164,7 +164,7 @@ void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,
 
 void index_raw_writer_release(struct index_raw_writer *w)
 {
-	raw_async_free(w); /* first: its thread uses the context and the blob */
+	raw_async_free(w); /* first: its thread uses the context */
 	sqlite3_finalize(w->ins);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->cdict_ws); /* cdict's: a static CDict is its workspace */
@@ -290,83 +290,103 @@ static void raw_buf_varint(struct lt_buf *b, uint64_t v)
  * The block compressor: a thread of the writer's own compresses each full block while the
  * writer goes on with the next rows, so the writer's thread only gathers records and inserts
  * the finished blocks (zstd was 14 % of its instructions on an audit log: bench/RESULTS.md,
- * branch writer).  One block is in flight at most.  When a block fills, the writer waits for
- * the one in flight (long done, more often than not: a block's rows cost the writer some
- * twice what compressing it costs), inserts it, and hands over the new one, its ids decided:
- * the rows stay in id order and in the transaction, and index_raw_flush inserts the last block
- * before every commit, so the rollback hook's guarantee holds as it did.  While a block is in
- * flight, w->cctx, w->cdict, w->dict_id, w->settled and w->blob are the compressor's; the
- * writer reads w->blob once it took the block back (under the mutex: it happens after).
- * The next block's size follows the ratio of the block taken back last (the one before the
- * one in flight): decided by the data, never by timing, so a load stores the same blocks
- * whichever thread runs first.  Without a thread (pthread_create failed) the writer
- * compresses each block itself.
+ * branch writer).  Up to RAW_JOBS blocks are in flight, in a ring the compressor works
+ * through in order, woken RAW_WAKE blocks at a time.  With one block in flight and a wake-up
+ * per block, the writer stopped at nearly every block: waiting for the block, or losing its
+ * core to the compressor just woken (14 000 times in a 2.1 s load of an audit log, about 0.5 s
+ * of it; bench/RESULTS.md, the merged session-11 tree).  When a block fills, the writer
+ * takes back the block handed over RAW_JOBS blocks before, waiting only if it is still being
+ * compressed, inserts it, and hands over the new one, its ids decided: the rows stay in id
+ * order and in the transaction, and index_raw_flush inserts every block in flight before
+ * every commit, so the rollback hook's guarantee holds as it did.  While a block is in
+ * flight, w->cctx, w->cdict, w->dict_id and w->settled are the compressor's; the writer reads
+ * a job once it took it back (under the mutex: it happens after).  The next block's size
+ * follows the ratio of the block taken back last: decided by the data and the commits, never
+ * by timing, so a load stores the same blocks whichever thread runs first.  Without a thread
+ * (pthread_create failed) the writer compresses each block itself.
  */
+#define RAW_JOBS 8
+/*
+ * The compressor is woken once this many blocks wait (or the writer waits for one): each
+ * wake-up of it took the writer's core from the writer (measured 4 and 2, 8 and 4, 16 and 8:
+ * bench/RESULTS.md, the merged session-11 tree).
+ */
+#define RAW_WAKE 4
+
 enum raw_job_state { RAW_JOB_NONE, RAW_JOB_QUEUED, RAW_JOB_DONE };
 
 /* What went wrong compressing a block, reported by the writer when it takes the block back. */
 enum raw_job_fail { RAW_FAIL_NONE, RAW_FAIL_CTX, RAW_FAIL_NOMEM, RAW_FAIL_ZSTD, RAW_FAIL_DICT };
+
+/* A block handed over: its content (records, then directory), its head's numbers, its row. */
+struct raw_job {
+	enum raw_job_state state;
+	struct lt_buf body;
+	int64_t first;
+	size_t n, dir_len;
+	unsigned char *blob; /* the row: blob_len bytes */
+	size_t blob_len, blob_cap;
+	enum raw_job_fail fail;
+	const char *zerr; /* zstd's name of the error (RAW_FAIL_ZSTD) */
+};
 
 struct raw_async {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t changed;
 	int running, stop;
-	enum raw_job_state state;
-	/* the block in flight: its content (records, then directory) and its head's numbers */
-	struct lt_buf body;
-	int64_t first;
-	size_t n, dir_len;
-	/* its outcome: w->blob holds blob_len bytes */
-	enum raw_job_fail fail;
-	const char *zerr; /* zstd's name of the error (RAW_FAIL_ZSTD) */
+	struct raw_job jobs[RAW_JOBS];
+	size_t next;   /* the writer's next slot, the oldest in flight: handed over in slot order */
+	size_t work;   /* the compressor's next slot */
+	size_t queued; /* blocks handed over and not yet taken up by the compressor */
+	int idle, waiting; /* the compressor, the writer: asleep on changed */
 };
 
 /*
- * Compresses the block in a (its content, n records, its directory's length dir_len bytes at
- * the end) into w->blob: INDEX_RAW_BLOCK, the content's length, the records' count, the
+ * Compresses the block of j (its content, n records, its directory's length dir_len bytes at
+ * the end) into j->blob: INDEX_RAW_BLOCK, the content's length, the records' count, the
  * directory's length, then one frame.  The writer's first block becomes the dictionary of the
  * later ones, known as its first record's id.  On the compressor's thread, or the writer's.
  */
-static void raw_block_job(struct index_raw_writer *w, struct raw_async *a)
+static void raw_block_job(struct index_raw_writer *w, struct raw_job *j)
 {
 	size_t bound, head = 1, got;
 
-	a->fail = RAW_FAIL_NONE;
+	j->fail = RAW_FAIL_NONE;
 	if (w->cctx == NULL && (w->cctx = raw_cctx_new()) == NULL) {
-		a->fail = RAW_FAIL_CTX;
+		j->fail = RAW_FAIL_CTX;
 		return;
 	}
-	bound = ZSTD_compressBound(a->body.len);
-	LT_GROW(w->blob, w->blob_cap, 4 * 10 + bound);
-	w->blob[0] = w->cdict != NULL ? INDEX_RAW_BLOCK_DICT : INDEX_RAW_BLOCK;
-	head += raw_put_varint(w->blob + head, a->body.len);
-	head += raw_put_varint(w->blob + head, a->n);
-	head += raw_put_varint(w->blob + head, a->dir_len);
+	bound = ZSTD_compressBound(j->body.len);
+	LT_GROW(j->blob, j->blob_cap, 4 * 10 + bound);
+	j->blob[0] = w->cdict != NULL ? INDEX_RAW_BLOCK_DICT : INDEX_RAW_BLOCK;
+	head += raw_put_varint(j->blob + head, j->body.len);
+	head += raw_put_varint(j->blob + head, j->n);
+	head += raw_put_varint(j->blob + head, j->dir_len);
 	if (w->cdict != NULL)
-		head += raw_put_varint(w->blob + head, (uint64_t)w->dict_id);
-	got = ZSTD_compress2(w->cctx, w->blob + head, w->blob_cap - head, a->body.ptr, a->body.len);
+		head += raw_put_varint(j->blob + head, (uint64_t)w->dict_id);
+	got = ZSTD_compress2(w->cctx, j->blob + head, j->blob_cap - head, j->body.ptr, j->body.len);
 	if (ZSTD_isError(got)) {
-		a->fail = ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation ? RAW_FAIL_NOMEM
+		j->fail = ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation ? RAW_FAIL_NOMEM
 										 : RAW_FAIL_ZSTD;
-		a->zerr = ZSTD_getErrorName(got);
+		j->zerr = ZSTD_getErrorName(got);
 		return;
 	}
-	w->blob_len = head + got;
+	j->blob_len = head + got;
 	if (!w->settled) {
-		size_t dn = a->body.len < INDEX_RAW_BLOCK_DICT_BYTES ? a->body.len
+		size_t dn = j->body.len < INDEX_RAW_BLOCK_DICT_BYTES ? j->body.len
 								     : INDEX_RAW_BLOCK_DICT_BYTES;
 
 		w->settled = 1;
 		/* on failure no block says it has a dictionary the context does not hold */
-		if (raw_cdict_load(w, a->body.ptr, dn, ZSTD_dct_rawContent) != 0)
-			a->fail = RAW_FAIL_DICT;
+		if (raw_cdict_load(w, j->body.ptr, dn, ZSTD_dct_rawContent) != 0)
+			j->fail = RAW_FAIL_DICT;
 		else
-			w->dict_id = a->first;
+			w->dict_id = j->first;
 	}
 }
 
-/* The compressor's thread: each block handed over, in order, until told to stop. */
+/* The compressor's thread: each block handed over, in slot order, until told to stop. */
 static void *raw_async_run(void *arg)
 {
 	struct index_raw_writer *w = arg;
@@ -374,15 +394,27 @@ static void *raw_async_run(void *arg)
 
 	pthread_mutex_lock(&a->mu);
 	for (;;) {
-		while (a->state != RAW_JOB_QUEUED && !a->stop)
+		struct raw_job *j = &a->jobs[a->work];
+
+		int wake;
+
+		a->idle = 1;
+		while (j->state != RAW_JOB_QUEUED && !a->stop)
 			pthread_cond_wait(&a->changed, &a->mu);
-		if (a->state != RAW_JOB_QUEUED)
+		a->idle = 0;
+		if (j->state != RAW_JOB_QUEUED)
 			break;
+		a->queued--;
 		pthread_mutex_unlock(&a->mu);
-		raw_block_job(w, a);
+		raw_block_job(w, j);
 		pthread_mutex_lock(&a->mu);
-		a->state = RAW_JOB_DONE;
-		pthread_cond_broadcast(&a->changed);
+		j->state = RAW_JOB_DONE;
+		a->work = (a->work + 1) % RAW_JOBS;
+		wake = a->waiting;
+		pthread_mutex_unlock(&a->mu);
+		if (wake) /* outside the mutex: the writer woken does not sleep again on it */
+			pthread_cond_broadcast(&a->changed);
+		pthread_mutex_lock(&a->mu);
 	}
 	pthread_mutex_unlock(&a->mu);
 	return NULL;
@@ -396,14 +428,15 @@ static struct raw_async *raw_async_of(struct index_raw_writer *w)
 	if (a != NULL)
 		return a;
 	a = w->async = lt_xcalloc(1, sizeof *a);
-	lt_buf_init(&a->body);
+	for (size_t i = 0; i < RAW_JOBS; i++)
+		lt_buf_init(&a->jobs[i].body);
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->changed, NULL);
 	a->running = pthread_create(&a->thread, NULL, raw_async_run, w) == 0;
 	return a;
 }
 
-/* Stops w's compressor, the block in flight dropped (a released writer's rows are not kept). */
+/* Stops w's compressor, the blocks in flight dropped (a released writer's rows are not kept). */
 static void raw_async_free(struct index_raw_writer *w)
 {
 	struct raw_async *a = w->async;
@@ -419,15 +452,18 @@ static void raw_async_free(struct index_raw_writer *w)
 	}
 	pthread_mutex_destroy(&a->mu);
 	pthread_cond_destroy(&a->changed);
-	lt_buf_release(&a->body);
+	for (size_t i = 0; i < RAW_JOBS; i++) {
+		lt_buf_release(&a->jobs[i].body);
+		free(a->jobs[i].blob);
+	}
 	free(a);
 	w->async = NULL;
 }
 
 /* The error of a block that failed to compress. */
-static int raw_job_error(const struct raw_async *a, struct lt_error *err)
+static int raw_job_error(const struct raw_job *j, struct lt_error *err)
 {
-	switch (a->fail) {
+	switch (j->fail) {
 	case RAW_FAIL_CTX:
 		return raw_nomem(err, "compressing raw records");
 	case RAW_FAIL_NOMEM:
@@ -435,74 +471,99 @@ static int raw_job_error(const struct raw_async *a, struct lt_error *err)
 	case RAW_FAIL_DICT:
 		return raw_nomem(err, "loading a block of raw records as a dictionary");
 	default:
-		return lt_error_set(err, LT_ERR_DB, "cannot compress raw records: %s", a->zerr);
+		return lt_error_set(err, LT_ERR_DB, "cannot compress raw records: %s", j->zerr);
 	}
 }
 
 /*
- * Takes the block in flight back, once compressed, and stores it as the row of its first
- * record's id.  The caller's sqlite3_last_insert_rowid() is left as it was: the loaders read
- * it after storing a record.
+ * Takes block j back, once compressed (nothing when the slot is empty), and stores it as the
+ * row of its first record's id.  The caller's sqlite3_last_insert_rowid() is left as it was:
+ * the loaders read it after storing a record.
  */
-static int raw_block_take(struct index_raw_writer *w, struct lt_error *err)
+static int raw_block_take(struct index_raw_writer *w, struct raw_job *j, struct lt_error *err)
 {
 	struct raw_async *a = w->async;
 	sqlite3_int64 last;
 	int rc;
 
-	if (a == NULL || a->state == RAW_JOB_NONE)
+	if (j->state == RAW_JOB_NONE)
 		return 0;
 	pthread_mutex_lock(&a->mu);
-	while (a->state == RAW_JOB_QUEUED)
+	if (j->state == RAW_JOB_QUEUED && a->idle)
+		pthread_cond_broadcast(&a->changed); /* it may sit below RAW_WAKE */
+	a->waiting = 1;
+	while (j->state == RAW_JOB_QUEUED)
 		pthread_cond_wait(&a->changed, &a->mu);
-	a->state = RAW_JOB_NONE;
+	a->waiting = 0;
+	j->state = RAW_JOB_NONE;
 	pthread_mutex_unlock(&a->mu);
-	if (a->fail != RAW_FAIL_NONE && a->fail != RAW_FAIL_DICT)
-		return raw_job_error(a, err);
-	/* the ratio of this block sizes the next but one (a block cut short by a commit, too) */
-	w->last_raw = a->body.len;
-	w->last_packed = w->blob_len;
+	if (j->fail != RAW_FAIL_NONE && j->fail != RAW_FAIL_DICT)
+		return raw_job_error(j, err);
+	/* the ratio of this block sizes the next ones (a block cut short by a commit, too) */
+	w->last_raw = j->body.len;
+	w->last_packed = j->blob_len;
 	last = sqlite3_last_insert_rowid(w->st->db);
-	rc = raw_insert(w, a->first, w->blob, w->blob_len, err);
+	rc = raw_insert(w, j->first, j->blob, j->blob_len, err);
 	sqlite3_set_last_insert_rowid(w->st->db, last);
-	if (rc == 0 && a->fail == RAW_FAIL_DICT)
-		rc = raw_job_error(a, err);
+	if (rc == 0 && j->fail == RAW_FAIL_DICT)
+		rc = raw_job_error(j, err);
 	return rc;
 }
 
+/* Takes every block in flight back, oldest first. */
+static int raw_block_take_all(struct index_raw_writer *w, struct lt_error *err)
+{
+	struct raw_async *a = w->async;
+
+	if (a == NULL)
+		return 0;
+	for (size_t k = 0; k < RAW_JOBS; k++)
+		if (raw_block_take(w, &a->jobs[(a->next + k) % RAW_JOBS], err) != 0)
+			return LT_ERR_DB;
+	return 0;
+}
+
 /*
- * Hands the open block over to the compressor (after taking back the one in flight) and
- * empties it; without a thread, compresses and stores it at once.
+ * Hands the open block over to the compressor (after taking back the one in its slot, handed
+ * over RAW_JOBS blocks before) and empties it; without a thread, compresses and stores it at
+ * once.
  */
 static int raw_block_write(struct index_raw_writer *w, struct lt_error *err)
 {
 	struct raw_async *a;
+	struct raw_job *j;
 	struct lt_buf spare;
+	int wake;
 
 	if (w->block_n == 0)
 		return 0;
-	if (raw_block_take(w, err) != 0)
-		return LT_ERR_DB;
 	a = raw_async_of(w);
+	j = &a->jobs[a->next];
+	if (raw_block_take(w, j, err) != 0)
+		return LT_ERR_DB;
 	lt_buf_append(&w->body, w->dir.ptr, w->dir.len);
-	spare = a->body; /* the buffers change hands: nothing is copied */
-	a->body = w->body;
+	spare = j->body; /* the buffers change hands: nothing is copied */
+	j->body = w->body;
 	w->body = spare;
-	a->first = w->block_first;
-	a->n = w->block_n;
-	a->dir_len = w->dir.len;
+	j->first = w->block_first;
+	j->n = w->block_n;
+	j->dir_len = w->dir.len;
 	lt_buf_reset(&w->body);
 	lt_buf_reset(&w->dir);
 	w->block_n = 0;
+	a->next = (a->next + 1) % RAW_JOBS;
 	if (!a->running) {
-		raw_block_job(w, a);
-		a->state = RAW_JOB_DONE;
-		return raw_block_take(w, err);
+		raw_block_job(w, j);
+		j->state = RAW_JOB_DONE;
+		return raw_block_take(w, j, err);
 	}
 	pthread_mutex_lock(&a->mu);
-	a->state = RAW_JOB_QUEUED;
-	pthread_cond_broadcast(&a->changed);
+	j->state = RAW_JOB_QUEUED;
+	a->queued++;
+	wake = a->idle && a->queued >= RAW_WAKE;
 	pthread_mutex_unlock(&a->mu);
+	if (wake) /* outside the mutex: the compressor woken does not sleep again on it */
+		pthread_cond_broadcast(&a->changed);
 	return 0;
 }
 
@@ -688,7 +749,7 @@ int index_raw_flush(struct index_raw_writer *w, struct lt_error *err)
 	/* a block holds records only once index_raw_put prepared */
 	if (raw_block_write(w, err) != 0)
 		return LT_ERR_DB;
-	return raw_block_take(w, err);
+	return raw_block_take_all(w, err);
 }
 
 /* ---- compressing on another thread ---- */
