@@ -129,7 +129,8 @@ struct index_pipe_prep {
 	/* in place of the sink's log, on the calling thread */
 	int (*log)(const struct lt_log_line *ln, const struct lt_where *at,
 		   const struct index_raw_coded *coded, void *ctx);
-	/* on the calling thread after each batch: the writers' shares, by enum index_raw_table */
+	/* on the calling thread after each batch: the fields writer's share (the only one that
+	 * settles: raw records go in blocks) */
 	void (*share)(struct index_raw_share *out, void *ctx);
 };
 
@@ -365,9 +366,8 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 			   const struct lt_where *at, int64_t cluster_id,
 			   const struct index_raw_coded *coded, int *stored);
 
-/* The dictionaries its raw text and fields writers compress with (index_raw_share_of). */
-void index_log_loader_share(const struct index_log_loader *ll, struct index_raw_share *raw,
-			    struct index_raw_share *fields);
+/* The dictionary its fields writer compresses with (index_raw_share_of). */
+void index_log_loader_share(const struct index_log_loader *ll, struct index_raw_share *fields);
 
 /* Before every commit: index_raw_flush of the source's lines_raw writer (index-raw.c). */
 int index_log_loader_raw_flush(struct index_log_loader *ll);

@@ -800,15 +800,14 @@ static int load_audit(const struct lt_audit_event *ev, const struct lt_where *at
 	return load_tick(l, at);
 }
 
-/* The raw writers' dictionaries, for the parser's thread to compress with (index-pipe.c). */
+/* The fields writer's dictionary, for the parser's thread to compress with (index-pipe.c). */
 static void load_share(struct index_raw_share *out, void *ctx)
 {
 	const struct load *l = ctx;
 
-	index_raw_share_of(&out[INDEX_RAW_AUDIT], &l->raw);
-	out[INDEX_RAW_LINES] = out[INDEX_RAW_FIELDS] = (struct index_raw_share){0};
+	*out = (struct index_raw_share){0};
 	if (l->logs != NULL)
-		index_log_loader_share(l->logs, &out[INDEX_RAW_LINES], &out[INDEX_RAW_FIELDS]);
+		index_log_loader_share(l->logs, out);
 }
 
 static const struct index_pipe_prep load_prep = {

@@ -571,10 +571,8 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 	return logs_note_host(ll, ll->node_id ? 0 : ids[0]);
 }
 
-void index_log_loader_share(const struct index_log_loader *ll, struct index_raw_share *raw,
-			    struct index_raw_share *fields)
+void index_log_loader_share(const struct index_log_loader *ll, struct index_raw_share *fields)
 {
-	index_raw_share_of(raw, &ll->raw);
 	index_raw_share_of(fields, &ll->fields);
 }
 

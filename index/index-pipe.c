@@ -24,9 +24,8 @@
 
 #define PIPE_BATCH_BYTES (1024 * 1024)
 #define PIPE_BATCH_ITEMS 2048
-#define PIPE_DEPTH	 4			/* batches queued at most */
-#define PIPE_FIRST_CAP	 (64 * 1024)		/* a new batch's first allocation */
-#define PIPE_TABLES	 (INDEX_RAW_FIELDS + 1) /* the writers' shares, by enum index_raw_table */
+#define PIPE_DEPTH	 4	     /* batches queued at most */
+#define PIPE_FIRST_CAP	 (64 * 1024) /* a new batch's first allocation */
 
 /* The queue's shape, under p->mu: head and tail set together, queued counts the list. */
 #define PIPE_QUEUE_OK(p)                                                                           \
@@ -76,8 +75,8 @@ struct pipe {
 	struct lt_error err;
 	/* compressing on the worker (prep NULL: not) */
 	const struct index_pipe_prep *prep;
-	struct index_raw_share share[PIPE_TABLES];	 /* the writers', under mu */
-	struct index_raw_share wshare[PIPE_TABLES];	 /* the worker's copy, for its batch */
+	struct index_raw_share share;			 /* the fields writer's, under mu */
+	struct index_raw_share wshare;			 /* the worker's copy, for its batch */
 	struct index_raw_coder *coder[INDEX_PIPE_SLOTS]; /* the worker's */
 };
 
@@ -179,7 +178,7 @@ static struct pipe_batch *pipe_take_spare(struct pipe *p)
 	b = p->spare;
 	if (b != NULL)
 		p->spare = b->next;
-	memcpy(p->wshare, p->share, sizeof p->wshare); /* the dictionaries settled by now */
+	p->wshare = p->share; /* the dictionary settled by now */
 	pthread_mutex_unlock(&p->mu);
 	if (b == NULL)
 		return lt_xcalloc(1, sizeof *b);
@@ -243,13 +242,13 @@ static int pipe_put(struct pipe *p, struct pipe_item *item, const size_t *offs, 
 	return pipe_added(p);
 }
 
-/* Compresses s into the item's slot as table's writer would, once it settled. */
+/* Compresses s into the item's slot as the fields writer would, once it settled. */
 static void pipe_code(struct pipe *p, struct pipe_item *it, enum index_pipe_slot slot,
-		      enum index_raw_table table, struct lt_str s)
+		      struct lt_str s)
 {
 	struct index_raw_coded c;
 
-	index_raw_coder_encode(p->coder[slot], &p->wshare[table], s.ptr, s.len, &c);
+	index_raw_coder_encode(p->coder[slot], &p->wshare, s.ptr, s.len, &c);
 	it->by[slot] = c.by;
 	it->blob[slot] = (struct lt_str){c.blob, c.len};
 }
@@ -276,7 +275,7 @@ static int pipe_put_log(const struct lt_log_line *ln, const struct lt_where *at,
 	it.at = *at;
 	it.u.ln = *ln;
 	if (p->prep != NULL)
-		pipe_code(p, &it, INDEX_PIPE_FIELDS, INDEX_RAW_FIELDS, ln->fields);
+		pipe_code(p, &it, INDEX_PIPE_FIELDS, ln->fields);
 	return pipe_put(p, &it, pipe_log_strs, PIPE_N(pipe_log_strs));
 }
 
@@ -378,18 +377,18 @@ static void pipe_batch_free(struct pipe_batch *b)
 	free(b);
 }
 
-/* Gives a replayed batch back to the worker, with the writers' shares as they are now. */
+/* Gives a replayed batch back to the worker, with the fields writer's share as it is now. */
 static void pipe_recycle(struct pipe *p, struct pipe_batch *b, void *ctx)
 {
-	struct index_raw_share now[PIPE_TABLES];
+	struct index_raw_share now = {0};
 
 	if (p->prep != NULL)
-		p->prep->share(now, ctx);
+		p->prep->share(&now, ctx);
 	pthread_mutex_lock(&p->mu);
 	b->next = p->spare;
 	p->spare = b;
 	if (p->prep != NULL)
-		memcpy(p->share, now, sizeof p->share);
+		p->share = now;
 	pthread_mutex_unlock(&p->mu);
 }
 
