@@ -7,14 +7,18 @@
 #
 # The stores are opened read-only.  For each command and side: the median and max wall time
 # (ms) and the median CPU time (task-clock from `perf stat`, ms), after one warm-up run each.
-# The node is bench-queries.sh's: the first node lease with a delete.  Two floors come first:
+# The node is bench-queries.sh's: the first node lease with a delete, else the first node lease
+# (a store with no deleted node lease), else none (`timeline NODE` is left out, and said so).
+# Two floors come first:
 # `query --list` (a process that starts and opens no store) and `sql SELECT+1` (one that
 # opens the store and runs nothing): what every other figure pays before its own work.
 # QUERIES="CMD;CMD..." (command lines separated by ;) replaces the list.  Prints a Markdown table.
 set -euo pipefail
 before=$1 bdb=$2 after=$3 adb=$4 runs=${5:-9}
 node=$("$after" sql --db "$adb" -o csv \
-  "SELECT name FROM leases WHERE kind = 'node' AND deletes > 0 ORDER BY name LIMIT 1" | tail -1)
+  "SELECT name FROM leases WHERE kind = 'node' ORDER BY deletes = 0, name LIMIT 1" | sed -n 2p)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 
 # one BIN DB ARGS...: "wall_ms cpu_ms" of one run
 one() {
@@ -33,8 +37,13 @@ stats() {
   sort -n -k2 "$1" | awk '{c[NR]=$2} END {printf "%.1f", c[int((NR+1)/2)]}'
 }
 
-cmds=("query --list" "sql -o csv SELECT+1" "timeline $node" "timeline kube-system/kube-controller-manager"
-  "nodes -o csv")
+cmds=("query --list" "sql -o csv SELECT+1")
+if [ -n "$node" ]; then
+  cmds+=("timeline $node")
+else
+  echo "No node lease in $adb: timeline NODE left out." >&2
+fi
+cmds+=("timeline kube-system/kube-controller-manager" "nodes -o csv")
 for q in $("$after" query --list | awk '{print $1}'); do
   cmds+=("query $q -o csv")
 done
@@ -49,12 +58,12 @@ for c in "${cmds[@]}"; do
   read -r -a args <<<"$c"
   one "$before" "$bdb" "${args[@]}" >/dev/null
   one "$after" "$adb" "${args[@]}" >/dev/null
-  : >/tmp/bnq.b; : >/tmp/bnq.a
+  : >"$work/before"; : >"$work/after"
   for _ in $(seq "$runs"); do
-    one "$before" "$bdb" "${args[@]}" >>/tmp/bnq.b
-    one "$after" "$adb" "${args[@]}" >>/tmp/bnq.a
+    one "$before" "$bdb" "${args[@]}" >>"$work/before"
+    one "$after" "$adb" "${args[@]}" >>"$work/after"
   done
-  echo "| $c | $(stats /tmp/bnq.b) | $(stats /tmp/bnq.a) |"
+  echo "| $c | $(stats "$work/before") | $(stats "$work/after") |"
 done
 echo
 echo "Load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)."
