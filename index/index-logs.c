@@ -373,10 +373,10 @@ static void logs_bind_ids(sqlite3_stmt *s, const int64_t ids[9])
 
 /* Binds the insert of the line. */
 static void logs_bind(struct index_log_loader *ll, const struct lt_log_line *ln,
-		      const struct lt_where *at, const int64_t ids[9], ptrdiff_t msg_at)
+		      const struct lt_where *at, const int64_t ids[9], int64_t node,
+		      ptrdiff_t msg_at)
 {
 	sqlite3_stmt *s = ll->ins;
-	int64_t node = ll->node_id ? ll->node_id : ids[0];
 
 	sqlite3_bind_int64(s, 1, ll->source_id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)at->line);
@@ -460,27 +460,43 @@ static int64_t logs_host_node(struct index_log_loader *ll, int64_t host_id)
 /*
  * 1 when ln is a duplicate: the store held, before this load, more lines that say the same
  * as identical lines came just before it in the file; 0; -1 on error.  They are looked for
- * on the line's node as this load stores it (its --node, or its host) and on the node its
- * host's lines were moved to since (lt_store_map_hosts).
+ * on the node this load stores the line under (logs_node) and, for a host mapped to another
+ * node, under the host itself (lines stored before the host was mapped, or by a leasetrail
+ * before schema 11, which stored a mapped host's new lines under the host).
  */
 static int logs_seen(struct index_log_loader *ll, const struct lt_log_line *ln, int64_t host_id,
 		     int64_t node)
 {
 	const int64_t want = (int64_t)ll->repeat + 1;
-	int64_t mapped, n, m;
+	int64_t n, m;
 
 	if ((n = logs_seen_on(ll, node, ln, host_id, want)) < 0)
 		return index_store_db_error(ll->st, ll->err,
 					    "cannot look for a duplicate log line");
-	if (n >= want || ll->node_id != 0 || host_id == 0)
+	if (n >= want || ll->node_id != 0 || host_id == 0 || host_id == node)
 		return n >= want;
-	mapped = logs_host_node(ll, host_id);
-	if (mapped == 0 || mapped == node)
-		return 0;
-	if ((m = logs_seen_on(ll, mapped, ln, host_id, want - n)) < 0)
+	if ((m = logs_seen_on(ll, host_id, ln, host_id, want - n)) < 0)
 		return index_store_db_error(ll->st, ll->err,
 					    "cannot look for a duplicate log line");
 	return n + m >= want;
+}
+
+/*
+ * The node a line is stored under: the file's --node, else the node its host was mapped to
+ * (lt_store_map_hosts, which moves a host's lines once, from the node it mapped to before:
+ * a mapped host's later lines must go to that node directly), else its host.  Only a store
+ * that held lines before this load can have a mapped host.
+ */
+static int64_t logs_node(struct index_log_loader *ll, int64_t host_id)
+{
+	int64_t mapped;
+
+	if (ll->node_id != 0)
+		return ll->node_id;
+	if (ll->start_id == 0 || host_id == 0)
+		return host_id;
+	mapped = logs_host_node(ll, host_id);
+	return mapped != 0 ? mapped : host_id;
 }
 
 /* Notes a host in the hosts table (mapped to itself until lt_store_map_hosts). */
@@ -592,7 +608,7 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 			   const struct index_raw_coded *coded, int *stored)
 {
 	struct lt_log_line c = *ln;
-	int64_t ids[9], id;
+	int64_t ids[9], id, node;
 	ptrdiff_t msg_at;
 	int seen;
 
@@ -601,13 +617,14 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 	msg_at = logs_message_at(&c);
 	if (logs_intern(ll, &c, at, ids) != 0 || logs_prepare_fields(ll, &c, msg_at, coded) != 0)
 		return LT_ERR_DB;
+	node = logs_node(ll, ids[0]);
 	if (ll->start_id != 0) {
 		logs_count_repeat(ll, &c);
-		seen = logs_seen(ll, &c, ids[0], ll->node_id ? ll->node_id : ids[0]);
+		seen = logs_seen(ll, &c, ids[0], node);
 		if (seen != 0)
 			return seen < 0 ? LT_ERR_DB : 0;
 	}
-	logs_bind(ll, &c, at, ids, msg_at);
+	logs_bind(ll, &c, at, ids, node, msg_at);
 	sqlite3_bind_int64(ll->ins, 25, cluster_id);
 	if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
 		return LT_ERR_DB;

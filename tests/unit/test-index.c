@@ -2675,6 +2675,37 @@ static void test_dedupe_lines_one_ingest(void **state)
 }
 
 /*
+ * A host mapped to a node (lt_store_map_hosts moves its lines once): its lines read in a later
+ * ingest go to that node too, and its lines read again are found there, duplicates.
+ */
+static void test_lines_mapped_host(void **state)
+{
+	char dir[PATH_SIZE], k1[PATH_SIZE], k2[PATH_SIZE], *id;
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	struct lt_node_name node = {.name = "n1.example"};
+	struct lt_store *st;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "lines-mapped-host");
+	write_file(k1, dir, "k1.log", SKEWED("old"));
+	write_file(k2, dir, "k2.log", SKEWED("old") SKEWED("new"));
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, k1, &s, &t), 1, 1, 0, 0, 0);
+	free(q_rows(st, "INSERT INTO strs(s) VALUES('n1.example')", NULL));
+	id = q_rows(st, "SELECT id FROM strs WHERE s = 'n1.example'", NULL);
+	node.id = strtoll(id, NULL, 10);
+	free(id);
+	assert_int_equal(lt_store_map_hosts(st, &node, 1, &err), 0);
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, k2, &s, &t), 2, 1, 1, 0, 0);
+	expect_rows(st, "SELECT message, node FROM logs ORDER BY id", NULL,
+		    "old|n1.example\nnew|n1.example\n");
+	close_store(st);
+}
+
+/*
  * Line i of test_raw_junk: a kubelet line whose message holds bytes of every value but NUL
  * and newline (control bytes rarer), invalid UTF-8 among them.
  */
@@ -3048,6 +3079,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_schema_upgrade_10_jsize, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_11_jsize2, teardown),
 	    cmocka_unit_test_teardown(test_dedupe_lines_one_ingest, teardown),
+	    cmocka_unit_test_teardown(test_lines_mapped_host, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
