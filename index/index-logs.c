@@ -12,7 +12,8 @@
  * probes nothing (lines_node is then built after the load, by sorting).
  *
  * Hosts are mapped to node names (lt_store_map_hosts) once the layer above
- * knows which nodes there are; this file only applies the mapping.
+ * knows which nodes there are; this file applies the mapping, and stores a
+ * mapped host's later lines under its node (logs_node).
  */
 #define _GNU_SOURCE /* memmem */
 #include "index-int.h"
