@@ -85,6 +85,8 @@ int index_store_schema(struct lt_store *st, struct lt_error *err);
 
 /* Creates the secondary indexes of audit that do not exist. */
 int index_store_create_indexes(struct lt_store *st, struct lt_error *err);
+/* Creates lines_node if a bulk load deferred it (the dedupe probe reads it, index-logs.c). */
+int index_store_create_lines_node(struct lt_store *st, struct lt_error *err);
 
 /* LT_ERR_DB, saying what to do, when a secondary index is missing. */
 int index_store_check_indexes(struct lt_store *st, struct lt_error *err);

@@ -1,16 +1,19 @@
 /*
  * index-logs.c - storing log lines, and mapping their hosts to nodes.
  *
- * A line is deduplicated on its key, a hash of what it says and when (both
- * times, host, pid, message, fields) plus how many identical lines came
- * just before it in the file: the same line in two overlapping exports is
- * stored once, while a kubelet repeating itself within one journal second
- * keeps every repeat.  The keys are in line_keys (schema 9): a line is
- * inserted, then its key; a key already held by a line that says the same
- * takes the new row back out (the rare path: overlapping files).
+ * A line is a duplicate when the store held, before its file's load began,
+ * as many lines that say the same (both times, host, pid, message, fields)
+ * on its node as there are identical lines just before it in the file, plus
+ * one: the same line in two overlapping exports is stored once, while a
+ * kubelet repeating itself within one file keeps every repeat.  Schema 11
+ * finds them through lines_node(node_id, ts_us), the index every timeline
+ * reads, comparing the lines' own values (the message and fields read from
+ * their raw lines): no key is stored.  A load into a store without lines
+ * probes nothing (lines_node is then built after the load, by sorting).
  *
  * Hosts are mapped to node names (lt_store_map_hosts) once the layer above
- * knows which nodes there are; this file only applies the mapping.
+ * knows which nodes there are; this file applies the mapping, and stores a
+ * mapped host's later lines under its node (logs_node).
  */
 #define _GNU_SOURCE /* memmem */
 #include "index-int.h"
@@ -32,7 +35,10 @@ struct index_log_loader {
 	struct lt_error *err;
 	int64_t source_id;
 	int64_t node_id; /* --node, 0 when none */
-	sqlite3_stmt *ins, *ins_host, *save, *same, *ins_key, *unstore;
+	sqlite3_stmt *ins, *ins_host, *save;
+	sqlite3_stmt *seen, *host_node; /* the dedupe probe, and a host's mapped node */
+	int64_t start_id;		/* lines below it were stored before this load: 0, none */
+	int64_t map_host, map_node;	/* host_node's last answer */
 	struct index_raw_writer raw;	/* lines_raw, compressed (index-raw.c) */
 	struct index_raw_writer fields; /* lines.fields, compressed alike */
 	const void *packed;		/* the line's fields packed, or NULL: text */
@@ -40,6 +46,7 @@ struct index_log_loader {
 	int mark;			 /* the line's fields are stored as decoder 1's mark */
 	struct index_fields_check check; /* decoder 1's buffers (index-fields.c) */
 	uint64_t last_hash;		 /* of the previous line, for counting repeats */
+	int last_hashed;		 /* last_hash is set */
 	uint32_t repeat;
 	int64_t last_host_id; /* hosts already in the hosts table: the last one */
 	uint64_t lines, skew;
@@ -66,10 +73,19 @@ static const char logs_ins_sql[] =
     " ext_id, stream_id, cluster_id, msg_at, msg_len) VALUES(?1, ?2, ?3, ?5, ?6, ?7, ?8,"
     " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25,"
     " ?26, ?27)";
-/* the key of a line just stored: ignored when another line holds it already */
-static const char logs_ins_key_sql[] = "INSERT OR IGNORE INTO line_keys(k, id) VALUES(?1, ?2)";
-/* a line just stored that another stored line says already */
-static const char logs_unstore_sql[] = "DELETE FROM lines WHERE id = ?1";
+/*
+ * The dedupe probe: how many lines stored before this load (id < ?3), at most ?9, say what the
+ * line says on node ?1 at ?2 (lines_node's key; a line without node has node_id NULL).  The
+ * cheap columns first: the message and fields are read from a raw line only for a line of the
+ * same node, time, pid and host.
+ */
+static const char logs_seen_sql[] =
+    "SELECT count(*) FROM (SELECT 1 FROM lines INDEXED BY lines_node"
+    " WHERE node_id IS ?1 AND ts_us = ?2 AND id < ?3 AND pid IS ?4 AND host_id IS ?5"
+    " AND " INDEX_KLOG_US_SQL("") " IS ?6 AND " LOGS_MSG " IS ?7 AND " LOGS_FLD " IS ?8"
+				  " LIMIT ?9)";
+/* the node a host's lines were moved to (lt_store_map_hosts), when it was */
+static const char logs_host_node_sql[] = "SELECT node_id FROM hosts WHERE host_id = ?1";
 
 /* A source read on (resumed, or grown since): its summary so far is the start of this one. */
 static const char logs_restore_sql[] =
@@ -155,6 +171,37 @@ static const char logs_save_sql[] =
     " zone, zone_from) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
     " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)";
 
+/*
+ * The probe, when the store holds lines already (this load's own are never duplicates: a
+ * repeat within one file is kept).  Their raw lines are in blocks: every load before this
+ * one flushed its blocks at its last commit.  A bulk load into an empty store dropped
+ * lines_node: a second file of that load builds it here (by sorting the first one's lines),
+ * and it is kept up to date from then on.
+ */
+static int logs_prepare_probe(struct index_log_loader *ll)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (index_store_prepare_raw(ll->st, &q, "SELECT coalesce(max(id), 0) + 1 FROM lines",
+				    ll->err) != 0)
+		return LT_ERR_DB;
+	rc = sqlite3_step(q);
+	ll->start_id = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
+	sqlite3_finalize(q);
+	if (rc != SQLITE_ROW)
+		return index_store_db_error(ll->st, ll->err, "cannot read the stored lines");
+	if (ll->start_id <= 1) {
+		ll->start_id = 0;
+		return 0;
+	}
+	if (index_store_create_lines_node(ll->st, ll->err) != 0 ||
+	    index_store_prepare_raw(ll->st, &ll->seen, logs_seen_sql, ll->err) != 0 ||
+	    index_store_prepare_raw(ll->st, &ll->host_node, logs_host_node_sql, ll->err) != 0)
+		return LT_ERR_DB;
+	return 0;
+}
+
 int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int64_t source_id,
 			 const char *node, struct lt_error *err)
 {
@@ -173,17 +220,8 @@ int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int
 	if (index_store_prepare_raw(st, &ll->ins, logs_ins_sql, err) ||
 	    index_store_prepare_raw(st, &ll->ins_host, "INSERT OR IGNORE INTO hosts VALUES(?1, ?1)",
 				    err) ||
-	    index_store_prepare_raw(st, &ll->same,
-				    "SELECT ts_us IS ?2 AND " INDEX_KLOG_US_SQL(
-					"") " IS ?3 AND host_id IS ?4"
-					    " AND pid IS ?5"
-					    " AND " LOGS_MSG " IS ?6 AND " LOGS_FLD
-					    " IS ?7 FROM lines"
-					    " WHERE id = (SELECT id FROM line_keys WHERE k = ?1)",
-				    err) ||
-	    index_store_prepare_raw(st, &ll->ins_key, logs_ins_key_sql, err) ||
-	    index_store_prepare_raw(st, &ll->unstore, logs_unstore_sql, err) ||
-	    index_store_prepare_raw(st, &ll->save, logs_save_sql, err) || logs_restore(ll))
+	    index_store_prepare_raw(st, &ll->save, logs_save_sql, err) || logs_restore(ll) ||
+	    logs_prepare_probe(ll))
 		goto fail;
 	*out = ll;
 	return 0;
@@ -203,9 +241,8 @@ void index_log_loader_free(struct index_log_loader *ll)
 	index_fields_check_release(&ll->check);
 	sqlite3_finalize(ll->ins_host);
 	sqlite3_finalize(ll->save);
-	sqlite3_finalize(ll->same);
-	sqlite3_finalize(ll->ins_key);
-	sqlite3_finalize(ll->unstore);
+	sqlite3_finalize(ll->seen);
+	sqlite3_finalize(ll->host_node);
 	free(ll->node);
 	free(ll->host);
 	free(ll);
@@ -227,21 +264,12 @@ static uint64_t logs_fnv_str(uint64_t h, struct lt_str s)
 }
 
 /*
- * The line's dedupe key: its second in the high bits, so that a file's
- * lines land nearly in order in the key index (random keys made every
- * insert a random page once the index outgrew the cache), then 29 bits of
- * a hash of what it says, from where, and its repeat count.  Two different
- * lines of one second may share a key: index_log_loader_store tells them apart.
+ * How many lines identical to ln came just before it in the file (a kubelet repeating itself
+ * within one second): a hash of what it says and when, compared with the line before's.
  */
-/* The largest second a key holds above its 29 hash bits without overflowing. */
-#define LOGS_KEY_MAX_SEC (INT64_MAX >> 29)
-/* logs_key's second of agg(ts_us) (min or max), in SQL: 0 before 1970, at most the largest */
-#define LOGS_KEY_SEC_SQL(agg) "min(max(" agg "(ts_us) / 1000000, 0), 17179869183)"
-
-static int64_t logs_key(struct index_log_loader *ll, const struct lt_log_line *ln)
+static void logs_count_repeat(struct index_log_loader *ll, const struct lt_log_line *ln)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
-	int64_t sec;
 
 	h = logs_fnv(h, &ln->ts_us, sizeof ln->ts_us);
 	h = logs_fnv(h, &ln->klog_us, sizeof ln->klog_us);
@@ -249,15 +277,9 @@ static int64_t logs_key(struct index_log_loader *ll, const struct lt_log_line *l
 	h = logs_fnv_str(h, ln->host);
 	h = logs_fnv_str(h, ln->message);
 	h = logs_fnv_str(h, ln->fields);
-	ll->repeat = h == ll->last_hash ? ll->repeat + 1 : 0;
+	ll->repeat = ll->last_hashed && h == ll->last_hash ? ll->repeat + 1 : 0;
 	ll->last_hash = h;
-	h = logs_fnv(h, &ll->repeat, sizeof ll->repeat);
-	h ^= h >> 31;
-	/* a time past what 34 bits of seconds hold (the year 2514) shares the last key second */
-	sec = ln->ts_us > 0 ? ln->ts_us / 1000000 : 0;
-	if (sec > LOGS_KEY_MAX_SEC)
-		sec = LOGS_KEY_MAX_SEC;
-	return sec << 29 | (int64_t)(h & ((1u << 29) - 1));
+	ll->last_hashed = 1;
 }
 
 static void logs_bind_str(sqlite3_stmt *s, int idx, struct lt_str v)
@@ -352,10 +374,10 @@ static void logs_bind_ids(sqlite3_stmt *s, const int64_t ids[9])
 
 /* Binds the insert of the line. */
 static void logs_bind(struct index_log_loader *ll, const struct lt_log_line *ln,
-		      const struct lt_where *at, const int64_t ids[9], ptrdiff_t msg_at)
+		      const struct lt_where *at, const int64_t ids[9], int64_t node,
+		      ptrdiff_t msg_at)
 {
 	sqlite3_stmt *s = ll->ins;
-	int64_t node = ll->node_id ? ll->node_id : ids[0];
 
 	sqlite3_bind_int64(s, 1, ll->source_id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)at->line);
@@ -393,45 +415,89 @@ static int logs_step(struct index_log_loader *ll, sqlite3_stmt *s, const char *w
 	return rc == SQLITE_DONE ? 0 : index_store_db_error(ll->st, ll->err, what);
 }
 
-/* Gives line id the key: 1 when it took it, 0 when another line holds it, -1 on error. */
-static int logs_keep_key(struct index_log_loader *ll, int64_t key, int64_t id)
+/* How many lines stored before this load, up to limit, say what ln says on node at its time. */
+static int64_t logs_seen_on(struct index_log_loader *ll, int64_t node, const struct lt_log_line *ln,
+			    int64_t host_id, int64_t limit)
 {
-	sqlite3_bind_int64(ll->ins_key, 1, key);
-	sqlite3_bind_int64(ll->ins_key, 2, id);
-	if (logs_step(ll, ll->ins_key, "cannot store a log line's key") != 0)
-		return -1;
-	return sqlite3_changes(ll->st->db) > 0;
-}
+	sqlite3_stmt *q = ll->seen;
+	int64_t n = -1;
 
-/* Takes out the line just stored (its raw record is not written yet). */
-static int logs_unstore(struct index_log_loader *ll, int64_t id)
-{
-	sqlite3_bind_int64(ll->unstore, 1, id);
-	return logs_step(ll, ll->unstore, "cannot take back a duplicate log line");
-}
-
-/* 1 when the stored line with this key says what ln says, when and where ln says it. */
-static int logs_same(struct index_log_loader *ll, int64_t key, const struct lt_log_line *ln,
-		     int64_t host_id)
-{
-	sqlite3_stmt *q = ll->same;
-	int same = 0;
-
-	sqlite3_bind_int64(q, 1, key);
+	if (node != 0)
+		sqlite3_bind_int64(q, 1, node);
 	sqlite3_bind_int64(q, 2, ln->ts_us);
-	if (ln->klog_us != 0)
-		sqlite3_bind_int64(q, 3, ln->klog_us);
-	if (host_id != 0)
-		sqlite3_bind_int64(q, 4, host_id);
+	sqlite3_bind_int64(q, 3, ll->start_id);
 	if (ln->pid >= 0)
-		sqlite3_bind_int64(q, 5, ln->pid);
-	logs_bind_str(q, 6, ln->message);
-	logs_bind_str(q, 7, ln->fields);
+		sqlite3_bind_int64(q, 4, ln->pid);
+	if (host_id != 0)
+		sqlite3_bind_int64(q, 5, host_id);
+	if (ln->klog_us != 0)
+		sqlite3_bind_int64(q, 6, ln->klog_us);
+	logs_bind_str(q, 7, ln->message);
+	logs_bind_str(q, 8, ln->fields);
+	sqlite3_bind_int64(q, 9, limit);
 	if (sqlite3_step(q) == SQLITE_ROW)
-		same = sqlite3_column_int(q, 0);
+		n = sqlite3_column_int64(q, 0);
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);
-	return same;
+	return n;
+}
+
+/* The node host's lines were moved to (hosts), 0 when none: the last host's answer kept. */
+static int64_t logs_host_node(struct index_log_loader *ll, int64_t host_id)
+{
+	sqlite3_stmt *q = ll->host_node;
+
+	if (host_id == ll->map_host)
+		return ll->map_node;
+	ll->map_host = host_id;
+	ll->map_node = 0;
+	sqlite3_bind_int64(q, 1, host_id);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		ll->map_node = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	return ll->map_node;
+}
+
+/*
+ * 1 when ln is a duplicate: the store held, before this load, more lines that say the same
+ * as identical lines came just before it in the file; 0; -1 on error.  They are looked for
+ * on the node this load stores the line under (logs_node) and, for a host mapped to another
+ * node, under the host itself (lines stored before the host was mapped, or by a leasetrail
+ * before schema 11, which stored a mapped host's new lines under the host).
+ */
+static int logs_seen(struct index_log_loader *ll, const struct lt_log_line *ln, int64_t host_id,
+		     int64_t node)
+{
+	const int64_t want = (int64_t)ll->repeat + 1;
+	int64_t n, m;
+
+	if ((n = logs_seen_on(ll, node, ln, host_id, want)) < 0)
+		return index_store_db_error(ll->st, ll->err,
+					    "cannot look for a duplicate log line");
+	if (n >= want || ll->node_id != 0 || host_id == 0 || host_id == node)
+		return n >= want;
+	if ((m = logs_seen_on(ll, host_id, ln, host_id, want - n)) < 0)
+		return index_store_db_error(ll->st, ll->err,
+					    "cannot look for a duplicate log line");
+	return n + m >= want;
+}
+
+/*
+ * The node a line is stored under: the file's --node, else the node its host was mapped to
+ * (lt_store_map_hosts, which moves a host's lines once, from the node it mapped to before:
+ * a mapped host's later lines must go to that node directly), else its host.  Only a store
+ * that held lines before this load can have a mapped host.
+ */
+static int64_t logs_node(struct index_log_loader *ll, int64_t host_id)
+{
+	int64_t mapped;
+
+	if (ll->node_id != 0)
+		return ll->node_id;
+	if (ll->start_id == 0 || host_id == 0)
+		return host_id;
+	mapped = logs_host_node(ll, host_id);
+	return mapped != 0 ? mapped : host_id;
 }
 
 /* Notes a host in the hosts table (mapped to itself until lt_store_map_hosts). */
@@ -543,27 +609,27 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 			   const struct index_raw_coded *coded, int *stored)
 {
 	struct lt_log_line c = *ln;
-	int64_t ids[9], key, id;
+	int64_t ids[9], id, node;
 	ptrdiff_t msg_at;
-	int kept;
+	int seen;
 
 	*stored = 0;
 	logs_align(ll, &c);
 	msg_at = logs_message_at(&c);
 	if (logs_intern(ll, &c, at, ids) != 0 || logs_prepare_fields(ll, &c, msg_at, coded) != 0)
 		return LT_ERR_DB;
-	key = logs_key(ll, &c);
-	logs_bind(ll, &c, at, ids, msg_at);
+	node = logs_node(ll, ids[0]);
+	if (ll->start_id != 0) {
+		logs_count_repeat(ll, &c);
+		seen = logs_seen(ll, &c, ids[0], node);
+		if (seen != 0)
+			return seen < 0 ? LT_ERR_DB : 0;
+	}
+	logs_bind(ll, &c, at, ids, node, msg_at);
 	sqlite3_bind_int64(ll->ins, 25, cluster_id);
 	if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
 		return LT_ERR_DB;
 	id = sqlite3_last_insert_rowid(ll->st->db);
-	if ((kept = logs_keep_key(ll, key, id)) < 0)
-		return LT_ERR_DB;
-	/* held already: the same line, stored before (taken back out), or another line of that
-	   second with the same hash (kept, without a key) */
-	if (!kept && logs_same(ll, key, &c, ids[0]))
-		return logs_unstore(ll, id);
 	*stored = 1;
 	logs_note_summary(ll, &c, id);
 	if (index_raw_put(&ll->raw, id, c.raw.ptr ? c.raw.ptr : "", c.raw.len, ll->err) != 0)
@@ -674,67 +740,37 @@ int index_log_loader_save(struct index_log_loader *ll)
 
 /* ---- re-dating ---------------------------------------------------------------- */
 
-enum logs_redate_col { RD_ID, RD_TS, RD_KLOG, RD_BASIS, RD_PID, RD_HOST, RD_MSG, RD_FIELDS };
+enum logs_redate_col { RD_ID, RD_TS, RD_KLOG, RD_BASIS };
 
-static struct lt_str logs_col_str(sqlite3_stmt *q, int i)
-{
-	const char *p = (const char *)sqlite3_column_text(q, i);
-
-	return (struct lt_str){p, p ? (size_t)sqlite3_column_bytes(q, i) : 0};
-}
-
-/* One line moved: its times, then its key; a key another line holds already is dropped. */
+/* One line moved: its times (schema 11: no key to move with them). */
 static int logs_redate_one(struct index_log_loader *ll, sqlite3_stmt *q, sqlite3_stmt *u,
 			   const int64_t m[3])
 {
-	struct lt_log_line ln;
 	unsigned b = (unsigned)sqlite3_column_int(q, RD_BASIS);
-	const int64_t id = sqlite3_column_int64(q, RD_ID);
-	int64_t key;
+	int64_t ts, klog;
 
-	memset(&ln, 0, sizeof ln);
-	ln.ts_us = lt_time_redate(sqlite3_column_int64(q, RD_TS), b & LT_BASIS_TS_YEAR,
-				  b & LT_BASIS_TS_ZONE, (int)m[0], m[1], m[2]);
-	ln.klog_us = sqlite3_column_int64(q, RD_KLOG);
-	if (ln.klog_us != 0)
-		ln.klog_us = lt_time_redate(ln.klog_us, b & LT_BASIS_KLOG_YEAR,
-					    b & LT_BASIS_KLOG_ZONE, (int)m[0], m[1], m[2]);
-	ln.pid =
-	    sqlite3_column_type(q, RD_PID) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, RD_PID);
-	ln.host = logs_col_str(q, RD_HOST);
-	ln.message = logs_col_str(q, RD_MSG);
-	ln.fields = logs_col_str(q, RD_FIELDS);
-	key = logs_key(ll, &ln);
-	sqlite3_bind_int64(u, 1, id);
-	sqlite3_bind_int64(u, 2, ln.ts_us);
-	if (ln.klog_us != 0)
-		sqlite3_bind_int64(u, 3, ln.klog_us);
-	if (logs_step(ll, u, "cannot re-date a log line") != 0)
-		return LT_ERR_DB;
-	return logs_keep_key(ll, key, id) < 0 ? LT_ERR_DB : 0;
+	ts = lt_time_redate(sqlite3_column_int64(q, RD_TS), b & LT_BASIS_TS_YEAR,
+			    b & LT_BASIS_TS_ZONE, (int)m[0], m[1], m[2]);
+	klog = sqlite3_column_int64(q, RD_KLOG);
+	if (klog != 0)
+		klog = lt_time_redate(klog, b & LT_BASIS_KLOG_YEAR, b & LT_BASIS_KLOG_ZONE,
+				      (int)m[0], m[1], m[2]);
+	sqlite3_bind_int64(u, 1, sqlite3_column_int64(q, RD_ID));
+	sqlite3_bind_int64(u, 2, ts);
+	if (klog != 0)
+		sqlite3_bind_int64(u, 3, klog);
+	return logs_step(ll, u, "cannot re-date a log line");
 }
 
-/* The statements of a re-dating: the lines read, their keys dropped, a line moved, a key kept. */
+/* The statements of a re-dating: the lines read, a line moved. */
 static const char *const logs_redate_sql[] = {
     ("SELECT id, ts_us, " INDEX_KLOG_US_SQL(
-	"") ", basis, pid,"
-	    " (SELECT s FROM strs WHERE id = host_id), " LOGS_MSG ", " LOGS_FLD
-	    " FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3 AND basis != 0 ORDER BY id"),
-    /* the keys lie in the seconds of the lines' old times (logs_key): a range of line_keys */
-    ("DELETE FROM line_keys WHERE k BETWEEN (SELECT " LOGS_KEY_SEC_SQL(
-	"min") " << 29"
-	       "  FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3 AND basis != 0)"
-	       " AND (SELECT (" LOGS_KEY_SEC_SQL(
-		   "max") " << 29) + 536870911"
-			  "  FROM lines WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3 AND basis != "
-			  "0)"
-			  " AND id BETWEEN ?1 AND ?2 AND id IN (SELECT id FROM lines"
-			  "  WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3 AND basis != 0)"),
+	"") ", basis FROM lines"
+	    " WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3 AND basis != 0 ORDER BY id"),
     "UPDATE lines SET ts_us = ?2, klog_us = NULL, klog_d = ?3 - ?2 WHERE id = ?1",
-    logs_ins_key_sql,
 };
 
-enum { RDS_READ, RDS_DROP_KEYS, RDS_MOVE, RDS_KEY, RDS_N };
+enum { RDS_READ, RDS_MOVE, RDS_N };
 
 static void logs_redate_finalize(sqlite3_stmt *s[RDS_N])
 {
@@ -755,13 +791,9 @@ int index_logs_redate(struct lt_store *st, int64_t source_id, int64_t first, int
 			logs_redate_finalize(s);
 			return LT_ERR_DB;
 		}
-	ll.ins_key = s[RDS_KEY];
-	for (int i = RDS_READ; i <= RDS_DROP_KEYS; i++) {
-		sqlite3_bind_int64(s[i], 1, first);
-		sqlite3_bind_int64(s[i], 2, last);
-		sqlite3_bind_int64(s[i], 3, source_id);
-	}
-	rc = logs_step(&ll, s[RDS_DROP_KEYS], "cannot drop the keys of the lines to re-date");
+	sqlite3_bind_int64(s[RDS_READ], 1, first);
+	sqlite3_bind_int64(s[RDS_READ], 2, last);
+	sqlite3_bind_int64(s[RDS_READ], 3, source_id);
 	while (rc == 0 && (step = sqlite3_step(s[RDS_READ])) == SQLITE_ROW)
 		rc = logs_redate_one(&ll, s[RDS_READ], s[RDS_MOVE], m);
 	if (rc == 0 && step != SQLITE_DONE)

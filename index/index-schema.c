@@ -22,14 +22,17 @@
  *    (schema_pack_ext); a line's fields that the store's frozen decoder rebuilds from its raw
  *    line stored as a mark, an empty blob (index-fields.c, LT_LINE_FIELDS_SQL: no step of its
  *    own; the version keeps an older leasetrail, which would read the mark as a packed value,
- *    from opening such a store; rows of 9 and before keep their text or packed value) */
-#define SCHEMA_VERSION "10"
+ *    from opening such a store; rows of 9 and before keep their text or packed value);
+ * 11: no dedupe keys: a line read again is found through lines_node (index-logs.c), and
+ *    line_keys is dropped (schema_drop_line_keys) */
+#define SCHEMA_VERSION "11"
 /* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
 /*
  * The oldest schema a read-only open reads as it is: 10.  A store of 9 has its audit_ext as a
  * table with the stream as text, where node health and the lease feed read schema 10's
- * interned stream (LT_AUDIT_STREAM_SQL); its fields alone would be read as they are.
+ * interned stream (LT_AUDIT_STREAM_SQL); its fields alone would be read as they are.  A store
+ * of 10 differs from 11 only by line_keys, which no reader reads.
  */
 #define SCHEMA_READS_FROM 10
 /* The first schema whose auditIDs are packed: older ones are packed by the upgrade. */
@@ -82,6 +85,8 @@ static const char *const schema_index_sql[] = {
 
 /* The first indexes above, on audit: lt_store_ingest_end builds them before what runs beside. */
 #define SCHEMA_BESIDE_INDEXES 2
+/* lines_node's place above: a load's dedupe probe needs it (index_store_create_lines_node) */
+#define SCHEMA_LINES_NODE 2
 
 static const char *const schema_index_names[] = {"audit_rtv",	  "audit_object", "lines_node",
 						 "lines_subject", "lines_kind",	  "lines_notable"};
@@ -91,8 +96,9 @@ static const char *const schema_index_names[] = {"audit_rtv",	  "audit_object", 
  * line comes from: the file's --node, else its host, mapped to a node name
  * by lt_store_map_hosts once the store knows the nodes (hosts keeps what
  * each host maps to).  subject_id is what the line is about, when it says.
- * A line seen again in overlapping files is stored once: its dedupe key is
- * in line_keys (schema 9; lkey, the key of schema 8 and before, stays NULL).
+ * A line seen again in overlapping files is stored once: found through
+ * lines_node (schema 11, index-logs.c; lkey, the key of schema 8 and before,
+ * stays NULL and is read by nothing).
  */
 #define LOG_TABLES                                                                                 \
 	"CREATE TABLE IF NOT EXISTS lines("                                                        \
@@ -202,11 +208,6 @@ static const char *const schema_sql[] = {
     /* CloudWatch provenance of the audit events that came from an export */
     "CREATE TABLE IF NOT EXISTS audit_ext(id INTEGER PRIMARY KEY, ext_id TEXT, stream TEXT)",
     LOG_TABLES,
-    /* schema 9: a line's dedupe key (index-logs.c) and the line that holds it, keyed by the
-       key alone (WITHOUT ROWID: one b-tree entry a key, no column of lines; as a rowid table,
-       its 9-byte rowids made it 3 % larger and cost 0.5 % more of the writer's instructions) */
-    ("CREATE TABLE IF NOT EXISTS line_keys(k INTEGER PRIMARY KEY, id INTEGER NOT NULL)"
-     " WITHOUT ROWID"),
     "CREATE TABLE IF NOT EXISTS lines_raw(id INTEGER PRIMARY KEY, text TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS hosts(host_id INTEGER PRIMARY KEY, node_id INTEGER NOT NULL)",
     /*
@@ -378,15 +379,19 @@ static const char *const schema_blocks_sql[] = {
 };
 
 /*
- * Schema 9: the lines' dedupe keys move from lines.lkey and its unique index lines_key to
- * line_keys(k, id), keyed by the key itself (9 bytes a line less: the column and its
- * header byte; the index entry becomes the table's row).  A store of 8 still has lines_key:
- * its keys are copied over and the index dropped.  The older rows keep their lkey, which
- * nothing reads any more; new rows leave it NULL.
+ * Schema 9 moved the lines' dedupe keys from lines.lkey and its unique index lines_key to
+ * line_keys(k, id); schema 11 keeps no key (index-logs.c).  A store of 8 still has lines_key:
+ * the index is dropped, the older rows keep their lkey, which nothing reads; new rows leave
+ * it NULL.
  */
-static const char schema_line_keys_sql[] =
-    "INSERT OR IGNORE INTO line_keys SELECT lkey, id FROM lines WHERE lkey IS NOT NULL;"
-    " DROP INDEX lines_key;";
+static const char schema_line_keys_sql[] = "DROP INDEX lines_key;";
+
+/*
+ * Schema 11: the lines' dedupe keys of 9 and 10 (line_keys) dropped: a line read again is
+ * found through lines_node (index-logs.c), which compares what the lines say.  Its pages stay
+ * in the file, free, until a VACUUM.
+ */
+static const char schema_drop_line_keys_sql[] = "DROP TABLE line_keys;";
 
 /*
  * Schema 9: counted_requests.audit_hash, the auditID's 8-byte hash (index_audit_id_hash) instead
@@ -726,14 +731,24 @@ static int schema_line_keys(struct lt_store *st, struct lt_error *err)
 	return has ? index_store_exec(st, schema_line_keys_sql, err) : 0;
 }
 
+/* Schema 11's step (schema_drop_line_keys_sql): only a store that has line_keys takes it. */
+static int schema_drop_line_keys(struct lt_store *st, struct lt_error *err)
+{
+	int has = schema_has_column(st, "line_keys", "k", err);
+
+	if (has < 0)
+		return LT_ERR_DB;
+	return has ? index_store_exec(st, schema_drop_line_keys_sql, err) : 0;
+}
+
 /*
- * Brings a new store, or one of schema 4 to 9, to this schema: the clusters
+ * Brings a new store, or one of schema 4 to 10, to this schema: the clusters
  * of 5, then the interned columns (schema_add_interned) and the identity column
  * (schema_identity_sql) of 6, the packed auditIDs and klog_d (schema_klog_sql) of 7, the
  * message's place (schema_message_sql) of 8, the raw records' blocks (schema_add_blocks),
  * the lines' keys (schema_line_keys), the hashed counted requests (schema_hash_counted) and
- * the latency (schema_latency_sql) of 9, audit_ext packed (schema_pack_ext) of 10, then the
- * version.
+ * the latency (schema_latency_sql) of 9, audit_ext packed (schema_pack_ext) of 10, the
+ * dedupe keys dropped (schema_drop_line_keys) of 11, then the version.
  */
 static int schema_migrate(struct lt_store *st, struct lt_error *err)
 {
@@ -745,7 +760,7 @@ static int schema_migrate(struct lt_store *st, struct lt_error *err)
 	    schema_add_blocks(st, err) != 0 || schema_line_keys(st, err) != 0 ||
 	    schema_hash_counted(st, err) != 0 ||
 	    SCHEMA_UNLESS(st, "audit", "latency_us", schema_latency_sql, err) != 0 ||
-	    schema_pack_ext(st, err) != 0)
+	    schema_pack_ext(st, err) != 0 || schema_drop_line_keys(st, err) != 0)
 		return LT_ERR_DB;
 	return index_store_exec(
 	    st, "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';", err);
@@ -796,6 +811,11 @@ int index_store_schema(struct lt_store *st, struct lt_error *err)
 		return LT_ERR_DB;
 	}
 	return schema_check_meta(st, 0, err);
+}
+
+int index_store_create_lines_node(struct lt_store *st, struct lt_error *err)
+{
+	return index_store_exec(st, schema_index_sql[SCHEMA_LINES_NODE], err);
 }
 
 int index_store_create_indexes(struct lt_store *st, struct lt_error *err)

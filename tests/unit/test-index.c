@@ -1298,11 +1298,12 @@ static void open_fails(const char *path, int flags, int want, struct lt_error *e
 /* Schema 10 back to 9: every line's fields as text, no mark (index-fields.c). */
 #define TO9_FIELDS ("UPDATE lines SET fields = " LT_LINE_FIELDS_SQL("lines") " WHERE fields = X''")
 
-/* Schema 9 back to 8: the lines' keys in lines.lkey, under the unique index lines_key. */
+/*
+ * Schema 9 back to 8: the lines' keys in lines.lkey, under the unique index lines_key (any
+ * unique values: schema 11 reads no key, and its upgrade drops the index).
+ */
 #define TO8_KEYS                                                                                   \
-	TO9_FIELDS,                                                                                \
-	    "UPDATE lines SET lkey = (SELECT k FROM line_keys AS k WHERE k.id = lines.id)",        \
-	    "CREATE UNIQUE INDEX lines_key ON lines(lkey)", "DROP TABLE line_keys"
+	TO9_FIELDS, "UPDATE lines SET lkey = id", "CREATE UNIQUE INDEX lines_key ON lines(lkey)"
 
 #define TO7_LINES                                                                                  \
 	TO8_KEYS,                                                                                  \
@@ -1358,7 +1359,7 @@ static struct lt_store *reopen_downgraded(struct lt_store *st, const char *dir,
 	close_store(st);
 	path_join(db, dir, "store.db");
 	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	snprintf(want, sizeof want, "%s, older than this leasetrail's 10", older);
+	snprintf(want, sizeof want, "%s, older than this leasetrail's 11", older);
 	if (strstr(err.msg, want) == NULL)
 		fail_msg("want '%s' in '%s'", want, err.msg);
 	assert_non_null(strstr(err.msg, "leasetrail rebuild --db"));
@@ -1527,7 +1528,7 @@ static void test_schema_versions(void **state)
 	static const struct {
 		const char *version, *says;
 	} cases[] = {{"3", "schema 3, made by an older leasetrail"},
-		     {"11", "schema 11, made by a newer leasetrail"}};
+		     {"12", "schema 12, made by a newer leasetrail"}};
 	char dir[PATH_SIZE], db[PATH_SIZE], sql[96];
 	struct lt_error err = {0};
 	sqlite3 *raw;
@@ -1549,7 +1550,7 @@ static void test_schema_versions(void **state)
 		for (int flags = 0; flags <= LT_STORE_READONLY; flags += LT_STORE_READONLY) {
 			open_fails(db, flags, LT_ERR_DB, &err);
 			assert_non_null(strstr(err.msg, cases[i].says));
-			assert_non_null(strstr(err.msg, "this one reads schema 10"));
+			assert_non_null(strstr(err.msg, "this one reads schema 11"));
 		}
 		after = slurp(db, &after_len);
 		assert_true(after_len == before_len && memcmp(before, after, before_len) == 0);
@@ -1601,7 +1602,7 @@ static void test_schema_upgrade(void **state)
 	    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_old'),"
 	    " (SELECT count(*) FROM pragma_table_info('audit') WHERE name = 'identity_id'),"
 	    " (SELECT count(*) FROM sqlite_master WHERE name IN ('audit_names', 'audit_verbs'))",
-	    NULL, "10|0|0|0|1|2\n");
+	    NULL, "11|0|0|0|1|2\n");
 	close_store(st);
 }
 
@@ -1658,7 +1659,7 @@ static void test_schema_upgrade_raw(void **state)
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT count(*) FROM raw_dicts), (SELECT group_concat(typeof(json))"
 		    " FROM audit_raw)",
-		    NULL, "10|0|text,text\n");
+		    NULL, "11|0|text,text\n");
 	expect_rows(st, "SELECT id, request_uri, uid FROM events ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2045,7 +2046,7 @@ static void test_schema_upgrade_identity(void **state)
 		    " (SELECT group_concat(audit_id || '=' || coalesce(identity, '-'), ' ')"
 		    "  FROM (SELECT * FROM events ORDER BY id)),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_kept')",
-		    NULL, "10|id1=as b id2=oid=o2|1\n");
+		    NULL, "11|id1=as b id2=oid=o2|1\n");
 	close_store(st);
 }
 
@@ -2121,7 +2122,7 @@ static void test_schema_upgrade_7(void **state)
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT group_concat(typeof(audit_id)) FROM audit),"
 		    " (SELECT group_concat(typeof(audit_hash)) FROM counted_requests)",
-		    NULL, "10|blob|integer,integer\n");
+		    NULL, "11|blob|integer,integer\n");
 	expect_rows(st, "SELECT id, audit_id FROM events ORDER BY id", NULL, want);
 	free(want);
 	expect_rows(st, "SELECT id, ts, ts_us, klog_us FROM logs ORDER BY id", NULL, want_lines);
@@ -2188,7 +2189,7 @@ static void test_schema_upgrade_8(void **state)
 	expect_rows(st,
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'), (SELECT"
 		    " group_concat(coalesce(msg_at, '-') || message, ',') FROM lines)",
-		    NULL, "10|-kept,-say \"a\"\n");
+		    NULL, "11|-kept,-say \"a\"\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2255,7 +2256,7 @@ static void test_schema_upgrade_9_blocks(void **state)
 		    " (SELECT count(*) FROM audit_blocks) + (SELECT count(*) FROM lines_blocks),"
 		    " (SELECT group_concat(type) FROM sqlite_master"
 		    "  WHERE name IN ('audit_raw', 'lines_raw'))",
-		    NULL, "10|1,2|1|0|view,view\n");
+		    NULL, "11|1,2|1|0|view,view\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2356,7 +2357,7 @@ static void test_schema_upgrade_10_asize(void **state)
 		    " (SELECT group_concat(typeof(ext_id) || '+' || typeof(stream_id))"
 		    "  FROM audit_ext_packed),"
 		    " (SELECT group_concat(type) FROM sqlite_master WHERE name = 'audit_ext')",
-		    NULL, "10|text+integer,text+integer|view\n");
+		    NULL, "11|text+integer,text+integer|view\n");
 	expect_rows(st, "SELECT * FROM audit_ext ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2564,7 +2565,7 @@ static void test_schema_upgrade_10_jsize(void **state)
 	    st,
 	    "SELECT (SELECT value FROM meta WHERE key = 'schema'), group_concat(typeof(fields))"
 	    " FROM lines",
-	    NULL, "10|text,text,null\n");
+	    NULL, "11|text,text,null\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2575,6 +2576,132 @@ static void test_schema_upgrade_10_jsize(void **state)
 		    NULL,
 		    "1|text|{\"pod\":\"ns/p\"}\n2|text|{\"a\":\"1\"}\n3|null|NULL\n"
 		    "4|blob|{\"err\":\"e\"}\n");
+	close_store(st);
+}
+
+/*
+ * Schema 10 to 11: a store of 10 holds the lines' dedupe keys in line_keys; 11 keeps none and
+ * finds a line read again through lines_node, comparing what the lines say.  A read-only open
+ * reads a store of 10 as it is (no reader reads line_keys); a writable one drops line_keys in
+ * place: the logs view gives what it gave, and an overlapping file's lines are duplicates
+ * (their messages a slice of the raw line, text, and fields a mark), but for a repeat more
+ * than the store holds, which is kept, and a new line.
+ */
+static void test_schema_upgrade_11_jsize2(void **state)
+{
+	static const char *const to10[] = {
+	    ("CREATE TABLE line_keys(k INTEGER PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID"),
+	    "INSERT INTO line_keys SELECT id << 29, id FROM lines",
+	    "UPDATE meta SET value = '10' WHERE key = 'schema'",
+	};
+	char dir[PATH_SIZE], db[PATH_SIZE], k1[PATH_SIZE], k2[PATH_SIZE], *want;
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	struct lt_store *st;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "schema-upgrade-11");
+	path_join(db, dir, "store.db");
+	write_file(k1, dir, "k1.log",
+		   SKEWED("kept") SKEWED("kept") ESCAPED("a")
+		       FL("40.000001", "\"Plain\" pod=\"p\""));
+	write_file(k2, dir, "k2.log",
+		   SKEWED("kept") SKEWED("kept") SKEWED("kept") ESCAPED("a")
+		       FL("40.000001", "\"Plain\" pod=\"p\"") SKEWED("new"));
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, k1, &s, &t), 4, 4, 0, 0, 0);
+	expect_rows(st, "SELECT count(*) FROM sqlite_master WHERE name = 'line_keys'", NULL, "0\n");
+	want = q_rows(st, "SELECT * FROM logs ORDER BY id", NULL);
+	for (size_t i = 0; i < sizeof to10 / sizeof *to10; i++)
+		free(q_rows(st, to10[i], NULL));
+	close_store(st);
+	/* read-only: read as it is, nothing written */
+	assert_int_equal(lt_store_open(&st, db, LT_STORE_READONLY, &err), 0);
+	hold_store(st);
+	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
+	expect_rows(st,
+		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+		    " (SELECT count(*) FROM line_keys)",
+		    NULL, "10|4\n");
+	close_store(st);
+	/* writable: upgraded in place */
+	st = open_store(dir);
+	expect_rows(st,
+		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+		    " (SELECT count(*) FROM sqlite_master WHERE name = 'line_keys')",
+		    NULL, "11|0\n");
+	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
+	free(want);
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, k2, &s, &t), 6, 2, 4, 0, 0);
+	expect_rows(st, "SELECT id, message, fields FROM logs ORDER BY id", NULL,
+		    "1|kept|NULL\n2|kept|NULL\n3|say \"a\"|NULL\n4|Plain|{\"pod\":\"p\"}\n"
+		    "5|kept|NULL\n6|new|NULL\n");
+	close_store(st);
+}
+
+/*
+ * Two overlapping files in one ingest into an empty store: the second one's lines that the
+ * first stored are duplicates, though the bulk load deferred lines_node (the second file's
+ * load builds it), while repeats within either file are kept.
+ */
+static void test_dedupe_lines_one_ingest(void **state)
+{
+	char dir[PATH_SIZE], sub[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE];
+	struct lt_ingest_totals t = {0};
+	struct lt_error err;
+	struct lt_store *st;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "dedupe-lines-one");
+	path_join(sub, dir, "logs");
+	assert_int_equal(mkdir(sub, 0755), 0);
+	write_file(a, sub, "a.log", SKEWED("x") SKEWED("y") SKEWED("x") SKEWED("x"));
+	write_file(b, sub, "b.log", SKEWED("y") SKEWED("x") SKEWED("x") SKEWED("x") SKEWED("z"));
+	st = open_store(dir);
+	assert_int_equal(ingest(st, sub, 0, &s, &t, &err), 0);
+	assert_int_equal(s.nfiles, 2);
+	expect_counts(&s.files[0].rep, 4, 4, 0, 0, 0);
+	/* y, then x x x: the store holds three x; z is new */
+	expect_counts(&s.files[1].rep, 5, 1, 4, 0, 0);
+	expect_rows(st,
+		    "SELECT group_concat(message, ' ') FROM (SELECT message FROM logs ORDER BY id)",
+		    NULL, "x y x x z\n");
+	expect_rows(st, "SELECT count(*) FROM sqlite_master WHERE name = 'lines_node'", NULL,
+		    "1\n");
+	close_store(st);
+}
+
+/*
+ * A host mapped to a node (lt_store_map_hosts moves its lines once): its lines read in a later
+ * ingest go to that node too, and its lines read again are found there, duplicates.
+ */
+static void test_lines_mapped_host(void **state)
+{
+	char dir[PATH_SIZE], k1[PATH_SIZE], k2[PATH_SIZE], *id;
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	struct lt_node_name node = {.name = "n1.example"};
+	struct lt_store *st;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "lines-mapped-host");
+	write_file(k1, dir, "k1.log", SKEWED("old"));
+	write_file(k2, dir, "k2.log", SKEWED("old") SKEWED("new"));
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, k1, &s, &t), 1, 1, 0, 0, 0);
+	free(q_rows(st, "INSERT INTO strs(s) VALUES('n1.example')", NULL));
+	id = q_rows(st, "SELECT id FROM strs WHERE s = 'n1.example'", NULL);
+	node.id = strtoll(id, NULL, 10);
+	free(id);
+	assert_int_equal(lt_store_map_hosts(st, &node, 1, &err), 0);
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, k2, &s, &t), 2, 1, 1, 0, 0);
+	expect_rows(st, "SELECT message, node FROM logs ORDER BY id", NULL,
+		    "old|n1.example\nnew|n1.example\n");
 	close_store(st);
 }
 
@@ -2650,10 +2777,10 @@ static void test_raw_junk(void **state)
 }
 
 /*
- * Schema 8 to 9: a store of 8 holds the lines' dedupe keys in lines.lkey under the unique
- * index lines_key.  A read-only open refuses it; a writable one copies the keys into
- * line_keys and drops the index; the logs view reads the same, and the lines read again
- * from an overlapping file are found duplicates (a kubelet's repeat in one second kept).
+ * Schema 8 to 11: a store of 8 holds the lines' dedupe keys in lines.lkey under the unique
+ * index lines_key.  A read-only open refuses it; a writable one drops the index (schema 11
+ * keeps no key); the logs view reads the same, and the lines read again from an overlapping
+ * file are found duplicates (a kubelet's repeat in one second kept).
  */
 static void test_schema_upgrade_9_keys(void **state)
 {
@@ -2661,7 +2788,7 @@ static void test_schema_upgrade_9_keys(void **state)
 	    TO8_KEYS,
 	    "UPDATE meta SET value = '8' WHERE key = 'schema'",
 	};
-	char dir[PATH_SIZE], k1[PATH_SIZE], k2[PATH_SIZE], *want, *keys;
+	char dir[PATH_SIZE], k1[PATH_SIZE], k2[PATH_SIZE], *want;
 	struct lt_ingest_totals t = {0};
 	struct lt_store *st;
 	struct seen s;
@@ -2672,28 +2799,21 @@ static void test_schema_upgrade_9_keys(void **state)
 	write_file(k2, dir, "k2.log", SKEWED("kept") SKEWED("kept") ESCAPED("a") SKEWED("new"));
 	st = open_store(dir);
 	expect_counts(ingest_ok(st, k1, &s, &t), 3, 3, 0, 0, 0);
-	expect_rows(st,
-		    "SELECT count(*), count(DISTINCT k), count(DISTINCT id),"
-		    " (SELECT count(lkey) FROM lines) FROM line_keys",
-		    NULL, "3|3|3|0\n");
 	want = q_rows(st, "SELECT * FROM logs ORDER BY id", NULL);
-	keys = q_rows(st, "SELECT k, id FROM line_keys ORDER BY k", NULL);
 	st = reopen_downgraded(st, dir, to8, sizeof to8 / sizeof *to8, "schema 8");
-	expect_rows(st,
-		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
-		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lines_key')",
-		    NULL, "10|0\n");
-	expect_rows(st, "SELECT k, id FROM line_keys ORDER BY k", NULL, keys);
+	expect_rows(
+	    st,
+	    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+	    " (SELECT count(*) FROM sqlite_master WHERE name IN ('lines_key', 'line_keys'))",
+	    NULL, "11|0\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
-	free(keys);
 	memset(&s, 0, sizeof s);
 	expect_counts(ingest_ok(st, k2, &s, &t), 4, 1, 3, 0, 0);
 	expect_rows(st,
-		    "SELECT g.id, (SELECT message FROM logs AS v WHERE v.id = g.id),"
-		    " (SELECT count(*) FROM line_keys AS k WHERE k.id = g.id) FROM lines AS g"
+		    "SELECT g.id, (SELECT message FROM logs AS v WHERE v.id = g.id) FROM lines AS g"
 		    " ORDER BY g.id",
-		    NULL, "1|kept|1\n2|kept|1\n3|say \"a\"|1\n4|new|1\n");
+		    NULL, "1|kept\n2|kept\n3|say \"a\"\n4|new\n");
 	close_store(st);
 }
 
@@ -2745,7 +2865,7 @@ static void test_schema_upgrade_9_counted(void **state)
 		    " (SELECT count(*) FROM pragma_table_info('counted_requests')"
 		    "  WHERE name = 'audit_id'),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'counted_8')",
-		    NULL, "10|integer,integer|0|0\n");
+		    NULL, "11|integer,integer|0|0\n");
 	expect_rows(st, "SELECT count(received_us), count(latency_us) FROM audit", NULL, "1|0\n");
 	expect_rows(st, "SELECT * FROM events ORDER BY id", NULL, want);
 	free(want);
@@ -2957,6 +3077,9 @@ int main(void)
 	    cmocka_unit_test_teardown(test_count_keys_capped, teardown),
 	    cmocka_unit_test_teardown(test_fields_decoder, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_10_jsize, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_11_jsize2, teardown),
+	    cmocka_unit_test_teardown(test_dedupe_lines_one_ingest, teardown),
+	    cmocka_unit_test_teardown(test_lines_mapped_host, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
