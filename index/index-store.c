@@ -719,6 +719,11 @@ int lt_stmt_readonly(const struct lt_stmt *s)
 	return sqlite3_stmt_readonly(s->s);
 }
 
+int64_t lt_stmt_last_rowid(const struct lt_stmt *s)
+{
+	return sqlite3_last_insert_rowid(sqlite3_db_handle(s->s));
+}
+
 int lt_stmt_columns(const struct lt_stmt *s)
 {
 	return sqlite3_column_count(s->s);

@@ -353,6 +353,9 @@ int lt_stmt_reset(struct lt_stmt *s);
 /* True when the statement cannot write (the `sql` command refuses others). */
 int lt_stmt_readonly(const struct lt_stmt *s);
 
+/* The rowid of the last row an INSERT gave on s's connection (sqlite3_last_insert_rowid). */
+int64_t lt_stmt_last_rowid(const struct lt_stmt *s);
+
 int lt_stmt_columns(const struct lt_stmt *s);
 const char *lt_stmt_name(const struct lt_stmt *s, int col);
 enum lt_col_type lt_stmt_type(const struct lt_stmt *s, int col);

@@ -198,10 +198,13 @@ static void rebuild_bind_text(struct lt_stmt *q, int idx, const char *s)
 /*
  * The statements that write one lease's rows, prepared once for every lease
  * a rebuild writes (preparing them per lease cost more than the writes:
- * 0.8 G instructions for 3000 leases, bench/RESULTS.md).
+ * 0.8 G instructions for 3000 leases, bench/RESULTS.md).  fresh: the tables
+ * were emptied in this transaction, so a lease has no old rows to drop (the
+ * two deletes found nothing, two of a lease's four statements: branch writer2).
  */
 struct rebuild_writer {
-	struct lt_stmt *forget_episodes, *forget_lease, *lease, *rowid, *episode;
+	struct lt_stmt *forget_episodes, *forget_lease, *lease, *episode;
+	int fresh;
 };
 
 static void rebuild_writer_release(struct rebuild_writer *w)
@@ -209,16 +212,16 @@ static void rebuild_writer_release(struct rebuild_writer *w)
 	lt_stmt_free(w->forget_episodes);
 	lt_stmt_free(w->forget_lease);
 	lt_stmt_free(w->lease);
-	lt_stmt_free(w->rowid);
 	lt_stmt_free(w->episode);
 	*w = (struct rebuild_writer){0};
 }
 
-static int rebuild_writer_init(struct rebuild_writer *w, struct lt_store *st, struct lt_error *err)
+static int rebuild_writer_init(struct rebuild_writer *w, struct lt_store *st, int fresh,
+			       struct lt_error *err)
 {
 	int rc;
 
-	*w = (struct rebuild_writer){0};
+	*w = (struct rebuild_writer){.fresh = fresh};
 	rc = lt_store_prepare(st, &w->forget_episodes,
 			      "DELETE FROM lt_episodes WHERE lease_id IN (SELECT id FROM lt_leases"
 			      " WHERE namespace_id = ?1 AND name_id = ?2 AND cluster_id = ?3)",
@@ -231,8 +234,6 @@ static int rebuild_writer_init(struct rebuild_writer *w, struct lt_store *st, st
 		    err);
 	if (rc == 0)
 		rc = lt_store_prepare(st, &w->lease, rebuild_lease_sql, err);
-	if (rc == 0)
-		rc = lt_store_prepare(st, &w->rowid, "SELECT last_insert_rowid()", err);
 	if (rc == 0)
 		rc = lt_store_prepare(st, &w->episode, rebuild_episode_sql, err);
 	if (rc != 0)
@@ -271,13 +272,7 @@ static int rebuild_lease(struct rebuild_writer *w, struct rebuild_key k,
 	rebuild_bind_opt(q, 18, s->duration_s, s->duration_s >= 0);
 	lt_stmt_bind_int(q, 19, s->gap_us);
 	rc = rebuild_step(q, err);
-	*id = 0;
-	if (rc == 0) {
-		if ((rc = lt_stmt_step(w->rowid, err)) == 1)
-			*id = lt_stmt_int(w->rowid, 0);
-		rc = rc < 0 ? LT_ERR_DB : 0;
-		lt_stmt_reset(w->rowid);
-	}
+	*id = rc == 0 ? lt_stmt_last_rowid(q) : 0;
 	return rc;
 }
 
@@ -327,9 +322,9 @@ static int rebuild_write(struct rebuild_writer *w, struct rebuild_key k,
 			 const struct queries_lease_result *r, struct lt_error *err)
 {
 	int64_t id;
-	int rc = rebuild_delete(w->forget_episodes, k, err);
+	int rc = w->fresh ? 0 : rebuild_delete(w->forget_episodes, k, err);
 
-	if (rc == 0)
+	if (rc == 0 && !w->fresh)
 		rc = rebuild_delete(w->forget_lease, k, err);
 	if (rc == 0)
 		rc = rebuild_lease(w, k, &r->sum, &id, err);
@@ -338,9 +333,10 @@ static int rebuild_write(struct rebuild_writer *w, struct rebuild_key k,
 	return rc;
 }
 
-/* Thresholds for a rebuild: 0 takes each lease's defaults. */
+/* Thresholds for a rebuild: 0 takes each lease's defaults; fresh: see rebuild_writer. */
 struct rebuild_opts {
 	int64_t gap_us, slow_us;
+	int fresh;
 };
 
 static int rebuild_one(struct queries_lease_feed *f, struct rebuild_key k,
@@ -351,7 +347,7 @@ static int rebuild_one(struct queries_lease_feed *f, struct rebuild_key k,
 	int rc =
 	    queries_lease_build(f->st, k.cluster, k.ns, k.name, o->gap_us, o->slow_us, &r, err);
 
-	if (rc == 0 && (rc = rebuild_writer_init(&w, f->st, err)) == 0) {
+	if (rc == 0 && (rc = rebuild_writer_init(&w, f->st, o->fresh, err)) == 0) {
 		rc = rebuild_write(&w, k, &r, err);
 		rebuild_writer_release(&w);
 	}
@@ -359,40 +355,174 @@ static int rebuild_one(struct queries_lease_feed *f, struct rebuild_key k,
 	return rc;
 }
 
-/* The leases with events newer than since_id. */
-static int rebuild_dirty(struct lt_store *st, int64_t since_id, struct rebuild_key **out, size_t *n,
-			 struct lt_error *err)
+/* Leases in (cluster, namespace, name) order, as the store's UNION listed them. */
+static int rebuild_key_cmp(const void *a, const void *b)
 {
-	struct lt_stmt *q;
-	size_t cap = 0;
+	const struct rebuild_key *x = a, *y = b;
+
+	if (x->cluster != y->cluster)
+		return x->cluster < y->cluster ? -1 : 1;
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/* Appends every row (cluster, namespace, name) of q, bound to since_id, to *out. */
+static int rebuild_collect(struct lt_stmt *q, int64_t since_id, struct rebuild_key **out, size_t *n,
+			   size_t *cap, struct lt_error *err)
+{
 	int rc;
 
-	*out = NULL;
-	*n = 0;
-	rc = lt_store_prepare(
-	    st, &q,
-	    "SELECT cluster_id, namespace_id, name_id FROM audit WHERE id > ?1"
-	    " AND resource_id = (SELECT id FROM strs WHERE s = 'leases')"
-	    " AND namespace_id IS NOT NULL AND name_id IS NOT NULL"
-	    /* a node deletion (often in another apiserver's file) is the
-	     * cause of its lease's deletion: that lease must be rebuilt too */
-	    " UNION SELECT l.cluster_id, l.namespace_id, l.name_id FROM lt_leases AS l"
-	    " WHERE l.kind = 'node' AND (l.cluster_id, l.name_id) IN (SELECT cluster_id, name_id"
-	    "  FROM audit"
-	    "  WHERE id > ?1 AND resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
-	    "  AND verb_id = (SELECT id FROM strs WHERE s = 'delete'))",
-	    err);
-	if (rc != 0)
-		return rc;
 	lt_stmt_bind_int(q, 1, since_id);
 	while ((rc = lt_stmt_step(q, err)) == 1) {
-		LT_GROW(*out, cap, *n + 1);
+		LT_GROW(*out, *cap, *n + 1);
 		(*out)[(*n)++] = (struct rebuild_key){.cluster = lt_stmt_int(q, 0),
 						      .ns = lt_stmt_int(q, 1),
 						      .name = lt_stmt_int(q, 2)};
 	}
-	lt_stmt_free(q);
+	lt_stmt_reset(q);
 	return rc < 0 ? rc : 0;
+}
+
+/* Runs one statement listing leases into *out (see rebuild_collect). */
+static int rebuild_list(struct lt_store *st, const char *sql, int64_t since_id,
+			struct rebuild_key **out, size_t *n, size_t *cap, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int rc = lt_store_prepare(st, &q, sql, err);
+
+	if (rc == 0) {
+		rc = rebuild_collect(q, since_id, out, n, cap, err);
+		lt_stmt_free(q);
+	}
+	return rc;
+}
+
+/* Sorts the keys and drops repeats: the set a UNION gives, in its order. */
+static void rebuild_unique(struct rebuild_key *k, size_t *n)
+{
+	size_t kept = 0;
+
+	if (*n > 1)
+		qsort(k, *n, sizeof *k, rebuild_key_cmp);
+	for (size_t i = 0; i < *n; i++)
+		if (kept == 0 || rebuild_key_cmp(&k[kept - 1], &k[i]) != 0)
+			k[kept++] = k[i];
+	*n = kept;
+}
+
+/* The lease requests above ?1, each lease as often as it has requests. */
+static const char rebuild_requests_sql[] =
+    "SELECT cluster_id, namespace_id, name_id FROM audit WHERE id > ?1"
+    " AND resource_id = (SELECT id FROM strs WHERE s = 'leases')"
+    " AND namespace_id IS NOT NULL AND name_id IS NOT NULL";
+
+/*
+ * Every lease of a store whose events name no cluster (all of cluster 0), each once, in
+ * order: the next name in the namespace (rebuild_next_name_sql), else the first of the next
+ * namespace (rebuild_next_ns_sql; name_id >= INT64_MIN: not NULL), each one seek of audit_object,
+ * which covers the whole WHERE. Listing every lease request instead read each one's row for its
+ * cluster, in the index's order, not the table's: 9 % of the writer thread's CPU on bench-speed's
+ * audit log (bench/RESULTS.md, branch writer2).  (A row value (namespace_id, name_id) > (?, ?)
+ * seeks on the namespace alone in SQLite 3.40: every step walked the namespace from its start.)
+ */
+static const char rebuild_next_name_sql[] =
+    "SELECT namespace_id, name_id FROM audit"
+    " WHERE resource_id = (SELECT id FROM strs WHERE s = 'leases')"
+    " AND namespace_id = ?1 AND name_id > ?2 ORDER BY name_id LIMIT 1";
+static const char rebuild_next_ns_sql[] =
+    "SELECT namespace_id, name_id FROM audit"
+    " WHERE resource_id = (SELECT id FROM strs WHERE s = 'leases') AND namespace_id > ?1"
+    " AND name_id >= ?2 ORDER BY namespace_id, name_id LIMIT 1";
+
+/* Steps q bound to (a, b): 1 with a row (its columns in *ns and *name), 0 without, or < 0. */
+static int rebuild_seek(struct lt_stmt *q, int64_t a, int64_t b, int64_t *ns, int64_t *name,
+			struct lt_error *err)
+{
+	int rc;
+
+	lt_stmt_bind_int(q, 1, a);
+	lt_stmt_bind_int(q, 2, b);
+	if ((rc = lt_stmt_step(q, err)) == 1) {
+		*ns = lt_stmt_int(q, 0);
+		*name = lt_stmt_int(q, 1);
+	}
+	lt_stmt_reset(q);
+	return rc;
+}
+
+/* Appends every lease of a store of no named cluster to *out (see above). */
+static int rebuild_all_leases(struct lt_store *st, struct rebuild_key **out, size_t *n, size_t *cap,
+			      struct lt_error *err)
+{
+	struct lt_stmt *same = NULL, *next = NULL;
+	int64_t ns = 0, name = 0;
+	int rc = lt_store_prepare(st, &same, rebuild_next_name_sql, err);
+
+	if (rc == 0)
+		rc = lt_store_prepare(st, &next, rebuild_next_ns_sql, err);
+	if (rc == 0)
+		rc = rebuild_seek(next, 0, INT64_MIN, &ns, &name, err);
+	while (rc == 1) {
+		LT_GROW(*out, *cap, *n + 1);
+		(*out)[(*n)++] = (struct rebuild_key){.cluster = 0, .ns = ns, .name = name};
+		if ((rc = rebuild_seek(same, ns, name, &ns, &name, err)) == 0)
+			rc = rebuild_seek(next, ns, INT64_MIN, &ns, &name, err);
+	}
+	lt_stmt_free(same);
+	lt_stmt_free(next);
+	return rc < 0 ? LT_ERR_DB : 0;
+}
+
+/*
+ * The node leases to rebuild for a node deletion above ?1 (often in another apiserver's file):
+ * the deletion is the cause of its lease's deletion.
+ */
+static const char rebuild_deleted_sql[] =
+    "SELECT l.cluster_id, l.namespace_id, l.name_id FROM lt_leases AS l"
+    " WHERE l.kind = 'node' AND (l.cluster_id, l.name_id) IN (SELECT cluster_id, name_id"
+    "  FROM audit"
+    "  WHERE id > ?1 AND resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
+    "  AND verb_id = (SELECT id FROM strs WHERE s = 'delete'))";
+
+/* Whether some event or line named a cluster: 1, 0, or an error. */
+static int rebuild_clustered(struct lt_store *st, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int rc =
+	    lt_store_prepare(st, &q, "SELECT EXISTS (SELECT 1 FROM clusters WHERE id <> 0)", err);
+
+	if (rc != 0)
+		return rc;
+	rc = lt_stmt_step(q, err);
+	if (rc == 1)
+		rc = lt_stmt_int(q, 0) != 0;
+	lt_stmt_free(q);
+	return rc < 0 ? LT_ERR_DB : rc;
+}
+
+/*
+ * The leases with events newer than since_id, in (cluster, namespace, name) order, each once:
+ * with since_id 0 in a store of no named cluster one seek a lease (rebuild_all_leases), else
+ * every lease request above since_id.
+ */
+static int rebuild_dirty(struct lt_store *st, int64_t since_id, struct rebuild_key **out, size_t *n,
+			 struct lt_error *err)
+{
+	size_t cap = 0;
+	int rc = since_id == 0 ? rebuild_clustered(st, err) : 1;
+
+	*out = NULL;
+	*n = 0;
+	if (rc == 0)
+		rc = rebuild_all_leases(st, out, n, &cap, err);
+	else if (rc == 1)
+		rc = rebuild_list(st, rebuild_requests_sql, since_id, out, n, &cap, err);
+	if (rc == 0)
+		rc = rebuild_list(st, rebuild_deleted_sql, since_id, out, n, &cap, err);
+	if (rc == 0)
+		rebuild_unique(*out, n);
+	return rc;
 }
 
 /* Below this many leases, each is read on its own through the audit_object index. */
@@ -410,6 +540,8 @@ struct rebuild_slot {
 	struct queries_lease *b;       /* while its requests are read */
 	struct queries_lease_result r; /* then its episodes, until written */
 	int built;
+	int64_t last_us, last_id; /* the request fed last (rebuild_stream_sql) */
+	int redo;		  /* two of its requests came out of (stage_us, id) order */
 };
 
 struct rebuild_map {
@@ -429,11 +561,57 @@ static struct rebuild_slot *rebuild_slot(struct rebuild_map *m, struct rebuild_k
 	return &m->slots[i];
 }
 
+/*
+ * Every lease request in audit_rtv's own order, (stage_us, verb_id, id): no sort.  A lease
+ * is built from its requests in (stage_us, id) order; ORDER BY a.stage_us, a.id made SQLite
+ * sort each run of equal stage_us apart (a sorter opened, filled and rewound for nearly
+ * every row: 0.43 G of the 2.08 G instructions of this pass on bench-speed's 213 000 lease
+ * requests, bench/RESULTS.md, branch writer2).  The rare lease with two requests in the same
+ * microsecond whose verbs order them against their ids is noticed (rebuild_feed) and built
+ * again on its own (rebuild_redo).  Columns 3 and 4 are QUERIES_LEASE_COLUMNS' a.id and
+ * a.stage_us.
+ */
 static const char rebuild_stream_sql[] =
     "SELECT a.namespace_id, a.name_id, a.cluster_id, " QUERIES_LEASE_COLUMNS
     " FROM audit AS a INDEXED BY audit_rtv"
     " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'leases') AND a.superseded = 0"
-    " ORDER BY a.stage_us, a.id";
+    " ORDER BY a.stage_us, a.verb_id, a.id";
+
+/* Feeds the request in q to its lease's builder, noting one out of (stage_us, id) order. */
+static void rebuild_feed(struct queries_lease_feed *f, struct rebuild_map *m,
+			 const struct lt_stmt *q)
+{
+	struct rebuild_key k = {
+	    .ns = lt_stmt_int(q, 0), .name = lt_stmt_int(q, 1), .cluster = lt_stmt_int(q, 2)};
+	struct rebuild_slot *s = rebuild_slot(m, k);
+	int64_t id = lt_stmt_int(q, 3), us = lt_stmt_int(q, 4);
+
+	if (s->b == NULL)
+		return;
+	s->redo = s->redo || (us == s->last_us && id < s->last_id);
+	s->last_us = us;
+	s->last_id = id;
+	queries_lease_feed_row(f, s->b, k.cluster, k.name, q, 3);
+}
+
+/* Builds again, each on its own in (stage_us, id) order, the leases rebuild_feed noted. */
+static int rebuild_redo(struct queries_lease_feed *f, struct rebuild_map *m,
+			const struct rebuild_opts *o, struct lt_error *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < m->cap && rc == 0; i++) {
+		struct rebuild_slot *s = &m->slots[i];
+
+		if (!s->redo || !s->built)
+			continue;
+		s->redo = 0;
+		queries_lease_result_release(&s->r);
+		rc = queries_lease_build(f->st, s->k.cluster, s->k.ns, s->k.name, o->gap_us,
+					 o->slow_us, &s->r, err);
+	}
+	return rc;
+}
 
 /* Ends every builder of the map: their results stay in the slots; the first error. */
 static int rebuild_finish_map(struct rebuild_map *m)
@@ -451,13 +629,14 @@ static int rebuild_finish_map(struct rebuild_map *m)
 }
 
 /* Writes every built lease of the map through st and releases the results. */
-static int rebuild_store_map(struct lt_store *st, struct rebuild_map *m, struct lt_error *err)
+static int rebuild_store_map(struct lt_store *st, struct rebuild_map *m, int fresh,
+			     struct lt_error *err)
 {
 	struct rebuild_writer w = {0};
 	int rc;
 
 	rebuild_finish_map(m);
-	rc = rebuild_writer_init(&w, st, err);
+	rc = rebuild_writer_init(&w, st, fresh, err);
 	for (size_t i = 0; i < m->cap; i++) {
 		struct rebuild_slot *s = &m->slots[i];
 
@@ -497,20 +676,15 @@ static int rebuild_compute(struct queries_lease_feed *f, const struct rebuild_ke
 						o->slow_us, &s->r);
 	}
 	if ((rc = lt_store_prepare(f->st, &q, rebuild_stream_sql, err)) == 0) {
-		while ((rc = lt_stmt_step(q, err)) == 1) {
-			struct rebuild_key k = {.ns = lt_stmt_int(q, 0),
-						.name = lt_stmt_int(q, 1),
-						.cluster = lt_stmt_int(q, 2)};
-			struct rebuild_slot *s = rebuild_slot(m, k);
-
-			if (s->b != NULL)
-				queries_lease_feed_row(f, s->b, k.cluster, k.name, q, 3);
-		}
+		while ((rc = lt_stmt_step(q, err)) == 1)
+			rebuild_feed(f, m, q);
 		lt_stmt_free(q);
 	}
 	order = rebuild_finish_map(m);
 	if (rc == 0 && order != 0)
 		rc = lt_error_set(err, LT_ERR_USAGE, "lease events out of time order");
+	if (rc == 0)
+		rc = rebuild_redo(f, m, o, err);
 	return rc < 0 ? LT_ERR_DB : rc;
 }
 
@@ -532,7 +706,7 @@ static int rebuild_stream(struct queries_lease_feed *f, const struct rebuild_key
 	int rc = rebuild_compute(f, dirty, n, o, &m, err);
 
 	if (rc == 0)
-		rc = rebuild_store_map(f->st, &m, err);
+		rc = rebuild_store_map(f->st, &m, o->fresh, err);
 	rebuild_drop_map(&m);
 	return rc;
 }
@@ -572,7 +746,7 @@ static int rebuild_mark_legacy(struct lt_store *st, struct lt_error *err)
 
 int queries_lease_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err)
 {
-	const struct rebuild_opts o = {0, 0};
+	const struct rebuild_opts o = {.fresh = since_id == 0};
 	int rc = since_id == 0 ? queries_exec(st, "DELETE FROM lt_episodes", err) : 0;
 
 	if (rc == 0 && since_id == 0)
@@ -584,7 +758,7 @@ int queries_lease_rebuild(struct lt_store *st, int64_t since_id, struct lt_error
 
 int lt_lifecycle_overlay(struct lt_store *st, int64_t gap_us, int64_t slow_us, struct lt_error *err)
 {
-	const struct rebuild_opts o = {gap_us, slow_us};
+	const struct rebuild_opts o = {.gap_us = gap_us, .slow_us = slow_us};
 	int rc = lt_store_derive_overlay(st, &queries_lease_derived, err);
 
 	if (rc == 0)
@@ -605,7 +779,7 @@ struct rebuild_batch {
 
 int queries_lease_compute(struct lt_store *st, void **out, struct lt_error *err)
 {
-	const struct rebuild_opts o = {0, 0};
+	const struct rebuild_opts o = {.gap_us = 0};
 	struct queries_lease_feed f;
 	struct rebuild_batch *b;
 	struct rebuild_key *dirty;
@@ -640,7 +814,7 @@ int queries_lease_write(struct lt_store *st, void *computed, struct lt_error *er
 	if (rc == 0)
 		rc = queries_exec(st, "DELETE FROM lt_leases", err);
 	for (size_t i = 0; i < b->n && rc == 0; i++)
-		rc = rebuild_store_map(st, &b->maps[i], err);
+		rc = rebuild_store_map(st, &b->maps[i], 1, err);
 	return rc == 0 ? rebuild_mark_legacy(st, err) : rc;
 }
 
