@@ -220,11 +220,21 @@ struct index_raw_share {
 	int64_t dict_id;		  /* raw_dicts.id of cdict, 0 without */
 };
 
-/* A record compressed away from the writer, and with what (by.settled 0: it was not). */
+/*
+ * A line's fields check (index_fields_derives) as the parser's thread made it (index-pipe.c):
+ * unchecked (0, the writer checks), the mark, or text (packed or not).
+ */
+enum index_fields_verdict { INDEX_FIELDS_UNCHECKED, INDEX_FIELDS_MARK, INDEX_FIELDS_TEXT };
+
+/*
+ * A record compressed away from the writer, and with what (by.settled 0: it was not); for the
+ * fields slot, the check's verdict too (a mark is not compressed).
+ */
 struct index_raw_coded {
 	struct index_raw_share by;
 	const void *blob; /* NULL: the blob would not be smaller, the text is stored */
 	size_t len;
+	enum index_fields_verdict verdict;
 };
 
 void index_raw_share_of(struct index_raw_share *out, const struct index_raw_writer *w);

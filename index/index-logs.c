@@ -324,14 +324,20 @@ static void logs_bind_message(sqlite3_stmt *s, const struct lt_log_line *ln, ptr
 /*
  * The fields (schema 10): the mark when the store's decoder rebuilds them from the raw line
  * after the message (index-fields.c), else packed by the fields' writer (or text).  Sets
- * ll->mark, or ll->packed.
+ * ll->mark, or ll->packed.  The parser's thread made the check already (coded's verdict,
+ * index-pipe.c) but for a line it leaves unchecked.
  */
 static int logs_prepare_fields(struct index_log_loader *ll, const struct lt_log_line *ln,
 			       ptrdiff_t msg_at, const struct index_raw_coded *coded)
 {
+	const enum index_fields_verdict v =
+	    coded ? coded[INDEX_PIPE_FIELDS].verdict : INDEX_FIELDS_UNCHECKED;
+
 	ll->mark =
-	    msg_at >= 0 &&
-	    index_fields_derives(&ll->check, ln->raw, (size_t)msg_at + ln->message.len, ln->fields);
+	    v != INDEX_FIELDS_UNCHECKED
+		? v == INDEX_FIELDS_MARK
+		: msg_at >= 0 && index_fields_derives(&ll->check, ln->raw,
+						      (size_t)msg_at + ln->message.len, ln->fields);
 	ll->packed = NULL;
 	if (ll->mark)
 		return 0;

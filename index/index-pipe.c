@@ -7,13 +7,16 @@
  * arguments into a batch (one arena of items); full batches go through a
  * bounded queue, so memory stays bounded whatever the input size.
  *
- * With a prep (index-load.c's), the worker also compresses each log line's
- * fields with the dictionary their writer settled on: the writer hands its
+ * With a prep (index-load.c's), the worker also makes each log line's fields
+ * check (schema 10: index_fields_derives, whether lines.fields is stored as the
+ * mark) on the line as the writer will see it, and compresses the fields that
+ * stay text with the dictionary their writer settled on: the writer hands its
  * share over between batches, and binds what the worker made when it was
  * made with the dictionary it holds (index_raw_pack_coded), so the store
  * holds the same bytes.  Fields parsed before the writer settled are
  * compressed by it.  (Raw records go in blocks the writer compresses whole.)
  */
+#define _GNU_SOURCE /* memmem */
 #include "index-int.h"
 
 #include <assert.h>
@@ -44,6 +47,7 @@ struct pipe_item {
 	uint64_t a, b;				     /* progress: done, size */
 	struct lt_str blob[INDEX_PIPE_SLOTS];	     /* coded raw records (ptr NULL: as text) */
 	struct index_raw_share by[INDEX_PIPE_SLOTS]; /* what made them (settled 0: nothing) */
+	enum index_fields_verdict verdict;	     /* the line's fields check */
 	union {
 		struct lt_audit_event ev;
 		struct lt_log_line ln;
@@ -78,6 +82,7 @@ struct pipe {
 	struct index_raw_share share;			 /* the fields writer's, under mu */
 	struct index_raw_share wshare;			 /* the worker's copy, for its batch */
 	struct index_raw_coder *coder[INDEX_PIPE_SLOTS]; /* the worker's */
+	struct index_fields_check check;		 /* the worker's */
 };
 
 #define PIPE_EV(f) offsetof(struct pipe_item, u.ev.f)
@@ -137,6 +142,14 @@ static const size_t pipe_log_strs[] = {
 };
 
 #define PIPE_N(t) (sizeof t / sizeof *t)
+
+/*
+ * A string of an item that is bytes [at, at + its length) of another, copied before it: it
+ * travels as an offset into that one's copy, not as bytes of its own (off 0: none).
+ */
+struct pipe_alias {
+	size_t off, in, at;
+};
 
 static struct lt_str *pipe_str(void *item, size_t off)
 {
@@ -219,23 +232,35 @@ static size_t pipe_align(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-/* Copies item (a header with borrowed strings at offs) and the strings into the batch. */
-static int pipe_put(struct pipe *p, struct pipe_item *item, const size_t *offs, size_t n)
+/*
+ * Copies item (a header with borrowed strings at offs) and the strings into the batch; the
+ * string a (when a->off) names is no copy but an offset into the copy of the one it lies in.
+ */
+static int pipe_put(struct pipe *p, struct pipe_item *item, const size_t *offs, size_t n,
+		    const struct pipe_alias *a)
 {
 	size_t size = sizeof *item, start, pos;
 
 	for (size_t i = 0; i < n; i++)
-		size += pipe_str(item, offs[i])->len;
+		size += offs[i] == a->off ? 0 : pipe_str(item, offs[i])->len;
 	start = pipe_reserve(p, pipe_align(size));
 	pos = start + sizeof *item;
 	for (size_t i = 0; i < n; i++) {
 		struct lt_str *s = pipe_str(item, offs[i]);
 
+		if (offs[i] == a->off)
+			continue;
 		if (s->ptr != NULL && s->len > 0)
 			memcpy(p->cur->data + pos, s->ptr, s->len);
 		/* an offset + 1 in place of the pointer; 0 keeps "absent" */
 		s->ptr = s->ptr != NULL ? (const char *)(uintptr_t)(pos - start + 1) : NULL;
 		pos += s->len;
+	}
+	if (a->off != 0) {
+		struct lt_str *s = pipe_str(item, a->off), *in = pipe_str(item, a->in);
+
+		assert(a->in < a->off && in->ptr != NULL && a->at + s->len <= in->len);
+		s->ptr = (const char *)((uintptr_t)in->ptr + a->at);
 	}
 	item->size = (uint32_t)pipe_align(size);
 	memcpy(p->cur->data + start, item, sizeof *item);
@@ -262,21 +287,85 @@ static int pipe_put_audit(const struct lt_audit_event *ev, const struct lt_where
 	it.type = PIPE_AUDIT;
 	it.at = *at;
 	it.u.ev = *ev;
-	return pipe_put(p, &it, pipe_audit_strs, PIPE_N(pipe_audit_strs));
+	return pipe_put(p, &it, pipe_audit_strs, PIPE_N(pipe_audit_strs), &(struct pipe_alias){0});
+}
+
+/*
+ * The first occurrence of m[0..n), a slice of raw, in raw: no later than m, and nearly always
+ * m itself (the bytes before it are the line's header), which each candidate's first byte
+ * rules out at a memchr's cost.
+ */
+static ptrdiff_t pipe_first_at(const char *raw, const char *m, size_t n)
+{
+	const char *p = raw, *c;
+
+	while ((c = memchr(p, m[0], (size_t)(m - p))) != NULL) {
+		if (memcmp(c, m, n) == 0)
+			return c - raw;
+		p = c + 1;
+	}
+	return m - raw;
+}
+
+/*
+ * Where the writer finds the message in the item's raw line (index-logs.c's logs_message_at on
+ * the item, whose message is a copy of its own after the raw line): its first occurrence in
+ * the raw line; -1 when there is none (or no message or raw line); -2 when the message is
+ * empty, which the writer places by where the copies lie: it decides those itself.
+ */
+static ptrdiff_t pipe_message_at(const struct lt_log_line *ln)
+{
+	const char *raw = ln->raw.ptr, *m = ln->message.ptr, *at;
+	size_t n = ln->message.len, span = ln->raw.len;
+
+	if (m == NULL || raw == NULL)
+		return -1;
+	if (n == 0)
+		return -2;
+	if (m >= raw && n <= ln->raw.len && (size_t)(m - raw) <= ln->raw.len - n)
+		return pipe_first_at(raw, m, n);
+	at = memmem(raw, span, m, n);
+	return at == NULL ? -1 : at - raw;
+}
+
+/*
+ * The line's fields check as the writer would make it (index-logs.c's logs_prepare_fields):
+ * the mark exactly when decoder 1 on the raw line after the message gives the parser's fields.
+ */
+static enum index_fields_verdict pipe_fields_verdict(struct pipe *p, const struct lt_log_line *ln,
+						     ptrdiff_t msg_at)
+{
+	if (msg_at == -2)
+		return INDEX_FIELDS_UNCHECKED;
+	if (msg_at >= 0 &&
+	    index_fields_derives(&p->check, ln->raw, (size_t)msg_at + ln->message.len, ln->fields))
+		return INDEX_FIELDS_MARK;
+	return INDEX_FIELDS_TEXT;
 }
 
 static int pipe_put_log(const struct lt_log_line *ln, const struct lt_where *at, void *ctx)
 {
 	struct pipe *p = ctx;
+	const ptrdiff_t msg_at = pipe_message_at(ln);
+	struct pipe_alias a = {0};
 	struct pipe_item it;
 
 	memset(&it, 0, sizeof it);
 	it.type = PIPE_LOG;
 	it.at = *at;
 	it.u.ln = *ln;
-	if (p->prep != NULL)
-		pipe_code(p, &it, INDEX_PIPE_FIELDS, ln->fields);
-	return pipe_put(p, &it, pipe_log_strs, PIPE_N(pipe_log_strs));
+	if (p->prep != NULL) {
+		it.verdict = pipe_fields_verdict(p, ln, msg_at);
+		/* a mark stores no fields: nothing to compress */
+		if (it.verdict != INDEX_FIELDS_MARK)
+			pipe_code(p, &it, INDEX_PIPE_FIELDS, ln->fields);
+	}
+	/* the message as the writer would find it in the raw line: its first occurrence there,
+	   carried as a slice of the raw line's copy (one copy fewer, and no search) */
+	if (msg_at >= 0)
+		a = (struct pipe_alias){
+		    .off = PIPE_LN(message), .in = PIPE_LN(raw), .at = (size_t)msg_at};
+	return pipe_put(p, &it, pipe_log_strs, PIPE_N(pipe_log_strs), &a);
 }
 
 static int pipe_put_reject(const struct lt_where *at, const char *reason, void *ctx)
@@ -333,7 +422,9 @@ static void *pipe_worker(void *arg)
 	sink.mark = p->worker_sink.mark ? pipe_put_mark : NULL;
 	for (int i = 0; p->prep != NULL && i < INDEX_PIPE_SLOTS; i++)
 		p->coder[i] = index_raw_coder_new(); /* NULL (no memory): the writer compresses */
+	index_fields_check_init(&p->check);
 	rc = lt_parse_input(p->in, &sink, p, &p->fmt, &p->err);
+	index_fields_check_release(&p->check);
 	for (int i = 0; i < INDEX_PIPE_SLOTS; i++)
 		index_raw_coder_free(p->coder[i]);
 
@@ -408,7 +499,10 @@ static void pipe_coded(const struct pipe_item *it, struct index_raw_coded coded[
 {
 	for (int i = 0; i < INDEX_PIPE_SLOTS; i++)
 		coded[i] = (struct index_raw_coded){
-		    .by = it->by[i], .blob = it->blob[i].ptr, .len = it->blob[i].len};
+		    .by = it->by[i],
+		    .blob = it->blob[i].ptr,
+		    .len = it->blob[i].len,
+		    .verdict = i == INDEX_PIPE_FIELDS ? it->verdict : INDEX_FIELDS_UNCHECKED};
 }
 
 /* Replays one item to the sink (a line to prep, when there is one). */

@@ -626,6 +626,41 @@ static const unsigned char frame_string_stop[256] = {
     [0] = 1,
 };
 
+/* Eight bytes at a time (SWAR): each byte of x that is zero sets the high bit of its byte in
+ * the result; the lowest bit set is exact (a borrow only marks bytes above a zero byte). */
+#define FRAME_ONES  0x0101010101010101ull
+#define FRAME_HIGHS 0x8080808080808080ull
+
+static uint64_t frame_zero_bytes(uint64_t x)
+{
+	return (x - FRAME_ONES) & ~x & FRAME_HIGHS;
+}
+
+/*
+ * The first byte of p[0..end) that ends a run of string content (frame_string_stop), or end.
+ * Eight bytes a step on a little-endian machine: an audit record's strings are about half its
+ * bytes, and the byte-wise loop cost five instructions a byte.
+ */
+static const char *frame_skip_string(const char *p, const char *end)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	while (end - p >= 8) {
+		uint64_t x, m;
+
+		memcpy(&x, p, 8);
+		m = frame_zero_bytes(x ^ ('"' * FRAME_ONES)) |
+		    frame_zero_bytes(x ^ ('\\' * FRAME_ONES)) |
+		    frame_zero_bytes(x ^ ('\n' * FRAME_ONES)) | frame_zero_bytes(x);
+		if (m != 0)
+			return p + (__builtin_ctzll(m) >> 3);
+		p += 8;
+	}
+#endif
+	while (p < end && !frame_string_stop[(unsigned char)*p])
+		p++;
+	return p;
+}
+
 /* Bytes outside strings inside a record that frame_fast looks at (no ':': see frame_fast_ok). */
 static const unsigned char frame_struct_stop[256] = {
     ['"'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['\n'] = 1, [0] = 1,
@@ -668,8 +703,7 @@ static const char *frame_fast(struct parser_frame *f, const char *p, const char 
 		return p;
 	while (p < end) {
 		if (f->in_string) {
-			while (p < end && !frame_string_stop[(unsigned char)*p])
-				p++;
+			p = frame_skip_string(p, end);
 			if (p == end)
 				break;
 			if (*p == '\\') {

@@ -59,6 +59,23 @@ static size_t text_klog(struct parser_textlog *t, struct lt_log_line *ln, const 
 	return h;
 }
 
+/*
+ * The message as a slice of the payload p when it reads there as written (quoted without an
+ * escape, or printf text), else its unquoted copy in msg: the pipe then finds it in the raw
+ * line without a search (index-pipe.c).  The same bytes either way.
+ */
+static struct lt_str text_message_view(const struct lt_buf *msg, const char *p, size_t len)
+{
+	if (msg->len == 0)
+		return (struct lt_str){msg->ptr, 0};
+	if (len >= 2 && msg->len <= len - 2 && p[0] == '"' &&
+	    memcmp(p + 1, msg->ptr, msg->len) == 0)
+		return (struct lt_str){p + 1, msg->len};
+	if (msg->len <= len && memcmp(p, msg->ptr, msg->len) == 0)
+		return (struct lt_str){p, msg->len};
+	return (struct lt_str){msg->ptr, msg->len};
+}
+
 /* Message and fields from the payload; text = "message fields-as-written" for the classifier. */
 static void text_payload(struct parser_textlog *t, struct lt_log_line *ln, const char *p,
 			 size_t len)
@@ -73,7 +90,7 @@ static void text_payload(struct parser_textlog *t, struct lt_log_line *ln, const
 		lt_buf_putc(&t->text, ' ');
 		lt_buf_append(&t->text, p + tail, len - tail);
 	}
-	ln->message = (struct lt_str){t->msg.ptr, t->msg.len};
+	ln->message = text_message_view(&t->msg, p, len);
 	/* the buffer keeps its memory across lines: no fields must be absent, not "" */
 	ln->fields = t->fields.len ? (struct lt_str){t->fields.ptr, t->fields.len}
 				   : (struct lt_str){NULL, 0};

@@ -7,7 +7,6 @@
  * line and a whole JSON log line.  Pure functions of their bytes: no state,
  * no allocation.
  */
-#define _GNU_SOURCE /* memmem */
 #include "parser-text.h"
 
 #include <string.h>
@@ -154,16 +153,32 @@ size_t parser_text_short_date(const char *s, size_t n, int *mon, int *day, int64
 	return took > 0 ? took : text_short_date_local(s, n, mon, day, tod);
 }
 
+/*
+ * The month (1-12) whose English name s[0..3) spells as text_months writes it ("Jan"), 0 if
+ * none: twelve three-byte compares, where a memmem over the names cost several times more
+ * (two dates a journal line).
+ */
+static int text_month_en(const char *s)
+{
+	for (int m = 0; m < 12; m++) {
+		const char *name = text_months + 3 * m;
+
+		if (name[0] == s[0] && name[1] == s[1] && name[2] == s[2])
+			return m + 1;
+	}
+	return 0;
+}
+
 static size_t text_short_date_en(const char *s, size_t n, int *mon, int *day, int64_t *tod)
 {
-	const char *m;
 	size_t i = 15;
+	int m;
 	int64_t us = 0, scale = 1000000;
 	int hh, mm, ss;
 
 	if (n < 17 || s[3] != ' ' || s[6] != ' ' || s[9] != ':' || s[12] != ':')
 		return 0;
-	if ((m = memmem(text_months, 36, s, 3)) == NULL || (m - text_months) % 3 != 0)
+	if ((m = text_month_en(s)) == 0)
 		return 0;
 	if (!parser_text_is_digit(s[5]) || (s[4] != ' ' && !parser_text_is_digit(s[4])))
 		return 0;
@@ -182,7 +197,7 @@ static size_t text_short_date_en(const char *s, size_t n, int *mon, int *day, in
 	/* "25:61:61" is no time of day: it would spill into the next day */
 	if (hh > 23 || mm > 59 || ss > 60)
 		return 0;
-	*mon = (int)((m - text_months) / 3) + 1;
+	*mon = m;
 	*day = (s[4] == ' ' ? 0 : s[4] - '0') * 10 + (s[5] - '0');
 	*tod = ((int64_t)hh * 3600 + mm * 60 + ss) * 1000000 + us;
 	return *day >= 1 && *day <= 31 ? i + 1 : 0;

@@ -2523,6 +2523,105 @@ static void test_fields_decoder(void **state)
 	assert_true(same > 0);
 }
 
+/* What the pipe's prep saw: its verdicts against the writer's own check on the line. */
+struct pipe_seen {
+	struct index_fields_check check;
+	int marks, texts, unchecked;
+};
+
+/*
+ * The writer's side of the pipe: the fields check the parser's thread made (coded's verdict)
+ * must be the one the writer would make on the line it receives (index-logs.c: the message's
+ * first occurrence in the raw line, then decoder 1 there); a mark is not compressed, and a
+ * message found in the raw line travels as a slice of it, at that occurrence.
+ */
+static int pipe_on_log(const struct lt_log_line *ln, const struct lt_where *at,
+		       const struct index_raw_coded *coded, void *ctx)
+{
+	struct pipe_seen *f = ctx;
+	const struct index_raw_coded *c = &coded[INDEX_PIPE_FIELDS];
+	const char *raw = ln->raw.ptr, *m = ln->message.ptr;
+	const size_t n = ln->message.len;
+	ptrdiff_t first = -1;
+	int mark;
+
+	if (raw != NULL && m != NULL && n > 0) {
+		const char *hit = memmem(raw, ln->raw.len, m, n);
+
+		first = hit ? hit - raw : -1;
+	}
+	mark =
+	    first >= 0 && index_fields_derives(&f->check, ln->raw, (size_t)first + n, ln->fields);
+	if (c->verdict == INDEX_FIELDS_UNCHECKED) {
+		assert_true(m != NULL && n == 0); /* only an empty message is left to the writer */
+		f->unchecked++;
+		return 0;
+	}
+	if (mark != (c->verdict == INDEX_FIELDS_MARK))
+		fail_msg("line %llu: the pipe's verdict %d, the writer's check %d",
+			 (unsigned long long)at->line, (int)c->verdict, mark);
+	if (mark)
+		assert_true(c->blob == NULL && c->by.settled == 0);
+	if (first >= 0) /* a slice of the raw line's copy, at the first occurrence */
+		assert_ptr_equal(m, raw + first);
+	f->marks += mark;
+	f->texts += !mark;
+	return 0;
+}
+
+static void pipe_no_share(struct index_raw_share *out, void *ctx)
+{
+	(void)ctx;
+	*out = (struct index_raw_share){0};
+}
+
+/* Runs index_pipe_parse with pipe_on_log as its prep on path; adds to f. */
+static void pipe_check_file(const char *path, struct pipe_seen *f)
+{
+	const struct lt_sink sink = {.audit = fields_on_audit,
+				     .log = fields_on_log,
+				     .reject = fields_on_reject,
+				     .year = 2024};
+	const struct index_pipe_prep prep = {.log = pipe_on_log, .share = pipe_no_share};
+	struct lt_error err = {0};
+	enum lt_format fmt;
+	struct lt_input *in;
+
+	assert_int_equal(lt_input_open(&in, path, &err), 0);
+	(void)index_pipe_parse(in, &sink, &prep, f, &fmt, &err);
+	lt_input_free(in);
+}
+
+/*
+ * The fields check made on the parser's thread (index-pipe.c) is the writer's: on klog lines
+ * of every odd shape (a message that also appears earlier in the line among them) and on the
+ * kubelet corpus, each line's verdict is what the writer's check gives on the line it gets.
+ */
+static void test_pipe_fields_verdict(void **state)
+{
+	char dir[PATH_SIZE], path[PATH_SIZE];
+	struct pipe_seen f = {.marks = 0};
+	struct dirent *e;
+	DIR *dp;
+
+	(void)state;
+	index_fields_check_init(&f.check);
+	case_dir(dir, "pipe-verdict");
+	write_file(path, dir, "odd.log", fields_lines);
+	pipe_check_file(path, &f);
+	assert_true(f.marks >= 6 && f.texts >= 3);
+	assert_non_null(dp = opendir(LT_TEST_CORPUS "/kubelet"));
+	while ((e = readdir(dp)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		path_join(path, LT_TEST_CORPUS "/kubelet", e->d_name);
+		pipe_check_file(path, &f);
+	}
+	closedir(dp);
+	assert_true(f.marks > 20 && f.texts > 20);
+	index_fields_check_release(&f.check);
+}
+
 /*
  * Schema 9 to 10: a store of 9 holds every line's fields as text (or packed); 10 stores a
  * mark, an empty blob, where decoder 1 (index-fields.c) rebuilds them from the raw line.  A
@@ -3076,6 +3175,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_schema_upgrade_9_counted, teardown),
 	    cmocka_unit_test_teardown(test_count_keys_capped, teardown),
 	    cmocka_unit_test_teardown(test_fields_decoder, teardown),
+	    cmocka_unit_test_teardown(test_pipe_fields_verdict, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_10_jsize, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_11_jsize2, teardown),
 	    cmocka_unit_test_teardown(test_dedupe_lines_one_ingest, teardown),
