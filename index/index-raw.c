@@ -749,6 +749,14 @@ static size_t raw_page_usable(struct lt_store *st)
 	return (size_t)(page - reserve);
 }
 
+/* 0: no compressor thread (index_raw_set_threads, for tests) */
+static int raw_threads = 1;
+
+void index_raw_set_threads(int on)
+{
+	raw_threads = on;
+}
+
 /* The compressor of w, made on first use (its thread started when it can be). */
 static struct raw_async *raw_async_of(struct index_raw_writer *w)
 {
@@ -764,7 +772,7 @@ static struct raw_async *raw_async_of(struct index_raw_writer *w)
 	a->cut.usable = raw_page_usable(w->st);
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->changed, NULL);
-	a->running = pthread_create(&a->thread, NULL, raw_async_run, w) == 0;
+	a->running = raw_threads && pthread_create(&a->thread, NULL, raw_async_run, w) == 0;
 	return a;
 }
 
