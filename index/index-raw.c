@@ -4,10 +4,11 @@
  *
  * Schema 9 stores the raw records in blocks: each load's writer of a raw table
  * gathers consecutive records (ascending ids, never a duplicate's: it has no row)
- * and stores them as one row of audit_blocks or lines_blocks, keyed by the first
- * record's id, when the block would compress to RAW_BLOCK_CELL bytes and before
- * every commit (index_raw_flush), in the rows' transaction: a committed row
- * always has its record, an interrupted batch leaves no block behind.  A block:
+ * and stores them as rows of audit_blocks or lines_blocks, each keyed by its first
+ * record's id and cut to fill its share of a page (four to a 16 KiB page; the
+ * records cut off start the next block), and before every commit (index_raw_flush)
+ * every record gathered, in the rows' transaction: a committed row always has its
+ * record, an interrupted batch leaves no block behind.  A block:
  *
  *   byte 0       INDEX_RAW_BLOCK, or INDEX_RAW_BLOCK_DICT (index-raw.h)
  *   varints      the content's length, its records, its directory's length,
@@ -60,16 +61,13 @@
 /* a dictionary's size: at most this, and a sixteenth of the samples it is trained on */
 #define RAW_DICT_BYTES (16u * 1024)
 /*
- * A block of records (audit_blocks, lines_blocks) is written once its records would compress
- * to about RAW_BLOCK_CELL bytes, an eighth of a 32 KiB page (a quarter of schema 10's 16 KiB) less
- * room for the cells' headers and the spread of the ratio: SQLite appends a row to a page
- * when it fits and starts a new one when not, so a row of a third or a half of a page leaves
- * the rest unused.  An eighth, not a quarter: reading one record decodes its whole block
- * (timeline -v of a node of a merged journal reads one line a block), and a block of a
- * quarter page stored 1-3 % less for 30 % more instructions (bench/RESULTS.md, "Raw records
- * in blocks").  The writer guesses the records' bytes from the ratio of its last block
- * (RAW_BLOCK_FIRST for the first), within RAW_BLOCK_MIN and RAW_BLOCK_MAX (what it holds in
- * memory), and at most RAW_BLOCK_RECORDS.
+ * The writer hands its records over to the compressor (below) about a block's worth at a time:
+ * what would compress to about RAW_BLOCK_CELL bytes by the ratio of the rows it took back
+ * last (RAW_BLOCK_FIRST for the first), within RAW_BLOCK_MIN and RAW_BLOCK_MAX (what it holds
+ * in memory), and at most RAW_BLOCK_RECORDS; the compressor cuts the blocks (cut_run).  A
+ * block of about 4 KB, not 8: reading one record decodes its whole block (timeline -v of a
+ * node of a merged journal reads one line a block), and a block of 7600 bytes stored 1-3 %
+ * less for 30 % more instructions (bench/RESULTS.md, "Raw records in blocks").
  */
 #ifndef RAW_BLOCK_CELL /* a build may set another, to measure it */
 #define RAW_BLOCK_CELL 3800u
@@ -294,16 +292,21 @@ static void raw_buf_varint(struct lt_buf *b, uint64_t v)
  * through in order, woken RAW_WAKE blocks at a time.  With one block in flight and a wake-up
  * per block, the writer stopped at nearly every block: waiting for the block, or losing its
  * core to the compressor just woken (14 000 times in a 2.1 s load of an audit log, about 0.5 s
- * of it; bench/RESULTS.md, the merged session-11 tree).  When a block fills, the writer
- * takes back the block handed over RAW_JOBS blocks before, waiting only if it is still being
- * compressed, inserts it, and hands over the new one, its ids decided: the rows stay in id
- * order and in the transaction, and index_raw_flush inserts every block in flight before
- * every commit, so the rollback hook's guarantee holds as it did.  While a block is in
- * flight, w->cctx, w->cdict, w->dict_id and w->settled are the compressor's; the writer reads
- * a job once it took it back (under the mutex: it happens after).  The next block's size
- * follows the ratio of the block taken back last: decided by the data and the commits, never
- * by timing, so a load stores the same blocks whichever thread runs first.  Without a thread
- * (pthread_create failed) the writer compresses each block itself.
+ * of it; bench/RESULTS.md, the merged session-11 tree).  When a job (a block's worth of
+ * records, struct raw_job) fills, the writer takes back the job handed over RAW_JOBS jobs
+ * before, waiting only if it is still being compressed, inserts the rows the compressor made
+ * of it (none, one or more, each a block cut to its page: cut_run) and hands over the new one;
+ * the records a job's last block could not take are carried, by the compressor, into the
+ * next job's first.  The rows stay in id order and in the transaction, and index_raw_flush
+ * hands over a final job, whose rows take every record carried, and inserts every job in
+ * flight before every commit: a carry never crosses a commit, and the rollback hook's
+ * guarantee holds as it did.  While a job is in flight, w->cctx, w->cdict, w->dict_id,
+ * w->settled and the open block (struct raw_cut) are the compressor's; the writer reads a job
+ * once it took it back (under the mutex: it happens after).  A job's size follows the ratio of
+ * the rows taken back last, and the compressor cuts the blocks in the jobs' order, each from
+ * the records and the blocks before it: decided by the data and the commits, never by timing,
+ * so a load stores the same blocks whichever thread runs first (test_raw_blocks_fit).  Without a
+ * thread (pthread_create failed) the writer compresses each block itself.
  */
 #define RAW_JOBS 8
 /*
@@ -396,10 +399,12 @@ struct raw_async {
 /* a store whose page size cannot be read: a new store's */
 #define RAW_PAGE_FALLBACK 16384u
 /*
- * A block's records are chosen to compress to RAW_CUT_AIM thousandths of its share, by the
- * ratio of the blocks before; a block over its share is cut at the record where, by its own
- * ratio, it would compress to RAW_CUT_BACK thousandths, and compressed again.  A nearer aim
- * fills the pages more and compresses more blocks twice (bench/RESULTS.md, branch blocks).
+ * A block's records are the first ones that would compress to RAW_CUT_AIM thousandths of its
+ * share by the ratio of the block before; compressed, then tried again by its own ratio: cut
+ * back to RAW_CUT_BACK thousandths when over its share, or given more records up to it when an
+ * average record's room or more is left, at most RAW_CUT_TRIES compressions, the fullest that
+ * fits kept.  Most blocks are compressed twice: the compressor's instructions 1.66x, for pages
+ * 97.6 % filled instead of 86 % (bench/RESULTS.md, branch blocks, with the aims measured).
  */
 #ifndef RAW_CUT_AIM /* a build may set others, to measure them */
 #define RAW_CUT_AIM 1000u
@@ -917,7 +922,7 @@ static int raw_block_write(struct index_raw_writer *w, int final, struct lt_erro
 	return 0;
 }
 
-/* The bytes of records the open block takes: what would compress to RAW_BLOCK_CELL. */
+/* The bytes of records handed over at a time: what would compress to RAW_BLOCK_CELL. */
 static size_t raw_block_want(const struct index_raw_writer *w)
 {
 	uint64_t want;
