@@ -25,6 +25,13 @@ enum index_raw_codec {
  */
 #define INDEX_RAW_BLOCK_DICT_BYTES (32u * 1024)
 
+/*
+ * For tests: 0 makes the block writers that start after it compress their blocks on their own
+ * thread, as when no thread can be started; 1 (the default) gives each a compressor thread.
+ * The stored bytes are the same either way (unit.index, test_raw_blocks_fit).
+ */
+void index_raw_set_threads(int on);
+
 /* zstd's customAlloc and customFree for both files: failable by fault injection. */
 void *index_raw_alloc(void *opaque, size_t n);
 void index_raw_free(void *opaque, void *p);

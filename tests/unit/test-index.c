@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "index-int.h"
+#include "index-raw.h"
 #include "lt_index.h"
 #include "test-files.h"
 #include "test-held.h"
@@ -1852,6 +1853,143 @@ static void test_raw_blocks_in_flight(void **state)
 	release_mem(blocks[1]);
 }
 
+/* Words of test_raw_blocks_fit's records: a log's few words in a random order. */
+static const char *const fit_words[] = {
+    "lease ",	 "renewed ", "node ", "kubelet ",   "status ", "Ready ",   "NotReady ", "update ",
+    "10.0.3.7 ", "failed ",  "ok ",   "heartbeat ", "pod ",    "evicted ", "timeout ",	"GET ",
+};
+
+/*
+ * Record i of test_raw_blocks_fit: 100 to 2500 bytes of a log-like line, which compresses about
+ * as logs do; record 777 is 12 000 random bytes, a block of its own over its share.
+ */
+static size_t fit_record(char *buf, size_t cap, int i)
+{
+	uint32_t x = (uint32_t)i * 2654435761u + 17;
+	size_t want = i == 777 ? 12000 : 100 + (size_t)(i * 7919 % 2400);
+	size_t n = (size_t)snprintf(buf, cap, "{\"seq\":%d,\"msg\":\"", i);
+
+	assert_true(want < cap);
+	while (n < want) {
+		x = x * 1664525u + 1013904223u;
+		if (i == 777) {
+			buf[n++] = (char)(1 + (x >> 24) % 255);
+			continue;
+		}
+		for (const char *w = fit_words[(x >> 24) % 16]; *w != '\0' && n < want; w++)
+			buf[n++] = *w;
+	}
+	return n;
+}
+
+/* Loads records from..to - 1 of fit_record through w in a transaction of its own. */
+static void put_fit_records(struct lt_store *st, struct index_raw_writer *w, int from, int to)
+{
+	static char rec[13000];
+	struct lt_error err = {0};
+
+	assert_int_equal(index_store_exec(st, "BEGIN", &err), 0);
+	for (int i = from; i < to; i++)
+		assert_int_equal(
+		    index_raw_put(w, block_id(i), rec, fit_record(rec, sizeof rec, i), &err), 0);
+	assert_int_equal(index_raw_flush(w, &err), 0);
+	assert_int_equal(index_store_exec(st, "COMMIT", &err), 0);
+}
+
+/* The bytes a block keyed id may take to be a quarter of a 16 KiB page, worked out by hand. */
+static size_t fit_share(int64_t id)
+{
+	size_t rowid = id < 128 ? 1 : id < 16384 ? 2 : 3; /* its varint */
+
+	/* the page's 8-byte header; a cell's pointer, payload varint, record header and rowid */
+	return (16384 - 8) / 4 - (2 + 2 + 4 + rowid);
+}
+
+/*
+ * Blocks cut to fit their page: log-like records in two commits make blocks that each fit a
+ * quarter of a 16 KiB page (but the writer's first, uncut, and the record over its share alone)
+ * and fill it, 95 % or more on average, so the leaf pages of audit_blocks hold four cells each
+ * (dbstat: but the pages of those blocks and of the commits' last ones); the records cut off a
+ * block go into the next, every record reads back; and the same records make the same bytes
+ * with the compressor on a thread of its own and without, and in every run.
+ */
+static void test_raw_blocks_fit(void **state)
+{
+	enum { N = 9000, CUT = 5000 };
+	char dir[2][PATH_SIZE], *blocks[2], rec[13000];
+	struct index_raw_writer w;
+	struct lt_store *st;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		sqlite3_stmt *q;
+		size_t cut = 0, bytes = 0, shares = 0, over = 0;
+
+		case_dir(dir[k], k == 0 ? "raw-fit-thread" : "raw-fit-alone");
+		st = open_store(dir[k]);
+		index_raw_set_threads(k == 0);
+		index_raw_writer_init(&w, st, INDEX_RAW_AUDIT, 1);
+		put_fit_records(st, &w, 0, CUT);
+		put_fit_records(st, &w, CUT, N);
+		index_raw_writer_release(&w);
+		index_raw_set_threads(1);
+		assert_int_equal(
+		    sqlite3_prepare_v2(st->db,
+				       "SELECT id, length(data), id = (SELECT min(id) FROM"
+				       " audit_blocks) OR lead(id) OVER (ORDER BY id) IN"
+				       " (?1, ?2) OR lead(id) OVER (ORDER BY id) IS NULL"
+				       " FROM audit_blocks ORDER BY id",
+				       -1, &q, NULL),
+		    SQLITE_OK);
+		sqlite3_bind_int64(q, 1, block_id(CUT));
+		sqlite3_bind_int64(q, 2, block_id(777 + 1));
+		while (sqlite3_step(q) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(q, 0);
+			size_t len = (size_t)sqlite3_column_int64(q, 1);
+
+			if (id == block_id(777)) {
+				over++;
+				assert_true(len > fit_share(id));
+				continue;
+			}
+			if (sqlite3_column_int(q, 2))
+				continue; /* not cut: the first, a commit's last, the one before 777
+					   */
+			cut++;
+			if (len > fit_share(id))
+				fail_msg("block %lld: %zu bytes over its share %zu", (long long)id,
+					 len, fit_share(id));
+			bytes += len;
+			shares += fit_share(id);
+		}
+		sqlite3_finalize(q);
+		assert_int_equal(over, 1);
+		assert_true(cut > 20);
+		/* a record compresses to ~6 % of a share here: cut at a record, ~3 % is left */
+		if (bytes * 100 < shares * 95)
+			fail_msg("the cut blocks fill %zu of their shares' %zu bytes", bytes,
+				 shares);
+		/* the leaves: four cells each but the few around the blocks not cut */
+		expect_rows(st,
+			    "SELECT count(*) FILTER (WHERE ncell < 4) <= 5, count(*) FILTER"
+			    " (WHERE ncell > 4) FROM dbstat WHERE name = 'audit_blocks' AND"
+			    " pagetype = 'leaf'",
+			    NULL, "1|0\n");
+		for (int i = 0; i < N; i += i < 900 ? 1 : 7) {
+			size_t n = fit_record(rec, sizeof rec, i);
+
+			if (!raw_of_is(st, "audit", block_id(i), rec, n))
+				fail_msg("record %d does not read back", i);
+		}
+		blocks[k] = hold_mem(
+		    q_rows(st, "SELECT id, hex(data) FROM audit_blocks ORDER BY id", NULL));
+		close_store(st);
+	}
+	assert_string_equal(blocks[0], blocks[1]);
+	release_mem(blocks[0]);
+	release_mem(blocks[1]);
+}
+
 /*
  * The block writer and lt_raw_of: records of 0 to 3000 bytes (every byte value but NUL),
  * ids with gaps, many blocks, one cut by a commit; each record reads back byte for byte at
@@ -3171,6 +3309,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_event_origin, teardown),
 	    cmocka_unit_test_teardown(test_raw_blocks, teardown),
 	    cmocka_unit_test_teardown(test_raw_blocks_in_flight, teardown),
+	    cmocka_unit_test_teardown(test_raw_blocks_fit, teardown),
 	    cmocka_unit_test_teardown(test_raw_junk, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_9_counted, teardown),
 	    cmocka_unit_test_teardown(test_count_keys_capped, teardown),
