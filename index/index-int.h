@@ -145,7 +145,7 @@ int index_pipe_parse(struct lt_input *in, const struct lt_sink *sink,
 		     const struct index_pipe_prep *prep, void *ctx, enum lt_format *format_out,
 		     struct lt_error *err);
 
-/* ---- raw records, compressed (index-raw.c; read back by index-rawread.c) ---- */
+/* ---- raw records, compressed (index-raw.c, index-rawblock.c; read by index-rawread.c) ---- */
 
 enum index_raw_table { INDEX_RAW_AUDIT, INDEX_RAW_LINES, INDEX_RAW_FIELDS };
 
@@ -179,7 +179,7 @@ struct index_raw_writer {
 	int64_t block_first, block_last; /* its first and last record's ids */
 	size_t block_n;			 /* its records */
 	size_t last_raw, last_packed;	 /* the last block's bytes, as records and stored */
-	struct raw_async *async;	 /* its compressor (index-raw.c): a thread of its own */
+	struct raw_async *async;	 /* its compressor (index-rawblock.c) */
 };
 
 void index_raw_writer_init(struct index_raw_writer *w, struct lt_store *st,
@@ -381,7 +381,7 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 /* The dictionary its fields writer compresses with (index_raw_share_of). */
 void index_log_loader_share(const struct index_log_loader *ll, struct index_raw_share *fields);
 
-/* Before every commit: index_raw_flush of the source's lines_raw writer (index-raw.c). */
+/* Before every commit: index_raw_flush of the source's lines_raw writer (index-rawblock.c). */
 int index_log_loader_raw_flush(struct index_log_loader *ll);
 
 /* Saves the source's log summary (lines, years, time range); inside the batch's transaction. */

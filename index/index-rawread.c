@@ -328,7 +328,7 @@ struct raw_block_head {
 	size_t frame_len;
 };
 
-/* Splits a block blob into its head and frame; -1 when it is not one index-raw.c wrote. */
+/* Splits a block blob into its head and frame; -1 when it is not one index-rawblock.c wrote. */
 static int raw_block_parse(struct raw_block_head *out, const unsigned char *p, size_t n)
 {
 	const unsigned char *end = p + n;

@@ -356,7 +356,7 @@ static const char *const schema_message_sql[] = {
 };
 
 /*
- * Schema 9: the raw records in blocks (index-raw.c), many consecutive records of one load
+ * Schema 9: the raw records in blocks (index-rawblock.c), many consecutive records of one load
  * and table compressed together in one row of audit_blocks or lines_blocks, keyed by its
  * first record's id (lt_raw_of finds a record's block as the last one keyed at or below its
  * id).  The per-record rows of schema 8 and before keep their values, as they are, in

@@ -153,7 +153,7 @@ enum queries_lease_kind queries_lease_kind_of(const char *ns, const char *name);
  * responseObject / requestObject, or a GKE Cloud Logging LogEntry's protoPayload.response /
  * protoPayload.request (parser-gke.c keeps the LogEntry as the raw record).  r: the
  * audit_raw row's alias.  instr first: most records carry no body, and json_valid parses.
- * lt_raw (index-raw.c) decompresses the record once for the six reads: it keeps the last.
+ * lt_raw (index-rawread.c) decompresses the record once for the six reads: it keeps the last.
  */
 #define QUERIES_RAW_BODY(r, which)                                                                 \
 	"(CASE WHEN instr(lt_raw(" r ".json), '\"" which "Object\"') > 0 AND json_valid(lt_raw(" r \

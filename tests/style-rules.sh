@@ -67,7 +67,7 @@ DOORS=(
 	'parser-json\.h|parser/parser-json.c parser/parser-json-write.c parser/parser-audit.c parser/parser-cloudwatch.c parser/parser-journal.c parser/parser-jsonlog.c parser/parser-envelope.c parser/parser-aks.c parser/parser-gke.c parser/parser-results.c parser/parser-results-rest.c parser/parser-logwrap.c'
 	'pcre2\.h|base/base-regex.c'
 	'xxhash\.h|parser/parser-input.c'
-	'(zstd|zdict|zstd_errors)\.h|index/index-raw.c index/index-rawread.c'
+	'(zstd|zdict|zstd_errors)\.h|index/index-raw.c index/index-rawblock.c index/index-rawread.c'
 )
 
 mapfile -t FILES < <(find . \( -path './build*' -o -path ./.git -o -path ./bench/out \) -prune \
