@@ -39,7 +39,9 @@
 #include <zstd_errors.h>
 
 /* zstd's level: 3 (its default) measured within a few percent of 9's size, far cheaper */
+#ifndef RAW_LEVEL /* a build may set another, to measure it */
 #define RAW_LEVEL 3
+#endif
 /* a dictionary is trained on a source's first values, at most this many of them */
 #define RAW_TRAIN_RECORDS 4000
 /* and at most this many bytes of them (held in memory until trained) */
