@@ -122,6 +122,21 @@ static int scope_temp_has(struct lt_store *st, const char *name)
 	return has;
 }
 
+int queries_clustered(struct lt_store *st, struct lt_error *err)
+{
+	struct lt_stmt *q;
+	int rc =
+	    lt_store_prepare(st, &q, "SELECT EXISTS (SELECT 1 FROM clusters WHERE id <> 0)", err);
+
+	if (rc != 0)
+		return rc;
+	rc = lt_stmt_step(q, err);
+	if (rc == 1)
+		rc = lt_stmt_int(q, 0) != 0;
+	lt_stmt_free(q);
+	return rc < 0 ? LT_ERR_DB : rc;
+}
+
 int queries_cluster_scope(struct lt_store *st, int64_t cluster, struct lt_error *err)
 {
 	const char *const *list;

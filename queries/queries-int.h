@@ -217,6 +217,9 @@ int64_t queries_lease_cluster(struct lt_store *st, int64_t given, int64_t ns, in
  * connection (TEMP objects; 0 leaves them whole).  Call it after lt_lifecycle_overlay. */
 int queries_cluster_scope(struct lt_store *st, int64_t cluster, struct lt_error *err);
 
+/* Whether some event or line of the store named a cluster: 1, 0, or a negative lt_err. */
+int queries_clustered(struct lt_store *st, struct lt_error *err);
+
 /* Runs one statement that returns no rows (DDL, DELETE, ...); 0 or a negative lt_err. */
 int queries_exec(struct lt_store *st, const char *sql, struct lt_error *err);
 

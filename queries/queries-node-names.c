@@ -34,9 +34,6 @@ const struct lt_derived queries_node_names_derived = {
 static const char names_fill_sql[] =
     "INSERT OR IGNORE INTO lt_node_names(cluster_id, name_id) " QUERIES_NODE_NAMES_SQL;
 
-/* Whether some event or line named a cluster: 1, 0, or LT_ERR_DB. */
-static const char names_clustered_sql[] = "SELECT EXISTS (SELECT 1 FROM clusters WHERE id <> 0)";
-
 /*
  * The Node names of a store of no named cluster: each the next above the last in
  * audit_object (resource_id, namespace_id, name_id, ...), which covers the whole WHERE.
@@ -51,20 +48,6 @@ static const char names_one_sql[] =
     "  AND a.name_id > o.name_id ORDER BY a.name_id LIMIT 1) FROM o WHERE o.name_id IS NOT NULL)"
     " SELECT 0, name_id FROM o WHERE name_id IS NOT NULL";
 
-static int names_clustered(struct lt_store *st, struct lt_error *err)
-{
-	struct lt_stmt *q;
-	int rc = lt_store_prepare(st, &q, names_clustered_sql, err);
-
-	if (rc != 0)
-		return rc;
-	rc = lt_stmt_step(q, err);
-	if (rc == 1)
-		rc = lt_stmt_int(q, 0) != 0;
-	lt_stmt_free(q);
-	return rc < 0 ? LT_ERR_DB : rc;
-}
-
 int queries_node_names_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err)
 {
 	int rc;
@@ -72,7 +55,7 @@ int queries_node_names_rebuild(struct lt_store *st, int64_t since_id, struct lt_
 	(void)since_id; /* every name again: the stored Node requests' names */
 	if ((rc = queries_exec(st, "DELETE FROM lt_node_names", err)) != 0)
 		return rc;
-	if ((rc = names_clustered(st, err)) < 0)
+	if ((rc = queries_clustered(st, err)) < 0)
 		return rc;
 	return queries_exec(st, rc ? names_fill_sql : names_one_sql, err);
 }

@@ -485,22 +485,6 @@ static const char rebuild_deleted_sql[] =
     "  WHERE id > ?1 AND resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
     "  AND verb_id = (SELECT id FROM strs WHERE s = 'delete'))";
 
-/* Whether some event or line named a cluster: 1, 0, or an error. */
-static int rebuild_clustered(struct lt_store *st, struct lt_error *err)
-{
-	struct lt_stmt *q;
-	int rc =
-	    lt_store_prepare(st, &q, "SELECT EXISTS (SELECT 1 FROM clusters WHERE id <> 0)", err);
-
-	if (rc != 0)
-		return rc;
-	rc = lt_stmt_step(q, err);
-	if (rc == 1)
-		rc = lt_stmt_int(q, 0) != 0;
-	lt_stmt_free(q);
-	return rc < 0 ? LT_ERR_DB : rc;
-}
-
 /*
  * The leases with events newer than since_id, in (cluster, namespace, name) order, each once:
  * with since_id 0 in a store of no named cluster one seek a lease (rebuild_all_leases), else
@@ -510,7 +494,7 @@ static int rebuild_dirty(struct lt_store *st, int64_t since_id, struct rebuild_k
 			 struct lt_error *err)
 {
 	size_t cap = 0;
-	int rc = since_id == 0 ? rebuild_clustered(st, err) : 1;
+	int rc = since_id == 0 ? queries_clustered(st, err) : 1;
 
 	*out = NULL;
 	*n = 0;
