@@ -35,7 +35,7 @@ struct index_log_loader {
 	struct lt_error *err;
 	int64_t source_id;
 	int64_t node_id; /* --node, 0 when none */
-	sqlite3_stmt *ins, *ins_host, *save;
+	sqlite3_stmt *ins, *ins_more, *ins_host, *save;
 	sqlite3_stmt *seen, *host_node; /* the dedupe probe, and a host's mapped node */
 	int64_t start_id;		/* lines below it were stored before this load: 0, none */
 	int64_t map_host, map_node;	/* host_node's last answer */
@@ -66,13 +66,21 @@ struct index_log_loader {
 	char *node;
 };
 
+/*
+ * A line's row (schema 12): the columns nearly every line has in lines_row; its rare ones
+ * (logs_ins_more_sql, the parameters ?17-?19, ?21, ?23, ?24 of the same binding) in
+ * lines_more, only when it has one (logs_has_rare).  Both statements take every parameter
+ * (SQLite binds a number the statement does not use, up to its highest: ?27, ?28), so one
+ * binding function serves both: logs_bind binds each in turn.
+ */
 static const char logs_ins_sql[] =
-    "INSERT INTO lines(source_id, line, offset, ts_us, klog_d, basis,"
+    "INSERT INTO lines_row(source_id, line, offset, ts_us, klog_d, basis,"
     " host_id, node_id, component_id, ident_id, pid, severity, location_id, kind_id,"
-    " subject_id, obj_kind_id, obj_namespace_id, obj_uid, not_found, message, fields,"
-    " ext_id, stream_id, cluster_id, msg_at, msg_len) VALUES(?1, ?2, ?3, ?5, ?6, ?7, ?8,"
-    " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25,"
-    " ?26, ?27)";
+    " subject_id, not_found, fields, cluster_id, msg_at, msg_len) VALUES(?1, ?2, ?3, ?5, ?6,"
+    " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?20, ?22, ?25, ?26, ?27)";
+static const char logs_ins_more_sql[] =
+    "INSERT INTO lines_more(id, obj_kind_id, obj_namespace_id, obj_uid, message, ext_id,"
+    " stream_id) VALUES(?28, ?17, ?18, ?19, ?21, ?23, ?24)";
 /*
  * The dedupe probe: how many lines stored before this load (id < ?3), at most ?9, say what the
  * line says on node ?1 at ?2 (lines_node's key; a line without node has node_id NULL).  The
@@ -80,10 +88,10 @@ static const char logs_ins_sql[] =
  * same node, time, pid and host.
  */
 static const char logs_seen_sql[] =
-    "SELECT count(*) FROM (SELECT 1 FROM lines INDEXED BY lines_node"
-    " WHERE node_id IS ?1 AND ts_us = ?2 AND id < ?3 AND pid IS ?4 AND host_id IS ?5"
-    " AND " INDEX_KLOG_US_SQL("") " IS ?6 AND " LOGS_MSG " IS ?7 AND " LOGS_FLD " IS ?8"
-				  " LIMIT ?9)";
+    "SELECT count(*) FROM (SELECT 1 FROM lines WHERE id IN (SELECT id FROM lines_row"
+    " INDEXED BY lines_node WHERE node_id IS ?1 AND ts_us = ?2 AND id < ?3 AND pid IS ?4"
+    " AND host_id IS ?5) AND " INDEX_KLOG_US_SQL("") " IS ?6 AND " LOGS_MSG " IS ?7 AND " LOGS_FLD
+						     " IS ?8 LIMIT ?9)";
 /* the node a host's lines were moved to (lt_store_map_hosts), when it was */
 static const char logs_host_node_sql[] = "SELECT node_id FROM hosts WHERE host_id = ?1";
 
@@ -183,7 +191,7 @@ static int logs_prepare_probe(struct index_log_loader *ll)
 	sqlite3_stmt *q;
 	int rc;
 
-	if (index_store_prepare_raw(ll->st, &q, "SELECT coalesce(max(id), 0) + 1 FROM lines",
+	if (index_store_prepare_raw(ll->st, &q, "SELECT coalesce(max(id), 0) + 1 FROM lines_row",
 				    ll->err) != 0)
 		return LT_ERR_DB;
 	rc = sqlite3_step(q);
@@ -218,6 +226,7 @@ int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int
 	    index_intern_id(st, (struct lt_str){node, strlen(node)}, &ll->node_id, err) != 0)
 		goto fail;
 	if (index_store_prepare_raw(st, &ll->ins, logs_ins_sql, err) ||
+	    index_store_prepare_raw(st, &ll->ins_more, logs_ins_more_sql, err) ||
 	    index_store_prepare_raw(st, &ll->ins_host, "INSERT OR IGNORE INTO hosts VALUES(?1, ?1)",
 				    err) ||
 	    index_store_prepare_raw(st, &ll->save, logs_save_sql, err) || logs_restore(ll) ||
@@ -236,6 +245,7 @@ void index_log_loader_free(struct index_log_loader *ll)
 	if (ll == NULL)
 		return;
 	sqlite3_finalize(ll->ins);
+	sqlite3_finalize(ll->ins_more);
 	index_raw_writer_release(&ll->raw);
 	index_raw_writer_release(&ll->fields);
 	index_fields_check_release(&ll->check);
@@ -378,13 +388,22 @@ static void logs_bind_ids(sqlite3_stmt *s, const int64_t ids[9])
 			sqlite3_bind_int64(s, cols[i], ids[i]);
 }
 
-/* Binds the insert of the line. */
-static void logs_bind(struct index_log_loader *ll, const struct lt_log_line *ln,
+/*
+ * 1 when the line has a value lines_more holds (schema 12): the object it names, a message
+ * that is not a slice of its raw line, a CloudWatch line's event id or stream.
+ */
+static int logs_has_rare(const struct lt_log_line *ln, const struct lt_where *at,
+			 const int64_t ids[9], ptrdiff_t msg_at)
+{
+	return ids[6] != 0 || ids[7] != 0 || ids[8] != 0 || ln->obj_uid.ptr != NULL ||
+	       (ln->message.ptr != NULL && msg_at < 0) || at->ext_id.ptr != NULL;
+}
+
+/* Binds the insert of the line into s: ll->ins, or ll->ins_more (its id bound after). */
+static void logs_bind(struct index_log_loader *ll, sqlite3_stmt *s, const struct lt_log_line *ln,
 		      const struct lt_where *at, const int64_t ids[9], int64_t node,
 		      ptrdiff_t msg_at)
 {
-	sqlite3_stmt *s = ll->ins;
-
 	sqlite3_bind_int64(s, 1, ll->source_id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)at->line);
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)at->offset);
@@ -631,11 +650,17 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 		if (seen != 0)
 			return seen < 0 ? LT_ERR_DB : 0;
 	}
-	logs_bind(ll, &c, at, ids, node, msg_at);
+	logs_bind(ll, ll->ins, &c, at, ids, node, msg_at);
 	sqlite3_bind_int64(ll->ins, 25, cluster_id);
 	if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
 		return LT_ERR_DB;
 	id = sqlite3_last_insert_rowid(ll->st->db);
+	if (logs_has_rare(&c, at, ids, msg_at)) {
+		logs_bind(ll, ll->ins_more, &c, at, ids, node, msg_at);
+		sqlite3_bind_int64(ll->ins_more, 28, id);
+		if (logs_step(ll, ll->ins_more, "cannot store a log line") != 0)
+			return LT_ERR_DB;
+	}
 	*stored = 1;
 	logs_note_summary(ll, &c, id);
 	if (index_raw_put(&ll->raw, id, c.raw.ptr ? c.raw.ptr : "", c.raw.len, ll->err) != 0)
@@ -748,9 +773,9 @@ int index_log_loader_save(struct index_log_loader *ll)
 
 enum logs_redate_col { RD_ID, RD_TS, RD_KLOG, RD_BASIS };
 
-/* One line moved: its times (schema 11: no key to move with them). */
+/* One line moved: its times (schema 11: no key to move with them); k clears its klog_us. */
 static int logs_redate_one(struct index_log_loader *ll, sqlite3_stmt *q, sqlite3_stmt *u,
-			   const int64_t m[3])
+			   sqlite3_stmt *k, const int64_t m[3])
 {
 	unsigned b = (unsigned)sqlite3_column_int(q, RD_BASIS);
 	int64_t ts, klog;
@@ -765,7 +790,10 @@ static int logs_redate_one(struct index_log_loader *ll, sqlite3_stmt *q, sqlite3
 	sqlite3_bind_int64(u, 2, ts);
 	if (klog != 0)
 		sqlite3_bind_int64(u, 3, klog);
-	return logs_step(ll, u, "cannot re-date a log line");
+	if (logs_step(ll, u, "cannot re-date a log line") != 0)
+		return LT_ERR_DB;
+	sqlite3_bind_int64(k, 1, sqlite3_column_int64(q, RD_ID));
+	return logs_step(ll, k, "cannot re-date a log line");
 }
 
 /* The statements of a re-dating: the lines read, a line moved. */
@@ -773,10 +801,12 @@ static const char *const logs_redate_sql[] = {
     ("SELECT id, ts_us, " INDEX_KLOG_US_SQL(
 	"") ", basis FROM lines"
 	    " WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3 AND basis != 0 ORDER BY id"),
-    "UPDATE lines SET ts_us = ?2, klog_us = NULL, klog_d = ?3 - ?2 WHERE id = ?1",
+    "UPDATE lines_row SET ts_us = ?2, klog_d = ?3 - ?2 WHERE id = ?1",
+    /* a klog time of schema 6 and before (lines_more, schema 12) now lies in klog_d */
+    "UPDATE lines_more SET klog_us = NULL WHERE id = ?1 AND klog_us IS NOT NULL",
 };
 
-enum { RDS_READ, RDS_MOVE, RDS_N };
+enum { RDS_READ, RDS_MOVE, RDS_KLOG, RDS_N };
 
 static void logs_redate_finalize(sqlite3_stmt *s[RDS_N])
 {
@@ -801,7 +831,7 @@ int index_logs_redate(struct lt_store *st, int64_t source_id, int64_t first, int
 	sqlite3_bind_int64(s[RDS_READ], 2, last);
 	sqlite3_bind_int64(s[RDS_READ], 3, source_id);
 	while (rc == 0 && (step = sqlite3_step(s[RDS_READ])) == SQLITE_ROW)
-		rc = logs_redate_one(&ll, s[RDS_READ], s[RDS_MOVE], m);
+		rc = logs_redate_one(&ll, s[RDS_READ], s[RDS_MOVE], s[RDS_KLOG], m);
 	if (rc == 0 && step != SQLITE_DONE)
 		rc = index_store_db_error(st, err, "cannot read the lines to re-date");
 	logs_redate_finalize(s);
@@ -882,7 +912,7 @@ static int logs_remap(struct lt_store *st, int64_t host, int64_t old, int64_t ne
 	int rc;
 
 	if (index_store_prepare_raw(
-		st, &u, "UPDATE lines SET node_id = ?3 WHERE node_id = ?2 AND host_id = ?1;",
+		st, &u, "UPDATE lines_row SET node_id = ?3 WHERE node_id = ?2 AND host_id = ?1;",
 		err) != 0)
 		return LT_ERR_DB;
 	sqlite3_bind_int64(u, 1, host);

@@ -24,17 +24,19 @@
  *    own; the version keeps an older leasetrail, which would read the mark as a packed value,
  *    from opening such a store; rows of 9 and before keep their text or packed value);
  * 11: no dedupe keys: a line read again is found through lines_node (index-logs.c), and
- *    line_keys is dropped (schema_drop_line_keys) */
-#define SCHEMA_VERSION "11"
+ *    line_keys is dropped (schema_drop_line_keys);
+ * 12: a line's row in lines_row without its rare columns, which lie in lines_more for the few
+ *    lines that have one; lines a view of both, by the same columns (schema_split_lines) */
+#define SCHEMA_VERSION "12"
 /* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
 /*
- * The oldest schema a read-only open reads as it is: 10.  A store of 9 has its audit_ext as a
- * table with the stream as text, where node health and the lease feed read schema 10's
- * interned stream (LT_AUDIT_STREAM_SQL); its fields alone would be read as they are.  A store
- * of 10 differs from 11 only by line_keys, which no reader reads.
+ * The oldest schema a read-only open reads as it is: 12.  The readers that go through a lines
+ * index name it with INDEXED BY, which SQLite allows on a table only: they read lines_row, the
+ * base table of schema 12, which a store of 11 does not have (its lines is the table).  A
+ * writable open brings such a store up (schema_split_lines).
  */
-#define SCHEMA_READS_FROM 10
+#define SCHEMA_READS_FROM 12
 /* The first schema whose auditIDs are packed: older ones are packed by the upgrade. */
 #define SCHEMA_PACKED_IDS 7
 
@@ -72,15 +74,16 @@ static const char *const schema_index_sql[] = {
      * bodies were logged without reading a row (queries-health-store.c) */
     "CREATE INDEX IF NOT EXISTS audit_object ON audit(resource_id, namespace_id, name_id, "
     "stage_us, user_id, level_id)",
-    /* log lines: a node's (timelines), about something (subjects), of a kind (queries) */
-    "CREATE INDEX IF NOT EXISTS lines_node ON lines(node_id, ts_us)",
+    /* log lines: a node's (timelines), about something (subjects), of a kind (queries); on
+       lines_row, the table under the lines view (schema 12) */
+    "CREATE INDEX IF NOT EXISTS lines_node ON lines_row(node_id, ts_us)",
     /* partial (schema 6): most lines are routine, of no kind and about nothing named, and
        every read of these says which kind or subject (an =, IN or IS NOT NULL on it) */
-    "CREATE INDEX IF NOT EXISTS lines_subject ON lines(subject_id, ts_us)"
+    "CREATE INDEX IF NOT EXISTS lines_subject ON lines_row(subject_id, ts_us)"
     " WHERE subject_id IS NOT NULL",
-    "CREATE INDEX IF NOT EXISTS lines_kind ON lines(kind_id, ts_us) WHERE kind_id IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS lines_kind ON lines_row(kind_id, ts_us) WHERE kind_id IS NOT NULL",
     /* the lines worth showing in a timeline: errors, warnings, and what the table knows */
-    "CREATE INDEX IF NOT EXISTS lines_notable ON lines(node_id, ts_us) WHERE " LT_LINE_NOTABLE,
+    "CREATE INDEX IF NOT EXISTS lines_notable ON lines_row(node_id, ts_us) WHERE " LT_LINE_NOTABLE,
 };
 
 /* The first indexes above, on audit: lt_store_ingest_end builds them before what runs beside. */
@@ -392,6 +395,53 @@ static const char schema_line_keys_sql[] = "DROP INDEX lines_key;";
  * in the file, free, until a VACUUM.
  */
 static const char schema_drop_line_keys_sql[] = "DROP TABLE line_keys;";
+
+/*
+ * Schema 12: a line's row without its rare columns.  lines_row holds what nearly every line has
+ * (and the indexes, by their names of before); lines_more(id, ...) the columns that are NULL in
+ * nearly every line, a row only for a line that has one of them: lkey (schema 8 and before),
+ * klog_us (6 and before), the object a line names (obj_kind_id, obj_namespace_id, obj_uid), a
+ * message that is not a slice of its raw line, and a CloudWatch line's ext_id and stream_id.
+ * Each column costs a row its header byte even when NULL: 8 bytes a line out of 56.  lines is
+ * a view of both with the columns of schema 11 in their order, so every reader, the logs view
+ * and `sql` users read lines as before; SQLite flattens the view and leaves lines_more out of
+ * a read that names none of its columns.  The upgrade copies the rows (SQLite cannot drop a
+ * column without rewriting the table, and ALTER TABLE DROP COLUMN leaves it larger) and the
+ * lines indexes are made again on lines_row by the open (index_store_create_indexes).
+ */
+#define SCHEMA_LINES_BASE                                                                          \
+	" id, source_id, line, offset, ts_us, basis, host_id, node_id, component_id, ident_id,"    \
+	" pid, severity, location_id, kind_id, subject_id, not_found, fields, cluster_id, klog_d," \
+	" msg_at, msg_len"
+#define SCHEMA_LINES_RARE                                                                          \
+	" lkey, klog_us, obj_kind_id, obj_namespace_id, obj_uid, message, ext_id, stream_id"
+static const char *const schema_split_lines_sql[] = {
+    ("CREATE TABLE lines_row(id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL,"
+     " line INTEGER NOT NULL, offset INTEGER NOT NULL, ts_us INTEGER NOT NULL,"
+     " basis INTEGER NOT NULL DEFAULT 0, host_id INTEGER, node_id INTEGER, component_id INTEGER,"
+     " ident_id INTEGER, pid INTEGER, severity TEXT, location_id INTEGER, kind_id INTEGER,"
+     " subject_id INTEGER, not_found INTEGER NOT NULL DEFAULT 0, fields TEXT,"
+     " cluster_id INTEGER NOT NULL DEFAULT 0, klog_d INTEGER, msg_at INTEGER, msg_len INTEGER)"),
+    "INSERT INTO lines_row SELECT" SCHEMA_LINES_BASE " FROM lines ORDER BY id",
+    ("CREATE TABLE lines_more(id INTEGER PRIMARY KEY, lkey INTEGER, klog_us INTEGER,"
+     " obj_kind_id INTEGER, obj_namespace_id INTEGER, obj_uid TEXT, message TEXT, ext_id TEXT,"
+     " stream_id INTEGER)"),
+    ("INSERT INTO lines_more SELECT id," SCHEMA_LINES_RARE " FROM lines WHERE lkey IS NOT NULL"
+     " OR klog_us IS NOT NULL OR obj_kind_id IS NOT NULL OR obj_namespace_id IS NOT NULL"
+     " OR obj_uid IS NOT NULL OR message IS NOT NULL OR ext_id IS NOT NULL"
+     " OR stream_id IS NOT NULL ORDER BY id"),
+    "DROP TABLE lines",
+    ("CREATE VIEW lines AS SELECT r.id AS id, r.source_id AS source_id, r.line AS line,"
+     " r.offset AS offset, m.lkey AS lkey, r.ts_us AS ts_us, m.klog_us AS klog_us,"
+     " r.basis AS basis, r.host_id AS host_id, r.node_id AS node_id,"
+     " r.component_id AS component_id, r.ident_id AS ident_id, r.pid AS pid,"
+     " r.severity AS severity, r.location_id AS location_id, r.kind_id AS kind_id,"
+     " r.subject_id AS subject_id, m.obj_kind_id AS obj_kind_id,"
+     " m.obj_namespace_id AS obj_namespace_id, m.obj_uid AS obj_uid, r.not_found AS not_found,"
+     " m.message AS message, r.fields AS fields, m.ext_id AS ext_id, m.stream_id AS stream_id,"
+     " r.cluster_id AS cluster_id, r.klog_d AS klog_d, r.msg_at AS msg_at,"
+     " r.msg_len AS msg_len FROM lines_row AS r LEFT JOIN lines_more AS m ON m.id = r.id"),
+};
 
 /*
  * Schema 9: counted_requests.audit_hash, the auditID's 8-byte hash (index_audit_id_hash) instead
@@ -741,14 +791,21 @@ static int schema_drop_line_keys(struct lt_store *st, struct lt_error *err)
 	return has ? index_store_exec(st, schema_drop_line_keys_sql, err) : 0;
 }
 
+/* Schema 12's step (schema_split_lines_sql): only a store whose lines is still a table. */
+static int schema_split_lines(struct lt_store *st, struct lt_error *err)
+{
+	return SCHEMA_UNLESS(st, "lines_row", "id", schema_split_lines_sql, err);
+}
+
 /*
- * Brings a new store, or one of schema 4 to 10, to this schema: the clusters
+ * Brings a new store, or one of schema 4 to 11, to this schema: the clusters
  * of 5, then the interned columns (schema_add_interned) and the identity column
  * (schema_identity_sql) of 6, the packed auditIDs and klog_d (schema_klog_sql) of 7, the
  * message's place (schema_message_sql) of 8, the raw records' blocks (schema_add_blocks),
  * the lines' keys (schema_line_keys), the hashed counted requests (schema_hash_counted) and
  * the latency (schema_latency_sql) of 9, audit_ext packed (schema_pack_ext) of 10, the
- * dedupe keys dropped (schema_drop_line_keys) of 11, then the version.
+ * dedupe keys dropped (schema_drop_line_keys) of 11, the lines' rare columns in lines_more
+ * (schema_split_lines: a new store's empty lines too) of 12, then the version.
  */
 static int schema_migrate(struct lt_store *st, struct lt_error *err)
 {
@@ -760,7 +817,8 @@ static int schema_migrate(struct lt_store *st, struct lt_error *err)
 	    schema_add_blocks(st, err) != 0 || schema_line_keys(st, err) != 0 ||
 	    schema_hash_counted(st, err) != 0 ||
 	    SCHEMA_UNLESS(st, "audit", "latency_us", schema_latency_sql, err) != 0 ||
-	    schema_pack_ext(st, err) != 0 || schema_drop_line_keys(st, err) != 0)
+	    schema_pack_ext(st, err) != 0 || schema_drop_line_keys(st, err) != 0 ||
+	    schema_split_lines(st, err) != 0)
 		return LT_ERR_DB;
 	return index_store_exec(
 	    st, "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';", err);

@@ -196,18 +196,31 @@ int lt_store_has_lease_bodies(struct lt_store *st);
 #define LT_LINE_NOTABLE "(severity IN ('E', 'F', 'W') OR not_found > 0 OR kind_id IS NOT NULL)"
 
 /*
+ * A rare column of a log line (A: the alias of a row of lines, or of lines_row, its base
+ * table): schema 12 keeps lkey, klog_us, obj_kind_id, obj_namespace_id, obj_uid, message,
+ * ext_id and stream_id in lines_more, a row only for a line that has one of them; the lines
+ * view joins it, and a query that reads lines_row through one of its indexes (INDEXED BY
+ * names a table, not a view) reads the column with this.
+ */
+#define LT_LINE_RARE_SQL(a, col) "(SELECT " col " FROM lines_more WHERE id = " a ".id)"
+
+/*
  * A log line's message (A: the alias of a lines row), one definition for the logs view and
  * every query that reads lines directly.  Schema 8 stores no text for a message that is a
  * slice of the line's raw record (nearly every one: it is part of the line as read): only
  * where it lies, msg_at and msg_len, bytes into the raw line, and reads it from there: from
  * its block (schema 9, lt_raw_of), else from its row of lines_raw_rows (lt_raw).  A message
  * that is not a slice of its line (one unquoted, unescaped) and the lines of older schemas
- * keep their text in message, msg_at NULL.  NULL when the line has no message.
+ * keep their text in message (lines_more, schema 12), msg_at NULL.  NULL when the line has no
+ * message.
  */
-#define LT_LINE_MESSAGE_SQL(a)                                                                     \
-	"CASE WHEN " a ".msg_at IS NULL THEN " a ".message ELSE CAST(substr(CAST(coalesce("        \
+#define LT_LINE_MESSAGE_OF(a, text)                                                                \
+	"CASE WHEN " a ".msg_at IS NULL THEN " text " ELSE CAST(substr(CAST(coalesce("             \
 	"lt_raw_of('lines', " a ".id), lt_raw((SELECT text FROM lines_raw_rows WHERE id = " a      \
 	".id))) AS BLOB), " a ".msg_at + 1, " a ".msg_len) AS TEXT) END"
+#define LT_LINE_MESSAGE_SQL(a) LT_LINE_MESSAGE_OF(a, a ".message")
+/* The same of a row of lines_row (schema 12), whose text lies in lines_more. */
+#define LT_LINE_MESSAGE_ROW_SQL(a) LT_LINE_MESSAGE_OF(a, LT_LINE_RARE_SQL(a, "message"))
 
 /*
  * A log line's fields (A: the alias of a lines row), one definition for the logs view and

@@ -740,8 +740,8 @@ void lt_browse_events_release(struct lt_browse_events *e)
 	" FROM lines AS g, (SELECT component_id AS c, kind_id AS k, severity AS sv,"               \
 	"  " BROWSE_MSG_Q " AS m, obj_kind_id AS ok, obj_namespace_id AS ons, subject_id AS sj"    \
 	"  FROM lines AS q WHERE id = ?1)"                                                         \
-	"  AS r WHERE g.id IN (SELECT id FROM lines INDEXED BY lines_node WHERE node_id = ?2"      \
-	"  AND ts_us BETWEEN ?4 AND ?5 UNION SELECT id FROM lines INDEXED BY lines_subject"        \
+	"  AS r WHERE g.id IN (SELECT id FROM lines_row INDEXED BY lines_node WHERE node_id = ?2"  \
+	"  AND ts_us BETWEEN ?4 AND ?5 UNION SELECT id FROM lines_row INDEXED BY lines_subject"    \
 	"  WHERE subject_id = ?3 AND ts_us BETWEEN ?4 AND ?5)"                                     \
 	" AND g.component_id IS r.c AND g.kind_id IS r.k AND g.severity IS r.sv"                   \
 	" AND " BROWSE_MSG_G " IS r.m AND g.obj_kind_id IS r.ok AND g.obj_namespace_id IS r.ons"   \

@@ -56,20 +56,28 @@ struct canned {
 	"NULL"                                                                                     \
 	" AND a.name_id = " n " AND a.stage_us <= " t                                              \
 	" AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete') AND a.code BETWEEN 200 AND 299" \
-	" AND a.superseded = 0 UNION ALL SELECT c.ts_us FROM lines AS c INDEXED BY lines_subject"  \
+	" AND a.superseded = 0 UNION ALL SELECT c.ts_us FROM lines_row AS c INDEXED BY "           \
+	"lines_subject"                                                                            \
 	" WHERE c.subject_id = " n " AND c.ts_us <= " t " AND (c.kind_id IN (SELECT id FROM strs"  \
 	" WHERE s IN ('nlc-node-deleted', 'cloud-node-deleted', 'ca-scale-down'))"                 \
-	" OR (c.kind_id = (SELECT id FROM strs WHERE s = 'gc-deleting') AND c.obj_kind_id IN"      \
-	" (SELECT id FROM strs WHERE s IN ('Lease', 'Node', 'CSINode', 'CNINode'))))) AS d"        \
-	" WHERE NOT EXISTS (SELECT 1 FROM audit AS a INDEXED BY audit_cluster"                     \
-	" WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes') AND a.namespace_id IS "    \
-	"NULL"                                                                                     \
-	" AND a.name_id = " n " AND a.stage_us > d.ts AND a.stage_us <= " t                        \
-	" AND a.verb_id = (SELECT id FROM strs WHERE s = 'create') AND a.code BETWEEN 200 AND 299" \
-	" AND a.superseded = 0) AND NOT EXISTS (SELECT 1 FROM lines AS r INDEXED BY lines_kind"    \
-	" WHERE r.kind_id = (SELECT id FROM strs WHERE s = 'register-success')"                    \
-	" AND r.node_id = " n " AND r.ts_us > d.ts AND r.ts_us <= " t ")"                          \
-	" ORDER BY d.ts DESC LIMIT 1)"
+	" OR (c.kind_id = (SELECT id FROM strs WHERE s = 'gc-deleting') AND " LT_LINE_RARE_SQL(    \
+	    "c",                                                                                   \
+	    "obj_kind_id") " IN"                                                                   \
+			   " (SELECT id FROM strs WHERE s IN ('Lease', 'Node', 'CSINode', "        \
+			   "'CNINode'))))) AS d"                                                   \
+			   " WHERE NOT EXISTS (SELECT 1 FROM audit AS a INDEXED BY audit_cluster"  \
+			   " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes') AND "   \
+			   "a.namespace_id IS "                                                    \
+			   "NULL"                                                                  \
+			   " AND a.name_id = " n " AND a.stage_us > d.ts AND a.stage_us <= " t     \
+			   " AND a.verb_id = (SELECT id FROM strs WHERE s = 'create') AND a.code " \
+			   "BETWEEN 200 AND 299"                                                   \
+			   " AND a.superseded = 0) AND NOT EXISTS (SELECT 1 FROM lines_row AS r "  \
+			   "INDEXED BY "                                                           \
+			   "lines_kind"                                                            \
+			   " WHERE r.kind_id = (SELECT id FROM strs WHERE s = 'register-success')" \
+			   " AND r.node_id = " n " AND r.ts_us > d.ts AND r.ts_us <= " t ")"       \
+			   " ORDER BY d.ts DESC LIMIT 1)"
 
 /* A kubelet's start and registration lines: where a kubelet's story starts again. */
 #define ORPH_BOUNDARY                                                                              \
@@ -94,20 +102,23 @@ struct canned {
 #define ORPH_LOG_LINES                                                                             \
 	"SELECT u.node_id AS node_id, u.ts AS ts FROM (SELECT g.node_id AS node_id, g.ts_us AS "   \
 	"ts,"                                                                                      \
-	" (SELECT max(b.ts_us) FROM lines AS b INDEXED BY lines_node WHERE b.node_id = g.node_id"  \
+	" (SELECT max(b.ts_us) FROM lines_row AS b INDEXED BY lines_node WHERE b.node_id = "       \
+	"g.node_id"                                                                                \
 	" AND b.ts_us < g.ts_us AND b.kind_id IN " ORPH_BOUNDARY ") AS bts"                        \
-	" FROM lines AS g INDEXED BY lines_notable WHERE " LT_LINE_NOTABLE " AND g.not_found = 1"  \
+	" FROM lines_row AS g INDEXED BY lines_notable WHERE " LT_LINE_NOTABLE                     \
+	" AND g.not_found = 1"                                                                     \
 	" AND g.node_id IS NOT NULL AND g.component_id = (SELECT id FROM strs WHERE s = "          \
 	"'kubelet'))"                                                                              \
 	" AS u WHERE CASE WHEN u.bts IS NOT NULL THEN u.ts - u.bts > " ORPH_CACHE_LAG              \
-	" AND EXISTS (SELECT 1 FROM lines AS b INDEXED BY lines_node WHERE b.node_id = u.node_id"  \
+	" AND EXISTS (SELECT 1 FROM lines_row AS b INDEXED BY lines_node WHERE b.node_id = "       \
+	"u.node_id"                                                                                \
 	" AND b.ts_us = u.bts AND b.kind_id = (SELECT id FROM strs WHERE s = 'register-success'))" \
 	" ELSE " ORPH_DELETED(                                                                     \
 	    "u.node_id",                                                                           \
-	    "u.ts") " IS NOT NULL OR EXISTS (SELECT 1 FROM lines"                                  \
+	    "u.ts") " IS NOT NULL OR EXISTS (SELECT 1 FROM lines_row"                              \
 		    " AS s INDEXED BY lines_node WHERE s.node_id = u.node_id AND s.not_found = 1"  \
 		    " AND s.kind_id = (SELECT id FROM strs WHERE s = 'node-status-error')"         \
-		    " AND s.ts_us < coalesce((SELECT min(b.ts_us) FROM lines AS b INDEXED BY "     \
+		    " AND s.ts_us < coalesce((SELECT min(b.ts_us) FROM lines_row AS b INDEXED BY " \
 		    "lines_node"                                                                   \
 		    " WHERE b.node_id = u.node_id AND b.kind_id IN " ORPH_BOUNDARY                 \
 		    "), 9223372036854775807))"                                                     \
@@ -125,12 +136,12 @@ static const char *const canned_orphaned_sql[] = {
     "  INDEXED BY audit_cluster WHERE c.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
     "  AND c.namespace_id IS NULL AND c.name_id = l.name_id AND c.stage_us >= e.end_us"
     "  AND c.verb_id = (SELECT id FROM strs WHERE s = 'create') AND c.code BETWEEN 200 AND"
-    "  299 AND c.superseded = 0 UNION ALL SELECT min(g.ts_us) FROM lines AS g"
+    "  299 AND c.superseded = 0 UNION ALL SELECT min(g.ts_us) FROM lines_row AS g"
     "  INDEXED BY lines_kind WHERE g.kind_id = (SELECT id FROM strs WHERE s ="
     "  'register-success') AND g.node_id = l.name_id AND g.ts_us >= e.end_us)) AS back,"
     " CASE WHEN l.state = 'orphaned' AND e.end_us = (SELECT max(x.end_us)"
     "  FROM lt_episodes AS x WHERE x.lease_id = e.lease_id) THEN 'yes' ELSE 'no' END AS still,"
-    " 'audit' || CASE WHEN EXISTS (SELECT 1 FROM lines INDEXED BY lines_notable"
+    " 'audit' || CASE WHEN EXISTS (SELECT 1 FROM lines_row INDEXED BY lines_notable"
     "  WHERE node_id = l.name_id AND " LT_LINE_NOTABLE " AND not_found = 1"
     "  AND ts_us BETWEEN e.start_us - 60000000 AND e.end_us + 60000000)"
     "  THEN ', kubelet log' ELSE '' END AS evidence,"
@@ -156,20 +167,20 @@ static const char *const canned_orphaned_sql[] = {
 		      "  WHERE u.deleted IS NOT NULL OR u.last - u.first > l.gap_us),",
     /* with no audit log at hand: the kubelet's own not-found errors (ORPH_LOG_LINES) */
     " lg AS (SELECT t.node_id AS node_id, t.first AS first, t.last AS last, t.n AS n,"
-    " (SELECT min(r.ts_us) FROM lines AS r INDEXED BY lines_kind WHERE r.kind_id ="
+    " (SELECT min(r.ts_us) FROM lines_row AS r INDEXED BY lines_kind WHERE r.kind_id ="
     "  (SELECT id FROM strs WHERE s = 'register-success') AND r.node_id = t.node_id"
     "  AND r.ts_us > t.last) AS back FROM (SELECT q.node_id AS node_id, min(q.ts) AS first,"
     " max(q.ts) AS last, count(*) AS n FROM (" ORPH_LOG_LINES ") AS q GROUP BY q.node_id) AS t)",
     " SELECT node, first, last, n, kubelet, ip, back, still, evidence, deleted FROM ao"
     " WHERE first <= ?2 AND last >= ?1"
     " UNION ALL SELECT (SELECT s FROM strs WHERE id = g.node_id), g.first, g.last, g.n, NULL,"
-    " NULL, g.back, CASE WHEN g.back IS NULL AND NOT EXISTS (SELECT 1 FROM lines AS z"
+    " NULL, g.back, CASE WHEN g.back IS NULL AND NOT EXISTS (SELECT 1 FROM lines_row AS z"
     "  INDEXED BY lines_kind WHERE z.kind_id IN (SELECT id FROM strs WHERE s IN"
     "  ('kubelet-stop', 'kubelet-start')) AND z.node_id = g.node_id AND z.ts_us > g.last)"
     /* a kubelet of another pid logs later: it was restarted */
-    "  AND NOT EXISTS (SELECT 1 FROM lines AS z INDEXED BY lines_node WHERE z.node_id ="
+    "  AND NOT EXISTS (SELECT 1 FROM lines_row AS z INDEXED BY lines_node WHERE z.node_id ="
     "  g.node_id AND z.ts_us > g.last AND z.component_id = (SELECT id FROM strs WHERE s ="
-    "  'kubelet') AND z.pid IS NOT (SELECT y.pid FROM lines AS y INDEXED BY lines_node"
+    "  'kubelet') AND z.pid IS NOT (SELECT y.pid FROM lines_row AS y INDEXED BY lines_node"
     "  WHERE y.node_id = g.node_id AND y.ts_us = g.last AND y.not_found = 1 LIMIT 1))"
     "  THEN 'yes' ELSE 'no' END, 'kubelet log', " ORPH_DELETED(
 	"g.node_id",
@@ -196,8 +207,8 @@ static const char *const canned_orphaned_sql[] = {
  */
 #define LEADER_NEAR "30000000"
 /* the message of a lines row b, x (its text, or read from its raw line: schema 8) */
-#define CANNED_MSG_B LT_LINE_MESSAGE_SQL("b")
-#define CANNED_MSG_X LT_LINE_MESSAGE_SQL("x")
+#define CANNED_MSG_B LT_LINE_MESSAGE_ROW_SQL("b")
+#define CANNED_MSG_X LT_LINE_MESSAGE_ROW_SQL("x")
 /* its fields (read from its raw line where they are a mark: schema 10) */
 #define CANNED_FLD_B LT_LINE_FIELDS_SQL("b")
 #define CANNED_FLD_X LT_LINE_FIELDS_SQL("x")
@@ -205,26 +216,36 @@ static const char *const canned_leader_sql[] = {
     "WITH lg AS (SELECT g.id AS id, g.ts_us AS ts, g.source_id AS source_id, g.pid AS pid,"
     " g.host_id AS host_id,"
     " (SELECT s FROM strs WHERE id = g.subject_id) AS lease,"
-    " (SELECT s FROM strs WHERE id = g.obj_namespace_id) AS ns,"
-    " (SELECT s FROM strs WHERE id = g.kind_id) AS kind,"
-    " coalesce((SELECT s FROM strs WHERE id = g.component_id), 'component') AS comp,"
-    " coalesce((SELECT s FROM strs WHERE id = g.host_id), (SELECT s FROM strs WHERE id ="
-    "  g.node_id), (SELECT replace(path, rtrim(path, replace(path, '/', '')), '')"
-    "  FROM sources WHERE id = g.source_id)) AS who"
-    " FROM lines AS g INDEXED BY lines_kind WHERE g.kind_id IN (SELECT id FROM strs WHERE s IN"
-    " ('leader-acquired', 'leader-lost', 'leader-renew-failed')) AND g.subject_id IS NOT NULL"
-    /* a lost lease is said twice (renew failed, then lost): keep one */
-    " AND NOT (g.kind_id = (SELECT id FROM strs WHERE s = 'leader-renew-failed') AND EXISTS"
-    "  (SELECT 1 FROM lines AS x INDEXED BY lines_kind WHERE x.kind_id = (SELECT id FROM strs"
-    "  WHERE s = 'leader-lost') AND x.source_id = g.source_id AND x.ts_us BETWEEN g.ts_us"
-    "  AND g.ts_us + 10000000))),",
+    " (SELECT s FROM strs WHERE id = " LT_LINE_RARE_SQL(
+	"g",
+	"obj_namespace_id") ") AS ns,"
+			    " (SELECT s FROM strs WHERE id = g.kind_id) AS kind,"
+			    " coalesce((SELECT s FROM strs WHERE id = g.component_id), "
+			    "'component') AS comp,"
+			    " coalesce((SELECT s FROM strs WHERE id = g.host_id), (SELECT s FROM "
+			    "strs WHERE id ="
+			    "  g.node_id), (SELECT replace(path, rtrim(path, replace(path, '/', "
+			    "'')), '')"
+			    "  FROM sources WHERE id = g.source_id)) AS who"
+			    " FROM lines_row AS g INDEXED BY lines_kind WHERE g.kind_id IN (SELECT "
+			    "id FROM strs WHERE s IN"
+			    " ('leader-acquired', 'leader-lost', 'leader-renew-failed')) AND "
+			    "g.subject_id IS NOT NULL"
+			    /* a lost lease is said twice (renew failed, then lost): keep one */
+			    " AND NOT (g.kind_id = (SELECT id FROM strs WHERE s = "
+			    "'leader-renew-failed') AND EXISTS"
+			    "  (SELECT 1 FROM lines_row AS x INDEXED BY lines_kind WHERE x.kind_id "
+			    "= (SELECT id FROM strs"
+			    "  WHERE s = 'leader-lost') AND x.source_id = g.source_id AND x.ts_us "
+			    "BETWEEN g.ts_us"
+			    "  AND g.ts_us + 10000000))),",
     /* the identity the LeaderElection event of the same log names, just after */
     " acq AS (SELECT k.*, coalesce(nullif((SELECT CASE WHEN instr(x.m, 'LeaderElection'' ') > 0"
     "  THEN substr(x.m, instr(x.m, 'LeaderElection'' ') + 16) ELSE x.m END FROM (SELECT"
     "  substr(y.m0, 1, instr(y.m0, ' became leader') - 1) AS m FROM (SELECT coalesce(CASE WHEN"
     "  json_valid(" CANNED_FLD_B ") THEN json_extract(" CANNED_FLD_B ", '$.message') "
     "END, " CANNED_MSG_B ") AS m0"
-    "  FROM lines AS b INDEXED BY lines_kind WHERE b.kind_id = (SELECT id FROM strs WHERE s ="
+    "  FROM lines_row AS b INDEXED BY lines_kind WHERE b.kind_id = (SELECT id FROM strs WHERE s ="
     "  'became-leader') AND b.source_id = k.source_id AND b.pid IS k.pid AND b.host_id IS"
     "  k.host_id AND b.ts_us BETWEEN k.ts - 1000000 AND"
     "  k.ts + 5000000 ORDER BY b.ts_us LIMIT 1) AS y) AS x), ''), k.who) AS holder"
@@ -299,7 +320,7 @@ static const struct canned canned_queries[] = {
      .summary = "leases deleted by the garbage collector, with the node deletion behind it",
      .sql =
 	 "SELECT e.namespace, e.name, e.start_us, c.ts_us, c.user, c.source_ip, c.user_agent,"
-	 " e.start_us - c.ts_us, 'audit' || CASE WHEN EXISTS (SELECT 1 FROM lines AS g"
+	 " e.start_us - c.ts_us, 'audit' || CASE WHEN EXISTS (SELECT 1 FROM lines_row AS g"
 	 "  INDEXED BY lines_kind WHERE g.kind_id = (SELECT id FROM strs WHERE s = 'gc-deleting')"
 	 "  AND g.subject_id = (SELECT name_id FROM lt_leases WHERE id = e.lease_id)"
 	 "  AND g.ts_us BETWEEN e.start_us - 60000000 AND e.start_us + 60000000)"
@@ -308,20 +329,29 @@ static const struct canned canned_queries[] = {
 	 " WHERE e.kind = 'DELETED'" CANNED_RANGE
 	 " AND e.user = 'system:serviceaccount:kube-system:generic-garbage-collector'"
 	 /* with no audit log at hand: the garbage collector's own "Deleting item" line */
-	 " UNION ALL SELECT (SELECT s FROM strs WHERE id = g.obj_namespace_id),"
-	 " (SELECT s FROM strs WHERE id = g.subject_id), g.ts_us,"
-	 " (SELECT max(d.ts_us) FROM lines AS d INDEXED BY lines_kind"
-	 "  WHERE d.kind_id = (SELECT id FROM strs WHERE s = 'nlc-node-deleted')"
-	 "  AND d.subject_id = g.subject_id AND d.ts_us BETWEEN g.ts_us - 300000000"
-	 "  AND g.ts_us + 300000000), NULL, NULL, NULL, NULL, 'kcm log'"
-	 " FROM lines AS g INDEXED BY lines_kind"
-	 " WHERE g.kind_id = (SELECT id FROM strs WHERE s = 'gc-deleting')"
-	 " AND g.obj_kind_id = (SELECT id FROM strs WHERE s = 'Lease')"
-	 " AND g.ts_us BETWEEN ?1 AND ?2"
-	 " AND NOT EXISTS (SELECT 1 FROM lt_leases AS y JOIN lt_episodes AS x ON x.lease_id = y.id"
-	 "  WHERE y.name_id = g.subject_id AND x.kind = 'DELETED'"
-	 "  AND x.start_us BETWEEN g.ts_us - 60000000 AND g.ts_us + 60000000)"
-	 " ORDER BY 3",
+	 " UNION ALL SELECT (SELECT s FROM strs WHERE id = " LT_LINE_RARE_SQL(
+	     "g",
+	     "obj_namespace_id") "),"
+				 " (SELECT s FROM strs WHERE id = g.subject_id), g.ts_us,"
+				 " (SELECT max(d.ts_us) FROM lines_row AS d INDEXED BY lines_kind"
+				 "  WHERE d.kind_id = (SELECT id FROM strs WHERE s = "
+				 "'nlc-node-deleted')"
+				 "  AND d.subject_id = g.subject_id AND d.ts_us BETWEEN g.ts_us - "
+				 "300000000"
+				 "  AND g.ts_us + 300000000), NULL, NULL, NULL, NULL, 'kcm log'"
+				 " FROM lines_row AS g INDEXED BY lines_kind"
+				 " WHERE g.kind_id = (SELECT id FROM strs WHERE s = 'gc-deleting')"
+				 " AND " LT_LINE_RARE_SQL(
+				     "g",
+				     "obj_kind_id") " = (SELECT id FROM strs WHERE s = 'Lease')"
+						    " AND g.ts_us BETWEEN ?1 AND ?2"
+						    " AND NOT EXISTS (SELECT 1 FROM lt_leases AS y "
+						    "JOIN lt_episodes AS x ON x.lease_id = y.id"
+						    "  WHERE y.name_id = g.subject_id AND x.kind = "
+						    "'DELETED'"
+						    "  AND x.start_us BETWEEN g.ts_us - 60000000 "
+						    "AND g.ts_us + 60000000)"
+						    " ORDER BY 3",
      .cols = {COL("namespace", TEXT), COL("lease", TEXT), COL("lease_deleted", TIME),
 	      COL("node_deleted", TIME), COL("node_deleted_by", TEXT), COL("source_ip", TEXT),
 	      FREE("user_agent"), COL("after", DURATION), FREE("evidence")}},
@@ -396,20 +426,21 @@ static const struct canned canned_queries[] = {
 	      COL("user", TEXT), COL("source_ip", TEXT), FREE("user_agent"), COL("event", ID)}},
     {.name = "kubelet-errors",
      .summary = "kubelet log errors per node and kind: count, first, last, a sample",
-     .sql = "SELECT coalesce((SELECT s FROM strs WHERE id = t.node_id), '?'),"
-	    " coalesce((SELECT s FROM strs WHERE id = t.kind_id), 'other-error'), t.n, t.first,"
-	    " t.last, t.nf, (SELECT " CANNED_MSG_X " || coalesce(' err=' || CASE WHEN "
-	    "json_valid(" CANNED_FLD_X ")"
-	    "  THEN json_extract(" CANNED_FLD_X ", '$.err') END, '') FROM lines AS x WHERE x.id = "
-	    "t.last_id)"
-	    " FROM (SELECT g.node_id AS node_id, g.kind_id AS kind_id, count(*) AS n,"
-	    " min(g.ts_us) AS first, max(g.ts_us) AS last, sum(g.not_found = 1) AS nf,"
-	    " max(g.id) AS last_id FROM lines AS g INDEXED BY lines_notable WHERE " LT_LINE_NOTABLE
-	    " AND g.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
-	    " AND g.ts_us BETWEEN ?1 AND ?2 AND (g.severity IN ('E', 'F') OR g.not_found > 0"
-	    "  OR g.kind_id IN (SELECT id FROM strs WHERE s LIKE '%fail%' OR s LIKE '%error%'"
-	    "  OR s IN ('node-not-found', 'node-status-retry-exceeded', 'lease-retry')))"
-	    " GROUP BY g.node_id, g.kind_id) AS t ORDER BY 1, 3 DESC, 2",
+     .sql =
+	 "SELECT coalesce((SELECT s FROM strs WHERE id = t.node_id), '?'),"
+	 " coalesce((SELECT s FROM strs WHERE id = t.kind_id), 'other-error'), t.n, t.first,"
+	 " t.last, t.nf, (SELECT " CANNED_MSG_X " || coalesce(' err=' || CASE WHEN "
+	 "json_valid(" CANNED_FLD_X ")"
+	 "  THEN json_extract(" CANNED_FLD_X ", '$.err') END, '') FROM lines AS x WHERE x.id = "
+	 "t.last_id)"
+	 " FROM (SELECT g.node_id AS node_id, g.kind_id AS kind_id, count(*) AS n,"
+	 " min(g.ts_us) AS first, max(g.ts_us) AS last, sum(g.not_found = 1) AS nf,"
+	 " max(g.id) AS last_id FROM lines_row AS g INDEXED BY lines_notable WHERE " LT_LINE_NOTABLE
+	 " AND g.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
+	 " AND g.ts_us BETWEEN ?1 AND ?2 AND (g.severity IN ('E', 'F') OR g.not_found > 0"
+	 "  OR g.kind_id IN (SELECT id FROM strs WHERE s LIKE '%fail%' OR s LIKE '%error%'"
+	 "  OR s IN ('node-not-found', 'node-status-retry-exceeded', 'lease-retry')))"
+	 " GROUP BY g.node_id, g.kind_id) AS t ORDER BY 1, 3 DESC, 2",
      .cols = {COL("node", TEXT), COL("kind", TEXT), COL("count", INT), COL("first", TIME),
 	      COL("last", TIME), COL("node_not_found", INT), FREE("sample")}},
     {.name = "not-ready",

@@ -143,7 +143,7 @@ enum queries_lease_kind queries_lease_kind_of(const char *ns, const char *name);
 	" AND f.stage_us > " a ".stage_us AND f.stage_us <= " a ".stage_us + 10000000"             \
 	" AND f.verb_id IN (SELECT id FROM strs WHERE s IN ('get', 'update', 'patch'))"            \
 	" AND f.superseded = 0 ORDER BY f.stage_us LIMIT 1), CASE WHEN EXISTS (SELECT 1"           \
-	" FROM lines AS g INDEXED BY lines_kind WHERE g.kind_id = (SELECT id FROM strs"            \
+	" FROM lines_row AS g INDEXED BY lines_kind WHERE g.kind_id = (SELECT id FROM strs"        \
 	" WHERE s = 'register-success') AND g.node_id = " a ".name_id AND g.ts_us BETWEEN " a      \
 	".stage_us - 1000000 AND " a ".stage_us + 10000000) THEN 0 END)"
 

@@ -62,7 +62,7 @@ static const struct stats_col stats_logs_cols[] = {
 static const char stats_kinds_sql[] =
     "SELECT coalesce((SELECT s FROM strs WHERE id = component_id), '?'),"
     " (SELECT s FROM strs WHERE id = kind_id), count(*), min(ts_us),"
-    " max(ts_us) FROM lines INDEXED BY lines_kind WHERE kind_id IS NOT NULL"
+    " max(ts_us) FROM lines_row INDEXED BY lines_kind WHERE kind_id IS NOT NULL"
     " GROUP BY component_id, kind_id ORDER BY 1, 3 DESC, 2";
 static const struct stats_col stats_kinds_cols[] = {
     {"component", 't'}, {"kind", 't'}, {"lines", 'n'}, {"first", 'T'}, {"last", 'T'}};

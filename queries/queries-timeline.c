@@ -734,10 +734,10 @@ static const char tl_lines_sql[] =
     " (SELECT s FROM strs WHERE id = g.obj_namespace_id),"
     " (SELECT s FROM strs WHERE id = g.subject_id)"
     " FROM lines AS g WHERE g.id IN ("
-    "  SELECT id FROM lines INDEXED BY lines_notable WHERE node_id = ?1"
+    "  SELECT id FROM lines_row INDEXED BY lines_notable WHERE node_id = ?1"
     "   AND " LT_LINE_NOTABLE " AND ?3 = 0"
-    "  UNION ALL SELECT id FROM lines INDEXED BY lines_node WHERE node_id = ?1 AND ?3 = 1"
-    "  UNION SELECT id FROM lines INDEXED BY lines_subject WHERE subject_id = ?2)"
+    "  UNION ALL SELECT id FROM lines_row INDEXED BY lines_node WHERE node_id = ?1 AND ?3 = 1"
+    "  UNION SELECT id FROM lines_row INDEXED BY lines_subject WHERE subject_id = ?2)"
     " ORDER BY g.ts_us, g.id";
 
 enum tl_line_col {

@@ -1296,8 +1296,37 @@ static void open_fails(const char *path, int flags, int want, struct lt_error *e
  * What a store of schema 7 held of its lines: every message as text, no msg_at, msg_len
  * (the first statements of each downgrade; the logs view, which reads them, dropped).
  */
+/*
+ * Schema 12 back to 11: lines a table again, every column in its row (the rare ones from
+ * lines_more), its indexes on it; the logs view, which reads it, dropped.  The rename runs
+ * with legacy_alter_table, as the lines_raw view names lines, which is then missing.
+ */
+#define TO11_LINES                                                                                 \
+	"DROP VIEW IF EXISTS logs",                                                                \
+	    ("CREATE TABLE lines11(id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL,"            \
+	     " line INTEGER NOT NULL, offset INTEGER NOT NULL, lkey INTEGER, ts_us INTEGER NOT "   \
+	     "NULL,"                                                                               \
+	     " klog_us INTEGER, basis INTEGER NOT NULL DEFAULT 0, host_id INTEGER, node_id "       \
+	     "INTEGER,"                                                                            \
+	     " component_id INTEGER, ident_id INTEGER, pid INTEGER, severity TEXT,"                \
+	     " location_id INTEGER, kind_id INTEGER, subject_id INTEGER, obj_kind_id INTEGER,"     \
+	     " obj_namespace_id INTEGER, obj_uid TEXT, not_found INTEGER NOT NULL DEFAULT 0,"      \
+	     " message TEXT, fields TEXT, ext_id TEXT, stream_id INTEGER,"                         \
+	     " cluster_id INTEGER NOT NULL DEFAULT 0, klog_d INTEGER, msg_at INTEGER,"             \
+	     " msg_len INTEGER)"),                                                                 \
+	    "INSERT INTO lines11 SELECT * FROM lines ORDER BY id", "DROP VIEW lines",              \
+	    "DROP TABLE lines_more", "DROP TABLE lines_row", "PRAGMA legacy_alter_table = ON",     \
+	    "ALTER TABLE lines11 RENAME TO lines", "PRAGMA legacy_alter_table = OFF",              \
+	    "CREATE INDEX lines_node ON lines(node_id, ts_us)",                                    \
+	    ("CREATE INDEX lines_subject ON lines(subject_id, ts_us)"                              \
+	     " WHERE subject_id IS NOT NULL"),                                                     \
+	    "CREATE INDEX lines_kind ON lines(kind_id, ts_us) WHERE kind_id IS NOT NULL",          \
+	    "CREATE INDEX lines_notable ON lines(node_id, ts_us) WHERE " LT_LINE_NOTABLE
+
 /* Schema 10 back to 9: every line's fields as text, no mark (index-fields.c). */
-#define TO9_FIELDS ("UPDATE lines SET fields = " LT_LINE_FIELDS_SQL("lines") " WHERE fields = X''")
+#define TO9_FIELDS                                                                                 \
+	TO11_LINES, ("UPDATE lines SET fields = " LT_LINE_FIELDS_SQL("lines") " WHERE fields = "   \
+									      "X''")
 
 /*
  * Schema 9 back to 8: the lines' keys in lines.lkey, under the unique index lines_key (any
@@ -1360,7 +1389,7 @@ static struct lt_store *reopen_downgraded(struct lt_store *st, const char *dir,
 	close_store(st);
 	path_join(db, dir, "store.db");
 	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	snprintf(want, sizeof want, "%s, older than this leasetrail's 11", older);
+	snprintf(want, sizeof want, "%s, older than this leasetrail's 12", older);
 	if (strstr(err.msg, want) == NULL)
 		fail_msg("want '%s' in '%s'", want, err.msg);
 	assert_non_null(strstr(err.msg, "leasetrail rebuild --db"));
@@ -1529,7 +1558,7 @@ static void test_schema_versions(void **state)
 	static const struct {
 		const char *version, *says;
 	} cases[] = {{"3", "schema 3, made by an older leasetrail"},
-		     {"12", "schema 12, made by a newer leasetrail"}};
+		     {"13", "schema 13, made by a newer leasetrail"}};
 	char dir[PATH_SIZE], db[PATH_SIZE], sql[96];
 	struct lt_error err = {0};
 	sqlite3 *raw;
@@ -1551,7 +1580,7 @@ static void test_schema_versions(void **state)
 		for (int flags = 0; flags <= LT_STORE_READONLY; flags += LT_STORE_READONLY) {
 			open_fails(db, flags, LT_ERR_DB, &err);
 			assert_non_null(strstr(err.msg, cases[i].says));
-			assert_non_null(strstr(err.msg, "this one reads schema 11"));
+			assert_non_null(strstr(err.msg, "this one reads schema 12"));
 		}
 		after = slurp(db, &after_len);
 		assert_true(after_len == before_len && memcmp(before, after, before_len) == 0);
@@ -1603,7 +1632,7 @@ static void test_schema_upgrade(void **state)
 	    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_old'),"
 	    " (SELECT count(*) FROM pragma_table_info('audit') WHERE name = 'identity_id'),"
 	    " (SELECT count(*) FROM sqlite_master WHERE name IN ('audit_names', 'audit_verbs'))",
-	    NULL, "11|0|0|0|1|2\n");
+	    NULL, "12|0|0|0|1|2\n");
 	close_store(st);
 }
 
@@ -1660,7 +1689,7 @@ static void test_schema_upgrade_raw(void **state)
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT count(*) FROM raw_dicts), (SELECT group_concat(typeof(json))"
 		    " FROM audit_raw)",
-		    NULL, "11|0|text,text\n");
+		    NULL, "12|0|text,text\n");
 	expect_rows(st, "SELECT id, request_uri, uid FROM events ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2184,7 +2213,7 @@ static void test_schema_upgrade_identity(void **state)
 		    " (SELECT group_concat(audit_id || '=' || coalesce(identity, '-'), ' ')"
 		    "  FROM (SELECT * FROM events ORDER BY id)),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_kept')",
-		    NULL, "11|id1=as b id2=oid=o2|1\n");
+		    NULL, "12|id1=as b id2=oid=o2|1\n");
 	close_store(st);
 }
 
@@ -2260,7 +2289,7 @@ static void test_schema_upgrade_7(void **state)
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT group_concat(typeof(audit_id)) FROM audit),"
 		    " (SELECT group_concat(typeof(audit_hash)) FROM counted_requests)",
-		    NULL, "11|blob|integer,integer\n");
+		    NULL, "12|blob|integer,integer\n");
 	expect_rows(st, "SELECT id, audit_id FROM events ORDER BY id", NULL, want);
 	free(want);
 	expect_rows(st, "SELECT id, ts, ts_us, klog_us FROM logs ORDER BY id", NULL, want_lines);
@@ -2327,7 +2356,7 @@ static void test_schema_upgrade_8(void **state)
 	expect_rows(st,
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'), (SELECT"
 		    " group_concat(coalesce(msg_at, '-') || message, ',') FROM lines)",
-		    NULL, "11|-kept,-say \"a\"\n");
+		    NULL, "12|-kept,-say \"a\"\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2394,7 +2423,7 @@ static void test_schema_upgrade_9_blocks(void **state)
 		    " (SELECT count(*) FROM audit_blocks) + (SELECT count(*) FROM lines_blocks),"
 		    " (SELECT group_concat(type) FROM sqlite_master"
 		    "  WHERE name IN ('audit_raw', 'lines_raw'))",
-		    NULL, "11|1,2|1|0|view,view\n");
+		    NULL, "12|1,2|1|0|view,view\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2455,6 +2484,7 @@ static void write_cw(char *out, const char *dir, const char *name, const struct 
 static void test_schema_upgrade_10_asize(void **state)
 {
 	static const char *const to9[] = {
+	    TO11_LINES,
 	    "CREATE TABLE audit_ext9(id INTEGER PRIMARY KEY, ext_id TEXT, stream TEXT)",
 	    "INSERT INTO audit_ext9 SELECT * FROM audit_ext",
 	    "DROP VIEW audit_ext",
@@ -2495,7 +2525,7 @@ static void test_schema_upgrade_10_asize(void **state)
 		    " (SELECT group_concat(typeof(ext_id) || '+' || typeof(stream_id))"
 		    "  FROM audit_ext_packed),"
 		    " (SELECT group_concat(type) FROM sqlite_master WHERE name = 'audit_ext')",
-		    NULL, "11|text+integer,text+integer|view\n");
+		    NULL, "12|text+integer,text+integer|view\n");
 	expect_rows(st, "SELECT * FROM audit_ext ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2802,7 +2832,7 @@ static void test_schema_upgrade_10_jsize(void **state)
 	    st,
 	    "SELECT (SELECT value FROM meta WHERE key = 'schema'), group_concat(typeof(fields))"
 	    " FROM lines",
-	    NULL, "11|text,text,null\n");
+	    NULL, "12|text,text,null\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2819,7 +2849,8 @@ static void test_schema_upgrade_10_jsize(void **state)
 /*
  * Schema 10 to 11: a store of 10 holds the lines' dedupe keys in line_keys; 11 keeps none and
  * finds a line read again through lines_node, comparing what the lines say.  A read-only open
- * reads a store of 10 as it is (no reader reads line_keys); a writable one drops line_keys in
+ * refuses a store of 10 (schema 12's readers read lines_row: SCHEMA_READS_FROM); a writable one
+ * drops line_keys in
  * place: the logs view gives what it gave, and an overlapping file's lines are duplicates
  * (their messages a slice of the raw line, text, and fields a mark), but for a repeat more
  * than the store holds, which is kept, and a new line.
@@ -2827,6 +2858,7 @@ static void test_schema_upgrade_10_jsize(void **state)
 static void test_schema_upgrade_11_jsize2(void **state)
 {
 	static const char *const to10[] = {
+	    TO11_LINES,
 	    ("CREATE TABLE line_keys(k INTEGER PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID"),
 	    "INSERT INTO line_keys SELECT id << 29, id FROM lines",
 	    "UPDATE meta SET value = '10' WHERE key = 'schema'",
@@ -2853,21 +2885,15 @@ static void test_schema_upgrade_11_jsize2(void **state)
 	for (size_t i = 0; i < sizeof to10 / sizeof *to10; i++)
 		free(q_rows(st, to10[i], NULL));
 	close_store(st);
-	/* read-only: read as it is, nothing written */
-	assert_int_equal(lt_store_open(&st, db, LT_STORE_READONLY, &err), 0);
-	hold_store(st);
-	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
-	expect_rows(st,
-		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
-		    " (SELECT count(*) FROM line_keys)",
-		    NULL, "10|4\n");
-	close_store(st);
+	/* read-only: refused, older than what the readers read */
+	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
+	assert_non_null(strstr(err.msg, "schema 10, older than this leasetrail's 12"));
 	/* writable: upgraded in place */
 	st = open_store(dir);
 	expect_rows(st,
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'line_keys')",
-		    NULL, "11|0\n");
+		    NULL, "12|0\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -3042,7 +3068,7 @@ static void test_schema_upgrade_9_keys(void **state)
 	    st,
 	    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 	    " (SELECT count(*) FROM sqlite_master WHERE name IN ('lines_key', 'line_keys'))",
-	    NULL, "11|0\n");
+	    NULL, "12|0\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -3102,7 +3128,7 @@ static void test_schema_upgrade_9_counted(void **state)
 		    " (SELECT count(*) FROM pragma_table_info('counted_requests')"
 		    "  WHERE name = 'audit_id'),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'counted_8')",
-		    NULL, "11|integer,integer|0|0\n");
+		    NULL, "12|integer,integer|0|0\n");
 	expect_rows(st, "SELECT count(received_us), count(latency_us) FROM audit", NULL, "1|0\n");
 	expect_rows(st, "SELECT * FROM events ORDER BY id", NULL, want);
 	free(want);
