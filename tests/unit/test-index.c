@@ -2905,6 +2905,85 @@ static void test_schema_upgrade_11_jsize2(void **state)
 }
 
 /*
+ * Schema 11 to 12 (branch jsize3): a store of 11 holds every column of a line in its row of
+ * lines; 12 keeps the rare ones (lkey, klog_us, the object a line names, a message that is not
+ * a slice of its raw line, a CloudWatch line's ext_id and stream) in lines_more, a row only for
+ * a line that has one, under a lines view of the same columns.  A read-only open refuses a
+ * store of 11 (SCHEMA_READS_FROM: the readers read lines_row through its indexes); a writable
+ * one moves the rare values out: SELECT * FROM lines and the logs view give what they gave.
+ */
+static void test_schema_upgrade_12_jsize3(void **state)
+{
+	static const char *const to11[] = {
+	    TO11_LINES,
+	    "UPDATE meta SET value = '11' WHERE key = 'schema'",
+	};
+	char dir[PATH_SIZE], db[PATH_SIZE], k1[PATH_SIZE], k2[PATH_SIZE], *logs, *lines;
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	struct lt_store *st;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "schema-upgrade-12");
+	path_join(db, dir, "store.db");
+	write_file(k1, dir, "k1.log",
+		   SKEWED("kept") ESCAPED("a") FL("40.000001", "\"Plain\" pod=\"p\""));
+	write_file(k2, dir, "k2.log", ESCAPED("b") FL("41.000001", "\"Next\" pod=\"q\""));
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, k1, &s, &t), 3, 3, 0, 0, 0);
+	/* a new store: only the line whose message is not a slice of its raw line has a row */
+	expect_rows(st, "SELECT id, message FROM lines_more", NULL, "2|say \"a\"\n");
+	/* the rare values of older schemas and of other logs, on the first line */
+	free(q_rows(
+	    st,
+	    "INSERT INTO lines_more(id, lkey, klog_us, obj_kind_id, obj_namespace_id,"
+	    " obj_uid, ext_id, stream_id) SELECT 1, 77, ts_us + 5, (SELECT min(id) FROM strs),"
+	    " (SELECT max(id) FROM strs), 'uid-1', 'e1', (SELECT min(id) FROM strs)"
+	    " FROM lines_row WHERE id = 1",
+	    NULL));
+	expect_rows(
+	    st, "SELECT lkey, klog_us - ts_us, obj_uid, ext_id, message FROM lines WHERE id = 1",
+	    NULL, "77|5|uid-1|e1|NULL\n");
+	logs = q_rows(st, "SELECT * FROM logs ORDER BY id", NULL);
+	lines = q_rows(st, "SELECT * FROM lines ORDER BY id", NULL);
+	for (size_t i = 0; i < sizeof to11 / sizeof *to11; i++)
+		free(q_rows(st, to11[i], NULL));
+	/* the store of 11: lines the table, holding the same */
+	expect_rows(st, "SELECT type FROM sqlite_master WHERE name = 'lines'", NULL, "table\n");
+	expect_rows(st, "SELECT * FROM lines ORDER BY id", NULL, lines);
+	close_store(st);
+	/* read-only: refused, older than what the readers read */
+	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
+	assert_non_null(strstr(err.msg, "schema 11, older than this leasetrail's 12"));
+	/* writable: upgraded, the same columns and values */
+	st = open_store(dir);
+	expect_rows(st,
+		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+		    " (SELECT type FROM sqlite_master WHERE name = 'lines'),"
+		    " (SELECT group_concat(id) FROM lines_more),"
+		    " (SELECT count(*) FROM pragma_table_info('lines_row') WHERE name IN ('lkey',"
+		    " 'klog_us', 'obj_kind_id', 'obj_namespace_id', 'obj_uid', 'message', 'ext_id',"
+		    " 'stream_id'))",
+		    NULL, "12|view|1,2|0\n");
+	expect_rows(st,
+		    "SELECT group_concat(name) FROM (SELECT name FROM sqlite_master WHERE type ="
+		    " 'index' AND tbl_name = 'lines_row' ORDER BY name)",
+		    NULL, "lines_kind,lines_node,lines_notable,lines_subject\n");
+	expect_rows(st, "SELECT * FROM lines ORDER BY id", NULL, lines);
+	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, logs);
+	free(logs);
+	free(lines);
+	/* a line stored after it: its rare value in lines_more, the others in lines_row alone */
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, k2, &s, &t), 2, 2, 0, 0, 0);
+	expect_rows(st, "SELECT group_concat(id) FROM lines_more", NULL, "1,2,4\n");
+	expect_rows(st, "SELECT id, message FROM logs WHERE id > 3 ORDER BY id", NULL,
+		    "4|say \"b\"\n5|Next\n");
+	close_store(st);
+}
+
+/*
  * Two overlapping files in one ingest into an empty store: the second one's lines that the
  * first stored are duplicates, though the bulk load deferred lines_node (the second file's
  * load builds it), while repeats within either file are kept.
@@ -3343,6 +3422,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_pipe_fields_verdict, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_10_jsize, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_11_jsize2, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_12_jsize3, teardown),
 	    cmocka_unit_test_teardown(test_dedupe_lines_one_ingest, teardown),
 	    cmocka_unit_test_teardown(test_lines_mapped_host, teardown),
 	};
