@@ -87,11 +87,12 @@ static const char logs_ins_more_sql[] =
  * cheap columns first: the message and fields are read from a raw line only for a line of the
  * same node, time, pid and host.
  */
+#define LOGS_KLOG INDEX_KLOG_US_SQL("")
 static const char logs_seen_sql[] =
     "SELECT count(*) FROM (SELECT 1 FROM lines WHERE id IN (SELECT id FROM lines_row"
     " INDEXED BY lines_node WHERE node_id IS ?1 AND ts_us = ?2 AND id < ?3 AND pid IS ?4"
-    " AND host_id IS ?5) AND " INDEX_KLOG_US_SQL("") " IS ?6 AND " LOGS_MSG " IS ?7 AND " LOGS_FLD
-						     " IS ?8 LIMIT ?9)";
+    " AND host_id IS ?5) AND " LOGS_KLOG " IS ?6 AND " LOGS_MSG " IS ?7 AND " LOGS_FLD " IS ?8"
+    " LIMIT ?9)";
 /* the node a host's lines were moved to (lt_store_map_hosts), when it was */
 static const char logs_host_node_sql[] = "SELECT node_id FROM hosts WHERE host_id = ?1";
 

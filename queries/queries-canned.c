@@ -50,6 +50,8 @@ struct canned {
  * verb, code and superseded they are tested on: no audit page read per request
  * (through audit_object: one each, ~110 per node at 10 M events).
  */
+/* the object a garbage collector's line names (schema 12: in lines_more) */
+#define ORPH_OBJ_KIND LT_LINE_RARE_SQL("c", "obj_kind_id")
 #define ORPH_DELETED(n, t)                                                                         \
 	"(SELECT d.ts FROM (SELECT a.stage_us AS ts FROM audit AS a INDEXED BY audit_cluster"      \
 	" WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes') AND a.namespace_id IS "    \
@@ -60,24 +62,18 @@ struct canned {
 	"lines_subject"                                                                            \
 	" WHERE c.subject_id = " n " AND c.ts_us <= " t " AND (c.kind_id IN (SELECT id FROM strs"  \
 	" WHERE s IN ('nlc-node-deleted', 'cloud-node-deleted', 'ca-scale-down'))"                 \
-	" OR (c.kind_id = (SELECT id FROM strs WHERE s = 'gc-deleting') AND " LT_LINE_RARE_SQL(    \
-	    "c",                                                                                   \
-	    "obj_kind_id") " IN"                                                                   \
-			   " (SELECT id FROM strs WHERE s IN ('Lease', 'Node', 'CSINode', "        \
-			   "'CNINode'))))) AS d"                                                   \
-			   " WHERE NOT EXISTS (SELECT 1 FROM audit AS a INDEXED BY audit_cluster"  \
-			   " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes') AND "   \
-			   "a.namespace_id IS "                                                    \
-			   "NULL"                                                                  \
-			   " AND a.name_id = " n " AND a.stage_us > d.ts AND a.stage_us <= " t     \
-			   " AND a.verb_id = (SELECT id FROM strs WHERE s = 'create') AND a.code " \
-			   "BETWEEN 200 AND 299"                                                   \
-			   " AND a.superseded = 0) AND NOT EXISTS (SELECT 1 FROM lines_row AS r "  \
-			   "INDEXED BY "                                                           \
-			   "lines_kind"                                                            \
-			   " WHERE r.kind_id = (SELECT id FROM strs WHERE s = 'register-success')" \
-			   " AND r.node_id = " n " AND r.ts_us > d.ts AND r.ts_us <= " t ")"       \
-			   " ORDER BY d.ts DESC LIMIT 1)"
+	" OR (c.kind_id = (SELECT id FROM strs WHERE s = 'gc-deleting')"                           \
+	" AND " ORPH_OBJ_KIND " IN (SELECT id FROM strs WHERE s IN"                                \
+	" ('Lease', 'Node', 'CSINode', 'CNINode'))))) AS d"                                        \
+	" WHERE NOT EXISTS (SELECT 1 FROM audit AS a INDEXED BY audit_cluster"                     \
+	" WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes') AND a.namespace_id IS "    \
+	"NULL"                                                                                     \
+	" AND a.name_id = " n " AND a.stage_us > d.ts AND a.stage_us <= " t                        \
+	" AND a.verb_id = (SELECT id FROM strs WHERE s = 'create') AND a.code BETWEEN 200 AND 299" \
+	" AND a.superseded = 0) AND NOT EXISTS (SELECT 1 FROM lines_row AS r"                      \
+	" INDEXED BY lines_kind WHERE r.kind_id = (SELECT id FROM strs WHERE s ="                  \
+	" 'register-success') AND r.node_id = " n " AND r.ts_us > d.ts AND r.ts_us <= " t ")"      \
+	" ORDER BY d.ts DESC LIMIT 1)"
 
 /* A kubelet's start and registration lines: where a kubelet's story starts again. */
 #define ORPH_BOUNDARY                                                                              \
