@@ -299,9 +299,9 @@ static int redate_save(struct redate *rd, const struct redate_src *r,
 		" year_raised = ?5, year_guess = ?6, first_local = ?7, zone_us = ?8,"
 		" zone_rule_id = ?9, zone = CASE WHEN zone IS NULL THEN NULL ELSE ?10 END,"
 		" zone_from = CASE WHEN zone IS NULL THEN zone_from ELSE ?11 END,"
-		" first_us = CASE WHEN ?14 THEN (SELECT min(ts_us) FROM lines"
+		" first_us = CASE WHEN ?14 THEN (SELECT min(ts_us) FROM lines_row"
 		"  WHERE id BETWEEN ?12 AND ?13 AND source_id = ?1) ELSE first_us END,"
-		" last_us = CASE WHEN ?14 THEN (SELECT max(ts_us) FROM lines"
+		" last_us = CASE WHEN ?14 THEN (SELECT max(ts_us) FROM lines_row"
 		"  WHERE id BETWEEN ?12 AND ?13 AND source_id = ?1) ELSE last_us END"
 		" WHERE source_id = ?1",
 		rd->err) != 0)

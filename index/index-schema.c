@@ -1064,7 +1064,7 @@ void lt_store_newest(struct lt_store *st, int64_t *event_id, int64_t *line_id)
 	*event_id = *line_id = 0;
 	if (index_store_prepare_raw(st, &q,
 				    "SELECT coalesce((SELECT max(id) FROM audit), 0),"
-				    " coalesce((SELECT max(id) FROM lines), 0)",
+				    " coalesce((SELECT max(id) FROM lines_row), 0)",
 				    NULL) != 0)
 		return;
 	if (sqlite3_step(q) == SQLITE_ROW) {

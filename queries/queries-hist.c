@@ -32,7 +32,7 @@ static const char hist_events_sql[] =
     " SELECT (a.stage_us - ?1) / ?2 AS b, count(*) AS n, sum(a.code >= 400) AS e FROM audit AS a"
     " WHERE a.stage_us >= ?1 AND a.stage_us < ?1 + ?2 * ?3 AND a.superseded = 0 GROUP BY 1"
     " UNION ALL"
-    " SELECT (g.ts_us - ?1) / ?2, count(*), sum(g.severity IN ('E', 'F')) FROM lines AS g"
+    " SELECT (g.ts_us - ?1) / ?2, count(*), sum(g.severity IN ('E', 'F')) FROM lines_row AS g"
     " WHERE g.ts_us >= ?1 AND g.ts_us < ?1 + ?2 * ?3 GROUP BY 1"
     ") GROUP BY b";
 
@@ -62,7 +62,7 @@ static const char *const hist_rebuild_sql[] = {
      " FROM audit AS a WHERE a.superseded = 0 GROUP BY 1"
      " UNION ALL"
      " SELECT (g.ts_us - (g.ts_us % 1000000 + 1000000) % 1000000) / 1000000, count(*),"
-     " coalesce(sum(g.severity IN ('E', 'F')), 0) FROM lines AS g GROUP BY 1"
+     " coalesce(sum(g.severity IN ('E', 'F')), 0) FROM lines_row AS g GROUP BY 1"
      ") GROUP BY t"),
     ("INSERT INTO lt_hist_min SELECT (t - (t % 60 + 60) % 60) / 60, sum(events), sum(errors)"
      " FROM lt_hist_sec GROUP BY 1"),
@@ -137,7 +137,7 @@ static const struct hist_step hist_update_steps[] = {
 	     " WHERE a.id IN (" HIST_NEWLY_SUPERSEDED ") GROUP BY 1"),
      .event = 1},
     {.sql = ("INSERT INTO temp.hist_delta SELECT " HIST_LINE_SEC ", count(*),"
-	     " coalesce(sum(g.severity IN ('E', 'F')), 0) FROM lines AS g"
+	     " coalesce(sum(g.severity IN ('E', 'F')), 0) FROM lines_row AS g"
 	     " WHERE g.id > ?2 GROUP BY 1"),
      .line = 1},
     {.sql = ("INSERT INTO lt_hist_sec SELECT t, sum(events), sum(errors) FROM temp.hist_delta"
