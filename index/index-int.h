@@ -291,6 +291,15 @@ void index_fields_check_release(struct index_fields_check *c);
 int index_fields_decode(struct lt_buf *out, struct lt_buf *tmp, const char *raw, size_t len,
 			size_t at);
 
+/*
+ * Where a log line's message lies in its raw line (index-logs.c): its first occurrence there,
+ * the same whether the message is a slice of the raw line (the pipe's alias, a klog message
+ * that reads as written) or a copy; an empty slice where it lies; -1 when it is not in the raw
+ * line (or there is no message or raw line).  The pipe's fields check and the writer's msg_at
+ * both use it, so a line is stored alike with the parser's thread and without.
+ */
+ptrdiff_t index_log_message_at(const struct lt_log_line *ln);
+
 /* 1 when decoder 1 on raw at at gives exactly fields (then the line stores the mark), else 0. */
 int index_fields_derives(struct index_fields_check *c, struct lt_str raw, size_t at,
 			 struct lt_str fields);

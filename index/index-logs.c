@@ -306,7 +306,24 @@ static void logs_bind_str(sqlite3_stmt *s, int idx, struct lt_str v)
  * with escapes, unescaped) or when the line has no raw record.  Its byte in the raw line,
  * or -1 when it is not a slice of it (or there is no message).
  */
-static ptrdiff_t logs_message_at(const struct lt_log_line *ln)
+/*
+ * The first occurrence of m[0..n), a slice of raw, in raw: no later than m, and nearly always
+ * m itself (the bytes before it are the line's header), which each candidate's first byte
+ * rules out at a memchr's cost.
+ */
+static ptrdiff_t logs_first_at(const char *raw, const char *m, size_t n)
+{
+	const char *p = raw, *c;
+
+	while ((c = memchr(p, m[0], (size_t)(m - p))) != NULL) {
+		if (memcmp(c, m, n) == 0)
+			return c - raw;
+		p = c + 1;
+	}
+	return m - raw;
+}
+
+ptrdiff_t index_log_message_at(const struct lt_log_line *ln)
 {
 	const char *raw = ln->raw.ptr, *at = NULL, *m = ln->message.ptr;
 	const size_t n = ln->message.len;
@@ -314,8 +331,8 @@ static ptrdiff_t logs_message_at(const struct lt_log_line *ln)
 	if (m == NULL || raw == NULL)
 		return -1;
 	if (ln->raw.len > 0 && m >= raw && n <= ln->raw.len && (size_t)(m - raw) <= ln->raw.len - n)
-		at = m;
-	else if (n > 0)
+		return n > 0 ? logs_first_at(raw, m, n) : m - raw;
+	if (n > 0)
 		at = memmem(raw, ln->raw.len, m, n);
 	return at == NULL ? -1 : at - raw;
 }
@@ -641,7 +658,7 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 
 	*stored = 0;
 	logs_align(ll, &c);
-	msg_at = logs_message_at(&c);
+	msg_at = index_log_message_at(&c);
 	if (logs_intern(ll, &c, at, ids) != 0 || logs_prepare_fields(ll, &c, msg_at, coded) != 0)
 		return LT_ERR_DB;
 	node = logs_node(ll, ids[0]);

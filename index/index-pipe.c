@@ -291,52 +291,14 @@ static int pipe_put_audit(const struct lt_audit_event *ev, const struct lt_where
 }
 
 /*
- * The first occurrence of m[0..n), a slice of raw, in raw: no later than m, and nearly always
- * m itself (the bytes before it are the line's header), which each candidate's first byte
- * rules out at a memchr's cost.
- */
-static ptrdiff_t pipe_first_at(const char *raw, const char *m, size_t n)
-{
-	const char *p = raw, *c;
-
-	while ((c = memchr(p, m[0], (size_t)(m - p))) != NULL) {
-		if (memcmp(c, m, n) == 0)
-			return c - raw;
-		p = c + 1;
-	}
-	return m - raw;
-}
-
-/*
- * Where the writer finds the message in the item's raw line (index-logs.c's logs_message_at on
- * the item, whose message is a copy of its own after the raw line): its first occurrence in
- * the raw line; -1 when there is none (or no message or raw line); -2 when the message is
- * empty, which the writer places by where the copies lie: it decides those itself.
- */
-static ptrdiff_t pipe_message_at(const struct lt_log_line *ln)
-{
-	const char *raw = ln->raw.ptr, *m = ln->message.ptr, *at;
-	size_t n = ln->message.len, span = ln->raw.len;
-
-	if (m == NULL || raw == NULL)
-		return -1;
-	if (n == 0)
-		return -2;
-	if (m >= raw && n <= ln->raw.len && (size_t)(m - raw) <= ln->raw.len - n)
-		return pipe_first_at(raw, m, n);
-	at = memmem(raw, span, m, n);
-	return at == NULL ? -1 : at - raw;
-}
-
-/*
  * The line's fields check as the writer would make it (index-logs.c's logs_prepare_fields):
  * the mark exactly when decoder 1 on the raw line after the message gives the parser's fields.
  */
 static enum index_fields_verdict pipe_fields_verdict(struct pipe *p, const struct lt_log_line *ln,
 						     ptrdiff_t msg_at)
 {
-	if (msg_at == -2)
-		return INDEX_FIELDS_UNCHECKED;
+	if (ln->message.ptr != NULL && ln->message.len == 0)
+		return INDEX_FIELDS_UNCHECKED; /* the writer places an empty message itself */
 	if (msg_at >= 0 &&
 	    index_fields_derives(&p->check, ln->raw, (size_t)msg_at + ln->message.len, ln->fields))
 		return INDEX_FIELDS_MARK;
@@ -346,7 +308,7 @@ static enum index_fields_verdict pipe_fields_verdict(struct pipe *p, const struc
 static int pipe_put_log(const struct lt_log_line *ln, const struct lt_where *at, void *ctx)
 {
 	struct pipe *p = ctx;
-	const ptrdiff_t msg_at = pipe_message_at(ln);
+	const ptrdiff_t msg_at = index_log_message_at(ln);
 	struct pipe_alias a = {0};
 	struct pipe_item it;
 
@@ -362,7 +324,7 @@ static int pipe_put_log(const struct lt_log_line *ln, const struct lt_where *at,
 	}
 	/* the message as the writer would find it in the raw line: its first occurrence there,
 	   carried as a slice of the raw line's copy (one copy fewer, and no search) */
-	if (msg_at >= 0)
+	if (msg_at >= 0 && ln->message.len > 0)
 		a = (struct pipe_alias){
 		    .off = PIPE_LN(message), .in = PIPE_LN(raw), .at = (size_t)msg_at};
 	return pipe_put(p, &it, pipe_log_strs, PIPE_N(pipe_log_strs), &a);

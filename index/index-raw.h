@@ -59,6 +59,10 @@ int index_raw_nomem(struct lt_error *err, const char *what);
 /* 1 when w's table is stored in blocks (every raw table but lines.fields). */
 int index_raw_in_blocks(const struct index_raw_writer *w);
 
+/* What index-rawread.c gives the others: reads a varint at *p (before end); 0, or -1 when it
+ * runs past end or past 64 bits. */
+int index_raw_get_varint(const unsigned char **p, const unsigned char *end, uint64_t *out);
+
 /* What the block writer gives index-raw.c: stops w's compressor thread and frees its jobs. */
 void index_raw_async_free(struct index_raw_writer *w);
 

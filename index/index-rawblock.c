@@ -242,21 +242,6 @@ static size_t raw_cell_budget(size_t usable, int64_t first)
 	return b < local ? b : local;
 }
 
-/* Reads a varint of the writer's own directory at *p (before end). */
-static void raw_read_varint(const unsigned char **p, const unsigned char *end, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
-		unsigned char b = *(*p)++;
-
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			break;
-	}
-	*out = v;
-}
-
 /* Makes room for n more bytes of rows in j; where they go (a row once raw_job_row says so). */
 static unsigned char *raw_job_room(struct raw_job *j, size_t n)
 {
@@ -340,8 +325,8 @@ static void cut_take(struct raw_cut *c, const struct raw_job *j)
 		uint64_t gap = 0, len = 0;
 
 		/* the writer's own directory: well formed */
-		raw_read_varint(&d, end, &gap);
-		raw_read_varint(&d, end, &len);
+		(void)index_raw_get_varint(&d, end, &gap);
+		(void)index_raw_get_varint(&d, end, &len);
 		id += (int64_t)gap;
 		c->at[c->n++] = (struct raw_rec){.id = id, .len = (size_t)len};
 	}

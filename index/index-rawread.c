@@ -35,8 +35,7 @@
 static const ZSTD_customMem raw_mem = {.customAlloc = index_raw_alloc,
 				       .customFree = index_raw_free};
 
-/* Reads a varint at *p (before end); 0, or -1 when it runs past end or past 64 bits. */
-static int raw_get_varint(const unsigned char **p, const unsigned char *end, uint64_t *out)
+int index_raw_get_varint(const unsigned char **p, const unsigned char *end, uint64_t *out)
 {
 	uint64_t v = 0;
 
@@ -69,8 +68,9 @@ static int raw_parse(struct raw_blob *out, const unsigned char *p, size_t n)
 		return -1;
 	out->codec = (enum index_raw_codec) * p++;
 	out->dict_id = 0;
-	if (raw_get_varint(&p, end, &out->len) != 0 || out->len > RAW_MAX_RECORD ||
-	    (out->codec == INDEX_RAW_ZSTD_DICT && raw_get_varint(&p, end, &out->dict_id) != 0))
+	if (index_raw_get_varint(&p, end, &out->len) != 0 || out->len > RAW_MAX_RECORD ||
+	    (out->codec == INDEX_RAW_ZSTD_DICT &&
+	     index_raw_get_varint(&p, end, &out->dict_id) != 0))
 		return -1;
 	out->frame = p;
 	out->frame_len = (size_t)(end - p);
@@ -306,7 +306,8 @@ static int raw_memo_index(struct raw_memo *m, int64_t first, size_t n, size_t le
 	for (size_t i = 0; i < n; i++) {
 		uint64_t gap, rec;
 
-		if (raw_get_varint(&p, end, &gap) != 0 || raw_get_varint(&p, end, &rec) != 0 ||
+		if (index_raw_get_varint(&p, end, &gap) != 0 ||
+		    index_raw_get_varint(&p, end, &rec) != 0 ||
 		    gap > (uint64_t)INT64_MAX - (uint64_t)id || (i > 0 && gap == 0) ||
 		    rec > len - dir_len - at)
 			return -1;
@@ -338,10 +339,11 @@ static int raw_block_parse(struct raw_block_head *out, const unsigned char *p, s
 	if (p == NULL || n < 1 || (p[0] != INDEX_RAW_BLOCK && p[0] != INDEX_RAW_BLOCK_DICT))
 		return -1;
 	codec = *p++;
-	if (raw_get_varint(&p, end, &out->len) != 0 || raw_get_varint(&p, end, &out->count) != 0 ||
-	    raw_get_varint(&p, end, &out->dir_len) != 0 ||
-	    (codec == INDEX_RAW_BLOCK_DICT &&
-	     (raw_get_varint(&p, end, &dict) != 0 || dict == 0 || dict > (uint64_t)INT64_MAX)) ||
+	if (index_raw_get_varint(&p, end, &out->len) != 0 ||
+	    index_raw_get_varint(&p, end, &out->count) != 0 ||
+	    index_raw_get_varint(&p, end, &out->dir_len) != 0 ||
+	    (codec == INDEX_RAW_BLOCK_DICT && (index_raw_get_varint(&p, end, &dict) != 0 ||
+					       dict == 0 || dict > (uint64_t)INT64_MAX)) ||
 	    out->len > RAW_MAX_RECORD || out->dir_len > out->len || out->count == 0 ||
 	    out->count > out->dir_len / 2)
 		return -1;
