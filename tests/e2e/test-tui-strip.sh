@@ -23,9 +23,7 @@ start() {
 }
 quit_restored() {
   tm send-keys Q
-  wait_for 'EXIT=0'
-  wait_for 'END'
-  screen | grep -q 'TTY icanon echo END' || fail "tty not restored ($1)"
+  tui_exited 0 "($1)"
   [ ! -s tui.err ] || fail "stderr: $(cat tui.err)"
 }
 # the labels over the strip: what follows ANOM on the header line

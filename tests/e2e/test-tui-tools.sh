@@ -265,9 +265,7 @@ for k in ':filter TEXT' ':sort [prev]' ':export FILE' ':report FILE' ':quit' 'Mo
 done
 tm send-keys :
 answer 'quit'
-wait_for 'EXIT=0'
-wait_for 'END'
-screen | grep -q 'TTY icanon echo END' || fail "tty not restored after :quit"
+tui_exited 0 "after :quit"
 [ ! -s tui.err ] || fail "stderr: $(cat tui.err)"
 
 # ---- :goto on the cluster screen: the strip's axis, its zoom kept, centred on TIME
@@ -300,8 +298,7 @@ tm send-keys -H 1b 5b 4d 61 25 25 # the wheel, down one notch (button 5: 65 + 32
 for i in $(seq 1 100); do [ "$(selected | awk '{print $1}')" != "$(screen | sed -n 3p | awk '{print $1}')" ] && break; sleep 0.05; done
 [ "$(selected | awk '{print $1}')" != "$(screen | sed -n 3p | awk '{print $1}')" ] || fail "the wheel did not scroll"
 tm send-keys Q
-wait_for 'EXIT=0'
-screen | grep -q 'TTY icanon echo END' || fail "tty not restored after Q"
+tui_exited 0 "after Q"
 start --no-mouse
 wait_for 'NODES (4)'
 [ "$(tm display-message -p '#{mouse_standard_flag}#{mouse_any_flag}')" = 00 ] || fail "--no-mouse: reporting is on"
@@ -352,8 +349,7 @@ wait_for "log line $line  from"
 screen | grep -qF '"Error updating node status, will retry" err=' || fail "the marked line opened: $(screen | sed -n 2p)"
 only_sgr "the NotReady cluster"
 tm send-keys Q
-wait_for 'EXIT=0'
-screen | grep -q 'TTY icanon echo END' || fail "tty not restored"
+tui_exited 0
 [ ! -s tui.err ] || fail "stderr: $(cat tui.err)"
 
 # ---- the same cluster: a click selects a node, :goto lands on its NotReady window, y copies
@@ -393,7 +389,6 @@ cmp -s gen.md gen-cli.md || fail "the report differs from the CLI's: $(diff gen.
 grep -q 'NotReady' gen.md || fail "the report names no NotReady window: $(head -20 gen.md)"
 only_sgr "the NotReady cluster's tools"
 tm send-keys Q
-wait_for 'EXIT=0'
-screen | grep -q 'TTY icanon echo END' || fail "tty not restored"
+tui_exited 0
 [ ! -s tui.err ] || fail "stderr: $(cat tui.err)"
 echo "e2e tui-tools: ok"

@@ -109,26 +109,20 @@ done
 
 # ---- q gives the terminal back: alternate screen left, cooked mode, echo
 tm send-keys q
-wait_for 'EXIT=0'
-wait_for 'END'
-screen | grep -q 'TTY icanon echo END' || fail "tty not restored after q"
+tui_exited 0 "after q"
 screen | grep -q 'leasetrail | Cluster' && fail "still on the alternate screen"
 [ ! -s tui.err ] || fail "stderr: $(cat tui.err)"
 
 # ---- SIGTERM: the same way out
 start
 kill -TERM "$(cat tui.pid)"
-wait_for 'EXIT=1'
-wait_for 'END'
-screen | grep -q 'TTY icanon echo END' || fail "tty not restored after SIGTERM"
+tui_exited 1 "after SIGTERM"
 grep -q 'interrupted by signal 15' tui.err || fail "SIGTERM: $(cat tui.err)"
 
 # ---- SIGINT (Ctrl-C)
 start
 tm send-keys C-c
-wait_for 'EXIT=1'
-wait_for 'END'
-screen | grep -q 'TTY icanon echo END' || fail "tty not restored after Ctrl-C"
+tui_exited 1 "after Ctrl-C"
 
 # ---- NO_COLOR: no color escapes, the states still readable by their symbols
 start NO_COLOR=1

@@ -62,6 +62,15 @@ tui_session() {
      tput cnorm >/dev/null; sleep 600"
 }
 
+# tui_exited STATUS WHAT: the TUI exited with STATUS and the tty is back in cooked mode with
+# echo; waits for the TTY line too, which the pane prints after EXIT= (a check between the two
+# saw a blank line and failed)
+tui_exited() {
+  wait_for "EXIT=$1"
+  wait_for 'END'
+  screen | grep -q 'TTY icanon echo END' || fail "tty not restored $2"
+}
+
 # only_sgr WHAT: only SGR (ESC [ ... m: colours, reverse) may reach the pane; any escape left
 # after removing them fails
 only_sgr() {
