@@ -161,10 +161,12 @@ struct raw_rec {
  * below).  The compressor's alone.
  */
 struct raw_cut {
-	struct lt_buf recs;		/* its records, end to end */
-	struct raw_rec *at;		/* each one's id and length */
-	size_t n, cap;			/* its records */
-	struct lt_buf body;		/* scratch: a block's content */
+	struct lt_buf recs;  /* its records, end to end */
+	struct raw_rec *at;  /* each one's id and length */
+	size_t n, cap;	     /* its records */
+	struct lt_buf dir;   /* scratch: a block's directory */
+	unsigned char *kept; /* scratch: the bytes the directory covers (cut_pack) */
+	size_t kept_cap;
 	uint64_t last_raw, last_packed; /* the last block's records' bytes and its own */
 	size_t usable;			/* the store's usable bytes a page */
 };
@@ -267,22 +269,22 @@ static void raw_job_zfail(struct raw_job *j, size_t got)
 }
 
 /*
- * Compresses content (n records, its directory dir_len bytes at the end) into a block at the
- * end of j's rows, not yet a row; its bytes, or zstd's error.
+ * Compresses content (len bytes at src: n records, then their directory of dir_len bytes) into a
+ * block at off past the end of j's rows, not yet a row; its bytes, or zstd's error.
  */
 static size_t raw_block_pack(struct index_raw_writer *w, struct raw_job *j, size_t off,
-			     const struct lt_buf *content, size_t n, size_t dir_len)
+			     const void *src, size_t len, size_t n, size_t dir_len)
 {
-	size_t cap = INDEX_RAW_HEADER_MAX + 10 + ZSTD_compressBound(content->len), head = 1, got;
+	size_t cap = INDEX_RAW_HEADER_MAX + 10 + ZSTD_compressBound(len), head = 1, got;
 	unsigned char *dst = raw_job_room(j, off + cap) + off;
 
 	dst[0] = w->cdict != NULL ? INDEX_RAW_BLOCK_DICT : INDEX_RAW_BLOCK;
-	head += index_raw_varint(dst + head, content->len);
+	head += index_raw_varint(dst + head, len);
 	head += index_raw_varint(dst + head, n);
 	head += index_raw_varint(dst + head, dir_len);
 	if (w->cdict != NULL)
 		head += index_raw_varint(dst + head, (uint64_t)w->dict_id);
-	got = ZSTD_compress2(w->cctx, dst + head, cap - head, content->ptr, content->len);
+	got = ZSTD_compress2(w->cctx, dst + head, cap - head, src, len);
 	return ZSTD_isError(got) ? got : head + got;
 }
 
@@ -295,7 +297,7 @@ static void raw_block_first(struct index_raw_writer *w, struct raw_job *j)
 {
 	size_t dn =
 	    j->body.len < INDEX_RAW_BLOCK_DICT_BYTES ? j->body.len : INDEX_RAW_BLOCK_DICT_BYTES;
-	size_t got = raw_block_pack(w, j, 0, &j->body, j->n, j->dir_len);
+	size_t got = raw_block_pack(w, j, 0, j->body.ptr, j->body.len, j->n, j->dir_len);
 
 	if (ZSTD_isError(got)) {
 		raw_job_zfail(j, got);
@@ -332,16 +334,18 @@ static void cut_take(struct raw_cut *c, const struct raw_job *j)
 	}
 }
 
-/* The content of the open block's first k records (raw bytes of them): them, their directory. */
-static size_t cut_content(struct raw_cut *c, size_t k, size_t raw)
+/* The directory of the open block's first k records into c->dir: per record, id gap and length. */
+static void cut_directory(struct raw_cut *c, size_t k)
 {
-	lt_buf_reset(&c->body);
-	lt_buf_append(&c->body, c->recs.ptr, raw);
+	lt_buf_reset(&c->dir);
 	for (size_t i = 0; i < k; i++) {
-		raw_buf_varint(&c->body, i > 0 ? (uint64_t)(c->at[i].id - c->at[i - 1].id) : 0);
-		raw_buf_varint(&c->body, c->at[i].len);
+		unsigned char tmp[20];
+		size_t n =
+		    index_raw_varint(tmp, i > 0 ? (uint64_t)(c->at[i].id - c->at[i - 1].id) : 0);
+
+		n += index_raw_varint(tmp + n, c->at[i].len);
+		lt_buf_append(&c->dir, tmp, n);
 	}
-	return c->body.len - raw;
 }
 
 /*
@@ -366,17 +370,29 @@ struct cut_try {
 
 /*
  * Compresses the open block's first k records (raw bytes) into a candidate at off past the end
- * of j's rows; 0 or zstd's error.
+ * of j's rows; 0 or zstd's error.  The content is compressed where the records lie, not copied:
+ * the directory goes in the place of the bytes after the k-th record (a block's records were
+ * copied once a try, 13 % of the compressor's instructions: bench/RESULTS.md, branch acomp),
+ * which are kept aside and put back.
  */
 static size_t cut_pack(struct raw_cut *c, struct index_raw_writer *w, struct raw_job *j, size_t off,
 		       struct cut_try *t)
 {
-	size_t dir = cut_content(c, t->k, t->raw), got;
+	size_t had = c->recs.len, dir, over, got;
 
-	got = raw_block_pack(w, j, off, &c->body, t->k, dir);
+	cut_directory(c, t->k);
+	dir = c->dir.len;
+	over = had - t->raw < dir ? had - t->raw : dir; /* the later records' bytes it covers */
+	LT_GROW(c->kept, c->kept_cap, over + 1);	/* never NULL: memcpy */
+	memcpy(c->kept, c->recs.ptr + t->raw, over);
+	memcpy(c->recs.ptr + t->raw, c->dir.ptr, over);
+	lt_buf_append(&c->recs, c->dir.ptr + over, dir - over);
+	got = raw_block_pack(w, j, off, c->recs.ptr, t->raw + dir, t->k, dir);
+	memcpy(c->recs.ptr + t->raw, c->kept, over);
+	lt_buf_truncate(&c->recs, had);
 	if (ZSTD_isError(got))
 		return got;
-	t->content = c->body.len;
+	t->content = t->raw + dir;
 	t->len = got;
 	return 0;
 }
@@ -562,7 +578,7 @@ static struct raw_async *raw_async_of(struct index_raw_writer *w)
 	for (size_t i = 0; i < RAW_JOBS; i++)
 		lt_buf_init(&a->jobs[i].body);
 	lt_buf_init(&a->cut.recs);
-	lt_buf_init(&a->cut.body);
+	lt_buf_init(&a->cut.dir);
 	a->cut.usable = raw_page_usable(w->st);
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->changed, NULL);
@@ -592,7 +608,8 @@ void index_raw_async_free(struct index_raw_writer *w)
 		free(a->jobs[i].rows);
 	}
 	lt_buf_release(&a->cut.recs);
-	lt_buf_release(&a->cut.body);
+	lt_buf_release(&a->cut.dir);
+	free(a->cut.kept);
 	free(a->cut.at);
 	free(a);
 	w->async = NULL;
