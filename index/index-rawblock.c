@@ -5,8 +5,9 @@
  * Schema 9 stores the raw records in blocks: each load's writer of a raw table
  * gathers consecutive records (ascending ids, never a duplicate's: it has no row)
  * and stores them as rows of audit_blocks or lines_blocks, each keyed by its first
- * record's id and cut to fill its share of a page (four to a 16 KiB page; the
- * records cut off start the next block), and before every commit (index_raw_flush)
+ * record's id and cut to fill its share of a page (four to a 16 KiB page, any four
+ * in a row: a block may take what the three before it left of theirs; the records
+ * cut off start the next block), and before every commit (index_raw_flush)
  * every record gathered, in the rows' transaction: a committed row always has its
  * record, an interrupted batch leaves no block behind.  A block:
  *
@@ -200,7 +201,8 @@ struct raw_async {
  * for it, the blob's serial type: 2 bytes from 58 to 8185 bytes) and the block.  SQLite
  * appends a row to the table's last page when it fits, else starts a new page: a page holds
  * shares of about RAW_CELL_SHARE bytes (4 of a 16 KiB page, 8 of an old store's 32 KiB one),
- * a block is cut to at most its share, and the page is full.
+ * a block is cut to at most its budget (its share and what the blocks before it left of theirs:
+ * cut_budget), and the page is full.
  */
 #define RAW_CELL_SHARE 4096u
 #define RAW_LEAF_HEAD  8
@@ -520,7 +522,7 @@ static void cut_run(struct raw_cut *c, struct index_raw_writer *w, struct raw_jo
 
 /*
  * Compresses the records of j into rows: the writer's first block alone (raw_block_first),
- * every later one cut from the records carried and j's to fit its share of a page.  On the
+ * every later one cut from the records carried and j's to fit its budget of a page.  On the
  * compressor's thread, or the writer's.
  */
 static void raw_block_job(struct index_raw_writer *w, struct raw_job *j)
