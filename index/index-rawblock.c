@@ -5,8 +5,9 @@
  * Schema 9 stores the raw records in blocks: each load's writer of a raw table
  * gathers consecutive records (ascending ids, never a duplicate's: it has no row)
  * and stores them as rows of audit_blocks or lines_blocks, each keyed by its first
- * record's id and cut to fill its share of a page (four to a 16 KiB page; the
- * records cut off start the next block), and before every commit (index_raw_flush)
+ * record's id and cut to fill its share of a page (four to a 16 KiB page, any four
+ * in a row: a block may take what the three before it left of theirs; the records
+ * cut off start the next block), and before every commit (index_raw_flush)
  * every record gathered, in the rows' transaction: a committed row always has its
  * record, an interrupted batch leaves no block behind.  A block:
  *
@@ -120,6 +121,9 @@ static void raw_buf_varint(struct lt_buf *b, uint64_t v)
  */
 #define RAW_WAKE 4
 
+/* the most cells a page is shared by: 64 KiB pages, RAW_CELL_SHARE each */
+#define RAW_CELLS_MAX 16
+
 enum raw_job_state { RAW_JOB_NONE, RAW_JOB_QUEUED, RAW_JOB_DONE };
 
 /* What went wrong compressing a block, reported by the writer when it takes the block back. */
@@ -161,12 +165,16 @@ struct raw_rec {
  * below).  The compressor's alone.
  */
 struct raw_cut {
-	struct lt_buf recs;		/* its records, end to end */
-	struct raw_rec *at;		/* each one's id and length */
-	size_t n, cap;			/* its records */
-	struct lt_buf body;		/* scratch: a block's content */
+	struct lt_buf recs;  /* its records, end to end */
+	struct raw_rec *at;  /* each one's id and length */
+	size_t n, cap;	     /* its records */
+	struct lt_buf dir;   /* scratch: a block's directory */
+	unsigned char *kept; /* scratch: the bytes the directory covers (cut_pack) */
+	size_t kept_cap;
 	uint64_t last_raw, last_packed; /* the last block's records' bytes and its own */
 	size_t usable;			/* the store's usable bytes a page */
+	long slack[RAW_CELLS_MAX];	/* the last blocks' bytes under their shares (cut_budget) */
+	size_t slack_at;		/* the oldest of them: the next to replace */
 };
 
 struct raw_async {
@@ -193,7 +201,8 @@ struct raw_async {
  * for it, the blob's serial type: 2 bytes from 58 to 8185 bytes) and the block.  SQLite
  * appends a row to the table's last page when it fits, else starts a new page: a page holds
  * shares of about RAW_CELL_SHARE bytes (4 of a 16 KiB page, 8 of an old store's 32 KiB one),
- * a block is cut to at most its share, and the page is full.
+ * a block is cut to at most its budget (its share and what the blocks before it left of theirs:
+ * cut_budget), and the page is full.
  */
 #define RAW_CELL_SHARE 4096u
 #define RAW_LEAF_HEAD  8
@@ -204,20 +213,19 @@ struct raw_async {
 #define RAW_PAGE_FALLBACK 16384u
 /*
  * A block's records are the first ones that would compress to RAW_CUT_AIM thousandths of its
- * share by the ratio of the block before; compressed, then tried again by its own ratio: cut
- * back to RAW_CUT_BACK thousandths when over its share, or given more records up to it when an
- * average record's room or more is left, at most RAW_CUT_TRIES compressions, the fullest that
- * fits kept.  Most blocks are compressed twice: the compressor's instructions 1.66x, for pages
- * 97.6 % filled instead of 86 % (bench/RESULTS.md, branch blocks, with the aims measured).
+ * budget (cut_budget: its share and what the blocks before it left of theirs) by the ratio of the
+ * block before; compressed, and kept when it fits; when over, cut back by its own ratio to
+ * RAW_CUT_BACK thousandths of the budget and compressed again, until it fits.  A block that
+ * fits is never given more records: what it leaves of its share goes to the next blocks on its
+ * page.  Most blocks are compressed once (bench/RESULTS.md, branch acomp: 1.45 compressions a
+ * block before on 8000 audit lines, with more records tried when an average record's room was
+ * left; the aims measured there).
  */
 #ifndef RAW_CUT_AIM /* a build may set others, to measure them */
-#define RAW_CUT_AIM 1000u
+#define RAW_CUT_AIM 980u
 #endif
 #ifndef RAW_CUT_BACK
 #define RAW_CUT_BACK 990u
-#endif
-#ifndef RAW_CUT_TRIES
-#define RAW_CUT_TRIES 3
 #endif
 
 /* The bytes of v as a varint. */
@@ -230,16 +238,62 @@ static size_t raw_varint_len(uint64_t v)
 	return n;
 }
 
-/* The bytes a block keyed first may take, on pages of usable bytes. */
+/* The cells a page of usable bytes is shared by (at most RAW_CELLS_MAX). */
+static size_t raw_cells(size_t usable)
+{
+	size_t per = usable / RAW_CELL_SHARE;
+
+	return per < 1 ? 1 : per > RAW_CELLS_MAX ? RAW_CELLS_MAX : per;
+}
+
+/* The share of a block keyed first, on pages of usable bytes: the bytes it may take alone. */
 static size_t raw_cell_budget(size_t usable, int64_t first)
 {
-	size_t per = usable / RAW_CELL_SHARE > 0 ? usable / RAW_CELL_SHARE : 1;
-	size_t share = (usable - RAW_LEAF_HEAD) / per;
+	size_t share = (usable - RAW_LEAF_HEAD) / raw_cells(usable);
 	size_t fixed = RAW_CELL_FIXED + raw_varint_len((uint64_t)first);
 	size_t local = usable - RAW_LOCAL_LESS - 4;
 	size_t b = share > fixed ? share - fixed : 0;
 
 	return b < local ? b : local;
+}
+
+/*
+ * The bytes the open block may take, its budget: its share, and what the blocks before it left
+ * of theirs.  SQLite fills a table's last page in order, so a page holds the next cells(usable)
+ * blocks from any block it starts with (a load's first block, never cut, a commit's short last
+ * block, another load's) when their cells come to at most their shares together: a block may
+ * take its share and what the last cells - 1 blocks left under theirs, less what they took over
+ * (a slack may be negative).  A block that fits with room to spare passes it on, rather than
+ * being compressed again with more records (cut_block).  At most maxLocal, as a share.
+ */
+static size_t cut_budget(const struct raw_cut *c)
+{
+	long b = (long)raw_cell_budget(c->usable, c->at[0].id);
+	long local = (long)(c->usable - RAW_LOCAL_LESS - 4);
+	size_t per = raw_cells(c->usable);
+
+	for (size_t i = 0; i + 1 < per; i++)
+		b += c->slack[i];
+	return b < 0 ? 0 : (size_t)(b < local ? b : local);
+}
+
+/*
+ * Keeps what a block (len bytes, keyed first, its budget budget) left of its share for the
+ * blocks after it.  A record alone over its budget breaks the page it lies on whatever its
+ * neighbours do: the next blocks start from their shares alone, as after a load's first block.
+ */
+static void cut_settle(struct raw_cut *c, int64_t first, size_t len, size_t budget)
+{
+	size_t per = raw_cells(c->usable);
+
+	if (per < 2)
+		return;
+	if (len > budget) {
+		memset(c->slack, 0, sizeof c->slack);
+		return;
+	}
+	c->slack[c->slack_at] = (long)raw_cell_budget(c->usable, first) - (long)len;
+	c->slack_at = (c->slack_at + 1) % (per - 1);
 }
 
 /* Makes room for n more bytes of rows in j; where they go (a row once raw_job_row says so). */
@@ -267,22 +321,22 @@ static void raw_job_zfail(struct raw_job *j, size_t got)
 }
 
 /*
- * Compresses content (n records, its directory dir_len bytes at the end) into a block at the
- * end of j's rows, not yet a row; its bytes, or zstd's error.
+ * Compresses content (len bytes at src: n records, then their directory of dir_len bytes) into a
+ * block at off past the end of j's rows, not yet a row; its bytes, or zstd's error.
  */
 static size_t raw_block_pack(struct index_raw_writer *w, struct raw_job *j, size_t off,
-			     const struct lt_buf *content, size_t n, size_t dir_len)
+			     const void *src, size_t len, size_t n, size_t dir_len)
 {
-	size_t cap = INDEX_RAW_HEADER_MAX + 10 + ZSTD_compressBound(content->len), head = 1, got;
+	size_t cap = INDEX_RAW_HEADER_MAX + 10 + ZSTD_compressBound(len), head = 1, got;
 	unsigned char *dst = raw_job_room(j, off + cap) + off;
 
 	dst[0] = w->cdict != NULL ? INDEX_RAW_BLOCK_DICT : INDEX_RAW_BLOCK;
-	head += index_raw_varint(dst + head, content->len);
+	head += index_raw_varint(dst + head, len);
 	head += index_raw_varint(dst + head, n);
 	head += index_raw_varint(dst + head, dir_len);
 	if (w->cdict != NULL)
 		head += index_raw_varint(dst + head, (uint64_t)w->dict_id);
-	got = ZSTD_compress2(w->cctx, dst + head, cap - head, content->ptr, content->len);
+	got = ZSTD_compress2(w->cctx, dst + head, cap - head, src, len);
 	return ZSTD_isError(got) ? got : head + got;
 }
 
@@ -295,7 +349,7 @@ static void raw_block_first(struct index_raw_writer *w, struct raw_job *j)
 {
 	size_t dn =
 	    j->body.len < INDEX_RAW_BLOCK_DICT_BYTES ? j->body.len : INDEX_RAW_BLOCK_DICT_BYTES;
-	size_t got = raw_block_pack(w, j, 0, &j->body, j->n, j->dir_len);
+	size_t got = raw_block_pack(w, j, 0, j->body.ptr, j->body.len, j->n, j->dir_len);
 
 	if (ZSTD_isError(got)) {
 		raw_job_zfail(j, got);
@@ -332,16 +386,18 @@ static void cut_take(struct raw_cut *c, const struct raw_job *j)
 	}
 }
 
-/* The content of the open block's first k records (raw bytes of them): them, their directory. */
-static size_t cut_content(struct raw_cut *c, size_t k, size_t raw)
+/* The directory of the open block's first k records into c->dir: per record, id gap and length. */
+static void cut_directory(struct raw_cut *c, size_t k)
 {
-	lt_buf_reset(&c->body);
-	lt_buf_append(&c->body, c->recs.ptr, raw);
+	lt_buf_reset(&c->dir);
 	for (size_t i = 0; i < k; i++) {
-		raw_buf_varint(&c->body, i > 0 ? (uint64_t)(c->at[i].id - c->at[i - 1].id) : 0);
-		raw_buf_varint(&c->body, c->at[i].len);
+		unsigned char tmp[20];
+		size_t n =
+		    index_raw_varint(tmp, i > 0 ? (uint64_t)(c->at[i].id - c->at[i - 1].id) : 0);
+
+		n += index_raw_varint(tmp + n, c->at[i].len);
+		lt_buf_append(&c->dir, tmp, n);
 	}
-	return c->body.len - raw;
 }
 
 /*
@@ -365,92 +421,92 @@ struct cut_try {
 };
 
 /*
- * Compresses the open block's first k records (raw bytes) into a candidate at off past the end
- * of j's rows; 0 or zstd's error.
+ * Compresses the open block's first k records (raw bytes) into a candidate at the end of j's
+ * rows; 0 or zstd's error.  The content is compressed where the records lie, not copied:
+ * the directory goes in the place of the bytes after the k-th record (a block's records were
+ * copied once a try, 13 % of the compressor's instructions: bench/RESULTS.md, branch acomp),
+ * which are kept aside and put back.
  */
-static size_t cut_pack(struct raw_cut *c, struct index_raw_writer *w, struct raw_job *j, size_t off,
+static size_t cut_pack(struct raw_cut *c, struct index_raw_writer *w, struct raw_job *j,
 		       struct cut_try *t)
 {
-	size_t dir = cut_content(c, t->k, t->raw), got;
+	size_t had = c->recs.len, dir, over, got;
 
-	got = raw_block_pack(w, j, off, &c->body, t->k, dir);
+	cut_directory(c, t->k);
+	dir = c->dir.len;
+	over = had - t->raw < dir ? had - t->raw : dir; /* the later records' bytes it covers */
+	LT_GROW(c->kept, c->kept_cap, over + 1);	/* never NULL: memcpy */
+	memcpy(c->kept, c->recs.ptr + t->raw, over);
+	memcpy(c->recs.ptr + t->raw, c->dir.ptr, over);
+	lt_buf_append(&c->recs, c->dir.ptr + over, dir - over);
+	got = raw_block_pack(w, j, 0, c->recs.ptr, t->raw + dir, t->k, dir);
+	memcpy(c->recs.ptr + t->raw, c->kept, over);
+	lt_buf_truncate(&c->recs, had);
 	if (ZSTD_isError(got))
 		return got;
-	t->content = c->body.len;
+	t->content = t->raw + dir;
 	t->len = got;
 	return 0;
 }
 
 /*
- * The next block to try after t, by t's own ratio: its records cut back when t is over the
- * share, or more of them when t fits with an average record's room or more left (and there are
- * more); k 0 when t's records are the ones to keep.
+ * The block to try after t, which is over budget and of more than one record: t's records cut
+ * back to RAW_CUT_BACK of the budget by t's own ratio (fewer records than t's: t's raw bytes are
+ * over what is wanted, and at least one).
  */
-static struct cut_try cut_next(const struct raw_cut *c, const struct cut_try *t, size_t budget)
+static struct cut_try cut_back(const struct raw_cut *c, const struct cut_try *t, size_t budget)
 {
 	struct cut_try next = {0};
-	uint64_t want = (uint64_t)t->raw * budget / (t->len > 0 ? t->len : 1) * RAW_CUT_BACK / 1000;
+	uint64_t want = (uint64_t)t->raw * budget / t->len * RAW_CUT_BACK / 1000;
 
-	if (t->len <= budget && (budget - t->len) * t->k < t->len)
-		return next;
 	next.k = cut_count(c, &next.raw, want);
-	if (next.k == t->k || (t->len <= budget && next.k < t->k))
-		next.k = 0;
 	return next;
 }
 
 /*
- * Stores the open block's first k records (raw bytes) as a row of j: compressed, then tried
- * again by its ratio, cut back when over the block's share, or with more records when it left
- * room, at most RAW_CUT_TRIES times, the fullest that fits kept.  A record alone is a block even
- * over its share (SQLite keeps it on the page or overflows it, as any row).  0 or zstd's error.
+ * Stores the open block's first k records (raw bytes) as a row of j: compressed, and cut back
+ * by its ratio while over the block's budget.  A record alone is a block even over its budget
+ * (SQLite keeps it on the page or overflows it, as any row).  0 or zstd's error.
  */
 static size_t cut_block(struct raw_cut *c, struct index_raw_writer *w, struct raw_job *j, size_t k,
 			size_t raw)
 {
-	size_t budget = raw_cell_budget(c->usable, c->at[0].id), got;
-	struct cut_try t = {.k = k, .raw = raw}, best = {0};
+	size_t budget = cut_budget(c), got;
+	struct cut_try t = {.k = k, .raw = raw};
 
-	for (int tries = 0;; tries++) {
-		/* a candidate goes past the best so far, which stays where a row starts */
-		if (ZSTD_isError(got = cut_pack(c, w, j, best.len, &t)))
+	for (;;) {
+		if (ZSTD_isError(got = cut_pack(c, w, j, &t)))
 			return got;
-		if (t.len <= budget || t.k == 1) {
-			if (best.len >
-			    0) /* the fuller one: cut_next tries more only when it fits */
-				memmove(j->blob + j->blob_len, j->blob + j->blob_len + best.len,
-					t.len);
-			best = t;
-		}
-		t = cut_next(c, &t, budget);
-		if (t.k == 0 || (best.len > 0 && (tries + 1 >= RAW_CUT_TRIES || t.k <= best.k)))
+		if (t.len <= budget || t.k == 1)
 			break;
+		t = cut_back(c, &t, budget);
 	}
-	raw_job_row(j, c->at[0].id, best.len, best.content);
-	c->last_raw = best.raw;
-	c->last_packed = best.len;
-	memmove(c->recs.ptr, c->recs.ptr + best.raw, c->recs.len - best.raw);
-	lt_buf_truncate(&c->recs, c->recs.len - best.raw);
-	memmove(c->at, c->at + best.k, (c->n - best.k) * sizeof *c->at);
-	c->n -= best.k;
+	raw_job_row(j, c->at[0].id, t.len, t.content);
+	cut_settle(c, c->at[0].id, t.len, budget);
+	c->last_raw = t.raw;
+	c->last_packed = t.len;
+	memmove(c->recs.ptr, c->recs.ptr + t.raw, c->recs.len - t.raw);
+	lt_buf_truncate(&c->recs, c->recs.len - t.raw);
+	memmove(c->at, c->at + t.k, (c->n - t.k) * sizeof *c->at);
+	c->n -= t.k;
 	return 0;
 }
 
 /*
  * Cuts the open block, j's records added, into rows of j: each the first records that would
- * compress to RAW_CUT_AIM of their share by the last block's ratio, cut back to the share when
+ * compress to RAW_CUT_AIM of their budget by the last block's ratio, cut back to it when
  * over.  Before a commit (j->final) the records left are rows too; else they wait for the next
  * job's.
  */
 static void cut_run(struct raw_cut *c, struct index_raw_writer *w, struct raw_job *j)
 {
 	while (c->n > 0) {
-		uint64_t aim = (uint64_t)raw_cell_budget(c->usable, c->at[0].id) * RAW_CUT_AIM /
-			       1000 * c->last_raw / (c->last_packed > 0 ? c->last_packed : 1);
+		uint64_t aim = (uint64_t)cut_budget(c) * RAW_CUT_AIM / 1000 * c->last_raw /
+			       (c->last_packed > 0 ? c->last_packed : 1);
 		uint64_t enough = aim + aim / 4 < RAW_BLOCK_MAX ? aim + aim / 4 : RAW_BLOCK_MAX;
 		size_t k, raw, got;
 
-		/* a few records past the aim: room to try more when the aim falls short */
+		/* a few records past the aim: the aim is reached whatever the records' lengths */
 		if (!j->final && c->recs.len < enough && c->n < RAW_BLOCK_RECORDS)
 			return;
 		k = cut_count(c, &raw, aim);
@@ -466,7 +522,7 @@ static void cut_run(struct raw_cut *c, struct index_raw_writer *w, struct raw_jo
 
 /*
  * Compresses the records of j into rows: the writer's first block alone (raw_block_first),
- * every later one cut from the records carried and j's to fit its share of a page.  On the
+ * every later one cut from the records carried and j's to fit its budget of a page.  On the
  * compressor's thread, or the writer's.
  */
 static void raw_block_job(struct index_raw_writer *w, struct raw_job *j)
@@ -562,7 +618,7 @@ static struct raw_async *raw_async_of(struct index_raw_writer *w)
 	for (size_t i = 0; i < RAW_JOBS; i++)
 		lt_buf_init(&a->jobs[i].body);
 	lt_buf_init(&a->cut.recs);
-	lt_buf_init(&a->cut.body);
+	lt_buf_init(&a->cut.dir);
 	a->cut.usable = raw_page_usable(w->st);
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->changed, NULL);
@@ -592,7 +648,8 @@ void index_raw_async_free(struct index_raw_writer *w)
 		free(a->jobs[i].rows);
 	}
 	lt_buf_release(&a->cut.recs);
-	lt_buf_release(&a->cut.body);
+	lt_buf_release(&a->cut.dir);
+	free(a->cut.kept);
 	free(a->cut.at);
 	free(a);
 	w->async = NULL;
