@@ -22,8 +22,8 @@ static int klog_stamp(struct parser_klog *out, const char *s)
 {
 	int64_t mo, d, h, mi, se, us;
 
-	if (!strchr("IWEF", s[0]) || s[0] == '\0' || s[5] != ' ' || s[8] != ':' || s[11] != ':' ||
-	    s[14] != '.')
+	if ((s[0] != 'I' && s[0] != 'W' && s[0] != 'E' && s[0] != 'F') || s[5] != ' ' ||
+	    s[8] != ':' || s[11] != ':' || s[14] != '.')
 		return 0;
 	if (!klog_digits(&mo, s + 1, 2) || !klog_digits(&d, s + 3, 2) ||
 	    !klog_digits(&h, s + 6, 2) || !klog_digits(&mi, s + 9, 2) ||
@@ -239,11 +239,14 @@ static int klog_plain_quoted(size_t *n, const char *p, size_t len)
 	return 0;
 }
 
-/* Appends one `key=value` at p to the JSON object in f; the bytes taken, 0 if p is none. */
-static size_t klog_field(struct lt_buf *f, const char *p, size_t len)
+/*
+ * Appends one `key=value` at p to the JSON object in f; the bytes taken, 0 if p is none.  An
+ * escaped value is unquoted past the end of scratch (the message's buffer), which gets its
+ * length back: no buffer of its own a line.
+ */
+static size_t klog_field(struct lt_buf *f, struct lt_buf *scratch, const char *p, size_t len)
 {
-	struct lt_buf tmp;
-	size_t k = 0, took, n;
+	size_t k = 0, took, n, base = scratch->len;
 
 	while (k < len && p[k] != '=' && p[k] != ' ' && p[k] != '"')
 		k++;
@@ -262,21 +265,21 @@ static size_t klog_field(struct lt_buf *f, const char *p, size_t len)
 		took = n + 2; /* no escape: the text between the quotes is the value */
 		lt_json_quote(f, p + 1, n);
 	} else {
-		lt_buf_init(&tmp);
-		if ((took = klog_unquote(&tmp, p, len)) ==
-		    0) { /* unterminated: the rest as it is */
+		/* unterminated: the rest as it is */
+		if ((took = klog_unquote(scratch, p, len)) == 0) {
 			took = len;
-			lt_buf_reset(&tmp);
-			lt_buf_append(&tmp, p, took);
+			lt_buf_truncate(scratch, base);
+			lt_buf_append(scratch, p, took);
 		}
-		lt_json_quote(f, tmp.ptr, tmp.len);
-		lt_buf_release(&tmp);
+		lt_json_quote(f, scratch->ptr + base, scratch->len - base);
+		lt_buf_truncate(scratch, base);
 	}
 	return k + 1 + took;
 }
 
-/* key=value pairs after the message, as a JSON object; what does not parse goes in "_rest". */
-static void klog_fields(struct lt_buf *f, const char *p, size_t len)
+/* key=value pairs after the message, as a JSON object; what does not parse goes in "_rest".
+ * scratch: as klog_field's. */
+static void klog_fields(struct lt_buf *f, struct lt_buf *scratch, const char *p, size_t len)
 {
 	size_t i = 0, took;
 
@@ -286,7 +289,7 @@ static void klog_fields(struct lt_buf *f, const char *p, size_t len)
 			i++;
 		if (i == len)
 			break;
-		if ((took = klog_field(f, p + i, len - i)) == 0) {
+		if ((took = klog_field(f, scratch, p + i, len - i)) == 0) {
 			if (f->len > 1)
 				lt_buf_putc(f, ',');
 			lt_buf_append(f, "\"_rest\":", 8);
@@ -327,6 +330,6 @@ size_t parser_klog_payload(struct lt_buf *msg, struct lt_buf *fields, const char
 		return len;
 	}
 	if (took < len)
-		klog_fields(fields, p + took, len - took);
+		klog_fields(fields, msg, p + took, len - took);
 	return took;
 }

@@ -2602,6 +2602,43 @@ static void test_classify_owner_component(void **state)
 	run_free(r);
 }
 
+/* parser_text_year_near as it reads: the nearest of the years around ref's, the earliest on a
+ * tie. */
+static int year_near_ref(int64_t ref, int mon, int day, int64_t tod)
+{
+	int y = lt_time_year(ref), best = y;
+	int64_t best_d = -1;
+
+	for (int c = y - 1; c <= y + 1; c++) {
+		int64_t d = llabs(parser_text_stamp(c, mon, day, tod) - ref);
+
+		if (best_d < 0 || d < best_d)
+			best = c, best_d = d;
+	}
+	return best;
+}
+
+/* Its shortcut (one stamp when it lies within 150 days of ref) gives the same years: refs every
+ * 5 days and 7 hours over five years (two leap days), every month, days at its ends, three
+ * times of day. */
+static void test_year_near_shortcut(void **state)
+{
+	static const int days[] = {1, 2, 15, 28, 29, 30, 31};
+	static const int64_t tods[] = {0, 43200LL * 1000000, 86399999999LL};
+	int64_t from = parser_text_stamp(2023, 1, 1, 0), to = parser_text_stamp(2028, 1, 1, 0);
+	size_t n = 0;
+
+	(void)state;
+	for (int64_t ref = from; ref < to; ref += (5 * 24 + 7) * 3600LL * 1000000)
+		for (int mon = 1; mon <= 12; mon++)
+			for (size_t d = 0; d < sizeof days / sizeof *days; d++)
+				for (size_t k = 0; k < sizeof tods / sizeof *tods; k++, n++)
+					assert_int_equal(
+					    parser_text_year_near(ref, mon, days[d], tods[k]),
+					    year_near_ref(ref, mon, days[d], tods[k]));
+	assert_true(n > 50000);
+}
+
 /* The classifier's verdict without its prefilter: the rules' alternation as
  * parser_classifier_new builds it, matched in full; the kind, or NULL. */
 static const char *cls_reference(struct lt_regex *all, const char *text, size_t len)
@@ -3461,6 +3498,7 @@ int main(void)
 	    cmocka_unit_test(test_classify_every_kind_covered),
 	    cmocka_unit_test(test_classify_patterns_compile),
 	    cmocka_unit_test(test_classify_prefilter_same),
+	    cmocka_unit_test(test_year_near_shortcut),
 	    cmocka_unit_test(test_classify_owner_component),
 	    cmocka_unit_test(test_classify_direct),
 	    cmocka_unit_test(test_klog_header),
