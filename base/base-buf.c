@@ -10,6 +10,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* What a released buffer points at: never written (cap == 0 guards every write). */
 static char buf_empty[1];
@@ -124,6 +127,127 @@ static int json_plain(unsigned char c)
 	return c >= 0x20 && c != '"' && c != '\\' && c != 0x7f;
 }
 
+/*
+ * Eight bytes at a time (SWAR, little-endian): the high bit of each byte of x below n (n <=
+ * 0x80) is set in the result; the lowest bit set is exact (a borrow only leaves a byte below
+ * n, which is marked itself).  Equality with c is a byte of x ^ c below 1.
+ */
+#define BUF_ONES  0x0101010101010101ull
+#define BUF_HIGHS 0x8080808080808080ull
+
+static uint64_t buf_below(uint64_t x, unsigned n)
+{
+	return (x - n * BUF_ONES) & ~x & BUF_HIGHS;
+}
+
+static uint64_t buf_quotes(uint64_t x)
+{
+	return buf_below(x ^ ('"' * BUF_ONES), 1) | buf_below(x ^ ('\\' * BUF_ONES), 1);
+}
+
+/* The bytes lt_json_quote escapes: '"', '\\', below 0x20, DEL. */
+static uint64_t buf_json_stops(uint64_t x)
+{
+	return buf_quotes(x) | buf_below(x, 0x20) | buf_below(x ^ (0x7f * BUF_ONES), 1);
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define BUF_SWAR 1
+#else
+#define BUF_SWAR 0
+#endif
+
+#if defined(__SSE2__)
+/*
+ * Sixteen bytes a step with SSE2 (every x86-64): the bit of each byte of s[0..16) that is '"'
+ * or '\\', and with json also below 0x20 (unsigned: min(b, 0x1f) == b) or DEL.
+ */
+static unsigned buf_sse_stops(const char *s, int json)
+{
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+	__m128i m = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+				 _mm_cmpeq_epi8(x, _mm_set1_epi8('\\')));
+
+	if (json)
+		m = _mm_or_si128(
+		    m, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f)),
+				    _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x)));
+	return (unsigned)_mm_movemask_epi8(m);
+}
+
+/* The index of the first stop byte of s[0..len) (len >= 16), len if none: sixteen bytes a
+ * step, the last sixteen read again with those seen shifted off. */
+static size_t buf_sse_span(const char *s, size_t len, int json)
+{
+	size_t i = 0;
+	unsigned m;
+
+	assert(len >= 16);
+	for (; len - i >= 16; i += 16)
+		if ((m = buf_sse_stops(s + i, json)) != 0)
+			return i + (size_t)__builtin_ctz(m);
+	if (i == len || (m = buf_sse_stops(s + len - 16, json) >> (16 - (len - i))) == 0)
+		return len;
+	return i + (size_t)__builtin_ctz(m);
+}
+#endif
+
+size_t lt_json_plain_len(const char *s, size_t len)
+{
+	size_t i = 0;
+
+#if defined(__SSE2__)
+	if (len >= 16)
+		return buf_sse_span(s, len, 1);
+#endif
+
+	for (; BUF_SWAR && len - i >= 8; i += 8) {
+		uint64_t x, m;
+
+		memcpy(&x, s + i, 8);
+		if ((m = buf_json_stops(x)) != 0)
+			return i + ((size_t)__builtin_ctzll(m) >> 3);
+	}
+	if (BUF_SWAR && i > 0 && i < len) { /* the last eight bytes, those seen shifted off */
+		uint64_t x, m;
+
+		memcpy(&x, s + len - 8, 8);
+		m = buf_json_stops(x) >> (8 * (8 - (len - i)));
+		return m != 0 ? i + ((size_t)__builtin_ctzll(m) >> 3) : len;
+	}
+	while (i < len && json_plain((unsigned char)s[i]))
+		i++;
+	return i;
+}
+
+size_t lt_text_unescaped_len(const char *s, size_t len)
+{
+	size_t i = 0;
+
+#if defined(__SSE2__)
+	if (len >= 16)
+		return buf_sse_span(s, len, 0);
+#endif
+
+	for (; BUF_SWAR && len - i >= 8; i += 8) {
+		uint64_t x, m;
+
+		memcpy(&x, s + i, 8);
+		if ((m = buf_quotes(x)) != 0)
+			return i + ((size_t)__builtin_ctzll(m) >> 3);
+	}
+	if (BUF_SWAR && i > 0 && i < len) { /* the last eight bytes, those seen shifted off */
+		uint64_t x, m;
+
+		memcpy(&x, s + len - 8, 8);
+		m = buf_quotes(x) >> (8 * (8 - (len - i)));
+		return m != 0 ? i + ((size_t)__builtin_ctzll(m) >> 3) : len;
+	}
+	while (i < len && s[i] != '"' && s[i] != '\\')
+		i++;
+	return i;
+}
+
 /* Appends byte c escaped (2 or 6 bytes), with room for the rest bytes still to quote. */
 static void json_escape(struct lt_buf *b, unsigned char c, size_t rest)
 {
@@ -150,10 +274,8 @@ void lt_json_quote(struct lt_buf *b, const char *s, size_t len)
 	buf_grow(b, len + 2);
 	b->ptr[b->len++] = '"';
 	while (i < len) {
-		size_t run = i;
+		size_t run = i + lt_json_plain_len(s + i, len - i);
 
-		while (run < len && json_plain((unsigned char)s[run]))
-			run++;
 		memcpy(b->ptr + b->len, s + i, run - i);
 		b->len += run - i;
 		b->ptr[b->len] = '\0';

@@ -65,6 +65,27 @@ int lt_regex_match(struct lt_regex *re, const char *s, size_t len)
 	return re->matched;
 }
 
+int lt_regex_start_may_match(struct lt_regex *re, const char *s, size_t len)
+{
+	int rc;
+
+	assert(re != NULL && (s != NULL || len == 0));
+	/* the interpreter (the JIT code is for complete matches), anchored at s's first byte */
+	rc = pcre2_match(re->code, (PCRE2_SPTR)(s ? s : ""), len, 0,
+			 PCRE2_PARTIAL_HARD | PCRE2_ANCHORED, re->md, NULL);
+	re->matched = 0;
+	return rc != PCRE2_ERROR_NOMATCH; /* a match, a partial one, or an error: it may */
+}
+
+int lt_regex_anchored(const struct lt_regex *re)
+{
+	uint32_t opts = 0;
+
+	assert(re != NULL);
+	return pcre2_pattern_info(re->code, PCRE2_INFO_ALLOPTIONS, &opts) == 0 &&
+	       (opts & PCRE2_ANCHORED) != 0;
+}
+
 struct lt_str lt_regex_group(const struct lt_regex *re, const char *s, const char *name)
 {
 	struct lt_str none = {NULL, 0};

@@ -128,6 +128,13 @@ void lt_buf_printf(struct lt_buf *b, const char *fmt, ...)
  */
 void lt_json_quote(struct lt_buf *b, const char *s, size_t len);
 
+/* The bytes at the start of s[0..len) that lt_json_quote writes as they are: the index of the
+ * first '"', '\\', control byte or DEL, len if none (eight bytes a step where it can). */
+size_t lt_json_plain_len(const char *s, size_t len);
+
+/* The index of the first '"' or '\\' of s[0..len), len if none: a quoted string's plain run. */
+size_t lt_text_unescaped_len(const char *s, size_t len);
+
 /* ---- borrowed string slices ------------------------------------------- */
 
 /* A string that may hold NUL bytes; ptr == NULL means "absent". */
@@ -273,6 +280,18 @@ void lt_regex_free(struct lt_regex *re);
  * its groups) stays in re until the next call: one regex, one thread.
  */
 int lt_regex_match(struct lt_regex *re, const char *s, size_t len);
+
+/*
+ * 0 when no subject that starts with s[0..len) can hold a match of re that starts at its first
+ * byte (PCRE2's hard partial match of s finds none), 1 when one may.  For a pattern whose every
+ * match starts there (anchored with '^'), 0 means no subject with that start matches at all.
+ * Clears the last match.
+ */
+int lt_regex_start_may_match(struct lt_regex *re, const char *s, size_t len);
+
+/* 1 when every match of re starts at the subject's first byte (each top-level branch opens
+ * with '^' or \A, or it was compiled anchored), 0 when not. */
+int lt_regex_anchored(const struct lt_regex *re);
 
 /* The last match's named group, absent (ptr NULL) when it did not take part. */
 struct lt_str lt_regex_group(const struct lt_regex *re, const char *s, const char *name);

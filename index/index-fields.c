@@ -33,38 +33,58 @@
 
 /* ---- decoder 1: frozen copies, never edit (a new rule is a new mark) ---- */
 
-/* 1 for a byte fields_quote writes as it is (runs of them are appended at once). */
-static int fields_plain(unsigned char c)
+/*
+ * Where the decoder's object goes: appended to buf, or (buf NULL) compared with want as it is
+ * made, so a check stops at the first byte that differs and copies nothing.  len counts the
+ * object's bytes so far either way.
+ */
+struct fields_out {
+	struct lt_buf *buf;
+	const char *want;
+	size_t want_len, len;
+	int differs;
+};
+
+static void fields_put(struct fields_out *o, const char *s, size_t n)
 {
-	return c >= 0x20 && c != 0x7f && c != '"' && c != '\\';
+	if (o->buf != NULL)
+		lt_buf_append(o->buf, s, n);
+	else if (o->differs || n > o->want_len - o->len || memcmp(o->want + o->len, s, n) != 0)
+		o->differs = 1;
+	o->len += n;
 }
 
-static void fields_quote(struct lt_buf *b, const char *s, size_t len)
+static void fields_putc(struct fields_out *o, char c)
+{
+	fields_put(o, &c, 1);
+}
+
+/* Bytes written as they are: c >= 0x20, not DEL, '"' or '\\' (lt_json_plain_len's runs). */
+static void fields_quote(struct fields_out *o, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t i = 0, run;
 
-	lt_buf_putc(b, '"');
+	fields_putc(o, '"');
 	while (i < len) {
 		unsigned char c;
 
-		for (run = i; run < len && fields_plain((unsigned char)s[run]); run++)
-			;
-		lt_buf_append(b, s + i, run - i); /* the bytes written as they are, at once */
+		run = i + lt_json_plain_len(s + i, len - i);
+		fields_put(o, s + i, run - i); /* the bytes written as they are, at once */
 		if ((i = run) == len)
 			break;
 		c = (unsigned char)s[i++];
 		if (c == '"' || c == '\\') {
 			char esc[2] = {'\\', (char)c};
 
-			lt_buf_append(b, esc, sizeof esc);
+			fields_put(o, esc, sizeof esc);
 		} else {
 			char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
 
-			lt_buf_append(b, esc, sizeof esc);
+			fields_put(o, esc, sizeof esc);
 		}
 	}
-	lt_buf_putc(b, '"');
+	fields_putc(o, '"');
 }
 
 static int fields_hex(int c)
@@ -152,10 +172,8 @@ static size_t fields_unquote(struct lt_buf *b, const char *p, size_t len)
 
 	for (size_t i = 1; i < len; i++) {
 		const char *e;
-		size_t took, run = i;
+		size_t took, run = i + lt_text_unescaped_len(p + i, len - i);
 
-		while (run < len && p[run] != '"' && p[run] != '\\')
-			run++;
 		if (run > i) { /* plain bytes, at once */
 			lt_buf_append(b, p + i, run - i);
 			if ((i = run) == len)
@@ -198,68 +216,88 @@ static size_t fields_bare(const char *p, size_t len)
 	return i;
 }
 
-/* Appends one `key=value` at p to the object in f; the bytes taken, 0 if p is none. */
-static size_t fields_pair(struct lt_buf *f, struct lt_buf *tmp, const char *p, size_t len)
+/* True when the quoted value at p[0] == '"' closes without an escape: p[1..1 + *n) is it. */
+static int fields_plain_quoted(size_t *n, const char *p, size_t len)
 {
-	size_t k = 0, took;
+	size_t i = 1;
+
+	while ((i += lt_text_unescaped_len(p + i, len - i)) < len && p[i] == '"') {
+		if (fields_closes(p, len, i)) {
+			*n = i - 1;
+			return 1;
+		}
+		i++; /* a quote that does not close: part of the text */
+	}
+	return 0;
+}
+
+/* Appends one `key=value` at p to the object in o; the bytes taken, 0 if p is none.  A bare or
+ * unescaped value is quoted from where it lies, an escaped one unquoted into tmp first. */
+static size_t fields_pair(struct fields_out *o, struct lt_buf *tmp, const char *p, size_t len)
+{
+	size_t k = 0, took, n;
 
 	while (k < len && p[k] != '=' && p[k] != ' ' && p[k] != '"')
 		k++;
 	if (k == 0 || k == len || p[k] != '=')
 		return 0;
-	if (f->len > 1)
-		lt_buf_putc(f, ',');
-	fields_quote(f, p, k);
-	lt_buf_putc(f, ':');
-	lt_buf_reset(tmp);
-	if (k + 1 < len && p[k + 1] == '"') {
-		took = fields_unquote(tmp, p + k + 1, len - k - 1);
-		if (took == 0) { /* unterminated: the rest as it is */
-			took = len - k - 1;
-			lt_buf_reset(tmp);
-			lt_buf_append(tmp, p + k + 1, took);
-		}
+	if (o->len > 1)
+		fields_putc(o, ',');
+	fields_quote(o, p, k);
+	fields_putc(o, ':');
+	p += k + 1;
+	len -= k + 1;
+	if (len == 0 || p[0] != '"') {
+		took = fields_bare(p, len);
+		fields_quote(o, p, took);
+	} else if (fields_plain_quoted(&n, p, len)) {
+		took = n + 2;
+		fields_quote(o, p + 1, n);
 	} else {
-		took = fields_bare(p + k + 1, len - k - 1);
-		lt_buf_append(tmp, p + k + 1, took);
+		lt_buf_reset(tmp);
+		if ((took = fields_unquote(tmp, p, len)) ==
+		    0) { /* unterminated: the rest as it is */
+			took = len;
+			lt_buf_reset(tmp);
+			lt_buf_append(tmp, p, took);
+		}
+		fields_quote(o, tmp->ptr, tmp->len);
 	}
-	fields_quote(f, tmp->ptr, tmp->len);
 	return k + 1 + took;
 }
 
-/* The pairs at p as a JSON object into f (emptied first); what does not parse is "_rest". */
-static void fields_object(struct lt_buf *f, struct lt_buf *tmp, const char *p, size_t len)
+/* The pairs at p as a JSON object into o; what does not parse is "_rest".  A check stops at
+ * its first difference. */
+static void fields_object(struct fields_out *o, struct lt_buf *tmp, const char *p, size_t len)
 {
 	size_t i = 0, took;
 
-	lt_buf_reset(f);
-	lt_buf_putc(f, '{');
-	while (i < len) {
+	fields_putc(o, '{');
+	while (i < len && !o->differs) {
 		while (i < len && p[i] == ' ')
 			i++;
 		if (i == len)
 			break;
-		if ((took = fields_pair(f, tmp, p + i, len - i)) == 0) {
-			if (f->len > 1)
-				lt_buf_putc(f, ',');
-			lt_buf_append(f, "\"_rest\":", 8);
-			fields_quote(f, p + i, len - i);
+		if ((took = fields_pair(o, tmp, p + i, len - i)) == 0) {
+			if (o->len > 1)
+				fields_putc(o, ',');
+			fields_put(o, "\"_rest\":", 8);
+			fields_quote(o, p + i, len - i);
 			break;
 		}
 		i += took;
 	}
-	lt_buf_putc(f, '}');
+	fields_putc(o, '}');
 }
 
 /* ---- the decoder's door ------------------------------------------------- */
 
-int index_fields_decode(struct lt_buf *out, struct lt_buf *tmp, const char *raw, size_t len,
-			size_t at)
+/* The pairs decoder 1 reads after the message's closing quote at raw[at]; 0 if it declines. */
+static int fields_tail(const char **out, size_t *n_out, const char *raw, size_t len, size_t at)
 {
 	const char *p;
 	size_t n;
 
-	assert(out != NULL && tmp != NULL);
 	if (raw == NULL || at >= len || raw[at] != '"')
 		return 0;
 	p = raw + at + 1;
@@ -268,17 +306,38 @@ int index_fields_decode(struct lt_buf *out, struct lt_buf *tmp, const char *raw,
 		n--;
 	if (n == 0 || p[0] != ' ' || !fields_starts_field(p, n))
 		return 0;
-	fields_object(out, tmp, p, n);
+	*out = p;
+	*n_out = n;
 	return 1;
 }
 
+int index_fields_decode(struct lt_buf *out, struct lt_buf *tmp, const char *raw, size_t len,
+			size_t at)
+{
+	struct fields_out o = {.buf = out};
+	const char *p;
+	size_t n;
+
+	assert(out != NULL && tmp != NULL);
+	if (!fields_tail(&p, &n, raw, len, at))
+		return 0;
+	lt_buf_reset(out);
+	fields_object(&o, tmp, p, n);
+	return 1;
+}
+
+/* Decoder 1 compared with fields as it decodes: no object is built. */
 int index_fields_derives(struct index_fields_check *c, struct lt_str raw, size_t at,
 			 struct lt_str fields)
 {
-	if (fields.ptr == NULL || raw.ptr == NULL ||
-	    !index_fields_decode(&c->out, &c->tmp, raw.ptr, raw.len, at))
+	struct fields_out o = {.want = fields.ptr, .want_len = fields.len};
+	const char *p;
+	size_t n;
+
+	if (fields.ptr == NULL || raw.ptr == NULL || !fields_tail(&p, &n, raw.ptr, raw.len, at))
 		return 0;
-	return c->out.len == fields.len && memcmp(c->out.ptr, fields.ptr, fields.len) == 0;
+	fields_object(&o, &c->tmp, p, n);
+	return !o.differs && o.len == fields.len;
 }
 
 void index_fields_check_init(struct index_fields_check *c)

@@ -6,7 +6,8 @@
  * a printf line's text).  Wordings come from the Kubernetes sources and
  * differ between versions (LEASES.md), so patterns anchor on the stable
  * opening words and read names from either style.  All rules are joined
- * into one alternation tagged with (*MARK:n), so a line costs one match.
+ * into one alternation tagged with (*MARK:n), so a line costs one match, and
+ * none when its first bytes rule every rule out (cls_may_match).
  * Adding a kind is one line here.
  */
 #include "parser-int.h"
@@ -175,9 +176,30 @@ static const struct lt_log_kind cls_rules[] = {
 
 #define CLS_NRULES (sizeof cls_rules / sizeof *cls_rules - 1)
 
+/*
+ * The prefilter: every rule is anchored at the text's start, so a text whose first bytes no
+ * match can start with (PCRE2's hard partial match of them says so) matches no rule, and the
+ * match is skipped.  Those starts are few in a log (a message's first word, a space and one
+ * byte after it: "SyncLoop A", "http: T"), so each is asked once and remembered: CLS_MEMO_SLOTS
+ * of them (more are matched in full), CLS_START_MAX bytes each, ASCII only (a start never cuts
+ * a UTF-8 character).
+ */
+#define CLS_START_MAX  24
+#define CLS_MEMO_SLOTS 512 /* a power of two */
+
+enum cls_start { CLS_START_UNKNOWN, CLS_START_NONE, CLS_START_MAY };
+
+struct cls_memo_slot {
+	unsigned char len, state; /* state: enum cls_start */
+	char start[CLS_START_MAX];
+};
+
 struct parser_classifier {
 	struct lt_regex *all;	    /* every rule, (*MARK:index) */
 	struct lt_regex *not_found; /* `nodes "X" not found` and the like */
+	int anchored;		    /* all matches only at the start: the memo may skip */
+	size_t memo_used;
+	struct cls_memo_slot memo[CLS_MEMO_SLOTS];
 };
 
 const struct lt_log_kind *lt_log_kinds(void)
@@ -209,6 +231,7 @@ struct parser_classifier *parser_classifier_new(void)
 		lt_buf_printf(&all, "%s(?:%s)(*MARK:%zu)", i ? "|" : "", cls_rules[i].pattern, i);
 	lt_buf_putc(&all, ')');
 	c->all = cls_compile(all.ptr);
+	c->anchored = lt_regex_anchored(c->all);
 	c->not_found =
 	    cls_compile("(?:nodes? \\\\*\"(?<node>[^\"\\\\]+)|"
 			"leases?(?:\\.coordination\\.k8s\\.io)? \\\\*\"(?<lease>[^\"\\\\]+))"
@@ -282,6 +305,58 @@ static void cls_read_groups(struct parser_classifier *c, struct lt_log_line *lin
 	line->obj_uid = lt_regex_group(c->all, text, "uid");
 }
 
+/* The start of text the memo keys on: to one byte after its first space, at most
+ * CLS_START_MAX bytes, ended before a byte that is not ASCII. */
+static size_t cls_start_len(const char *text, size_t len)
+{
+	size_t n = len < CLS_START_MAX ? len : CLS_START_MAX;
+
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned char)text[i] >= 0x80)
+			return i;
+		if (i > 0 && text[i - 1] == ' ')
+			return i + 1;
+	}
+	return n;
+}
+
+/* The memo's slot for start s[0..n) (n > 0): its own, or the empty one it goes in; NULL when
+ * the memo is full and s is not in it. */
+static struct cls_memo_slot *cls_memo_slot(struct parser_classifier *c, const char *s, size_t n)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	for (size_t k = 0; k < CLS_MEMO_SLOTS; k++) {
+		struct cls_memo_slot *e = &c->memo[(h + k) & (CLS_MEMO_SLOTS - 1)];
+
+		if (e->state == CLS_START_UNKNOWN)
+			return c->memo_used < CLS_MEMO_SLOTS / 2 ? e : NULL; /* half full at most */
+		if (e->len == n && memcmp(e->start, s, n) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+/* 0 when no rule can match text (its start rules them all out), 1 when one may. */
+static int cls_may_match(struct parser_classifier *c, const char *text, size_t len)
+{
+	size_t n = c->anchored ? cls_start_len(text, len) : 0;
+	struct cls_memo_slot *e = n > 0 ? cls_memo_slot(c, text, n) : NULL;
+
+	if (e == NULL)
+		return 1;
+	if (e->state == CLS_START_UNKNOWN) {
+		e->len = (unsigned char)n;
+		memcpy(e->start, text, n);
+		e->state =
+		    lt_regex_start_may_match(c->all, text, n) ? CLS_START_MAY : CLS_START_NONE;
+		c->memo_used++;
+	}
+	return e->state == CLS_START_MAY;
+}
+
 void parser_classify(struct parser_classifier *c, struct lt_log_line *line, const char *text,
 		     size_t len)
 {
@@ -291,7 +366,8 @@ void parser_classify(struct parser_classifier *c, struct lt_log_line *line, cons
 	line->subject = line->obj_kind = line->obj_namespace = line->obj_uid =
 	    (struct lt_str){NULL, 0};
 	line->not_found = 0;
-	if (lt_regex_match(c->all, text, len) && (mark = lt_regex_mark(c->all)) != NULL) {
+	if (cls_may_match(c, text, len) && lt_regex_match(c->all, text, len) &&
+	    (mark = lt_regex_mark(c->all)) != NULL) {
 		size_t i = (size_t)strtoul(mark, NULL, 10);
 
 		if (i < CLS_NRULES) {

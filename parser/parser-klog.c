@@ -22,8 +22,8 @@ static int klog_stamp(struct parser_klog *out, const char *s)
 {
 	int64_t mo, d, h, mi, se, us;
 
-	if (!strchr("IWEF", s[0]) || s[0] == '\0' || s[5] != ' ' || s[8] != ':' || s[11] != ':' ||
-	    s[14] != '.')
+	if ((s[0] != 'I' && s[0] != 'W' && s[0] != 'E' && s[0] != 'F') || s[5] != ' ' ||
+	    s[8] != ':' || s[11] != ':' || s[14] != '.')
 		return 0;
 	if (!klog_digits(&mo, s + 1, 2) || !klog_digits(&d, s + 3, 2) ||
 	    !klog_digits(&h, s + 6, 2) || !klog_digits(&mi, s + 9, 2) ||
@@ -177,10 +177,8 @@ static size_t klog_unquote(struct lt_buf *b, const char *p, size_t len)
 
 	for (size_t i = 1; i < len; i++) {
 		const char *e;
-		size_t took, run = i;
+		size_t took, run = i + lt_text_unescaped_len(p + i, len - i);
 
-		while (run < len && p[run] != '"' && p[run] != '\\')
-			run++;
 		if (run > i) { /* a run of plain bytes, appended at once */
 			lt_buf_append(b, p + i, run - i);
 			i = run - 1;
@@ -223,10 +221,32 @@ static size_t klog_bare(const char *p, size_t len)
 	return i;
 }
 
-/* Appends one `key=value` at p to the JSON object in f; the bytes taken, 0 if p is none. */
-static size_t klog_field(struct lt_buf *f, struct lt_buf *tmp, const char *p, size_t len)
+/*
+ * True when the Go-quoted value at p[0] == '"' closes without an escape: its text as written,
+ * p[1..1 + *n), is its value.  False when it holds one or is not closed (klog_unquote reads it).
+ */
+static int klog_plain_quoted(size_t *n, const char *p, size_t len)
 {
-	size_t k = 0, took;
+	size_t i = 1;
+
+	while ((i += lt_text_unescaped_len(p + i, len - i)) < len && p[i] == '"') {
+		if (klog_closes(p, len, i)) {
+			*n = i - 1;
+			return 1;
+		}
+		i++; /* a quote a paste lost the backslash of: part of the text */
+	}
+	return 0;
+}
+
+/*
+ * Appends one `key=value` at p to the JSON object in f; the bytes taken, 0 if p is none.  An
+ * escaped value is unquoted past the end of scratch (the message's buffer), which gets its
+ * length back: no buffer of its own a line.
+ */
+static size_t klog_field(struct lt_buf *f, struct lt_buf *scratch, const char *p, size_t len)
+{
+	size_t k = 0, took, n, base = scratch->len;
 
 	while (k < len && p[k] != '=' && p[k] != ' ' && p[k] != '"')
 		k++;
@@ -236,36 +256,40 @@ static size_t klog_field(struct lt_buf *f, struct lt_buf *tmp, const char *p, si
 		lt_buf_putc(f, ',');
 	lt_json_quote(f, p, k);
 	lt_buf_putc(f, ':');
-	lt_buf_reset(tmp);
-	if (k + 1 < len && p[k + 1] == '"') {
-		took = klog_unquote(tmp, p + k + 1, len - k - 1);
-		if (took == 0) { /* unterminated: keep the rest as it is */
-			took = len - k - 1;
-			lt_buf_reset(tmp);
-			lt_buf_append(tmp, p + k + 1, took);
-		}
+	p += k + 1;
+	len -= k + 1;
+	if (len == 0 || p[0] != '"') { /* bare: quoted as it is */
+		took = klog_bare(p, len);
+		lt_json_quote(f, p, took);
+	} else if (klog_plain_quoted(&n, p, len)) {
+		took = n + 2; /* no escape: the text between the quotes is the value */
+		lt_json_quote(f, p + 1, n);
 	} else {
-		took = klog_bare(p + k + 1, len - k - 1);
-		lt_buf_append(tmp, p + k + 1, took);
+		/* unterminated: the rest as it is */
+		if ((took = klog_unquote(scratch, p, len)) == 0) {
+			took = len;
+			lt_buf_truncate(scratch, base);
+			lt_buf_append(scratch, p, took);
+		}
+		lt_json_quote(f, scratch->ptr + base, scratch->len - base);
+		lt_buf_truncate(scratch, base);
 	}
-	lt_json_quote(f, tmp->ptr, tmp->len);
 	return k + 1 + took;
 }
 
-/* key=value pairs after the message, as a JSON object; what does not parse goes in "_rest". */
-static void klog_fields(struct lt_buf *f, const char *p, size_t len)
+/* key=value pairs after the message, as a JSON object; what does not parse goes in "_rest".
+ * scratch: as klog_field's. */
+static void klog_fields(struct lt_buf *f, struct lt_buf *scratch, const char *p, size_t len)
 {
-	struct lt_buf tmp;
 	size_t i = 0, took;
 
-	lt_buf_init(&tmp);
 	lt_buf_putc(f, '{');
 	while (i < len) {
 		while (i < len && p[i] == ' ')
 			i++;
 		if (i == len)
 			break;
-		if ((took = klog_field(f, &tmp, p + i, len - i)) == 0) {
+		if ((took = klog_field(f, scratch, p + i, len - i)) == 0) {
 			if (f->len > 1)
 				lt_buf_putc(f, ',');
 			lt_buf_append(f, "\"_rest\":", 8);
@@ -275,7 +299,6 @@ static void klog_fields(struct lt_buf *f, const char *p, size_t len)
 		i += took;
 	}
 	lt_buf_putc(f, '}');
-	lt_buf_release(&tmp);
 }
 
 /* True when p starts, after spaces, with "key=": what follows a structured message. */
@@ -307,6 +330,6 @@ size_t parser_klog_payload(struct lt_buf *msg, struct lt_buf *fields, const char
 		return len;
 	}
 	if (took < len)
-		klog_fields(fields, p + took, len - took);
+		klog_fields(fields, msg, p + took, len - took);
 	return took;
 }

@@ -31,7 +31,7 @@ static size_t text_klog(struct parser_textlog *t, struct lt_log_line *ln, const 
 			size_t len)
 {
 	struct parser_klog k;
-	size_t h = parser_klog_header(&k, msg, len);
+	size_t h = parser_text_klog_header(t, &k, msg, len);
 	int year;
 
 	if (h == 0)

@@ -103,9 +103,28 @@ static int wrap_cut_head(const char *m, size_t n)
 	return n > 2 && m[0] == '{' && m[1] == '"' && m[n - 1] != '}';
 }
 
+size_t parser_text_klog_header(struct parser_textlog *t, struct parser_klog *out, const char *s,
+			       size_t len)
+{
+	if (t->klog_at == NULL || t->klog_at != s || t->klog_len != len)
+		return parser_klog_header(out, s, len);
+	*out = t->klog;
+	return t->klog_took;
+}
+
+/* parser_klog_header, remembered for the line's own reading (parser_text_klog_header). */
+static size_t wrap_klog_header(struct parser_textlog *t, struct parser_klog *out, const char *s,
+			       size_t len)
+{
+	t->klog_took = parser_klog_header(&t->klog, s, len);
+	t->klog_at = s;
+	t->klog_len = len;
+	*out = t->klog;
+	return t->klog_took;
+}
+
 /* True when the line s[0..n) (joined so far) looks cut; piece is the last physical line. */
-static int wrap_cut(const struct parser_textlog *t, const char *s, size_t n, const char *piece,
-		    size_t pn)
+static int wrap_cut(struct parser_textlog *t, const char *s, size_t n, const char *piece, size_t pn)
 {
 	size_t m = wrap_message_at(s, n), h, e = n;
 	struct parser_klog k;
@@ -115,7 +134,7 @@ static int wrap_cut(const struct parser_textlog *t, const char *s, size_t n, con
 	/* journalctl's own lines end in "--": one that does not was cut */
 	if (parser_text_header_line(s, n))
 		return n < 2 || s[n - 2] != '-' || s[n - 1] != '-';
-	if ((h = parser_klog_header(&k, s + m, n - m)) == 0)
+	if ((h = wrap_klog_header(t, &k, s + m, n - m)) == 0)
 		return wrap_cut_head(s + m, n - m);
 	if (k.location.ptr == NULL)
 		return 1;
@@ -179,7 +198,7 @@ static int wrap_join(struct parser_textlog *t, const char *s, size_t n)
 	return parser_text_wrap_release(t);
 }
 
-int parser_text_wrap_line(struct parser_textlog *t, const char *s, size_t n)
+static int wrap_line(struct parser_textlog *t, const char *s, size_t n)
 {
 	int rc;
 
@@ -201,4 +220,15 @@ int parser_text_wrap_line(struct parser_textlog *t, const char *s, size_t n)
 	lt_buf_append(&t->whold, s, n);
 	assert(t->whold.len == n);
 	return 0;
+}
+
+/* Reads line s[0..n), or holds it for the next (a hard wrap), as the file's header says. */
+int parser_text_wrap_line(struct parser_textlog *t, const char *s, size_t n)
+{
+	int rc;
+
+	t->klog_at = NULL;
+	rc = wrap_line(t, s, n);
+	t->klog_at = NULL; /* the bytes it read may be another line's by the next call */
+	return rc;
 }

@@ -172,11 +172,20 @@ int64_t parser_text_stamp(int year, int mon, int day, int64_t tod)
 	       tod;
 }
 
-/* The year that puts (mon, day, tod) nearest to the time ref. */
+/*
+ * A stamp this near ref in ref's own year is the nearest: the same (mon, day, tod) a year
+ * before or after lies 365 or 366 days from it, so at least 215 days from ref.
+ */
+#define TEXT_YEAR_SURE_US (150 * PARSER_TEXT_DAY_US)
+
+/* The year that puts (mon, day, tod) nearest to the time ref (the earliest on a tie). */
 int parser_text_year_near(int64_t ref, int mon, int day, int64_t tod)
 {
 	int y = lt_time_year(ref), best = y;
 	int64_t best_d = -1;
+
+	if (llabs(parser_text_stamp(y, mon, day, tod) - ref) < TEXT_YEAR_SURE_US)
+		return y; /* the common case: one stamp, not three */
 
 	for (int c = y - 1; c <= y + 1; c++) {
 		int64_t d = llabs(parser_text_stamp(c, mon, day, tod) - ref);

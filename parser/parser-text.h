@@ -79,6 +79,12 @@ struct parser_textlog {
 	uint64_t wrap_line, wrap_offset, wrap_lines;
 	size_t wrap_width; /* the paste's width in code points, once learned */
 	char wrap_note[64];
+	/* the klog header wrap_cut read at klog_at[0..klog_len), for the line it then reads
+	 * (parser_text_klog_header): valid within one parser_text_wrap_line call only, as the
+	 * bytes there may be another line's later; klog_at NULL: none */
+	const char *klog_at;
+	size_t klog_len, klog_took;
+	struct parser_klog klog;
 	/* untimed lines (parser-text-untimed.c): the last line's time, and those waiting for one */
 	int64_t last_ts;
 	struct lt_buf last_who; /* that line's host, then its ident (a journal's) */
@@ -181,6 +187,13 @@ int parser_text_line_one(struct parser_textlog *t, const char *s, size_t n);
 
 /* A physical line: held while a hard wrap may have cut it, joined with the lines it goes on in. */
 int parser_text_wrap_line(struct parser_textlog *t, const char *s, size_t n);
+
+/*
+ * parser_klog_header of s[0..len): the one wrap_cut read there when it read the same bytes
+ * (within the same parser_text_wrap_line call), else read now.
+ */
+size_t parser_text_klog_header(struct parser_textlog *t, struct parser_klog *out, const char *s,
+			       size_t len);
 
 /* Reads the held line (joined or not), if any. */
 int parser_text_wrap_release(struct parser_textlog *t);

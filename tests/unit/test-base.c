@@ -462,6 +462,44 @@ static void test_json_quote_every_byte(void **state)
 	lt_buf_release(&want);
 }
 
+/*
+ * lt_json_plain_len and lt_text_unescaped_len against a byte loop: every byte value as the one
+ * stop at every position of strings of 0..40 bytes (the 8- and 16-byte steps, their tails read
+ * again), at three alignments, bytes >= 0x80 and 0x20..0x7e around it plain.
+ */
+static void test_plain_spans_every_byte(void **state)
+{
+	char buf[64 + 8];
+
+	(void)state;
+	for (size_t len = 0; len <= 40; len++)
+		for (size_t align = 0; align < 8; align += 3)
+			for (size_t at = 0; at <= len; at++)
+				for (int c = 0; c < 256; c++) {
+					char *s = buf + align;
+					size_t json = len, text = len;
+
+					for (size_t i = 0; i < len; i++)
+						s[i] = (char)(i % 2 ? 0xc3 : 'a' + (int)(i % 26));
+					if (at < len)
+						s[at] = (char)c;
+					for (size_t i = len; i-- > 0;) {
+						unsigned char b = (unsigned char)s[i];
+
+						if (b < 0x20 || b == '"' || b == '\\' || b == 0x7f)
+							json = i;
+						if (b == '"' || b == '\\')
+							text = i;
+					}
+					if (lt_json_plain_len(s, len) != json ||
+					    lt_text_unescaped_len(s, len) != text)
+						fail_msg(
+						    "len %zu at %zu byte %d: %zu %zu, want %zu %zu",
+						    len, at, c, lt_json_plain_len(s, len),
+						    lt_text_unescaped_len(s, len), json, text);
+				}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +508,7 @@ int main(void)
 	    cmocka_unit_test(test_buf_grows_and_stays_terminated),
 	    cmocka_unit_test(test_buf_truncate_and_detach),
 	    cmocka_unit_test(test_json_quote_every_byte),
+	    cmocka_unit_test(test_plain_spans_every_byte),
 	    cmocka_unit_test(test_grow_doubles_from_16),
 	    cmocka_unit_test(test_grow_aborts_on_impossible_sizes),
 	    cmocka_unit_test(test_error_setters_return_the_code),

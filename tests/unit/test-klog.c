@@ -5,6 +5,7 @@
  * lines come from tests/corpus/kubelet/ and LEASES.md; every expectation is
  * an exact value, absent fields included.
  */
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -2601,6 +2602,161 @@ static void test_classify_owner_component(void **state)
 	run_free(r);
 }
 
+/* parser_text_year_near as it reads: the nearest of the years around ref's, the earliest on a
+ * tie. */
+static int year_near_ref(int64_t ref, int mon, int day, int64_t tod)
+{
+	int y = lt_time_year(ref), best = y;
+	int64_t best_d = -1;
+
+	for (int c = y - 1; c <= y + 1; c++) {
+		int64_t d = llabs(parser_text_stamp(c, mon, day, tod) - ref);
+
+		if (best_d < 0 || d < best_d)
+			best = c, best_d = d;
+	}
+	return best;
+}
+
+/* Its shortcut (one stamp when it lies within 150 days of ref) gives the same years: refs every
+ * 5 days and 7 hours over five years (two leap days), every month, days at its ends, three
+ * times of day. */
+static void test_year_near_shortcut(void **state)
+{
+	static const int days[] = {1, 2, 15, 28, 29, 30, 31};
+	static const int64_t tods[] = {0, 43200LL * 1000000, 86399999999LL};
+	int64_t from = parser_text_stamp(2023, 1, 1, 0), to = parser_text_stamp(2028, 1, 1, 0);
+	size_t n = 0;
+
+	(void)state;
+	for (int64_t ref = from; ref < to; ref += (5 * 24 + 7) * 3600LL * 1000000)
+		for (int mon = 1; mon <= 12; mon++)
+			for (size_t d = 0; d < sizeof days / sizeof *days; d++)
+				for (size_t k = 0; k < sizeof tods / sizeof *tods; k++, n++)
+					assert_int_equal(
+					    parser_text_year_near(ref, mon, days[d], tods[k]),
+					    year_near_ref(ref, mon, days[d], tods[k]));
+	assert_true(n > 50000);
+}
+
+/* The classifier's verdict without its prefilter: the rules' alternation as
+ * parser_classifier_new builds it, matched in full; the kind, or NULL. */
+static const char *cls_reference(struct lt_regex *all, const char *text, size_t len)
+{
+	const char *mark;
+
+	if (!lt_regex_match(all, text, len) || (mark = lt_regex_mark(all)) == NULL)
+		return NULL;
+	return lt_log_kinds()[strtoul(mark, NULL, 10)].kind;
+}
+
+/* Checks text and every prefix of it: the kind with the prefilter is the reference's. */
+static int cls_check_prefixes(struct parser_classifier **c, struct lt_regex *all, const char *text,
+			      size_t *done)
+{
+	int bad = 0;
+
+	for (size_t n = strlen(text) + 1; n-- > 0;) {
+		struct lt_log_line ln;
+		const char *want = cls_reference(all, text, n);
+
+		memset(&ln, 0, sizeof ln);
+		parser_classify(*c, &ln, text, n);
+		if (!same(ln.kind, want)) {
+			print_error("%.*s\n  got %s, want %s\n", (int)n, text, OR_ABSENT(ln.kind),
+				    OR_ABSENT(want));
+			bad++;
+		}
+		/* a new classifier now and then: its memo fills again, and fills up */
+		if (++*done % 997 == 0) {
+			parser_classifier_free(*c);
+			*c = parser_classifier_new();
+		}
+	}
+	return bad;
+}
+
+/*
+ * The prefilter (parser-classify.c's memo of starts no rule can match) changes no verdict: every
+ * example line of every rule, its message unquoted, the same with its first byte changed, cased
+ * otherwise or a word before it, and every prefix of each (the memo keys on a message's first
+ * word, a space and a byte) are classified as the full alternation classifies them, including
+ * the branches that match anywhere in a line's first word ("X became leader").
+ */
+static void test_classify_prefilter_same(void **state)
+{
+	static const char *const extra[] = {
+	    "kube-scheduler-abc became leader",
+	    "kube-scheduler-abc became leader  \t",
+	    "Kube-Scheduler-ABC BECAME LEADER",
+	    "x became leaders",
+	    "a b became leader",
+	    "\"x\" became leader",
+	    " became leader",
+	    "SyncLoop ADD source=\"api\"",
+	    "http: TLS handshake error from 10.0.200.37:40151: EOF",
+	    "Error syncing pod, skipping err=\"x\"",
+	    "\xc3\xa9rror getting node",
+	    "error getting node\xc3\xa9",
+	    "node n1 hasn't been updated",
+	    "-- Boot 0123456789abcdef --",
+	};
+	static const char *const before[] = {"", "x", " ", "\"", "Z"};
+	struct parser_classifier *c = parser_classifier_new();
+	struct lt_regex *all;
+	struct lt_buf pat, t;
+	size_t done = 0, n = 0;
+	int bad = 0;
+
+	(void)state;
+	lt_buf_init(&pat);
+	lt_buf_init(&t);
+	lt_buf_append(&pat, "(?:", 3);
+	for (const struct lt_log_kind *k = lt_log_kinds(); k->kind; k++, n++)
+		lt_buf_printf(&pat, "%s(?:%s)(*MARK:%zu)", n ? "|" : "", k->pattern, n);
+	lt_buf_putc(&pat, ')');
+	assert_int_equal(lt_regex_new(&all, pat.ptr, 1, NULL), 0);
+	assert_true(lt_regex_anchored(all)); /* else the prefilter is off */
+	for (size_t i = 0;
+	     i < sizeof cls_cases / sizeof *cls_cases + sizeof cls_vcases / sizeof *cls_vcases +
+		     sizeof extra / sizeof *extra;
+	     i++) {
+		size_t nc = sizeof cls_cases / sizeof *cls_cases,
+		       nv = sizeof cls_vcases / sizeof *cls_vcases;
+		const char *p = i < nc	      ? cls_cases[i].payload
+				: i < nc + nv ? cls_vcases[i - nc].payload
+					      : extra[i - nc - nv];
+		const char *q = strchr(p + (p[0] == '"'), '"');
+
+		for (size_t b = 0; b < sizeof before / sizeof *before; b++) {
+			lt_buf_reset(&t);
+			lt_buf_printf(&t, "%s%s", before[b], p);
+			bad += cls_check_prefixes(&c, all, t.ptr, &done);
+		}
+		if (p[0] == '"' && q != NULL) { /* the message unquoted, then its pairs */
+			lt_buf_reset(&t);
+			lt_buf_append(&t, p + 1, (size_t)(q - p - 1));
+			lt_buf_append(&t, q + 1, strlen(q + 1));
+			bad += cls_check_prefixes(&c, all, t.ptr, &done);
+		}
+		lt_buf_reset(&t);
+		lt_buf_append(&t, p, strlen(p));
+		for (size_t k = 0; k < t.len; k++) /* cased the other way */
+			t.ptr[k] = (char)(islower((unsigned char)t.ptr[k])
+					      ? toupper((unsigned char)t.ptr[k])
+					      : tolower((unsigned char)t.ptr[k]));
+		bad += cls_check_prefixes(&c, all, t.ptr, &done);
+		t.ptr[0] = t.ptr[0] == 'q' ? 'r' : 'q'; /* another first byte */
+		bad += cls_check_prefixes(&c, all, t.ptr, &done);
+	}
+	assert_true(done > 10000);
+	lt_buf_release(&pat);
+	lt_buf_release(&t);
+	lt_regex_free(all);
+	parser_classifier_free(c);
+	assert_int_equal(bad, 0);
+}
+
 /* parser_classify directly: text is "message fields", and a line is reset before. */
 static void test_classify_direct(void **state)
 {
@@ -3341,6 +3497,8 @@ int main(void)
 	    cmocka_unit_test(test_classify_versions),
 	    cmocka_unit_test(test_classify_every_kind_covered),
 	    cmocka_unit_test(test_classify_patterns_compile),
+	    cmocka_unit_test(test_classify_prefilter_same),
+	    cmocka_unit_test(test_year_near_shortcut),
 	    cmocka_unit_test(test_classify_owner_component),
 	    cmocka_unit_test(test_classify_direct),
 	    cmocka_unit_test(test_klog_header),
