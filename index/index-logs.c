@@ -6,7 +6,7 @@
  * on its node as there are identical lines just before it in the file, plus
  * one: the same line in two overlapping exports is stored once, while a
  * kubelet repeating itself within one file keeps every repeat.  Schema 11
- * finds them through lines_node(node_id, ts_us), the index every timeline
+ * finds them through lines_node(node_id, ts_d), the index every timeline
  * reads, comparing the lines' own values (the message and fields read from
  * their raw lines): no key is stored.  A load into a store without lines
  * probes nothing (lines_node is then built after the load, by sorting).
@@ -74,7 +74,7 @@ struct index_log_loader {
  * binding function serves both: logs_bind binds each in turn.
  */
 static const char logs_ins_sql[] =
-    "INSERT INTO lines_row(source_id, line, offset, ts_us, klog_d, basis,"
+    "INSERT INTO lines_row(source_id, line, offset, ts_d, klog_d, basis,"
     " host_id, node_id, component_id, ident_id, pid, severity, location_id, kind_id,"
     " subject_id, not_found, fields, cluster_id, msg_at, msg_len) VALUES(?1, ?2, ?3, ?5, ?6,"
     " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?20, ?22, ?25, ?26, ?27)";
@@ -90,7 +90,7 @@ static const char logs_ins_more_sql[] =
 #define LOGS_KLOG INDEX_KLOG_US_SQL("")
 static const char logs_seen_sql[] =
     "SELECT count(*) FROM (SELECT 1 FROM lines WHERE id IN (SELECT id FROM lines_row"
-    " INDEXED BY lines_node WHERE node_id IS ?1 AND ts_us = ?2 AND id < ?3 AND pid IS ?4"
+    " INDEXED BY lines_node WHERE node_id IS ?1 AND ts_d = ?2 AND id < ?3 AND pid IS ?4"
     " AND host_id IS ?5) AND " LOGS_KLOG " IS ?6 AND " LOGS_MSG " IS ?7 AND " LOGS_FLD " IS ?8"
     " LIMIT ?9)";
 /* the node a host's lines were moved to (lt_store_map_hosts), when it was */
@@ -407,6 +407,17 @@ static void logs_bind_ids(sqlite3_stmt *s, const int64_t ids[9])
 }
 
 /*
+ * A line's time as lines_row stores it (schema 13): its distance from LT_LINE_EPOCH_US.  The
+ * parsers' times lie between the years 1 and 9999 (lt_time_parse; a journal's and a JSON log's
+ * epoch times are positive), so the difference cannot overflow.
+ */
+static int64_t logs_ts_d(int64_t ts_us)
+{
+	assert(ts_us >= INT64_MIN + LT_LINE_EPOCH_US);
+	return ts_us - LT_LINE_EPOCH_US;
+}
+
+/*
  * 1 when the line has a value lines_more holds (schema 12): the object it names, a message
  * that is not a slice of its raw line, a CloudWatch line's event id or stream.
  */
@@ -425,7 +436,7 @@ static void logs_bind(struct index_log_loader *ll, sqlite3_stmt *s, const struct
 	sqlite3_bind_int64(s, 1, ll->source_id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)at->line);
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)at->offset);
-	sqlite3_bind_int64(s, 5, ln->ts_us);
+	sqlite3_bind_int64(s, 5, logs_ts_d(ln->ts_us));
 	/* the klog time as its distance from ts_us: mostly 0, which SQLite stores in no byte */
 	if (ln->klog_us != 0)
 		sqlite3_bind_int64(s, 6, ln->klog_us - ln->ts_us);
@@ -467,7 +478,7 @@ static int64_t logs_seen_on(struct index_log_loader *ll, int64_t node, const str
 
 	if (node != 0)
 		sqlite3_bind_int64(q, 1, node);
-	sqlite3_bind_int64(q, 2, ln->ts_us);
+	sqlite3_bind_int64(q, 2, logs_ts_d(ln->ts_us));
 	sqlite3_bind_int64(q, 3, ll->start_id);
 	if (ln->pid >= 0)
 		sqlite3_bind_int64(q, 4, ln->pid);
@@ -819,7 +830,7 @@ static const char *const logs_redate_sql[] = {
     ("SELECT id, ts_us, " INDEX_KLOG_US_SQL(
 	"") ", basis FROM lines"
 	    " WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3 AND basis != 0 ORDER BY id"),
-    "UPDATE lines_row SET ts_us = ?2, klog_d = ?3 - ?2 WHERE id = ?1",
+    "UPDATE lines_row SET ts_d = " LT_LINE_TS_D_SQL("?2") ", klog_d = ?3 - ?2 WHERE id = ?1",
     /* a klog time of schema 6 and before (lines_more, schema 12) now lies in klog_d */
     "UPDATE lines_more SET klog_us = NULL WHERE id = ?1 AND klog_us IS NOT NULL",
 };
