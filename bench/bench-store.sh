@@ -167,7 +167,9 @@ done
   printf '| input | build | table | columns |\n|---|---|---|---|\n'
   for k in audit-base audit-new journal-base journal-new; do
     t=audit
-    [ "${k%-*}" = journal ] && t=lines
+    # schema 12 on: the lines' row is lines_row (lines a view)
+    [ "${k%-*}" = journal ] && t=$(sqlite3 "$out/store-$k.db" "SELECT coalesce((SELECT name
+      FROM sqlite_master WHERE name = 'lines_row'), 'lines')" 2>/dev/null || echo lines)
     printf '| %s | %s | %s | %s |\n' "${k%-*}" "${k#*-}" "$t" "$(columns "$out/store-$k.db" "$t")"
   done
 

@@ -38,6 +38,7 @@ struct index_log_loader {
 	sqlite3_stmt *ins, *ins_more, *ins_host, *save;
 	sqlite3_stmt *seen, *host_node; /* the dedupe probe, and a host's mapped node */
 	int64_t start_id;		/* lines below it were stored before this load: 0, none */
+	int64_t next_id;		/* the id the next line stored takes (logs_line_d) */
 	int64_t map_host, map_node;	/* host_node's last answer */
 	struct index_raw_writer raw;	/* lines_raw, compressed (index-raw.c) */
 	struct index_raw_writer fields; /* lines.fields, compressed alike */
@@ -70,14 +71,15 @@ struct index_log_loader {
  * A line's row (schema 12): the columns nearly every line has in lines_row; its rare ones
  * (logs_ins_more_sql, the parameters ?17-?19, ?21, ?23, ?24 of the same binding) in
  * lines_more, only when it has one (logs_has_rare).  Both statements take every parameter
- * (SQLite binds a number the statement does not use, up to its highest: ?27, ?28), so one
- * binding function serves both: logs_bind binds each in turn.
+ * (SQLite binds a number the statement does not use, up to its highest: ?28), so one binding
+ * function serves both: logs_bind binds each in turn.  The row's id, ?28, is bound (schema 13:
+ * its line number is stored as a distance from it, logs_line_d).
  */
 static const char logs_ins_sql[] =
-    "INSERT INTO lines_row(source_id, line, offset, ts_d, klog_d, basis,"
+    "INSERT INTO lines_row(id, source_id, line_d, offset, ts_d, klog_d, basis,"
     " host_id, node_id, component_id, ident_id, pid, severity, location_id, kind_id,"
-    " subject_id, not_found, fields, cluster_id, msg_at, msg_len) VALUES(?1, ?2, ?3, ?5, ?6,"
-    " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?20, ?22, ?25, ?26, ?27)";
+    " subject_id, not_found, fields, cluster_id, msg_at, msg_len) VALUES(?28, ?1, ?2, ?3, ?5,"
+    " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?20, ?22, ?25, ?26, ?27)";
 static const char logs_ins_more_sql[] =
     "INSERT INTO lines_more(id, obj_kind_id, obj_namespace_id, obj_uid, message, ext_id,"
     " stream_id) VALUES(?28, ?17, ?18, ?19, ?21, ?23, ?24)";
@@ -197,6 +199,7 @@ static int logs_prepare_probe(struct index_log_loader *ll)
 		return LT_ERR_DB;
 	rc = sqlite3_step(q);
 	ll->start_id = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
+	ll->next_id = ll->start_id;
 	sqlite3_finalize(q);
 	if (rc != SQLITE_ROW)
 		return index_store_db_error(ll->st, ll->err, "cannot read the stored lines");
@@ -418,6 +421,17 @@ static int64_t logs_ts_d(int64_t ts_us)
 }
 
 /*
+ * A line's number as lines_row stores it (schema 13, LT_LINE_NUMBER_SQL): less how far its id
+ * lies past its source's first line's (log_sources.first_id, the line's own id for the first
+ * one), so the lines of a file stored one after another keep the distance of the file's first
+ * (0 or 1: no byte) until a line of the file is not stored (a duplicate, a rejected line).
+ */
+static int64_t logs_line_d(const struct index_log_loader *ll, uint64_t line, int64_t id)
+{
+	return (int64_t)line - (id - (ll->first_id != 0 ? ll->first_id : id));
+}
+
+/*
  * 1 when the line has a value lines_more holds (schema 12): the object it names, a message
  * that is not a slice of its raw line, a CloudWatch line's event id or stream.
  */
@@ -431,10 +445,10 @@ static int logs_has_rare(const struct lt_log_line *ln, const struct lt_where *at
 /* Binds the insert of the line into s: ll->ins, or ll->ins_more (its id bound after). */
 static void logs_bind(struct index_log_loader *ll, sqlite3_stmt *s, const struct lt_log_line *ln,
 		      const struct lt_where *at, const int64_t ids[9], int64_t node,
-		      ptrdiff_t msg_at)
+		      ptrdiff_t msg_at, int64_t id)
 {
 	sqlite3_bind_int64(s, 1, ll->source_id);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)at->line);
+	sqlite3_bind_int64(s, 2, logs_line_d(ll, at->line, id));
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)at->offset);
 	sqlite3_bind_int64(s, 5, logs_ts_d(ln->ts_us));
 	/* the klog time as its distance from ts_us: mostly 0, which SQLite stores in no byte */
@@ -458,6 +472,7 @@ static void logs_bind(struct index_log_loader *ll, sqlite3_stmt *s, const struct
 	else
 		logs_bind_str(s, 22, ln->fields);
 	logs_bind_str(s, 23, at->ext_id);
+	sqlite3_bind_int64(s, 28, id);
 }
 
 static int logs_step(struct index_log_loader *ll, sqlite3_stmt *s, const char *what)
@@ -679,14 +694,15 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 		if (seen != 0)
 			return seen < 0 ? LT_ERR_DB : 0;
 	}
-	logs_bind(ll, ll->ins, &c, at, ids, node, msg_at);
+	/* one writer stores lines at a time (the store's lock, one file's load after another) */
+	id = ll->next_id > 0 ? ll->next_id : 1;
+	logs_bind(ll, ll->ins, &c, at, ids, node, msg_at, id);
 	sqlite3_bind_int64(ll->ins, 25, cluster_id);
 	if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
 		return LT_ERR_DB;
-	id = sqlite3_last_insert_rowid(ll->st->db);
+	ll->next_id = id + 1;
 	if (logs_has_rare(&c, at, ids, msg_at)) {
-		logs_bind(ll, ll->ins_more, &c, at, ids, node, msg_at);
-		sqlite3_bind_int64(ll->ins_more, 28, id);
+		logs_bind(ll, ll->ins_more, &c, at, ids, node, msg_at, id);
 		if (logs_step(ll, ll->ins_more, "cannot store a log line") != 0)
 			return LT_ERR_DB;
 	}

@@ -213,6 +213,18 @@ int lt_store_has_lease_bodies(struct lt_store *st);
 #define LT_LINE_TS_D_SQL(t) "(" t " - " LT_LINE_EPOCH_SQL ")"
 
 /*
+ * A log line's number in its file (A: the alias of a row of lines_row), the lines view's line
+ * (schema 13): lines_row stores line_d, the number less how far the line's id lies past its
+ * source's first line's (log_sources.first_id, which a source keeps from its first stored line
+ * on): the lines of a file stored one after another share one line_d, 0 or 1 (no byte in the
+ * row) until a line of it is left out (a duplicate, a rejected line), instead of 2-3 bytes a line.
+ */
+#define LT_LINE_NUMBER_SQL(a)                                                                      \
+	"(" a ".line_d + " a                                                                       \
+	".id - coalesce((SELECT first_id FROM log_sources WHERE source_id = " a ".source_id), " a  \
+	".id))"
+
+/*
  * A rare column of a log line (A: the alias of a row of lines, or of lines_row, its base
  * table): schema 12 keeps lkey, klog_us, obj_kind_id, obj_namespace_id, obj_uid, message,
  * ext_id and stream_id in lines_more, a row only for a line that has one of them; the lines

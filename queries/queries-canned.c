@@ -131,107 +131,104 @@ struct canned {
 				 " END"
 
 /* orphaned-kubelets' SQL, in pieces (a C string literal stays under 4095 bytes) */
-static const char
-    *const canned_orphaned_sql[] =
-	{
-	    /* audit: the node lease's 404 runs that its own kubelet is part of */
-	    "WITH aud AS (SELECT e.name AS node, e.start_us AS first, e.end_us AS last,"
-	    " e.count AS n, e.user AS kubelet, e.source_ip AS ip,"
-	    /* back: the lease created again, the Node created, or the kubelet registered */
-	    " (SELECT min(b) FROM (SELECT min(r.start_us) AS b FROM lt_episodes AS r"
-	    "  WHERE r.lease_id = e.lease_id AND r.kind IN ('RE-CREATED', 'CREATED')"
-	    "  AND r.start_us >= e.end_us UNION ALL SELECT min(c.stage_us) FROM audit AS c"
-	    "  INDEXED BY audit_cluster WHERE c.resource_id = (SELECT id FROM strs WHERE s = "
-	    "'nodes')"
-	    "  AND c.namespace_id IS NULL AND c.name_id = l.name_id AND c.stage_us >= e.end_us"
-	    "  AND c.verb_id = (SELECT id FROM strs WHERE s = 'create') AND c.code BETWEEN 200 AND"
-	    "  299 AND c.superseded = 0 UNION ALL SELECT min(g.ts_d) + " LT_LINE_EPOCH_SQL
-	    "  FROM lines_row AS g INDEXED BY lines_kind WHERE g.kind_id = (SELECT id FROM strs"
-	    "  WHERE s = 'register-success') AND g.node_id = l.name_id"
-	    "  AND g.ts_d >= " LT_LINE_TS_D_SQL(
-		"e.end_us") ")) AS back,"
-			    " CASE WHEN l.state = 'orphaned' AND e.end_us = (SELECT max(x.end_us)"
-			    "  FROM lt_episodes AS x WHERE x.lease_id = e.lease_id) THEN 'yes' "
-			    "ELSE 'no' END AS still,"
-			    " 'audit' || CASE WHEN EXISTS (SELECT 1 FROM lines_row INDEXED BY "
-			    "lines_notable"
-			    "  WHERE node_id = l.name_id AND " LT_LINE_NOTABLE " AND not_found = 1"
-			    "  AND ts_d BETWEEN " LT_LINE_TS_D_SQL(
-				"e.start_us - 60000000") " AND " LT_LINE_TS_D_SQL("e.end_us + "
-										  "60000000") ")"
-											      "  "
-											      "THEN"
-											      " ', "
-											      "kube"
-											      "let "
-											      "log'"
-											      " ELS"
-											      "E "
-											      "'' "
-											      "END "
-											      "AS "
-											      "evid"
-											      "ence"
-											      ","
-											      " ",
-	    ORPH_DELETED(
-		"l.name_id",
-		"e.start_us") " AS deleted"
-			      " FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
-			      " WHERE e.kind = 'NOT_FOUND' AND e.lease_kind = 'node'"
-			      /* the node's own kubelet asked in the run: an admin's kubectl get is
-				 no orphan */
-			      " AND EXISTS (SELECT 1 FROM audit AS k INDEXED BY audit_object"
-			      "  WHERE k.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
-			      "  AND k.namespace_id = l.namespace_id AND k.name_id = l.name_id"
-			      "  AND k.stage_us BETWEEN e.start_us AND e.end_us AND k.code = 404"
-			      "  AND k.user_id = (SELECT id FROM strs WHERE s = 'system:node:' || "
-			      "e.name))),"
-			      /* orphaned: its node was deleted before the run (one 404 is enough),
-			       * or the run lasts longer than the gap threshold (a kubelet that
-			       * cannot re-create its lease) */
-			      " ao AS (SELECT u.* FROM aud AS u JOIN lt_leases AS l ON l.kind = "
-			      "'node'"
-			      "  AND l.name_id = (SELECT id FROM strs WHERE s = u.node)"
-			      "  WHERE u.deleted IS NOT NULL OR u.last - u.first > l.gap_us),",
-	    /* with no audit log at hand: the kubelet's own not-found errors (ORPH_LOG_LINES) */
-	    " lg AS (SELECT t.node_id AS node_id, t.first AS first, t.last AS last, t.n AS n,"
-	    " (SELECT min(r.ts_d) + " LT_LINE_EPOCH_SQL " FROM lines_row AS r INDEXED BY lines_kind"
-	    "  WHERE r.kind_id = (SELECT id FROM strs WHERE s = 'register-success')"
-	    "  AND r.node_id = t.node_id AND r.ts_d > " LT_LINE_TS_D_SQL(
-		"t.last") ") AS back FROM (SELECT q.node_id AS node_id, min(q.ts) AS first,"
-			  " max(q.ts) AS last, count(*) AS n FROM (" ORPH_LOG_LINES
-			  ") AS q GROUP BY q.node_id) AS t)",
-	    " SELECT node, first, last, n, kubelet, ip, back, still, evidence, deleted FROM ao"
-	    " WHERE first <= ?2 AND last >= ?1"
-	    " UNION ALL SELECT (SELECT s FROM strs WHERE id = g.node_id), g.first, g.last, g.n, "
-	    "NULL,"
-	    " NULL, g.back, CASE WHEN g.back IS NULL AND NOT EXISTS (SELECT 1 FROM lines_row AS z"
-	    "  INDEXED BY lines_kind WHERE z.kind_id IN (SELECT id FROM strs WHERE s IN"
-	    "  ('kubelet-stop', 'kubelet-start')) AND z.node_id = g.node_id"
-	    "  AND z.ts_d > " LT_LINE_TS_D_SQL(
-		"g.last") ")"
-			  /* a kubelet of another pid logs later: it was restarted */
-			  "  AND NOT EXISTS (SELECT 1 FROM lines_row AS z INDEXED BY lines_node "
-			  "WHERE z.node_id ="
-			  "  g.node_id AND z.ts_d > " LT_LINE_TS_D_SQL(
-			      "g.last") " AND z.component_id = (SELECT id"
-					"  FROM strs WHERE s ="
-					"  'kubelet') AND z.pid IS NOT (SELECT y.pid FROM "
-					"lines_row AS y INDEXED BY lines_node"
-					"  WHERE y.node_id = g.node_id AND y.ts_d "
-					"= " LT_LINE_TS_D_SQL(
-					    "g.last") "  AND y.not_found = 1 LIMIT 1))"
-						      "  THEN 'yes' ELSE 'no' END, 'kubelet "
-						      "log', " ORPH_DELETED(
-							  "g.node_id",
-							  "g.first") " FROM lg AS g WHERE g.first "
-								     "<= ?2 AND g.last >= ?1"
-								     " AND g.node_id NOT IN "
-								     "(SELECT id FROM strs WHERE s "
-								     "IN (SELECT node FROM ao))"
-								     " ORDER BY 2",
-	    NULL,
+static const char *const canned_orphaned_sql[] = {
+    /* audit: the node lease's 404 runs that its own kubelet is part of */
+    "WITH aud AS (SELECT e.name AS node, e.start_us AS first, e.end_us AS last,"
+    " e.count AS n, e.user AS kubelet, e.source_ip AS ip,"
+    /* back: the lease created again, the Node created, or the kubelet registered */
+    " (SELECT min(b) FROM (SELECT min(r.start_us) AS b FROM lt_episodes AS r"
+    "  WHERE r.lease_id = e.lease_id AND r.kind IN ('RE-CREATED', 'CREATED')"
+    "  AND r.start_us >= e.end_us UNION ALL SELECT min(c.stage_us) FROM audit AS c"
+    "  INDEXED BY audit_cluster WHERE c.resource_id = (SELECT id FROM strs WHERE s = "
+    "'nodes')"
+    "  AND c.namespace_id IS NULL AND c.name_id = l.name_id AND c.stage_us >= e.end_us"
+    "  AND c.verb_id = (SELECT id FROM strs WHERE s = 'create') AND c.code BETWEEN 200 AND"
+    "  299 AND c.superseded = 0 UNION ALL SELECT min(g.ts_d) + " LT_LINE_EPOCH_SQL
+    "  FROM lines_row AS g INDEXED BY lines_kind WHERE g.kind_id = (SELECT id FROM strs"
+    "  WHERE s = 'register-success') AND g.node_id = l.name_id"
+    "  AND g.ts_d >= " LT_LINE_TS_D_SQL(
+	"e.end_us") ")) AS back,"
+		    " CASE WHEN l.state = 'orphaned' AND e.end_us = (SELECT max(x.end_us)"
+		    "  FROM lt_episodes AS x WHERE x.lease_id = e.lease_id) THEN 'yes' "
+		    "ELSE 'no' END AS still,"
+		    " 'audit' || CASE WHEN EXISTS (SELECT 1 FROM lines_row INDEXED BY "
+		    "lines_notable"
+		    "  WHERE node_id = l.name_id AND " LT_LINE_NOTABLE " AND not_found = 1"
+		    "  AND ts_d BETWEEN " LT_LINE_TS_D_SQL(
+			"e.start_us - 60000000") " AND " LT_LINE_TS_D_SQL("e.end_us + "
+									  "60000000") ")"
+										      "  "
+										      "THEN"
+										      " ', "
+										      "kube"
+										      "let "
+										      "log'"
+										      " ELS"
+										      "E "
+										      "'' "
+										      "END "
+										      "AS "
+										      "evid"
+										      "ence"
+										      ","
+										      " ",
+    ORPH_DELETED("l.name_id",
+		 "e.start_us") " AS deleted"
+			       " FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
+			       " WHERE e.kind = 'NOT_FOUND' AND e.lease_kind = 'node'"
+			       /* the node's own kubelet asked in the run: an admin's kubectl get is
+				  no orphan */
+			       " AND EXISTS (SELECT 1 FROM audit AS k INDEXED BY audit_object"
+			       "  WHERE k.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
+			       "  AND k.namespace_id = l.namespace_id AND k.name_id = l.name_id"
+			       "  AND k.stage_us BETWEEN e.start_us AND e.end_us AND k.code = 404"
+			       "  AND k.user_id = (SELECT id FROM strs WHERE s = 'system:node:' || "
+			       "e.name))),"
+			       /* orphaned: its node was deleted before the run (one 404 is enough),
+				* or the run lasts longer than the gap threshold (a kubelet that
+				* cannot re-create its lease) */
+			       " ao AS (SELECT u.* FROM aud AS u JOIN lt_leases AS l ON l.kind = "
+			       "'node'"
+			       "  AND l.name_id = (SELECT id FROM strs WHERE s = u.node)"
+			       "  WHERE u.deleted IS NOT NULL OR u.last - u.first > l.gap_us),",
+    /* with no audit log at hand: the kubelet's own not-found errors (ORPH_LOG_LINES) */
+    " lg AS (SELECT t.node_id AS node_id, t.first AS first, t.last AS last, t.n AS n,"
+    " (SELECT min(r.ts_d) + " LT_LINE_EPOCH_SQL " FROM lines_row AS r INDEXED BY lines_kind"
+    "  WHERE r.kind_id = (SELECT id FROM strs WHERE s = 'register-success')"
+    "  AND r.node_id = t.node_id AND r.ts_d > " LT_LINE_TS_D_SQL(
+	"t.last") ") AS back FROM (SELECT q.node_id AS node_id, min(q.ts) AS first,"
+		  " max(q.ts) AS last, count(*) AS n FROM (" ORPH_LOG_LINES
+		  ") AS q GROUP BY q.node_id) AS t)",
+    " SELECT node, first, last, n, kubelet, ip, back, still, evidence, deleted FROM ao"
+    " WHERE first <= ?2 AND last >= ?1"
+    " UNION ALL SELECT (SELECT s FROM strs WHERE id = g.node_id), g.first, g.last, g.n, "
+    "NULL,"
+    " NULL, g.back, CASE WHEN g.back IS NULL AND NOT EXISTS (SELECT 1 FROM lines_row AS z"
+    "  INDEXED BY lines_kind WHERE z.kind_id IN (SELECT id FROM strs WHERE s IN"
+    "  ('kubelet-stop', 'kubelet-start')) AND z.node_id = g.node_id"
+    "  AND z.ts_d > " LT_LINE_TS_D_SQL(
+	"g.last") ")"
+		  /* a kubelet of another pid logs later: it was restarted */
+		  "  AND NOT EXISTS (SELECT 1 FROM lines_row AS z INDEXED BY lines_node "
+		  "WHERE z.node_id ="
+		  "  g.node_id AND z.ts_d > " LT_LINE_TS_D_SQL(
+		      "g.last") " AND z.component_id = (SELECT id"
+				"  FROM strs WHERE s ="
+				"  'kubelet') AND z.pid IS NOT (SELECT y.pid FROM "
+				"lines_row AS y INDEXED BY lines_node"
+				"  WHERE y.node_id = g.node_id AND y.ts_d "
+				"= " LT_LINE_TS_D_SQL(
+				    "g.last") "  AND y.not_found = 1 LIMIT 1))"
+					      "  THEN 'yes' ELSE 'no' END, 'kubelet "
+					      "log', " ORPH_DELETED(
+						  "g.node_id",
+						  "g.first") " FROM lg AS g WHERE g.first "
+							     "<= ?2 AND g.last >= ?1"
+							     " AND g.node_id NOT IN "
+							     "(SELECT id FROM strs WHERE s "
+							     "IN (SELECT node FROM ao))"
+							     " ORDER BY 2",
+    NULL,
 };
 
 /* The lease a leader-election line names: "NS/NAME", or NAME with its namespace apart. */
@@ -377,8 +374,7 @@ static const struct canned canned_queries[] = {
 				      "  THEN ', kcm log' ELSE '' END"
 				      " FROM episodes AS e LEFT JOIN events AS c ON c.id = "
 				      "e.cause_event"
-				      " WHERE e.kind = 'DELETED'" CANNED_RANGE
-				      " AND e.user = "
+				      " WHERE e.kind = 'DELETED'" CANNED_RANGE " AND e.user = "
 				      "'system:serviceaccount:kube-system:generic-garbage-"
 				      "collector'"
 				      /* with no audit log at hand: the garbage collector's own

@@ -3000,7 +3000,7 @@ static void test_schema_upgrade_12_jsize3(void **state)
 	     " msg_len INTEGER)"),                                                                 \
 	    ("INSERT INTO lines_row12 SELECT id, source_id, line, offset, ts_us, basis, host_id,"  \
 	     " node_id, component_id, ident_id, pid, severity, location_id, kind_id, subject_id,"  \
-	     " not_found, fields, cluster_id, klog_d, msg_at, msg_len FROM lines_row ORDER BY "    \
+	     " not_found, fields, cluster_id, klog_d, msg_at, msg_len FROM lines ORDER BY "        \
 	     "id"),                                                                                \
 	    "DROP VIEW lines", "DROP TABLE lines_row", "PRAGMA legacy_alter_table = ON",           \
 	    "ALTER TABLE lines_row12 RENAME TO lines_row", "PRAGMA legacy_alter_table = OFF",      \
@@ -3024,15 +3024,17 @@ static void test_schema_upgrade_12_jsize3(void **state)
 
 /*
  * Schema 12 to 13 (branch jsize4): a store of 12 keeps a line's time in lines_row.ts_us, 8
- * bytes; 13 keeps ts_d, its distance from LT_LINE_EPOCH_US (6 bytes for a time within 4.46
- * years of it), the lines indexes on it, and ts_us a virtual column of it.  A read-only open
+ * bytes, and its number in line; 13 keeps ts_d, its distance from LT_LINE_EPOCH_US (6 bytes for
+ * a time within 4.46 years of it), the lines indexes on it, ts_us a virtual column of it, and
+ * line_d, the number less its id's distance from its source's first line's.  A read-only open
  * refuses a store of 12 (SCHEMA_READS_FROM: the readers bound ts_d); a writable one moves the
- * times: SELECT * FROM lines and the logs view give what they gave, a time far from the epoch
+ * values: SELECT * FROM lines and the logs view give what they gave, a time far from the epoch
  * (1970, 9999) included, exactly; a line read again is found through lines_node, a duplicate.
  */
 static void test_schema_upgrade_13_jsize4(void **state)
 {
-	static const char *const to12[] = {TO12_LINES};
+	/* a source of an older store may lack its first line's id: the upgrade gives it one */
+	static const char *const to12[] = {TO12_LINES, "UPDATE log_sources SET first_id = NULL"};
 	char dir[PATH_SIZE], db[PATH_SIZE], k1[PATH_SIZE], k2[PATH_SIZE], *logs, *lines;
 	struct lt_ingest_totals t = {0};
 	struct lt_error err = {0};
@@ -3080,8 +3082,12 @@ static void test_schema_upgrade_13_jsize4(void **state)
 	    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 	    " (SELECT group_concat(name || ':' || hidden) FROM pragma_table_xinfo('lines_row')"
 	    "  WHERE name IN ('ts_d', 'ts_us')),"
-	    " (SELECT group_concat(ts_d) FROM (SELECT ts_d FROM lines_row ORDER BY id))",
-	    NULL, "13|ts_d:0,ts_us:2|-23393366061730,-1735689598999999,251666611199999999\n");
+	    " (SELECT group_concat(ts_d) FROM (SELECT ts_d FROM lines_row ORDER BY id)),"
+	    " (SELECT group_concat(line_d) FROM lines_row),"
+	    " (SELECT group_concat(first_id) FROM log_sources)",
+	    NULL,
+	    "13|ts_d:0,ts_us:2|-23393366061730,-1735689598999999,251666611199999999|"
+	    "1,1,1|1\n");
 	expect_rows(st,
 		    "SELECT group_concat(i.name || '(' || (SELECT group_concat(c.name) FROM"
 		    " pragma_index_info(i.name) AS c) || ')') FROM (SELECT name FROM sqlite_master"
@@ -3096,8 +3102,9 @@ static void test_schema_upgrade_13_jsize4(void **state)
 	/* a line read again: found through lines_node by ts_d, a duplicate; a new one stored */
 	memset(&s, 0, sizeof s);
 	expect_counts(ingest_ok(st, k2, &s, &t), 2, 1, 1, 0, 0);
-	expect_rows(st, "SELECT id, ts_us, message FROM logs WHERE id > 3 ORDER BY id", NULL,
-		    "4|1712296241000001|Next\n");
+	expect_rows(st, "SELECT id, ts_us, line, message FROM logs WHERE id > 3 ORDER BY id", NULL,
+		    "4|1712296241000001|2|Next\n");
+	expect_rows(st, "SELECT group_concat(line_d) FROM lines_row", NULL, "1,1,1,2\n");
 	close_store(st);
 }
 
