@@ -209,20 +209,20 @@ int lt_store_has_lease_bodies(struct lt_store *st);
  */
 #define LT_LINE_EPOCH_US  INT64_C(1735689600000000)
 #define LT_LINE_EPOCH_SQL "1735689600000000"
+/* The epoch in seconds: a whole second, so ts_d's second plus it is ts_us's second. */
+#define LT_LINE_EPOCH_S_SQL "1735689600"
 /* The time t (an SQL expression of a ts_us) as lines_row.ts_d, to compare with it. */
 #define LT_LINE_TS_D_SQL(t) "(" t " - " LT_LINE_EPOCH_SQL ")"
 
 /*
- * A log line's number in its file (A: the alias of a row of lines_row), the lines view's line
- * (schema 13): lines_row stores line_d, the number less how far the line's id lies past its
- * source's first line's (log_sources.first_id, which a source keeps from its first stored line
- * on): the lines of a file stored one after another share one line_d, 0 or 1 (no byte in the
- * row) until a line of it is left out (a duplicate, a rejected line), instead of 2-3 bytes a line.
+ * A log line's number in its file (A: the alias of a row of lines_row, S: of its source's row of
+ * log_sources, joined on source_id), the lines view's line (schema 13): lines_row stores line_d,
+ * the number less how far the line's id lies past its source's first line's
+ * (log_sources.first_id, which a source keeps from its first stored line on): the lines of a
+ * file stored one after another share one line_d, 0 or 1 (no byte in the row), until a line of
+ * it is left out (a duplicate, a rejected line), instead of 2-3 bytes a line.
  */
-#define LT_LINE_NUMBER_SQL(a)                                                                      \
-	"(" a ".line_d + " a                                                                       \
-	".id - coalesce((SELECT first_id FROM log_sources WHERE source_id = " a ".source_id), " a  \
-	".id))"
+#define LT_LINE_NUMBER_SQL(a, s) "(" a ".line_d + " a ".id - coalesce(" s ".first_id, " a ".id))"
 
 /*
  * A rare column of a log line (A: the alias of a row of lines, or of lines_row, its base
