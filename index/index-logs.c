@@ -475,7 +475,8 @@ static void logs_bind(struct index_log_loader *ll, sqlite3_stmt *s, const struct
 	else
 		logs_bind_str(s, 22, ln->fields);
 	logs_bind_str(s, 23, at->ext_id);
-	sqlite3_bind_int64(s, 28, id);
+	if (s == ll->ins_more) /* a number past a statement's highest is an error, and costs */
+		sqlite3_bind_int64(s, 28, id);
 }
 
 static int logs_step(struct index_log_loader *ll, sqlite3_stmt *s, const char *what)

@@ -421,12 +421,10 @@ static const char schema_drop_line_keys_sql[] = "DROP TABLE line_keys;";
 #define SCHEMA_LINES_RARE                                                                          \
 	" lkey, klog_us, obj_kind_id, obj_namespace_id, obj_uid, message, ext_id, stream_id"
 /*
- * The lines view (schema 12, schema_split_lines_sql), L the number of a row r of lines_row and J
- * what it joins for it: its line in 12; in 13 (schema_line_distances_sql) LT_LINE_NUMBER_SQL of
- * its source's row of log_sources (a join: SQLite leaves it out of a read that does not name
- * line, and it costs a read of the logs view less than a subquery a row).
+ * The lines view (schema 12, schema_split_lines_sql), L the number of a row r of lines_row: its
+ * line in 12, LT_LINE_NUMBER_SQL in 13 (schema_line_distances_sql).
  */
-#define SCHEMA_LINES_VIEW(L, J)                                                                    \
+#define SCHEMA_LINES_VIEW(L)                                                                       \
 	("CREATE VIEW lines AS SELECT r.id AS id, r.source_id AS source_id, " L " AS line,"        \
 	 " r.offset AS offset, m.lkey AS lkey, r.ts_us AS ts_us, m.klog_us AS klog_us,"            \
 	 " r.basis AS basis, r.host_id AS host_id, r.node_id AS node_id,"                          \
@@ -437,7 +435,7 @@ static const char schema_drop_line_keys_sql[] = "DROP TABLE line_keys;";
 	 " r.not_found AS not_found, m.message AS message, r.fields AS fields,"                    \
 	 " m.ext_id AS ext_id, m.stream_id AS stream_id, r.cluster_id AS cluster_id,"              \
 	 " r.klog_d AS klog_d, r.msg_at AS msg_at, r.msg_len AS msg_len FROM lines_row AS r"       \
-	 " LEFT JOIN lines_more AS m ON m.id = r.id" J)
+	 " LEFT JOIN lines_more AS m ON m.id = r.id")
 static const char *const schema_split_lines_sql[] = {
     ("CREATE TABLE lines_row(id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL,"
      " line INTEGER NOT NULL, offset INTEGER NOT NULL, ts_us INTEGER NOT NULL,"
@@ -454,7 +452,7 @@ static const char *const schema_split_lines_sql[] = {
      " OR obj_uid IS NOT NULL OR message IS NOT NULL OR ext_id IS NOT NULL"
      " OR stream_id IS NOT NULL ORDER BY id"),
     "DROP TABLE lines",
-    SCHEMA_LINES_VIEW("r.line", ""),
+    SCHEMA_LINES_VIEW("r.line"),
 };
 
 /*
@@ -482,8 +480,7 @@ static const char *const schema_line_distances_sql[] = {
     ("ALTER TABLE lines_row ADD COLUMN ts_us INTEGER GENERATED ALWAYS AS (ts_d + " LT_LINE_EPOCH_SQL
      ") VIRTUAL"),
     "DROP VIEW lines",
-    SCHEMA_LINES_VIEW(LT_LINE_NUMBER_SQL("r", "s"),
-		      " LEFT JOIN log_sources AS s ON s.source_id = r.source_id"),
+    SCHEMA_LINES_VIEW(LT_LINE_NUMBER_SQL("r")),
 };
 
 /*
