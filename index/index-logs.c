@@ -6,7 +6,7 @@
  * on its node as there are identical lines just before it in the file, plus
  * one: the same line in two overlapping exports is stored once, while a
  * kubelet repeating itself within one file keeps every repeat.  Schema 11
- * finds them through lines_node(node_id, ts_us), the index every timeline
+ * finds them through lines_node(node_id, ts_d), the index every timeline
  * reads, comparing the lines' own values (the message and fields read from
  * their raw lines): no key is stored.  A load into a store without lines
  * probes nothing (lines_node is then built after the load, by sorting).
@@ -38,6 +38,7 @@ struct index_log_loader {
 	sqlite3_stmt *ins, *ins_more, *ins_host, *save;
 	sqlite3_stmt *seen, *host_node; /* the dedupe probe, and a host's mapped node */
 	int64_t start_id;		/* lines below it were stored before this load: 0, none */
+	int64_t next_id;		/* the id the next line stored takes (logs_line_d) */
 	int64_t map_host, map_node;	/* host_node's last answer */
 	struct index_raw_writer raw;	/* lines_raw, compressed (index-raw.c) */
 	struct index_raw_writer fields; /* lines.fields, compressed alike */
@@ -71,13 +72,17 @@ struct index_log_loader {
  * (logs_ins_more_sql, the parameters ?17-?19, ?21, ?23, ?24 of the same binding) in
  * lines_more, only when it has one (logs_has_rare).  Both statements take every parameter
  * (SQLite binds a number the statement does not use, up to its highest: ?27, ?28), so one
- * binding function serves both: logs_bind binds each in turn.
+ * binding function serves both: logs_bind binds each in turn.  The row's id is SQLite's (one
+ * past the largest: an id bound costs the insert a seek, 2 500 instructions a line), which the
+ * line's number, stored as a distance from it (schema 13, logs_line_d), foresees: ll->next_id.
  */
 static const char logs_ins_sql[] =
-    "INSERT INTO lines_row(source_id, line, offset, ts_us, klog_d, basis,"
+    "INSERT INTO lines_row(source_id, line_d, offset, ts_d, klog_d, basis,"
     " host_id, node_id, component_id, ident_id, pid, severity, location_id, kind_id,"
     " subject_id, not_found, fields, cluster_id, msg_at, msg_len) VALUES(?1, ?2, ?3, ?5, ?6,"
     " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?20, ?22, ?25, ?26, ?27)";
+/* The line's number again, when its id was not the one foreseen (logs_line_d). */
+static const char logs_renumber_sql[] = "UPDATE lines_row SET line_d = ?2 WHERE id = ?1";
 static const char logs_ins_more_sql[] =
     "INSERT INTO lines_more(id, obj_kind_id, obj_namespace_id, obj_uid, message, ext_id,"
     " stream_id) VALUES(?28, ?17, ?18, ?19, ?21, ?23, ?24)";
@@ -90,7 +95,7 @@ static const char logs_ins_more_sql[] =
 #define LOGS_KLOG INDEX_KLOG_US_SQL("")
 static const char logs_seen_sql[] =
     "SELECT count(*) FROM (SELECT 1 FROM lines WHERE id IN (SELECT id FROM lines_row"
-    " INDEXED BY lines_node WHERE node_id IS ?1 AND ts_us = ?2 AND id < ?3 AND pid IS ?4"
+    " INDEXED BY lines_node WHERE node_id IS ?1 AND ts_d = ?2 AND id < ?3 AND pid IS ?4"
     " AND host_id IS ?5) AND " LOGS_KLOG " IS ?6 AND " LOGS_MSG " IS ?7 AND " LOGS_FLD " IS ?8"
     " LIMIT ?9)";
 /* the node a host's lines were moved to (lt_store_map_hosts), when it was */
@@ -197,6 +202,7 @@ static int logs_prepare_probe(struct index_log_loader *ll)
 		return LT_ERR_DB;
 	rc = sqlite3_step(q);
 	ll->start_id = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
+	ll->next_id = ll->start_id;
 	sqlite3_finalize(q);
 	if (rc != SQLITE_ROW)
 		return index_store_db_error(ll->st, ll->err, "cannot read the stored lines");
@@ -407,6 +413,28 @@ static void logs_bind_ids(sqlite3_stmt *s, const int64_t ids[9])
 }
 
 /*
+ * A line's time as lines_row stores it (schema 13): its distance from LT_LINE_EPOCH_US.  The
+ * parsers' times lie between the years 1 and 9999 (lt_time_parse; a journal's and a JSON log's
+ * epoch times are positive), so the difference cannot overflow.
+ */
+static int64_t logs_ts_d(int64_t ts_us)
+{
+	assert(ts_us >= INT64_MIN + LT_LINE_EPOCH_US);
+	return ts_us - LT_LINE_EPOCH_US;
+}
+
+/*
+ * A line's number as lines_row stores it (schema 13, LT_LINE_NUMBER_SQL): less how far its id
+ * lies past its source's first line's (log_sources.first_id, the line's own id for the first
+ * one), so the lines of a file stored one after another keep the distance of the file's first
+ * (0 or 1: no byte) until a line of the file is not stored (a duplicate, a rejected line).
+ */
+static int64_t logs_line_d(const struct index_log_loader *ll, uint64_t line, int64_t id)
+{
+	return (int64_t)line - (id - (ll->first_id != 0 ? ll->first_id : id));
+}
+
+/*
  * 1 when the line has a value lines_more holds (schema 12): the object it names, a message
  * that is not a slice of its raw line, a CloudWatch line's event id or stream.
  */
@@ -420,12 +448,12 @@ static int logs_has_rare(const struct lt_log_line *ln, const struct lt_where *at
 /* Binds the insert of the line into s: ll->ins, or ll->ins_more (its id bound after). */
 static void logs_bind(struct index_log_loader *ll, sqlite3_stmt *s, const struct lt_log_line *ln,
 		      const struct lt_where *at, const int64_t ids[9], int64_t node,
-		      ptrdiff_t msg_at)
+		      ptrdiff_t msg_at, int64_t id)
 {
 	sqlite3_bind_int64(s, 1, ll->source_id);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)at->line);
+	sqlite3_bind_int64(s, 2, logs_line_d(ll, at->line, id));
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)at->offset);
-	sqlite3_bind_int64(s, 5, ln->ts_us);
+	sqlite3_bind_int64(s, 5, logs_ts_d(ln->ts_us));
 	/* the klog time as its distance from ts_us: mostly 0, which SQLite stores in no byte */
 	if (ln->klog_us != 0)
 		sqlite3_bind_int64(s, 6, ln->klog_us - ln->ts_us);
@@ -447,6 +475,8 @@ static void logs_bind(struct index_log_loader *ll, sqlite3_stmt *s, const struct
 	else
 		logs_bind_str(s, 22, ln->fields);
 	logs_bind_str(s, 23, at->ext_id);
+	if (s == ll->ins_more) /* a number past a statement's highest is an error, and costs */
+		sqlite3_bind_int64(s, 28, id);
 }
 
 static int logs_step(struct index_log_loader *ll, sqlite3_stmt *s, const char *what)
@@ -467,7 +497,7 @@ static int64_t logs_seen_on(struct index_log_loader *ll, int64_t node, const str
 
 	if (node != 0)
 		sqlite3_bind_int64(q, 1, node);
-	sqlite3_bind_int64(q, 2, ln->ts_us);
+	sqlite3_bind_int64(q, 2, logs_ts_d(ln->ts_us));
 	sqlite3_bind_int64(q, 3, ll->start_id);
 	if (ln->pid >= 0)
 		sqlite3_bind_int64(q, 4, ln->pid);
@@ -647,12 +677,31 @@ static void logs_note_summary(struct index_log_loader *ll, const struct lt_log_l
 	logs_note_klog(ll, ln);
 }
 
+/*
+ * The line stored as id, which is not the id logs_line_d foresaw: its number stored again.
+ * SQLite gives a row one past the largest id, and one writer stores lines at a time (the
+ * store's lock, one file's load after another), so this runs only where that fails.
+ */
+static int logs_renumber(struct index_log_loader *ll, int64_t id, uint64_t line)
+{
+	sqlite3_stmt *u;
+	int rc;
+
+	if (index_store_prepare_raw(ll->st, &u, logs_renumber_sql, ll->err) != 0)
+		return LT_ERR_DB;
+	sqlite3_bind_int64(u, 1, id);
+	sqlite3_bind_int64(u, 2, logs_line_d(ll, line, id));
+	rc = logs_step(ll, u, "cannot store a log line's number");
+	sqlite3_finalize(u);
+	return rc;
+}
+
 int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line *ln,
 			   const struct lt_where *at, int64_t cluster_id,
 			   const struct index_raw_coded *coded, int *stored)
 {
 	struct lt_log_line c = *ln;
-	int64_t ids[9], id, node;
+	int64_t ids[9], id, want, node;
 	ptrdiff_t msg_at;
 	int seen;
 
@@ -668,14 +717,17 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 		if (seen != 0)
 			return seen < 0 ? LT_ERR_DB : 0;
 	}
-	logs_bind(ll, ll->ins, &c, at, ids, node, msg_at);
+	want = ll->next_id > 0 ? ll->next_id : 1;
+	logs_bind(ll, ll->ins, &c, at, ids, node, msg_at, want);
 	sqlite3_bind_int64(ll->ins, 25, cluster_id);
 	if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
 		return LT_ERR_DB;
 	id = sqlite3_last_insert_rowid(ll->st->db);
+	if (id != want && logs_renumber(ll, id, at->line) != 0)
+		return LT_ERR_DB;
+	ll->next_id = id + 1;
 	if (logs_has_rare(&c, at, ids, msg_at)) {
-		logs_bind(ll, ll->ins_more, &c, at, ids, node, msg_at);
-		sqlite3_bind_int64(ll->ins_more, 28, id);
+		logs_bind(ll, ll->ins_more, &c, at, ids, node, msg_at, id);
 		if (logs_step(ll, ll->ins_more, "cannot store a log line") != 0)
 			return LT_ERR_DB;
 	}
@@ -819,7 +871,7 @@ static const char *const logs_redate_sql[] = {
     ("SELECT id, ts_us, " INDEX_KLOG_US_SQL(
 	"") ", basis FROM lines"
 	    " WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3 AND basis != 0 ORDER BY id"),
-    "UPDATE lines_row SET ts_us = ?2, klog_d = ?3 - ?2 WHERE id = ?1",
+    "UPDATE lines_row SET ts_d = " LT_LINE_TS_D_SQL("?2") ", klog_d = ?3 - ?2 WHERE id = ?1",
     /* a klog time of schema 6 and before (lines_more, schema 12) now lies in klog_d */
     "UPDATE lines_more SET klog_us = NULL WHERE id = ?1 AND klog_us IS NOT NULL",
 };

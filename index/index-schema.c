@@ -26,17 +26,22 @@
  * 11: no dedupe keys: a line read again is found through lines_node (index-logs.c), and
  *    line_keys is dropped (schema_drop_line_keys);
  * 12: a line's row in lines_row without its rare columns, which lie in lines_more for the few
- *    lines that have one; lines a view of both, by the same columns (schema_split_lines) */
-#define SCHEMA_VERSION "12"
+ *    lines that have one; lines a view of both, by the same columns (schema_split_lines);
+ * 13: a line's time in lines_row as ts_d, its distance from LT_LINE_EPOCH_US, in the row and
+ *    the lines indexes, ts_us a virtual column of it; its number as line_d, a distance from
+ *    its id (LT_LINE_NUMBER_SQL) (schema_line_distances) */
+#define SCHEMA_VERSION "13"
 /* The oldest schema a writable open brings up to this one (schema_migrate). */
 #define SCHEMA_MIGRATES_FROM 4
 /*
- * The oldest schema a read-only open reads as it is: 12.  The readers that go through a lines
+ * The oldest schema a read-only open reads as it is: 13.  The readers that go through a lines
  * index name it with INDEXED BY, which SQLite allows on a table only: they read lines_row, the
- * base table of schema 12, which a store of 11 does not have (its lines is the table).  A
- * writable open brings such a store up (schema_split_lines).
+ * base table of schema 12, which a store of 11 does not have (its lines is the table), and bound
+ * its times by ts_d (LT_LINE_TS_D_SQL), which a store of 12 does not have (its lines_row keeps
+ * ts_us, and its indexes are on it).  A writable open brings such a store up
+ * (schema_split_lines, schema_line_distances).
  */
-#define SCHEMA_READS_FROM 12
+#define SCHEMA_READS_FROM 13
 /* The first schema whose auditIDs are packed: older ones are packed by the upgrade. */
 #define SCHEMA_PACKED_IDS 7
 
@@ -75,15 +80,15 @@ static const char *const schema_index_sql[] = {
     "CREATE INDEX IF NOT EXISTS audit_object ON audit(resource_id, namespace_id, name_id, "
     "stage_us, user_id, level_id)",
     /* log lines: a node's (timelines), about something (subjects), of a kind (queries); on
-       lines_row, the table under the lines view (schema 12) */
-    "CREATE INDEX IF NOT EXISTS lines_node ON lines_row(node_id, ts_us)",
+       lines_row, the table under the lines view (schema 12), by a line's time as ts_d (13) */
+    "CREATE INDEX IF NOT EXISTS lines_node ON lines_row(node_id, ts_d)",
     /* partial (schema 6): most lines are routine, of no kind and about nothing named, and
        every read of these says which kind or subject (an =, IN or IS NOT NULL on it) */
-    "CREATE INDEX IF NOT EXISTS lines_subject ON lines_row(subject_id, ts_us)"
+    "CREATE INDEX IF NOT EXISTS lines_subject ON lines_row(subject_id, ts_d)"
     " WHERE subject_id IS NOT NULL",
-    "CREATE INDEX IF NOT EXISTS lines_kind ON lines_row(kind_id, ts_us) WHERE kind_id IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS lines_kind ON lines_row(kind_id, ts_d) WHERE kind_id IS NOT NULL",
     /* the lines worth showing in a timeline: errors, warnings, and what the table knows */
-    "CREATE INDEX IF NOT EXISTS lines_notable ON lines_row(node_id, ts_us) WHERE " LT_LINE_NOTABLE,
+    "CREATE INDEX IF NOT EXISTS lines_notable ON lines_row(node_id, ts_d) WHERE " LT_LINE_NOTABLE,
 };
 
 /* The first indexes above, on audit: lt_store_ingest_end builds them before what runs beside. */
@@ -415,6 +420,22 @@ static const char schema_drop_line_keys_sql[] = "DROP TABLE line_keys;";
 	" msg_at, msg_len"
 #define SCHEMA_LINES_RARE                                                                          \
 	" lkey, klog_us, obj_kind_id, obj_namespace_id, obj_uid, message, ext_id, stream_id"
+/*
+ * The lines view (schema 12, schema_split_lines_sql), L the number of a row r of lines_row: its
+ * line in 12, LT_LINE_NUMBER_SQL in 13 (schema_line_distances_sql).
+ */
+#define SCHEMA_LINES_VIEW(L)                                                                       \
+	("CREATE VIEW lines AS SELECT r.id AS id, r.source_id AS source_id, " L " AS line,"        \
+	 " r.offset AS offset, m.lkey AS lkey, r.ts_us AS ts_us, m.klog_us AS klog_us,"            \
+	 " r.basis AS basis, r.host_id AS host_id, r.node_id AS node_id,"                          \
+	 " r.component_id AS component_id, r.ident_id AS ident_id, r.pid AS pid,"                  \
+	 " r.severity AS severity, r.location_id AS location_id, r.kind_id AS kind_id,"            \
+	 " r.subject_id AS subject_id, m.obj_kind_id AS obj_kind_id,"                              \
+	 " m.obj_namespace_id AS obj_namespace_id, m.obj_uid AS obj_uid,"                          \
+	 " r.not_found AS not_found, m.message AS message, r.fields AS fields,"                    \
+	 " m.ext_id AS ext_id, m.stream_id AS stream_id, r.cluster_id AS cluster_id,"              \
+	 " r.klog_d AS klog_d, r.msg_at AS msg_at, r.msg_len AS msg_len FROM lines_row AS r"       \
+	 " LEFT JOIN lines_more AS m ON m.id = r.id")
 static const char *const schema_split_lines_sql[] = {
     ("CREATE TABLE lines_row(id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL,"
      " line INTEGER NOT NULL, offset INTEGER NOT NULL, ts_us INTEGER NOT NULL,"
@@ -431,16 +452,35 @@ static const char *const schema_split_lines_sql[] = {
      " OR obj_uid IS NOT NULL OR message IS NOT NULL OR ext_id IS NOT NULL"
      " OR stream_id IS NOT NULL ORDER BY id"),
     "DROP TABLE lines",
-    ("CREATE VIEW lines AS SELECT r.id AS id, r.source_id AS source_id, r.line AS line,"
-     " r.offset AS offset, m.lkey AS lkey, r.ts_us AS ts_us, m.klog_us AS klog_us,"
-     " r.basis AS basis, r.host_id AS host_id, r.node_id AS node_id,"
-     " r.component_id AS component_id, r.ident_id AS ident_id, r.pid AS pid,"
-     " r.severity AS severity, r.location_id AS location_id, r.kind_id AS kind_id,"
-     " r.subject_id AS subject_id, m.obj_kind_id AS obj_kind_id,"
-     " m.obj_namespace_id AS obj_namespace_id, m.obj_uid AS obj_uid, r.not_found AS not_found,"
-     " m.message AS message, r.fields AS fields, m.ext_id AS ext_id, m.stream_id AS stream_id,"
-     " r.cluster_id AS cluster_id, r.klog_d AS klog_d, r.msg_at AS msg_at,"
-     " r.msg_len AS msg_len FROM lines_row AS r LEFT JOIN lines_more AS m ON m.id = r.id"),
+    SCHEMA_LINES_VIEW("r.line"),
+};
+
+/*
+ * Schema 13: a line's time and number in lines_row as distances (lt_index.h).  Its time as ts_d,
+ * its distance from LT_LINE_EPOCH_US: 6 bytes instead of 8 in the row and in each of the four
+ * lines indexes (of 48 a row, of 14 an entry of lines_node), and ts_us a virtual generated
+ * column, ts_d plus the epoch, so that every reader of lines_row.ts_us and of the lines view
+ * reads the same times.  Its number as line_d (LT_LINE_NUMBER_SQL): less how far its id lies
+ * past its source's first line's, 0-1 bytes instead of 2-3; the view adds it back.  The indexes
+ * are dropped first (the open makes them again, on ts_d, as for an interrupted load: not one
+ * index entry rewritten per row), the columns renamed (which rewrites the lines view: made
+ * again), a source without first_id given its lines' first, the values moved in one pass over
+ * the table, in place, and the generated column added (ALTER TABLE may add a virtual one).  A
+ * new store takes the same step on its empty lines_row.
+ */
+static const char *const schema_line_distances_sql[] = {
+    ("DROP INDEX IF EXISTS lines_node; DROP INDEX IF EXISTS lines_subject;"
+     " DROP INDEX IF EXISTS lines_kind; DROP INDEX IF EXISTS lines_notable"),
+    "ALTER TABLE lines_row RENAME COLUMN ts_us TO ts_d",
+    "ALTER TABLE lines_row RENAME COLUMN line TO line_d",
+    ("UPDATE log_sources SET first_id = (SELECT min(r.id) FROM lines_row AS r"
+     " WHERE r.source_id = log_sources.source_id) WHERE first_id IS NULL"),
+    ("UPDATE lines_row SET ts_d = ts_d - " LT_LINE_EPOCH_SQL ", line_d = line_d - (id - coalesce("
+     "(SELECT first_id FROM log_sources WHERE source_id = lines_row.source_id), id))"),
+    ("ALTER TABLE lines_row ADD COLUMN ts_us INTEGER GENERATED ALWAYS AS (ts_d + " LT_LINE_EPOCH_SQL
+     ") VIRTUAL"),
+    "DROP VIEW lines",
+    SCHEMA_LINES_VIEW(LT_LINE_NUMBER_SQL("r")),
 };
 
 /*
@@ -797,15 +837,22 @@ static int schema_split_lines(struct lt_store *st, struct lt_error *err)
 	return SCHEMA_UNLESS(st, "lines_row", "id", schema_split_lines_sql, err);
 }
 
+/* Schema 13's step (schema_line_distances_sql): only a store whose lines_row has no ts_d. */
+static int schema_line_distances(struct lt_store *st, struct lt_error *err)
+{
+	return SCHEMA_UNLESS(st, "lines_row", "ts_d", schema_line_distances_sql, err);
+}
+
 /*
- * Brings a new store, or one of schema 4 to 11, to this schema: the clusters
+ * Brings a new store, or one of schema 4 to 12, to this schema: the clusters
  * of 5, then the interned columns (schema_add_interned) and the identity column
  * (schema_identity_sql) of 6, the packed auditIDs and klog_d (schema_klog_sql) of 7, the
  * message's place (schema_message_sql) of 8, the raw records' blocks (schema_add_blocks),
  * the lines' keys (schema_line_keys), the hashed counted requests (schema_hash_counted) and
  * the latency (schema_latency_sql) of 9, audit_ext packed (schema_pack_ext) of 10, the
  * dedupe keys dropped (schema_drop_line_keys) of 11, the lines' rare columns in lines_more
- * (schema_split_lines: a new store's empty lines too) of 12, then the version.
+ * (schema_split_lines: a new store's empty lines too) of 12, a line's time and number as
+ * distances (schema_line_distances: a new store's empty lines_row too) of 13, then the version.
  */
 static int schema_migrate(struct lt_store *st, struct lt_error *err)
 {
@@ -818,7 +865,7 @@ static int schema_migrate(struct lt_store *st, struct lt_error *err)
 	    schema_hash_counted(st, err) != 0 ||
 	    SCHEMA_UNLESS(st, "audit", "latency_us", schema_latency_sql, err) != 0 ||
 	    schema_pack_ext(st, err) != 0 || schema_drop_line_keys(st, err) != 0 ||
-	    schema_split_lines(st, err) != 0)
+	    schema_split_lines(st, err) != 0 || schema_line_distances(st, err) != 0)
 		return LT_ERR_DB;
 	return index_store_exec(
 	    st, "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema';", err);

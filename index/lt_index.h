@@ -196,6 +196,39 @@ int lt_store_has_lease_bodies(struct lt_store *st);
 #define LT_LINE_NOTABLE "(severity IN ('E', 'F', 'W') OR not_found > 0 OR kind_id IS NOT NULL)"
 
 /*
+ * A log line's time (schema 13): lines_row stores ts_d, the line's ts_us less
+ * LT_LINE_EPOCH_US (2025-01-01T00:00:00Z), which SQLite stores in 6 bytes for every time within
+ * 2^47 microseconds (4.46 years) of it, in the row and in each lines index, instead of 8 (a
+ * time farther away takes 8 bytes, exactly as before).  lines_row.ts_us is a virtual generated
+ * column, ts_d plus the epoch, stored nowhere: what reads a line's time reads ts_us, through
+ * lines_row or the lines view, unchanged.  The lines indexes are on ts_d: a statement that
+ * bounds or orders lines by time through one of them compares ts_d with the bound turned by
+ * LT_LINE_TS_D_SQL (the offset keeps the order; SQLite does not see through the generated
+ * column).  A bound that is not a time (INT64_MIN) becomes a real there, which compares as it
+ * should.
+ */
+#define LT_LINE_EPOCH_US  INT64_C(1735689600000000)
+#define LT_LINE_EPOCH_SQL "1735689600000000"
+/* The epoch in seconds: a whole second, so ts_d's second plus it is ts_us's second. */
+#define LT_LINE_EPOCH_S_SQL "1735689600"
+/* The time t (an SQL expression of a ts_us) as lines_row.ts_d, to compare with it. */
+#define LT_LINE_TS_D_SQL(t) "(" t " - " LT_LINE_EPOCH_SQL ")"
+
+/*
+ * A log line's number in its file (A: the alias of a row of lines_row), the lines view's line
+ * (schema 13): lines_row stores line_d, the number less how far the line's id lies past its
+ * source's first line's (log_sources.first_id, which a source keeps from its first stored line
+ * on): the lines of a file stored one after another share one line_d, 0 or 1 (no byte in the
+ * row), until a line of it is left out (a duplicate, a rejected line), instead of 2-3 bytes a
+ * line.  A subquery, which a read runs only when it names line (a join of log_sources in the
+ * view cost every aggregate over lines a seek a row: SQLite 3.40 keeps a LEFT JOIN there).
+ */
+#define LT_LINE_NUMBER_SQL(a)                                                                      \
+	"(" a ".line_d + " a                                                                       \
+	".id - coalesce((SELECT first_id FROM log_sources WHERE source_id = " a ".source_id), " a  \
+	".id))"
+
+/*
  * A rare column of a log line (A: the alias of a row of lines, or of lines_row, its base
  * table): schema 12 keeps lkey, klog_us, obj_kind_id, obj_namespace_id, obj_uid, message,
  * ext_id and stream_id in lines_more, a row only for a line that has one of them; the lines

@@ -736,13 +736,17 @@ void lt_browse_events_release(struct lt_browse_events *e)
 /* the message of the lines rows g and q (its text, or read from its raw line: schema 8) */
 #define BROWSE_MSG_G LT_LINE_MESSAGE_SQL("g")
 #define BROWSE_MSG_Q LT_LINE_MESSAGE_SQL("q")
+/* the bounds ?4 and ?5 as lines_row's ts_d, which its indexes hold (schema 13) */
+#define BROWSE_FROM_D LT_LINE_TS_D_SQL("?4")
+#define BROWSE_TO_D   LT_LINE_TS_D_SQL("?5")
 #define BROWSE_LINES_WHERE                                                                         \
 	" FROM lines AS g, (SELECT component_id AS c, kind_id AS k, severity AS sv,"               \
 	"  " BROWSE_MSG_Q " AS m, obj_kind_id AS ok, obj_namespace_id AS ons, subject_id AS sj"    \
 	"  FROM lines AS q WHERE id = ?1)"                                                         \
 	"  AS r WHERE g.id IN (SELECT id FROM lines_row INDEXED BY lines_node WHERE node_id = ?2"  \
-	"  AND ts_us BETWEEN ?4 AND ?5 UNION SELECT id FROM lines_row INDEXED BY lines_subject"    \
-	"  WHERE subject_id = ?3 AND ts_us BETWEEN ?4 AND ?5)"                                     \
+	"  AND ts_d BETWEEN " BROWSE_FROM_D " AND " BROWSE_TO_D " UNION SELECT id FROM lines_row"  \
+	"  INDEXED BY lines_subject WHERE subject_id = ?3 AND ts_d BETWEEN " BROWSE_FROM_D         \
+	"  AND " BROWSE_TO_D ")"                                                                   \
 	" AND g.component_id IS r.c AND g.kind_id IS r.k AND g.severity IS r.sv"                   \
 	" AND " BROWSE_MSG_G " IS r.m AND g.obj_kind_id IS r.ok AND g.obj_namespace_id IS r.ons"   \
 	" AND (r.ok IS NULL OR g.subject_id IS r.sj)"

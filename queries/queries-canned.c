@@ -60,20 +60,24 @@ struct canned {
 	" AND a.verb_id = (SELECT id FROM strs WHERE s = 'delete') AND a.code BETWEEN 200 AND 299" \
 	" AND a.superseded = 0 UNION ALL SELECT c.ts_us FROM lines_row AS c INDEXED BY "           \
 	"lines_subject"                                                                            \
-	" WHERE c.subject_id = " n " AND c.ts_us <= " t " AND (c.kind_id IN (SELECT id FROM strs"  \
-	" WHERE s IN ('nlc-node-deleted', 'cloud-node-deleted', 'ca-scale-down'))"                 \
-	" OR (c.kind_id = (SELECT id FROM strs WHERE s = 'gc-deleting')"                           \
-	" AND " ORPH_OBJ_KIND " IN (SELECT id FROM strs WHERE s IN"                                \
-	" ('Lease', 'Node', 'CSINode', 'CNINode'))))) AS d"                                        \
-	" WHERE NOT EXISTS (SELECT 1 FROM audit AS a INDEXED BY audit_cluster"                     \
-	" WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes') AND a.namespace_id IS "    \
-	"NULL"                                                                                     \
-	" AND a.name_id = " n " AND a.stage_us > d.ts AND a.stage_us <= " t                        \
-	" AND a.verb_id = (SELECT id FROM strs WHERE s = 'create') AND a.code BETWEEN 200 AND 299" \
-	" AND a.superseded = 0) AND NOT EXISTS (SELECT 1 FROM lines_row AS r"                      \
-	" INDEXED BY lines_kind WHERE r.kind_id = (SELECT id FROM strs WHERE s ="                  \
-	" 'register-success') AND r.node_id = " n " AND r.ts_us > d.ts AND r.ts_us <= " t ")"      \
-	" ORDER BY d.ts DESC LIMIT 1)"
+	" WHERE c.subject_id = " n " AND c.ts_d <= " LT_LINE_TS_D_SQL(                             \
+	    t) " AND (c.kind_id IN (SELECT id FROM strs"                                           \
+	       " WHERE s IN ('nlc-node-deleted', 'cloud-node-deleted', 'ca-scale-down'))"          \
+	       " OR (c.kind_id = (SELECT id FROM strs WHERE s = 'gc-deleting')"                    \
+	       " AND " ORPH_OBJ_KIND " IN (SELECT id FROM strs WHERE s IN"                         \
+	       " ('Lease', 'Node', 'CSINode', 'CNINode'))))) AS d"                                 \
+	       " WHERE NOT EXISTS (SELECT 1 FROM audit AS a INDEXED BY audit_cluster"              \
+	       " WHERE a.resource_id = (SELECT id FROM strs WHERE s = 'nodes') AND "               \
+	       "a.namespace_id IS "                                                                \
+	       "NULL"                                                                              \
+	       " AND a.name_id = " n " AND a.stage_us > d.ts AND a.stage_us <= " t                 \
+	       " AND a.verb_id = (SELECT id FROM strs WHERE s = 'create') AND a.code BETWEEN 200 " \
+	       "AND 299"                                                                           \
+	       " AND a.superseded = 0) AND NOT EXISTS (SELECT 1 FROM lines_row AS r"               \
+	       " INDEXED BY lines_kind WHERE r.kind_id = (SELECT id FROM strs WHERE s ="           \
+	       " 'register-success') AND r.node_id = " n " AND r.ts_d > " LT_LINE_TS_D_SQL(        \
+		   "d.ts") " AND r.ts_d <= " LT_LINE_TS_D_SQL(t) ")"                               \
+								 " ORDER BY d.ts DESC LIMIT 1)"
 
 /* A kubelet's start and registration lines: where a kubelet's story starts again. */
 #define ORPH_BOUNDARY                                                                              \
@@ -98,9 +102,10 @@ struct canned {
 #define ORPH_LOG_LINES                                                                             \
 	"SELECT u.node_id AS node_id, u.ts AS ts FROM (SELECT g.node_id AS node_id, g.ts_us AS "   \
 	"ts,"                                                                                      \
-	" (SELECT max(b.ts_us) FROM lines_row AS b INDEXED BY lines_node WHERE b.node_id = "       \
+	" (SELECT max(b.ts_d) + " LT_LINE_EPOCH_SQL " FROM lines_row AS b INDEXED BY lines_node"   \
+	" WHERE b.node_id = "                                                                      \
 	"g.node_id"                                                                                \
-	" AND b.ts_us < g.ts_us AND b.kind_id IN " ORPH_BOUNDARY ") AS bts"                        \
+	" AND b.ts_d < g.ts_d AND b.kind_id IN " ORPH_BOUNDARY ") AS bts"                          \
 	" FROM lines_row AS g INDEXED BY lines_notable WHERE " LT_LINE_NOTABLE                     \
 	" AND g.not_found = 1"                                                                     \
 	" AND g.node_id IS NOT NULL AND g.component_id = (SELECT id FROM strs WHERE s = "          \
@@ -108,17 +113,22 @@ struct canned {
 	" AS u WHERE CASE WHEN u.bts IS NOT NULL THEN u.ts - u.bts > " ORPH_CACHE_LAG              \
 	" AND EXISTS (SELECT 1 FROM lines_row AS b INDEXED BY lines_node WHERE b.node_id = "       \
 	"u.node_id"                                                                                \
-	" AND b.ts_us = u.bts AND b.kind_id = (SELECT id FROM strs WHERE s = 'register-success'))" \
-	" ELSE " ORPH_DELETED(                                                                     \
-	    "u.node_id",                                                                           \
-	    "u.ts") " IS NOT NULL OR EXISTS (SELECT 1 FROM lines_row"                              \
-		    " AS s INDEXED BY lines_node WHERE s.node_id = u.node_id AND s.not_found = 1"  \
-		    " AND s.kind_id = (SELECT id FROM strs WHERE s = 'node-status-error')"         \
-		    " AND s.ts_us < coalesce((SELECT min(b.ts_us) FROM lines_row AS b INDEXED BY " \
-		    "lines_node"                                                                   \
-		    " WHERE b.node_id = u.node_id AND b.kind_id IN " ORPH_BOUNDARY                 \
-		    "), 9223372036854775807))"                                                     \
-		    " END"
+	" AND b.ts_d = " LT_LINE_TS_D_SQL(                                                         \
+	    "u.bts") " AND b.kind_id = (SELECT id FROM strs"                                       \
+		     " WHERE s = 'register-success'))"                                             \
+		     " ELSE " ORPH_DELETED(                                                        \
+			 "u.node_id",                                                              \
+			 "u.ts") " IS NOT NULL OR EXISTS (SELECT 1 FROM lines_row"                 \
+				 " AS s INDEXED BY lines_node WHERE s.node_id = u.node_id AND "    \
+				 "s.not_found = 1"                                                 \
+				 " AND s.kind_id = (SELECT id FROM strs WHERE s = "                \
+				 "'node-status-error')"                                            \
+				 " AND s.ts_d < coalesce((SELECT min(b.ts_d) FROM lines_row AS b " \
+				 "INDEXED BY "                                                     \
+				 "lines_node"                                                      \
+				 " WHERE b.node_id = u.node_id AND b.kind_id IN " ORPH_BOUNDARY    \
+				 "), 9223372036854775807))"                                        \
+				 " END"
 
 /* orphaned-kubelets' SQL, in pieces (a C string literal stays under 4095 bytes) */
 static const char *const canned_orphaned_sql[] = {
@@ -129,60 +139,95 @@ static const char *const canned_orphaned_sql[] = {
     " (SELECT min(b) FROM (SELECT min(r.start_us) AS b FROM lt_episodes AS r"
     "  WHERE r.lease_id = e.lease_id AND r.kind IN ('RE-CREATED', 'CREATED')"
     "  AND r.start_us >= e.end_us UNION ALL SELECT min(c.stage_us) FROM audit AS c"
-    "  INDEXED BY audit_cluster WHERE c.resource_id = (SELECT id FROM strs WHERE s = 'nodes')"
+    "  INDEXED BY audit_cluster WHERE c.resource_id = (SELECT id FROM strs WHERE s = "
+    "'nodes')"
     "  AND c.namespace_id IS NULL AND c.name_id = l.name_id AND c.stage_us >= e.end_us"
     "  AND c.verb_id = (SELECT id FROM strs WHERE s = 'create') AND c.code BETWEEN 200 AND"
-    "  299 AND c.superseded = 0 UNION ALL SELECT min(g.ts_us) FROM lines_row AS g"
-    "  INDEXED BY lines_kind WHERE g.kind_id = (SELECT id FROM strs WHERE s ="
-    "  'register-success') AND g.node_id = l.name_id AND g.ts_us >= e.end_us)) AS back,"
-    " CASE WHEN l.state = 'orphaned' AND e.end_us = (SELECT max(x.end_us)"
-    "  FROM lt_episodes AS x WHERE x.lease_id = e.lease_id) THEN 'yes' ELSE 'no' END AS still,"
-    " 'audit' || CASE WHEN EXISTS (SELECT 1 FROM lines_row INDEXED BY lines_notable"
-    "  WHERE node_id = l.name_id AND " LT_LINE_NOTABLE " AND not_found = 1"
-    "  AND ts_us BETWEEN e.start_us - 60000000 AND e.end_us + 60000000)"
-    "  THEN ', kubelet log' ELSE '' END AS evidence,"
-    " ",
-    ORPH_DELETED(
-	"l.name_id",
-	"e.start_us") " AS deleted"
-		      " FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
-		      " WHERE e.kind = 'NOT_FOUND' AND e.lease_kind = 'node'"
-		      /* the node's own kubelet asked in the run: an admin's kubectl get is no
-			 orphan */
-		      " AND EXISTS (SELECT 1 FROM audit AS k INDEXED BY audit_object"
-		      "  WHERE k.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
-		      "  AND k.namespace_id = l.namespace_id AND k.name_id = l.name_id"
-		      "  AND k.stage_us BETWEEN e.start_us AND e.end_us AND k.code = 404"
-		      "  AND k.user_id = (SELECT id FROM strs WHERE s = 'system:node:' || "
-		      "e.name))),"
-		      /* orphaned: its node was deleted before the run (one 404 is enough), or the
-		       * run lasts longer than the gap threshold (a kubelet that cannot re-create
-		       * its lease) */
-		      " ao AS (SELECT u.* FROM aud AS u JOIN lt_leases AS l ON l.kind = 'node'"
-		      "  AND l.name_id = (SELECT id FROM strs WHERE s = u.node)"
-		      "  WHERE u.deleted IS NOT NULL OR u.last - u.first > l.gap_us),",
+    "  299 AND c.superseded = 0 UNION ALL SELECT min(g.ts_d) + " LT_LINE_EPOCH_SQL
+    "  FROM lines_row AS g INDEXED BY lines_kind WHERE g.kind_id = (SELECT id FROM strs"
+    "  WHERE s = 'register-success') AND g.node_id = l.name_id"
+    "  AND g.ts_d >= " LT_LINE_TS_D_SQL(
+	"e.end_us") ")) AS back,"
+		    " CASE WHEN l.state = 'orphaned' AND e.end_us = (SELECT max(x.end_us)"
+		    "  FROM lt_episodes AS x WHERE x.lease_id = e.lease_id) THEN 'yes' "
+		    "ELSE 'no' END AS still,"
+		    " 'audit' || CASE WHEN EXISTS (SELECT 1 FROM lines_row INDEXED BY "
+		    "lines_notable"
+		    "  WHERE node_id = l.name_id AND " LT_LINE_NOTABLE " AND not_found = 1"
+		    "  AND ts_d BETWEEN " LT_LINE_TS_D_SQL(
+			"e.start_us - 60000000") " AND " LT_LINE_TS_D_SQL("e.end_us + "
+									  "60000000") ")"
+										      "  "
+										      "THEN"
+										      " ', "
+										      "kube"
+										      "let "
+										      "log'"
+										      " ELS"
+										      "E "
+										      "'' "
+										      "END "
+										      "AS "
+										      "evid"
+										      "ence"
+										      ","
+										      " ",
+    ORPH_DELETED("l.name_id",
+		 "e.start_us") " AS deleted"
+			       " FROM episodes AS e JOIN lt_leases AS l ON l.id = e.lease_id"
+			       " WHERE e.kind = 'NOT_FOUND' AND e.lease_kind = 'node'"
+			       /* the node's own kubelet asked in the run: an admin's kubectl get is
+				  no orphan */
+			       " AND EXISTS (SELECT 1 FROM audit AS k INDEXED BY audit_object"
+			       "  WHERE k.resource_id = (SELECT id FROM strs WHERE s = 'leases')"
+			       "  AND k.namespace_id = l.namespace_id AND k.name_id = l.name_id"
+			       "  AND k.stage_us BETWEEN e.start_us AND e.end_us AND k.code = 404"
+			       "  AND k.user_id = (SELECT id FROM strs WHERE s = 'system:node:' || "
+			       "e.name))),"
+			       /* orphaned: its node was deleted before the run (one 404 is enough),
+				* or the run lasts longer than the gap threshold (a kubelet that
+				* cannot re-create its lease) */
+			       " ao AS (SELECT u.* FROM aud AS u JOIN lt_leases AS l ON l.kind = "
+			       "'node'"
+			       "  AND l.name_id = (SELECT id FROM strs WHERE s = u.node)"
+			       "  WHERE u.deleted IS NOT NULL OR u.last - u.first > l.gap_us),",
     /* with no audit log at hand: the kubelet's own not-found errors (ORPH_LOG_LINES) */
     " lg AS (SELECT t.node_id AS node_id, t.first AS first, t.last AS last, t.n AS n,"
-    " (SELECT min(r.ts_us) FROM lines_row AS r INDEXED BY lines_kind WHERE r.kind_id ="
-    "  (SELECT id FROM strs WHERE s = 'register-success') AND r.node_id = t.node_id"
-    "  AND r.ts_us > t.last) AS back FROM (SELECT q.node_id AS node_id, min(q.ts) AS first,"
-    " max(q.ts) AS last, count(*) AS n FROM (" ORPH_LOG_LINES ") AS q GROUP BY q.node_id) AS t)",
+    " (SELECT min(r.ts_d) + " LT_LINE_EPOCH_SQL " FROM lines_row AS r INDEXED BY lines_kind"
+    "  WHERE r.kind_id = (SELECT id FROM strs WHERE s = 'register-success')"
+    "  AND r.node_id = t.node_id AND r.ts_d > " LT_LINE_TS_D_SQL(
+	"t.last") ") AS back FROM (SELECT q.node_id AS node_id, min(q.ts) AS first,"
+		  " max(q.ts) AS last, count(*) AS n FROM (" ORPH_LOG_LINES
+		  ") AS q GROUP BY q.node_id) AS t)",
     " SELECT node, first, last, n, kubelet, ip, back, still, evidence, deleted FROM ao"
     " WHERE first <= ?2 AND last >= ?1"
-    " UNION ALL SELECT (SELECT s FROM strs WHERE id = g.node_id), g.first, g.last, g.n, NULL,"
+    " UNION ALL SELECT (SELECT s FROM strs WHERE id = g.node_id), g.first, g.last, g.n, "
+    "NULL,"
     " NULL, g.back, CASE WHEN g.back IS NULL AND NOT EXISTS (SELECT 1 FROM lines_row AS z"
     "  INDEXED BY lines_kind WHERE z.kind_id IN (SELECT id FROM strs WHERE s IN"
-    "  ('kubelet-stop', 'kubelet-start')) AND z.node_id = g.node_id AND z.ts_us > g.last)"
-    /* a kubelet of another pid logs later: it was restarted */
-    "  AND NOT EXISTS (SELECT 1 FROM lines_row AS z INDEXED BY lines_node WHERE z.node_id ="
-    "  g.node_id AND z.ts_us > g.last AND z.component_id = (SELECT id FROM strs WHERE s ="
-    "  'kubelet') AND z.pid IS NOT (SELECT y.pid FROM lines_row AS y INDEXED BY lines_node"
-    "  WHERE y.node_id = g.node_id AND y.ts_us = g.last AND y.not_found = 1 LIMIT 1))"
-    "  THEN 'yes' ELSE 'no' END, 'kubelet log', " ORPH_DELETED(
-	"g.node_id",
-	"g.first") " FROM lg AS g WHERE g.first <= ?2 AND g.last >= ?1"
-		   " AND g.node_id NOT IN (SELECT id FROM strs WHERE s IN (SELECT node FROM ao))"
-		   " ORDER BY 2",
+    "  ('kubelet-stop', 'kubelet-start')) AND z.node_id = g.node_id"
+    "  AND z.ts_d > " LT_LINE_TS_D_SQL(
+	"g.last") ")"
+		  /* a kubelet of another pid logs later: it was restarted */
+		  "  AND NOT EXISTS (SELECT 1 FROM lines_row AS z INDEXED BY lines_node "
+		  "WHERE z.node_id ="
+		  "  g.node_id AND z.ts_d > " LT_LINE_TS_D_SQL(
+		      "g.last") " AND z.component_id = (SELECT id"
+				"  FROM strs WHERE s ="
+				"  'kubelet') AND z.pid IS NOT (SELECT y.pid FROM "
+				"lines_row AS y INDEXED BY lines_node"
+				"  WHERE y.node_id = g.node_id AND y.ts_d "
+				"= " LT_LINE_TS_D_SQL(
+				    "g.last") "  AND y.not_found = 1 LIMIT 1))"
+					      "  THEN 'yes' ELSE 'no' END, 'kubelet "
+					      "log', " ORPH_DELETED(
+						  "g.node_id",
+						  "g.first") " FROM lg AS g WHERE g.first "
+							     "<= ?2 AND g.last >= ?1"
+							     " AND g.node_id NOT IN "
+							     "(SELECT id FROM strs WHERE s "
+							     "IN (SELECT node FROM ao))"
+							     " ORDER BY 2",
     NULL,
 };
 
@@ -232,9 +277,9 @@ static const char *const canned_leader_sql[] = {
 			    "'leader-renew-failed') AND EXISTS"
 			    "  (SELECT 1 FROM lines_row AS x INDEXED BY lines_kind WHERE x.kind_id "
 			    "= (SELECT id FROM strs"
-			    "  WHERE s = 'leader-lost') AND x.source_id = g.source_id AND x.ts_us "
-			    "BETWEEN g.ts_us"
-			    "  AND g.ts_us + 10000000))),",
+			    "  WHERE s = 'leader-lost') AND x.source_id = g.source_id AND x.ts_d "
+			    "BETWEEN g.ts_d"
+			    "  AND g.ts_d + 10000000))),",
     /* the identity the LeaderElection event of the same log names, just after */
     " acq AS (SELECT k.*, coalesce(nullif((SELECT CASE WHEN instr(x.m, 'LeaderElection'' ') > 0"
     "  THEN substr(x.m, instr(x.m, 'LeaderElection'' ') + 16) ELSE x.m END FROM (SELECT"
@@ -243,20 +288,25 @@ static const char *const canned_leader_sql[] = {
     "END, " CANNED_MSG_B ") AS m0"
     "  FROM lines_row AS b INDEXED BY lines_kind WHERE b.kind_id = (SELECT id FROM strs WHERE s ="
     "  'became-leader') AND b.source_id = k.source_id AND b.pid IS k.pid AND b.host_id IS"
-    "  k.host_id AND b.ts_us BETWEEN k.ts - 1000000 AND"
-    "  k.ts + 5000000 ORDER BY b.ts_us LIMIT 1) AS y) AS x), ''), k.who) AS holder"
-    "  FROM lg AS k WHERE k.kind = 'leader-acquired'),"
-    " rows AS (SELECT " LEADER_NS("c") " AS ns, " LEADER_NAME(
-	"c") " AS name, c.ts AS ts,"
-	     " lag(c.holder) OVER (PARTITION BY c.lease ORDER BY c.ts, c.id) AS old, c.holder AS "
-	     "new,"
-	     " c.comp || ' log: successfully acquired lease' AS evidence FROM acq AS c"
-	     " UNION ALL SELECT " LEADER_NS("d") ", " LEADER_NAME(
-		 "d") ", d.ts, d.who, NULL,"
-		      " d.comp || ' log: ' || CASE d.kind WHEN 'leader-lost' THEN 'leaderelection "
-		      "lost'"
-		      "  ELSE 'failed to renew lease' END FROM lg AS d WHERE d.kind <> "
-		      "'leader-acquired')",
+    "  k.host_id AND b.ts_d BETWEEN " LT_LINE_TS_D_SQL("k.ts - 1000000") " AND " LT_LINE_TS_D_SQL(
+	"k.ts + 5000000") " ORDER BY b.ts_d LIMIT 1) AS y) AS x), ''), k.who)"
+			  " AS holder"
+			  "  FROM lg AS k WHERE k.kind = 'leader-acquired'),"
+			  " rows AS (SELECT " LEADER_NS("c") " AS ns, " LEADER_NAME(
+			      "c") " AS name, c.ts AS ts,"
+				   " lag(c.holder) OVER (PARTITION BY c.lease ORDER BY c.ts, c.id) "
+				   "AS old, c.holder AS "
+				   "new,"
+				   " c.comp || ' log: successfully acquired lease' AS evidence "
+				   "FROM acq AS c"
+				   " UNION ALL SELECT " LEADER_NS("d") ", " LEADER_NAME(
+				       "d") ", d.ts, d.who, NULL,"
+					    " d.comp || ' log: ' || CASE d.kind WHEN 'leader-lost' "
+					    "THEN 'leaderelection "
+					    "lost'"
+					    "  ELSE 'failed to renew lease' END FROM lg AS d WHERE "
+					    "d.kind <> "
+					    "'leader-acquired')",
     " SELECT e.namespace, e.name, e.start_us, e.old_holder, e.new_holder,"
     " CASE e.inferred WHEN 1 THEN 'inferred (renewer source IP)'"
     "  WHEN 2 THEN 'lease body (leaseTransitions/acquireTime: a change inside a gap)'"
@@ -319,35 +369,92 @@ static const struct canned canned_queries[] = {
 	 " e.start_us - c.ts_us, 'audit' || CASE WHEN EXISTS (SELECT 1 FROM lines_row AS g"
 	 "  INDEXED BY lines_kind WHERE g.kind_id = (SELECT id FROM strs WHERE s = 'gc-deleting')"
 	 "  AND g.subject_id = (SELECT name_id FROM lt_leases WHERE id = e.lease_id)"
-	 "  AND g.ts_us BETWEEN e.start_us - 60000000 AND e.start_us + 60000000)"
-	 "  THEN ', kcm log' ELSE '' END"
-	 " FROM episodes AS e LEFT JOIN events AS c ON c.id = e.cause_event"
-	 " WHERE e.kind = 'DELETED'" CANNED_RANGE
-	 " AND e.user = 'system:serviceaccount:kube-system:generic-garbage-collector'"
-	 /* with no audit log at hand: the garbage collector's own "Deleting item" line */
-	 " UNION ALL SELECT (SELECT s FROM strs WHERE id = " LT_LINE_RARE_SQL(
-	     "g",
-	     "obj_namespace_id") "),"
-				 " (SELECT s FROM strs WHERE id = g.subject_id), g.ts_us,"
-				 " (SELECT max(d.ts_us) FROM lines_row AS d INDEXED BY lines_kind"
-				 "  WHERE d.kind_id = (SELECT id FROM strs WHERE s = "
-				 "'nlc-node-deleted')"
-				 "  AND d.subject_id = g.subject_id AND d.ts_us BETWEEN g.ts_us - "
-				 "300000000"
-				 "  AND g.ts_us + 300000000), NULL, NULL, NULL, NULL, 'kcm log'"
-				 " FROM lines_row AS g INDEXED BY lines_kind"
-				 " WHERE g.kind_id = (SELECT id FROM strs WHERE s = 'gc-deleting')"
-				 " AND " LT_LINE_RARE_SQL(
-				     "g",
-				     "obj_kind_id") " = (SELECT id FROM strs WHERE s = 'Lease')"
-						    " AND g.ts_us BETWEEN ?1 AND ?2"
-						    " AND NOT EXISTS (SELECT 1 FROM lt_leases AS y "
-						    "JOIN lt_episodes AS x ON x.lease_id = y.id"
-						    "  WHERE y.name_id = g.subject_id AND x.kind = "
-						    "'DELETED'"
-						    "  AND x.start_us BETWEEN g.ts_us - 60000000 "
-						    "AND g.ts_us + 60000000)"
-						    " ORDER BY 3",
+	 "  AND g.ts_d BETWEEN " LT_LINE_TS_D_SQL("e.start_us - 60000000") " AND " LT_LINE_TS_D_SQL(
+	     "e.start_us + 60000000") ")"
+				      "  THEN ', kcm log' ELSE '' END"
+				      " FROM episodes AS e LEFT JOIN events AS c ON c.id = "
+				      "e.cause_event"
+				      " WHERE e.kind = 'DELETED'" CANNED_RANGE " AND e.user = "
+				      "'system:serviceaccount:kube-system:generic-garbage-"
+				      "collector'"
+				      /* with no audit log at hand: the garbage collector's own
+					 "Deleting item" line */
+				      " UNION ALL SELECT (SELECT s FROM strs WHERE id "
+				      "= " LT_LINE_RARE_SQL(
+					  "g",
+					  "obj_namespace_id") "),"
+							      " (SELECT s FROM strs WHERE id = "
+							      "g.subject_id), g.ts_us,"
+							      " (SELECT max(d.ts_d) "
+							      "+ " LT_LINE_EPOCH_SQL
+							      " FROM lines_row AS d INDEXED BY "
+							      "lines_kind"
+							      "  WHERE d.kind_id = (SELECT id FROM "
+							      "strs WHERE s = "
+							      "'nlc-node-deleted')"
+							      "  AND d.subject_id = g.subject_id "
+							      "AND d.ts_d BETWEEN g.ts_d - "
+							      "300000000"
+							      "  AND g.ts_d + 300000000), NULL, "
+							      "NULL, NULL, NULL, 'kcm log'"
+							      " FROM lines_row AS g INDEXED BY "
+							      "lines_kind"
+							      " WHERE g.kind_id = (SELECT id FROM "
+							      "strs WHERE s = 'gc-deleting')"
+							      " AND " LT_LINE_RARE_SQL(
+								  "g",
+								  "obj_kind_id") " = (SELECT id "
+										 "FROM strs WHERE "
+										 "s = 'Lease')"
+										 " AND g.ts_d "
+										 "BETWEEN"
+										 " " LT_LINE_TS_D_SQL("?1") " AND " LT_LINE_TS_D_SQL(
+										     "?2") " AND "
+											   "NOT "
+											   "EXISTS "
+											   "(SELECT"
+											   " 1 "
+											   "FROM "
+											   "lt_"
+											   "leases "
+											   "AS y "
+											   "JOIN "
+											   "lt_"
+											   "episode"
+											   "s AS x "
+											   "ON "
+											   "x."
+											   "lease_"
+											   "id = "
+											   "y.id"
+											   "  "
+											   "WHERE "
+											   "y.name_"
+											   "id = "
+											   "g."
+											   "subject"
+											   "_id "
+											   "AND "
+											   "x.kind "
+											   "= "
+											   "'DELETE"
+											   "D'"
+											   "  AND "
+											   "x."
+											   "start_"
+											   "us "
+											   "BETWEEN"
+											   " g.ts_"
+											   "us - "
+											   "6000000"
+											   "0 "
+											   "AND "
+											   "g.ts_"
+											   "us + "
+											   "6000000"
+											   "0)"
+											   " ORDER "
+											   "BY 3",
      .cols = {COL("namespace", TEXT), COL("lease", TEXT), COL("lease_deleted", TIME),
 	      COL("node_deleted", TIME), COL("node_deleted_by", TEXT), COL("source_ip", TEXT),
 	      FREE("user_agent"), COL("after", DURATION), FREE("evidence")}},
@@ -433,10 +540,12 @@ static const struct canned canned_queries[] = {
 	 " min(g.ts_us) AS first, max(g.ts_us) AS last, sum(g.not_found = 1) AS nf,"
 	 " max(g.id) AS last_id FROM lines_row AS g INDEXED BY lines_notable WHERE " LT_LINE_NOTABLE
 	 " AND g.component_id = (SELECT id FROM strs WHERE s = 'kubelet')"
-	 " AND g.ts_us BETWEEN ?1 AND ?2 AND (g.severity IN ('E', 'F') OR g.not_found > 0"
-	 "  OR g.kind_id IN (SELECT id FROM strs WHERE s LIKE '%fail%' OR s LIKE '%error%'"
-	 "  OR s IN ('node-not-found', 'node-status-retry-exceeded', 'lease-retry')))"
-	 " GROUP BY g.node_id, g.kind_id) AS t ORDER BY 1, 3 DESC, 2",
+	 " AND g.ts_d BETWEEN " LT_LINE_TS_D_SQL("?1") " AND " LT_LINE_TS_D_SQL(
+	     "?2") " AND (g.severity IN ('E', 'F') OR g.not_found > 0"
+		   "  OR g.kind_id IN (SELECT id FROM strs WHERE s LIKE '%fail%' OR s LIKE "
+		   "'%error%'"
+		   "  OR s IN ('node-not-found', 'node-status-retry-exceeded', 'lease-retry')))"
+		   " GROUP BY g.node_id, g.kind_id) AS t ORDER BY 1, 3 DESC, 2",
      .cols = {COL("node", TEXT), COL("kind", TEXT), COL("count", INT), COL("first", TIME),
 	      COL("last", TIME), COL("node_not_found", INT), FREE("sample")}},
     {.name = "not-ready",

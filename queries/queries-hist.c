@@ -32,9 +32,11 @@ static const char hist_events_sql[] =
     " SELECT (a.stage_us - ?1) / ?2 AS b, count(*) AS n, sum(a.code >= 400) AS e FROM audit AS a"
     " WHERE a.stage_us >= ?1 AND a.stage_us < ?1 + ?2 * ?3 AND a.superseded = 0 GROUP BY 1"
     " UNION ALL"
-    " SELECT (g.ts_us - ?1) / ?2, count(*), sum(g.severity IN ('E', 'F')) FROM lines_row AS g"
-    " WHERE g.ts_us >= ?1 AND g.ts_us < ?1 + ?2 * ?3 GROUP BY 1"
-    ") GROUP BY b";
+    " SELECT (g.ts_d - " LT_LINE_TS_D_SQL(
+	"?1") ") / ?2, count(*), sum(g.severity IN ('E', 'F'))"
+	      " FROM lines_row AS g WHERE g.ts_d >= " LT_LINE_TS_D_SQL(
+		  "?1") " AND g.ts_d < " LT_LINE_TS_D_SQL("?1 + ?2 * ?3") " GROUP BY 1"
+									  ") GROUP BY b";
 
 #define HIST_SEC_US 1000000
 #define HIST_MIN_US (60 * HIST_SEC_US)
@@ -52,6 +54,14 @@ static const char *const hist_schema[] = {
     NULL,
 };
 
+/*
+ * The second of an event and of a line, the minute of a kept second: floored (SQLite's /
+ * truncates before 1970).  A line's from lines_row.ts_d (schema 13), whose epoch is a whole
+ * second: reading ts_us, its virtual column, costs the sum on every use.
+ */
+#define HIST_LINE_SEC                                                                              \
+	"((g.ts_d - (g.ts_d % 1000000 + 1000000) % 1000000) / 1000000 + " LT_LINE_EPOCH_S_SQL ")"
+
 /* t is the second (the minute) since the epoch, floored: SQLite's / truncates before 1970. */
 static const char *const hist_rebuild_sql[] = {
     "DELETE FROM lt_hist_sec",
@@ -61,7 +71,7 @@ static const char *const hist_rebuild_sql[] = {
      " count(*) AS n, coalesce(sum(a.code >= 400), 0) AS e"
      " FROM audit AS a WHERE a.superseded = 0 GROUP BY 1"
      " UNION ALL"
-     " SELECT (g.ts_us - (g.ts_us % 1000000 + 1000000) % 1000000) / 1000000, count(*),"
+     " SELECT " HIST_LINE_SEC ", count(*),"
      " coalesce(sum(g.severity IN ('E', 'F')), 0) FROM lines_row AS g GROUP BY 1"
      ") GROUP BY t"),
     ("INSERT INTO lt_hist_min SELECT (t - (t % 60 + 60) % 60) / 60, sum(events), sum(errors)"
@@ -87,10 +97,7 @@ int queries_hist_rebuild(struct lt_store *st, int64_t since_id, struct lt_error 
 	return 0;
 }
 
-/* The second of an event and of a line, the minute of a kept second: floored (SQLite's /
- * truncates before 1970). */
 #define HIST_EVENT_SEC "((a.stage_us - (a.stage_us % 1000000 + 1000000) % 1000000) / 1000000)"
-#define HIST_LINE_SEC  "((g.ts_us - (g.ts_us % 1000000 + 1000000) % 1000000) / 1000000)"
 #define HIST_MIN       "((t - (t % 60 + 60) % 60) / 60)"
 
 /*

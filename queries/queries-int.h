@@ -144,8 +144,10 @@ enum queries_lease_kind queries_lease_kind_of(const char *ns, const char *name);
 	" AND f.verb_id IN (SELECT id FROM strs WHERE s IN ('get', 'update', 'patch'))"            \
 	" AND f.superseded = 0 ORDER BY f.stage_us LIMIT 1), CASE WHEN EXISTS (SELECT 1"           \
 	" FROM lines_row AS g INDEXED BY lines_kind WHERE g.kind_id = (SELECT id FROM strs"        \
-	" WHERE s = 'register-success') AND g.node_id = " a ".name_id AND g.ts_us BETWEEN " a      \
-	".stage_us - 1000000 AND " a ".stage_us + 10000000) THEN 0 END)"
+	" WHERE s = 'register-success') AND g.node_id = " a                                        \
+	".name_id AND g.ts_d BETWEEN " LT_LINE_TS_D_SQL(                                           \
+	    a ".stage_us - 1000000") " AND " LT_LINE_TS_D_SQL(a ".stage_us + 10000000") ") THEN "  \
+											"0 END)"
 
 /*
  * The Kubernetes object a raw audit record carries as its response or request (which:

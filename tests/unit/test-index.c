@@ -1389,7 +1389,7 @@ static struct lt_store *reopen_downgraded(struct lt_store *st, const char *dir,
 	close_store(st);
 	path_join(db, dir, "store.db");
 	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	snprintf(want, sizeof want, "%s, older than this leasetrail's 12", older);
+	snprintf(want, sizeof want, "%s, older than this leasetrail's 13", older);
 	if (strstr(err.msg, want) == NULL)
 		fail_msg("want '%s' in '%s'", want, err.msg);
 	assert_non_null(strstr(err.msg, "leasetrail rebuild --db"));
@@ -1558,7 +1558,7 @@ static void test_schema_versions(void **state)
 	static const struct {
 		const char *version, *says;
 	} cases[] = {{"3", "schema 3, made by an older leasetrail"},
-		     {"13", "schema 13, made by a newer leasetrail"}};
+		     {"14", "schema 14, made by a newer leasetrail"}};
 	char dir[PATH_SIZE], db[PATH_SIZE], sql[96];
 	struct lt_error err = {0};
 	sqlite3 *raw;
@@ -1580,7 +1580,7 @@ static void test_schema_versions(void **state)
 		for (int flags = 0; flags <= LT_STORE_READONLY; flags += LT_STORE_READONLY) {
 			open_fails(db, flags, LT_ERR_DB, &err);
 			assert_non_null(strstr(err.msg, cases[i].says));
-			assert_non_null(strstr(err.msg, "this one reads schema 12"));
+			assert_non_null(strstr(err.msg, "this one reads schema 13"));
 		}
 		after = slurp(db, &after_len);
 		assert_true(after_len == before_len && memcmp(before, after, before_len) == 0);
@@ -1632,7 +1632,7 @@ static void test_schema_upgrade(void **state)
 	    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_old'),"
 	    " (SELECT count(*) FROM pragma_table_info('audit') WHERE name = 'identity_id'),"
 	    " (SELECT count(*) FROM sqlite_master WHERE name IN ('audit_names', 'audit_verbs'))",
-	    NULL, "12|0|0|0|1|2\n");
+	    NULL, "13|0|0|0|1|2\n");
 	close_store(st);
 }
 
@@ -1689,7 +1689,7 @@ static void test_schema_upgrade_raw(void **state)
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT count(*) FROM raw_dicts), (SELECT group_concat(typeof(json))"
 		    " FROM audit_raw)",
-		    NULL, "12|0|text,text\n");
+		    NULL, "13|0|text,text\n");
 	expect_rows(st, "SELECT id, request_uri, uid FROM events ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2223,7 +2223,7 @@ static void test_schema_upgrade_identity(void **state)
 		    " (SELECT group_concat(audit_id || '=' || coalesce(identity, '-'), ' ')"
 		    "  FROM (SELECT * FROM events ORDER BY id)),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'lt_kept')",
-		    NULL, "12|id1=as b id2=oid=o2|1\n");
+		    NULL, "13|id1=as b id2=oid=o2|1\n");
 	close_store(st);
 }
 
@@ -2299,7 +2299,7 @@ static void test_schema_upgrade_7(void **state)
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT group_concat(typeof(audit_id)) FROM audit),"
 		    " (SELECT group_concat(typeof(audit_hash)) FROM counted_requests)",
-		    NULL, "12|blob|integer,integer\n");
+		    NULL, "13|blob|integer,integer\n");
 	expect_rows(st, "SELECT id, audit_id FROM events ORDER BY id", NULL, want);
 	free(want);
 	expect_rows(st, "SELECT id, ts, ts_us, klog_us FROM logs ORDER BY id", NULL, want_lines);
@@ -2366,7 +2366,7 @@ static void test_schema_upgrade_8(void **state)
 	expect_rows(st,
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'), (SELECT"
 		    " group_concat(coalesce(msg_at, '-') || message, ',') FROM lines)",
-		    NULL, "12|-kept,-say \"a\"\n");
+		    NULL, "13|-kept,-say \"a\"\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2433,7 +2433,7 @@ static void test_schema_upgrade_9_blocks(void **state)
 		    " (SELECT count(*) FROM audit_blocks) + (SELECT count(*) FROM lines_blocks),"
 		    " (SELECT group_concat(type) FROM sqlite_master"
 		    "  WHERE name IN ('audit_raw', 'lines_raw'))",
-		    NULL, "12|1,2|1|0|view,view\n");
+		    NULL, "13|1,2|1|0|view,view\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2535,7 +2535,7 @@ static void test_schema_upgrade_10_asize(void **state)
 		    " (SELECT group_concat(typeof(ext_id) || '+' || typeof(stream_id))"
 		    "  FROM audit_ext_packed),"
 		    " (SELECT group_concat(type) FROM sqlite_master WHERE name = 'audit_ext')",
-		    NULL, "12|text+integer,text+integer|view\n");
+		    NULL, "13|text+integer,text+integer|view\n");
 	expect_rows(st, "SELECT * FROM audit_ext ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2842,7 +2842,7 @@ static void test_schema_upgrade_10_jsize(void **state)
 	    st,
 	    "SELECT (SELECT value FROM meta WHERE key = 'schema'), group_concat(typeof(fields))"
 	    " FROM lines",
-	    NULL, "12|text,text,null\n");
+	    NULL, "13|text,text,null\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2897,13 +2897,13 @@ static void test_schema_upgrade_11_jsize2(void **state)
 	close_store(st);
 	/* read-only: refused, older than what the readers read */
 	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	assert_non_null(strstr(err.msg, "schema 10, older than this leasetrail's 12"));
+	assert_non_null(strstr(err.msg, "schema 10, older than this leasetrail's 13"));
 	/* writable: upgraded in place */
 	st = open_store(dir);
 	expect_rows(st,
 		    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'line_keys')",
-		    NULL, "12|0\n");
+		    NULL, "13|0\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -2965,7 +2965,7 @@ static void test_schema_upgrade_12_jsize3(void **state)
 	close_store(st);
 	/* read-only: refused, older than what the readers read */
 	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
-	assert_non_null(strstr(err.msg, "schema 11, older than this leasetrail's 12"));
+	assert_non_null(strstr(err.msg, "schema 11, older than this leasetrail's 13"));
 	/* writable: upgraded, the same columns and values */
 	st = open_store(dir);
 	expect_rows(st,
@@ -2975,7 +2975,7 @@ static void test_schema_upgrade_12_jsize3(void **state)
 		    " (SELECT count(*) FROM pragma_table_info('lines_row') WHERE name IN ('lkey',"
 		    " 'klog_us', 'obj_kind_id', 'obj_namespace_id', 'obj_uid', 'message', 'ext_id',"
 		    " 'stream_id'))",
-		    NULL, "12|view|1,2|0\n");
+		    NULL, "13|view|1,2|0\n");
 	expect_rows(st,
 		    "SELECT group_concat(name) FROM (SELECT name FROM sqlite_master WHERE type ="
 		    " 'index' AND tbl_name = 'lines_row' ORDER BY name)",
@@ -2990,6 +2990,131 @@ static void test_schema_upgrade_12_jsize3(void **state)
 	expect_rows(st, "SELECT group_concat(id) FROM lines_more", NULL, "1,2,4\n");
 	expect_rows(st, "SELECT id, message FROM logs WHERE id > 3 ORDER BY id", NULL,
 		    "4|say \"b\"\n5|Next\n");
+	close_store(st);
+}
+
+/*
+ * Schema 13 back to 12: lines_row keeps ts_us itself (no ts_d, no generated column), its indexes
+ * on it; the views that read it made again as 12 had them.  The copy runs with
+ * legacy_alter_table, as the lines_raw view names lines, which is then missing.
+ */
+#define TO12_LINES                                                                                 \
+	"DROP VIEW IF EXISTS logs",                                                                \
+	    ("CREATE TABLE lines_row12(id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL,"        \
+	     " line INTEGER NOT NULL, offset INTEGER NOT NULL, ts_us INTEGER NOT NULL,"            \
+	     " basis INTEGER NOT NULL DEFAULT 0, host_id INTEGER, node_id INTEGER,"                \
+	     " component_id INTEGER, ident_id INTEGER, pid INTEGER, severity TEXT,"                \
+	     " location_id INTEGER, kind_id INTEGER, subject_id INTEGER,"                          \
+	     " not_found INTEGER NOT NULL DEFAULT 0, fields TEXT,"                                 \
+	     " cluster_id INTEGER NOT NULL DEFAULT 0, klog_d INTEGER, msg_at INTEGER,"             \
+	     " msg_len INTEGER)"),                                                                 \
+	    ("INSERT INTO lines_row12 SELECT id, source_id, line, offset, ts_us, basis, host_id,"  \
+	     " node_id, component_id, ident_id, pid, severity, location_id, kind_id, subject_id,"  \
+	     " not_found, fields, cluster_id, klog_d, msg_at, msg_len FROM lines ORDER BY "        \
+	     "id"),                                                                                \
+	    "DROP VIEW lines", "DROP TABLE lines_row", "PRAGMA legacy_alter_table = ON",           \
+	    "ALTER TABLE lines_row12 RENAME TO lines_row", "PRAGMA legacy_alter_table = OFF",      \
+	    ("CREATE VIEW lines AS SELECT r.id AS id, r.source_id AS source_id, r.line AS line,"   \
+	     " r.offset AS offset, m.lkey AS lkey, r.ts_us AS ts_us, m.klog_us AS klog_us,"        \
+	     " r.basis AS basis, r.host_id AS host_id, r.node_id AS node_id,"                      \
+	     " r.component_id AS component_id, r.ident_id AS ident_id, r.pid AS pid,"              \
+	     " r.severity AS severity, r.location_id AS location_id, r.kind_id AS kind_id,"        \
+	     " r.subject_id AS subject_id, m.obj_kind_id AS obj_kind_id,"                          \
+	     " m.obj_namespace_id AS obj_namespace_id, m.obj_uid AS obj_uid,"                      \
+	     " r.not_found AS not_found, m.message AS message, r.fields AS fields,"                \
+	     " m.ext_id AS ext_id, m.stream_id AS stream_id, r.cluster_id AS cluster_id,"          \
+	     " r.klog_d AS klog_d, r.msg_at AS msg_at, r.msg_len AS msg_len FROM lines_row AS r"   \
+	     " LEFT JOIN lines_more AS m ON m.id = r.id"),                                         \
+	    "CREATE INDEX lines_node ON lines_row(node_id, ts_us)",                                \
+	    ("CREATE INDEX lines_subject ON lines_row(subject_id, ts_us)"                          \
+	     " WHERE subject_id IS NOT NULL"),                                                     \
+	    "CREATE INDEX lines_kind ON lines_row(kind_id, ts_us) WHERE kind_id IS NOT NULL",      \
+	    "CREATE INDEX lines_notable ON lines_row(node_id, ts_us) WHERE " LT_LINE_NOTABLE,      \
+	    "UPDATE meta SET value = '12' WHERE key = 'schema'"
+
+/*
+ * Schema 12 to 13 (branch jsize4): a store of 12 keeps a line's time in lines_row.ts_us, 8
+ * bytes, and its number in line; 13 keeps ts_d, its distance from LT_LINE_EPOCH_US (6 bytes for
+ * a time within 4.46 years of it), the lines indexes on it, ts_us a virtual column of it, and
+ * line_d, the number less its id's distance from its source's first line's.  A read-only open
+ * refuses a store of 12 (SCHEMA_READS_FROM: the readers bound ts_d); a writable one moves the
+ * values: SELECT * FROM lines and the logs view give what they gave, a time far from the epoch
+ * (1970, 9999) included, exactly; a line read again is found through lines_node, a duplicate.
+ */
+static void test_schema_upgrade_13_jsize4(void **state)
+{
+	/* a source of an older store may lack its first line's id: the upgrade gives it one */
+	static const char *const to12[] = {TO12_LINES, "UPDATE log_sources SET first_id = NULL"};
+	char dir[PATH_SIZE], db[PATH_SIZE], k1[PATH_SIZE], k2[PATH_SIZE], *logs, *lines;
+	struct lt_ingest_totals t = {0};
+	struct lt_error err = {0};
+	struct lt_store *st;
+	struct seen s;
+
+	(void)state;
+	case_dir(dir, "schema-upgrade-13");
+	path_join(db, dir, "store.db");
+	write_file(k1, dir, "k1.log",
+		   SKEWED("kept") ESCAPED("a") FL("40.000001", "\"Plain\" pod=\"p\""));
+	write_file(k2, dir, "k2.log", SKEWED("kept") FL("41.000001", "\"Next\" pod=\"q\""));
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, k1, &s, &t), 3, 3, 0, 0, 0);
+	/* a new store: ts_d, the time less the epoch, and ts_us read back from it */
+	expect_rows(st,
+		    "SELECT count(*), sum(ts_us = ts_d + " LT_LINE_EPOCH_SQL "), min(ts_us)"
+		    " FROM lines_row",
+		    NULL, "3|3|1712296233938270\n");
+	/* times 8 bytes away from the epoch either way: kept exactly, there and back */
+	free(q_rows(st, "UPDATE lines_row SET ts_d = 1000001 - " LT_LINE_EPOCH_SQL " WHERE id = 2",
+		    NULL));
+	free(q_rows(st,
+		    "UPDATE lines_row SET ts_d = 253402300799999999 - " LT_LINE_EPOCH_SQL
+		    " WHERE id = 3",
+		    NULL));
+	expect_rows(st, "SELECT group_concat(ts_us) FROM lines", NULL,
+		    "1712296233938270,1000001,253402300799999999\n");
+	logs = q_rows(st, "SELECT * FROM logs ORDER BY id", NULL);
+	lines = q_rows(st, "SELECT * FROM lines ORDER BY id", NULL);
+	for (size_t i = 0; i < sizeof to12 / sizeof *to12; i++)
+		free(q_rows(st, to12[i], NULL));
+	/* the store of 12: ts_us in the row, holding the same */
+	expect_rows(st, "SELECT count(*) FROM pragma_table_xinfo('lines_row') WHERE name = 'ts_d'",
+		    NULL, "0\n");
+	expect_rows(st, "SELECT * FROM lines ORDER BY id", NULL, lines);
+	close_store(st);
+	/* read-only: refused, older than what the readers read */
+	open_fails(db, LT_STORE_READONLY, LT_ERR_DB, &err);
+	assert_non_null(strstr(err.msg, "schema 12, older than this leasetrail's 13"));
+	/* writable: upgraded, the same columns and values */
+	st = open_store(dir);
+	expect_rows(
+	    st,
+	    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
+	    " (SELECT group_concat(name || ':' || hidden) FROM pragma_table_xinfo('lines_row')"
+	    "  WHERE name IN ('ts_d', 'ts_us')),"
+	    " (SELECT group_concat(ts_d) FROM (SELECT ts_d FROM lines_row ORDER BY id)),"
+	    " (SELECT group_concat(line_d) FROM lines_row),"
+	    " (SELECT group_concat(first_id) FROM log_sources)",
+	    NULL,
+	    "13|ts_d:0,ts_us:2|-23393366061730,-1735689598999999,251666611199999999|"
+	    "1,1,1|1\n");
+	expect_rows(st,
+		    "SELECT group_concat(i.name || '(' || (SELECT group_concat(c.name) FROM"
+		    " pragma_index_info(i.name) AS c) || ')') FROM (SELECT name FROM sqlite_master"
+		    " WHERE type = 'index' AND tbl_name = 'lines_row' ORDER BY name) AS i",
+		    NULL,
+		    "lines_kind(kind_id,ts_d),lines_node(node_id,ts_d),lines_notable(node_id,ts_d),"
+		    "lines_subject(subject_id,ts_d)\n");
+	expect_rows(st, "SELECT * FROM lines ORDER BY id", NULL, lines);
+	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, logs);
+	free(logs);
+	free(lines);
+	/* a line read again: found through lines_node by ts_d, a duplicate; a new one stored */
+	memset(&s, 0, sizeof s);
+	expect_counts(ingest_ok(st, k2, &s, &t), 2, 1, 1, 0, 0);
+	expect_rows(st, "SELECT id, ts_us, line, message FROM logs WHERE id > 3 ORDER BY id", NULL,
+		    "4|1712296241000001|2|Next\n");
+	expect_rows(st, "SELECT group_concat(line_d) FROM lines_row", NULL, "1,1,1,2\n");
 	close_store(st);
 }
 
@@ -3157,7 +3282,7 @@ static void test_schema_upgrade_9_keys(void **state)
 	    st,
 	    "SELECT (SELECT value FROM meta WHERE key = 'schema'),"
 	    " (SELECT count(*) FROM sqlite_master WHERE name IN ('lines_key', 'line_keys'))",
-	    NULL, "12|0\n");
+	    NULL, "13|0\n");
 	expect_rows(st, "SELECT * FROM logs ORDER BY id", NULL, want);
 	free(want);
 	memset(&s, 0, sizeof s);
@@ -3217,7 +3342,7 @@ static void test_schema_upgrade_9_counted(void **state)
 		    " (SELECT count(*) FROM pragma_table_info('counted_requests')"
 		    "  WHERE name = 'audit_id'),"
 		    " (SELECT count(*) FROM sqlite_master WHERE name = 'counted_8')",
-		    NULL, "12|integer,integer|0|0\n");
+		    NULL, "13|integer,integer|0|0\n");
 	expect_rows(st, "SELECT count(received_us), count(latency_us) FROM audit", NULL, "1|0\n");
 	expect_rows(st, "SELECT * FROM events ORDER BY id", NULL, want);
 	free(want);
@@ -3433,6 +3558,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_schema_upgrade_10_jsize, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_11_jsize2, teardown),
 	    cmocka_unit_test_teardown(test_schema_upgrade_12_jsize3, teardown),
+	    cmocka_unit_test_teardown(test_schema_upgrade_13_jsize4, teardown),
 	    cmocka_unit_test_teardown(test_dedupe_lines_one_ingest, teardown),
 	    cmocka_unit_test_teardown(test_lines_mapped_host, teardown),
 	};
