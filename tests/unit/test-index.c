@@ -1545,7 +1545,10 @@ static void test_ingest_end_beside(void **state)
 	assert_int_equal(lt_store_ingest_begin(st, &err), 0);
 	assert_true(lt_store_bulk_loading(st));
 	ingest_ok(st, log, &s, &t);
-	assert_int_equal(lt_store_ingest_end(st, beside_read, &b, &err), 0);
+	assert_int_equal(
+	    lt_store_ingest_end(st, &(struct lt_ingest_beside){.during = beside_read, .ctx = &b},
+				&err),
+	    0);
 	if (b.rc != 0)
 		fail_msg("beside the index builds: %d %s", b.rc, b.msg);
 	assert_false(lt_store_bulk_loading(st));
