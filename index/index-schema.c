@@ -1012,11 +1012,10 @@ int lt_store_ingest_end(struct lt_store *st, const struct lt_ingest_beside *besi
 		return 0;
 	}
 	st->deferred_indexes = 0;
-	if (beside != NULL && (beside->early != NULL || beside->during != NULL)) {
-		pthread_mutex_init(&job.mu, NULL);
-		pthread_cond_init(&job.cv, NULL);
+	pthread_mutex_init(&job.mu, NULL);
+	pthread_cond_init(&job.cv, NULL);
+	if (beside != NULL && (beside->early != NULL || beside->during != NULL))
 		started = pthread_create(&worker, NULL, schema_job_run, &job) == 0;
-	}
 	if (!started)
 		schema_job_here(beside, 0);
 	/*
@@ -1024,18 +1023,22 @@ int lt_store_ingest_end(struct lt_store *st, const struct lt_ingest_beside *besi
 	 * audit_object too; begun after audit_rtv alone, its prepare failed and every
 	 * lifecycle was computed afterwards, on this thread)
 	 */
-	rc = schema_build_beside_indexes(st, err);
+	rc = lt_store_set_cache(st, INDEX_BUILD_CACHE_KIB, err);
+	if (rc == 0)
+		rc = schema_build_beside_indexes(st, err);
 	if (started)
 		schema_job_release(&job, rc == 0);
 	else if (rc == 0)
 		schema_job_here(beside, 1);
 	if (rc == 0)
 		rc = index_store_create_indexes(st, err);
-	if (started) {
+	/* the lifecycles after it read on the whole cache (the lease rebuild's pages) */
+	if (lt_store_set_cache(st, INDEX_CACHE_KIB, rc == 0 ? err : NULL) != 0 && rc == 0)
+		rc = LT_ERR_DB;
+	if (started)
 		pthread_join(worker, NULL);
-		pthread_cond_destroy(&job.cv);
-		pthread_mutex_destroy(&job.mu);
-	}
+	pthread_cond_destroy(&job.cv);
+	pthread_mutex_destroy(&job.mu);
 	return rc;
 }
 
