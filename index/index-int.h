@@ -56,6 +56,19 @@ int index_cluster_id(struct index_cluster *c, struct lt_store *st, const struct 
 int index_cluster_save(struct index_cluster *c, struct lt_store *st, int64_t source_id,
 		       struct lt_error *err);
 
+/* A connection's page cache, KiB (store_configure): the footprint's bound. */
+#define INDEX_CACHE_KIB 16384
+/*
+ * The writer's page cache while a bulk load's deferred indexes are built (lt_store_ingest_end).
+ * SQLite's sorter sorts in buffers of the cache's size: 16 MiB ones set the ingest's peak RSS
+ * (51 MB of a 180 MB journal's ingest, 37 MB with 4 MiB) and cost no less CPU, their pages
+ * faulted in afresh (bench/RESULTS.md, branch jpost).  Sorts of more than 16 buffers' keys
+ * (64 MiB) merge in two passes instead of one.
+ */
+#define INDEX_BUILD_CACHE_KIB 4096
+#define INDEX_STR_(x)	      #x
+#define INDEX_STR(x)	      INDEX_STR_(x)
+
 struct lt_store {
 	sqlite3 *db;
 	char *path;

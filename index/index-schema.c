@@ -990,47 +990,102 @@ int lt_store_ingest_begin(struct lt_store *st, struct lt_error *err)
 	return 0;
 }
 
+/*
+ * The second thread of lt_store_ingest_end: its early job at once, its during job once the
+ * audit indexes are built (ready), unless their build failed (go 0).
+ */
 struct schema_job {
-	void (*during)(void *ctx);
-	void *ctx;
+	const struct lt_ingest_beside *beside;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int ready, go;
 };
+
+static void schema_job_release(struct schema_job *j, int go)
+{
+	pthread_mutex_lock(&j->mu);
+	j->ready = 1;
+	j->go = go;
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+}
 
 static void *schema_job_run(void *arg)
 {
 	struct schema_job *j = arg;
+	int go;
 
-	j->during(j->ctx);
+	if (j->beside->early != NULL)
+		j->beside->early(j->beside->ctx);
+	pthread_mutex_lock(&j->mu);
+	while (!j->ready)
+		pthread_cond_wait(&j->cv, &j->mu);
+	go = j->go;
+	pthread_mutex_unlock(&j->mu);
+	if (go && j->beside->during != NULL)
+		j->beside->during(j->beside->ctx);
 	return NULL;
 }
 
-int lt_store_ingest_end(struct lt_store *st, void (*during)(void *ctx), void *ctx,
+/* Runs a job of beside on this thread, if there is one. */
+static void schema_job_here(const struct lt_ingest_beside *beside, int during)
+{
+	void (*job)(void *) = beside == NULL ? NULL : during ? beside->during : beside->early;
+
+	if (job != NULL)
+		job(beside->ctx);
+}
+
+/* The audit indexes, which what runs during the rest reads through. */
+static int schema_build_beside_indexes(struct lt_store *st, struct lt_error *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < SCHEMA_BESIDE_INDEXES && rc == 0; i++)
+		rc = index_store_exec(st, schema_index_sql[i], err);
+	return rc;
+}
+
+int lt_store_ingest_end(struct lt_store *st, const struct lt_ingest_beside *beside,
 			struct lt_error *err)
 {
-	struct schema_job job = {during, ctx};
+	struct schema_job job = {.beside = beside};
 	pthread_t worker;
 	int started = 0, rc;
 
 	if (!st->deferred_indexes) {
-		if (during)
-			during(ctx);
+		schema_job_here(beside, 0);
+		schema_job_here(beside, 1);
 		return 0;
 	}
 	st->deferred_indexes = 0;
-	/*
-	 * the audit indexes first: what runs beside the rest reads through both (the lease
-	 * feed names audit_object too; begun after audit_rtv alone, its prepare failed and
-	 * every lifecycle was computed afterwards, on this thread)
-	 */
-	for (size_t i = 0; i < SCHEMA_BESIDE_INDEXES; i++)
-		if ((rc = index_store_exec(st, schema_index_sql[i], err)) != 0)
-			return rc;
-	if (during)
+	pthread_mutex_init(&job.mu, NULL);
+	pthread_cond_init(&job.cv, NULL);
+	if (beside != NULL && (beside->early != NULL || beside->during != NULL))
 		started = pthread_create(&worker, NULL, schema_job_run, &job) == 0;
-	if (during && !started)
-		during(ctx);
-	rc = index_store_create_indexes(st, err);
+	if (!started)
+		schema_job_here(beside, 0);
+	/*
+	 * the audit indexes first: the during job reads through both (the lease feed names
+	 * audit_object too; begun after audit_rtv alone, its prepare failed and every
+	 * lifecycle was computed afterwards, on this thread)
+	 */
+	rc = lt_store_set_cache(st, INDEX_BUILD_CACHE_KIB, err);
+	if (rc == 0)
+		rc = schema_build_beside_indexes(st, err);
+	if (started)
+		schema_job_release(&job, rc == 0);
+	else if (rc == 0)
+		schema_job_here(beside, 1);
+	if (rc == 0)
+		rc = index_store_create_indexes(st, err);
+	/* the lifecycles after it read on the whole cache (the lease rebuild's pages) */
+	if (lt_store_set_cache(st, INDEX_CACHE_KIB, rc == 0 ? err : NULL) != 0 && rc == 0)
+		rc = LT_ERR_DB;
 	if (started)
 		pthread_join(worker, NULL);
+	pthread_cond_destroy(&job.cv);
+	pthread_mutex_destroy(&job.mu);
 	return rc;
 }
 

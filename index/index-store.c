@@ -167,9 +167,10 @@ int index_store_prepare_raw(struct lt_store *st, sqlite3_stmt **out, const char 
 static int store_configure(struct lt_store *st, struct lt_error *err)
 {
 	sqlite3_busy_timeout(st->db, 10000);
-	return index_store_exec(
-	    st, "PRAGMA page_size = 16384; PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;",
-	    err);
+	return index_store_exec(st,
+				"PRAGMA page_size = 16384; PRAGMA cache_size = -" INDEX_STR(
+				    INDEX_CACHE_KIB) "; PRAGMA temp_store = FILE;",
+				err);
 }
 
 /*

@@ -157,12 +157,26 @@ uint64_t lt_ingest_size(const char *path, const struct lt_ingest_opts *opts);
 int lt_store_ingest_begin(struct lt_store *st, struct lt_error *err);
 
 /*
- * Builds what begin deferred.  during (may be NULL) runs on a second thread
- * once the audit indexes (audit_rtv, audit_object) exist, while the log
- * lines' indexes are built; it must use a connection of its own.  Without
- * deferred indexes, during runs on this thread.
+ * What runs beside lt_store_ingest_end's index builds, on a second thread;
+ * each job must use a connection of its own.  early (may be NULL) starts at
+ * once, before any index is built: it must read none.  during (may be NULL)
+ * starts after early, once the audit indexes (audit_rtv, audit_object)
+ * exist, while the log lines' indexes are built; it is skipped when their
+ * build fails.
  */
-int lt_store_ingest_end(struct lt_store *st, void (*during)(void *ctx), void *ctx,
+struct lt_ingest_beside {
+	void (*early)(void *ctx);
+	void (*during)(void *ctx);
+	void *ctx;
+};
+
+/*
+ * Builds what begin deferred, with beside's jobs (beside may be NULL) on a
+ * second thread.  Without deferred indexes, or when no thread can be
+ * started, the jobs run on this thread: early first, during once the audit
+ * indexes exist.
+ */
+int lt_store_ingest_end(struct lt_store *st, const struct lt_ingest_beside *beside,
 			struct lt_error *err);
 
 /* True between an ingest_begin that deferred the indexes and its ingest_end. */

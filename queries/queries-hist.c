@@ -55,27 +55,37 @@ static const char *const hist_schema[] = {
 };
 
 /*
- * The second of an event and of a line, the minute of a kept second: floored (SQLite's /
- * truncates before 1970).  A line's from lines_row.ts_d (schema 13), whose epoch is a whole
- * second: reading ts_us, its virtual column, costs the sum on every use.
+ * The second of a line, floored (SQLite's / truncates before 1970), from lines_row.ts_d
+ * (schema 13), whose epoch is a whole second: reading ts_us, its virtual column, costs the sum
+ * on every use.
  */
 #define HIST_LINE_SEC                                                                              \
 	"((g.ts_d - (g.ts_d % 1000000 + 1000000) % 1000000) / 1000000 + " LT_LINE_EPOCH_S_SQL ")"
 
-/* t is the second (the minute) since the epoch, floored: SQLite's / truncates before 1970. */
+/*
+ * Every second's counts, in t order: t is the second since the epoch, floored (SQLite's /
+ * truncates before 1970).
+ */
+#define HIST_SEC_COUNTS                                                                            \
+	"SELECT t, sum(n), sum(e) FROM ("                                                          \
+	" SELECT (a.stage_us - (a.stage_us % 1000000 + 1000000) % 1000000) / 1000000 AS t,"        \
+	" count(*) AS n, coalesce(sum(a.code >= 400), 0) AS e"                                     \
+	" FROM audit AS a WHERE a.superseded = 0 GROUP BY 1"                                       \
+	" UNION ALL"                                                                               \
+	" SELECT " HIST_LINE_SEC ", count(*),"                                                     \
+	" coalesce(sum(g.severity IN ('E', 'F')), 0) FROM lines_row AS g GROUP BY 1"               \
+	") GROUP BY t"
+
+/* The minutes' counts from the seconds' (t the minute since the epoch, floored). */
+#define HIST_MIN_COUNTS                                                                            \
+	"INSERT INTO lt_hist_min SELECT (t - (t % 60 + 60) % 60) / 60, sum(events), sum(errors)"   \
+	" FROM lt_hist_sec GROUP BY 1"
+
 static const char *const hist_rebuild_sql[] = {
     "DELETE FROM lt_hist_sec",
     "DELETE FROM lt_hist_min",
-    ("INSERT INTO lt_hist_sec SELECT t, sum(n), sum(e) FROM ("
-     " SELECT (a.stage_us - (a.stage_us % 1000000 + 1000000) % 1000000) / 1000000 AS t,"
-     " count(*) AS n, coalesce(sum(a.code >= 400), 0) AS e"
-     " FROM audit AS a WHERE a.superseded = 0 GROUP BY 1"
-     " UNION ALL"
-     " SELECT " HIST_LINE_SEC ", count(*),"
-     " coalesce(sum(g.severity IN ('E', 'F')), 0) FROM lines_row AS g GROUP BY 1"
-     ") GROUP BY t"),
-    ("INSERT INTO lt_hist_min SELECT (t - (t % 60 + 60) % 60) / 60, sum(events), sum(errors)"
-     " FROM lt_hist_sec GROUP BY 1"),
+    "INSERT INTO lt_hist_sec " HIST_SEC_COUNTS,
+    HIST_MIN_COUNTS,
     NULL,
 };
 
@@ -97,6 +107,75 @@ int queries_hist_rebuild(struct lt_store *st, int64_t since_id, struct lt_error 
 	return 0;
 }
 
+/*
+ * At most this many seconds' counts are computed beside the index builds (24 bytes each,
+ * 3 MiB: a day and a half of busy seconds); a store with more declines, and the rebuild counts
+ * them in place, as before.
+ */
+#define HIST_COMPUTE_MAX (1 << 17)
+
+/* The seconds' counts computed beforehand: t, events, errors. */
+struct hist_rows {
+	int64_t (*v)[3];
+	size_t n, cap;
+};
+
+void queries_hist_computed_free(void *computed)
+{
+	struct hist_rows *r = computed;
+
+	if (r != NULL)
+		free(r->v);
+	free(r);
+}
+
+int queries_hist_compute(struct lt_store *rd, void **out, struct lt_error *err)
+{
+	struct hist_rows *r;
+	struct lt_stmt *q;
+	int rc, row;
+
+	*out = NULL;
+	if ((rc = lt_store_prepare(rd, &q, HIST_SEC_COUNTS, err)) != 0)
+		return rc;
+	r = lt_xcalloc(1, sizeof *r);
+	while ((row = lt_stmt_step(q, err)) > 0 && r->n < HIST_COMPUTE_MAX) {
+		LT_GROW(r->v, r->cap, r->n + 1);
+		for (int c = 0; c < 3; c++)
+			r->v[r->n][c] = lt_stmt_int(q, c);
+		r->n++;
+	}
+	lt_stmt_free(q);
+	if (row != 0) { /* an error, or more seconds than kept here: declined */
+		queries_hist_computed_free(r);
+		return row < 0 ? LT_ERR_DB : 0;
+	}
+	*out = r;
+	return 0;
+}
+
+int queries_hist_write(struct lt_store *st, void *computed, struct lt_error *err)
+{
+	const struct hist_rows *r = computed;
+	struct lt_stmt *q;
+	int rc = 0;
+
+	for (size_t i = 0; i < 2 && rc == 0; i++)
+		rc = queries_exec(st, hist_rebuild_sql[i], err);
+	if (rc != 0 ||
+	    (rc = lt_store_prepare(st, &q, "INSERT INTO lt_hist_sec VALUES(?1, ?2, ?3)", err)) != 0)
+		return rc;
+	for (size_t i = 0; i < r->n && rc == 0; i++) {
+		for (int c = 0; c < 3; c++)
+			lt_stmt_bind_int(q, c + 1, r->v[i][c]);
+		rc = lt_stmt_step(q, err) < 0 ? LT_ERR_DB : 0;
+		lt_stmt_reset(q);
+	}
+	lt_stmt_free(q);
+	return rc == 0 ? queries_exec(st, HIST_MIN_COUNTS, err) : rc;
+}
+
+/* The second of an event, the minute of a kept second: floored, as above. */
 #define HIST_EVENT_SEC "((a.stage_us - (a.stage_us % 1000000 + 1000000) % 1000000) / 1000000)"
 #define HIST_MIN       "((t - (t % 60 + 60) % 60) / 60)"
 

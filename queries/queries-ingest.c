@@ -13,7 +13,9 @@
  *      store now holds, its lines moved when they change (lt_store_redate):
  *      the order files came in does not matter;
  *   4. the deferred indexes; after a bulk load the lifecycles that can
- *      (the lease's) compute their rows meanwhile on a second connection;
+ *      compute their rows meanwhile on a second connection (the
+ *      histogram's from the first index on, the lease's beside the lines'
+ *      indexes);
  *   5. every lifecycle that is behind the events, in registry order, each
  *      in a transaction that records how far it covers.
  *
@@ -138,29 +140,32 @@ static void ingest_paths(struct lt_store *st, char *const *paths, size_t n, stru
 	in->nlater = 0;
 }
 
-/* The lifecycles' rows computed on a second connection while the store builds its last index. */
+/* The lifecycles' rows computed on a second connection while the store builds its indexes. */
 struct ingest_compute {
 	const char *db;
 	struct queries_computed *computed; /* one per lifecycle */
 	struct lt_error err;
 	int rc;
+	int during; /* 1: the lease's lifecycle too (a bulk load with log lines) */
 };
 
-static void ingest_compute(void *ctx)
+/* Computes the lifecycles whose compute_early is early, on a connection of its own. */
+static void ingest_compute(struct ingest_compute *c, int early)
 {
-	struct ingest_compute *c = ctx;
 	struct lt_store *rd;
 
-	c->rc = lt_store_open(&rd, c->db, LT_STORE_READONLY, &c->err);
-	/* it reads nearly in order: a small cache keeps the two connections within budget */
-	if (c->rc == 0 && (c->rc = lt_store_set_cache(rd, 2048, &c->err)) != 0)
-		lt_store_free(rd);
-	if (c->rc != 0)
+	if (c->rc != 0 || (c->rc = lt_store_open(&rd, c->db, LT_STORE_READONLY, &c->err)) != 0)
 		return;
+	/* it reads nearly in order: a small cache keeps the two connections within budget */
+	if ((c->rc = lt_store_set_cache(rd, 2048, &c->err)) != 0) {
+		lt_store_free(rd);
+		return;
+	}
 	for (size_t i = 0; i < queries_nlifecycles && c->rc == 0; i++) {
 		struct queries_computed *out = &c->computed[i];
 
-		if (queries_lifecycles[i].compute == NULL)
+		if (queries_lifecycles[i].compute == NULL ||
+		    queries_lifecycles[i].compute_early != early)
 			continue;
 		lt_store_newest(rd, &out->event_id, &out->line_id); /* before: never more */
 		c->rc = queries_lifecycles[i].compute(rd, &out->rows, &c->err);
@@ -168,23 +173,41 @@ static void ingest_compute(void *ctx)
 	lt_store_free(rd);
 }
 
+static void ingest_compute_early(void *ctx)
+{
+	ingest_compute(ctx, 1);
+}
+
+static void ingest_compute_during(void *ctx)
+{
+	struct ingest_compute *c = ctx;
+
+	if (c->during)
+		ingest_compute(c, 0);
+}
+
 /*
  * After the paths: the deferred indexes, then every lifecycle that is
- * behind.  After a bulk load with log lines, what can be computed beside the
- * lines' index builds is (the lease lifecycle of Metadata-level logs).  With
- * no line to index nothing runs beside it: on its second connection's small
- * cache the same work cost more CPU than on this one (bench/RESULTS.md, issue 21).
+ * behind.  After a bulk load, the counts of the histogram are computed
+ * beside the first index builds (they read no index), and with log lines
+ * what else can be is computed beside the lines' index builds (the lease
+ * lifecycle of Metadata-level logs).  With no line to index the lease's is
+ * not: on its second connection's small cache the same work cost more CPU
+ * than on this one, with nothing to overlap (bench/RESULTS.md, issue 21).
  */
 static int ingest_finish(struct lt_store *st, struct lt_error *err)
 {
 	struct queries_computed *computed = lt_xcalloc(queries_nlifecycles, sizeof *computed);
 	struct ingest_compute c = {.db = lt_store_path(st), .computed = computed};
+	const struct lt_ingest_beside beside = {
+	    .early = ingest_compute_early, .during = ingest_compute_during, .ctx = &c};
 	int64_t event_id, line_id;
-	int beside, rc;
+	int bulk, rc;
 
 	lt_store_newest(st, &event_id, &line_id);
-	beside = lt_store_bulk_loading(st) && line_id > 0;
-	rc = lt_store_ingest_end(st, beside ? ingest_compute : NULL, &c, err);
+	bulk = lt_store_bulk_loading(st);
+	c.during = line_id > 0;
+	rc = lt_store_ingest_end(st, bulk ? &beside : NULL, err);
 
 	/*
 	 * computing beside the index build only saves time: if the second

@@ -347,6 +347,13 @@ extern const struct lt_derived queries_hist_derived;
 
 /* Counts the kept events and errors per second and per minute anew (lt_hist_sec, lt_hist_min). */
 int queries_hist_rebuild(struct lt_store *st, int64_t since_id, struct lt_error *err);
+/*
+ * The seconds' counts read on rd (a second connection, beside the index builds: it reads no
+ * index), declined (*out NULL) past a bound; then written in place of a rebuild.
+ */
+int queries_hist_compute(struct lt_store *rd, void **out, struct lt_error *err);
+int queries_hist_write(struct lt_store *st, void *computed, struct lt_error *err);
+void queries_hist_computed_free(void *computed);
 /* The counts of the rows added since covers (and of older stages they superseded) added in. */
 int queries_hist_update(struct lt_store *st, const struct lt_derived_state *covers,
 			struct lt_error *err);
@@ -375,6 +382,8 @@ struct queries_lifecycle {
 	int (*compute)(struct lt_store *rd, void **out, struct lt_error *err);
 	int (*write)(struct lt_store *st, void *computed, struct lt_error *err);
 	void (*computed_free)(void *computed);
+	/* 1: compute reads through no index, so it may start before any is built */
+	int compute_early;
 	/*
 	 * Optional: brings tables that cover the events and lines up to
 	 * covers->event_id and ->line_id up to the store's newest, when rows were

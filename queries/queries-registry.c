@@ -50,6 +50,10 @@ const struct queries_lifecycle queries_lifecycles[] = {
     {.derived = &registry_health, .rebuild = registry_health_rebuild},
     {.derived = &queries_hist_derived,
      .rebuild = queries_hist_rebuild,
+     .compute = queries_hist_compute,
+     .write = queries_hist_write,
+     .computed_free = queries_hist_computed_free,
+     .compute_early = 1, /* two scans: lt_store_ingest_end starts it before the first index */
      .update = queries_hist_update},
 };
 

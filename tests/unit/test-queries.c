@@ -2945,6 +2945,61 @@ static const char *const redate_kcm =
      "I0405 06:03:05.000000       1 node_lifecycle_controller.go:900] \"Node became ready\""
      " node=\"n1\"\n");
 
+/* The kept counts, by second and by minute. */
+static char *hist_counts(struct lt_store *st)
+{
+	char *sec = rows(st, "SELECT * FROM lt_hist_sec ORDER BY t"),
+	     *min = rows(st, "SELECT * FROM lt_hist_min ORDER BY t");
+	struct lt_buf b;
+
+	lt_buf_init(&b);
+	lt_buf_printf(&b, "%s--\n%s", sec, min);
+	return held_str(b.ptr);
+}
+
+/*
+ * After a bulk load the histogram's counts are computed on a second connection beside the
+ * index builds (queries_hist_compute) and written in its lifecycle's transaction
+ * (queries_hist_write): the same rows as counted in place, whichever way they were made.
+ */
+static void test_hist_computed_beside(void **state)
+{
+	char dir[PATH_SIZE], audit[PATH_SIZE], kcm[PATH_SIZE], db[PATH_SIZE];
+	struct lines *l = lines_new();
+	struct lt_error err = {0};
+	struct lt_store *st, *rd;
+	void *computed = NULL;
+	char *want;
+
+	(void)state;
+	story_node_deleted(l, "n40", 0);
+	case_dir(dir, "histbeside");
+	st = open_store(dir, "store.db");
+	path_join(db, dir, "store.db");
+	write_log(audit, dir, "audit.log", lines_text(l, 0, 1));
+	write_file(kcm, dir, "kcm.log", redate_kcm);
+	ingest_both(st, audit, kcm);
+	want = hist_counts(st);
+	assert_non_null(strstr(want, "--\n")); /* seconds and minutes both counted */
+	assert_int_not_equal(want[0], '-');
+	expect_text("current", check(st), "");
+	/* counted in place, as `rebuild` does */
+	assert_int_equal(lt_rebuild_all(st, &err), 0);
+	expect_text("rebuilt", hist_counts(st), want);
+	/* computed on a read-only connection, then written over emptied tables */
+	assert_int_equal(lt_store_open(&rd, db, LT_STORE_READONLY, &err), 0);
+	assert_int_equal(queries_hist_compute(rd, &computed, &err), 0);
+	lt_store_free(rd);
+	assert_non_null(computed);
+	exec_sql(st, "DELETE FROM lt_hist_sec");
+	exec_sql(st, "UPDATE lt_hist_min SET events = 0");
+	assert_int_equal(queries_exec(st, "BEGIN IMMEDIATE", &err), 0);
+	assert_int_equal(queries_hist_write(st, computed, &err), 0);
+	assert_int_equal(queries_exec(st, "COMMIT", &err), 0);
+	queries_hist_computed_free(computed);
+	expect_text("written", hist_counts(st), want);
+}
+
 /* What the lines' times derive: the kept counts, node health, every lifecycle. */
 static char *redate_derived(struct lt_store *st)
 {
@@ -3729,6 +3784,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_stale_everywhere, teardown),
 	    cmocka_unit_test_teardown(test_outdated_episodes_rebuilt, teardown),
 	    cmocka_unit_test_teardown(test_derived_behind_repaired, teardown),
+	    cmocka_unit_test_teardown(test_hist_computed_beside, teardown),
 	    cmocka_unit_test_teardown(test_redate_marks_derived_stale, teardown),
 	    cmocka_unit_test_teardown(test_rewritten_episodes_rebuild_health, teardown),
 	    cmocka_unit_test_teardown(test_hist_update_equals_whole, teardown),
