@@ -206,8 +206,13 @@ int lt_store_has_lease_bodies(struct lt_store *st);
  * The log lines worth a row in a timeline: errors, warnings, not-found
  * reports and everything the classification table knows.  Queries repeat
  * this condition word for word, so the partial index on it can serve them.
+ * The severities are compared one by one, not by IN: building the index, SQLite
+ * 3.40 makes an IN list's table anew for every row (0.62 s against 0.14 s of CPU
+ * on 720 000 lines).  Schema 13 builds lines_notable with this text.
  */
-#define LT_LINE_NOTABLE "(severity IN ('E', 'F', 'W') OR not_found > 0 OR kind_id IS NOT NULL)"
+#define LT_LINE_NOTABLE                                                                            \
+	"((severity = 'E' OR severity = 'F' OR severity = 'W') OR not_found > 0 OR"                \
+	" kind_id IS NOT NULL)"
 
 /*
  * A log line's time (schema 13): lines_row stores ts_d, the line's ts_us less
