@@ -30,12 +30,40 @@
 /* its fields: text, packed, or read from its raw line where they are a mark (schema 10) */
 #define LOGS_FLD LT_LINE_FIELDS_SQL("lines")
 
+/*
+ * A line's parameters as a statement holds them since the line before (SQLite keeps bindings
+ * across sqlite3_reset): a number or NULL equal to the last line's is not bound again (most of
+ * a journal line's columns repeat the line before's: source, host, node, component, ident,
+ * pid, basis, line_d).  Text and blobs point into the line and are bound for every line.
+ */
+enum logs_held { LH_NULL, LH_INT, LH_ZERO, LH_BYTE, LH_PTR };
+
+#define LOGS_PARAMS 28 /* the statements' highest parameter */
+/*
+ * The hosts a load remembers having noted (logs_note_host): a journal merged from many nodes
+ * changes host nearly every line.  Filled to half at most (LOGS_NOTED_SLOTS / 2 hosts, 128 KiB);
+ * a host past that is noted by its insert, which ignores one already there.
+ */
+#define LOGS_NOTED_SLOTS 16384
+
+struct logs_stmt {
+	sqlite3_stmt *s;
+	struct {
+		int64_t v;
+		enum logs_held held;
+	} p[LOGS_PARAMS + 1];
+	char byte; /* the LH_BYTE text's one byte (the severity), bound in place */
+};
+
 struct index_log_loader {
 	struct lt_store *st;
 	struct lt_error *err;
 	int64_t source_id;
-	int64_t node_id; /* --node, 0 when none */
-	sqlite3_stmt *ins, *ins_more, *ins_host, *save;
+	int64_t node_id;		/* --node, 0 when none */
+	struct logs_stmt ins, ins_more; /* lines_row, lines_more: bindings kept (logs_put_*) */
+	struct index_intern_memo
+	    memo[9]; /* logs_intern's strings: the last line's (logs_memoized) */
+	sqlite3_stmt *ins_host, *save;
 	sqlite3_stmt *seen, *host_node; /* the dedupe probe, and a host's mapped node */
 	int64_t start_id;		/* lines below it were stored before this load: 0, none */
 	int64_t next_id;		/* the id the next line stored takes (logs_line_d) */
@@ -49,7 +77,8 @@ struct index_log_loader {
 	uint64_t last_hash;		 /* of the previous line, for counting repeats */
 	int last_hashed;		 /* last_hash is set */
 	uint32_t repeat;
-	int64_t last_host_id; /* hosts already in the hosts table: the last one */
+	int64_t *noted; /* hosts this load put in the hosts table: LOGS_NOTED_SLOTS ids, 0 free */
+	size_t nnoted;
 	uint64_t lines, skew;
 	int64_t first_us, last_us;
 	int64_t first_id, last_id;  /* the source's lines lie in this id range */
@@ -70,11 +99,12 @@ struct index_log_loader {
 /*
  * A line's row (schema 12): the columns nearly every line has in lines_row; its rare ones
  * (logs_ins_more_sql, the parameters ?17-?19, ?21, ?23, ?24 of the same binding) in
- * lines_more, only when it has one (logs_has_rare).  Both statements take every parameter
- * (SQLite binds a number the statement does not use, up to its highest: ?27, ?28), so one
- * binding function serves both: logs_bind binds each in turn.  The row's id is SQLite's (one
- * past the largest: an id bound costs the insert a seek, 2 500 instructions a line), which the
- * line's number, stored as a distance from it (schema 13, logs_line_d), foresees: ll->next_id.
+ * lines_more, only when it has one (logs_has_rare).  The parameters keep one numbering across
+ * both (logs_bind_row binds lines_row's, logs_bind_more lines_more's: each binds only its
+ * statement's own, and only where the value is not the one it holds, logs_put_*).  The row's id is
+ * SQLite's (one past the largest: an id bound costs the insert a seek, 2 500 instructions a line),
+ * which the line's number, stored as a distance from it (schema 13, logs_line_d), foresees:
+ * ll->next_id.
  */
 static const char logs_ins_sql[] =
     "INSERT INTO lines_row(source_id, line_d, offset, ts_d, klog_d, basis,"
@@ -232,8 +262,8 @@ int index_log_loader_new(struct index_log_loader **out, struct lt_store *st, int
 	if (node &&
 	    index_intern_id(st, (struct lt_str){node, strlen(node)}, &ll->node_id, err) != 0)
 		goto fail;
-	if (index_store_prepare_raw(st, &ll->ins, logs_ins_sql, err) ||
-	    index_store_prepare_raw(st, &ll->ins_more, logs_ins_more_sql, err) ||
+	if (index_store_prepare_raw(st, &ll->ins.s, logs_ins_sql, err) ||
+	    index_store_prepare_raw(st, &ll->ins_more.s, logs_ins_more_sql, err) ||
 	    index_store_prepare_raw(st, &ll->ins_host, "INSERT OR IGNORE INTO hosts VALUES(?1, ?1)",
 				    err) ||
 	    index_store_prepare_raw(st, &ll->save, logs_save_sql, err) || logs_restore(ll) ||
@@ -251,8 +281,9 @@ void index_log_loader_free(struct index_log_loader *ll)
 {
 	if (ll == NULL)
 		return;
-	sqlite3_finalize(ll->ins);
-	sqlite3_finalize(ll->ins_more);
+	sqlite3_finalize(ll->ins.s);
+	sqlite3_finalize(ll->ins_more.s);
+	index_intern_memo_release(ll->memo, sizeof ll->memo / sizeof *ll->memo);
 	index_raw_writer_release(&ll->raw);
 	index_raw_writer_release(&ll->fields);
 	index_fields_check_release(&ll->check);
@@ -260,6 +291,7 @@ void index_log_loader_free(struct index_log_loader *ll)
 	sqlite3_finalize(ll->save);
 	sqlite3_finalize(ll->seen);
 	sqlite3_finalize(ll->host_node);
+	free(ll->noted);
 	free(ll->node);
 	free(ll->host);
 	free(ll);
@@ -343,18 +375,6 @@ ptrdiff_t index_log_message_at(const struct lt_log_line *ln)
 	return at == NULL ? -1 : at - raw;
 }
 
-static void logs_bind_message(sqlite3_stmt *s, const struct lt_log_line *ln, ptrdiff_t at)
-{
-	if (ln->message.ptr == NULL)
-		return;
-	if (at < 0) {
-		logs_bind_str(s, 21, ln->message);
-		return;
-	}
-	sqlite3_bind_int64(s, 26, (sqlite3_int64)at);
-	sqlite3_bind_int64(s, 27, (sqlite3_int64)ln->message.len);
-}
-
 /*
  * The fields (schema 10): the mark when the store's decoder rebuilds them from the raw line
  * after the message (index-fields.c), else packed by the fields' writer (or text).  Sets
@@ -380,7 +400,16 @@ static int logs_prepare_fields(struct index_log_loader *ll, const struct lt_log_
 				    &ll->packed_len, ll->err);
 }
 
-/* Interns the line's repeated strings; ids in the order of logs_bind_ids' columns. */
+/*
+ * The strings logs_intern compares with the line before's first (ll->memo): a journal's
+ * component and ident nearly always repeat it, its host in one node's journal (a merged one
+ * changes host every line: a compare and a copy lost).  The others mostly differ (location,
+ * kind, subject) or are NULL.
+ */
+static const unsigned char logs_memoized[9] = {1, 1, 1, 0, 0, 0, 0, 0, 0};
+
+/* Interns the line's repeated strings; ids in the order of logs_bind_row's and
+ * logs_bind_more's columns. */
 static int logs_intern(struct index_log_loader *ll, const struct lt_log_line *ln,
 		       const struct lt_where *at, int64_t ids[9])
 {
@@ -398,18 +427,75 @@ static int logs_intern(struct index_log_loader *ll, const struct lt_log_line *ln
 	};
 
 	for (int i = 0; i < 9; i++)
-		if (index_intern_id(ll->st, strs[i], &ids[i], ll->err) != 0)
+		if ((logs_memoized[i]
+			 ? index_intern_id_memo(ll->st, &ll->memo[i], strs[i], &ids[i], ll->err)
+			 : index_intern_id(ll->st, strs[i], &ids[i], ll->err)) != 0)
 			return LT_ERR_DB;
 	return 0;
 }
 
-static void logs_bind_ids(sqlite3_stmt *s, const int64_t ids[9])
+/* Parameter idx holds v (logs_stmt): bound only when it held something else. */
+static void logs_put_int(struct logs_stmt *ls, int idx, int64_t v)
 {
-	static const int cols[9] = {8, 10, 11, 14, 15, 16, 17, 18, 24};
+	if (ls->p[idx].held == LH_INT && ls->p[idx].v == v)
+		return;
+	sqlite3_bind_int64(ls->s, idx, v);
+	ls->p[idx].held = LH_INT;
+	ls->p[idx].v = v;
+}
 
-	for (int i = 0; i < 9; i++)
-		if (ids[i] != 0)
-			sqlite3_bind_int64(s, cols[i], ids[i]);
+static void logs_put_null(struct logs_stmt *ls, int idx)
+{
+	if (ls->p[idx].held == LH_NULL)
+		return;
+	sqlite3_bind_null(ls->s, idx);
+	ls->p[idx].held = LH_NULL;
+}
+
+/* v, or NULL when v is 0 (an id, a node: 0 is none) */
+static void logs_put_id(struct logs_stmt *ls, int idx, int64_t v)
+{
+	if (v != 0)
+		logs_put_int(ls, idx, v);
+	else
+		logs_put_null(ls, idx);
+}
+
+/* Text in the line: bound for every line (its bytes are the line's, gone after it). */
+static void logs_put_str(struct logs_stmt *ls, int idx, struct lt_str v)
+{
+	if (v.ptr == NULL) {
+		logs_put_null(ls, idx);
+		return;
+	}
+	sqlite3_bind_text(ls->s, idx, v.ptr, (int)v.len, SQLITE_STATIC);
+	ls->p[idx].held = LH_PTR;
+}
+
+/* One byte of text, held by ls itself (the severity): bound when it changes. */
+static void logs_put_byte(struct logs_stmt *ls, int idx, char c)
+{
+	if (ls->p[idx].held == LH_BYTE && ls->byte == c)
+		return;
+	ls->byte = c;
+	sqlite3_bind_text(ls->s, idx, &ls->byte, 1, SQLITE_STATIC);
+	ls->p[idx].held = LH_BYTE;
+}
+
+/* The fields (?22): decoder 1's mark (an empty blob), packed, their text, or NULL. */
+static void logs_put_fields(struct index_log_loader *ll, struct logs_stmt *ls,
+			    const struct lt_log_line *ln)
+{
+	if (ll->mark) {
+		if (ls->p[22].held != LH_ZERO)
+			sqlite3_bind_zeroblob(ls->s, 22, 0);
+		ls->p[22].held = LH_ZERO;
+	} else if (ll->packed != NULL) {
+		sqlite3_bind_blob(ls->s, 22, ll->packed, (int)ll->packed_len, SQLITE_STATIC);
+		ls->p[22].held = LH_PTR;
+	} else {
+		logs_put_str(ls, 22, ln->fields);
+	}
 }
 
 /*
@@ -445,38 +531,81 @@ static int logs_has_rare(const struct lt_log_line *ln, const struct lt_where *at
 	       (ln->message.ptr != NULL && msg_at < 0) || at->ext_id.ptr != NULL;
 }
 
-/* Binds the insert of the line into s: ll->ins, or ll->ins_more (its id bound after). */
-static void logs_bind(struct index_log_loader *ll, sqlite3_stmt *s, const struct lt_log_line *ln,
-		      const struct lt_where *at, const int64_t ids[9], int64_t node,
-		      ptrdiff_t msg_at, int64_t id)
+/*
+ * Binds lines_row's insert of the line (its parameters only: ?4, ?17-?19, ?21, ?23, ?24 are
+ * lines_more's).  The message is a slice of the raw line (msg_at, msg_len) when msg_at >= 0,
+ * else its text goes to lines_more.
+ */
+static void logs_bind_row(struct index_log_loader *ll, const struct lt_log_line *ln,
+			  const struct lt_where *at, const int64_t ids[9], int64_t node,
+			  ptrdiff_t msg_at, int64_t id, int64_t cluster_id)
 {
-	sqlite3_bind_int64(s, 1, ll->source_id);
-	sqlite3_bind_int64(s, 2, logs_line_d(ll, at->line, id));
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)at->offset);
-	sqlite3_bind_int64(s, 5, logs_ts_d(ln->ts_us));
+	struct logs_stmt *s = &ll->ins;
+	const int slice = ln->message.ptr != NULL && msg_at >= 0;
+
+	logs_put_int(s, 1, ll->source_id);
+	logs_put_int(s, 2, logs_line_d(ll, at->line, id));
+	logs_put_int(s, 3, (int64_t)at->offset);
+	logs_put_int(s, 5, logs_ts_d(ln->ts_us));
 	/* the klog time as its distance from ts_us: mostly 0, which SQLite stores in no byte */
 	if (ln->klog_us != 0)
-		sqlite3_bind_int64(s, 6, ln->klog_us - ln->ts_us);
-	sqlite3_bind_int(s, 7, (int)ln->basis);
-	logs_bind_ids(s, ids);
-	if (node != 0)
-		sqlite3_bind_int64(s, 9, node);
-	if (ln->pid >= 0)
-		sqlite3_bind_int64(s, 12, ln->pid);
-	if (ln->severity != 0)
-		sqlite3_bind_text(s, 13, &ln->severity, 1, SQLITE_STATIC);
-	logs_bind_str(s, 19, ln->obj_uid);
-	sqlite3_bind_int(s, 20, ln->not_found);
-	logs_bind_message(s, ln, msg_at);
-	if (ll->mark)
-		sqlite3_bind_zeroblob(s, 22, 0); /* the mark: decoder 1 on the raw line */
-	else if (ll->packed != NULL)
-		sqlite3_bind_blob(s, 22, ll->packed, (int)ll->packed_len, SQLITE_STATIC);
+		logs_put_int(s, 6, ln->klog_us - ln->ts_us);
 	else
-		logs_bind_str(s, 22, ln->fields);
-	logs_bind_str(s, 23, at->ext_id);
-	if (s == ll->ins_more) /* a number past a statement's highest is an error, and costs */
-		sqlite3_bind_int64(s, 28, id);
+		logs_put_null(s, 6);
+	logs_put_int(s, 7, (int64_t)ln->basis);
+	logs_put_id(s, 8, ids[0]);
+	logs_put_id(s, 9, node);
+	logs_put_id(s, 10, ids[1]);
+	logs_put_id(s, 11, ids[2]);
+	if (ln->pid >= 0)
+		logs_put_int(s, 12, ln->pid);
+	else
+		logs_put_null(s, 12);
+	if (ln->severity != 0)
+		logs_put_byte(s, 13, ln->severity);
+	else
+		logs_put_null(s, 13);
+	logs_put_id(s, 14, ids[3]);
+	logs_put_id(s, 15, ids[4]);
+	logs_put_id(s, 16, ids[5]);
+	logs_put_int(s, 20, ln->not_found);
+	logs_put_fields(ll, s, ln);
+	logs_put_int(s, 25, cluster_id);
+	if (slice) {
+		logs_put_int(s, 26, (int64_t)msg_at);
+		logs_put_int(s, 27, (int64_t)ln->message.len);
+	} else {
+		logs_put_null(s, 26);
+		logs_put_null(s, 27);
+	}
+}
+
+/* Binds lines_more's insert of the line stored as id (logs_has_rare). */
+static void logs_bind_more(struct index_log_loader *ll, const struct lt_log_line *ln,
+			   const struct lt_where *at, const int64_t ids[9], ptrdiff_t msg_at,
+			   int64_t id)
+{
+	struct logs_stmt *s = &ll->ins_more;
+
+	logs_put_int(s, 28, id);
+	logs_put_id(s, 17, ids[6]);
+	logs_put_id(s, 18, ids[7]);
+	logs_put_str(s, 19, ln->obj_uid);
+	if (msg_at < 0)
+		logs_put_str(s, 21, ln->message);
+	else
+		logs_put_null(s, 21);
+	logs_put_str(s, 23, at->ext_id);
+	logs_put_id(s, 24, ids[8]);
+}
+
+/* Steps an insert whose bindings are kept for the next line (logs_stmt). */
+static int logs_step_kept(struct index_log_loader *ll, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : index_store_db_error(ll->st, ll->err, what);
 }
 
 static int logs_step(struct index_log_loader *ll, sqlite3_stmt *s, const char *what)
@@ -573,12 +702,38 @@ static int64_t logs_node(struct index_log_loader *ll, int64_t host_id)
 	return mapped != 0 ? mapped : host_id;
 }
 
-/* Notes a host in the hosts table (mapped to itself until lt_store_map_hosts). */
+/*
+ * The slot of host_id in ll->noted: where it is, or the free slot it would take (an open
+ * table, probed linearly from a multiplicative hash of the id).
+ */
+static size_t logs_noted_slot(const struct index_log_loader *ll, int64_t host_id)
+{
+	size_t i = (size_t)(((uint64_t)host_id * 0x9e3779b97f4a7c15ULL) >> 50) % LOGS_NOTED_SLOTS;
+
+	while (ll->noted[i] != 0 && ll->noted[i] != host_id)
+		i = (i + 1) % LOGS_NOTED_SLOTS;
+	return i;
+}
+
+/*
+ * Notes a host in the hosts table (mapped to itself until lt_store_map_hosts), once a load:
+ * the hosts it noted are remembered (ll->noted), up to LOGS_NOTED_SLOTS / 2 of them.
+ */
 static int logs_note_host(struct index_log_loader *ll, int64_t host_id)
 {
-	if (host_id == 0 || host_id == ll->last_host_id)
+	size_t i;
+
+	if (host_id == 0)
 		return 0;
-	ll->last_host_id = host_id;
+	if (ll->noted == NULL)
+		ll->noted = lt_xcalloc(LOGS_NOTED_SLOTS, sizeof *ll->noted);
+	i = logs_noted_slot(ll, host_id);
+	if (ll->noted[i] == host_id)
+		return 0;
+	if (ll->nnoted < LOGS_NOTED_SLOTS / 2) {
+		ll->noted[i] = host_id;
+		ll->nnoted++;
+	}
 	sqlite3_bind_int64(ll->ins_host, 1, host_id);
 	return logs_step(ll, ll->ins_host, "cannot record a host");
 }
@@ -718,17 +873,16 @@ int index_log_loader_store(struct index_log_loader *ll, const struct lt_log_line
 			return seen < 0 ? LT_ERR_DB : 0;
 	}
 	want = ll->next_id > 0 ? ll->next_id : 1;
-	logs_bind(ll, ll->ins, &c, at, ids, node, msg_at, want);
-	sqlite3_bind_int64(ll->ins, 25, cluster_id);
-	if (logs_step(ll, ll->ins, "cannot store a log line") != 0)
+	logs_bind_row(ll, &c, at, ids, node, msg_at, want, cluster_id);
+	if (logs_step_kept(ll, ll->ins.s, "cannot store a log line") != 0)
 		return LT_ERR_DB;
 	id = sqlite3_last_insert_rowid(ll->st->db);
 	if (id != want && logs_renumber(ll, id, at->line) != 0)
 		return LT_ERR_DB;
 	ll->next_id = id + 1;
 	if (logs_has_rare(&c, at, ids, msg_at)) {
-		logs_bind(ll, ll->ins_more, &c, at, ids, node, msg_at, id);
-		if (logs_step(ll, ll->ins_more, "cannot store a log line") != 0)
+		logs_bind_more(ll, &c, at, ids, msg_at, id);
+		if (logs_step_kept(ll, ll->ins_more.s, "cannot store a log line") != 0)
 			return LT_ERR_DB;
 	}
 	*stored = 1;
