@@ -3215,6 +3215,64 @@ static void test_lines_mapped_host(void **state)
 }
 
 /*
+ * Line i of test_lines_many_hosts: host h<i % NH>, every other line a klog line (pid, severity,
+ * klog time, location) and the others plain text with neither: the insert keeps its bindings
+ * from line to line (index-logs.c, logs_put_*), so a value a line lacks must be NULL again.
+ */
+static size_t many_hosts_line(char *buf, size_t cap, int i, int nh)
+{
+	int n = i % 2 == 0 ? snprintf(buf, cap,
+				      "2024-04-05T05:50:00.%06d+00:00 h%d kubelet[%d]: E0405"
+				      " 05:50:00.%06d %d a.go:%d] \"m%d\"\n",
+				      i, i % nh, 100 + i % 7, i, 100 + i % 7, i % 5, i)
+			   : snprintf(buf, cap, "2024-04-05T05:50:00.%06d+00:00 h%d kubelet: m%d\n",
+				      i, i % nh, i);
+
+	assert_true(n > 0 && (size_t)n < cap);
+	return (size_t)n;
+}
+
+/*
+ * More hosts than a load remembers having noted (index-logs.c: LOGS_NOTED_SLOTS / 2), each
+ * seen twice: every one is in the hosts table once, its lines under it, and every line's
+ * columns are its own, whatever the line before had.
+ */
+static void test_lines_many_hosts(void **state)
+{
+	enum { NH = 8300, N = 2 * NH };
+	char dir[PATH_SIZE], klog[PATH_SIZE], line[256];
+	struct lt_ingest_totals t = {0};
+	struct lt_buf b;
+	struct seen s;
+	struct lt_store *st;
+
+	(void)state;
+	case_dir(dir, "lines-many-hosts");
+	lt_buf_init(&b);
+	for (int i = 0; i < N; i++)
+		lt_buf_append(&b, line, many_hosts_line(line, sizeof line, i, NH));
+	path_join(klog, dir, "kubelet.log");
+	write_bytes(klog, b.ptr, b.len, "wb");
+	lt_buf_release(&b);
+	st = open_store(dir);
+	expect_counts(ingest_ok(st, klog, &s, &t), N, N, 0, 0, 0);
+	expect_rows(st, "SELECT count(*), count(DISTINCT node_id) FROM hosts", NULL, "8300|8300\n");
+	expect_rows(st,
+		    "SELECT count(*) FROM logs WHERE host != 'h' || ((id - 1) % 8300)"
+		    " OR node IS NOT host OR message != 'm' || (id - 1)",
+		    NULL, "0\n");
+	/* a klog line: pid, severity, location, klog time; a plain line: none of them */
+	expect_rows(st,
+		    "SELECT count(*) FROM logs WHERE CASE id % 2 WHEN 1 THEN"
+		    " pid IS NOT 100 + (id - 1) % 7 OR severity IS NOT 'E'"
+		    " OR location IS NOT 'a.go:' || ((id - 1) % 5) OR klog_us IS NOT ts_us"
+		    " ELSE pid IS NOT NULL OR severity IS NOT NULL OR location IS NOT NULL"
+		    " OR klog_us IS NOT NULL END",
+		    NULL, "0\n");
+	close_store(st);
+}
+
+/*
  * Line i of test_raw_junk: a kubelet line whose message holds bytes of every value but NUL
  * and newline (control bytes rarer), invalid UTF-8 among them.
  */
@@ -3593,6 +3651,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_schema_upgrade_13_jsize4, teardown),
 	    cmocka_unit_test_teardown(test_dedupe_lines_one_ingest, teardown),
 	    cmocka_unit_test_teardown(test_lines_mapped_host, teardown),
+	    cmocka_unit_test_teardown(test_lines_many_hosts, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
