@@ -415,14 +415,6 @@ struct index_basis_text {
 };
 void index_basis_texts(const struct lt_time_basis *b, struct index_basis_text *out);
 
-/*
- * Moves the lines of a source (ids first..last) from one year and zone to
- * another (lt_time_redate on the times each line rests on), their dedupe keys
- * with them.  Inside the caller's transaction.
- */
-int index_logs_redate(struct lt_store *st, int64_t source_id, int64_t first, int64_t last, int dy,
-		      int64_t old_zone, int64_t new_zone, struct lt_error *err);
-
 /* ---- content identity (index-ident.c) ---- */
 
 enum index_ident_verdict {

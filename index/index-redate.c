@@ -10,7 +10,7 @@
  * own lines, another file of the host whose zone is certain, the audit events
  * on the host's node.  Whatever the order the files came in, a source ends
  * with the year and zone a single ingest of them all gives.  The lines are
- * moved in the store (index_logs_redate), never parsed again: each records
+ * moved in the store (redate_lines), never parsed again: each records
  * which of its times rest on the file's year and zone (lines.basis).
  * Runs after every ingest, in one transaction: a killed run is redone whole.
  * Moving a line changes rows that derived tables were built from without
@@ -375,6 +375,87 @@ static int redate_changed(const struct redate_src *r, const struct lt_time_basis
 	       nb->zone_rule != r->b.zone_rule;
 }
 
+enum redate_line_col { RL_ID, RL_TS, RL_KLOG, RL_BASIS };
+
+/* One update of a re-dating run, reset for the next line. */
+static int redate_line_step(struct lt_store *st, sqlite3_stmt *s, struct lt_error *err)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return rc == SQLITE_DONE ? 0 : index_store_db_error(st, err, "cannot re-date a log line");
+}
+
+/* One line moved: its times (schema 11: no key to move with them); k clears its klog_us. */
+static int redate_line(struct lt_store *st, sqlite3_stmt *q, sqlite3_stmt *u, sqlite3_stmt *k,
+		       const int64_t m[3], struct lt_error *err)
+{
+	unsigned b = (unsigned)sqlite3_column_int(q, RL_BASIS);
+	int64_t ts, klog;
+
+	ts = lt_time_redate(sqlite3_column_int64(q, RL_TS), b & LT_BASIS_TS_YEAR,
+			    b & LT_BASIS_TS_ZONE, (int)m[0], m[1], m[2]);
+	klog = sqlite3_column_int64(q, RL_KLOG);
+	if (klog != 0)
+		klog = lt_time_redate(klog, b & LT_BASIS_KLOG_YEAR, b & LT_BASIS_KLOG_ZONE,
+				      (int)m[0], m[1], m[2]);
+	sqlite3_bind_int64(u, 1, sqlite3_column_int64(q, RL_ID));
+	sqlite3_bind_int64(u, 2, ts);
+	if (klog != 0)
+		sqlite3_bind_int64(u, 3, klog);
+	if (redate_line_step(st, u, err) != 0)
+		return LT_ERR_DB;
+	sqlite3_bind_int64(k, 1, sqlite3_column_int64(q, RL_ID));
+	return redate_line_step(st, k, err);
+}
+
+/* The statements of a re-dating: the lines read, a line moved. */
+static const char *const redate_lines_sql[] = {
+    ("SELECT id, ts_us, " INDEX_KLOG_US_SQL(
+	"") ", basis FROM lines"
+	    " WHERE id BETWEEN ?1 AND ?2 AND source_id = ?3 AND basis != 0 ORDER BY id"),
+    "UPDATE lines_row SET ts_d = " LT_LINE_TS_D_SQL("?2") ", klog_d = ?3 - ?2 WHERE id = ?1",
+    /* a klog time of schema 6 and before (lines_more, schema 12) now lies in klog_d */
+    "UPDATE lines_more SET klog_us = NULL WHERE id = ?1 AND klog_us IS NOT NULL",
+};
+
+enum { RLS_READ, RLS_MOVE, RLS_KLOG, RLS_N };
+
+static void redate_lines_finalize(sqlite3_stmt *s[RLS_N])
+{
+	for (int i = 0; i < RLS_N; i++)
+		sqlite3_finalize(s[i]);
+}
+
+/*
+ * Moves the lines of a source (ids first..last) from one year and zone to another
+ * (lt_time_redate on the times each line rests on, lines.basis).  Inside the caller's
+ * transaction.
+ */
+static int redate_lines(struct lt_store *st, int64_t source_id, int64_t first, int64_t last, int dy,
+			int64_t old_zone, int64_t new_zone, struct lt_error *err)
+{
+	const int64_t m[3] = {dy, old_zone, new_zone};
+	sqlite3_stmt *s[RLS_N] = {NULL};
+	int rc = 0, step;
+
+	for (int i = 0; i < RLS_N; i++)
+		if (index_store_prepare_raw(st, &s[i], redate_lines_sql[i], err) != 0) {
+			redate_lines_finalize(s);
+			return LT_ERR_DB;
+		}
+	sqlite3_bind_int64(s[RLS_READ], 1, first);
+	sqlite3_bind_int64(s[RLS_READ], 2, last);
+	sqlite3_bind_int64(s[RLS_READ], 3, source_id);
+	while (rc == 0 && (step = sqlite3_step(s[RLS_READ])) == SQLITE_ROW)
+		rc = redate_line(st, s[RLS_READ], s[RLS_MOVE], s[RLS_KLOG], m, err);
+	if (rc == 0 && step != SQLITE_DONE)
+		rc = index_store_db_error(st, err, "cannot read the lines to re-date");
+	redate_lines_finalize(s);
+	return rc;
+}
+
 /*
  * One source: its lines move when its year or zone changes.  Its row is
  * written when something changed, when this run read it, or when its zone
@@ -392,8 +473,8 @@ static int redate_one(struct redate *rd, const struct redate_src *r)
 	moved = (nb.year != r->b.year || nb.zone_us != r->b.zone_us) && r->last_id > 0;
 	rd->moved += (size_t)moved;
 	if (moved)
-		rc = index_logs_redate(rd->st, r->id, r->first_id, r->last_id, nb.year - r->b.year,
-				       r->b.zone_us, nb.zone_us, rd->err);
+		rc = redate_lines(rd->st, r->id, r->first_id, r->last_id, nb.year - r->b.year,
+				  r->b.zone_us, nb.zone_us, rd->err);
 	if (rc == 0 && (redate_changed(r, &nb) || fresh || why[0]))
 		rc = redate_save(rd, r, &nb, why, moved);
 	if (rc == 0 && rd->o != NULL)
