@@ -550,6 +550,13 @@ static size_t cw_copy16(const char *s, char *out)
 #define CW_COPY_STEP SIZE_MAX
 #endif
 
+/* The room's bytes written and not kept: the arena ends at its NUL again; returns 0. */
+static size_t cw_room_drop(struct parser_cw_decoder *d)
+{
+	d->arena.ptr[d->arena.len] = '\0';
+	return 0;
+}
+
 /*
  * Checks and unescapes the string whose opening quote is at json[at] into the arena as the
  * message (d->msg); returns the offset after its closing quote, or 0 when yajl must see it.
@@ -580,8 +587,9 @@ static size_t cw_take_message(struct parser_cw_decoder *d, size_t at)
 			continue;
 		case CB_QUOTE:
 			d->msg = (struct cw_val){.off = d->arena.len, .len = w, .set = 1};
-			d->arena.len += w; /* written in cw_room's room */
-			lt_buf_putc(&d->arena, '\0');
+			d->arena.len += w; /* written in cw_room's room, which holds its NUL */
+			d->arena.ptr[d->arena.len] = '\0';
+			lt_buf_putc(&d->arena, '\0'); /* as cw_keep leaves a value */
 			d->msg_at = at;
 			return at + 1 + r + 1;
 		case CB_ESCAPE:
@@ -591,14 +599,14 @@ static size_t cw_take_message(struct parser_cw_decoder *d, size_t at)
 			} else if (r + 1 < n && s[r + 1] == 'u') {
 				r = cw_unescape_one(s, n, r + 1, out, &w); /* bad hex: r = n */
 			} else {
-				return 0; /* an escape yajl refuses, or none */
+				return cw_room_drop(d); /* an escape yajl refuses, or none */
 			}
 			continue;
 		case CB_REFUSED:
-			return 0;
+			return cw_room_drop(d);
 		}
 	}
-	return 0;
+	return cw_room_drop(d);
 }
 
 /* A scalar value: kept when a key asked for it, outside any captured container. */
