@@ -36,6 +36,28 @@ int parser_json_run(const yajl_callbacks *cb, void *ctx, yajl_handle *h, const c
 	return st == yajl_status_ok ? 0 : LT_ERR_FORMAT;
 }
 
+int parser_json_run_parts(const yajl_callbacks *cb, void *ctx, yajl_handle *h,
+			  const struct parser_json_part *parts, size_t n, size_t *base)
+{
+	yajl_handle y = yajl_alloc(cb, NULL, ctx);
+	yajl_status st = yajl_status_ok;
+
+	if (h != NULL)
+		*h = y;
+	yajl_config(y, yajl_dont_validate_strings, 1);
+	for (size_t i = 0; i < n && st == yajl_status_ok; i++) {
+		if (base != NULL)
+			*base = parts[i].at;
+		st = yajl_parse(y, (const unsigned char *)parts[i].text, parts[i].len);
+	}
+	if (st == yajl_status_ok)
+		st = yajl_complete_parse(y);
+	yajl_free(y);
+	if (h != NULL)
+		*h = NULL;
+	return st == yajl_status_ok ? 0 : LT_ERR_FORMAT;
+}
+
 int parser_json_broken(const char *json, size_t len)
 {
 	static const yajl_callbacks none = {0};

@@ -27,4 +27,23 @@
 int parser_json_run(const yajl_callbacks *cb, void *ctx, yajl_handle *h, const char *what,
 		    const char *json, size_t len, char *reason, size_t size);
 
+/*
+ * One piece of a record given to yajl in parts: its text, and the offset in the record it
+ * stands for (a part may stand in for the record's bytes there, as a string for a string).
+ */
+struct parser_json_part {
+	const char *text;
+	size_t len;
+	size_t at;
+};
+
+/*
+ * As parser_json_run, over the n parts in order as one text (yajl's lexer carries a token
+ * across parts): while part i runs, *base (when not NULL) is its at, so a callback finds its
+ * place in the record at *base + yajl_get_bytes_consumed.  Makes no reason: a caller whose
+ * parts fail runs the whole record through parser_json_run for yajl's own words.
+ */
+int parser_json_run_parts(const yajl_callbacks *cb, void *ctx, yajl_handle *h,
+			  const struct parser_json_part *parts, size_t n, size_t *base);
+
 #endif

@@ -592,6 +592,73 @@ static void test_message_unescape_as_yajl(void **state)
 	parser_cw_decoder_free(d);
 }
 
+/*
+ * An event's message is checked and unescaped ahead and yajl given the rest around "" in its
+ * place: what it keeps and refuses, and why, is what yajl over the whole record gives.  Values
+ * after the message (in yajl's third part) keep their offsets in the record; a message key
+ * given twice, or spelled with an escape, is read as yajl reads it; a message yajl refuses, or
+ * a record refused after its message, is refused with yajl's words and a byte of the record
+ * (what parser_json_run says of the whole record).
+ */
+static void test_message_parts_as_whole(void **state)
+{
+	static const struct {
+		const char *json, *message, *id;
+	} kept[] = {
+	    {"{\"timestamp\":1,\"message\":\"first\",\"message\":\"second\"}", "second", NULL},
+	    {"{\"timestamp\":1,\"message\":5,\"message\":\"s\\\"x\"}", "s\"x", NULL},
+	    {"{\"timestamp\":1,\"mess\\u0061ge\":\"a\",\"message\":\"b\"}", "b", NULL},
+	    {"{\"timestamp\":1,\"message\":\"b\",\"mess\\u0061ge\":\"a\"}", "a", NULL},
+	    {"{\"message\":\"m\\\"\",\"timestamp\":1,\"eventId\":{\"a\":[1,\"}\"]}}", "m\"",
+	     "{\"a\":[1,\"}\"]}"},
+	    {"{\"timestamp\":1, \"message\" : \"0123456789abcdef0123456789abcdef\\n\", "
+	     "\"eventId\": \"e\\u00e9\"}",
+	     "0123456789abcdef0123456789abcdef\n", "e\xc3\xa9"},
+	    {"{\"timestamp\":1,\"message\":\"\x7f\xff 0123456789abcdef\\ud83d\\ude00\"}",
+	     "\x7f\xff 0123456789abcdef\xf0\x9f\x98\x80", NULL},
+	};
+	static const char *const refused[] = {
+	    "{\"timestamp\":1,\"message\":\"0123456789abcdef\ttab\"}",
+	    "{\"timestamp\":1,\"message\":\"a\\x\"}",
+	    "{\"timestamp\":1,\"message\":\"a\\u12G4\"}",
+	    "{\"timestamp\":1,\"message\":\"ok\",}",
+	    "{\"timestamp\":1,\"message\":\"ok\" \"eventId\":\"e\"}",
+	    "{\"timestamp\":1,\"message\":\"0123456789abcdef0123456789abcdef",
+	    "{\"timestamp\":1,\"message\":\"ok\"}}",
+	};
+	struct parser_cw_decoder *d = parser_cw_decoder_new();
+	struct parser_cw_record r;
+	char reason[200];
+	unsigned long at;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
+		assert_int_equal(parser_cw_decode(d, &r, PARSER_CW_EVENT, kept[i].json,
+						  strlen(kept[i].json), reason, sizeof reason),
+				 0);
+		assert_int_equal(r.ts_us, 1000);
+		assert_int_equal(r.message.len, strlen(kept[i].message));
+		assert_memory_equal(r.message.ptr, kept[i].message, r.message.len);
+		if (kept[i].id == NULL)
+			assert_null(r.ext_id.ptr);
+		else
+			assert_true(lt_str_eq(r.ext_id, kept[i].id));
+	}
+	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+		assert_int_equal(parser_cw_decode(d, &r, PARSER_CW_EVENT, refused[i],
+						  strlen(refused[i]), reason, sizeof reason),
+				 LT_ERR_FORMAT);
+		assert_memory_equal(reason, "invalid JSON at byte ", 21);
+		at = strtoul(reason + 21, NULL, 10);
+		/* a byte of the whole record, at or past the message's opening quote */
+		if (strstr(reason, "premature EOF") != NULL)
+			continue; /* yajl's end of input: no byte of the record named */
+		assert_true(at >= (unsigned long)(strstr(refused[i], ":\"") - refused[i]) &&
+			    at <= strlen(refused[i]));
+	}
+	parser_cw_decoder_free(d);
+}
+
 /* Pages of several commands' output concatenated in one file, pretty and compact. */
 static const char cw_pages[] =
     "{\n"
@@ -1151,6 +1218,7 @@ int main(void)
 	    cmocka_unit_test(test_message_escapes),
 	    cmocka_unit_test(test_message_lone_surrogates),
 	    cmocka_unit_test(test_message_unescape_as_yajl),
+	    cmocka_unit_test(test_message_parts_as_whole),
 	    cmocka_unit_test(test_concatenated_pages),
 	    cmocka_unit_test(test_console_json),
 	    cmocka_unit_test(test_shape_of_audit_is_none),
