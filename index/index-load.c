@@ -538,18 +538,24 @@ static int64_t load_i64_of(const struct lt_audit_event *ev, size_t at)
 	return *(const int64_t *)(const void *)((const char *)ev + at);
 }
 
-/* Interns the event's repeated strings (LOAD_ID) into ids[column]; 0 for an absent one. */
+/*
+ * Interns the event's repeated strings (LOAD_ID) into ids[column]; 0 for an absent one.  One
+ * batch an event, in column order: the memos' misses are prefetched together (index-intern.c).
+ */
 static int load_intern(struct load *l, const struct lt_audit_event *ev, int64_t ids[AC_COUNT])
 {
+	struct index_intern_req r[LOAD_NFIELDS];
+	size_t n = 0;
+
 	for (size_t i = 0; i < LOAD_NFIELDS; i++) {
 		const struct load_field *f = &load_fields[i];
 
-		if (f->how == LOAD_ID &&
-		    index_intern_id_memo(l->st, &l->memo[f->col], load_str_of(ev, f->at),
-					 &ids[f->col], l->err) != 0)
-			return LT_ERR_DB;
+		if (f->how == LOAD_ID)
+			r[n++] = (struct index_intern_req){.memo = &l->memo[f->col],
+							   .s = load_str_of(ev, f->at),
+							   .id = &ids[f->col]};
 	}
-	return 0;
+	return index_intern_ids_memo(l->st, r, n, l->err);
 }
 
 /* Binds one field as its row of load_fields says; an absent value stays NULL. */
