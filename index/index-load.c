@@ -75,6 +75,18 @@ enum load_audit_col {
 	AC_COUNT	/* one past the last parameter */
 };
 
+/*
+ * ins_audit keeps its bindings from one row to the next (reset, never cleared): a parameter
+ * is bound again only when its value changed.  Text and blobs point into the event (static
+ * bindings) and are bound for every row; integers and NULLs are remembered here.
+ */
+enum load_bound_state { LOAD_BOUND_UNKNOWN, LOAD_BOUND_NULL, LOAD_BOUND_INT };
+
+struct load_bound {
+	enum load_bound_state state;
+	int64_t v;
+};
+
 struct load {
 	struct lt_store *st;
 	const struct lt_ingest_opts *opts;
@@ -106,6 +118,7 @@ struct load {
 	struct index_cluster cluster;		  /* the records' clusters */
 	int64_t cluster_id;			  /* of the record being stored */
 	struct index_raw_writer raw;		  /* audit_raw, compressed (index-raw.c) */
+	struct load_bound bound[AC_COUNT];	  /* what ins_audit's parameters hold */
 };
 
 static const char load_ins_audit_sql[] =
@@ -538,71 +551,115 @@ static int64_t load_i64_of(const struct lt_audit_event *ev, size_t at)
 	return *(const int64_t *)(const void *)((const char *)ev + at);
 }
 
-/* Interns the event's repeated strings (LOAD_ID) into ids[column]; 0 for an absent one. */
+/*
+ * Interns the event's repeated strings (LOAD_ID) into ids[column]; 0 for an absent one.  One
+ * batch an event, in column order: the memos' misses are prefetched together (index-intern.c).
+ */
 static int load_intern(struct load *l, const struct lt_audit_event *ev, int64_t ids[AC_COUNT])
 {
+	struct index_intern_req r[LOAD_NFIELDS];
+	size_t n = 0;
+
 	for (size_t i = 0; i < LOAD_NFIELDS; i++) {
 		const struct load_field *f = &load_fields[i];
 
-		if (f->how == LOAD_ID &&
-		    index_intern_id_memo(l->st, &l->memo[f->col], load_str_of(ev, f->at),
-					 &ids[f->col], l->err) != 0)
-			return LT_ERR_DB;
+		if (f->how == LOAD_ID)
+			r[n++] = (struct index_intern_req){.memo = &l->memo[f->col],
+							   .s = load_str_of(ev, f->at),
+							   .id = &ids[f->col]};
 	}
-	return 0;
+	return index_intern_ids_memo(l->st, r, n, l->err);
 }
 
-/* Binds one field as its row of load_fields says; an absent value stays NULL. */
-static void load_bind_field(sqlite3_stmt *s, const struct load_field *f,
-			    const struct lt_audit_event *ev, const int64_t ids[AC_COUNT],
-			    unsigned char audit_id[INDEX_AUDIT_ID_BYTES])
+/* Binds v to ins_audit's parameter col unless it holds v already. */
+static void load_bind_i64(struct load *l, enum load_audit_col col, int64_t v)
 {
+	struct load_bound *b = &l->bound[col];
+
+	if (b->state == LOAD_BOUND_INT && b->v == v)
+		return;
+	sqlite3_bind_int64(l->ins_audit, col, v);
+	*b = (struct load_bound){.state = LOAD_BOUND_INT, .v = v};
+}
+
+/* Binds NULL to ins_audit's parameter col unless it holds NULL already. */
+static void load_bind_null(struct load *l, enum load_audit_col col)
+{
+	if (l->bound[col].state == LOAD_BOUND_NULL)
+		return;
+	sqlite3_bind_null(l->ins_audit, col);
+	l->bound[col].state = LOAD_BOUND_NULL;
+}
+
+/* Binds an integer, or NULL when set is 0. */
+static void load_bind_i64_if(struct load *l, enum load_audit_col col, int set, int64_t v)
+{
+	if (set)
+		load_bind_i64(l, col, v);
+	else
+		load_bind_null(l, col);
+}
+
+/* Binds one field as its row of load_fields says; an absent value is NULL. */
+static void load_bind_field(struct load *l, const struct load_field *f,
+			    const struct lt_audit_event *ev, const int64_t ids[AC_COUNT])
+{
+	sqlite3_stmt *s = l->ins_audit;
 	struct lt_str v;
 	int64_t n;
 
 	switch (f->how) {
 	case LOAD_ID:
-		if (ids[f->col] != 0)
-			sqlite3_bind_int64(s, f->col, ids[f->col]);
+		load_bind_i64_if(l, f->col, ids[f->col] != 0, ids[f->col]);
 		break;
 	case LOAD_STR:
-		v = load_str_of(ev, f->at);
-		if (v.ptr != NULL)
-			sqlite3_bind_text(s, f->col, v.ptr, (int)v.len, SQLITE_STATIC);
-		break;
 	case LOAD_AUDIT_ID:
 		v = load_str_of(ev, f->at);
-		index_audit_id_bind(s, f->col, v.ptr, v.len, audit_id);
+		l->bound[f->col].state = LOAD_BOUND_UNKNOWN;
+		if (v.ptr == NULL)
+			sqlite3_bind_null(s, f->col);
+		else if (f->how == LOAD_STR)
+			sqlite3_bind_text(s, f->col, v.ptr, (int)v.len, SQLITE_STATIC);
+		else
+			index_audit_id_bind(s, f->col, v.ptr, v.len, l->audit_id);
 		break;
 	case LOAD_BEFORE:
-		sqlite3_bind_int64(s, f->col, ev->stage_us - load_i64_of(ev, f->at));
+		load_bind_i64(l, f->col, ev->stage_us - load_i64_of(ev, f->at));
 		break;
 	case LOAD_INT_SET:
 		n = *(const int *)(const void *)((const char *)ev + f->at);
-		if (n != 0)
-			sqlite3_bind_int64(s, f->col, n);
+		load_bind_i64_if(l, f->col, n != 0, n);
 		break;
 	default:
 		n = load_i64_of(ev, f->at);
-		if (f->how == LOAD_I64 || (f->how == LOAD_I64_SET && n != 0) ||
-		    (f->how == LOAD_I64_NONNEG && n >= 0))
-			sqlite3_bind_int64(s, f->col, n);
+		load_bind_i64_if(l, f->col,
+				 f->how == LOAD_I64 || (f->how == LOAD_I64_SET && n != 0) ||
+				     (f->how == LOAD_I64_NONNEG && n >= 0),
+				 n);
 		break;
 	}
 }
 
+/* Binds every parameter of ins_audit but akey. */
 static void load_bind_event(struct load *l, const struct lt_audit_event *ev,
 			    const struct lt_where *at, const int64_t ids[AC_COUNT])
 {
-	sqlite3_stmt *s = l->ins_audit;
-
-	sqlite3_bind_int64(s, AC_SOURCE_ID, l->source_id);
-	sqlite3_bind_int64(s, AC_LINE, (sqlite3_int64)at->line);
-	sqlite3_bind_int64(s, AC_OFFSET, (sqlite3_int64)at->offset);
-	sqlite3_bind_int(s, AC_STAGE_RANK, lt_audit_stage_rank(ev->stage));
-	sqlite3_bind_int64(s, AC_CLUSTER_ID, l->cluster_id);
+	load_bind_i64(l, AC_SOURCE_ID, l->source_id);
+	load_bind_i64(l, AC_LINE, (int64_t)at->line);
+	load_bind_i64(l, AC_OFFSET, (int64_t)at->offset);
+	load_bind_i64(l, AC_STAGE_RANK, lt_audit_stage_rank(ev->stage));
+	load_bind_i64(l, AC_CLUSTER_ID, l->cluster_id);
 	for (size_t i = 0; i < LOAD_NFIELDS; i++)
-		load_bind_field(s, &load_fields[i], ev, ids, l->audit_id);
+		load_bind_field(l, &load_fields[i], ev, ids);
+}
+
+/* Runs ins_audit, its bindings kept for the next row. */
+static int load_step_audit(struct load *l)
+{
+	int rc = sqlite3_step(l->ins_audit);
+
+	sqlite3_reset(l->ins_audit);
+	return rc == SQLITE_DONE ? 0 : index_store_db_error(l->st, l->err, "cannot store an event");
 }
 
 /*
@@ -668,11 +725,10 @@ static int load_insert(struct load *l, const struct lt_audit_event *ev, const st
 	int64_t akey = ev->audit_id.ptr ? load_akey(ev, l->cluster_id) : 0;
 
 	*stored = 1;
+	load_bind_event(l, ev, at, ids);
 	for (int probe = 0; probe < 4; probe++, akey += 8) {
-		load_bind_event(l, ev, at, ids);
-		if (akey != 0)
-			sqlite3_bind_int64(l->ins_audit, AC_AKEY, akey);
-		if (load_step(l, l->ins_audit, "cannot store an event") != 0)
+		load_bind_i64_if(l, AC_AKEY, akey != 0, akey);
+		if (load_step_audit(l) != 0)
 			return LT_ERR_DB;
 		if (akey == 0 || sqlite3_changes(l->st->db) > 0)
 			return 0;
@@ -681,8 +737,8 @@ static int load_insert(struct load *l, const struct lt_audit_event *ev, const st
 			return 0;
 		}
 	}
-	load_bind_event(l, ev, at, ids);
-	return load_step(l, l->ins_audit, "cannot store an event");
+	load_bind_null(l, AC_AKEY);
+	return load_step_audit(l);
 }
 
 /*

@@ -738,6 +738,61 @@ static void test_intern_insert_first(void **state)
 }
 
 /*
+ * index_intern_ids_memo gives every string the id index_intern_id gives it, in the same
+ * order: 3000 strings (the cache grows and its arena moves several times), a batch that names
+ * one string twice, an absent one (id 0), memo hits, and a string too long to be cached,
+ * looked up in strs each time and still one row.
+ */
+static void test_intern_batch(void **state)
+{
+	enum { N = 3000, COLS = 4, LONG = (64 << 20) / 16 + 1 };
+	char dir[PATH_SIZE], text[COLS][32];
+	struct lt_error err = {0};
+	struct index_intern_memo memo[COLS] = {{0}};
+	struct lt_store *st;
+	char *big = malloc(LONG);
+	int64_t ids[COLS], big_id;
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, 'x', LONG);
+	case_dir(dir, "intern-batch");
+	st = open_store(dir);
+	assert_int_equal(index_store_exec(st, "BEGIN", &err), 0);
+	for (int i = 0; i < N; i += 2) {
+		struct index_intern_req r[COLS];
+
+		snprintf(text[0], sizeof text[0], "node-%d", i);
+		snprintf(text[1], sizeof text[1], "node-%d", i + 1);
+		snprintf(text[2], sizeof text[2], "node-%d", i); /* twice in one batch */
+		for (int c = 0; c < COLS; c++)
+			r[c] = (struct index_intern_req){
+			    .memo = &memo[c],
+			    .s = c < 3 ? (struct lt_str){text[c], strlen(text[c])}
+				       : (struct lt_str){NULL, 0},
+			    .id = &ids[c]};
+		assert_int_equal(index_intern_ids_memo(st, r, COLS, &err), 0);
+		assert_int_equal(ids[0], ids[2]);
+		assert_int_equal(ids[3], 0);
+		assert_int_equal(intern_text(st, text[0]), ids[0]);
+		assert_int_equal(intern_text(st, text[1]), ids[1]);
+		assert_true(ids[1] == ids[0] + 1); /* inserted in column order */
+		/* the same batch again: every answer from the memos, the same ids */
+		assert_int_equal(index_intern_ids_memo(st, r, COLS, &err), 0);
+		assert_int_equal(ids[1], ids[0] + 1);
+	}
+	assert_int_equal(index_intern_id(st, (struct lt_str){big, LONG}, &big_id, &err), 0);
+	assert_int_equal(index_intern_id(st, (struct lt_str){big, LONG}, ids, &err), 0);
+	assert_int_equal(ids[0], big_id);
+	assert_int_equal(index_store_exec(st, "COMMIT", &err), 0);
+	expect_rows(st, "SELECT count(*), count(DISTINCT s), max(id) FROM strs", NULL,
+		    "3001|3001|3001\n");
+	index_intern_memo_release(memo, COLS);
+	free(big);
+	close_store(st);
+}
+
+/*
  * A text log that grew into something that is no log (control bytes in its first 4 KiB):
  * not a log, and neither its report nor the totals count again what was read of it before
  * (fuzz-index found the summary saying "1 events stored" of such a file).
@@ -3620,6 +3675,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_other_resources, teardown),
 	    cmocka_unit_test_teardown(test_reingest_is_noop, teardown),
 	    cmocka_unit_test_teardown(test_intern_insert_first, teardown),
+	    cmocka_unit_test_teardown(test_intern_batch, teardown),
 	    cmocka_unit_test_teardown(test_grown_into_not_log, teardown),
 	    cmocka_unit_test_teardown(test_far_future_lines, teardown),
 	    cmocka_unit_test_teardown(test_dedupe_across_files, teardown),
