@@ -192,60 +192,59 @@ static size_t buf_sse_span(const char *s, size_t len, int json)
 }
 #endif
 
-size_t lt_json_plain_len(const char *s, size_t len)
+/* The SWAR stops of x: lt_json_quote's, or a quoted string's ('"', '\\') */
+static uint64_t buf_swar_stops(uint64_t x, int json)
+{
+	return json ? buf_json_stops(x) : buf_quotes(x);
+}
+
+/* A stop byte, one at a time: what lt_json_quote escapes, or '"' and '\\'. */
+static int buf_stop(unsigned char c, int json)
+{
+	return json ? !json_plain(c) : c == '"' || c == '\\';
+}
+
+/*
+ * The index of the first stop byte of s[0..len), len if none: sixteen bytes a step with SSE2,
+ * else eight (SWAR, little-endian), the last step reading its bytes again with those seen
+ * shifted off; a byte at a time elsewhere.
+ */
+static size_t buf_plain_span(const char *s, size_t len, int json)
 {
 	size_t i = 0;
 
 #if defined(__SSE2__)
 	if (len >= 16)
-		return buf_sse_span(s, len, 1);
+		return buf_sse_span(s, len, json);
 #endif
 
 	for (; BUF_SWAR && len - i >= 8; i += 8) {
 		uint64_t x, m;
 
 		memcpy(&x, s + i, 8);
-		if ((m = buf_json_stops(x)) != 0)
+		if ((m = buf_swar_stops(x, json)) != 0)
 			return i + ((size_t)__builtin_ctzll(m) >> 3);
 	}
-	if (BUF_SWAR && i > 0 && i < len) { /* the last eight bytes, those seen shifted off */
+	if (BUF_SWAR && i > 0 && i < len) {
 		uint64_t x, m;
 
 		memcpy(&x, s + len - 8, 8);
-		m = buf_json_stops(x) >> (8 * (8 - (len - i)));
+		m = buf_swar_stops(x, json) >> (8 * (8 - (len - i)));
 		return m != 0 ? i + ((size_t)__builtin_ctzll(m) >> 3) : len;
 	}
-	while (i < len && json_plain((unsigned char)s[i]))
+	while (i < len && !buf_stop((unsigned char)s[i], json))
 		i++;
 	return i;
 }
 
+size_t lt_json_plain_len(const char *s, size_t len)
+{
+	return buf_plain_span(s, len, 1);
+}
+
 size_t lt_text_unescaped_len(const char *s, size_t len)
 {
-	size_t i = 0;
-
-#if defined(__SSE2__)
-	if (len >= 16)
-		return buf_sse_span(s, len, 0);
-#endif
-
-	for (; BUF_SWAR && len - i >= 8; i += 8) {
-		uint64_t x, m;
-
-		memcpy(&x, s + i, 8);
-		if ((m = buf_quotes(x)) != 0)
-			return i + ((size_t)__builtin_ctzll(m) >> 3);
-	}
-	if (BUF_SWAR && i > 0 && i < len) { /* the last eight bytes, those seen shifted off */
-		uint64_t x, m;
-
-		memcpy(&x, s + len - 8, 8);
-		m = buf_quotes(x) >> (8 * (8 - (len - i)));
-		return m != 0 ? i + ((size_t)__builtin_ctzll(m) >> 3) : len;
-	}
-	while (i < len && s[i] != '"' && s[i] != '\\')
-		i++;
-	return i;
+	return buf_plain_span(s, len, 0);
 }
 
 /* Appends byte c escaped (2 or 6 bytes), with room for the rest bytes still to quote. */
