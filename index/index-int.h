@@ -404,6 +404,63 @@ void index_ext_id_bind(sqlite3_stmt *s, int col, const char *p, size_t len,
  */
 int index_audit_id_register(struct lt_store *st, struct lt_error *err);
 
+/* ---- a statement's parameters kept from row to row (index-load.c, index-logs.c) ---- */
+
+/*
+ * What a parameter holds since the statement's last row: SQLite keeps bindings across
+ * sqlite3_reset, so a loader that never clears them binds an integer, a NULL, an empty blob or
+ * one byte of text again only when it changes (index_held_*: most of a row repeats the row
+ * before's).  INDEX_HELD_OTHER, nothing known (text and blobs pointing into the record, bound
+ * for every row, or nothing bound yet), is always bound again.  A zeroed one is OTHER.
+ */
+enum index_held {
+	INDEX_HELD_OTHER,
+	INDEX_HELD_NULL,
+	INDEX_HELD_INT,
+	INDEX_HELD_ZEROBLOB,
+	INDEX_HELD_BYTE
+};
+
+struct index_held_param {
+	int64_t v; /* INDEX_HELD_INT's value */
+	enum index_held held;
+	char byte; /* INDEX_HELD_BYTE's text, bound in place */
+};
+
+static inline void index_held_int(sqlite3_stmt *s, struct index_held_param *p, int idx, int64_t v)
+{
+	if (p->held == INDEX_HELD_INT && p->v == v)
+		return;
+	sqlite3_bind_int64(s, idx, v);
+	*p = (struct index_held_param){.v = v, .held = INDEX_HELD_INT};
+}
+
+static inline void index_held_null(sqlite3_stmt *s, struct index_held_param *p, int idx)
+{
+	if (p->held == INDEX_HELD_NULL)
+		return;
+	sqlite3_bind_null(s, idx);
+	p->held = INDEX_HELD_NULL;
+}
+
+static inline void index_held_zeroblob(sqlite3_stmt *s, struct index_held_param *p, int idx)
+{
+	if (p->held == INDEX_HELD_ZEROBLOB)
+		return;
+	sqlite3_bind_zeroblob(s, idx, 0);
+	p->held = INDEX_HELD_ZEROBLOB;
+}
+
+/* One byte of text (a severity), held by p itself. */
+static inline void index_held_byte(sqlite3_stmt *s, struct index_held_param *p, int idx, char c)
+{
+	if (p->held == INDEX_HELD_BYTE && p->byte == c)
+		return;
+	p->byte = c;
+	sqlite3_bind_text(s, idx, &p->byte, 1, SQLITE_STATIC);
+	p->held = INDEX_HELD_BYTE;
+}
+
 /* ---- log lines (index-logs.c) ---- */
 
 struct index_log_loader;

@@ -75,18 +75,6 @@ enum load_audit_col {
 	AC_COUNT	/* one past the last parameter */
 };
 
-/*
- * ins_audit keeps its bindings from one row to the next (reset, never cleared): a parameter
- * is bound again only when its value changed.  Text and blobs point into the event (static
- * bindings) and are bound for every row; integers and NULLs are remembered here.
- */
-enum load_bound_state { LOAD_BOUND_UNKNOWN, LOAD_BOUND_NULL, LOAD_BOUND_INT };
-
-struct load_bound {
-	enum load_bound_state state;
-	int64_t v;
-};
-
 struct load {
 	struct lt_store *st;
 	const struct lt_ingest_opts *opts;
@@ -118,7 +106,7 @@ struct load {
 	struct index_cluster cluster;		  /* the records' clusters */
 	int64_t cluster_id;			  /* of the record being stored */
 	struct index_raw_writer raw;		  /* audit_raw, compressed (index-raw.c) */
-	struct load_bound bound[AC_COUNT];	  /* what ins_audit's parameters hold */
+	struct index_held_param bound[AC_COUNT];  /* ins_audit's, kept across rows */
 };
 
 static const char load_ins_audit_sql[] =
@@ -574,21 +562,12 @@ static int load_intern(struct load *l, const struct lt_audit_event *ev, int64_t 
 /* Binds v to ins_audit's parameter col unless it holds v already. */
 static void load_bind_i64(struct load *l, enum load_audit_col col, int64_t v)
 {
-	struct load_bound *b = &l->bound[col];
-
-	if (b->state == LOAD_BOUND_INT && b->v == v)
-		return;
-	sqlite3_bind_int64(l->ins_audit, col, v);
-	*b = (struct load_bound){.state = LOAD_BOUND_INT, .v = v};
+	index_held_int(l->ins_audit, &l->bound[col], col, v);
 }
 
-/* Binds NULL to ins_audit's parameter col unless it holds NULL already. */
 static void load_bind_null(struct load *l, enum load_audit_col col)
 {
-	if (l->bound[col].state == LOAD_BOUND_NULL)
-		return;
-	sqlite3_bind_null(l->ins_audit, col);
-	l->bound[col].state = LOAD_BOUND_NULL;
+	index_held_null(l->ins_audit, &l->bound[col], col);
 }
 
 /* Binds an integer, or NULL when set is 0. */
@@ -615,7 +594,7 @@ static void load_bind_field(struct load *l, const struct load_field *f,
 	case LOAD_STR:
 	case LOAD_AUDIT_ID:
 		v = load_str_of(ev, f->at);
-		l->bound[f->col].state = LOAD_BOUND_UNKNOWN;
+		l->bound[f->col].held = INDEX_HELD_OTHER;
 		if (v.ptr == NULL)
 			sqlite3_bind_null(s, f->col);
 		else if (f->how == LOAD_STR)

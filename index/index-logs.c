@@ -29,14 +29,6 @@
 /* its fields: text, packed, or read from its raw line where they are a mark (schema 10) */
 #define LOGS_FLD LT_LINE_FIELDS_SQL("lines")
 
-/*
- * A line's parameters as a statement holds them since the line before (SQLite keeps bindings
- * across sqlite3_reset): a number or NULL equal to the last line's is not bound again (most of
- * a journal line's columns repeat the line before's: source, host, node, component, ident,
- * pid, basis, line_d).  Text and blobs point into the line and are bound for every line.
- */
-enum logs_held { LH_NULL, LH_INT, LH_ZERO, LH_BYTE, LH_PTR };
-
 #define LOGS_PARAMS 28 /* the statements' highest parameter */
 /*
  * The hosts a load remembers having noted (logs_note_host): a journal merged from many nodes
@@ -45,13 +37,14 @@ enum logs_held { LH_NULL, LH_INT, LH_ZERO, LH_BYTE, LH_PTR };
  */
 #define LOGS_NOTED_SLOTS 16384
 
+/*
+ * An insert with its parameters as held since the line before (index_held_*): most of a
+ * journal line's columns repeat the line before's (source, host, node, component, ident, pid,
+ * basis, line_d).
+ */
 struct logs_stmt {
 	sqlite3_stmt *s;
-	struct {
-		int64_t v;
-		enum logs_held held;
-	} p[LOGS_PARAMS + 1];
-	char byte; /* the LH_BYTE text's one byte (the severity), bound in place */
+	struct index_held_param p[LOGS_PARAMS + 1];
 };
 
 struct index_log_loader {
@@ -433,22 +426,20 @@ static int logs_intern(struct index_log_loader *ll, const struct lt_log_line *ln
 	return 0;
 }
 
-/* Parameter idx holds v (logs_stmt): bound only when it held something else. */
+/* Parameter idx of ls holds v, NULL, one byte of text (index_held_*). */
 static void logs_put_int(struct logs_stmt *ls, int idx, int64_t v)
 {
-	if (ls->p[idx].held == LH_INT && ls->p[idx].v == v)
-		return;
-	sqlite3_bind_int64(ls->s, idx, v);
-	ls->p[idx].held = LH_INT;
-	ls->p[idx].v = v;
+	index_held_int(ls->s, &ls->p[idx], idx, v);
 }
 
 static void logs_put_null(struct logs_stmt *ls, int idx)
 {
-	if (ls->p[idx].held == LH_NULL)
-		return;
-	sqlite3_bind_null(ls->s, idx);
-	ls->p[idx].held = LH_NULL;
+	index_held_null(ls->s, &ls->p[idx], idx);
+}
+
+static void logs_put_byte(struct logs_stmt *ls, int idx, char c)
+{
+	index_held_byte(ls->s, &ls->p[idx], idx, c);
 }
 
 /* v, or NULL when v is 0 (an id, a node: 0 is none) */
@@ -468,17 +459,7 @@ static void logs_put_str(struct logs_stmt *ls, int idx, struct lt_str v)
 		return;
 	}
 	sqlite3_bind_text(ls->s, idx, v.ptr, (int)v.len, SQLITE_STATIC);
-	ls->p[idx].held = LH_PTR;
-}
-
-/* One byte of text, held by ls itself (the severity): bound when it changes. */
-static void logs_put_byte(struct logs_stmt *ls, int idx, char c)
-{
-	if (ls->p[idx].held == LH_BYTE && ls->byte == c)
-		return;
-	ls->byte = c;
-	sqlite3_bind_text(ls->s, idx, &ls->byte, 1, SQLITE_STATIC);
-	ls->p[idx].held = LH_BYTE;
+	ls->p[idx].held = INDEX_HELD_OTHER;
 }
 
 /* The fields (?22): decoder 1's mark (an empty blob), packed, their text, or NULL. */
@@ -486,12 +467,10 @@ static void logs_put_fields(struct index_log_loader *ll, struct logs_stmt *ls,
 			    const struct lt_log_line *ln)
 {
 	if (ll->mark) {
-		if (ls->p[22].held != LH_ZERO)
-			sqlite3_bind_zeroblob(ls->s, 22, 0);
-		ls->p[22].held = LH_ZERO;
+		index_held_zeroblob(ls->s, &ls->p[22], 22);
 	} else if (ll->packed != NULL) {
 		sqlite3_bind_blob(ls->s, 22, ll->packed, (int)ll->packed_len, SQLITE_STATIC);
-		ls->p[22].held = LH_PTR;
+		ls->p[22].held = INDEX_HELD_OTHER;
 	} else {
 		logs_put_str(ls, 22, ln->fields);
 	}
